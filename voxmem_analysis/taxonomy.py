@@ -1,0 +1,197 @@
+"""The VoxMem taxonomy: canonical codes, display names and orderings.
+
+Every table and figure takes its labels and its row/column order from this
+module, so a label is spelled one way everywhere.  Canonical codes are the
+values the public harness writes (``../shared/FORMATS.md`` §1); display names
+are the paper's.
+
+Nothing here depends on pandas or polars, so importing it is instant.
+"""
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "BUDGETS", "BUDGET_LABELS", "EVIDENCE_TYPES", "EVIDENCE_LABELS", "EVIDENCE_SHORT",
+    "EVIDENCE_ABBREV", "AUDIO_NATIVE", "OPERATIONS", "ANSWERABLE_OPERATIONS",
+    "OPERATION_LABELS", "OPERATION_NAMES", "SUBTYPES", "SUBTYPE_LABELS", "SUBTYPE_OPERATION",
+    "CUE_KEYED_SUBTYPES", "VALID_CELLS", "STATUSES", "ATTRIBUTION_CLASSES",
+    "ATTRIBUTION_LABELS", "normalize_budget", "normalize_evidence", "normalize_operation",
+    "normalize_subtype", "budget_tokens",
+]
+
+# --- context budgets -------------------------------------------------------
+BUDGETS: tuple[str, ...] = ("8K", "16K", "32K", "64K")
+BUDGET_LABELS = {b: b for b in BUDGETS}
+
+# --- evidence types ----------------------------------------------------------
+EVIDENCE_TYPES: tuple[str, ...] = (
+    "speech_semantics", "speaker_information", "paralinguistic_information", "environmental_sound",
+)
+#: Paper's full names (Figure 4, Tables 13 and 18).
+EVIDENCE_LABELS = {
+    "speech_semantics": "Speech Semantics",
+    "speaker_information": "Speaker Identity",
+    "paralinguistic_information": "Paralinguistic Cues",
+    "environmental_sound": "Environmental Sound",
+}
+#: Table 15 column headers.
+EVIDENCE_SHORT = {
+    "speech_semantics": "Speech Sem.",
+    "speaker_information": "Speaker",
+    "paralinguistic_information": "Paraling.",
+    "environmental_sound": "Environ.",
+}
+#: Table 17 column headers.
+EVIDENCE_ABBREV = {
+    "speech_semantics": "Sem.",
+    "speaker_information": "Spk.",
+    "paralinguistic_information": "Para.",
+    "environmental_sound": "Env.",
+}
+#: The three types whose answer exists only in the audio.
+AUDIO_NATIVE: tuple[str, ...] = EVIDENCE_TYPES[1:]
+
+# --- memory operations ---------------------------------------------------------
+OPERATIONS: tuple[str, ...] = (
+    "information_extraction", "multi_session_reasoning", "temporal_evolution_tracking", "answer_refusal",
+)
+ANSWERABLE_OPERATIONS: tuple[str, ...] = OPERATIONS[:3]
+OPERATION_LABELS = {
+    "information_extraction": "IE",
+    "multi_session_reasoning": "MSR",
+    "temporal_evolution_tracking": "TET",
+    "answer_refusal": "AR",
+}
+OPERATION_NAMES = {
+    "information_extraction": "Information Extraction",
+    "multi_session_reasoning": "Multi-Session Reasoning",
+    "temporal_evolution_tracking": "Temporal Evolution Tracking",
+    "answer_refusal": "Answer Refusal",
+}
+
+# --- subtypes (Table 3) --------------------------------------------------------
+SUBTYPES: tuple[str, ...] = (
+    "context_to_cue", "cue_to_fact",
+    "counting", "matching_resolution", "aggregation_comparison",
+    "latest_state", "historical_state", "evolution_transition",
+)
+#: Table 20 / Figure 10 labels.
+SUBTYPE_LABELS = {
+    "context_to_cue": "Context-to-Cue",
+    "cue_to_fact": "Cue-to-Fact",
+    "counting": "Counting",
+    "matching_resolution": "Matching",
+    "aggregation_comparison": "Aggregation",
+    "latest_state": "Latest state",
+    "historical_state": "Historical state",
+    "evolution_transition": "Evolution",
+}
+SUBTYPE_OPERATION = {
+    "context_to_cue": "information_extraction",
+    "cue_to_fact": "information_extraction",
+    "counting": "multi_session_reasoning",
+    "matching_resolution": "multi_session_reasoning",
+    "aggregation_comparison": "multi_session_reasoning",
+    "latest_state": "temporal_evolution_tracking",
+    "historical_state": "temporal_evolution_tracking",
+    "evolution_transition": "temporal_evolution_tracking",
+}
+#: Subtypes whose retrieval key is an acoustic cue (Appendix E.1): content taken
+#: from a non-evidence session is a *binding* failure there, a *localization*
+#: failure elsewhere.
+CUE_KEYED_SUBTYPES: frozenset[str] = frozenset({"cue_to_fact", "matching_resolution"})
+
+#: The 15 valid operation x evidence cells (Speech-Semantics IE excluded by design).
+VALID_CELLS: tuple[tuple[str, str], ...] = tuple(
+    (op, ev) for op in OPERATIONS for ev in EVIDENCE_TYPES
+    if not (op == "information_extraction" and ev == "speech_semantics")
+)
+
+# --- prediction status -----------------------------------------------------------
+#: ``graded``: a judge verdict exists; ``ungraded``: a response exists but the
+#: verdict is missing or unparseable (scored incorrect); ``failed``: the
+#: generation failed (empty response, scored incorrect); ``provider_rejected``:
+#: rejected before inference (leaves the denominator).
+STATUSES: tuple[str, ...] = ("graded", "ungraded", "failed", "provider_rejected")
+
+# --- error attribution (Appendix E) ---------------------------------------------
+ATTRIBUTION_CLASSES: tuple[str, ...] = (
+    "recognition", "binding", "operation", "unsupported", "not_attributable",
+)
+ATTRIBUTION_LABELS = {
+    "recognition": "Recog.",
+    "binding": "Bind.",
+    "operation": "Oper.",
+    "unsupported": "Unsup.",
+    "not_attributable": "N.a.",
+}
+
+# --- normalisation of spelling variants --------------------------------------------
+def _key(value: object) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", str(value).strip().lower()).strip("_")
+
+
+_EVIDENCE_ALIASES = {
+    **{e: e for e in EVIDENCE_TYPES},
+    "semantic": "speech_semantics", "semantics": "speech_semantics", "speech": "speech_semantics",
+    "speaker": "speaker_information", "speaker_identity": "speaker_information",
+    "paralinguistic": "paralinguistic_information", "paralinguistic_cues": "paralinguistic_information",
+    "environmental": "environmental_sound", "environment": "environmental_sound",
+}
+_OPERATION_ALIASES = {
+    **{o: o for o in OPERATIONS},
+    "ie": "information_extraction", "msr": "multi_session_reasoning",
+    "tet": "temporal_evolution_tracking", "ar": "answer_refusal",
+    "temporal_tracking": "temporal_evolution_tracking", "refusal": "answer_refusal",
+}
+_SUBTYPE_ALIASES = {
+    **{s: s for s in SUBTYPES},
+    "context_to_cue_retrieval": "context_to_cue", "cue_to_fact_association": "cue_to_fact",
+    "matching": "matching_resolution", "resolution": "matching_resolution",
+    "matching_and_resolution": "matching_resolution",
+    "aggregation": "aggregation_comparison", "comparison": "aggregation_comparison",
+    "aggregation_and_comparison": "aggregation_comparison",
+    "latest": "latest_state", "historical": "historical_state",
+    "evolution": "evolution_transition", "transition": "evolution_transition",
+    "evolution_and_transition": "evolution_transition",
+    "paired_derivation": "paired_derivation",
+}
+
+
+def _normalize(value: object, aliases: dict[str, str]) -> str | None:
+    if value is None:
+        return None
+    return aliases.get(_key(value))
+
+
+def normalize_budget(value: object) -> str | None:
+    """``'32k'``, ``'32K'``, ``32768`` or ``'32768'`` -> ``'32K'``; unknown -> ``None``."""
+    if value is None:
+        return None
+    s = str(value).strip().upper()
+    if s in BUDGETS:
+        return s
+    if s.isdigit():
+        n = int(s)
+        for b in BUDGETS:
+            if n in (budget_tokens(b), budget_tokens(b) // 1024 * 1000):
+                return b
+    return None
+
+
+def budget_tokens(budget: str) -> int:
+    """Nominal reference length of a budget in tokens (``'8K'`` -> 8192)."""
+    return int(budget[:-1]) * 1024
+
+
+def normalize_evidence(value: object) -> str | None:
+    return _normalize(value, _EVIDENCE_ALIASES)
+
+
+def normalize_operation(value: object) -> str | None:
+    return _normalize(value, _OPERATION_ALIASES)
+
+
+def normalize_subtype(value: object) -> str | None:
+    return _normalize(value, _SUBTYPE_ALIASES)
