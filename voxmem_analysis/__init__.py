@@ -1,1 +1,22 @@
+"""VoxMem analysis workbook: load verdict tables, regenerate every table and figure of the paper.
+
+>>> from voxmem_analysis import load_release
+>>> release = load_release("data/synthetic")        # doctest: +SKIP
+>>> release.frame                                    # the tidy verdict frame (polars)  # doctest: +SKIP
+"""
 __version__ = "0.1.0"
+
+__all__ = ["load_release", "Release", "ScoringRules", "VoxMemDataError", "Problem", "__version__"]
+
+
+def __getattr__(name):  # lazy: `import voxmem_analysis` stays instant (CLI start-up, notebooks)
+    if name in ("load_release", "Release"):
+        from . import loading
+        return getattr(loading, name)
+    if name == "ScoringRules":
+        from .scoring import ScoringRules
+        return ScoringRules
+    if name in ("VoxMemDataError", "Problem"):
+        from . import errors
+        return getattr(errors, name)
+    raise AttributeError(name)

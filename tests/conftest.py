@@ -1,0 +1,80 @@
+"""Shared fixtures: tiny release directories written line by line in the harness's format."""
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+REPO = Path(__file__).resolve().parents[1]
+SYNTHETIC = REPO / "data" / "synthetic"
+
+
+def harness_line(**over) -> dict:
+    """One scored prediction exactly as score_voxmembench.py writes it (FORMATS.md §1)."""
+    rec = {
+        "item_id": "q_00010_8k", "question_id": "q_00010", "context_length": "8K", "family_id": "fam_00009",
+        "evidence_type": "speaker_information", "memory_operation": "information_extraction",
+        "subtype": "cue_to_fact", "question_text": "What did I say about the lamp?",
+        "expected_response": "answer", "gold_json": json.dumps({"answer": "paused"}),
+        "answer_type": "short_text", "answer_normalization": "semantic",
+        "session_count": 9, "evidence_session_count": 1, "samekey_haystack_session_count": 1,
+        "model": "Model-A", "allow_abstention": True, "system_prompt_delivery": "native", "n_audio_clips": 40,
+        "response": "paused", "verdict": True, "judge": "gemini-3.7-flash", "judge_raw": '{"verdict":"correct"}',
+    }
+    rec.update(over)
+    return rec
+
+
+def write_jsonl(path: Path, records, gz: bool = False) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = "".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records)
+    if gz:
+        path.write_bytes(gzip.compress(text.encode(), mtime=0))
+    else:
+        path.write_text(text)
+    return path
+
+
+@pytest.fixture
+def tiny_release(tmp_path):
+    """Two models x two questions (one answerable, one refusal) x two budgets, all rules exercised."""
+    root = tmp_path / "rel"
+    ar = dict(question_id="q_00011", family_id="fam_00009", memory_operation="answer_refusal",
+              expected_response="insufficient_evidence", subtype="cue_to_fact", gold_json='"insufficient evidence"')
+    a_lines = [
+        harness_line(),
+        harness_line(item_id="q_00010_64k", context_length="64k", response="drawer", verdict=False),
+        harness_line(item_id="q_00011_8k", **ar, response="insufficient evidence", verdict=True),
+        harness_line(item_id="q_00011_64k", context_length="64K", **ar, response=None, verdict=None,
+                     error="generation failed: timeout"),
+    ]
+    b_lines = [
+        harness_line(model="Model-B", response=None, verdict=None,
+                     error="provider rejected: request blocked before inference (HTTP 400 invalid_request)"),
+        harness_line(model="Model-B", item_id="q_00010_64k", context_length="64K", response="paused", verdict=None,
+                     judge_raw="I think it is right"),
+        harness_line(model="Model-B", item_id="q_00011_8k", **ar, response="I cannot hear audio", verdict=False),
+        harness_line(model="Model-B", item_id="q_00011_64k", context_length="64K", **ar,
+                     response="insufficient evidence", verdict=True),
+    ]
+    write_jsonl(root / "predictions" / "a" / "predictions_8k.jsonl", a_lines[::2][:1] + [a_lines[2]])
+    write_jsonl(root / "predictions" / "a" / "predictions_64k.jsonl.gz", [a_lines[1], a_lines[3]], gz=True)
+    write_jsonl(root / "predictions" / "b" / "all.jsonl", b_lines)
+    items = [
+        "item_id,question_id,context_length,family_id,evidence_type,memory_operation,subtype,expected_response,paired_question_id",
+        "q_00010_8k,q_00010,8K,fam_00009,speaker_information,information_extraction,cue_to_fact,answer,",
+        "q_00010_64k,q_00010,64K,fam_00009,speaker_information,information_extraction,cue_to_fact,answer,",
+        "q_00011_8k,q_00011,8K,fam_00009,speaker_information,answer_refusal,cue_to_fact,insufficient_evidence,q_00010",
+        "q_00011_64k,q_00011,64K,fam_00009,speaker_information,answer_refusal,cue_to_fact,insufficient_evidence,q_00010",
+    ]
+    (root / "items.csv").write_text("\n".join(items) + "\n")
+    (root / "models.csv").write_text(
+        "model,family,access,architecture,llm_params_b,total_params_b,in_64k_set,order\n"
+        "Model-A,Fam,proprietary,api,,,true,1\nModel-B,Other,open_weight,omni_modal,7.6,8.0,true,2\n")
+    return root

@@ -1,0 +1,52 @@
+"""``voxmem-analysis table NAME --data DIR --format long|csv|md|tex``: print one artifact."""
+from __future__ import annotations
+
+import sys
+
+from .. import artifacts
+from ..errors import VoxMemDataError
+from ._common import add_data_args, fail, load, synthetic_banner
+
+
+def register(sub) -> None:
+    p = sub.add_parser("table", help="print one of the paper's tables/figure tables (see --list)")
+    p.add_argument("name", nargs="?", help="artifact name, e.g. table15, fig5, table18")
+    add_data_args(p, required=False)
+    p.add_argument("--format", choices=("long", "csv", "md", "tex"), default="long",
+                   help="long: CSV artifact,row,column,value (default)")
+    p.add_argument("--seed", type=int, default=0, help="seed of bootstrap intervals")
+    p.add_argument("--n-boot", type=int, default=10_000, help="bootstrap resamples")
+    p.add_argument("--list", action="store_true", help="list the artifact names")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    if args.list or not args.name:
+        for n in artifacts.names():
+            print(f"{n:10s} {artifacts.get(n).title}")
+        return 0
+    if not args.data:
+        print("--data DIR is required", file=sys.stderr)
+        return 2
+    try:
+        art = artifacts.get(args.name)
+    except KeyError as exc:
+        print(exc.args[0], file=sys.stderr)
+        return 2
+    try:
+        release = load(args)
+    except VoxMemDataError as exc:
+        return fail(exc)
+    synthetic_banner(release)
+    table = art(release, seed=args.seed, n_boot=args.n_boot)
+    from ..output import table_to_latex, table_to_markdown
+
+    if args.format == "long":
+        artifacts.to_long(table, art.name).to_csv(sys.stdout, index=False, float_format="%.6g", lineterminator="\n")
+    elif args.format == "csv":
+        table.to_csv(sys.stdout, float_format="%.6g", lineterminator="\n")
+    elif args.format == "md":
+        sys.stdout.write(table_to_markdown(table, caption=art.title))
+    else:
+        sys.stdout.write(table_to_latex(table, caption=art.title, label=f"tab:{art.name}"))
+    return 0

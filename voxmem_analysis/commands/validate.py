@@ -1,0 +1,47 @@
+"""``voxmem-analysis validate --data DIR``: counts per model x budget x status, and every problem."""
+from __future__ import annotations
+
+import sys
+
+import polars as pl
+
+from ._common import add_data_args, load
+
+
+def register(sub) -> None:
+    p = sub.add_parser("validate", help="check a release directory and count its predictions")
+    add_data_args(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    release = load(args, strict=False)
+    f = release.frame
+    print(f"release: {release.path}  ({release.label()})")
+    print(f"files read: {release.stats.get('files', 0)}  lines: {release.stats.get('lines', 0)}  "
+          f"predictions kept: {f.height}  lines rejected: {release.stats.get('rejected_lines', 0)}  "
+          f"identical duplicates ignored: {release.stats.get('duplicates_identical', 0)}")
+    for part in ("judge2_rows", "ablation_rows"):
+        if part in release.stats:
+            print(f"{part.replace('_rows', '')}: {release.stats[part]} predictions")
+    if f.height:
+        counts = (f.group_by("model", "budget", "status").agg(pl.len().alias("n"))
+                  .pivot(on="status", index=["model", "budget"], values="n").fill_null(0))
+        for s in ("graded", "ungraded", "failed", "provider_rejected"):
+            if s not in counts.columns:
+                counts = counts.with_columns(pl.lit(0, dtype=pl.UInt32).alias(s))
+        order = {m: i for i, m in enumerate(release.model_order())}
+        counts = (counts.with_columns(pl.col("model").replace_strict(order, default=len(order)).alias("_o"))
+                  .sort("_o", "budget").drop("_o")
+                  .select("model", "budget", "graded", "ungraded", "failed", "provider_rejected"))
+        counts = counts.with_columns(pl.sum_horizontal("graded", "ungraded", "failed", "provider_rejected").alias("total"))
+        with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True,
+                       tbl_width_chars=200, fmt_str_lengths=60):
+            print(counts)
+        tot = f.group_by("status").agg(pl.len()).sort("status")
+        print("totals: " + ", ".join(f"{r[0]}={r[1]}" for r in tot.iter_rows()))
+    errors, warnings = release.errors(), release.warnings()
+    for pr in errors + warnings:
+        print(str(pr), file=sys.stderr)
+    print(f"{len(errors)} error(s), {len(warnings)} warning(s)")
+    return 1 if errors else 0

@@ -1,0 +1,559 @@
+"""Read a release directory into the tidy verdict frame, losing nothing.
+
+A *release directory* is the folder an evaluation run wrote (see ``data/README.md``):
+``predictions/**/*.jsonl[.gz]`` in the public harness's format, plus optional
+``items.*``, ``models.csv``, ``judge2/``, ``ablation/``, ``attribution/`` and
+``release.json``.
+
+``load_release(path)`` validates everything it reads.  In strict mode (default) any
+error raises :class:`~voxmem_analysis.errors.VoxMemDataError` listing *every* problem
+with its file, line and field; in lenient mode (``strict=False``) the lines that
+broke a rule are left out of the frame and the returned :class:`Release` carries the
+list of problems, each counted, so nothing disappears silently.
+"""
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+import polars as pl
+
+from . import taxonomy as tx
+from .errors import Problem, VoxMemDataError
+from .schema import COLUMN_NAMES, ITEM_FIELDS, REQUIRED_FIELDS, REQUIRED_ITEM_FIELDS
+from .scoring import ScoringRules, apply_scoring
+
+__all__ = ["Release", "load_release", "read_predictions", "read_items", "read_models", "BUDGET_DTYPE"]
+
+BUDGET_DTYPE = pl.Enum(list(tx.BUDGETS))
+_PRED_GLOBS = ("*.jsonl", "*.jsonl.gz")
+_EXPECTED = {"answer", "insufficient_evidence"}
+_DELIVERY = {"native", "folded"}
+_ITEM_ID = re.compile(r"^(?P<q>.+)_(?P<b>\d+[kK])$")
+_MODEL_COLUMNS = ["model", "family", "access", "architecture", "llm_params_b", "total_params_b", "in_64k_set", "order"]
+
+
+# ----------------------------------------------------------------------------- files
+def _prediction_files(root: Path, sub: str) -> list[Path]:
+    base = root / sub
+    if not base.is_dir():
+        return []
+    files = {p for g in _PRED_GLOBS for p in base.rglob(g) if p.is_file()}
+    return sorted(files, key=lambda p: p.relative_to(root).as_posix())
+
+
+def _open_text(path: Path):
+    raw = path.read_bytes()
+    if path.suffix == ".gz":
+        raw = gzip.decompress(raw)
+    return raw
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+# ----------------------------------------------------------------------------- items
+def read_items(root: Path) -> tuple[pl.DataFrame | None, list[Problem]]:
+    """Read ``items.parquet`` / ``items.csv`` / ``items.jsonl`` if present."""
+    problems: list[Problem] = []
+    for name in ("items.parquet", "items.csv", "items.jsonl", "items.jsonl.gz"):
+        path = root / name
+        if not path.exists():
+            continue
+        try:
+            if name.endswith(".parquet"):
+                df = pl.read_parquet(path)
+            elif name.endswith(".csv"):
+                df = pl.read_csv(path, infer_schema_length=0)  # all text; typed below
+            else:
+                df = pl.read_ndjson(io.BytesIO(_open_text(path)), infer_schema_length=None)
+        except Exception as exc:  # noqa: BLE001 - report any reader failure with the file name
+            problems.append(Problem("items_unreadable", "error", f"cannot read item table: {exc}", name))
+            return None, problems
+        if "item_id" not in df.columns:
+            problems.append(Problem("items_missing_field", "error", "item table has no `item_id` column", name, None, "item_id"))
+            return None, problems
+        for col in ("session_count", "evidence_session_count", "samekey_haystack_session_count",
+                    "filler_session_count", "topical_haystack_session_count", "history_audio_tokens"):
+            if col in df.columns:
+                df = df.with_columns(pl.col(col).cast(pl.Int64, strict=False))
+        if "history_duration_seconds" in df.columns:
+            df = df.with_columns(pl.col("history_duration_seconds").cast(pl.Float64, strict=False))
+        dup = df.filter(pl.col("item_id").is_duplicated())
+        if dup.height:
+            problems.append(Problem("items_duplicate", "error",
+                                    f"item_id repeated in item table: {sorted(set(dup['item_id'].to_list()))[:5]}",
+                                    name, None, "item_id", dup.height))
+        return df.with_columns(pl.lit(name).alias("_items_file")), problems
+    return None, problems
+
+
+def read_models(root: Path, present: list[str]) -> tuple[pd.DataFrame, list[Problem]]:
+    """Read ``models.csv`` (the Table 12 registry); models it lacks get empty group columns."""
+    problems: list[Problem] = []
+    path = root / "models.csv"
+    if path.exists():
+        reg = pd.read_csv(path, dtype=str, keep_default_na=False)
+        if "model" not in reg.columns:
+            problems.append(Problem("models_missing_field", "error", "models.csv has no `model` column", "models.csv", None, "model"))
+            reg = pd.DataFrame(columns=_MODEL_COLUMNS)
+    else:
+        reg = pd.DataFrame(columns=_MODEL_COLUMNS)
+    for col in _MODEL_COLUMNS:
+        if col not in reg.columns:
+            reg[col] = ""
+    missing = [m for m in present if m not in set(reg["model"])]
+    if missing and path.exists():
+        problems.append(Problem("model_not_in_registry", "warning",
+                                f"models not in models.csv (no group information): {', '.join(missing)}",
+                                "models.csv", count=len(missing)))
+    if missing:
+        reg = pd.concat([reg, pd.DataFrame({"model": missing})], ignore_index=True)
+    reg = reg.fillna("")
+    reg["in_64k_set"] = reg["in_64k_set"].astype(str).str.strip().str.lower().isin(["true", "1", "yes"])
+    for col in ("llm_params_b", "total_params_b"):
+        reg[col] = pd.to_numeric(reg[col], errors="coerce")
+    reg["order"] = pd.to_numeric(reg["order"], errors="coerce")
+    reg = reg.sort_values(["order", "model"], na_position="last", kind="stable").reset_index(drop=True)
+    return reg[_MODEL_COLUMNS + [c for c in reg.columns if c not in _MODEL_COLUMNS]], problems
+
+
+# ----------------------------------------------------------------------------- predictions
+def _jsonable(v):
+    if isinstance(v, (dict, list)):
+        return json.dumps(v, sort_keys=True)
+    return v
+
+
+def _parse_bool(v):
+    if isinstance(v, bool) or v is None:
+        return v, True
+    if isinstance(v, str) and v.strip().lower() in ("true", "false"):
+        return v.strip().lower() == "true", True
+    return None, False
+
+
+def read_predictions(root: Path, sub: str = "predictions", *, items: pl.DataFrame | None = None,
+                     condition_from_dir: bool = False) -> tuple[pl.DataFrame, list[Problem], dict]:
+    """Parse every harness file below ``root/sub``.
+
+    Returns the rows that passed (as a polars frame, before scoring), the problems and
+    counts (``lines``, ``rows``, ``rejected_lines``, ``duplicates_identical``).
+    """
+    root = Path(root)
+    problems: list[Problem] = []
+    files = _prediction_files(root, sub)
+    stats = {"files": len(files), "lines": 0, "rows": 0, "rejected_lines": 0, "duplicates_identical": 0}
+    item_index: dict[str, dict] = {}
+    if items is not None:
+        item_index = {r["item_id"]: r for r in items.iter_rows(named=True)}
+    rows: list[dict] = []
+    seen: dict[tuple, tuple[str, object, object, int]] = {}
+
+    for path in files:
+        rel = _rel(path, root)
+        try:
+            text = _open_text(path).decode("utf-8")
+        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+            problems.append(Problem("file_unreadable", "error", f"cannot read file: {exc}", rel))
+            continue
+        except UnicodeDecodeError as exc:
+            problems.append(Problem("not_utf8", "error", f"file is not UTF-8 text: {exc}", rel))
+            continue
+        lines = text.splitlines()
+        if not any(l.strip() for l in lines):
+            problems.append(Problem("empty_file", "warning", "file holds no predictions", rel))
+        condition = path.relative_to(root / sub).parts[0] if condition_from_dir and len(path.relative_to(root / sub).parts) > 1 else None
+        for lineno, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            stats["lines"] += 1
+            row, errs = _parse_line(line, rel, lineno, item_index, condition)
+            problems.extend(errs)
+            if row is None or any(e.severity == "error" for e in errs):
+                stats["rejected_lines"] += 1
+                continue
+            key = (row["model"], row["item_id"], row.get("input_condition"))
+            if key in seen:
+                f0, verdict0, resp0, l0 = seen[key]
+                if verdict0 == row["verdict"] and resp0 == row["response"]:
+                    stats["duplicates_identical"] += 1
+                    problems.append(Problem("duplicate_identical", "warning",
+                                            f"({row['model']}, {row['item_id']}) already read at {f0}:{l0}; identical copy ignored",
+                                            rel, lineno, "item_id"))
+                else:
+                    stats["rejected_lines"] += 1
+                    problems.append(Problem("duplicate_conflict", "error",
+                                            f"({row['model']}, {row['item_id']}) read twice with different verdicts/responses "
+                                            f"(first at {f0}:{l0}: verdict={verdict0!r}; here verdict={row['verdict']!r})",
+                                            rel, lineno, "verdict"))
+                continue
+            seen[key] = (rel, row["verdict"], row["response"], lineno)
+            rows.append(row)
+    stats["rows"] = len(rows)
+    return _rows_to_frame(rows), problems, stats
+
+
+def _parse_line(line: str, rel: str, lineno: int, item_index: dict, condition: str | None):
+    errs: list[Problem] = []
+
+    def err(code, msg, fld=None, sev="error"):
+        errs.append(Problem(code, sev, msg, rel, lineno, fld))
+
+    try:
+        rec = json.loads(line)
+    except json.JSONDecodeError as exc:
+        err("malformed_json", f"not valid JSON ({exc.msg} at column {exc.colno})")
+        return None, errs
+    if not isinstance(rec, dict):
+        err("not_an_object", f"line is a JSON {type(rec).__name__}, expected an object")
+        return None, errs
+    for f in REQUIRED_FIELDS:
+        if rec.get(f) in (None, ""):
+            err("missing_field", f"required field `{f}` is missing or empty", f)
+    if errs:
+        return None, errs
+    item_id = str(rec["item_id"])
+    item = item_index.get(item_id)
+    if item_index and item is None:
+        err("unknown_item", f"item_id {item_id!r} is not in the item table", "item_id")
+
+    def get(f):
+        v = rec.get(f)
+        if v is None and item is not None:
+            v = item.get(f)
+        return v
+
+    # item fields: the line's value, else the item table's; both present and different -> error
+    if item is not None:
+        for f in ("question_id", "context_length", "evidence_type", "memory_operation", "subtype", "expected_response", "family_id"):
+            a, b = rec.get(f), item.get(f)
+            if a is not None and b not in (None, "") and str(a) != str(b):
+                norm = {"context_length": tx.normalize_budget, "evidence_type": tx.normalize_evidence,
+                        "memory_operation": tx.normalize_operation, "subtype": tx.normalize_subtype}.get(f)
+                if norm is None or norm(a) != norm(b):
+                    err("item_mismatch", f"`{f}` is {a!r} here but {b!r} in the item table", f)
+    m = _ITEM_ID.match(item_id)
+    for f in REQUIRED_ITEM_FIELDS:
+        if get(f) in (None, "") and not (f == "question_id" and m) and not (f == "context_length" and m):
+            err("missing_field", f"field `{f}` is missing (not in the line nor in the item table)", f)
+    qid = get("question_id") or (m.group("q") if m else None)
+    raw_budget = get("context_length") or (m.group("b") if m else None)
+    budget = tx.normalize_budget(raw_budget)
+    if raw_budget is not None and budget is None:
+        err("unknown_label", f"unknown context_length {raw_budget!r} (expected one of {', '.join(tx.BUDGETS)}, any case)", "context_length")
+    if m and budget and tx.normalize_budget(m.group("b")) not in (None, budget):
+        err("item_id_mismatch", f"item_id {item_id!r} ends in {m.group('b')!r} but context_length is {raw_budget!r}", "item_id")
+    if m and qid and m.group("q") != str(qid):
+        err("item_id_mismatch", f"item_id {item_id!r} does not start with question_id {qid!r}", "question_id")
+    ev_raw, op_raw, st_raw = get("evidence_type"), get("memory_operation"), get("subtype")
+    ev = tx.normalize_evidence(ev_raw)
+    if ev_raw not in (None, "") and ev is None:
+        err("unknown_label", f"unknown evidence_type {ev_raw!r} (expected one of {', '.join(tx.EVIDENCE_TYPES)})", "evidence_type")
+    op = tx.normalize_operation(op_raw)
+    if op_raw not in (None, "") and op is None:
+        err("unknown_label", f"unknown memory_operation {op_raw!r} (expected one of {', '.join(tx.OPERATIONS)})", "memory_operation")
+    st = tx.normalize_subtype(st_raw) if st_raw not in (None, "") else None
+    if st_raw not in (None, "") and st is None:
+        err("unknown_label", f"unknown subtype {st_raw!r} (expected one of {', '.join(tx.SUBTYPES)})", "subtype")
+    expected = get("expected_response")
+    if expected not in (None, "") and expected not in _EXPECTED:
+        err("unknown_label", f"unknown expected_response {expected!r} (expected 'answer' or 'insufficient_evidence')", "expected_response")
+    is_ar = expected == "insufficient_evidence"
+    if op is not None and expected in _EXPECTED and (op == "answer_refusal") != is_ar:
+        err("inconsistent_item", f"memory_operation {op_raw!r} contradicts expected_response {expected!r}", "expected_response")
+    if ev == "speech_semantics" and op == "information_extraction":
+        err("invalid_cell", "speech-semantics information extraction does not exist in VoxMem (excluded by design)", "memory_operation")
+    verdict, ok = _parse_bool(rec.get("verdict"))
+    if not ok:
+        err("invalid_verdict", f"verdict must be true, false or null, got {rec.get('verdict')!r}", "verdict")
+    allow, ok = _parse_bool(rec.get("allow_abstention"))
+    if not ok:
+        err("invalid_field", f"allow_abstention must be a boolean, got {rec.get('allow_abstention')!r}", "allow_abstention")
+    if allow is False and is_ar:
+        err("ar_without_abstention", "refusal item scored under the no-abstention prompt (allow_abstention=false): its score is meaningless", "allow_abstention")
+    delivery = rec.get("system_prompt_delivery")
+    if delivery is not None and delivery not in _DELIVERY:
+        err("unknown_label", f"system_prompt_delivery {delivery!r} is neither 'native' nor 'folded'", "system_prompt_delivery", "warning")
+    response = rec.get("response")
+    if response is not None and not isinstance(response, str):
+        err("invalid_field", f"response must be a string or null, got {type(response).__name__}", "response")
+    if verdict is True and (response is None or not str(response).strip()):
+        err("inconsistent_verdict", "verdict is true but the response is empty", "verdict")
+    if errs and any(e.severity == "error" for e in errs):
+        return None, errs
+
+    paired = get("paired_question_id")
+    source_op = op if not is_ar else None
+    if is_ar:
+        if rec.get("source_operation"):
+            source_op = tx.normalize_operation(rec.get("source_operation"))
+        elif item is not None and item.get("_source_operation"):
+            source_op = item["_source_operation"]
+    row = {
+        "model": str(rec["model"]), "question_id": str(qid), "item_id": item_id, "budget": budget,
+        "family_id": None if get("family_id") is None else str(get("family_id")),
+        "evidence_type": ev, "operation": op, "subtype": st, "is_ar": is_ar, "source_operation": source_op,
+        "paired_question_id": None if paired in (None, "") else str(paired),
+        "answer_type": get("answer_type"), "answer_normalization": get("answer_normalization"),
+        "verdict": verdict, "correct": None, "status": None, "scored": None,
+        "judge": rec.get("judge"), "allow_abstention": allow, "system_prompt_delivery": delivery,
+        "n_audio_clips": _as_int(rec.get("n_audio_clips")),
+        "session_count": _as_int(get("session_count")),
+        "evidence_session_count": _as_int(get("evidence_session_count")),
+        "samekey_haystack_session_count": _as_int(get("samekey_haystack_session_count")),
+        "response": response, "error": None if rec.get("error") is None else str(rec.get("error")),
+        "synthetic": bool(rec.get("synthetic", False)), "source_file": rel, "source_line": lineno,
+    }
+    if condition is not None or "input_condition" in rec:
+        row["input_condition"] = rec.get("input_condition") or condition
+    known = set(COLUMN_NAMES) | set(ITEM_FIELDS) | {"context_length", "memory_operation", "expected_response",
+                                                     "question_text", "gold_json", "judge_raw", "input_condition"}
+    extras = {k: _jsonable(v) for k, v in rec.items() if k not in known}
+    extras["question_text"] = rec.get("question_text") if rec.get("question_text") is not None else (item or {}).get("question_text")
+    extras["gold_json"] = _jsonable(get("gold_json"))
+    extras["judge_raw"] = _jsonable(rec.get("judge_raw"))
+    row.update(extras)
+    return row, errs
+
+
+def _as_int(v):
+    if v is None or v == "":
+        return None
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        return None
+
+
+_TYPES = {
+    "budget": pl.Utf8, "is_ar": pl.Boolean, "verdict": pl.Boolean, "correct": pl.Boolean, "scored": pl.Boolean,
+    "allow_abstention": pl.Boolean, "synthetic": pl.Boolean, "n_audio_clips": pl.Int64, "session_count": pl.Int64,
+    "evidence_session_count": pl.Int64, "samekey_haystack_session_count": pl.Int64, "source_line": pl.Int64,
+}
+
+
+def _rows_to_frame(rows: list[dict]) -> pl.DataFrame:
+    cols: dict[str, list] = defaultdict(list)
+    keys: list[str] = list(COLUMN_NAMES)
+    extra_keys: list[str] = []
+    for r in rows:
+        for k in r:
+            if k not in _TYPES and k not in keys and k not in extra_keys:
+                extra_keys.append(k)
+    all_keys = keys + extra_keys
+    for r in rows:
+        for k in all_keys:
+            cols[k].append(r.get(k))
+    series = []
+    for k in all_keys:
+        vals = cols[k] if rows else []
+        dtype = _TYPES.get(k)
+        if dtype is None:
+            kinds = {type(v) for v in vals if v is not None}
+            if kinds <= {bool}:
+                dtype = pl.Boolean if kinds else pl.Utf8
+            elif kinds <= {int}:
+                dtype = pl.Int64
+            elif kinds <= {int, float}:
+                dtype = pl.Float64
+            else:
+                dtype = pl.Utf8
+                vals = [None if v is None else str(v) for v in vals]
+        series.append(pl.Series(k, vals, dtype=dtype))
+    frame = pl.DataFrame(series)
+    return frame.with_columns(pl.col("budget").cast(BUDGET_DTYPE))
+
+
+# ----------------------------------------------------------------------------- release
+@dataclass
+class Release:
+    """Everything read from one release directory."""
+
+    path: Path
+    frame: pl.DataFrame
+    models: pd.DataFrame
+    items: pl.DataFrame | None = None
+    judge2: pl.DataFrame | None = None
+    ablation: pl.DataFrame | None = None
+    meta: dict = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    stats: dict = field(default_factory=dict)
+    rules: ScoringRules = field(default_factory=ScoringRules)
+
+    @property
+    def synthetic(self) -> bool:
+        """True when the release or any of its lines is marked synthetic (not real model output)."""
+        return bool(self.meta.get("synthetic")) or bool(self.frame.height and self.frame["synthetic"].any())
+
+    @property
+    def name(self) -> str:
+        return str(self.meta.get("name") or self.path.name)
+
+    def label(self) -> str:
+        """One-line provenance label used on figures and reports."""
+        tag = "SYNTHETIC DATA - not real model output" if self.synthetic else "data"
+        return f"{tag}: {self.name}"
+
+    def model_order(self) -> list[str]:
+        present = set(self.frame["model"].unique().to_list())
+        order = [m for m in self.models["model"] if m in present]
+        return order + sorted(present - set(order))
+
+    def models_in_64k_set(self) -> list[str]:
+        """The models reported at 64K: ``in_64k_set`` in the registry, else those with 64K predictions."""
+        flagged = [m for m in self.models.loc[self.models["in_64k_set"], "model"] if m in set(self.model_order())]
+        if flagged:
+            return flagged
+        at64 = set(self.frame.filter(pl.col("budget") == "64K")["model"].unique().to_list())
+        return [m for m in self.model_order() if m in at64]
+
+    def groups(self) -> dict[str, list[str]]:
+        """Models by access group (``proprietary`` / ``open_weight``), in display order."""
+        acc = dict(zip(self.models["model"], self.models["access"]))
+        out: dict[str, list[str]] = {}
+        for m in self.model_order():
+            out.setdefault(acc.get(m) or "unknown", []).append(m)
+        return out
+
+    def pandas(self, frame: pl.DataFrame | None = None) -> pd.DataFrame:
+        """The verdict frame as pandas, ``budget`` as an ordered categorical."""
+        df = (self.frame if frame is None else frame).to_pandas()
+        df["budget"] = pd.Categorical(df["budget"].astype(str), categories=list(tx.BUDGETS), ordered=True)
+        return df
+
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "warning"]
+
+
+def _add_source_operation(items: pl.DataFrame | None) -> pl.DataFrame | None:
+    if items is None:
+        return None
+    if "paired_question_id" not in items.columns or "memory_operation" not in items.columns:
+        return items.with_columns(pl.lit(None, dtype=pl.Utf8).alias("_source_operation"))
+    qop = (items.select("question_id", "memory_operation").unique(subset="question_id", keep="first")
+           .rename({"question_id": "paired_question_id", "memory_operation": "_source_operation"}))
+    out = items.with_columns(pl.col("paired_question_id").cast(pl.Utf8)).join(qop, on="paired_question_id", how="left")
+    return out.with_columns(pl.col("_source_operation").map_elements(tx.normalize_operation, return_dtype=pl.Utf8))
+
+
+def _cross_checks(frame: pl.DataFrame, problems: list[Problem]) -> None:
+    """Checks that need many lines at once."""
+    if not frame.height:
+        return
+    mixed = (frame.group_by("model").agg(pl.col("allow_abstention").drop_nulls().n_unique().alias("n"),
+                                          pl.col("source_file").first())
+             .filter(pl.col("n") > 1))
+    for r in mixed.iter_rows(named=True):
+        problems.append(Problem("mixed_abstention", "error",
+                                f"model {r['model']!r} mixes allow_abstention=true and false across its files",
+                                r["source_file"], None, "allow_abstention"))
+    deliveries = frame.group_by("model").agg(pl.col("system_prompt_delivery").drop_nulls().unique().alias("d"))
+    kinds = {d for ds in deliveries["d"].to_list() for d in ds}
+    if len(kinds) > 1:
+        by = {r["model"]: "/".join(sorted(r["d"])) for r in deliveries.iter_rows(named=True)}
+        folded = sorted(m for m, d in by.items() if "folded" in d)
+        problems.append(Problem("mixed_prompt_delivery", "warning",
+                                "system prompts delivered both natively and folded into the user turn across models; "
+                                f"a cross-model table mixing both is not strictly comparable (folded: {', '.join(folded)})",
+                                None, None, "system_prompt_delivery"))
+    judges = frame.group_by("model", "budget").agg(pl.col("judge").drop_nulls().n_unique().alias("n")).filter(pl.col("n") > 1)
+    for r in judges.iter_rows(named=True):
+        problems.append(Problem("mixed_judges", "warning", f"model {r['model']!r} at {r['budget']} was scored by more than one judge",
+                                None, None, "judge"))
+    ar_missing = frame.filter(pl.col("is_ar") & pl.col("source_operation").is_null())
+    if ar_missing.height:
+        problems.append(Problem("ar_source_unknown", "warning",
+                                "refusal items whose source operation is unknown (no item table with paired_question_id); "
+                                "they are left out of by-source-operation tables only",
+                                None, None, "paired_question_id", ar_missing.height))
+    cover = frame.group_by("model", "budget").agg(pl.len().alias("n"))
+    full = frame.group_by("budget").agg(pl.col("item_id").n_unique().alias("n_items"))
+    short = cover.join(full, on="budget").filter(pl.col("n") < pl.col("n_items"))
+    for r in short.sort("model", "budget").iter_rows(named=True):
+        problems.append(Problem("incomplete_run", "warning",
+                                f"model {r['model']!r} has {r['n']} of the {r['n_items']} items seen at {r['budget']}",
+                                None, None, "item_id", r["n_items"] - r["n"]))
+
+
+def load_release(path, *, strict: bool = True, rules: ScoringRules | None = None) -> Release:
+    """Load a release directory into a :class:`Release`.
+
+    Parameters
+    ----------
+    path : str or Path
+        The release directory (see ``data/README.md``).
+    strict : bool
+        Raise :class:`VoxMemDataError` listing every error (default).  With ``False``,
+        lines that broke a rule are left out and reported in ``Release.problems``.
+    rules : ScoringRules
+        Scoring convention and provider-rejection rule (paper's by default).
+    """
+    root = Path(path)
+    rules = rules or ScoringRules()
+    if not root.is_dir():
+        raise VoxMemDataError([Problem("no_release", "error", f"release directory {str(root)!r} does not exist")])
+    problems: list[Problem] = []
+    meta: dict = {}
+    if (root / "release.json").exists():
+        try:
+            meta = json.loads((root / "release.json").read_text())
+        except json.JSONDecodeError as exc:
+            problems.append(Problem("malformed_json", "error", f"release.json is not valid JSON: {exc.msg}", "release.json", exc.lineno))
+    items, p = read_items(root)
+    problems += p
+    items = _add_source_operation(items)
+    if not _prediction_files(root, "predictions"):
+        problems.append(Problem("no_predictions", "error", "no predictions/**/*.jsonl[.gz] files found", "predictions"))
+    frame, p, stats = read_predictions(root, "predictions", items=items)
+    problems += p
+    frame = apply_scoring(frame, rules)
+    _cross_checks(frame, problems)
+    models, p = read_models(root, sorted(frame["model"].unique().to_list()) if frame.height else [])
+    problems += p
+    judge2 = ablation = None
+    if _prediction_files(root, "judge2"):
+        judge2, p, s = read_predictions(root, "judge2", items=items)
+        problems += p
+        judge2 = apply_scoring(judge2, rules)
+        stats["judge2_rows"] = s["rows"]
+    if _prediction_files(root, "ablation"):
+        ablation, p, s = read_predictions(root, "ablation", items=items, condition_from_dir=True)
+        problems += p
+        ablation = apply_scoring(ablation, rules)
+        stats["ablation_rows"] = s["rows"]
+    problems = _collapse(problems)
+    release = Release(root, frame, models, items.drop("_items_file", "_source_operation", strict=False) if items is not None else None,
+                      judge2, ablation, meta, problems, stats, rules)
+    if strict and release.errors():
+        raise VoxMemDataError(problems, f"{len(release.errors())} error(s) in release {str(root)!r}")
+    return release
+
+
+def _collapse(problems: list[Problem], limit: int = 50) -> list[Problem]:
+    """Keep problems as they are, but summarise codes repeated more than ``limit`` times per file."""
+    by: dict[tuple, list[Problem]] = defaultdict(list)
+    for p in problems:
+        by[(p.code, p.severity, p.file)].append(p)
+    out: list[Problem] = []
+    for (code, sev, file), ps in by.items():
+        if len(ps) <= limit:
+            out.extend(ps)
+        else:
+            out.extend(ps[:limit])
+            out.append(Problem(code, sev, f"... and {len(ps) - limit} more like the above", file, None, ps[0].field,
+                               sum(p.count for p in ps[limit:])))
+    return out

@@ -1,0 +1,135 @@
+"""Argument validation shared by the statistics modules.
+
+Every check in :mod:`voxmem_analysis.stats` goes through :func:`require`, which raises
+:class:`StatsInputError` -- a :class:`ValueError` (and, when the workbook's error module is
+importable, a :class:`voxmem_analysis.errors.VoxMemDataError`) carrying a message that names
+the offending argument and what was expected.  ``assert`` is never used for argument checks:
+it disappears under ``python -O``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+try:  # the workbook's data-error hierarchy; stats stays usable without it
+    from voxmem_analysis.errors import Problem as _Problem
+    from voxmem_analysis.errors import VoxMemDataError as _Base
+except ImportError:  # pragma: no cover - only when the package is vendored without errors.py
+    _Problem = None
+    _Base = ValueError
+
+__all__ = ["StatsInputError", "require"]
+
+
+class StatsInputError(_Base):  # type: ignore[misc, valid-type]
+    """Invalid argument passed to a statistics function (a :class:`ValueError`).
+
+    Parameters
+    ----------
+    message : str
+        What is wrong and what was expected.
+    field : str, optional
+        Name of the offending argument or column.
+    """
+
+    def __init__(self, message: str, *, field: str | None = None):
+        self.field = field
+        if _Problem is not None:
+            self.problems = [_Problem(code="stats_input", severity="error",
+                                      message=message, field=field)]
+        # Skip VoxMemDataError's multi-line summary: one argument, one message.
+        ValueError.__init__(self, message)
+
+
+def require(condition: Any, message: str, *, field: str | None = None) -> None:
+    """Raise :class:`StatsInputError` with *message* unless *condition* is true.
+
+    Parameters
+    ----------
+    condition : bool-like
+        The check; anything truthy passes.
+    message : str
+        Error message; should name the argument, the expectation and what was received.
+    field : str, optional
+        Argument or column name, stored on the exception.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> require(1 + 1 == 2, "arithmetic is broken")
+    >>> require(False, "n_boot must be positive, got 0", field="n_boot")
+    Traceback (most recent call last):
+    ...
+    voxmem_analysis.stats._validation.StatsInputError: n_boot must be positive, got 0
+    """
+    if not condition:
+        raise StatsInputError(message, field=field)
+
+
+# --- small coercers built on `require` ----------------------------------------------------
+
+def as_float_vector(x: Any, name: str) -> np.ndarray:
+    """1-D float array from *x* (None/NaN/pandas NA become NaN; bools become 0/1)."""
+    arr = _to_numpy(x, name)
+    require(arr.ndim == 1, f"{name} must be one-dimensional, got shape {arr.shape}", field=name)
+    return arr
+
+
+def as_float_matrix(x: Any, name: str) -> np.ndarray:
+    """2-D float array (a 1-D input is read as one column)."""
+    arr = _to_numpy(x, name)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    require(arr.ndim == 2, f"{name} must be a 2-D (n_items, k) array, got shape {arr.shape}",
+            field=name)
+    return arr
+
+
+def _to_numpy(x: Any, name: str) -> np.ndarray:
+    require(x is not None, f"{name} is required, got None", field=name)
+    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
+        try:  # pandas (nullable dtypes) / polars
+            x = x.to_numpy(dtype=float, na_value=np.nan)
+        except TypeError:
+            x = x.to_numpy()
+    arr = np.asarray(x)
+    if arr.dtype == object:
+        try:
+            arr = np.array([np.nan if _is_missing(v) else float(v) for v in arr.ravel()],
+                           dtype=float).reshape(arr.shape)
+        except (TypeError, ValueError) as exc:
+            raise StatsInputError(f"{name} must be numeric or boolean; {exc}", field=name) from None
+    require(arr.dtype.kind in "biuf",
+            f"{name} must be numeric or boolean, got dtype {arr.dtype}", field=name)
+    return arr.astype(float, copy=True)
+
+
+def _is_missing(v: Any) -> bool:
+    if v is None:
+        return True
+    try:
+        return bool(v != v)  # NaN, pandas.NA raises TypeError in bool()
+    except TypeError:
+        return True
+
+
+def check_ci(ci: Any) -> float:
+    """Validate a confidence level in (0, 1)."""
+    require(isinstance(ci, (float, int, np.floating)) and not isinstance(ci, bool)
+            and 0.0 < float(ci) < 1.0,
+            f"ci must be a confidence level strictly between 0 and 1 (e.g. 0.95), got {ci!r}",
+            field="ci")
+    return float(ci)
+
+
+def check_binary(arr: np.ndarray, name: str) -> None:
+    """Check that the non-missing entries of *arr* are 0/1."""
+    ok = np.isnan(arr) | (arr == 0) | (arr == 1)
+    bad = arr[~ok]
+    require(bad.size == 0,
+            f"{name} must be binary (0/1 or bool, NaN for missing); found {bad.size} other "
+            f"value(s), e.g. {bad[:3].tolist()}", field=name)
