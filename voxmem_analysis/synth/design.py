@@ -154,6 +154,7 @@ class Target:
 
 EV_SHORT = {SEM: "Speech Sem.", SPK: "Speaker", PARA: "Paraling.", ENV: "Environ."}
 EV_LONG = {SEM: "Speech Semantics", SPK: "Speaker Identity", PARA: "Paralinguistic Cues", ENV: "Environmental Sound"}
+GROUP_LABEL = {"proprietary": "Proprietary", "open_weight": "Open-weight"}
 EV_ABBR = {SEM: "Sem.", SPK: "Spk.", PARA: "Para.", ENV: "Env."}
 OP_ABBR = {IE: "IE", MSR: "MSR", TET: "TET", AR: "AR"}
 ANS = (IE, MSR, TET)
@@ -231,11 +232,11 @@ def targets() -> list[Target]:
     # Table 15 / Table 16 (64K, per model)
     for m, vals in TABLE15.items():
         for ev, v in zip(evs, vals[:4]):
-            t.append(Target("table15", m, EV_SHORT[ev], v, "64K", (m,), "model", ev=(ev,), weight=3))
+            t.append(Target("table15", m, EV_LONG[ev], v, "64K", (m,), "model", ev=(ev,), weight=3))
         t.append(Target("table15", m, "Overall", vals[4], "64K", (m,), "model", weight=3))
     for g, (ms, vals) in TABLE15_MEANS.items():
         for ev, v in zip(evs, vals[:4]):
-            t.append(Target("table15", g, EV_SHORT[ev], v, "64K", ms, "mean", ev=(ev,)))
+            t.append(Target("table15", g, EV_LONG[ev], v, "64K", ms, "mean", ev=(ev,)))
         t.append(Target("table15", g, "Overall", vals[4], "64K", ms, "mean"))
     for m, (a, r) in TABLE16.items():
         t.append(Target("table16", m, "Answerable", a, "64K", (m,), "model", ops=ANS, weight=3))
@@ -244,7 +245,7 @@ def targets() -> list[Target]:
     for b, vals in TABLE17.items():
         ms = SET64 if b == "64K" else MODEL_NAMES
         for ev, v in zip(evs, vals[:4]):
-            t.append(Target("table17", b, EV_ABBR[ev], v, b, ms, "mean", ev=(ev,), ops=(AR,)))
+            t.append(Target("table17", b, EV_LONG[ev], v, b, ms, "mean", ev=(ev,), ops=(AR,)))
         for op, v in zip(ANS, vals[4:]):
             t.append(Target("table17", b, OP_ABBR[op], v, b, ms, "mean", ops=(AR,), srcops=(op,)))
     # Table 18 (8K and 64K means over the ten 64K models)
@@ -255,18 +256,20 @@ def targets() -> list[Target]:
         t.append(Target("table18", label, "64K", row[2], "64K", SET64, "mean", **sel))
     # Figure 5 (32K, 15 models) incl. AR row = Table 17 32K
     for (op, ev), v in FIG5_32K.items():
-        t.append(Target("figure5", OP_ABBR[op], EV_LONG[ev], v, "32K", MODEL_NAMES, "mean", ev=(ev,), ops=(op,)))
+        t.append(Target("fig5", OP_ABBR[op], EV_LONG[ev], v, "32K", MODEL_NAMES, "mean", ev=(ev,), ops=(op,)))
+    for ev, v in zip(evs, TABLE17["32K"][:4]):
+        t.append(Target("fig5", "AR", EV_LONG[ev], v, "32K", MODEL_NAMES, "mean", ev=(ev,), ops=(AR,)))
     # Figure 8 (ten 64K models)
     for (op, ev, b), v in FIG8.items():
-        t.append(Target("figure8", f"{OP_ABBR[op]} {EV_LONG[ev]}", b, v, b, SET64, "mean", ev=(ev,), ops=(op,)))
+        t.append(Target("fig8", f"{b}|{OP_ABBR[op]}", EV_LONG[ev], v, b, SET64, "mean", ev=(ev,), ops=(op,)))
     # group means
     for (b, g), vals in GROUP_MEANS.items():
         ms = PROPRIETARY if g == "proprietary" else OPEN
         for k, v in vals.items():
             sel = {} if k == "overall" else dict(ev=(k,))
-            t.append(Target("group_means", f"{g} {b}", EV_LONG.get(k, "Overall"), v, b, ms, "mean", **sel))
+            t.append(Target("groups", f"{b}|{GROUP_LABEL[g]}", EV_LONG.get(k, "Overall"), v, b, ms, "mean", **sel))
     for m, v in TOP3_32K.items():
-        t.append(Target("top_models_32k", m, "Overall", v, "32K", (m,), "model", weight=3))
+        t.append(Target("groups", f"32K|{m}", "Overall", v, "32K", (m,), "model", weight=3))
     # Table 13 (production judge, 8K, pooled over all scored predictions)
     for key, (n, v) in TABLE13_8K.items():
         if key in evs:
@@ -275,7 +278,7 @@ def targets() -> list[Target]:
             sel = {}
         else:
             sel = dict(ops=(key,))
-        label = EV_LONG.get(key, {IE: "IE (answerable)", MSR: "MSR (answerable)", TET: "TET (answerable)", AR: "AR"}.get(key, key))
+        label = EV_LONG.get(key, {IE: "IE", MSR: "MSR", TET: "TET", AR: "AR"}.get(key, "All"))
         t.append(Target("table13", label, "Gemini-3.7-Flash", v, "8K", MODEL_NAMES, "pooled", **sel))
     return t
 

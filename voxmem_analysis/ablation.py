@@ -1,0 +1,295 @@
+"""Transcript-only ablation: paper Table 2 (§3.3), with paired tests the paper lacks.
+
+One model (Gemini-3.7-Flash in the paper) answers the answerable items at 8K twice, under
+the no-abstention instruction (Appendix F.4): with the full audio history
+(``input_condition = full_audio``) and with each user turn replaced by its synthesis text
+(``transcript_only``).  The table compares the two per evidence type.
+
+Rules
+-----
+* Items are paired on ``question_id`` (one model, one budget).  An item present under one
+  condition only is listed in :attr:`AblationResult.unpaired` and counted in the problems,
+  never silently dropped.
+* A pair is scored unless either side is ``provider_rejected`` (such pairs are counted in
+  the problems); ``failed`` and ``ungraded`` predictions count as incorrect (Appendix C.4).
+* Answer-refusal items, other budgets and unknown conditions are left out and counted.
+* ``allow_abstention = true`` in the ablation data is a warning (the paper's run uses the
+  no-abstention prompt), in the problems and in the ``warnings`` column.
+
+Rows (paper order, then the §3.3 aggregate)
+-------------------------------------------
+``Speaker Identity``, ``Paralinguistic Cues``, ``Environmental Sound``,
+``Speech Semantics``, ``All``, and ``Audio-native`` (the three audio-native types together;
+§3.3: 46.2 -> 4.4).
+
+Long-format columns (:func:`ablation_table`)
+---------------------------------------------
+``row`` (label), ``group`` (evidence code, ``all`` or ``audio_native``), ``n`` (paired,
+scored items), ``full_audio``, ``transcript_only`` (accuracy, %), ``delta_pp``
+(``full_audio - transcript_only``, pp: the drop), ``ci_low``, ``ci_high`` (paired
+bootstrap percentile interval of the drop, items resampled with replacement),
+``n_full_only`` / ``n_transcript_only`` (discordant pairs: correct under that condition
+only), ``p_value`` (exact two-sided McNemar test on the discordant pairs), ``n_boot``,
+``seed``, ``ci_level``, ``warnings``.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import polars as pl
+
+from . import taxonomy as tx
+from .errors import Problem, VoxMemDataError
+from .stats import mcnemar_exact, paired_bootstrap
+
+__all__ = [
+    "CONDITIONS", "ROW_LABELS", "AblationPairs", "AblationResult", "ablation_pairs",
+    "ablation_table", "wide_table2", "transcript_ablation", "transcript_ablation_release",
+    "table2",
+]
+
+#: The two input conditions: (baseline, comparison).
+CONDITIONS: tuple[str, str] = ("full_audio", "transcript_only")
+_GROUPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("speaker_information", tx.EVIDENCE_LABELS["speaker_information"], ("speaker_information",)),
+    ("paralinguistic_information", tx.EVIDENCE_LABELS["paralinguistic_information"], ("paralinguistic_information",)),
+    ("environmental_sound", tx.EVIDENCE_LABELS["environmental_sound"], ("environmental_sound",)),
+    ("speech_semantics", tx.EVIDENCE_LABELS["speech_semantics"], ("speech_semantics",)),
+    ("all", "All", tx.EVIDENCE_TYPES),
+    ("audio_native", "Audio-native", tx.AUDIO_NATIVE),
+)
+#: Table 2 rows in order.
+ROW_LABELS: tuple[str, ...] = tuple(label for _, label, _ in _GROUPS)
+_NEEDED = ("model", "question_id", "budget", "evidence_type", "is_ar", "status", "correct", "input_condition")
+_DEFAULT_BUDGET = "8K"
+
+
+def _condition(value: object) -> str | None:
+    if value is None:
+        return None
+    k = re.sub(r"[^a-z0-9]+", "_", str(value).strip().lower()).strip("_")
+    aliases = {"full_audio": "full_audio", "full": "full_audio", "audio": "full_audio",
+               "transcript_only": "transcript_only", "transcript": "transcript_only", "text_only": "transcript_only"}
+    return aliases.get(k)
+
+
+@dataclass
+class AblationPairs:
+    """Paired verdicts of one model: ``pairs`` (polars; ``question_id, evidence_type,
+    correct_full, correct_transcript``, scored pairs only), ``unpaired`` (pandas;
+    ``model, question_id, evidence_type, present_in``), ``problems``."""
+
+    model: str
+    pairs: pl.DataFrame
+    unpaired: pd.DataFrame
+    allow_abstention: bool
+    problems: list[Problem] = field(default_factory=list)
+
+
+def ablation_pairs(ablation, *, model: str | None = None, budget: str | None = _DEFAULT_BUDGET) -> AblationPairs:
+    """Pair the full-audio and transcript-only verdicts of one model on ``question_id``.
+
+    Parameters
+    ----------
+    ablation : polars.DataFrame or pandas.DataFrame
+        Tidy verdict frame with an ``input_condition`` column (``Release.ablation``).
+    model : str, optional
+        The model; required only when the frame holds several.
+    budget : str or None
+        Budget to keep (``"8K"``); ``None`` keeps all (then question ids must be unique).
+    """
+    if ablation is None:
+        raise VoxMemDataError([Problem("no_ablation", "error", "no ablation frame given", "ablation")])
+    if isinstance(ablation, pd.DataFrame):
+        ablation = pl.from_pandas(ablation)
+    missing = [c for c in _NEEDED if c not in ablation.columns]
+    if missing:
+        raise VoxMemDataError([Problem("missing_field", "error",
+                                       f"ablation frame lacks column(s) {', '.join(missing)}", None, None, missing[0])])
+    problems: list[Problem] = []
+    models = sorted(ablation.get_column("model").drop_nulls().unique().to_list())
+    if model is None:
+        if len(models) != 1:
+            raise VoxMemDataError([Problem("ambiguous_model", "error",
+                                           f"the ablation frame holds {len(models)} models ({', '.join(models)}); pass model=",
+                                           None, None, "model")])
+        model = models[0]
+    elif model not in models:
+        raise VoxMemDataError([Problem("unknown_model", "error",
+                                       f"model {model!r} is not in the ablation frame (models: {', '.join(models)})",
+                                       None, None, "model")])
+    df = ablation.filter(pl.col("model") == model).with_columns(
+        pl.col("input_condition").map_elements(_condition, return_dtype=pl.Utf8).alias("_cond"))
+
+    def drop(mask: pl.Expr, code: str, msg: str, fld: str):
+        nonlocal df
+        k = df.filter(mask).height
+        if k:
+            problems.append(Problem(code, "warning", msg.format(k=k), None, None, fld, k))
+            df = df.filter(~mask)
+
+    drop(pl.col("_cond").is_null(), "unknown_condition",
+         "{k} row(s) with an input_condition other than full_audio / transcript_only left out", "input_condition")
+    if budget is not None:
+        b = tx.normalize_budget(budget)
+        if b is None:
+            raise ValueError(f"unknown budget {budget!r}; expected one of {', '.join(tx.BUDGETS)}")
+        drop(pl.col("budget").cast(pl.Utf8) != b, "other_budget", f"{{k}} row(s) at a budget other than {b} left out", "budget")
+    drop(pl.col("is_ar").fill_null(False), "ar_in_ablation",
+         "{k} answer-refusal row(s) left out (the ablation covers answerable items)", "expected_response")
+
+    dup = df.group_by("question_id", "_cond").agg(pl.len().alias("k")).filter(pl.col("k") > 1)
+    if dup.height:
+        first = dup.sort("question_id").row(0, named=True)
+        raise VoxMemDataError([Problem("duplicate_prediction", "error",
+                                       f"{dup.height} (question_id, input_condition) key(s) occur more than once, "
+                                       f"e.g. ({first['question_id']}, {first['_cond']})", None, None, "question_id", dup.height)])
+
+    allow = bool(df.get_column("allow_abstention").fill_null(False).any()) if "allow_abstention" in df.columns else False
+    if allow:
+        k = int(df.get_column("allow_abstention").fill_null(False).sum())
+        problems.append(Problem("abstention_prompt", "warning",
+                                f"{k} ablation row(s) ran with allow_abstention=true; the paper's ablation uses the "
+                                "no-abstention instruction (Appendix F.4), so refusals may lower both conditions",
+                                None, None, "allow_abstention", k))
+
+    full = df.filter(pl.col("_cond") == "full_audio").select(
+        "question_id", "evidence_type", pl.col("status").alias("status_full"),
+        pl.col("correct").fill_null(False).alias("correct_full"))
+    trans = df.filter(pl.col("_cond") == "transcript_only").select(
+        "question_id", pl.col("evidence_type").alias("evidence_type_t"), pl.col("status").alias("status_t"),
+        pl.col("correct").fill_null(False).alias("correct_transcript"))
+    pairs = full.join(trans, on="question_id", how="inner")
+    bad_ev = pairs.filter(pl.col("evidence_type") != pl.col("evidence_type_t"))
+    if bad_ev.height:
+        raise VoxMemDataError([Problem("inconsistent_item", "error",
+                                       f"{bad_ev.height} question(s) have a different evidence_type in the two conditions, "
+                                       f"e.g. {bad_ev.get_column('question_id')[0]}", None, None, "evidence_type", bad_ev.height)])
+    only_f = full.join(trans, on="question_id", how="anti").select(
+        "question_id", "evidence_type", pl.lit("full_audio").alias("present_in"))
+    only_t = trans.join(full, on="question_id", how="anti").select(
+        "question_id", pl.col("evidence_type_t").alias("evidence_type"), pl.lit("transcript_only").alias("present_in"))
+    unpaired = pl.concat([only_f, only_t]).with_columns(pl.lit(model).alias("model")).select(
+        "model", "question_id", "evidence_type", "present_in").sort("present_in", "question_id").to_pandas()
+    for cond, sub in (("full_audio", only_f), ("transcript_only", only_t)):
+        if sub.height:
+            problems.append(Problem("unpaired", "warning",
+                                    f"{sub.height} question(s) run under {cond} only; left out of every row and listed in `unpaired`",
+                                    None, None, "question_id", sub.height))
+    rej = (pl.col("status_full") == "provider_rejected") | (pl.col("status_t") == "provider_rejected")
+    k = pairs.filter(rej).height
+    if k:
+        problems.append(Problem("rejected_pair", "warning",
+                                f"{k} pair(s) provider-rejected under at least one condition; left out of n",
+                                None, None, "status", k))
+    pairs = pairs.filter(~rej).select("question_id", "evidence_type", "correct_full", "correct_transcript").sort("question_id")
+    return AblationPairs(model, pairs, unpaired, allow, problems)
+
+
+def ablation_table(paired: AblationPairs, *, seed: int = 0, n_boot: int = 10_000, ci: float = 0.95) -> pd.DataFrame:
+    """Table 2 in long format (columns in the module docstring)."""
+    ev = paired.pairs.get_column("evidence_type").to_numpy()
+    yf = paired.pairs.get_column("correct_full").to_numpy().astype(bool)
+    yt = paired.pairs.get_column("correct_transcript").to_numpy().astype(bool)
+    warn = "; ".join(p.message for p in paired.problems if p.code in ("abstention_prompt", "unpaired"))
+    rows = []
+    for code, label, members in _GROUPS:
+        m = np.isin(ev, members)
+        n = int(m.sum())
+        f, t = yf[m], yt[m]
+        b, c = int(np.sum(f & ~t)), int(np.sum(~f & t))
+        row = {"row": label, "group": code, "n": n,
+               "full_audio": 100.0 * f.mean() if n else np.nan,
+               "transcript_only": 100.0 * t.mean() if n else np.nan}
+        row["delta_pp"] = row["full_audio"] - row["transcript_only"]
+        if n:
+            # strata keep each evidence type's size fixed in the pooled rows
+            strata = ev[m] if len(members) > 1 else None
+            boot = paired_bootstrap(f.astype(float), t.astype(float), "drop", n_boot=n_boot, seed=seed, ci=ci,
+                                    strata=strata).iloc[0]
+            lo, hi, nb, ci_level = float(boot["ci_low"]), float(boot["ci_high"]), int(boot["n_boot"]), float(boot["ci_level"])
+        else:
+            lo = hi = np.nan
+            nb, ci_level = n_boot, ci
+        p_value = float(mcnemar_exact(f, t)["p_value"].iloc[0]) if n else np.nan
+        row.update(ci_low=lo, ci_high=hi, n_full_only=b, n_transcript_only=c, p_value=p_value,
+                   n_boot=nb, seed=seed, ci_level=ci_level, warnings=warn)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def wide_table2(long: pd.DataFrame) -> pd.DataFrame:
+    """Table 2 as printed, plus the paired test and interval:
+    ``n, Full Audio, Transcript Only, Δ, McNemar p, Δ CI low, Δ CI high``."""
+    lvl = int(round(100 * float(long["ci_level"].iloc[0]))) if len(long) else 95
+    return pd.DataFrame({
+        "n": long["n"].to_numpy(),
+        "Full Audio": long["full_audio"].to_numpy(),
+        "Transcript Only": long["transcript_only"].to_numpy(),
+        "\u0394": long["delta_pp"].to_numpy(),
+        "McNemar p": long["p_value"].to_numpy(),
+        f"\u0394 {lvl}% CI low": long["ci_low"].to_numpy(),
+        f"\u0394 {lvl}% CI high": long["ci_high"].to_numpy(),
+    }, index=pd.Index(long["row"].to_list(), name="Evidence Type"))
+
+
+@dataclass
+class AblationResult:
+    """Table 2 for one model: ``table`` (long), ``unpaired``, ``problems``."""
+
+    model: str
+    table: pd.DataFrame
+    unpaired: pd.DataFrame
+    problems: list[Problem] = field(default_factory=list)
+
+    def wide(self) -> pd.DataFrame:
+        return wide_table2(self.table)
+
+
+def transcript_ablation(ablation, *, model: str | None = None, budget: str | None = _DEFAULT_BUDGET,
+                        seed: int = 0, n_boot: int = 10_000, ci: float = 0.95) -> AblationResult:
+    """Full audio vs transcript only for one model (Table 2), from an ablation frame.
+
+    Parameters
+    ----------
+    ablation : polars.DataFrame or pandas.DataFrame
+        ``Release.ablation``: tidy verdict rows with ``input_condition``.
+    model : str, optional
+        Required when the frame holds several models.
+    budget : str, default "8K"
+    seed, n_boot, ci
+        Paired bootstrap of the drop (``numpy.random.default_rng(seed)``; each row uses the
+        seed afresh; pooled rows resample within evidence types).
+
+    Returns
+    -------
+    AblationResult
+    """
+    paired = ablation_pairs(ablation, model=model, budget=budget)
+    return AblationResult(paired.model, ablation_table(paired, seed=seed, n_boot=n_boot, ci=ci),
+                          paired.unpaired, list(paired.problems))
+
+
+def transcript_ablation_release(release, **kwargs) -> AblationResult:
+    """:func:`transcript_ablation` on ``release.ablation``."""
+    if getattr(release, "ablation", None) is None:
+        raise VoxMemDataError([Problem("no_ablation", "error",
+                                       "the release has no ablation runs (ablation/<condition>/**/*.jsonl)", "ablation")])
+    return transcript_ablation(release.ablation, **kwargs)
+
+
+def table2(release, *, seed: int = 0, n_boot: int = 10_000, model: str | None = None,
+           budget: str = _DEFAULT_BUDGET) -> pd.DataFrame:
+    """Table 2: acoustic-evidence validation (full audio vs transcript only, 8K answerable)."""
+    return transcript_ablation_release(release, model=model, budget=budget, seed=seed, n_boot=n_boot).wide()
+
+
+try:  # registry of `voxmem-analysis table NAME`
+    from .artifacts import artifact as _artifact
+except ImportError:  # pragma: no cover - artifacts.py absent
+    _artifact = None
+if _artifact is not None:
+    _artifact("table2", title="Table 2: transcript-only ablation at 8K", needs=("ablation",))(table2)

@@ -1,0 +1,790 @@
+"""Error attribution at 64K (paper Appendix D.5 "Population"/"Exclusions", E.1-E.5, F.5; Section 4.4 Finding 6).
+
+An auditor reads each wrong, committed answer and returns a factual record
+(``../shared/FORMATS.md`` section 4): ``commits``, ``answer``, ``evidence_recovered``,
+``source``, ``source_session``, ``relation``, ``why``.  It never chooses a class.  The
+class is derived here, in code, by the fixed, ordered rule table :data:`RULES`
+(Table 19, Appendix E.2).  The first rule whose condition holds decides; the order is the
+order in which a memory query can fail (the evidence is recognised, then bound to the
+right speaker or session, then operated on), so every error gets the earliest stage at
+which it fails.  *Unsupported answer* is assigned only when no stage rule applies, and to
+specific answers that appear nowhere in the conversation (invented values and invented
+inventories).  Answers the audit judges equivalent to the reference are *Not attributable*
+and kept as their own class (E.2 iii).
+
+Terms used in the table: a *non-specific* commitment is ``commits`` in
+``{none, generic, off_type}``; a *cue-keyed* subtype is one whose retrieval key is an
+acoustic cue (:data:`~voxmem_analysis.taxonomy.CUE_KEYED_SUBTYPES`: Cue-to-Fact,
+Matching); a *count question* is a Counting item or ``answer_type`` in
+:data:`COUNT_ANSWER_TYPES`; a *verdict* is a yes/no or same/different answer
+(``answer_type`` in :data:`VERDICT_ANSWER_TYPES`, or an answer starting with such a word).
+Records with ``commits == "truncated"`` are not classed: truncated answers are an
+exclusion (D.5), counted by :func:`attribution_population`.
+
+.. rule-table-begin
+
+| # | rule | condition (audit record; first match wins) | class | paper |
+| --- | --- | --- | --- | --- |
+| 1 | `answer_matches_gold` | relation = matches_gold | not_attributable | Table 19 (Not attributable); E.2 (iii) |
+| 2 | `cue_missed_no_commitment` | commits non-specific and not evidence_recovered | recognition | Table 19 (Recognition: commits to nothing, a generic description or a wrong-type answer without identifying the cue); Case 1 |
+| 3 | `cue_named_operation_not_performed` | commits non-specific and evidence_recovered | operation | E.2 (i); Table 19 (Operation: the cue is identified but the requested operation is not carried out) |
+| 4 | `count_answered_with_cue` | count question, commits specific, evidence_recovered, answer contains no number | operation | E.2 (i) ("I heard a crackling fire" to a how-many question) |
+| 5 | `attached_to_other_speaker` | relation = other_speaker and source in {evidence, other_session} | binding | Table 19 (Binding: the audit places it with another speaker) |
+| 6 | `cue_keyed_from_non_evidence_session` | source = other_session and subtype cue-keyed | binding | Table 19 (Binding: non-evidence session on a cue-keyed question); E.1; Case 3 |
+| 7 | `non_evidence_session` | source = other_session (subtype not cue-keyed) | recognition | Table 19 (Localization: content from a non-evidence session, retrieval key not a cue); Case 2 |
+| 8 | `verdict_decided_wrongly` | subtype Matching, verdict answer, evidence_recovered, source = evidence | operation | E.2 (ii); Case 5b |
+| 9 | `count_off_after_locating` | relation = count_off and source = evidence | operation | Table 19 (Operation: a wrong count); Case 5 |
+| 10 | `other_point_on_trajectory` | relation in {earlier_state, later_state} and source = evidence | operation | Table 19 (Operation: another point on the same state trajectory); E.3 |
+| 11 | `wrong_value_from_evidence` | source = evidence | recognition | Table 19 (Recognition: reads a wrong value from an evidence session) |
+| 12 | `invented_answer` | source = absent | unsupported | Table 19 (Unsupported, incl. invented inventories); Case 6 |
+| 13 | `no_stage_rule` | any other committed answer | unsupported | Table 19 (Unsupported: any committed answer no stage rule covers) |
+
+.. rule-table-end
+
+Population (App. D.5): the 64K budget, the three audio-native evidence types, answerable
+items, the ten systems with a complete 64K run.  Of the incorrect predictions, three
+kinds carrying no committed answer are removed first, in this order and counted:
+refusals (evidence- or capability-based, :func:`is_refusal`), empty generations
+(``status == "failed"`` or a blank response) and truncated answers (audit
+``commits == "truncated"``).  Every other incorrect prediction must have an audit record
+and is attributed; one lacking a record is counted as ``missing_record``, never dropped.
+
+Public API
+----------
+:func:`classify`, :data:`RULES`, :func:`rule_table`, :func:`is_refusal`,
+:func:`make_refusal_detector`, :func:`load_audit_records`, :func:`audit_records_frame`,
+:func:`select_models`, :func:`population_frame`, :func:`attribution_population`,
+:func:`attributed_errors`, :func:`table20`, :func:`class_proportions`.
+Artifacts ``table20``, ``fig7``, ``fig10`` are registered with :mod:`voxmem_analysis.artifacts`.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from . import taxonomy as tx
+from .errors import Problem, VoxMemDataError
+
+__all__ = [
+    "AUDIT_FIELDS", "COMMITS", "SOURCES", "RELATIONS", "NON_SPECIFIC_COMMITS", "VERDICT_ANSWER_TYPES",
+    "COUNT_ANSWER_TYPES", "REFUSAL_PATTERNS", "STAGES", "Rule", "RULES", "classify", "rule_table",
+    "rules_markdown", "is_refusal", "make_refusal_detector", "load_audit_records", "audit_records_frame",
+    "select_models", "population_frame", "attribution_population", "attributed_errors", "table20",
+    "class_proportions", "BUDGET", "MIN_ERRORS",
+]
+
+# ----------------------------------------------------------------------------- vocabulary
+COMMITS: tuple[str, ...] = ("specific", "generic", "off_type", "none", "truncated")
+SOURCES: tuple[str, ...] = ("evidence", "other_session", "absent", "none")
+RELATIONS: tuple[str, ...] = (
+    "matches_gold", "wrong_value_same_session", "same_value_other_session", "earlier_state",
+    "later_state", "other_speaker", "count_off", "unrelated",
+)
+#: The auditor's record, in the order of the F.5 prompt.
+AUDIT_FIELDS: tuple[str, ...] = ("commits", "answer", "evidence_recovered", "source", "source_session", "relation", "why")
+_ENUMS = {"commits": COMMITS, "source": SOURCES, "relation": RELATIONS}
+NON_SPECIFIC_COMMITS: frozenset[str] = frozenset({"none", "generic", "off_type"})
+#: Answer types whose answer is a same-or-different verdict (E.2 ii).
+VERDICT_ANSWER_TYPES: frozenset[str] = frozenset({"yes_no", "boolean", "binary", "same_different"})
+#: Answer types that make a question a count question (E.2 i).
+COUNT_ANSWER_TYPES: frozenset[str] = frozenset({"number", "integer", "count", "numeric"})
+_VERDICT_RE = re.compile(
+    r"^\W*(yes|no|same|different|true|false|identical|not the same|they (?:do not|don't|do) match|match(?:es)?)\b", re.I)
+_NUMBER_RE = re.compile(
+    r"\d|\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen"
+    r"|twenty|thirty|once|twice|thrice|none)\b", re.I)
+
+BUDGET = "64K"
+MIN_ERRORS = 5
+#: Stages of the population, in the order they are applied (App. D.5).
+STAGES: tuple[str, ...] = ("correct", "refusal", "empty", "truncated", "attributed", "missing_record")
+
+
+# ----------------------------------------------------------------------------- rules
+@dataclass(frozen=True)
+class AuditContext:
+    """One audit record plus the item facts a rule may look at (normalised)."""
+
+    commits: str
+    answer: str | None
+    evidence_recovered: bool
+    source: str
+    source_session: object
+    relation: str
+    why: str | None
+    subtype: str | None
+    answer_type: str | None
+
+    @property
+    def non_specific(self) -> bool:
+        return self.commits in NON_SPECIFIC_COMMITS
+
+    @property
+    def cue_keyed(self) -> bool:
+        return self.subtype in tx.CUE_KEYED_SUBTYPES
+
+    @property
+    def count_question(self) -> bool:
+        return self.subtype == "counting" or (self.answer_type or "").lower() in COUNT_ANSWER_TYPES
+
+    @property
+    def verdict_answer(self) -> bool:
+        if (self.answer_type or "").lower() in VERDICT_ANSWER_TYPES:
+            return True
+        return bool(self.answer) and bool(_VERDICT_RE.match(str(self.answer)))
+
+    @property
+    def numeric_answer(self) -> bool:
+        return bool(self.answer) and bool(_NUMBER_RE.search(str(self.answer)))
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One row of the rule table: ``condition(ctx) -> bool`` decides ``attribution_class``."""
+
+    name: str
+    condition: Callable[[AuditContext], bool]
+    attribution_class: str
+    paper_reference: str
+    description: str = ""
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("answer_matches_gold", lambda c: c.relation == "matches_gold", "not_attributable",
+         "Table 19 (Not attributable); E.2 (iii)", "relation = matches_gold"),
+    Rule("cue_missed_no_commitment", lambda c: c.non_specific and not c.evidence_recovered, "recognition",
+         "Table 19 (Recognition: commits to nothing, a generic description or a wrong-type answer without "
+         "identifying the cue); Case 1", "commits non-specific and not evidence_recovered"),
+    Rule("cue_named_operation_not_performed", lambda c: c.non_specific and c.evidence_recovered, "operation",
+         "E.2 (i); Table 19 (Operation: the cue is identified but the requested operation is not carried out)",
+         "commits non-specific and evidence_recovered"),
+    Rule("count_answered_with_cue",
+         lambda c: c.count_question and c.commits == "specific" and c.evidence_recovered and not c.numeric_answer,
+         "operation", 'E.2 (i) ("I heard a crackling fire" to a how-many question)',
+         "count question, commits specific, evidence_recovered, answer contains no number"),
+    Rule("attached_to_other_speaker",
+         lambda c: c.relation == "other_speaker" and c.source in ("evidence", "other_session"), "binding",
+         "Table 19 (Binding: the audit places it with another speaker)",
+         "relation = other_speaker and source in {evidence, other_session}"),
+    Rule("cue_keyed_from_non_evidence_session", lambda c: c.source == "other_session" and c.cue_keyed, "binding",
+         "Table 19 (Binding: non-evidence session on a cue-keyed question); E.1; Case 3",
+         "source = other_session and subtype cue-keyed"),
+    Rule("non_evidence_session", lambda c: c.source == "other_session", "recognition",
+         "Table 19 (Localization: content from a non-evidence session, retrieval key not a cue); Case 2",
+         "source = other_session (subtype not cue-keyed)"),
+    Rule("verdict_decided_wrongly",
+         lambda c: c.subtype == "matching_resolution" and c.verdict_answer and c.evidence_recovered
+         and c.source == "evidence", "operation", "E.2 (ii); Case 5b",
+         "subtype Matching, verdict answer, evidence_recovered, source = evidence"),
+    Rule("count_off_after_locating", lambda c: c.relation == "count_off" and c.source == "evidence", "operation",
+         "Table 19 (Operation: a wrong count); Case 5", "relation = count_off and source = evidence"),
+    Rule("other_point_on_trajectory",
+         lambda c: c.relation in ("earlier_state", "later_state") and c.source == "evidence", "operation",
+         "Table 19 (Operation: another point on the same state trajectory); E.3",
+         "relation in {earlier_state, later_state} and source = evidence"),
+    Rule("wrong_value_from_evidence", lambda c: c.source == "evidence", "recognition",
+         "Table 19 (Recognition: reads a wrong value from an evidence session)", "source = evidence"),
+    Rule("invented_answer", lambda c: c.source == "absent", "unsupported",
+         "Table 19 (Unsupported, incl. invented inventories); Case 6", "source = absent"),
+    Rule("no_stage_rule", lambda c: True, "unsupported",
+         "Table 19 (Unsupported: any committed answer no stage rule covers)", "any other committed answer"),
+)
+
+
+def rules_markdown() -> str:
+    """The rule table as Markdown (identical to the one in this module's docstring)."""
+    lines = ["| # | rule | condition (audit record; first match wins) | class | paper |",
+             "| --- | --- | --- | --- | --- |"]
+    for i, r in enumerate(RULES, 1):
+        lines.append(f"| {i} | `{r.name}` | {r.description} | {r.attribution_class} | {r.paper_reference} |")
+    return "\n".join(lines)
+
+
+def rule_table() -> pd.DataFrame:
+    """The rule table as a DataFrame: ``order, rule, condition, attribution_class, paper_reference``."""
+    return pd.DataFrame([(i, r.name, r.description, r.attribution_class, r.paper_reference)
+                         for i, r in enumerate(RULES, 1)],
+                        columns=["order", "rule", "condition", "attribution_class", "paper_reference"])
+
+
+def _as_bool(v) -> bool | None:
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    return None
+
+
+def _context(record: Mapping, subtype, answer_type) -> AuditContext:
+    for f in ("commits", "source", "relation"):
+        v = record.get(f)
+        if v not in _ENUMS[f]:
+            raise ValueError(f"audit field {f!r} has unknown value {v!r} (expected one of {', '.join(_ENUMS[f])})")
+    rec = _as_bool(record.get("evidence_recovered"))
+    if rec is None:
+        raise ValueError(f"audit field 'evidence_recovered' must be a boolean, got {record.get('evidence_recovered')!r}")
+    st = tx.normalize_subtype(subtype) if subtype is not None else None
+    if subtype is not None and st is None:
+        raise ValueError(f"unknown subtype {subtype!r}")
+    answer = record.get("answer")
+    return AuditContext(record["commits"], None if answer is None else str(answer), rec, record["source"],
+                        record.get("source_session"), record["relation"], record.get("why"), st,
+                        None if answer_type is None or (isinstance(answer_type, float) and np.isnan(answer_type))
+                        else str(answer_type))
+
+
+def classify(record: Mapping, *, subtype: str | None, answer_type: str | None = None) -> tuple[str, str]:
+    """Class of one wrong, committed answer from its audit record.
+
+    Parameters
+    ----------
+    record : mapping
+        The auditor's record (``commits, answer, evidence_recovered, source, source_session,
+        relation, why``); extra keys are ignored.
+    subtype : str
+        The item's subtype (any spelling :func:`taxonomy.normalize_subtype` accepts).  It
+        decides whether the retrieval key is a cue (binding vs localization).
+    answer_type : str, optional
+        The item's answer type (``number`` makes a count question, ``yes_no`` a verdict).
+
+    Returns
+    -------
+    (attribution_class, rule_name)
+        ``attribution_class`` is one of :data:`taxonomy.ATTRIBUTION_CLASSES`; ``rule_name``
+        the first rule of :data:`RULES` whose condition held.
+
+    Raises
+    ------
+    ValueError
+        For a truncated record (an exclusion, not a class), an unknown enum value or a
+        non-boolean ``evidence_recovered``.
+    """
+    ctx = _context(record, subtype, answer_type)
+    if ctx.commits == "truncated":
+        raise ValueError("truncated answers are excluded before attribution (App. D.5); they have no class")
+    for rule in RULES:
+        if rule.condition(ctx):
+            return rule.attribution_class, rule.name
+    raise AssertionError("the last rule always applies")  # pragma: no cover
+
+
+# ----------------------------------------------------------------------------- refusals
+#: Default refusal patterns (case-insensitive): evidence-based abstentions and
+#: capability/policy refusals.  A flat denial that anything was heard ("there was no
+#: background sound") is *not* a refusal: the auditor records it as ``commits = none``.
+REFUSAL_PATTERNS: tuple[str, ...] = (
+    r"\binsufficient (?:evidence|information|context|data)\b",
+    r"\bnot (?:enough|sufficient) (?:information|evidence|context|details?|data)\b",
+    r"\b(?:cannot|can ?not|can't|unable to|not able to|impossible to|not possible to) (?:be )?"
+    r"(?:determined?|tell|answer|say|know|identif(?:y|ied)|infer(?:red)?|recall|confirm|verif(?:y|ied))\b",
+    r"\b(?:does not|doesn't|do not|don't) (?:contain|provide|include|mention|specify|give) "
+    r"(?:enough |sufficient |any |the )?(?:information|evidence|details?|context)\b",
+    r"\bI (?:cannot|can ?not|can't|am unable to|am not able to|'m unable to|'m not able to) "
+    r"(?:hear|listen|process|access|perceive|play|analy[sz]e|remember)\b",
+    r"\b(?:no|without|don't have|do not have|lack) (?:access to|memory of|the ability to)\b",
+    r"\bas an AI\b",
+    r"\bI (?:do not|don't) (?:know|remember|recall|have (?:that|this|any|enough) information)\b",
+    r"\bno (?:information|evidence|record|mention|details?) (?:about|of|on|regarding|is available|available)\b",
+    r"\bnot (?:mentioned|specified|stated|provided|recorded) in (?:the|our|this) (?:conversation|history|sessions?|audio|chats?)\b",
+)
+
+
+def make_refusal_detector(patterns: Iterable[str] | None = None, *, extra: Iterable[str] = ()) -> Callable[[object], bool]:
+    """A refusal detector from regular expressions (default :data:`REFUSAL_PATTERNS`, plus ``extra``)."""
+    pats = tuple(REFUSAL_PATTERNS if patterns is None else patterns) + tuple(extra)
+    rx = re.compile("|".join(f"(?:{p})" for p in pats), re.I) if pats else None
+
+    def detector(text) -> bool:
+        if rx is None or text is None or not isinstance(text, str) or not text.strip():
+            return False
+        return bool(rx.search(text.replace("\u2019", "'").replace("\u2018", "'")))
+
+    return detector
+
+
+_DEFAULT_DETECTOR = make_refusal_detector()
+
+
+def is_refusal(text, patterns: Iterable[str] | None = None) -> bool:
+    """True when ``text`` declines to answer (evidence- or capability-based refusal).
+
+    Examples: "insufficient evidence", "It cannot be determined from our conversations",
+    "There is not enough information", "I cannot hear audio", "I have no access to previous
+    conversations", "I don't know".  ``None`` or blank text is not a refusal (it is an empty
+    generation).  Pass ``patterns`` (or build a detector with :func:`make_refusal_detector`)
+    to override the rule.
+    """
+    return (_DEFAULT_DETECTOR if patterns is None else make_refusal_detector(patterns))(text)
+
+
+# ----------------------------------------------------------------------------- frames
+def _to_pandas(frame) -> pd.DataFrame:
+    if isinstance(frame, pd.DataFrame):
+        df = frame.copy()
+    else:
+        df = frame.to_pandas()
+    if "budget" in df.columns:
+        df["budget"] = df["budget"].astype(object).map(lambda v: None if v is None or (isinstance(v, float) and np.isnan(v))
+                                                      else tx.normalize_budget(v))
+    return df
+
+
+def select_models(frame, models=None) -> list[str]:
+    """The systems of the attribution population.
+
+    ``models`` may be a list of names, a registry DataFrame with ``model`` and ``in_64k_set``
+    columns (the flagged ones, or all at 64K if none is flagged), or ``None`` (every model
+    with predictions at 64K, in order of first appearance).
+    """
+    df = _to_pandas(frame)
+    at64 = list(dict.fromkeys(df.loc[df["budget"] == BUDGET, "model"].tolist()))
+    if models is None:
+        return at64
+    if isinstance(models, pd.DataFrame):
+        flag = models["in_64k_set"].map(lambda v: str(v).strip().lower() in ("true", "1", "yes"))
+        flagged = [m for m in models.loc[flag, "model"] if m in set(at64)]
+        return flagged or at64
+    if isinstance(models, str):
+        return [models]
+    return list(models)
+
+
+_POP_COLUMNS = ("model", "item_id", "evidence_type", "operation", "subtype", "answer_type", "status", "correct", "response")
+
+
+def _population_attempts(frame, models) -> pd.DataFrame:
+    df = _to_pandas(frame)
+    missing = [c for c in ("model", "item_id", "budget", "evidence_type", "subtype", "correct", "status", "response")
+               if c not in df.columns]
+    if missing:
+        raise ValueError(f"verdict frame lacks column(s) {missing}")
+    if "is_ar" in df.columns:
+        answerable = ~df["is_ar"].fillna(False).astype(bool)
+    else:
+        answerable = df["operation"] != "answer_refusal"
+    chosen = select_models(df, models)
+    keep = (df["budget"] == BUDGET) & df["evidence_type"].isin(tx.AUDIO_NATIVE) & answerable & df["model"].isin(chosen)
+    keep &= df["status"] != "provider_rejected"
+    out = df.loc[keep].copy()
+    if "operation" not in out.columns:
+        out["operation"] = out["subtype"].map(tx.SUBTYPE_OPERATION)
+    if "answer_type" not in out.columns:
+        out["answer_type"] = None
+    out["correct"] = out["correct"].map(lambda v: bool(v) if isinstance(v, (bool, np.bool_)) else False)
+    return out[list(_POP_COLUMNS)].reset_index(drop=True)
+
+
+def _blank(v) -> bool:
+    return v is None or (isinstance(v, float) and np.isnan(v)) or (isinstance(v, str) and not v.strip())
+
+
+def population_frame(frame, audit: pd.DataFrame | None = None, *, models=None,
+                     refusal_detector: Callable[[object], bool] = is_refusal) -> pd.DataFrame:
+    """One row per attempt of the attribution population, with the stage it ends in.
+
+    Parameters
+    ----------
+    frame : polars or pandas DataFrame
+        The tidy verdict frame (``schema.py`` columns).
+    audit : DataFrame, optional
+        Audit records (:func:`load_audit_records`); ``None`` means no record at all.
+    models : see :func:`select_models`
+    refusal_detector : callable
+        ``text -> bool``; default :func:`is_refusal`.
+
+    Returns
+    -------
+    DataFrame
+        ``model, item_id, evidence_type, operation, subtype, answer_type, status, correct,
+        response, stage, has_record`` and the audit fields.  ``stage`` is one of
+        :data:`STAGES`, applied in order: ``correct``; ``refusal``; ``empty`` (status failed
+        or blank response); ``truncated`` (record ``commits == "truncated"``); ``attributed``
+        (a record exists); ``missing_record``.
+    """
+    pop = _population_attempts(frame, models)
+    if audit is None or len(audit) == 0:
+        audit = pd.DataFrame(columns=["model", "item_id", *AUDIT_FIELDS])
+    rec = audit[["model", "item_id", *AUDIT_FIELDS]].drop_duplicates(["model", "item_id"], keep=False)
+    pop = pop.merge(rec, on=["model", "item_id"], how="left", indicator=True)
+    pop["has_record"] = pop.pop("_merge") == "both"
+    refusal = pop["response"].map(lambda r: (not _blank(r)) and bool(refusal_detector(r)))
+    empty = (pop["status"] == "failed") | pop["response"].map(_blank)
+    truncated = pop["has_record"] & (pop["commits"] == "truncated")
+    stage = np.select(
+        [pop["correct"], refusal, empty, truncated, pop["has_record"]],
+        ["correct", "refusal", "empty", "truncated", "attributed"], default="missing_record")
+    pop["stage"] = stage
+    return pop
+
+
+_STAGE_DESCRIPTIONS = {
+    "attempts": "64K, audio-native, answerable predictions of the selected systems (provider rejections excluded)",
+    "incorrect": "attempts scored incorrect",
+    "refusals": "incorrect: evidence- or capability-based refusal (removed first)",
+    "empty": "incorrect: empty generation, status failed or blank response (removed second)",
+    "truncated": "incorrect: answer stops mid-sentence, audit commits = truncated (removed third)",
+    "attributed": "incorrect, not excluded, with an audit record: attributed",
+    "missing_record": "incorrect, not excluded, without an audit record (not attributed; reported)",
+    "unused_record": "audit records attached to refusals or empty generations (ignored; reported)",
+}
+
+
+def attribution_population(frame, audit: pd.DataFrame | None = None, *, models=None,
+                           refusal_detector: Callable[[object], bool] = is_refusal,
+                           by: str | None = None) -> pd.DataFrame:
+    """Counts of the attribution population and its exclusions (App. D.5).
+
+    Returns
+    -------
+    DataFrame
+        ``stage, count, description`` with stages ``attempts, incorrect, refusals, empty,
+        truncated, attributed, missing_record, unused_record``; with ``by`` (``"model"`` or
+        ``"evidence_type"``) one block per value, with that column first.
+    """
+    pop = population_frame(frame, audit, models=models, refusal_detector=refusal_detector)
+
+    def counts(p: pd.DataFrame) -> list[tuple[str, int]]:
+        s = p["stage"]
+        return [
+            ("attempts", len(p)), ("incorrect", int((s != "correct").sum())),
+            ("refusals", int((s == "refusal").sum())), ("empty", int((s == "empty").sum())),
+            ("truncated", int((s == "truncated").sum())), ("attributed", int((s == "attributed").sum())),
+            ("missing_record", int((s == "missing_record").sum())),
+            ("unused_record", int((s.isin(["refusal", "empty"]) & p["has_record"]).sum())),
+        ]
+
+    if by is None:
+        return pd.DataFrame([(k, n, _STAGE_DESCRIPTIONS[k]) for k, n in counts(pop)],
+                            columns=["stage", "count", "description"])
+    if by not in ("model", "evidence_type"):
+        raise ValueError(f"by must be None, 'model' or 'evidence_type', got {by!r}")
+    order = select_models(frame, models) if by == "model" else list(tx.AUDIO_NATIVE)
+    rows = [(g, k, n, _STAGE_DESCRIPTIONS[k]) for g in order for k, n in counts(pop[pop[by] == g])]
+    return pd.DataFrame(rows, columns=[by, "stage", "count", "description"])
+
+
+_ERROR_COLUMNS = ("model", "item_id", "evidence_type", "operation", "subtype", "answer_type", "class", "rule")
+
+
+def attributed_errors(frame, audit: pd.DataFrame | None, *, models=None,
+                      refusal_detector: Callable[[object], bool] = is_refusal) -> pd.DataFrame:
+    """One row per attributed error with its class and the rule that decided it.
+
+    Returns
+    -------
+    DataFrame
+        ``model, item_id, evidence_type, operation, subtype, answer_type, class, rule`` and
+        the audit fields (``commits ... why``), in population order.
+    """
+    pop = population_frame(frame, audit, models=models, refusal_detector=refusal_detector)
+    err = pop[pop["stage"] == "attributed"].reset_index(drop=True)
+    results = [classify(r, subtype=r["subtype"], answer_type=r["answer_type"]) for r in err.to_dict("records")]
+    err["class"] = [c for c, _ in results]
+    err["rule"] = [n for _, n in results]
+    return err[[*_ERROR_COLUMNS, *AUDIT_FIELDS]]
+
+
+def _cell_counts(errors: pd.DataFrame, by: str) -> pd.DataFrame:
+    """Class counts per (group, model, evidence_type) cell: index (group, model, evidence_type)."""
+    e = errors.assign(_group=errors[by])
+    c = e.groupby(["_group", "model", "evidence_type"], observed=True)["class"].value_counts().unstack(fill_value=0)
+    return c.reindex(columns=list(tx.ATTRIBUTION_CLASSES), fill_value=0)
+
+
+def table20(errors: pd.DataFrame, *, min_errors: int = MIN_ERRORS) -> pd.DataFrame:
+    """Table 20: attributed errors by subtype, by evidence type and in total.
+
+    Parameters
+    ----------
+    errors : DataFrame
+        :func:`attributed_errors` output (needs ``model, evidence_type, subtype, class``).
+    min_errors : int
+        A model x evidence-type cell counts in ``Cells`` when it has at least this many errors
+        in the subtype (paper: 5).
+
+    Returns
+    -------
+    DataFrame
+        Index: the eight subtype labels (taxonomy order), the three audio-native evidence
+        labels, ``Total``.  Columns: ``Op.``, ``Recog., Bind., Oper., Unsup., N.a.``, ``Total``,
+        ``Cells`` (subtype rows only).
+    """
+    classes = list(tx.ATTRIBUTION_CLASSES)
+    labels = [tx.ATTRIBUTION_LABELS[c] for c in classes]
+    rows, index = [], []
+    for s in tx.SUBTYPES:
+        sub = errors[errors["subtype"] == s]
+        cnt = sub["class"].value_counts().reindex(classes, fill_value=0)
+        cells = sub.groupby(["model", "evidence_type"]).size()
+        rows.append([tx.OPERATION_LABELS[tx.SUBTYPE_OPERATION[s]], *cnt.tolist(), int(cnt.sum()),
+                     int((cells >= min_errors).sum())])
+        index.append(tx.SUBTYPE_LABELS[s])
+    for e in tx.AUDIO_NATIVE:
+        cnt = errors.loc[errors["evidence_type"] == e, "class"].value_counts().reindex(classes, fill_value=0)
+        rows.append(["", *cnt.tolist(), int(cnt.sum()), pd.NA])
+        index.append(tx.EVIDENCE_LABELS[e])
+    cnt = errors["class"].value_counts().reindex(classes, fill_value=0)
+    rows.append(["", *cnt.tolist(), int(cnt.sum()), pd.NA])
+    index.append("Total")
+    out = pd.DataFrame(rows, index=pd.Index(index, name="Subtype"), columns=["Op.", *labels, "Total", "Cells"])
+    for c in [*labels, "Total"]:
+        out[c] = out[c].astype("int64")
+    out["Cells"] = out["Cells"].astype("Int64")
+    return out
+
+
+_BY_GROUPS = {
+    "operation": (tx.ANSWERABLE_OPERATIONS, tx.OPERATION_LABELS),
+    "evidence_type": (tx.AUDIO_NATIVE, tx.EVIDENCE_LABELS),
+    "subtype": (tx.SUBTYPES, tx.SUBTYPE_LABELS),
+}
+
+
+def class_proportions(errors: pd.DataFrame, by: str = "operation", *, min_errors: int = MIN_ERRORS,
+                      average: str = "macro") -> pd.DataFrame:
+    """Share of each attribution class among the errors of each group (Figures 7 and 10).
+
+    Parameters
+    ----------
+    errors : DataFrame
+        :func:`attributed_errors` output.
+    by : {"operation", "evidence_type", "subtype"}
+    min_errors : int
+        Macro average: a model x evidence-type cell enters only with at least this many
+        errors in the group (paper: 5).
+    average : {"macro", "pooled"}
+        ``macro`` (the paper's Figures 7 and 10): the class proportions of every
+        model x evidence-type cell of the group, averaged with equal weight over the cells
+        that have ``>= min_errors`` errors.  ``pooled``: class counts over all errors of
+        the group divided by their number (the proportions of Table 20's counts).
+
+    Returns
+    -------
+    DataFrame
+        One row per group in taxonomy order: ``by, group, label``, one column per class
+        (percent, NaN when no cell qualifies), ``n_cells`` (cells with ``>= min_errors``
+        errors), ``n_errors`` (errors the proportions rest on: those of the qualifying cells
+        for ``macro``, all for ``pooled``), ``n_errors_all``, ``average``.
+
+    Notes
+    -----
+    ``macro_g[c] = mean_{k in K_g} n_k[c] / n_k`` with ``K_g`` the cells with
+    ``n_k >= min_errors``; ``pooled_g[c] = sum_k n_k[c] / sum_k n_k``.
+    """
+    if by not in _BY_GROUPS:
+        raise ValueError(f"by must be one of {', '.join(_BY_GROUPS)}, got {by!r}")
+    if average not in ("macro", "pooled"):
+        raise ValueError(f"average must be 'macro' or 'pooled', got {average!r}")
+    groups, labels = _BY_GROUPS[by]
+    classes = list(tx.ATTRIBUTION_CLASSES)
+    cells = _cell_counts(errors, by) if len(errors) else None
+    rows = []
+    for g in groups:
+        if cells is not None and g in cells.index.get_level_values(0):
+            c = cells.xs(g, level=0)
+        else:
+            c = pd.DataFrame(columns=classes, dtype="int64")
+        tot = c.sum(axis=1)
+        q = c[tot >= min_errors]
+        if average == "macro":
+            share = q.div(q.sum(axis=1), axis=0).mean(axis=0) * 100 if len(q) else pd.Series(np.nan, index=classes)
+            n_err = int(q.to_numpy().sum())
+        else:
+            n_all = c.to_numpy().sum()
+            share = c.sum(axis=0) / n_all * 100 if n_all else pd.Series(np.nan, index=classes)
+            n_err = int(n_all)
+        rows.append([by, g, labels[g], *[float(share[k]) for k in classes], int(len(q)), n_err,
+                     int(c.to_numpy().sum()), average])
+    return pd.DataFrame(rows, columns=["by", "group", "label", *classes, "n_cells", "n_errors", "n_errors_all", "average"])
+
+
+# ----------------------------------------------------------------------------- audit records
+def _audit_files(root: Path) -> list[Path]:
+    base = root / "attribution"
+    if not base.is_dir():
+        return []
+    files = {p for g in ("*.jsonl", "*.jsonl.gz") for p in base.rglob(g) if p.is_file()}
+    return sorted(files, key=lambda p: p.relative_to(root).as_posix())
+
+
+def _check_record(obj, file: str | None, line: int | None) -> tuple[dict | None, list[Problem]]:
+    probs: list[Problem] = []
+
+    def err(code, msg, fld=None):
+        probs.append(Problem(code, "error", msg, file, line, fld))
+
+    if not isinstance(obj, dict):
+        err("not_an_object", f"record is a JSON {type(obj).__name__}, expected an object")
+        return None, probs
+    for f in ("model", "item_id"):
+        if not isinstance(obj.get(f), str) or not obj.get(f).strip():
+            err("missing_field", f"required field `{f}` is missing or empty", f)
+    for f in AUDIT_FIELDS:
+        if f not in obj:
+            err("missing_field", f"audit field `{f}` is missing", f)
+    for f, allowed in _ENUMS.items():
+        if f in obj and obj[f] not in allowed:
+            err("unknown_value", f"`{f}` is {obj[f]!r}; expected one of {', '.join(allowed)}", f)
+    if "evidence_recovered" in obj and not isinstance(obj["evidence_recovered"], bool):
+        err("invalid_value", f"`evidence_recovered` must be true or false, got {obj['evidence_recovered']!r}",
+            "evidence_recovered")
+    ss = obj.get("source_session")
+    if ss is not None and (isinstance(ss, bool) or not isinstance(ss, int)):
+        err("invalid_value", f"`source_session` must be a session number or null, got {ss!r}", "source_session")
+    for f in ("answer", "why"):
+        if obj.get(f) is not None and not isinstance(obj.get(f), str):
+            err("invalid_value", f"`{f}` must be a string or null, got {type(obj.get(f)).__name__}", f)
+    if probs:
+        return None, probs
+    row = {"model": obj["model"], "item_id": obj["item_id"], **{f: obj[f] for f in AUDIT_FIELDS},
+           "source_file": file, "source_line": line}
+    return row, probs
+
+
+def _finish_audit(rows: list[dict], problems: list[Problem], frame, models, strict: bool) -> pd.DataFrame:
+    # duplicates: every copy is reported and left out, so the prediction shows up as missing_record
+    seen: dict[tuple, list[dict]] = {}
+    for r in rows:
+        seen.setdefault((r["model"], r["item_id"]), []).append(r)
+    kept = []
+    for key, rs in seen.items():
+        if len(rs) == 1:
+            kept.append(rs[0])
+            continue
+        where = ", ".join(f"{r['source_file']}:{r['source_line']}" for r in rs)
+        for r in rs:
+            problems.append(Problem("duplicate_record", "error",
+                                    f"({key[0]}, {key[1]}) has {len(rs)} audit records ({where}); none is used",
+                                    r["source_file"], r["source_line"], "item_id"))
+    if frame is not None:
+        att = _population_attempts(frame, models)
+        status = {(m, i): c for m, i, c in zip(att["model"], att["item_id"], att["correct"])}
+        ok = []
+        for r in kept:
+            key = (r["model"], r["item_id"])
+            if key not in status:
+                problems.append(Problem("not_in_population", "error",
+                                        f"({key[0]}, {key[1]}) is not a 64K audio-native answerable prediction of "
+                                        "the selected systems; record not used", r["source_file"], r["source_line"], "item_id"))
+            elif status[key]:
+                problems.append(Problem("record_for_correct_prediction", "error",
+                                        f"({key[0]}, {key[1]}) was scored correct; record not used",
+                                        r["source_file"], r["source_line"], "item_id"))
+            else:
+                ok.append(r)
+        kept = ok
+    cols = ["model", "item_id", *AUDIT_FIELDS, "source_file", "source_line"]
+    out = pd.DataFrame(kept, columns=cols)
+    out["evidence_recovered"] = out["evidence_recovered"].astype(bool)
+    out["source_session"] = out["source_session"].astype("Int64")
+    out["source_line"] = out["source_line"].astype("Int64")
+    if strict and any(p.severity == "error" for p in problems):
+        raise VoxMemDataError(problems, f"{sum(p.severity == 'error' for p in problems)} error(s) in audit records")
+    return out.sort_values(["model", "item_id"], kind="stable").reset_index(drop=True)
+
+
+def audit_records_frame(records: Iterable[Mapping], *, frame=None, models=None, strict: bool = True,
+                        file: str | None = None) -> tuple[pd.DataFrame, list[Problem]]:
+    """Validate in-memory audit records (same checks as :func:`load_audit_records`; ``line`` = 1-based position)."""
+    rows, problems = [], []
+    for i, obj in enumerate(records, 1):
+        row, p = _check_record(obj, file, i)
+        problems += p
+        if row is not None:
+            rows.append(row)
+    return _finish_audit(rows, problems, frame, models, strict), problems
+
+
+def load_audit_records(release_dir, *, frame=None, models=None, strict: bool = True) -> tuple[pd.DataFrame, list[Problem]]:
+    """Read ``<release>/attribution/**/*.jsonl[.gz]`` (one audit record per line).
+
+    Parameters
+    ----------
+    release_dir : str or Path
+    frame : verdict frame, optional
+        When given, every record must belong to an incorrect prediction of the attribution
+        population (``models`` selects the systems, see :func:`select_models`).
+    strict : bool
+        Raise :class:`~voxmem_analysis.errors.VoxMemDataError` listing every problem (default);
+        with ``False`` the offending records are left out and the problems returned.
+
+    Returns
+    -------
+    (DataFrame, list[Problem])
+        Columns ``model, item_id, commits, answer, evidence_recovered, source, source_session,
+        relation, why, source_file, source_line``.  Problems (each with file, line, field):
+        ``no_audit_records``, ``file_unreadable``, ``malformed_json``, ``not_an_object``,
+        ``missing_field``, ``unknown_value``, ``invalid_value``, ``duplicate_record`` (all
+        copies left out), ``not_in_population``, ``record_for_correct_prediction``.
+    """
+    root = Path(release_dir)
+    problems: list[Problem] = []
+    rows: list[dict] = []
+    files = _audit_files(root)
+    if not files:
+        problems.append(Problem("no_audit_records", "error", "no attribution/**/*.jsonl files found", "attribution"))
+    for path in files:
+        rel = path.relative_to(root).as_posix()
+        try:
+            raw = path.read_bytes()
+            text = (gzip.decompress(raw) if path.suffix == ".gz" else raw).decode("utf-8")
+        except (OSError, EOFError, UnicodeDecodeError, gzip.BadGzipFile) as exc:
+            problems.append(Problem("file_unreadable", "error", f"cannot read file: {exc}", rel))
+            continue
+        for lineno, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                problems.append(Problem("malformed_json", "error", f"not valid JSON ({exc.msg} at column {exc.colno})",
+                                        rel, lineno))
+                continue
+            row, p = _check_record(obj, rel, lineno)
+            problems += p
+            if row is not None:
+                rows.append(row)
+    return _finish_audit(rows, problems, frame, models, strict), problems
+
+
+# ----------------------------------------------------------------------------- artifacts
+def _release_errors(release) -> pd.DataFrame:
+    models = release.models_in_64k_set()
+    audit, _ = load_audit_records(release.path, frame=release.frame, models=models, strict=True)
+    return attributed_errors(release.frame, audit, models=models)
+
+
+def _figure_table(errors: pd.DataFrame, bys: Sequence[str]) -> pd.DataFrame:
+    parts = [class_proportions(errors, by=b) for b in bys]
+    df = pd.concat(parts, ignore_index=True)
+    classes = list(tx.ATTRIBUTION_CLASSES)
+    out = df[classes].round(1)
+    out.columns = [tx.ATTRIBUTION_LABELS[c] for c in classes]
+    out["Cells"] = df["n_cells"].to_numpy()
+    out["Errors"] = df["n_errors"].to_numpy()
+    out.index = pd.Index(df["label"].tolist(), name="Group")
+    return out
+
+
+try:
+    from .artifacts import artifact as _artifact
+except ImportError:  # pragma: no cover - registry not available
+    _artifact = None
+
+if _artifact is not None:
+    @_artifact("table20", title="Table 20: attributed errors at 64K by subtype and evidence type")
+    def _table20_artifact(release, *, seed: int = 0, n_boot: int = 10_000, **_) -> pd.DataFrame:
+        return table20(_release_errors(release))
+
+    @_artifact("fig7", title="Figure 7: error attribution by memory operation and evidence type (macro %, 64K)")
+    def _fig7_artifact(release, *, seed: int = 0, n_boot: int = 10_000, **_) -> pd.DataFrame:
+        return _figure_table(_release_errors(release), ("operation", "evidence_type"))
+
+    @_artifact("fig10", title="Figure 10: error attribution by subtype (macro %, 64K)")
+    def _fig10_artifact(release, *, seed: int = 0, n_boot: int = 10_000, **_) -> pd.DataFrame:
+        return _figure_table(_release_errors(release), ("subtype",))

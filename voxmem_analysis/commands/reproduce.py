@@ -1,0 +1,85 @@
+"""``voxmem-analysis reproduce --data DIR --out DIR``: run every notebook, compare with the paper, report.
+
+See :mod:`voxmem_analysis.reproduce` for what is written.  Nothing heavy is imported until
+the command runs.
+"""
+from __future__ import annotations
+
+import ast
+import re
+import sys
+
+
+def register(sub) -> None:
+    p = sub.add_parser("reproduce", help="execute every notebook and write figures, tables, reproduction.csv and a report",
+                       description="Execute every notebook (papermill, in parallel), write OUT/figures, OUT/tables, "
+                                   "OUT/notebooks, OUT/reproduction.csv, OUT/audit.csv and OUT/report/index.html. "
+                                   "Exit code 1 if a notebook or task failed.")
+    p.add_argument("--data", metavar="DIR", help="release directory (see data/README.md)")
+    p.add_argument("--out", required=True, metavar="DIR", help="output folder (created)")
+    p.add_argument("--jobs", type=int, default=None, metavar="N", help="notebooks run in parallel (default: cores)")
+    p.add_argument("--n-boot", type=int, default=10_000, metavar="N", help="bootstrap resamples (default 10000)")
+    p.add_argument("--seed", type=int, default=0, metavar="N", help="seed of every bootstrap (default 0)")
+    p.add_argument("--only", metavar="NAME,...", help="run only these notebooks (e.g. 10_main_results,20)")
+    p.add_argument("--notebooks", metavar="DIR", help="folder of notebooks (default: the repository's notebooks/)")
+    p.add_argument("-p", "--parameter", action="append", default=[], metavar="NAME=VALUE",
+                   help="set a parameter in the notebooks that declare it (VALUE is a Python literal or a string)")
+    p.add_argument("--timeout", type=float, default=900, metavar="SEC", help="per-cell time-out (default 900)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (one line per finished task)")
+    p.add_argument("--list", action="store_true", help="list the notebooks and their parameters, run nothing")
+    p.add_argument("--report-only", action="store_true", help="rebuild OUT/report/index.html from OUT, run nothing")
+    p.set_defaults(func=run)
+
+
+def _literal(text: str):
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def _list(args) -> int:
+    from ..reproduce import declared_parameters, discover, select
+
+    for path in select(discover(args.notebooks), args.only):
+        src = path.read_text(encoding="utf-8")
+        m = re.search(r"^# %%.*parameters.*\n((?:(?!# %%).*\n)*)", src, re.M)
+        params = declared_parameters(m.group(1)) if m else {}
+        shown = ", ".join(f"{k}={v!r}" for k, v in params.items()) if m else "(no parameters cell)"
+        print(f"{path.stem:28s} {shown}")
+    return 0
+
+
+def run(args) -> int:
+    from pathlib import Path
+
+    if args.list:
+        return _list(args)
+    if args.report_only:
+        from ..report import write_report
+
+        print(write_report(args.out))
+        return 0
+    if not args.data:
+        print("--data DIR is required", file=sys.stderr)
+        return 2
+    if not Path(args.data).is_dir():
+        print(f"release directory {args.data!r} does not exist", file=sys.stderr)
+        return 2
+    overrides = {}
+    for item in args.parameter:
+        name, sep, value = item.partition("=")
+        if not sep or not name.isidentifier():
+            print(f"--parameter expects NAME=VALUE, got {item!r}", file=sys.stderr)
+            return 2
+        overrides[name] = _literal(value)
+    from ..reproduce import run as run_all
+
+    try:
+        summary = run_all(args.data, args.out, jobs=args.jobs, seed=args.seed, n_boot=args.n_boot, only=args.only,
+                          notebooks_dir=args.notebooks, overrides=overrides, timeout=args.timeout,
+                          progress=False if args.no_progress else None)
+    except (FileNotFoundError, ValueError) as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    return summary.exit_code

@@ -1,0 +1,558 @@
+"""Judge cross-validation: paper Table 13 and Appendix C.5.
+
+The production judge's verdicts (``Release.frame``) are paired with a second judge's
+re-scoring of the same responses (``Release.judge2``) on ``(model, item_id)``, at one
+budget (8K by default, as in the paper), and compared.
+
+Scoring rules (Appendix C.4, as in the rest of the workbook)
+------------------------------------------------------------
+* A pair is **scored** unless either side is ``provider_rejected``; only such pairs enter
+  any ``n``.  (Both sides carry the same response, so both should agree on rejection;
+  a pair where they do not is reported as a problem and left out.)
+* ``failed`` and ``ungraded`` predictions count as **incorrect** under the judge concerned
+  (``correct`` is null-safe: missing -> incorrect).
+* Predictions present in one judge's frame only are **never dropped silently**: they are
+  listed in :attr:`JudgePairs.unmatched` and counted in the problems.
+
+Slices (Table 13 rows, in order)
+--------------------------------
+``All items``; the four evidence types by their full names (``taxonomy.EVIDENCE_LABELS``);
+``IE (answerable)``, ``MSR (answerable)``, ``TET (answerable)`` (the answerable items of
+each operation); ``AR`` (answer-refusal items).
+
+Long-format columns (:func:`agreement_table`)
+----------------------------------------------
+``slice``: row label; ``n``: scored pairs; ``judge1`` / ``judge2``: accuracy (%) under the
+production / second judge; ``delta_pp``: ``judge2 - judge1`` in percentage points;
+``agreement``: percent of pairs with the same verdict (%); ``kappa``: Cohen's kappa;
+``n_production_only`` / ``n_second_only``: pairs credited by one judge only;
+``judge1_name`` / ``judge2_name``: the judges' display names.
+
+Appendix C.5 quantities (:func:`judge_summary`)
+------------------------------------------------
+* ``spearman_rho``: Spearman correlation of the two judges' per-model accuracies
+  (average ranks for ties), i.e. whether the model ranking changes.
+* ``mean_abs_model_diff_pp``: mean over models of ``|acc2 - acc1|`` (pp).
+* Family favoritism: ``family_diff_pp`` = production - second accuracy (pp) pooled over the
+  predictions of the production judge's family (``models.family == production_family``),
+  ``others_diff_pp`` the same over all other predictions, and
+  ``favoritism_pp = family_diff_pp - others_diff_pp`` (positive: the production judge
+  credits its own family more, relative to the second judge).  Pooled over predictions,
+  not averaged over models.
+* The disagreement cross-tab (:func:`disagreements`): stratum (answerable / AR) x
+  direction (``production_only``: production credits, second does not;
+  ``second_only``: the reverse), with counts, and how many of each cell's production
+  responses are capability refusals (:data:`CAPABILITY_REFUSAL_PATTERN`).  The paper's
+  finding: of the AR items only the second judge credits, most are capability refusals,
+  which the rubric of Appendix C.4 counts as incorrect.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import polars as pl
+
+from . import taxonomy as tx
+from .errors import Problem, VoxMemDataError
+from .stats import cohen_kappa, spearman
+
+__all__ = [
+    "CAPABILITY_REFUSAL_PATTERN", "SLICE_LABELS", "JUDGE_LABELS", "JudgePairs", "JudgeComparison",
+    "is_capability_refusal", "judge_label", "match_judges", "agreement_table", "wide_table13",
+    "per_model_agreement", "judge_summary", "disagreements", "compare_judge_frames",
+    "compare_judges", "table13", "judges",
+]
+
+#: Capability / access refusals ("I cannot hear audio", "I do not have access to previous
+#: conversations"): a refusal on grounds of what the model can do, not of the evidence
+#: (Appendix C.4 counts these incorrect on AR items).  Case-insensitive; matched anywhere
+#: in the response.  An evidence-based abstention ("the conversation does not contain
+#: enough information") and a bare "I don't know" do not match.
+CAPABILITY_REFUSAL_PATTERN = (
+    r"(?i)("
+    # no access to earlier conversations / history
+    r"\b(do not|don't|does not|doesn't|cannot|can't|can ?not|am unable to|unable to|not able to)"
+    r" (have )?(any )?access (to )?(any |the |our |your )?(previous|past|prior|earlier|former)\b"
+    r".{0,20}\b(conversations?|sessions?|chats?|interactions?|messages?|history|discussions?)"
+    # cannot hear / process audio
+    r"|\b(cannot|can't|can ?not|unable to|not able to|do not|don't|am not able to|am unable to)"
+    r" (hear|listen to|process|play|perceive|interpret|analy[sz]e|access)"
+    r" (the |this |that |any |your |these |those )?(audio|sounds?|voices?|recordings?|speech|audio files?)\b"
+    # no ability to hear / remember
+    r"|\b(do not|don't|does not|doesn't|lack) (have )?(the )?(ability|capability|capacity) to"
+    r" (hear|listen|process audio|remember|recall|access)"
+    # no memory of earlier conversations
+    r"|\b(do not|don't) (have|retain|keep) (any )?memor(y|ies) of (previous|past|prior|earlier|our)"
+    # "as a text-based AI ..." / "I am just a text-based model"
+    r"|\bas an? (ai|text[- ]based|language) (model|assistant)"
+    r"|\bI(?: am|'m) (only |just )?an? text[- ]based"
+    r")"
+)
+_CAPABILITY_RE = re.compile(CAPABILITY_REFUSAL_PATTERN)
+
+#: Table 13 rows, in the paper's order.
+SLICE_LABELS: tuple[str, ...] = (
+    "All items",
+    *(tx.EVIDENCE_LABELS[e] for e in tx.EVIDENCE_TYPES),
+    *(f"{tx.OPERATION_LABELS[o]} (answerable)" for o in tx.ANSWERABLE_OPERATIONS),
+    tx.OPERATION_LABELS["answer_refusal"],
+)
+
+#: Display names of judges whose API strings differ from the paper's spelling.  Unknown
+#: judges are shown as they appear in the data.
+JUDGE_LABELS = {
+    "gemini-3.7-flash": "Gemini-3.7-Flash",
+    "gpt-5.6-luna": "GPT-5.6-Luna",
+}
+
+_DEFAULT_BUDGET = "8K"
+_NEEDED = ("model", "item_id", "budget", "evidence_type", "operation", "is_ar", "status", "correct")
+_KEEP = ("question_id", "source_operation", "response", "judge")
+
+
+def is_capability_refusal(text: object) -> bool:
+    """True if ``text`` is a capability/access refusal (:data:`CAPABILITY_REFUSAL_PATTERN`)."""
+    return isinstance(text, str) and _CAPABILITY_RE.search(text) is not None
+
+
+def judge_label(name: object) -> str:
+    """Paper spelling of a judge name (``'gpt-5.6-luna'`` -> ``'GPT-5.6-Luna'``)."""
+    if name is None:
+        return "unknown judge"
+    s = str(name).strip()
+    return JUDGE_LABELS.get(s.lower(), s)
+
+
+# ----------------------------------------------------------------------------- input
+def _as_polars(frame, what: str) -> pl.DataFrame:
+    if frame is None:
+        raise VoxMemDataError([Problem("missing_input", "error", f"{what} frame is missing")])
+    if isinstance(frame, pd.DataFrame):
+        frame = pl.from_pandas(frame)
+    if not isinstance(frame, pl.DataFrame):
+        raise TypeError(f"{what} must be a polars or pandas DataFrame, got {type(frame).__name__}")
+    missing = [c for c in _NEEDED if c not in frame.columns]
+    if missing:
+        raise VoxMemDataError([Problem("missing_field", "error",
+                                       f"{what} frame lacks column(s) {', '.join(missing)}", None, None, missing[0])])
+    return frame
+
+
+def _budget_filter(frame: pl.DataFrame, budget: str | None) -> pl.DataFrame:
+    if budget is None:
+        return frame
+    b = tx.normalize_budget(budget)
+    if b is None:
+        raise ValueError(f"unknown budget {budget!r}; expected one of {', '.join(tx.BUDGETS)}")
+    return frame.filter(pl.col("budget").cast(pl.Utf8) == b)
+
+
+def _judge_name(frame: pl.DataFrame, fallback: str) -> str:
+    if "judge" not in frame.columns:
+        return fallback
+    names = frame.get_column("judge").drop_nulls()
+    if names.len() == 0:
+        return fallback
+    return str(names.mode().sort()[0])
+
+
+def _check_unique(frame: pl.DataFrame, what: str) -> None:
+    dup = frame.group_by("model", "item_id").agg(pl.len().alias("k")).filter(pl.col("k") > 1)
+    if dup.height:
+        first = dup.sort("model", "item_id").row(0, named=True)
+        raise VoxMemDataError([Problem(
+            "duplicate_prediction", "error",
+            f"{what} frame has {dup.height} (model, item_id) key(s) more than once, "
+            f"e.g. ({first['model']}, {first['item_id']}) x{first['k']}", None, None, "item_id", dup.height)])
+
+
+# ----------------------------------------------------------------------------- pairing
+@dataclass
+class JudgePairs:
+    """Production and second-judge verdicts paired on ``(model, item_id)``.
+
+    ``pairs`` (polars) has one row per matched prediction: ``model, item_id, question_id,
+    budget, evidence_type, operation, is_ar, source_operation, response, status_1,
+    status_2, correct_1, correct_2, scored``.  ``unmatched`` (pandas) lists predictions
+    present in one frame only (``model, item_id, budget, present_in``, where
+    ``present_in`` is ``production`` or ``second``).  ``judge1`` / ``judge2`` are display
+    names; ``problems`` lists everything worth knowing (unmatched, status or response
+    mismatches).
+    """
+
+    pairs: pl.DataFrame
+    unmatched: pd.DataFrame
+    judge1: str
+    judge2: str
+    budget: str | None
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def scored(self) -> pl.DataFrame:
+        """The scored pairs (neither side provider-rejected)."""
+        return self.pairs.filter(pl.col("scored"))
+
+
+def match_judges(production, second, *, budget: str | None = _DEFAULT_BUDGET) -> JudgePairs:
+    """Pair the production and second judge's verdicts on ``(model, item_id)``.
+
+    Parameters
+    ----------
+    production, second : polars.DataFrame or pandas.DataFrame
+        Tidy verdict frames (``schema.py`` columns; at least ``model, item_id, budget,
+        evidence_type, operation, is_ar, status, correct``).
+    budget : str or None
+        Keep this budget only (``"8K"``, the paper's); ``None`` keeps all.
+
+    Returns
+    -------
+    JudgePairs
+    """
+    p = _budget_filter(_as_polars(production, "production"), budget)
+    s = _budget_filter(_as_polars(second, "second-judge"), budget)
+    _check_unique(p, "production")
+    _check_unique(s, "second-judge")
+    name1 = judge_label(_judge_name(p, "judge 1"))
+    name2 = judge_label(_judge_name(s, "judge 2"))
+    if name1 == name2:
+        name2 = f"{name2} (2)"
+
+    keep = [c for c in _KEEP if c in p.columns]
+    left = p.select(
+        "model", "item_id", pl.col("budget").cast(pl.Utf8), "evidence_type", "operation", "is_ar", *keep,
+        pl.col("status").alias("status_1"), pl.col("correct").fill_null(False).alias("correct_1"),
+    )
+    if "judge" in left.columns:
+        left = left.drop("judge")
+    right_cols = [pl.col("status").alias("status_2"), pl.col("correct").fill_null(False).alias("correct_2")]
+    if "response" in s.columns:
+        right_cols.append(pl.col("response").alias("response_2"))
+    right = s.select("model", "item_id", *right_cols)
+
+    pairs = left.join(right, on=["model", "item_id"], how="inner")
+    rejected = (pl.col("status_1") == "provider_rejected") | (pl.col("status_2") == "provider_rejected")
+    pairs = pairs.with_columns((~rejected).alias("scored"))
+    for col in ("question_id", "source_operation", "response"):
+        if col not in pairs.columns:
+            pairs = pairs.with_columns(pl.lit(None, dtype=pl.Utf8).alias(col))
+
+    only_p = left.join(right, on=["model", "item_id"], how="anti").select(
+        "model", "item_id", "budget", pl.lit("production").alias("present_in"))
+    only_s = s.select("model", "item_id", pl.col("budget").cast(pl.Utf8)).join(
+        left.select("model", "item_id"), on=["model", "item_id"], how="anti").with_columns(
+        pl.lit("second").alias("present_in"))
+    unmatched = pl.concat([only_p, only_s]).sort("present_in", "model", "item_id").to_pandas()
+
+    problems: list[Problem] = []
+    for where, sub in (("production", only_p), ("second", only_s)):
+        if sub.height:
+            other = "second judge" if where == "production" else "production judge"
+            problems.append(Problem(
+                f"unmatched_{where}", "warning",
+                f"{sub.height} prediction(s) scored by the {'production' if where == 'production' else 'second'} "
+                f"judge only (no {other} verdict), left out of every comparison and listed in `unmatched`",
+                None, None, "item_id", sub.height))
+    mismatch = pairs.filter((pl.col("status_1") == "provider_rejected") != (pl.col("status_2") == "provider_rejected"))
+    if mismatch.height:
+        problems.append(Problem(
+            "rejection_mismatch", "warning",
+            f"{mismatch.height} pair(s) provider-rejected under one judge's frame only; left out of n",
+            None, None, "status", mismatch.height))
+    if "response_2" in pairs.columns:
+        diff = pairs.filter(pl.col("response").fill_null("") != pl.col("response_2").fill_null(""))
+        if diff.height:
+            problems.append(Problem(
+                "response_mismatch", "warning",
+                f"{diff.height} pair(s) whose response differs between the two judges' frames "
+                "(the second judge should re-score the same responses)", None, None, "response", diff.height))
+    cols = ["model", "item_id", "question_id", "budget", "evidence_type", "operation", "is_ar",
+            "source_operation", "response", "status_1", "status_2", "correct_1", "correct_2", "scored"]
+    pairs = pairs.select(cols).sort("model", "item_id")
+    return JudgePairs(pairs, unmatched, name1, name2, tx.normalize_budget(budget) if budget else None, problems)
+
+
+# ----------------------------------------------------------------------------- statistics
+def _pair_stats(y1: np.ndarray, y2: np.ndarray) -> dict:
+    n = len(y1)
+    if n == 0:
+        nan = float("nan")
+        return dict(n=0, judge1=nan, judge2=nan, delta_pp=nan, agreement=nan, kappa=nan,
+                    n_production_only=0, n_second_only=0)
+    k = cohen_kappa(y1, y2).iloc[0]
+    a1, a2 = 100.0 * y1.mean(), 100.0 * y2.mean()
+    return dict(
+        n=n, judge1=a1, judge2=a2, delta_pp=a2 - a1, agreement=100.0 * float(k["agreement"]),
+        kappa=float(k["kappa"]), n_production_only=int(k["n10"]), n_second_only=int(k["n01"]),
+    )
+
+
+def _slice_masks(pairs: pl.DataFrame) -> list[tuple[str, np.ndarray]]:
+    ev = pairs.get_column("evidence_type").to_numpy()
+    op = pairs.get_column("operation").to_numpy()
+    ar = pairs.get_column("is_ar").fill_null(False).to_numpy().astype(bool)
+    out = [("All items", np.ones(pairs.height, dtype=bool))]
+    out += [(tx.EVIDENCE_LABELS[e], ev == e) for e in tx.EVIDENCE_TYPES]
+    out += [(f"{tx.OPERATION_LABELS[o]} (answerable)", (op == o) & ~ar) for o in tx.ANSWERABLE_OPERATIONS]
+    out += [(tx.OPERATION_LABELS["answer_refusal"], ar)]
+    return out
+
+
+def _ys(pairs: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    return (pairs.get_column("correct_1").to_numpy().astype(bool),
+            pairs.get_column("correct_2").to_numpy().astype(bool))
+
+
+def agreement_table(matched: JudgePairs) -> pd.DataFrame:
+    """Table 13 in long format: one row per slice (see the module docstring for columns)."""
+    sc = matched.scored
+    y1, y2 = _ys(sc)
+    rows = []
+    for label, mask in _slice_masks(sc):
+        rows.append({"slice": label, **_pair_stats(y1[mask], y2[mask])})
+    df = pd.DataFrame(rows)
+    df["judge1_name"] = matched.judge1
+    df["judge2_name"] = matched.judge2
+    return df
+
+
+def wide_table13(long: pd.DataFrame) -> pd.DataFrame:
+    """Table 13 as printed: index = slice labels, columns ``n, <judge 1>, <judge 2>, Δ (pp), Agreement, κ``."""
+    j1, j2 = long["judge1_name"].iloc[0], long["judge2_name"].iloc[0]
+    wide = pd.DataFrame({
+        "n": long["n"].to_numpy(),
+        j1: long["judge1"].to_numpy(),
+        j2: long["judge2"].to_numpy(),
+        "\u0394 (pp)": long["delta_pp"].to_numpy(),
+        "Agreement": long["agreement"].to_numpy(),
+        "\u03ba": long["kappa"].to_numpy(),
+    }, index=pd.Index(long["slice"].to_list(), name="Slice"))
+    return wide
+
+
+def _model_meta(models) -> pd.DataFrame:
+    if models is None:
+        return pd.DataFrame(columns=["model", "family", "order"])
+    if isinstance(models, pl.DataFrame):
+        models = models.to_pandas()
+    m = models.copy()
+    for c in ("family", "order"):
+        if c not in m.columns:
+            m[c] = np.nan
+    return m[["model", "family", "order"]]
+
+
+def per_model_agreement(matched: JudgePairs, models=None) -> pd.DataFrame:
+    """Per-model comparison: ``model, family, n, judge1, judge2, delta_pp, agreement, kappa,
+    n_production_only, n_second_only`` (accuracies and agreement in %), in the registry's
+    display order (then by production accuracy, descending)."""
+    sc = matched.scored
+    rows = []
+    for (model,), sub in sc.group_by(["model"], maintain_order=True):
+        y1, y2 = _ys(sub)
+        rows.append({"model": model, **_pair_stats(y1, y2)})
+    df = pd.DataFrame(rows, columns=["model", "n", "judge1", "judge2", "delta_pp", "agreement", "kappa",
+                                     "n_production_only", "n_second_only"])
+    meta = _model_meta(models)
+    df = df.merge(meta, on="model", how="left")
+    df = df.sort_values(["order", "judge1", "model"], ascending=[True, False, True], na_position="last")
+    cols = ["model", "family", "n", "judge1", "judge2", "delta_pp", "agreement", "kappa",
+            "n_production_only", "n_second_only"]
+    return df[cols].reset_index(drop=True)
+
+
+def _spearman(x: np.ndarray, y: np.ndarray) -> float:
+    try:
+        return float(spearman(x, y)["rho"].iloc[0])
+    except ZeroDivisionError:  # stats.spearman's p-value step fails when |rho| == 1
+        from scipy.stats import rankdata
+
+        rx, ry = rankdata(x), rankdata(y)
+        return float(np.corrcoef(rx, ry)[0, 1])
+
+
+def judge_summary(matched: JudgePairs, models=None, *, production_family: str | None = "Gemini") -> pd.DataFrame:
+    """Appendix C.5 quantities, long format: ``statistic, estimate, n, description``.
+
+    ``statistic`` is one of ``n_scored, agreement, kappa, spearman_rho,
+    mean_abs_model_diff_pp, family_diff_pp, others_diff_pp, favoritism_pp,
+    ar_second_only, ar_second_only_capability_refusals, n_unmatched_production,
+    n_unmatched_second``.  Differences are production - second for the family terms (the
+    paper's "scores ... 0.13 pp lower" is ``family_diff_pp = -0.13``).  ``n`` is the
+    number of predictions (or models, for the per-model statistics) behind each estimate.
+    """
+    sc = matched.scored
+    y1, y2 = _ys(sc)
+    overall = _pair_stats(y1, y2)
+    pm = per_model_agreement(matched, models)
+    rows = [
+        ("n_scored", float(overall["n"]), overall["n"], "scored pairs (neither side provider-rejected)"),
+        ("agreement", overall["agreement"], overall["n"], "percent of scored pairs with the same verdict"),
+        ("kappa", overall["kappa"], overall["n"], "Cohen's kappa over all scored pairs"),
+        ("spearman_rho", _spearman(pm["judge1"].to_numpy(float), pm["judge2"].to_numpy(float)), len(pm),
+         "Spearman correlation of the per-model accuracies under the two judges"),
+        ("mean_abs_model_diff_pp", float(np.mean(np.abs(pm["delta_pp"]))) if len(pm) else float("nan"), len(pm),
+         "mean over models of |judge2 - judge1| accuracy (pp)"),
+    ]
+    meta = _model_meta(models)
+    fam_of = dict(zip(meta["model"], meta["family"]))
+    if production_family is not None:
+        fam = np.array([fam_of.get(m) == production_family for m in sc.get_column("model").to_list()], dtype=bool)
+        d_f = 100.0 * (y1[fam].mean() - y2[fam].mean()) if fam.any() else float("nan")
+        d_o = 100.0 * (y1[~fam].mean() - y2[~fam].mean()) if (~fam).any() else float("nan")
+        rows += [
+            ("family_diff_pp", d_f, int(fam.sum()),
+             f"production - second accuracy (pp) on {production_family}-family predictions"),
+            ("others_diff_pp", d_o, int((~fam).sum()),
+             f"production - second accuracy (pp) on all other predictions"),
+            ("favoritism_pp", d_f - d_o, int(sc.height),
+             f"family_diff_pp - others_diff_pp: how much more the production judge credits {production_family} outputs"),
+        ]
+    dis = disagreements(matched)
+    ar = dis[(dis["stratum"] == "AR") & (dis["direction"] == "second_only")]
+    rows += [
+        ("ar_second_only", float(ar["n"].sum()), int(ar["n"].sum()),
+         "AR pairs credited by the second judge only"),
+        ("ar_second_only_capability_refusals", float(ar["n_capability_refusal"].sum()), int(ar["n"].sum()),
+         "of those, responses matching CAPABILITY_REFUSAL_PATTERN"),
+        ("n_unmatched_production", float((matched.unmatched["present_in"] == "production").sum()), None,
+         "predictions with a production verdict only"),
+        ("n_unmatched_second", float((matched.unmatched["present_in"] == "second").sum()), None,
+         "predictions with a second-judge verdict only"),
+    ]
+    df = pd.DataFrame(rows, columns=["statistic", "estimate", "n", "description"])
+    df["n"] = df["n"].astype("Int64")
+    return df
+
+
+def disagreements(matched: JudgePairs, *, by: str | None = None) -> pd.DataFrame:
+    """Cross-tab of the scored pairs on which the judges disagree.
+
+    Returns ``[by,] stratum, direction, n, n_capability_refusal`` with ``stratum`` in
+    (``answerable``, ``AR``), ``direction`` in (``production_only``, ``second_only``),
+    every combination present (zero counts included).  ``n_capability_refusal`` counts the
+    production responses matching :data:`CAPABILITY_REFUSAL_PATTERN`.
+    """
+    sc = matched.scored
+    y1, y2 = _ys(sc)
+    ar = sc.get_column("is_ar").fill_null(False).to_numpy().astype(bool)
+    resp = sc.get_column("response").to_list()
+    cap = np.array([is_capability_refusal(r) for r in resp], dtype=bool)
+    groups: list[tuple[object, np.ndarray]]
+    if by is None:
+        groups = [(None, np.ones(sc.height, dtype=bool))]
+    else:
+        if by not in sc.columns:
+            raise ValueError(f"cannot group disagreements by {by!r}: not a column of the pairs")
+        vals = sc.get_column(by).to_numpy()
+        order = list(tx.EVIDENCE_TYPES) if by == "evidence_type" else sorted({v for v in vals if v is not None})
+        groups = [(v, vals == v) for v in order]
+    rows = []
+    for g, gm in groups:
+        for stratum, sm in (("answerable", ~ar), ("AR", ar)):
+            for direction, dm in (("production_only", y1 & ~y2), ("second_only", ~y1 & y2)):
+                m = gm & sm & dm
+                row = {"stratum": stratum, "direction": direction, "n": int(m.sum()),
+                       "n_capability_refusal": int((m & cap).sum())}
+                if by is not None:
+                    row = {by: g, **row}
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+# ----------------------------------------------------------------------------- one call
+@dataclass
+class JudgeComparison:
+    """Everything of Table 13 and Appendix C.5 for one pair of judges (all pandas)."""
+
+    table: pd.DataFrame           # agreement_table (long)
+    per_model: pd.DataFrame       # per_model_agreement
+    summary: pd.DataFrame         # judge_summary
+    disagreements: pd.DataFrame   # disagreements
+    unmatched: pd.DataFrame       # JudgePairs.unmatched
+    judge1: str
+    judge2: str
+    problems: list[Problem] = field(default_factory=list)
+
+    def wide(self) -> pd.DataFrame:
+        """Table 13 as printed."""
+        return wide_table13(self.table)
+
+    def statistic(self, name: str) -> float:
+        """One estimate of :attr:`summary` by its ``statistic`` name."""
+        row = self.summary.loc[self.summary["statistic"] == name, "estimate"]
+        if row.empty:
+            raise KeyError(name)
+        return float(row.iloc[0])
+
+
+def compare_judge_frames(production, second, *, models=None, budget: str | None = _DEFAULT_BUDGET,
+                         production_family: str | None = "Gemini") -> JudgeComparison:
+    """Compare two judges' verdict frames (see :func:`match_judges` for the inputs).
+
+    ``models`` is the model registry (``model, family[, order]``); without it the family
+    favoritism terms are NaN-free only if ``production_family`` is ``None``.
+    """
+    matched = match_judges(production, second, budget=budget)
+    return JudgeComparison(
+        table=agreement_table(matched),
+        per_model=per_model_agreement(matched, models),
+        summary=judge_summary(matched, models, production_family=production_family),
+        disagreements=disagreements(matched),
+        unmatched=matched.unmatched,
+        judge1=matched.judge1, judge2=matched.judge2, problems=list(matched.problems),
+    )
+
+
+def compare_judges(release, *, budget: str | None = _DEFAULT_BUDGET,
+                   production_family: str | None = "Gemini") -> JudgeComparison:
+    """:func:`compare_judge_frames` on a :class:`~voxmem_analysis.loading.Release`
+    (``release.frame`` vs ``release.judge2``, family from ``release.models``)."""
+    if getattr(release, "judge2", None) is None:
+        raise VoxMemDataError([Problem("no_judge2", "error",
+                                       "the release has no second-judge predictions (judge2/**/*.jsonl)", "judge2")])
+    return compare_judge_frames(release.frame, release.judge2, models=release.models, budget=budget,
+                                production_family=production_family)
+
+
+# ----------------------------------------------------------------------------- artifacts
+def table13(release, *, seed: int = 0, n_boot: int = 10_000, budget: str = _DEFAULT_BUDGET) -> pd.DataFrame:
+    """Table 13: cross-judge agreement per slice at 8K (``seed``/``n_boot`` unused: no resampling)."""
+    return compare_judges(release, budget=budget).wide()
+
+
+_SUMMARY_ROWS = (
+    ("n_scored", "Scored predictions"),
+    ("agreement", "Agreement (%)"),
+    ("kappa", "Cohen's \u03ba"),
+    ("spearman_rho", "Spearman \u03c1 (model ranking)"),
+    ("mean_abs_model_diff_pp", "Mean |per-model \u0394| (pp)"),
+    ("family_diff_pp", "{family}-family \u0394 (pp, production \u2212 second)"),
+    ("others_diff_pp", "Other models \u0394 (pp, production \u2212 second)"),
+    ("favoritism_pp", "{family} favoritism (pp)"),
+    ("ar_second_only", "AR items credited by the second judge only"),
+    ("ar_second_only_capability_refusals", "\u2026 of which capability refusals"),
+    ("n_unmatched_production", "Unmatched predictions (production only)"),
+    ("n_unmatched_second", "Unmatched predictions (second judge only)"),
+)
+
+
+def judges(release, *, seed: int = 0, n_boot: int = 10_000, budget: str = _DEFAULT_BUDGET,
+           production_family: str = "Gemini") -> pd.DataFrame:
+    """The Appendix C.5 figures as a one-column table (index: quantity, column ``value``)."""
+    cmp = compare_judges(release, budget=budget, production_family=production_family)
+    s = dict(zip(cmp.summary["statistic"], cmp.summary["estimate"]))
+    labels = [lab.format(family=production_family) for _, lab in _SUMMARY_ROWS]
+    return pd.DataFrame({"value": [s.get(k, np.nan) for k, _ in _SUMMARY_ROWS]},
+                        index=pd.Index(labels, name="Quantity"))
+
+
+try:  # registry of `voxmem-analysis table NAME`
+    from .artifacts import artifact as _artifact
+except ImportError:  # pragma: no cover - artifacts.py absent
+    _artifact = None
+if _artifact is not None:
+    _artifact("table13", title="Table 13: cross-judge agreement at 8K", needs=("judge2",))(table13)
+    _artifact("judges", title="Appendix C.5: judge cross-validation figures", needs=("judge2",))(judges)

@@ -1,0 +1,629 @@
+"""Read LongMemEval-format verdicts (VoiceLongMemEval, text memory benchmarks) into a tidy frame.
+
+LongMemEval's ``evaluate_qa.py`` writes one JSON object per line (``../shared/FORMATS.md`` §5)::
+
+    {"question_id": "e47becba", "hypothesis": "...",
+     "autoeval_label": {"model": "gpt-4o-2024-08-06", "label": true}}
+
+The question category is not in those files: it comes from a **question file** (the
+LongMemEval question JSON as published -- a list of objects carrying ``question_id`` and
+``question_type`` among many other fields -- or any CSV / JSONL / JSON table with those two
+fields).  Which file holds which system's verdicts is said by a small **manifest** CSV::
+
+    path,system,budget,judge
+    runs/a_32k.jsonl.eval-results-gpt-4o,System-A,32k,gpt-4o
+    ...
+
+``path`` and ``system`` are required; ``budget`` (any label: ``32k``, ``115k``, ``oracle``)
+and ``judge`` are optional; paths are relative to the manifest's folder; any other column
+is an error.  When ``judge`` is empty the judge is the line's ``autoeval_label.model``.
+
+The result is one row per (system, budget, judge, question) with the columns of
+:data:`FRAME_COLUMNS` plus every extra field a line carries (VoiceLongMemEval adds fields;
+they are kept, dicts/lists as JSON text).  Scoring follows the VoxMem paper's convention:
+a line whose label is missing or not a JSON boolean is ``ungraded`` and counts as incorrect
+(``convention="harness"`` leaves it out of the denominator instead).
+
+Bad input is treated as in :func:`voxmem_analysis.loading.load_release`: every finding is a
+:class:`~voxmem_analysis.errors.Problem` with file, line and field; ``strict=True``
+(default) raises :class:`~voxmem_analysis.errors.VoxMemDataError` listing all errors,
+``strict=False`` returns the lines that passed and the problems (lines with an error are
+left out, and counted).
+"""
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+import polars as pl
+
+from .errors import Problem, VoxMemDataError
+
+__all__ = [
+    "QUESTION_TYPES", "MANIFEST_COLUMNS", "FRAME_COLUMNS", "LongMemEvalData",
+    "load_longmemeval", "read_manifest", "read_questions", "select_judge", "budget_sort_key",
+]
+
+#: LongMemEval's six question types, in display order (VoiceLongMemEval has its own; any
+#: string is accepted).
+QUESTION_TYPES: tuple[str, ...] = (
+    "single-session-user", "single-session-assistant", "single-session-preference",
+    "multi-session", "temporal-reasoning", "knowledge-update",
+)
+#: Columns a manifest may have (``path`` and ``system`` required).
+MANIFEST_COLUMNS: tuple[str, ...] = ("path", "system", "budget", "judge")
+_REQUIRED_MANIFEST = ("path", "system")
+#: Columns of the tidy frame, in order (extra fields of the lines follow).
+FRAME_COLUMNS: tuple[str, ...] = (
+    "system", "budget", "judge", "question_id", "question_type", "is_abstention", "hypothesis",
+    "label", "correct", "scored", "status", "judge_model", "source_file", "source_line",
+)
+_SCHEMA = {
+    "system": pl.Utf8, "budget": pl.Utf8, "judge": pl.Utf8, "question_id": pl.Utf8,
+    "question_type": pl.Utf8, "is_abstention": pl.Boolean, "hypothesis": pl.Utf8,
+    "label": pl.Boolean, "correct": pl.Boolean, "scored": pl.Boolean, "status": pl.Utf8,
+    "judge_model": pl.Utf8, "source_file": pl.Utf8, "source_line": pl.Int64,
+}
+_KNOWN_FIELDS = {"question_id", "hypothesis", "autoeval_label"}
+_WS = re.compile(r"\s*")
+
+
+# ----------------------------------------------------------------------------- helpers
+def budget_sort_key(value) -> tuple:
+    """Sort key putting budget labels in numeric order: ``8k < 32K < 115k < 1.5M < oracle``.
+
+    Labels with a number (optionally followed by ``k``/``K``/``m``/``M``) sort by size; any
+    other label sorts after them, alphabetically.
+    """
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*", str(value))
+    if not m:
+        return (1, float("inf"), str(value))
+    mult = {"": 1.0, "k": 1e3, "m": 1e6}[m.group(2).lower()]
+    return (0, float(m.group(1)) * mult, str(value))
+
+
+def _read_text(path: Path, rel: str, problems: list[Problem]) -> str | None:
+    try:
+        raw = path.read_bytes()
+        if path.name.endswith(".gz"):
+            raw = gzip.decompress(raw)
+    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        problems.append(Problem("file_unreadable", "error", f"cannot read file: {exc}", rel))
+        return None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        problems.append(Problem("not_utf8", "error", f"file is not UTF-8 text: {exc}", rel))
+        return None
+
+
+def _jsonable(v):
+    if isinstance(v, (dict, list)):
+        return json.dumps(v, sort_keys=True, ensure_ascii=False)
+    return v
+
+
+def _blank(v) -> bool:
+    return v is None or (isinstance(v, str) and not v.strip())
+
+
+# ----------------------------------------------------------------------------- manifest
+def read_manifest(path) -> tuple[pd.DataFrame, list[Problem]]:
+    """Read a manifest CSV.
+
+    Returns
+    -------
+    (DataFrame, problems)
+        Columns ``path, system, budget, judge, manifest_line, resolved`` (``resolved``: the
+        absolute path of the verdict file; ``budget``/``judge`` None when empty), one row per
+        usable manifest row; rows with an error are left out and reported.
+    """
+    path = Path(path)
+    rel = str(path)
+    problems: list[Problem] = []
+    cols = [*MANIFEST_COLUMNS, "manifest_line", "resolved"]
+    empty = pd.DataFrame(columns=cols)
+    if not path.is_file():
+        problems.append(Problem("no_manifest", "error", f"manifest {rel!r} does not exist"))
+        return empty, problems
+    text = _read_text(path, rel, problems)
+    if text is None:
+        return empty, problems
+    reader = csv.reader(io.StringIO(text))
+    header: list[str] | None = None
+    rows: list[dict] = []
+    seen_paths: dict[str, int] = {}
+    for fields in reader:
+        lineno = reader.line_num
+        if not fields or all(not f.strip() for f in fields):
+            continue
+        if header is None:
+            header = [f.strip().lower() for f in fields]
+            unknown = [c for c in header if c not in MANIFEST_COLUMNS]
+            if unknown:
+                problems.append(Problem("manifest_unknown_column", "error",
+                                        f"unknown manifest column(s) {unknown}; allowed: {', '.join(MANIFEST_COLUMNS)}",
+                                        rel, lineno, unknown[0]))
+            dup = sorted({c for c in header if header.count(c) > 1})
+            if dup:
+                problems.append(Problem("manifest_duplicate_column", "error",
+                                        f"manifest column(s) {dup} appear more than once", rel, lineno, dup[0]))
+            for c in _REQUIRED_MANIFEST:
+                if c not in header:
+                    problems.append(Problem("manifest_missing_column", "error",
+                                            f"manifest has no `{c}` column (header: {','.join(header)})", rel, lineno, c))
+            if any(p.severity == "error" for p in problems):
+                return empty, problems
+            continue
+        if len(fields) != len(header):
+            problems.append(Problem("manifest_bad_row", "error",
+                                    f"row has {len(fields)} field(s), the header has {len(header)}", rel, lineno))
+            continue
+        rec = {c: (f.strip() or None) for c, f in zip(header, fields)}
+        bad = False
+        for c in _REQUIRED_MANIFEST:
+            if rec.get(c) is None:
+                problems.append(Problem("manifest_missing_value", "error", f"`{c}` is empty", rel, lineno, c))
+                bad = True
+        if bad:
+            continue
+        resolved = (path.parent / rec["path"]).resolve()
+        if not resolved.is_file():
+            what = "is a directory, not a file" if resolved.is_dir() else "does not exist"
+            problems.append(Problem("missing_file", "error", f"verdict file {rec['path']!r} {what} "
+                                    f"(looked for {resolved})", rel, lineno, "path"))
+            continue
+        key = str(resolved)
+        if key in seen_paths:
+            problems.append(Problem("manifest_duplicate_path", "error",
+                                    f"{rec['path']!r} is already listed at line {seen_paths[key]}; "
+                                    "its verdicts would be counted twice", rel, lineno, "path"))
+            continue
+        seen_paths[key] = lineno
+        rows.append({"path": rec["path"], "system": rec["system"], "budget": rec.get("budget"),
+                     "judge": rec.get("judge"), "manifest_line": lineno, "resolved": key})
+    if header is None:
+        problems.append(Problem("manifest_empty", "error", "manifest has no header and no rows", rel))
+    elif not rows and not any(p.severity == "error" for p in problems):
+        problems.append(Problem("manifest_empty", "error", "manifest lists no verdict file", rel))
+    return (pd.DataFrame(rows, columns=cols) if rows else empty), problems
+
+
+# ----------------------------------------------------------------------------- questions
+def _json_array_entries(text: str):
+    """Yield ``(object, 1-based line)`` for each element of a top-level JSON array."""
+    dec = json.JSONDecoder()
+    i = _WS.match(text, 0).end()
+    if text[i:i + 1] != "[":
+        raise ValueError("expected a JSON list")
+    i = _WS.match(text, i + 1).end()
+    line, last = 1, 0
+    if text[i:i + 1] == "]":
+        return
+    while True:
+        line += text.count("\n", last, i)
+        last = i
+        obj, end = dec.raw_decode(text, i)
+        yield obj, line
+        i = _WS.match(text, end).end()
+        ch = text[i:i + 1]
+        if ch == ",":
+            i = _WS.match(text, i + 1).end()
+        elif ch == "]":
+            return
+        else:
+            raise json.JSONDecodeError("expected ',' or ']' after a list element", text, i)
+
+
+def _question_records(path: Path, rel: str, text: str, problems: list[Problem]):
+    """(question_id, question_type, line) triples from any supported layout."""
+    name = path.name.lower().removesuffix(".gz")
+    stripped = text.lstrip()
+    if name.endswith((".csv", ".tsv")) or (not name.endswith((".json", ".jsonl", ".ndjson"))
+                                            and not stripped.startswith(("[", "{"))):
+        reader = csv.DictReader(io.StringIO(text), delimiter="\t" if name.endswith(".tsv") else ",")
+        fields = [f.strip() for f in (reader.fieldnames or [])]
+        missing = [f for f in ("question_id", "question_type") if f not in fields]
+        if missing:
+            problems.append(Problem("questions_missing_field", "error",
+                                    f"question table has no column(s) {missing} (columns: {fields})",
+                                    rel, 1, missing[0]))
+            return
+        reader.fieldnames = fields
+        for rec in reader:
+            yield rec, reader.line_num
+        return
+    if name.endswith((".jsonl", ".ndjson")) or (stripped.startswith("{") and not name.endswith(".json")):
+        for lineno, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                yield json.loads(line), lineno
+            except json.JSONDecodeError as exc:
+                problems.append(Problem("malformed_json", "error", f"not valid JSON ({exc.msg} at column {exc.colno})",
+                                        rel, lineno))
+        return
+    if stripped.startswith("{"):
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            problems.append(Problem("malformed_json", "error", f"not valid JSON ({exc.msg})", rel, exc.lineno))
+            return
+        # {question_id: question_type} or {question_id: {"question_type": ...}}
+        for qid, v in obj.items():
+            rec = dict(v) if isinstance(v, dict) else {"question_type": v}
+            rec.setdefault("question_id", qid)
+            yield rec, None
+        return
+    try:
+        yield from _json_array_entries(text)
+    except json.JSONDecodeError as exc:
+        problems.append(Problem("malformed_json", "error", f"not valid JSON ({exc.msg})", rel, exc.lineno))
+    except ValueError as exc:
+        problems.append(Problem("malformed_json", "error", f"not a JSON list of questions ({exc})", rel, 1))
+
+
+def read_questions(path) -> tuple[pl.DataFrame, list[Problem]]:
+    """Read a question file into ``question_id, question_type, is_abstention, source_line``.
+
+    Accepted layouts: the LongMemEval JSON list (objects with ``question_id`` and
+    ``question_type`` among other fields), a JSON object ``{question_id: question_type}``,
+    JSONL, CSV or TSV with those two columns (``.gz`` allowed).  Other fields are ignored.
+    """
+    path = Path(path)
+    rel = str(path)
+    problems: list[Problem] = []
+    schema = {"question_id": pl.Utf8, "question_type": pl.Utf8, "is_abstention": pl.Boolean,
+              "source_line": pl.Int64}
+    if not path.is_file():
+        problems.append(Problem("no_questions", "error", f"question file {rel!r} does not exist"))
+        return pl.DataFrame(schema=schema), problems
+    text = _read_text(path, rel, problems)
+    if text is None:
+        return pl.DataFrame(schema=schema), problems
+    seen: dict[str, tuple[str, int | None]] = {}
+    n_entries = 0
+    for rec, lineno in _question_records(path, rel, text, problems):
+        n_entries += 1
+        where = f"entry {n_entries}" if lineno is None else None
+        if not isinstance(rec, dict):
+            problems.append(Problem("not_an_object", "error",
+                                    f"question entry is a JSON {type(rec).__name__}, expected an object", rel, lineno))
+            continue
+        qid, qtype = rec.get("question_id"), rec.get("question_type")
+        bad = False
+        for fld, v in (("question_id", qid), ("question_type", qtype)):
+            if _blank(v) or isinstance(v, (dict, list, bool)):
+                problems.append(Problem("missing_field", "error",
+                                        f"`{fld}` is missing or empty{' (' + where + ')' if where else ''}", rel, lineno, fld))
+                bad = True
+        if bad:
+            continue
+        qid, qtype = str(qid).strip(), str(qtype).strip()
+        if qid in seen:
+            t0, l0 = seen[qid]
+            if t0 == qtype:
+                problems.append(Problem("duplicate_question", "warning",
+                                        f"question {qid!r} listed again (first at line {l0}); same type, ignored",
+                                        rel, lineno, "question_id"))
+            else:
+                problems.append(Problem("duplicate_question_conflict", "error",
+                                        f"question {qid!r} has type {qtype!r} here but {t0!r} at line {l0}",
+                                        rel, lineno, "question_type"))
+            continue
+        seen[qid] = (qtype, lineno)
+    if not seen and not any(p.severity == "error" for p in problems):
+        problems.append(Problem("no_questions", "error", "question file holds no question", rel))
+    frame = pl.DataFrame({
+        "question_id": list(seen), "question_type": [t for t, _ in seen.values()],
+        "is_abstention": [q.endswith("_abs") for q in seen],
+        "source_line": [l for _, l in seen.values()],
+    }, schema=schema)
+    return frame, problems
+
+
+# ----------------------------------------------------------------------------- verdicts
+def _parse_verdict(line: str, rel: str, lineno: int, questions: dict[str, str], convention: str):
+    errs: list[Problem] = []
+
+    def rep(code, msg, fld=None, sev="error"):
+        errs.append(Problem(code, sev, msg, rel, lineno, fld))
+
+    try:
+        rec = json.loads(line)
+    except json.JSONDecodeError as exc:
+        rep("malformed_json", f"not valid JSON ({exc.msg} at column {exc.colno})")
+        return None, errs
+    if not isinstance(rec, dict):
+        rep("not_an_object", f"line is a JSON {type(rec).__name__}, expected an object")
+        return None, errs
+    qid = rec.get("question_id")
+    if _blank(qid) or isinstance(qid, (dict, list, bool)):
+        rep("missing_field", "required field `question_id` is missing or empty", "question_id")
+        return None, errs
+    qid = str(qid).strip()
+    qtype = questions.get(qid)
+    if qtype is None:
+        rep("unknown_question", f"question_id {qid!r} is not in the question file", "question_id")
+    elif not _blank(rec.get("question_type")) and str(rec["question_type"]) != qtype:
+        rep("question_mismatch", f"question_type is {rec['question_type']!r} here but {qtype!r} in the question file",
+            "question_type")
+    auto = rec.get("autoeval_label")
+    label = judge_model = None
+    auto_extras: dict = {}
+    if auto is None:
+        rep("missing_label", "no `autoeval_label`: ungraded, counted incorrect", "autoeval_label", "warning")
+    elif not isinstance(auto, dict):
+        rep("invalid_label", f"`autoeval_label` must be an object, got {type(auto).__name__}: ungraded, counted incorrect",
+            "autoeval_label", "warning")
+    else:
+        judge_model = None if auto.get("model") is None else str(auto.get("model"))
+        auto_extras = {f"autoeval_{k}": _jsonable(v) for k, v in auto.items() if k not in ("model", "label")}
+        if "label" not in auto or auto["label"] is None:
+            rep("missing_label", "`autoeval_label.label` is missing or null: ungraded, counted incorrect",
+                "autoeval_label.label", "warning")
+        elif not isinstance(auto["label"], bool):
+            rep("invalid_label", f"`autoeval_label.label` must be true or false, got {auto['label']!r}: "
+                "ungraded, counted incorrect", "autoeval_label.label", "warning")
+        else:
+            label = auto["label"]
+    hyp = rec.get("hypothesis")
+    if hyp is not None and not isinstance(hyp, str):
+        rep("invalid_field", f"`hypothesis` should be a string, got {type(hyp).__name__}; kept as JSON text",
+            "hypothesis", "warning")
+        hyp = json.dumps(hyp, ensure_ascii=False)
+    if any(e.severity == "error" for e in errs):
+        return None, errs
+    status = "graded" if label is not None else "ungraded"
+    row = {
+        "question_id": qid, "question_type": qtype, "is_abstention": qid.endswith("_abs"),
+        "hypothesis": hyp, "label": label, "correct": label is True,
+        "scored": True if convention == "paper" else status == "graded", "status": status,
+        "judge_model": judge_model, "source_file": rel, "source_line": lineno,
+    }
+    extras = {k: _jsonable(v) for k, v in rec.items() if k not in _KNOWN_FIELDS}
+    extras.update(auto_extras)
+    for k, v in extras.items():
+        row[f"record_{k}" if k in _SCHEMA else k] = v
+    return row, errs
+
+
+def _frame(rows: list[dict]) -> pl.DataFrame:
+    extra: list[str] = []
+    for r in rows:
+        for k in r:
+            if k not in _SCHEMA and k not in extra:
+                extra.append(k)
+    series = [pl.Series(k, [r.get(k) for r in rows], dtype=_SCHEMA[k]) for k in FRAME_COLUMNS]
+    for k in extra:
+        vals = [r.get(k) for r in rows]
+        kinds = {type(v) for v in vals if v is not None}
+        if kinds and kinds <= {bool}:
+            dtype = pl.Boolean
+        elif kinds and kinds <= {int}:
+            dtype = pl.Int64
+        elif kinds and kinds <= {int, float}:
+            dtype = pl.Float64
+        else:
+            dtype = pl.Utf8
+            vals = [None if v is None else str(v) for v in vals]
+        series.append(pl.Series(k, vals, dtype=dtype))
+    return pl.DataFrame(series)
+
+
+# ----------------------------------------------------------------------------- result
+@dataclass
+class LongMemEvalData:
+    """Verdicts read through a manifest.
+
+    Attributes
+    ----------
+    frame : polars.DataFrame
+        One row per verdict, columns :data:`FRAME_COLUMNS` then extra fields.
+    questions : polars.DataFrame
+        ``question_id, question_type, is_abstention, source_line`` of the question file.
+    manifest : pandas.DataFrame
+        The usable manifest rows, with ``manifest_line``, ``resolved`` and ``n_rows``.
+    problems : list of Problem
+    stats : dict
+        ``files, lines, rows, rejected_lines, duplicates_identical, ungraded``.
+    """
+
+    frame: pl.DataFrame
+    questions: pl.DataFrame
+    manifest: pd.DataFrame
+    problems: list[Problem] = field(default_factory=list)
+    stats: dict = field(default_factory=dict)
+    manifest_path: Path | None = None
+    questions_path: Path | None = None
+
+    @property
+    def synthetic(self) -> bool:
+        """True when any line says ``"synthetic": true`` (the shipped example does)."""
+        return bool("synthetic" in self.frame.columns and self.frame.height
+                    and self.frame["synthetic"].cast(pl.Boolean, strict=False).fill_null(False).any())
+
+    @property
+    def name(self) -> str:
+        return self.manifest_path.stem if self.manifest_path else "longmemeval"
+
+    def label(self) -> str:
+        tag = "SYNTHETIC DATA - not real model output" if self.synthetic else "data"
+        return f"{tag}: {self.name}"
+
+    def systems(self) -> list[str]:
+        """Systems in manifest order."""
+        return list(dict.fromkeys(self.frame["system"].to_list()))
+
+    def budgets(self) -> list:
+        """Budgets present, in numeric order (see :func:`budget_sort_key`); None last."""
+        vals = [b for b in dict.fromkeys(self.frame["budget"].to_list()) if b is not None]
+        out = sorted(vals, key=budget_sort_key)
+        return out + ([None] if self.frame["budget"].null_count() else [])
+
+    def pandas(self, frame: pl.DataFrame | None = None) -> pd.DataFrame:
+        """The frame as pandas (``label`` as nullable boolean)."""
+        return (self.frame if frame is None else frame).to_pandas()
+
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "warning"]
+
+
+def load_longmemeval(manifest, questions, *, strict: bool = True, convention: str = "paper") -> LongMemEvalData:
+    """Load the verdict files a manifest lists, with each question's type.
+
+    Parameters
+    ----------
+    manifest : str or Path
+        CSV ``path,system[,budget][,judge]``; paths relative to the manifest's folder.
+    questions : str or Path
+        Question file (see :func:`read_questions`).
+    strict : bool
+        Raise :class:`VoxMemDataError` listing every error (default); with ``False`` lines
+        with an error are left out and listed in ``problems``.
+    convention : {"paper", "harness"}
+        ``paper``: ungraded verdicts count as incorrect and stay in the denominator;
+        ``harness``: they leave it (``scored`` false).
+
+    Returns
+    -------
+    LongMemEvalData
+    """
+    if convention not in ("paper", "harness"):
+        raise ValueError(f"convention must be 'paper' or 'harness', got {convention!r}")
+    manifest, questions = Path(manifest), Path(questions)
+    problems: list[Problem] = []
+    man, p = read_manifest(manifest)
+    problems += p
+    qframe, p = read_questions(questions)
+    problems += p
+    qmap = dict(zip(qframe["question_id"].to_list(), qframe["question_type"].to_list()))
+    stats = {"files": 0, "lines": 0, "rows": 0, "rejected_lines": 0, "duplicates_identical": 0, "ungraded": 0}
+    rows: list[dict] = []
+    seen: dict[tuple, tuple[str, int, object, object]] = {}
+    n_rows: list[int] = []
+    if qmap:  # without questions every line would be reported as unknown
+        for m in man.itertuples(index=False):
+            stats["files"] += 1
+            rel = m.path
+            text = _read_text(Path(m.resolved), rel, problems)
+            kept = 0
+            if text is None:
+                n_rows.append(0)
+                continue
+            lines = text.splitlines()
+            if not any(l.strip() for l in lines):
+                problems.append(Problem("empty_file", "warning", "file holds no verdicts", rel))
+            for lineno, line in enumerate(lines, 1):
+                if not line.strip():
+                    continue
+                stats["lines"] += 1
+                row, errs = _parse_verdict(line, rel, lineno, qmap, convention)
+                problems += errs
+                if row is None:
+                    stats["rejected_lines"] += 1
+                    continue
+                judge = m.judge if m.judge is not None else row["judge_model"]
+                row = {"system": m.system, "budget": m.budget, "judge": judge, **row}
+                key = (m.system, m.budget, judge, row["question_id"])
+                if key in seen:
+                    f0, l0, lab0, hyp0 = seen[key]
+                    if lab0 == row["label"]:
+                        stats["duplicates_identical"] += 1
+                        same = "same label" + ("" if hyp0 == row["hypothesis"] else " (different hypothesis)")
+                        problems.append(Problem("duplicate_identical", "warning",
+                                                f"({m.system}, {m.budget}, {judge}, {row['question_id']}) already read at "
+                                                f"{f0}:{l0} with the {same}; copy ignored", rel, lineno, "question_id"))
+                    else:
+                        stats["rejected_lines"] += 1
+                        problems.append(Problem("duplicate_conflict", "error",
+                                                f"({m.system}, {m.budget}, {judge}, {row['question_id']}) read twice with "
+                                                f"different labels (first at {f0}:{l0}: {lab0!r}; here {row['label']!r})",
+                                                rel, lineno, "autoeval_label.label"))
+                    continue
+                seen[key] = (rel, lineno, row["label"], row["hypothesis"])
+                stats["ungraded"] += row["status"] == "ungraded"
+                rows.append(row)
+                kept += 1
+            n_rows.append(kept)
+    man = man.assign(n_rows=n_rows if len(n_rows) == len(man) else [0] * len(man))
+    frame = _frame(rows)
+    stats["rows"] = frame.height
+    _cross_checks(frame, qframe, problems)
+    data = LongMemEvalData(frame, qframe, man, _collapse(problems), stats, manifest, questions)
+    if strict and data.errors():
+        raise VoxMemDataError(data.problems, f"{len(data.errors())} error(s) in LongMemEval verdicts "
+                                             f"(manifest {str(manifest)!r}, questions {str(questions)!r})")
+    return data
+
+
+def _cross_checks(frame: pl.DataFrame, questions: pl.DataFrame, problems: list[Problem]) -> None:
+    if not frame.height:
+        return
+    n_q = questions.height
+    cover = (frame.group_by("system", "budget", "judge", maintain_order=True)
+             .agg(pl.len().alias("n"), pl.col("source_file").first(), pl.col("judge_model").drop_nulls().n_unique().alias("nm")))
+    for r in cover.iter_rows(named=True):
+        if r["n"] < n_q:
+            problems.append(Problem("incomplete_run", "warning",
+                                    f"system {r['system']!r} (budget {r['budget']}, judge {r['judge']}) has verdicts for "
+                                    f"{r['n']} of the {n_q} questions of the question file", r["source_file"], None,
+                                    "question_id", n_q - r["n"]))
+        if r["nm"] > 1:
+            problems.append(Problem("mixed_judge_models", "warning",
+                                    f"system {r['system']!r} (budget {r['budget']}, judge {r['judge']}) was labelled by "
+                                    f"{r['nm']} different autoeval_label.model values", r["source_file"], None,
+                                    "autoeval_label.model"))
+
+
+def _collapse(problems: list[Problem], limit: int = 50) -> list[Problem]:
+    """Keep problems, but summarise a code repeated more than ``limit`` times in one file."""
+    by: dict[tuple, list[Problem]] = {}
+    for p in problems:
+        by.setdefault((p.code, p.severity, p.file), []).append(p)
+    out: list[Problem] = []
+    for (code, sev, file), ps in by.items():
+        out.extend(ps[:limit])
+        if len(ps) > limit:
+            out.append(Problem(code, sev, f"... and {len(ps) - limit} more like the above", file, None, ps[0].field,
+                               sum(p.count for p in ps[limit:])))
+    return out
+
+
+# ----------------------------------------------------------------------------- judges
+def select_judge(frame: pl.DataFrame, judge: str | None = None) -> tuple[pl.DataFrame, list[str]]:
+    """Keep one judge per (system, budget), so no question is counted twice.
+
+    Where a (system, budget) has verdicts from several judges, keep ``judge`` if it is one
+    of them, else the first judge listed (manifest order).  Returns the frame and one note
+    per (system, budget) where a choice was made (never silent: print them).
+    """
+    if judge is not None and judge not in set(frame["judge"].drop_nulls().to_list()):
+        raise VoxMemDataError([Problem("unknown_judge", "error",
+                                       f"judge {judge!r} not in the data; judges: {sorted(set(frame['judge'].drop_nulls().to_list()))}",
+                                       None, None, "judge")])
+    notes: list[str] = []
+    keep = []
+    judges = (frame.with_row_index("_r").group_by("system", "budget", maintain_order=True)
+              .agg(pl.col("judge").unique(maintain_order=True).alias("judges")))
+    for r in judges.iter_rows(named=True):
+        js = r["judges"]
+        chosen = js[0] if judge is None or judge not in js else judge
+        if len(js) > 1:
+            notes.append(f"system {r['system']!r} at budget {r['budget']} has verdicts from {len(js)} judges "
+                         f"({', '.join(map(str, js))}); using {chosen!r}")
+        keep.append({"system": r["system"], "budget": r["budget"], "judge": chosen})
+    if not notes:
+        return frame, notes
+    sel = pl.DataFrame(keep, schema={"system": pl.Utf8, "budget": pl.Utf8, "judge": pl.Utf8})
+    out = frame.join(sel, on=["system", "budget", "judge"], how="semi", nulls_equal=True)
+    return out, notes

@@ -1,0 +1,271 @@
+"""Figures of the main results: Figure 4, Figure 5, Figure 8 and the Table 16 scatter.
+
+Every function takes the DataFrame an analysis of :mod:`voxmem_analysis.results` returned
+(``data=``), draws it and returns the matplotlib Figure.  Nothing here computes a statistic;
+frames are only pivoted into the grid they are drawn on.  Wrap calls in
+``plots.style.paper_style()`` (done here) and save with ``output.save_figure``.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from .. import taxonomy as tx
+from .style import ACC_RANGE, GROUP_COLORS, HEATMAP_CMAP, paper_style
+
+__all__ = ["evidence_heatmaps", "operation_heatmap", "operation_heatmaps", "answerable_refusal_scatter"]
+
+_EV_TICKS = {
+    "speech_semantics": "Speech\nSemantics", "speaker_information": "Speaker\nIdentity",
+    "paralinguistic_information": "Paralinguistic\nCues", "environmental_sound": "Environmental\nSound",
+    "overall": "Overall",
+}
+_NA_COLOR = "#ececec"
+
+
+def _text_color(cmap, norm, v) -> str:
+    r, g, b, _ = cmap(norm(v))
+    return "white" if (0.299 * r + 0.587 * g + 0.114 * b) < 0.5 else "black"
+
+
+def _budgets_in(data: pd.DataFrame, budgets) -> list[str]:
+    have = set(data["budget"].astype(str))
+    if budgets is None:
+        return [b for b in tx.BUDGETS if b in have]
+    missing = [b for b in budgets if b not in have]
+    if missing:
+        raise ValueError(f"budgets {missing} are not in the data (it has {sorted(have, key=tx.BUDGETS.index)})")
+    return [b for b in tx.BUDGETS if b in budgets]
+
+
+def evidence_heatmaps(data: pd.DataFrame, *, budgets: Sequence[str] | None = None, annotate: bool = True,
+                      vrange: tuple[float, float] = ACC_RANGE, cmap: str = HEATMAP_CMAP, title: str | None = None):
+    """Figure 4: one heatmap per budget, models × evidence types (+ Overall), group means below.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`voxmem_analysis.results.evidence_panels` output.
+    budgets : list of str, optional
+        Panels to draw (default: every budget in ``data``).
+    annotate : bool
+        Print the value in each cell.
+    vrange : (float, float)
+        Colour-scale range in % (default 0–70, the paper's).
+
+    Notes
+    -----
+    Rows are aligned across panels: a model not run at a budget (the 64K panel) shows grey
+    cells marked "–".  The proprietary block is separated from the open-weight block by a
+    thin line and the group-mean rows by a thick one; the Overall column by a white gap.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib import colors
+
+    bs = _budgets_in(data, budgets)
+    # row order: union over budgets, as the analysis ordered it (proprietary first, means last)
+    model_rows = list(dict.fromkeys(data.loc[data["kind"] == "model", "row"]))
+    mean_rows = list(dict.fromkeys(data.loc[data["kind"] == "mean", "row"]))
+    rows = model_rows + mean_rows
+    group_of = dict(zip(data["row"], data["group"]))
+    cols = [e for e in [*tx.EVIDENCE_TYPES, "overall"] if e in set(data["evidence_type"])]
+    n_prop = sum(1 for r in model_rows if group_of.get(r) == "proprietary")
+    cm = plt.get_cmap(cmap)
+    norm = colors.Normalize(*vrange)
+    with paper_style():
+        fig, axes = plt.subplots(1, len(bs), figsize=(2.05 * len(bs) + 2.6, 0.27 * len(rows) + 1.6),
+                                 sharey=True, squeeze=False, constrained_layout=True)
+        axes = axes[0]
+        for ax, b in zip(axes, bs):
+            sub = data[data["budget"].astype(str) == b]
+            grid = sub.pivot_table(index="row", columns="evidence_type", values="accuracy", sort=False)
+            grid = grid.reindex(index=rows, columns=cols)
+            arr = grid.to_numpy(float)
+            ax.imshow(np.ma.masked_invalid(arr), cmap=cm, norm=norm, aspect="auto", interpolation="none")
+            ax.set_facecolor(_NA_COLOR)
+            if annotate:
+                for i in range(arr.shape[0]):
+                    for j in range(arr.shape[1]):
+                        v = arr[i, j]
+                        if np.isfinite(v):
+                            bold = rows[i] in mean_rows or cols[j] == "overall"
+                            ax.text(j, i, f"{v:.1f}", ha="center", va="center", fontsize=6.6,
+                                    color=_text_color(cm, norm, v), fontweight="bold" if bold else "normal")
+                        else:
+                            ax.text(j, i, "\u2013", ha="center", va="center", fontsize=6.6, color="#888888")
+            n_models = int(sub.loc[sub["kind"] == "model", "row"].nunique())
+            ax.set_title(f"{b}  ({n_models} models)")
+            ax.set_xticks(range(len(cols)), [_EV_TICKS.get(c, c) for c in cols], rotation=90, fontsize=7)
+            ax.set_yticks(range(len(rows)), rows, fontsize=7)
+            ax.tick_params(length=0)
+            for side in ("top", "right", "left", "bottom"):
+                ax.spines[side].set_visible(False)
+            if 0 < n_prop < len(model_rows):
+                ax.axhline(n_prop - 0.5, color="black", lw=0.8)
+            if mean_rows:
+                ax.axhline(len(model_rows) - 0.5, color="black", lw=1.8)
+            if "overall" in cols:
+                ax.axvline(cols.index("overall") - 0.5, color="white", lw=2.5)
+        sm = plt.cm.ScalarMappable(norm=norm, cmap=cm)
+        cb = fig.colorbar(sm, ax=list(axes), shrink=0.6, pad=0.02, aspect=30)
+        cb.set_label("Accuracy (%)")
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
+def _cell_label(v: float, n: float, show_n: bool) -> str:
+    s = f"{v:.1f}"
+    if show_n and np.isfinite(n):
+        s += f"\n(n={int(n)})"
+    return s
+
+
+def operation_heatmap(data: pd.DataFrame, *, budget: str | None = None, ax=None, show_n: bool = True,
+                      vrange: tuple[float, float] = ACC_RANGE, cmap: str = HEATMAP_CMAP, colorbar: bool = True,
+                      title: str | None = None):
+    """Figure 5: operation × evidence heatmap at one budget, question count under each score.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`voxmem_analysis.results.operation_evidence` output (``budget, operation,
+        evidence_type, accuracy, n_questions``).
+    budget : str, optional
+        Budget to draw (required when ``data`` holds several).
+    ax : matplotlib Axes, optional
+
+    Notes
+    -----
+    The Speech-Semantics IE cell, excluded by design, is hatched and labelled.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib import colors
+    from matplotlib.patches import Rectangle
+
+    bs = _budgets_in(data, None)
+    if budget is None:
+        if len(bs) != 1:
+            raise ValueError(f"data holds budgets {bs}; pass budget=")
+        budget = bs[0]
+    sub = data[data["budget"].astype(str) == budget]
+    ops, evs = list(tx.OPERATIONS), list(tx.EVIDENCE_TYPES)
+    acc = sub.pivot_table(index="operation", columns="evidence_type", values="accuracy").reindex(index=ops, columns=evs)
+    nq = sub.pivot_table(index="operation", columns="evidence_type", values="n_questions").reindex(index=ops, columns=evs)
+    cm = plt.get_cmap(cmap)
+    norm = colors.Normalize(*vrange)
+    with paper_style():
+        fig = None
+        if ax is None:
+            fig, ax = plt.subplots(figsize=(4.6, 3.3), constrained_layout=True)
+        im = ax.imshow(np.ma.masked_invalid(acc.to_numpy(float)), cmap=cm, norm=norm, aspect="auto", interpolation="none")
+        ax.set_facecolor("white")
+        for i, op in enumerate(ops):
+            for j, ev in enumerate(evs):
+                v = acc.loc[op, ev]
+                if (op, ev) not in tx.VALID_CELLS:
+                    ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="#f4f4f4", edgecolor="#9a9a9a",
+                                           hatch="////", lw=0))
+                    ax.text(j, i, "excluded\nby design", ha="center", va="center", fontsize=6.5, color="#555555",
+                            bbox=dict(facecolor="#f4f4f4", edgecolor="none", pad=0.6))
+                elif np.isfinite(v):
+                    ax.text(j, i, _cell_label(v, nq.loc[op, ev], show_n), ha="center", va="center", fontsize=7.5,
+                            color=_text_color(cm, norm, v), linespacing=1.15)
+                else:
+                    ax.text(j, i, "no items", ha="center", va="center", fontsize=6.5, color="#888888")
+        ax.set_xticks(range(len(evs)), [_EV_TICKS[e] for e in evs], fontsize=7.5)
+        ax.set_yticks(range(len(ops)), [tx.OPERATION_LABELS[o] for o in ops])
+        ax.tick_params(length=0)
+        for side in ("top", "right", "left", "bottom"):
+            ax.spines[side].set_visible(False)
+        ax.set_title(title if title is not None else f"{budget}")
+        if colorbar and fig is not None:
+            fig.colorbar(im, ax=ax, shrink=0.85, pad=0.02).set_label("Mean accuracy (%)")
+        return fig if fig is not None else ax.figure
+
+
+def operation_heatmaps(data: pd.DataFrame, *, budgets: Sequence[str] | None = None, show_n: bool = True,
+                       vrange: tuple[float, float] = ACC_RANGE, cmap: str = HEATMAP_CMAP, title: str | None = None):
+    """Figure 8: :func:`operation_heatmap` side by side for several budgets (one shared colour bar)."""
+    import matplotlib.pyplot as plt
+    from matplotlib import colors
+
+    bs = _budgets_in(data, budgets)
+    with paper_style():
+        fig, axes = plt.subplots(1, len(bs), figsize=(3.5 * len(bs) + 0.8, 3.3), squeeze=False,
+                                 constrained_layout=True, sharey=True)
+        for ax, b in zip(axes[0], bs):
+            operation_heatmap(data, budget=b, ax=ax, show_n=show_n, vrange=vrange, cmap=cmap, colorbar=False)
+        for ax in axes[0][1:]:
+            ax.tick_params(labelleft=False)
+        sm = plt.cm.ScalarMappable(norm=colors.Normalize(*vrange), cmap=plt.get_cmap(cmap))
+        fig.colorbar(sm, ax=list(axes[0]), shrink=0.85, pad=0.01, aspect=25).set_label("Mean accuracy (%)")
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
+def _spread_labels(y: np.ndarray, min_gap: float) -> np.ndarray:
+    """Nudge label y positions apart (1-D) keeping their order."""
+    order = np.argsort(y)
+    out = y.astype(float).copy()
+    for k in range(1, len(order)):
+        i, j = order[k - 1], order[k]
+        if out[j] - out[i] < min_gap:
+            out[j] = out[i] + min_gap
+    return out
+
+
+def answerable_refusal_scatter(data: pd.DataFrame, *, summary: pd.DataFrame | None = None, groups: dict | None = None,
+                               ax=None, title: str | None = None):
+    """Table 16 as a scatter: answerable vs AR accuracy per model, ρ annotated.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`voxmem_analysis.results.answerable_vs_refusal` output.
+    summary : DataFrame, optional
+        :func:`voxmem_analysis.results.answerable_refusal_summary` output (ρ, p, always-abstain bound).
+    groups : dict, optional
+        ``{model: access group}`` for colours (``Release.models`` ``model`` → ``access``).
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    groups = groups or {}
+    with paper_style():
+        fig = None
+        if ax is None:
+            fig, ax = plt.subplots(figsize=(5.4, 4.0), constrained_layout=True)
+        x, y = data["answerable"].to_numpy(float), data["ar"].to_numpy(float)
+        cols = [GROUP_COLORS.get(groups.get(m, "unknown"), GROUP_COLORS["unknown"]) for m in data["model"]]
+        ax.scatter(x, y, c=cols, s=28, zorder=3, edgecolor="white", linewidth=0.6)
+        span_y = max(np.nanmax(y) - np.nanmin(y), 1.0) if len(y) else 1.0
+        ly = _spread_labels(y, 0.045 * max(span_y, 40))
+        xmax = np.nanmax(x) if len(x) else 1
+        for xi, yi, lyi, m in zip(x, y, ly, data["model"]):
+            right = xi < 0.7 * xmax
+            ax.annotate(m, (xi, yi), xytext=(xi + (0.012 if right else -0.012) * max(xmax, 10) * 2, lyi),
+                        textcoords="data", fontsize=6.5, ha="left" if right else "right", va="center",
+                        arrowprops=dict(arrowstyle="-", lw=0.4, color="#999999", shrinkA=0, shrinkB=3))
+        if summary is not None and len(summary):
+            s = summary.iloc[0]
+            ax.axhline(s["always_abstain"], color="#999999", lw=0.8, ls=":")
+            ax.text(0.99, s["always_abstain"], f"always-abstain overall = {s['always_abstain']:.1f}%",
+                    transform=ax.get_yaxis_transform(), ha="right", va="bottom", fontsize=6.5, color="#666666")
+            ax.text(0.02, 0.98, f"Spearman \u03c1 = {s['rho']:.2f} (p = {s['p_value']:.2f}, {int(s['n_models'])} models)",
+                    transform=ax.transAxes, ha="left", va="top", fontsize=7.5)
+        ax.set_xlabel("Answerable accuracy (%)")
+        ax.set_ylabel("AR accuracy (%, correct refusals)")
+        ax.set_xlim(0, max(40, xmax * 1.15))
+        ax.set_ylim(-2, max(75, np.nanmax(y) * 1.1 if len(y) else 75))
+        present = [g for g in ("proprietary", "open_weight") if g in set(groups.get(m) for m in data["model"])]
+        if present:
+            ax.legend([Line2D([], [], marker="o", ls="", color=GROUP_COLORS[g]) for g in present],
+                      [{"proprietary": "Proprietary", "open_weight": "Open-weight"}[g] for g in present],
+                      loc="upper right", frameon=False)
+        if title:
+            ax.set_title(title)
+        return fig if fig is not None else ax.figure

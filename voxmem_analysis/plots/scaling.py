@@ -1,0 +1,183 @@
+"""Figures of context-length scaling: Figure 6, the Table 18 forest plot and the D.5 scatter.
+
+Each function takes the DataFrame an analysis of :mod:`voxmem_analysis.scaling` returned,
+only draws it and returns the Figure.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .. import taxonomy as tx
+from .style import EVIDENCE_COLORS, paper_style
+
+__all__ = ["evidence_scaling_lines", "change_forest", "sensitivity_scatter"]
+
+_OVERALL_COLOR = "#333333"
+_MARKERS = {"speech_semantics": "o", "speaker_information": "s", "paralinguistic_information": "^",
+            "environmental_sound": "D", "overall": "X"}
+
+
+def _label(code: str) -> str:
+    return "Overall" if code == "overall" else tx.EVIDENCE_LABELS.get(code, code)
+
+
+def _color(code: str) -> str:
+    return EVIDENCE_COLORS.get(code, _OVERALL_COLOR)
+
+
+def evidence_scaling_lines(data: pd.DataFrame, *, include_overall: bool = True, title: str | None = None):
+    """Figure 6: mean accuracy (left) and retention relative to 8K (right) vs budget, per evidence type.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`voxmem_analysis.scaling.evidence_scaling` output (``budget, evidence_type,
+        accuracy, retention``).
+    include_overall : bool
+        Also draw the pooled Overall as a dashed grey line.
+
+    Notes
+    -----
+    The budget axis is log2-spaced (8K, 16K, 32K, 64K equidistant).  The retention panel has
+    a reference line at 1 (no change); values above it are gains, not assumed away.
+    """
+    import matplotlib.pyplot as plt
+
+    bs = [b for b in tx.BUDGETS if b in set(data["budget"].astype(str))]
+    x = {b: np.log2(tx.budget_tokens(b)) for b in bs}
+    codes = [e for e in [*tx.EVIDENCE_TYPES, *(["overall"] if include_overall else [])] if e in set(data["evidence_type"])]
+    with paper_style():
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(7.2, 3.1), constrained_layout=True)
+        for code in codes:
+            sub = data[data["evidence_type"] == code].copy()
+            sub["x"] = sub["budget"].astype(str).map(x)
+            sub = sub.sort_values("x")
+            kw = dict(color=_color(code), marker=_MARKERS.get(code, "o"), ms=4.5, lw=1.6,
+                      ls="--" if code == "overall" else "-", label=_label(code))
+            a1.plot(sub["x"], sub["accuracy"], **kw)
+            a2.plot(sub["x"], sub["retention"], **kw)
+            last = sub.iloc[-1]
+            a2.annotate(f"{last['retention']:.2f}", (last["x"], last["retention"]), xytext=(4, 0),
+                        textcoords="offset points", fontsize=6.5, color=_color(code), va="center")
+        a2.axhline(1.0, color="#999999", lw=0.8, ls=":")
+        for ax in (a1, a2):
+            ax.set_xticks([x[b] for b in bs], bs)
+            ax.set_xlabel("History length (reference tokens, log\u2082 scale)")
+            ax.grid(axis="y", color="#e6e6e6", lw=0.6)
+            ax.set_xlim(min(x.values()) - 0.25, max(x.values()) + 0.45)
+        a1.set_ylabel("Mean accuracy (%)")
+        a1.set_ylim(0, max(5.0, float(np.nanmax(data["accuracy"])) * 1.12))
+        a2.set_ylabel(f"Retention (accuracy / {bs[0]} accuracy)")
+        r = data["retention"].to_numpy(float)
+        a2.set_ylim(min(0.5, np.nanmin(r) - 0.05), max(1.05, np.nanmax(r) + 0.05))
+        a1.set_title("Accuracy")
+        a2.set_title(f"Retention relative to {bs[0]}")
+        handles, labels = a1.get_legend_handles_labels()
+        fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), frameon=False)
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
+def change_forest(data: pd.DataFrame, *, title: str | None = None):
+    """Table 18 forest plot: drop (pp) and retention with 95% intervals, evidence rows then per model.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`voxmem_analysis.scaling.paired_change` output.
+    """
+    import matplotlib.pyplot as plt
+
+    ev = data[data["level"] == "evidence_type"]
+    pm = data[data["level"] == "model"]
+    labels, colors, ys, y = [], [], [], 0.0
+    rows = []
+    for _, r in ev.iterrows():
+        rows.append((r, _label(r["key"]), _color(r["key"]), y, r["key"] == "overall"))
+        y += 1
+    y += 0.6
+    gap_at = y - 0.8
+    for _, r in pm.iterrows():
+        rows.append((r, r["key"], "#555555", y, False))
+        y += 1
+    b0 = str(data["baseline_budget"].iloc[0]) if "baseline_budget" in data else "8K"
+    b1 = str(data["comparison_budget"].iloc[0]) if "comparison_budget" in data else "64K"
+    with paper_style():
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(7.4, 0.24 * len(rows) + 1.3), sharey=True, constrained_layout=True)
+        for r, lab, col, yy, bold in rows:
+            for ax, s, ref in ((a1, "drop", 0.0), (a2, "retention", 1.0)):
+                est, lo, hi = r[s], r[f"{s}_lo"], r[f"{s}_hi"]
+                if not np.isfinite(est):
+                    continue
+                ax.errorbar(est, yy, xerr=[[max(est - lo, 0)], [max(hi - est, 0)]] if np.isfinite(lo) else None,
+                            fmt="D" if bold else "o", color=col, ms=4.5 if bold else 3.8, capsize=2, lw=1.1)
+            labels.append(lab)
+            ys.append(yy)
+            colors.append(bold)
+        a1.axvline(0, color="#999999", lw=0.8, ls=":")
+        a2.axvline(1, color="#999999", lw=0.8, ls=":")
+        for ax in (a1, a2):
+            ax.axhline(gap_at, color="#bbbbbb", lw=0.6)
+            ax.grid(axis="x", color="#eeeeee", lw=0.6)
+        a1.set_yticks(ys, labels)
+        for t, bold in zip(a1.get_yticklabels(), colors):
+            if bold:
+                t.set_fontweight("bold")
+        a1.invert_yaxis()
+        a1.set_xlabel(f"Drop {b0}\u2192{b1} (pp), 95% CI")
+        a2.set_xlabel(f"Retention ({b1} / {b0}), 95% CI")
+        a1.set_title("Drop in points")
+        a2.set_title("Retention")
+        nb = int(data["n_boot"].iloc[0])
+        fig.text(0.01, 0.0, f"Percentile bootstrap over items, {nb:,} resamples, both budgets rescored per resample.",
+                 fontsize=6.5, color="#666666", ha="left", va="bottom")
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
+def sensitivity_scatter(data: pd.DataFrame, *, correlations: pd.DataFrame | None = None, title: str | None = None):
+    """Appendix D.5: retention and drop vs 8K accuracy over model × evidence cells, ρ annotated.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`voxmem_analysis.scaling.cell_changes` output.
+    correlations : DataFrame, optional
+        :func:`voxmem_analysis.scaling.sensitivity_correlations` output.
+    """
+    import matplotlib.pyplot as plt
+
+    corr = {} if correlations is None else {r["measure"]: r for _, r in correlations.iterrows()}
+    with paper_style():
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(7.2, 3.2), constrained_layout=True)
+        for code in tx.EVIDENCE_TYPES:
+            sub = data[data["evidence_type"] == code]
+            if sub.empty:
+                continue
+            kw = dict(color=_color(code), marker=_MARKERS[code], s=22, edgecolor="white", linewidth=0.5,
+                      label=_label(code), zorder=3)
+            a1.scatter(sub["baseline"], sub["retention"], **kw)
+            a2.scatter(sub["baseline"], sub["drop"], **kw)
+        a1.axhline(1.0, color="#999999", lw=0.8, ls=":")
+        a2.axhline(0.0, color="#999999", lw=0.8, ls=":")
+        for ax, m, ylabel in ((a1, "retention", "Retention (64K / 8K)"), (a2, "drop", "Drop 8K\u219264K (pp)")):
+            ax.set_xlabel("8K accuracy (%)")
+            ax.set_ylabel(ylabel)
+            ax.grid(color="#eeeeee", lw=0.6)
+            if m in corr:
+                r = corr[m]
+                p = r["p_value"]
+                ptxt = "p < 0.001" if np.isfinite(p) and p < 0.001 else f"p = {p:.2f}"
+                ax.text(0.03, 0.97, f"Spearman \u03c1 = {r['rho']:.2f}, {ptxt}\n{int(r['n'])} cells",
+                        transform=ax.transAxes, ha="left", va="top", fontsize=7.5,
+                        bbox=dict(facecolor="white", edgecolor="none", alpha=0.8, pad=1.5))
+        a1.set_title("Retention vs baseline")
+        a2.set_title("Drop vs baseline")
+        handles, labels = a1.get_legend_handles_labels()
+        fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), frameon=False)
+        if title:
+            fig.suptitle(title)
+    return fig

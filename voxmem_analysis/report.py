@@ -1,0 +1,419 @@
+"""The HTML report of a reproduction run: ``OUT/report/index.html``.
+
+:func:`write_report` reads only files of the output folder -- ``run.json`` (written by
+:func:`voxmem_analysis.reproduce.run`), ``reproduction.csv``, ``audit.csv``, ``figures/*.png``
+and ``tables/*.csv`` -- so a report can be rebuilt at any time without re-running anything
+(``voxmem-analysis reproduce --report-only --out DIR``).
+
+The page is plain HTML with one inlined stylesheet (``resources/report.css``) and no
+JavaScript.  It shows, in order: a banner naming the data it was made from (and, for a
+synthetic release, that the data is SYNTHETIC, not real model output); summary cards; the
+run summary with each failing notebook's error cell; the published-vs-reproduced numbers
+grouped by artifact, artifacts with failures first and failing numbers first inside each;
+the consistency audit of the paper's own numbers (failing identities first); the release's
+validation problems by code; the figures (PNG, linked with their PDF and CSV) and the tables
+(CSV rendered, linked with Markdown and LaTeX), grouped by the notebook that wrote them.
+Figures and tables are linked relatively (``../figures/NAME.png``), so the folder can be moved
+as a whole.
+"""
+from __future__ import annotations
+
+import html
+import json
+import math
+from importlib import resources
+from pathlib import Path
+from string import Template
+
+__all__ = ["write_report", "render_report"]
+
+_REPO_ROOT = Path(__file__).resolve().parent.parent
+_MAX_TABLE_ROWS = 40
+
+
+def _e(x) -> str:
+    return html.escape("" if x is None else str(x), quote=True)
+
+
+def _resource(name: str) -> str:
+    return resources.files("voxmem_analysis").joinpath(f"resources/{name}").read_text(encoding="utf-8")
+
+
+def _num(v, digits: int = 3) -> str:
+    if v is None or v == "":
+        return ""
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return _e(v)
+    if math.isnan(f):
+        return ""
+    if f == int(f) and abs(f) < 1e12:
+        return f"{int(f)}"
+    return f"{f:.{digits}f}".rstrip("0").rstrip(".")
+
+
+def _signed(v, digits: int = 2) -> str:
+    s = _num(v, digits)
+    return f"+{s}" if s and not s.startswith("-") and float(s) != 0 else s
+
+
+def _display_path(p: str | None) -> str:
+    if not p:
+        return "?"
+    path = Path(p)
+    try:
+        return path.resolve().relative_to(_REPO_ROOT).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _read_csv(path: Path):
+    import pandas as pd
+
+    if not path.is_file():
+        return None
+    try:
+        return pd.read_csv(path, keep_default_na=False, na_values=[""])
+    except Exception:  # noqa: BLE001 - an unreadable CSV is shown as missing
+        return None
+
+
+def _bool(v) -> bool:
+    return str(v).strip().lower() in ("true", "1", "yes")
+
+
+# ----------------------------------------------------------------------------- sections
+def _banner(run: dict) -> str:
+    rel = run.get("release") or {}
+    data = _display_path(rel.get("path") or run.get("data_dir"))
+    name = rel.get("name") or Path(run.get("data_dir", "?")).name
+    params = f"seed {run.get('seed')}, {run.get('n_boot')} bootstrap resamples"
+    if rel.get("error"):
+        return (f'<div class="banner synthetic"><span class="tag">DATA NOT LOADED</span>'
+                f'Made from <code>{_e(data)}</code>, which could not be loaded: {_e(rel["error"])}</div>')
+    if rel.get("synthetic"):
+        return (f'<div class="banner synthetic"><p><span class="tag">SYNTHETIC DATA</span>'
+                f'<b>This report was made from the synthetic release <code>{_e(data)}</code> ({_e(name)}): '
+                f'SYNTHETIC data, not real model output.</b></p>'
+                f'<p>Its verdicts were generated so that the paper\'s definitions give back the paper\'s published '
+                f'numbers. Agreement below shows that the analysis code reproduces the paper from such data; it is '
+                f'not evidence about any real model. {_e(params)}.</p></div>')
+    return (f'<div class="banner"><p><span class="tag real">DATA</span>Made from the release '
+            f'<code>{_e(data)}</code> ({_e(name)}). {_e(rel.get("description") or "")}</p>'
+            f'<p>{_e(params)}.</p></div>')
+
+
+def _cards(run: dict, repro, audit) -> str:
+    nbs = run.get("notebooks", [])
+    n_ok = sum(nb["status"] == "ok" for nb in nbs)
+    n_fail = sum(nb["status"] == "failed" for nb in nbs)
+    n_skip = sum(nb["status"] == "skipped" for nb in nbs)
+    cards = [("bad" if n_fail else "ok", f"{n_ok}/{len(nbs)}", "notebooks ran",
+              f"{n_fail} failed, {n_skip} skipped; wall time {run.get('wall_seconds', 0):.1f} s")]
+    rp = run.get("reproduction") or {}
+    if rp.get("numbers") is not None:
+        bad = rp["outside"] + rp["missing"]
+        cards.append(("bad" if bad else "ok", f"{rp['within']}/{rp['numbers']}", "published numbers reproduced",
+                      f"{rp['outside']} outside tolerance, {rp['missing']} not reproduced"))
+    elif rp.get("error"):
+        cards.append(("bad", "error", "reproduction.csv", rp["error"]))
+    au = run.get("audit") or {}
+    if au.get("identities") is not None:
+        cards.append(("warn" if au.get("fail") else "ok", f"{au.get('hold')}/{au['identities']}",
+                      "paper identities hold", f"{au.get('fail')} fail (within rounding)"))
+    elif au.get("error"):
+        cards.append(("bad", "error", "audit", au["error"]))
+    probs = run.get("problems") or []
+    errs = sum(p["count"] for p in probs if p["severity"] == "error")
+    warns = sum(p["count"] for p in probs if p["severity"] == "warning")
+    cards.append(("bad" if errs else ("warn" if warns else "ok"), f"{errs} / {warns}",
+                  "validation errors / warnings", f"{len(probs)} distinct problem codes"))
+    return '<div class="cards">' + "".join(
+        f'<div class="card {k}"><div class="big">{_e(big)}</div><div>{_e(what)}</div><div class="sub">{_e(sub)}</div></div>'
+        for k, big, what, sub in cards) + "</div>"
+
+
+def _brief(outputs: list[str]) -> str:
+    kinds: dict[str, int] = {}
+    for o in outputs:
+        k = o.split("/", 1)[0] if "/" in o else "other"
+        kinds[k] = kinds.get(k, 0) + 1
+    return f"{len(outputs)}" + (" (" + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) + ")" if kinds else "")
+
+
+def _run_section(run: dict) -> str:
+    nbs = run.get("notebooks", [])
+    rows = []
+    for nb in nbs:
+        links = []
+        if nb.get("executed"):
+            links.append(f'<a href="../{_e(nb["executed"])}">executed notebook</a>')
+            links.append(f'<a href="../notebooks/{_e(nb["name"])}.log">kernel log</a>')
+        note = nb.get("reason") or ""
+        if nb.get("error"):
+            note = f'<a href="#err-{_e(nb["name"])}">{_e(_headline(nb["error"]))}</a>'
+        else:
+            note = _e(note)
+        rows.append(f'<tr class="{"fail" if nb["status"] == "failed" else nb["status"]}"><td><code>{_e(nb["name"])}</code></td>'
+                    f'<td><span class="pill {_e(nb["status"])}">{_e(nb["status"])}</span></td>'
+                    f'<td class="num">{nb.get("seconds", 0):.1f}</td><td class="num">{_e(_brief(nb.get("outputs", [])))}</td>'
+                    f'<td>{" · ".join(links)}</td><td>{note}</td></tr>')
+    for nb in run.get("earlier", []):
+        rows.append(f'<tr class="skipped"><td><code>{_e(nb["name"])}</code></td><td><span class="pill skipped">'
+                    f'earlier run</span></td><td class="num">{nb.get("seconds", 0):.1f}</td>'
+                    f'<td class="num">{_e(_brief(nb.get("outputs", [])))}</td><td></td>'
+                    f'<td>not re-run this time (--only); status then: {_e(nb.get("status"))}</td></tr>')
+    out = ['<div class="wide"><table><tr><th>notebook</th><th>status</th><th class="num">seconds</th>'
+           '<th class="num">outputs written</th><th>files</th><th>note</th></tr>', *rows, "</table></div>"]
+    params = ", ".join(f"{k}={v}" for k, v in sorted((nbs[0].get("parameters") or {}).items())) if nbs else ""
+    out.append(f'<p class="lead">{run.get("jobs")} parallel jobs; wall time {run.get("wall_seconds", 0):.1f} s. '
+               f'Parameters injected (where declared): <code>{_e(params)}</code>.</p>')
+    for t in run.get("tasks_failed", []):
+        out.append(f'<div class="error"><h3>Task failed</h3><pre>{_e(t)}</pre></div>')
+    for nb in nbs:
+        err = nb.get("error")
+        if not err:
+            continue
+        where = f"cell {err.get('cell_index')}" if err.get("cell_index") is not None else "no cell (kernel or conversion)"
+        if err.get("line") is not None:
+            where += f", line {err['line']} of <code>{_e(_display_path(nb.get('path')))}</code>"
+        out.append(f'<div class="error" id="err-{_e(nb["name"])}"><h3>{_e(nb["name"])} failed at {where}</h3>'
+                   f'<p><b>{_e(err.get("ename"))}</b>: {_e(err.get("evalue"))}</p>'
+                   + (f'<p>Cell source:</p><pre>{_e(err.get("source"))}</pre>' if err.get("source") else "")
+                   + (f'<details><summary>Traceback</summary><pre>{_e(err.get("traceback"))}</pre></details>'
+                      if err.get("traceback") else "") + "</div>")
+        for c in nb.get("collisions", []):
+            out.append(f'<p class="lead">warning: {_e(c)}</p>')
+    return "\n".join(out)
+
+
+def _headline(err: dict) -> str:
+    where = f"cell {err.get('cell_index')}" if err.get("cell_index") is not None else "kernel"
+    return f"{where}: {err.get('ename')}: {err.get('evalue')}"[:200]
+
+
+def _status(row) -> tuple[int, str, str]:
+    """(sort key, css class, label) of a reproduction row: failures first."""
+    if row["reproduced"] is None or (isinstance(row["reproduced"], float) and math.isnan(row["reproduced"])):
+        return 1, "missing", "not reproduced"
+    if _bool(row["within_tolerance"]):
+        return 2, "ok", "within"
+    return 0, "fail", "outside"
+
+
+def _reproduction_section(run: dict, repro) -> str:
+    rp = run.get("reproduction") or {}
+    if repro is None:
+        return f'<p class="lead">No reproduction.csv. {_e(rp.get("error", ""))}</p>'
+    out = [f'<p class="lead">One row per number the paper prints (<code>data/paper/published.csv</code>), '
+           f'joined on artifact, row and column with the number the analysis computes from the release. '
+           f'Tolerances and comparators come from the published table. Full table: '
+           f'<a href="../reproduction.csv">reproduction.csv</a>.</p>']
+    by_kind = rp.get("by_kind") or {}
+    if by_kind:
+        out.append("<p>By kind: " + "; ".join(f"<b>{_e(k)}</b> {v['within']}/{v['numbers']} within tolerance"
+                                              for k, v in sorted(by_kind.items())) + ".</p>")
+    errors = rp.get("artifact_errors") or {}
+    missing = rp.get("missing_artifacts") or {}
+    if missing:
+        items = "".join(f"<li><code>{_e(a)}</code>: {n} number(s) without a reproduced value"
+                        + (f" &mdash; {_e(errors[a])}" if a in errors else "") + "</li>"
+                        for a, n in missing.items())
+        out.append(f"<h3>Not reproduced</h3><ul>{items}</ul>")
+    recs = repro.to_dict("records")
+    groups: dict[str, list[dict]] = {}
+    for r in recs:
+        groups.setdefault(str(r["artifact"]), []).append(r)
+
+    def badness(item):
+        a, rows = item
+        st = [_status(r)[0] for r in rows]
+        return (-(st.count(0) + st.count(1)), list(groups).index(a))
+
+    for art, rows in sorted(groups.items(), key=badness):
+        st = [_status(r) for r in rows]
+        n_fail, n_miss = sum(s[0] == 0 for s in st), sum(s[0] == 1 for s in st)
+        cls = "has-fail" if n_fail else ("has-missing" if n_miss else "")
+        opened = " open" if (n_fail or n_miss) else ""
+        body = []
+        for (key, css, label), r in sorted(zip(st, rows), key=lambda t: t[0][0]):
+            body.append(f'<tr class="{css if css != "ok" else ""}"><td>{_e(r["row"])}</td><td>{_e(r["column"])}</td>'
+                        f'<td class="num">{_num(r["published"])}</td><td class="num">{_num(r["reproduced"])}</td>'
+                        f'<td class="num">{_signed(r["delta"])}</td><td>{_e(r["kind"])}</td>'
+                        f'<td><span class="pill {css}">{label}</span></td></tr>')
+        out.append(f'<details class="{cls}"{opened}><summary>{_e(art)}<span class="counts">'
+                   f'{len(rows) - n_fail - n_miss}/{len(rows)} within tolerance'
+                   + (f", {n_fail} outside" if n_fail else "") + (f", {n_miss} not reproduced" if n_miss else "")
+                   + "</span></summary>"
+                   '<div class="wide"><table><tr><th>row</th><th>column</th><th class="num">published</th>'
+                   '<th class="num">reproduced</th><th class="num">delta</th><th>kind</th><th>status</th></tr>'
+                   + "".join(body) + "</table></div></details>")
+    return "\n".join(out)
+
+
+def _audit_section(run: dict, audit) -> str:
+    au = run.get("audit") or {}
+    if audit is None:
+        return f'<p class="lead">No audit.csv. {_e(au.get("error", ""))}</p>'
+    recs = audit.to_dict("records")
+    recs.sort(key=lambda r: _bool(r.get("holds")))
+    n_fail = sum(not _bool(r.get("holds")) for r in recs)
+    out = [f'<p class="lead">Identities that must hold among the paper\'s own printed numbers (weighted means, sums, '
+           f'differences, counts), each checked within rounding of the printed digits: {len(recs) - n_fail} of '
+           f'{len(recs)} hold, {n_fail} fail. This checks the paper, not the data. Full table: '
+           f'<a href="../audit.csv">audit.csv</a>.</p>']
+    cols = [c for c in ("identity", "artifact", "description", "relation", "lhs", "rhs", "delta", "tolerance", "holds",
+                        "detail") if c in audit.columns]
+    head = "".join(f'<th{" class=num" if c in ("lhs", "rhs", "delta", "tolerance") else ""}>{_e(c)}</th>' for c in cols)
+    body = []
+    for r in recs:
+        ok = _bool(r.get("holds"))
+        cells = []
+        for c in cols:
+            if c == "holds":
+                cells.append(f'<td><span class="pill {"ok" if ok else "fail"}">{"holds" if ok else "fails"}</span></td>')
+            elif c in ("lhs", "rhs", "delta", "tolerance"):
+                cells.append(f'<td class="num">{_num(r.get(c), 4)}</td>')
+            else:
+                cells.append(f"<td>{_e(r.get(c))}</td>")
+        body.append(f'<tr class="{"" if ok else "fail"}">{"".join(cells)}</tr>')
+    out.append(f'<div class="wide"><table><tr>{head}</tr>{"".join(body)}</table></div>')
+    return "\n".join(out)
+
+
+def _validation_section(run: dict) -> str:
+    rel = run.get("release") or {}
+    probs = run.get("problems") or []
+    stats = rel.get("stats") or {}
+    out = []
+    if rel.get("predictions") is not None:
+        out.append(f'<p class="lead">{rel.get("predictions")} predictions of {rel.get("models")} models read from '
+                   f'{stats.get("files", "?")} files ({stats.get("lines", "?")} lines; '
+                   f'{stats.get("rejected_lines", 0)} rejected; {stats.get("duplicates_identical", 0)} identical '
+                   f'duplicates ignored). The notebook <code>00_validate</code> prints the counts per model, budget '
+                   f'and status.</p>')
+    if not probs:
+        out.append("<p>No validation problems.</p>")
+        return "\n".join(out)
+    rows = "".join(f'<tr class="{"fail" if p["severity"] == "error" else ""}"><td><span class="pill '
+                   f'{"fail" if p["severity"] == "error" else "warn"}">{_e(p["severity"])}</span></td>'
+                   f'<td><code>{_e(p["code"])}</code></td><td class="num">{p["count"]}</td><td>{_e(p.get("example"))}</td></tr>'
+                   for p in sorted(probs, key=lambda p: (p["severity"] != "error", p["code"])))
+    out.append('<div class="wide"><table><tr><th>severity</th><th>code</th><th class="num">count</th>'
+               f'<th>example</th></tr>{rows}</table></div>')
+    return "\n".join(out)
+
+
+def _owners(run: dict) -> dict[str, str]:
+    own = {}
+    for nb in run.get("earlier", []) + run.get("notebooks", []):
+        for o in nb.get("outputs", []):
+            own[o] = nb["name"]
+    return own
+
+
+def _by_notebook(files: list[Path], out: Path, own: dict[str, str]) -> dict[str, list[Path]]:
+    groups: dict[str, list[Path]] = {}
+    for f in files:
+        groups.setdefault(own.get(f.relative_to(out).as_posix(), "other"), []).append(f)
+    return dict(sorted(groups.items()))
+
+
+def _figures_section(run: dict, out: Path) -> str:
+    pngs = sorted((out / "figures").glob("*.png"))
+    if not pngs:
+        return '<p class="lead">No figures were written.</p>'
+    parts = []
+    for nb, files in _by_notebook(pngs, out, _owners(run)).items():
+        figs = []
+        for f in files:
+            links = [f'<a href="../figures/{_e(f.name)}">PNG</a>']
+            for ext in ("pdf", "csv"):
+                if f.with_suffix(f".{ext}").exists():
+                    links.append(f'<a href="../figures/{_e(f.stem)}.{ext}">{ext.upper()}</a>')
+            figs.append(f'<figure><a href="../figures/{_e(f.name)}"><img src="../figures/{_e(f.name)}" '
+                        f'alt="{_e(f.stem)}" loading="lazy"></a><figcaption><b>{_e(f.stem)}</b> '
+                        f'<span class="links">{"".join(links)}</span></figcaption></figure>')
+        parts.append(f"<h3>{_e(nb)}</h3><div class=\"figs\">{''.join(figs)}</div>")
+    return "\n".join(parts)
+
+
+def _table_html(df) -> str:
+    head = "".join(f"<th>{_e(c)}</th>" for c in df.columns)
+    body = []
+    for rec in df.head(_MAX_TABLE_ROWS).itertuples(index=False):
+        cells = []
+        for v in rec:
+            if isinstance(v, float):
+                cells.append(f'<td class="num">{_num(v, 3)}</td>')
+            elif isinstance(v, (int,)) and not isinstance(v, bool):
+                cells.append(f'<td class="num">{v}</td>')
+            else:
+                cells.append(f"<td>{_e(v)}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    more = (f'<p class="lead">&hellip; {len(df) - _MAX_TABLE_ROWS} more rows in the CSV.</p>'
+            if len(df) > _MAX_TABLE_ROWS else "")
+    return f'<div class="wide"><table><tr>{head}</tr>{"".join(body)}</table></div>{more}'
+
+
+def _tables_section(run: dict, out: Path) -> str:
+    csvs = sorted((out / "tables").glob("*.csv"))
+    if not csvs:
+        return '<p class="lead">No tables were written.</p>'
+    parts = []
+    for nb, files in _by_notebook(csvs, out, _owners(run)).items():
+        parts.append(f"<h3>{_e(nb)}</h3>")
+        for f in files:
+            links = [f'<a href="../tables/{_e(f.name)}">CSV</a>']
+            for ext, label in (("md", "Markdown"), ("tex", "LaTeX")):
+                if f.with_suffix(f".{ext}").exists():
+                    links.append(f'<a href="../tables/{_e(f.stem)}.{ext}">{label}</a>')
+            df = _read_csv(f)
+            inner = _table_html(df) if df is not None else "<p>(unreadable CSV)</p>"
+            parts.append(f'<details><summary>{_e(f.stem)}<span class="counts">'
+                         f'{"" if df is None else f"{len(df)} rows"} &middot; {" ".join(links)}</span></summary>'
+                         f"{inner}</details>")
+    return "\n".join(parts)
+
+
+# ----------------------------------------------------------------------------- entry points
+def render_report(out_dir) -> str:
+    """The report page of the output folder ``out_dir`` as HTML text."""
+    from . import __version__
+
+    out = Path(out_dir)
+    try:
+        run = json.loads((out / "run.json").read_text())
+    except (OSError, ValueError):
+        run = {"notebooks": [], "data_dir": "?", "out_dir": str(out)}
+    repro = _read_csv(out / "reproduction.csv")
+    if repro is not None:
+        repro = repro.astype(object).where(repro.notna(), None)
+    audit = _read_csv(out / "audit.csv")
+    if audit is not None:
+        audit = audit.astype(object).where(audit.notna(), None)
+    rel = run.get("release") or {}
+    synthetic = bool(rel.get("synthetic"))
+    title = "VoxMem reproduction report" + (" (SYNTHETIC DATA)" if synthetic else "")
+    lead = (f"Every notebook of the workbook executed on <code>{_e(_display_path(rel.get('path') or run.get('data_dir')))}</code>, "
+            f"each published number of the paper compared with the number computed here, and an audit of the "
+            f"paper's internal consistency.")
+    footer = (f"voxmem-analysis {_e(__version__)} &middot; <code>voxmem-analysis reproduce --data "
+              f"{_e(_display_path(run.get('data_dir')))} --out {_e(_display_path(run.get('out_dir')))}"
+              f" --seed {_e(run.get('seed'))} --n-boot {_e(run.get('n_boot'))}</code>"
+              + (" &middot; SYNTHETIC DATA &mdash; not real model output" if synthetic else ""))
+    return Template(_resource("report.html")).substitute(
+        title=_e(title), css=_resource("report.css"), banner=_banner(run), lead=lead,
+        cards=_cards(run, repro, audit), run=_run_section(run), reproduction=_reproduction_section(run, repro),
+        audit=_audit_section(run, audit), validation=_validation_section(run),
+        figures=_figures_section(run, out), tables=_tables_section(run, out), footer=footer)
+
+
+def write_report(out_dir) -> Path:
+    """Write ``out_dir/report/index.html`` from the files of ``out_dir``; return its path."""
+    out = Path(out_dir)
+    path = out / "report" / "index.html"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_report(out), encoding="utf-8")
+    return path

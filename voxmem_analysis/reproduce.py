@@ -1,0 +1,614 @@
+"""The reproduction runner: execute every notebook, compare with the paper, write the report.
+
+``voxmem-analysis reproduce --data DIR --out DIR`` (see :func:`run`) does, in parallel over a
+process pool of ``jobs`` workers:
+
+* every notebook ``notebooks/NN_name.py`` (a jupytext percent script whose first cell is
+  tagged ``parameters``) is converted to ``.ipynb`` and executed with papermill in kernel
+  ``python3``.  The runner injects the parameters a notebook declares among
+  :data:`RUNNER_PARAMETERS` (``data_dir``, ``out_dir``, ``seed``, ``n_boot``; ``interactive``
+  is set to ``False``), plus ``manifest`` / ``questions`` for notebooks that take a
+  LongMemEval manifest (run on ``data/examples/longmemeval/`` when it exists, skipped
+  otherwise).  Each notebook writes into its own staging folder, whose files are then moved
+  under ``OUT`` -- so every output is attributed to the notebook that wrote it, and a file
+  written by two notebooks is reported.
+* one task computes ``OUT/reproduction.csv`` (:mod:`voxmem_analysis.reproduction`) and
+  ``OUT/audit.csv`` (``voxmem_analysis.audit.audit_published``) and counts the release's
+  validation problems.
+
+A failing notebook stops nothing else: its executed copy (with the error) is kept, its error
+cell (index, source excerpt, exception, line of the script) is reported, and :func:`run`
+returns a summary whose ``exit_code`` is 1.  ``OUT/run.json`` records the run (it is the
+input of :mod:`voxmem_analysis.report`, which writes ``OUT/report/index.html``).
+
+Layout of ``OUT``::
+
+    figures/    PNG + PDF + CSV of every figure (written by the notebooks)
+    tables/     CSV + Markdown + LaTeX of every table (written by the notebooks)
+    notebooks/  the executed notebooks (NAME.ipynb) and their kernel logs (NAME.log)
+    reproduction.csv, audit.csv, run.json
+    report/index.html
+
+Only this module's standard-library imports happen at import time; papermill, jupytext and
+pandas are imported inside the worker processes.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import shutil
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+__all__ = [
+    "NOTEBOOKS_DIR", "REPO_ROOT", "RUNNER_PARAMETERS", "ErrorCell", "NotebookResult", "RunSummary",
+    "discover", "select", "declared_parameters", "execute_notebook", "run",
+]
+
+#: Folders resolved from the package's location, never from the working directory.
+PACKAGE_DIR = Path(__file__).resolve().parent
+REPO_ROOT = PACKAGE_DIR.parent
+NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
+LONGMEMEVAL_EXAMPLE = REPO_ROOT / "data" / "examples" / "longmemeval"
+KERNEL_NAME = "python3"
+#: Parameters the runner sets in every notebook that declares them.
+RUNNER_PARAMETERS = ("data_dir", "out_dir", "seed", "n_boot")
+_NOTEBOOK_NAME = re.compile(r"^\d{2}_[A-Za-z0-9_]+$")
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_STAGING = ".staging"
+_EXCERPT_LINES = 12
+
+
+# ----------------------------------------------------------------------------- records
+@dataclass
+class ErrorCell:
+    """Where and how a notebook failed."""
+
+    cell_index: int | None      # index of the failing cell in the executed notebook
+    exec_count: int | None      # its ``In [n]`` number
+    line: int | None            # first line of the cell's source in the ``.py`` script
+    source: str                 # the cell's source (first lines)
+    ename: str                  # exception class
+    evalue: str                 # exception message
+    traceback: str              # the traceback's last lines, colours stripped
+
+    def headline(self) -> str:
+        where = f"cell {self.cell_index}" if self.cell_index is not None else "before any cell ran"
+        if self.line is not None:
+            where += f" (script line {self.line})"
+        return f"{where}: {self.ename}: {self.evalue}".rstrip(": ")
+
+
+@dataclass
+class NotebookResult:
+    """Outcome of one notebook (``status``: ``ok``, ``failed`` or ``skipped``)."""
+
+    name: str
+    path: str
+    status: str
+    seconds: float = 0.0
+    outputs: list[str] = field(default_factory=list)     # relative to OUT, sorted
+    executed: str | None = None                          # relative to OUT
+    parameters: dict = field(default_factory=dict)
+    reason: str | None = None                            # why skipped
+    error: ErrorCell | None = None
+    collisions: list[str] = field(default_factory=list)  # outputs another notebook also wrote
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class RunSummary:
+    """Everything :func:`run` did; ``exit_code`` is 1 when a notebook or a task failed."""
+
+    data_dir: str
+    out_dir: str
+    seed: int
+    n_boot: int
+    jobs: int
+    notebooks: list[NotebookResult]
+    release: dict = field(default_factory=dict)
+    reproduction: dict = field(default_factory=dict)
+    audit: dict = field(default_factory=dict)
+    problems: list[dict] = field(default_factory=list)
+    tasks_failed: list[str] = field(default_factory=list)
+    wall_seconds: float = 0.0
+    only: list[str] | None = None
+    earlier: list[dict] = field(default_factory=list)   # notebooks of earlier runs not re-run (--only)
+
+    @property
+    def failed(self) -> list[NotebookResult]:
+        return [r for r in self.notebooks if r.status == "failed"]
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if (self.failed or self.tasks_failed) else 0
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["exit_code"] = self.exit_code
+        return d
+
+
+# ----------------------------------------------------------------------------- discovery
+def discover(notebooks_dir=None) -> list[Path]:
+    """The notebooks ``NN_name.py`` of ``notebooks_dir`` (default: the repository's), sorted."""
+    d = Path(notebooks_dir) if notebooks_dir is not None else NOTEBOOKS_DIR
+    if not d.is_dir():
+        raise FileNotFoundError(f"notebooks directory {str(d)!r} does not exist (pass --notebooks DIR)")
+    return sorted((p for p in d.glob("*.py") if _NOTEBOOK_NAME.match(p.stem)), key=lambda p: p.name)
+
+
+def select(paths: list[Path], only) -> list[Path]:
+    """Keep the notebooks named in ``only`` (``"10_main_results"``, ``"main_results"`` or ``"10"``)."""
+    if not only:
+        return list(paths)
+    wanted = [w.strip() for w in (only.split(",") if isinstance(only, str) else only) if w.strip()]
+    keep: list[Path] = []
+    for w in wanted:
+        w = w[:-3] if w.endswith(".py") else w
+        hits = [p for p in paths if w in (p.stem, p.stem.split("_", 1)[0], p.stem.split("_", 1)[-1])]
+        if not hits:
+            raise ValueError(f"no notebook named {w!r}; known: {', '.join(p.stem for p in paths)}")
+        keep += [p for p in hits if p not in keep]
+    return sorted(keep, key=lambda p: p.name)
+
+
+def declared_parameters(source: str) -> dict:
+    """Names assigned in a ``parameters`` cell and their literal defaults (``...`` if not literal)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    out: dict = {}
+    for node in tree.body:
+        targets, value = [], None
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        for t in targets:
+            if isinstance(t, ast.Name):
+                try:
+                    out[t.id] = ast.literal_eval(value)
+                except (ValueError, SyntaxError, TypeError):
+                    out[t.id] = ...
+    return out
+
+
+def _longmemeval_inputs() -> dict:
+    """``manifest`` (and ``questions`` when there is one) of the bundled LongMemEval example."""
+    manifest = LONGMEMEVAL_EXAMPLE / "manifest.csv"
+    if not manifest.is_file():
+        return {}
+    found = {"manifest": str(manifest)}
+    for pat in ("questions.*", "*question*.json", "*question*.jsonl", "*question*.csv"):
+        hits = sorted(p for p in LONGMEMEVAL_EXAMPLE.glob(pat) if p.is_file())
+        if hits:
+            found["questions"] = str(hits[0])
+            break
+    return found
+
+
+def plan_parameters(declared: dict, *, data_dir: str, out_dir: str, seed: int, n_boot: int,
+                    overrides: dict | None = None) -> tuple[dict, str | None]:
+    """The parameters to inject into a notebook declaring ``declared``, or a reason to skip it."""
+    given = {"data_dir": data_dir, "out_dir": out_dir, "seed": seed, "n_boot": n_boot, "interactive": False}
+    inject = {k: v for k, v in given.items() if k in declared}
+    if "manifest" in declared:
+        lme = _longmemeval_inputs()
+        if not lme:
+            return {}, (f"takes a LongMemEval `manifest`; no example at "
+                        f"{(LONGMEMEVAL_EXAMPLE / 'manifest.csv').relative_to(REPO_ROOT)}")
+        inject.update({k: v for k, v in lme.items() if k in declared})
+    elif "data_dir" not in declared:
+        return {}, "its parameters cell declares neither `data_dir` nor `manifest`"
+    for k, v in (overrides or {}).items():
+        if k in declared:
+            inject[k] = v
+    return inject, None
+
+
+# ----------------------------------------------------------------------------- one notebook
+def _script_line(script: str, cell_source: str) -> int | None:
+    """Line of ``script`` where a cell with ``cell_source`` starts (first non-blank line)."""
+    first = next((l for l in cell_source.splitlines() if l.strip()), None)
+    if first is None:
+        return None
+    lines = script.splitlines()
+    for i, l in enumerate(lines, 1):
+        if l.rstrip() == first.rstrip():
+            return i
+    return None
+
+
+def _error_from_exception(exc, script: str) -> ErrorCell:
+    from papermill.exceptions import PapermillExecutionError
+
+    if isinstance(exc, PapermillExecutionError):
+        src = exc.source or ""
+        tb = _ANSI.sub("", "\n".join(exc.traceback or []))
+        return ErrorCell(exc.cell_index, exc.exec_count, _script_line(script, src),
+                         "\n".join(src.splitlines()[:_EXCERPT_LINES]), exc.ename, str(exc.evalue),
+                         "\n".join(tb.splitlines()[-15:]))
+    # kernel death, time-out, conversion failure...: no cell to point at
+    return ErrorCell(getattr(exc, "cell_index", None), None, None, "", type(exc).__name__,
+                     _ANSI.sub("", str(exc)).strip()[:2000], "")
+
+
+def execute_notebook(path, *, data_dir, out_dir, seed: int = 0, n_boot: int = 10_000,
+                     overrides: dict | None = None, timeout: float | None = 900, threads: int | None = None,
+                     ) -> NotebookResult:
+    """Convert and execute one notebook; outputs go to ``OUT/.staging/NAME`` (see :func:`run`).
+
+    Never raises for a failing notebook: the failure is in the result.
+    """
+    t0 = time.perf_counter()
+    path, out = Path(path), Path(out_dir)
+    name = path.stem
+    stage = out / _STAGING / name
+    result = NotebookResult(name=name, path=str(path), status="ok")
+    script = path.read_text(encoding="utf-8")
+    try:
+        import jupytext
+        import nbformat
+
+        nb = jupytext.reads(script, fmt="py:percent")
+        pcell = next((c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])), None)
+        if pcell is None:
+            result.status, result.reason = "skipped", "no cell tagged `parameters`"
+            return result
+        inject, reason = plan_parameters(declared_parameters(pcell.source), data_dir=str(data_dir),
+                                         out_dir=str(stage), seed=seed, n_boot=n_boot, overrides=overrides)
+        result.parameters = {k: v for k, v in inject.items() if k != "out_dir"}
+        if reason:
+            result.status, result.reason = "skipped", reason
+            return result
+        if stage.exists():
+            shutil.rmtree(stage)
+        stage.mkdir(parents=True)
+        nb.metadata["kernelspec"] = {"name": KERNEL_NAME, "display_name": "Python 3", "language": "python"}
+        nb.metadata.setdefault("language_info", {"name": "python"})
+        src_ipynb = out / _STAGING / f"{name}.input.ipynb"
+        nbformat.write(nb, str(src_ipynb))
+        (out / "notebooks").mkdir(parents=True, exist_ok=True)
+        executed = out / "notebooks" / f"{name}.ipynb"
+        result.executed = f"notebooks/{name}.ipynb"
+        _execute(src_ipynb, executed, inject, stage, out / "notebooks" / f"{name}.log", timeout, threads)
+        src_ipynb.unlink(missing_ok=True)
+    except Exception as exc:  # noqa: BLE001 - any failure is the notebook's result, not the runner's
+        result.status = "failed"
+        try:
+            result.error = _error_from_exception(exc, script)
+        except Exception:  # noqa: BLE001 - papermill itself missing
+            result.error = ErrorCell(None, None, None, "", type(exc).__name__, str(exc), "")
+    finally:
+        result.seconds = round(time.perf_counter() - t0, 2)
+    return result
+
+
+def _execute(src, dst, params, cwd, log_path, timeout, threads) -> None:
+    """papermill with the kernel's stderr sent to ``log_path`` and thread pools sized to the job."""
+    import logging
+
+    import papermill as pm
+
+    logging.getLogger("papermill").setLevel(logging.WARNING)
+    env_before = dict(os.environ)
+    os.environ["PYTHONHASHSEED"] = "0"
+    os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    if threads:
+        for var in ("POLARS_MAX_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[var] = str(threads)
+    log = open(log_path, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+    saved_fd = os.dup(2)
+    sys.stderr.flush()
+    os.dup2(log.fileno(), 2)
+    try:
+        pm.execute_notebook(str(src), str(dst), parameters=params, kernel_name=KERNEL_NAME, language="python",
+                            progress_bar=False, log_output=False, cwd=str(cwd), execution_timeout=timeout,
+                            request_save_on_cell_execute=False)
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved_fd, 2)
+        os.close(saved_fd)
+        log.close()
+        os.environ.clear()
+        os.environ.update(env_before)
+
+
+# ----------------------------------------------------------------------------- reproduction task
+def reproduction_task(data_dir, out_dir, *, seed: int = 0, n_boot: int = 10_000) -> dict:
+    """Load the release, write ``reproduction.csv`` and ``audit.csv``; return what the report needs."""
+    t0 = time.perf_counter()
+    out = Path(out_dir)
+    info: dict = {"release": {}, "reproduction": {}, "audit": {}, "problems": [], "failed": []}
+    try:
+        from .loading import load_release
+
+        release = load_release(data_dir, strict=False)
+        info["release"] = {"path": str(Path(data_dir).resolve()), "name": release.name,
+                           "synthetic": bool(release.synthetic), "label": release.label(),
+                           "description": str(release.meta.get("description") or ""),
+                           "predictions": int(release.frame.height),
+                           "models": len(release.model_order()), "stats": dict(release.stats)}
+        counts: dict = {}
+        for p in release.problems:
+            key = (p.severity, p.code)
+            c = counts.setdefault(key, {"severity": p.severity, "code": p.code, "count": 0, "example": str(p)})
+            c["count"] += int(getattr(p, "count", 1) or 1)
+        info["problems"] = [counts[k] for k in sorted(counts)]
+    except Exception as exc:  # noqa: BLE001
+        info["failed"].append("load")
+        info["release"] = {"path": str(Path(data_dir).resolve()), "error": f"{type(exc).__name__}: {exc}",
+                           "synthetic": None}
+        return info
+    try:
+        from . import reproduction as rp
+
+        table = rp.reproduction_table(release, seed=seed, n_boot=n_boot)
+        rp.write_csv(table, out / "reproduction.csv")
+        info["reproduction"] = rp.summarize(table)
+    except Exception as exc:  # noqa: BLE001
+        info["failed"].append("reproduction")
+        info["reproduction"] = {"error": f"{type(exc).__name__}: {exc}"}
+    try:
+        from .audit import audit_published
+
+        audit = audit_published()
+        audit.to_csv(out / "audit.csv", index=False, float_format="%.6g", lineterminator="\n")
+        holds = audit["holds"].astype(str).str.lower().isin(["true", "1"]) if "holds" in audit else None
+        info["audit"] = {"identities": int(len(audit)),
+                         "hold": int(holds.sum()) if holds is not None else None,
+                         "fail": int((~holds).sum()) if holds is not None else None}
+    except Exception as exc:  # noqa: BLE001
+        info["failed"].append("audit")
+        info["audit"] = {"error": f"{type(exc).__name__}: {exc}"}
+    info["seconds"] = round(time.perf_counter() - t0, 2)
+    return info
+
+
+# ----------------------------------------------------------------------------- merging outputs
+def _collect(out: Path, name: str) -> list[str]:
+    """Move ``OUT/.staging/NAME/**`` to ``OUT/**``; the moved files, relative to OUT, sorted."""
+    stage = out / _STAGING / name
+    moved: list[str] = []
+    if not stage.is_dir():
+        return moved
+    for f in sorted(p for p in stage.rglob("*") if p.is_file()):
+        rel = f.relative_to(stage)
+        if rel.parts[0] in (".ipynb_checkpoints", "__pycache__"):
+            continue
+        dst = out / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(f, dst)
+        moved.append(rel.as_posix())
+    shutil.rmtree(stage, ignore_errors=True)
+    return moved
+
+
+def _previous_run(out: Path) -> dict:
+    try:
+        return json.loads((out / "run.json").read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _remove_previous_outputs(out: Path, previous: dict, names: set[str] | None) -> None:
+    """Delete the files the previous run attributed to the notebooks about to run again (all: ``None``)."""
+    for nb in previous.get("notebooks", []) + previous.get("earlier", []):
+        if names is not None and nb.get("name") not in names:
+            continue
+        for rel in nb.get("outputs", []):
+            p = (out / rel).resolve()
+            if out.resolve() in p.parents and p.is_file():
+                p.unlink()
+
+
+# ----------------------------------------------------------------------------- the run
+def run(data_dir, out_dir, *, jobs: int | None = None, seed: int = 0, n_boot: int = 10_000, only=None,
+        notebooks_dir=None, overrides: dict | None = None, timeout: float | None = 900,
+        progress: bool | None = None, reproduction: bool = True, report: bool = True,
+        stream=None) -> RunSummary:
+    """Execute the notebooks and the reproduction task in parallel; write run.json and the report.
+
+    Parameters
+    ----------
+    data_dir, out_dir : path
+        Release directory read by every notebook; output folder (created).
+    jobs : int
+        Worker processes (default: the machine's cores).
+    seed, n_boot : int
+        Passed to every notebook declaring them and to ``reproduction.csv``.
+    only : str or list of str
+        Run only these notebooks (``"10_main_results,20"``); earlier outputs of the others stay.
+    notebooks_dir : path
+        Folder of notebooks (default: the repository's ``notebooks/``).
+    overrides : dict
+        Extra parameter values, set in the notebooks that declare them.
+    progress : bool
+        tqdm progress bar (default: when stderr is a terminal; otherwise one line per task).
+    reproduction, report : bool
+        Also write reproduction.csv/audit.csv, and report/index.html.
+    """
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    t_start = time.perf_counter()
+    stream = stream or sys.stdout
+    data = Path(data_dir).resolve()
+    out = Path(out_dir).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    paths = select(discover(notebooks_dir), only)
+    jobs = max(1, int(jobs or os.cpu_count() or 1))
+    threads = max(1, (os.cpu_count() or 1) // jobs)
+    previous = _previous_run(out)
+    _remove_previous_outputs(out, previous, {p.stem for p in paths} if only else None)
+    shutil.rmtree(out / _STAGING, ignore_errors=True)
+    (out / _STAGING).mkdir(parents=True)
+    if reproduction:
+        for f in ("reproduction.csv", "audit.csv"):
+            (out / f).unlink(missing_ok=True)
+
+    # longest first (as measured last time) keeps both workers busy until the end
+    last = {nb["name"]: nb.get("seconds", 0) for nb in previous.get("notebooks", [])}
+    order = sorted(paths, key=lambda p: (-last.get(p.stem, 0.0), p.name))
+    summary = RunSummary(str(data), str(out), seed, n_boot, jobs, [], only=[p.stem for p in paths] if only else None)
+    results: dict[str, NotebookResult] = {}
+    owner: dict[str, str] = {}
+    total = len(order) + (1 if reproduction else 0)
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = {}
+        if reproduction:
+            futures[pool.submit(reproduction_task, str(data), str(out), seed=seed, n_boot=n_boot)] = "reproduction"
+        for p in order:
+            futures[pool.submit(execute_notebook, p, data_dir=str(data), out_dir=str(out), seed=seed, n_boot=n_boot,
+                                overrides=overrides, timeout=timeout, threads=threads)] = p.stem
+        bar = _progress(total, progress)
+        for fut in as_completed(futures):
+            key = futures[fut]
+            try:
+                res = fut.result()
+            except Exception as exc:  # noqa: BLE001 - a worker died: report, carry on
+                res = exc
+            if key == "reproduction":
+                if isinstance(res, Exception):
+                    summary.tasks_failed.append(f"reproduction: {type(res).__name__}: {res}")
+                else:
+                    summary.release, summary.reproduction = res["release"], res["reproduction"]
+                    summary.audit, summary.problems = res["audit"], res["problems"]
+                    for t in res["failed"]:
+                        part = res["release"] if t == "load" else res.get(t, {})
+                        summary.tasks_failed.append(f"{t}: {part.get('error', '')}")
+                label = "reproduction.csv + audit.csv"
+                status = "failed" if isinstance(res, Exception) or res["failed"] else "ok"
+            else:
+                if isinstance(res, Exception):
+                    res = NotebookResult(key, "", "failed", error=ErrorCell(None, None, None, "", type(res).__name__,
+                                                                            str(res), ""))
+                res.outputs = _collect(out, key)
+                for o in res.outputs:
+                    if o in owner:
+                        res.collisions.append(f"{o} (also written by {owner[o]})")
+                    owner[o] = key
+                results[key] = res
+                label, status = key, res.status
+            bar.done(label, status)
+        bar.close()
+    shutil.rmtree(out / _STAGING, ignore_errors=True)
+    summary.notebooks = [results[p.stem] for p in paths]
+    if only:   # keep the record of the notebooks not run this time (their outputs are still there)
+        ran = {r.name for r in summary.notebooks}
+        summary.earlier = [nb for nb in previous.get("notebooks", []) + previous.get("earlier", [])
+                           if nb.get("name") not in ran]
+        summary.earlier.sort(key=lambda nb: nb["name"])
+    if not reproduction:
+        for k in ("release", "reproduction", "audit", "problems"):
+            if previous.get(k):
+                setattr(summary, k, previous[k])
+    summary.wall_seconds = round(time.perf_counter() - t_start, 2)
+    (out / "run.json").write_text(json.dumps(summary.to_dict(), indent=1, sort_keys=True, default=str) + "\n")
+    if report:
+        try:
+            from .report import write_report
+
+            write_report(out)
+        except Exception as exc:  # noqa: BLE001
+            summary.tasks_failed.append(f"report: {type(exc).__name__}: {exc}")
+    summary.wall_seconds = round(time.perf_counter() - t_start, 2)
+    (out / "run.json").write_text(json.dumps(summary.to_dict(), indent=1, sort_keys=True, default=str) + "\n")
+    print_summary(summary, stream)
+    return summary
+
+
+class _progress:
+    """tqdm bar on a terminal, one line per finished task otherwise."""
+
+    def __init__(self, total: int, enabled: bool | None):
+        self.bar = None
+        if enabled is None:
+            enabled = sys.stderr.isatty()
+        if enabled:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, desc="reproduce", unit="task", file=sys.stderr, dynamic_ncols=True)
+        self.n, self.total = 0, total
+
+    def done(self, label: str, status: str) -> None:
+        self.n += 1
+        if self.bar is not None:
+            self.bar.set_postfix_str(f"{label}: {status}", refresh=False)
+            self.bar.update(1)
+        else:
+            print(f"[{self.n}/{self.total}] {label}: {status}", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+# ----------------------------------------------------------------------------- printing
+def _outputs_brief(outputs: list[str]) -> str:
+    if not outputs:
+        return "0"
+    kinds: dict[str, int] = {}
+    for o in outputs:
+        k = o.split("/", 1)[0] if "/" in o else "other"
+        kinds[k] = kinds.get(k, 0) + 1
+    return f"{len(outputs)} (" + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) + ")"
+
+
+def print_summary(summary: RunSummary, stream=None) -> None:
+    """The table printed at the end of ``reproduce``."""
+    w = (stream or sys.stdout).write
+    rows = summary.notebooks
+    width = max([len(r.name) for r in rows] + [8])
+    w(f"\n{'notebook':<{width}}  {'status':<7}  {'seconds':>7}  outputs written\n")
+    w(f"{'-' * width}  {'-' * 7}  {'-' * 7}  {'-' * 30}\n")
+    for r in rows:
+        status = r.status.upper() if r.status == "failed" else r.status
+        w(f"{r.name:<{width}}  {status:<7}  {r.seconds:>7.1f}  {_outputs_brief(r.outputs)}\n")
+        if r.status == "skipped":
+            w(f"{'':<{width}}    {r.reason}\n")
+        if r.error is not None:
+            w(f"{'':<{width}}    {r.error.headline()}\n")
+            for line in r.error.source.splitlines()[:6]:
+                w(f"{'':<{width}}    | {line}\n")
+            if r.executed:
+                w(f"{'':<{width}}    executed notebook: {Path(summary.out_dir) / r.executed}\n")
+        for c in r.collisions:
+            w(f"{'':<{width}}    warning: {c}\n")
+    w("\n")
+    rel = summary.release or {}
+    if rel.get("error"):
+        w(f"release {summary.data_dir}: could not be loaded: {rel['error']}\n")
+    elif rel:
+        w(f"release: {rel.get('label')} ({rel.get('predictions')} predictions, {rel.get('models')} models)\n")
+    rp = summary.reproduction or {}
+    if rp.get("error"):
+        w(f"reproduction.csv: FAILED: {rp['error']}\n")
+    elif rp:
+        w(f"reproduction.csv: {rp['numbers']} published numbers, {rp['within']} within tolerance, "
+          f"{rp['outside']} outside, {rp['missing']} not reproduced\n")
+        if rp.get("missing_artifacts"):
+            w("  not reproduced: " + "; ".join(f"{a} ({n})" for a, n in rp["missing_artifacts"].items()) + "\n")
+        for a, e in (rp.get("artifact_errors") or {}).items():
+            w(f"  {a}: {e}\n")
+    au = summary.audit or {}
+    if au.get("error"):
+        w(f"audit.csv: FAILED: {au['error']}\n")
+    elif au:
+        w(f"audit.csv: {au['identities']} identities, {au['hold']} hold, {au['fail']} fail\n")
+    errs = sum(p["count"] for p in summary.problems if p["severity"] == "error")
+    warns = sum(p["count"] for p in summary.problems if p["severity"] == "warning")
+    if summary.problems or rel:
+        w(f"validation: {errs} error(s), {warns} warning(s)\n")
+    for t in summary.tasks_failed:
+        w(f"FAILED task {t}\n")
+    w(f"report: {Path(summary.out_dir) / 'report' / 'index.html'}\n")
+    n_ok = sum(r.status == "ok" for r in rows)
+    w(f"{n_ok} of {len(rows)} notebooks ok, {len(summary.failed)} failed; wall time {summary.wall_seconds:.1f} s\n")

@@ -1,0 +1,182 @@
+"""``reproduction.csv``: every number the paper prints, next to the number this code computes.
+
+:func:`reproduction_table` computes each artifact named in the published table
+(:func:`voxmem_analysis.paper.published`) with :func:`voxmem_analysis.artifacts.compute`,
+turns it into the long format with :func:`~voxmem_analysis.artifacts.to_long` and joins the
+two on ``artifact, row, column``.
+
+Columns
+-------
+``artifact, row, column``
+    The paper's labels (``data/paper/README.md``).
+``published``
+    The number as printed.
+``reproduced``
+    The number computed from the release; empty when the artifact failed or has no such cell.
+``delta``
+    ``reproduced - published``.
+``kind``
+    ``calibrated`` (the synthetic release is built to give it back), ``emergent`` (only comes
+    out of the item-level construction) or ``derived`` (arithmetic of other printed numbers).
+``within_tolerance``
+    The published comparator applied with its tolerance: ``approx`` ``|delta| <= tolerance``;
+    ``lt`` ``reproduced < published``; ``le`` ``reproduced <= published + tolerance``.  A
+    published number without a reproduced counterpart is ``False``.
+
+Rows come in the published table's order.  Nothing is dropped: a published number with no
+reproduced value is kept (``reproduced`` empty) and counted by :func:`summarize`.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+
+__all__ = ["COLUMNS", "reproduction_table", "compute_long", "compare", "summarize", "write_csv"]
+
+COLUMNS = ("artifact", "row", "column", "published", "reproduced", "delta", "kind", "within_tolerance")
+_EPS = 1e-9
+
+
+def _norm(label) -> str:
+    from .paper import normalize_label
+
+    return "|".join(normalize_label(part) for part in str(label).split("|"))
+
+
+def compute_long(release, names, *, seed: int = 0, n_boot: int = 10_000) -> tuple[pd.DataFrame, dict[str, str]]:
+    """Long table ``artifact,row,column,value`` of the artifacts ``names``, and the errors of those that failed.
+
+    An artifact that is not registered, needs a part the release lacks, or raises, is
+    reported in the returned ``{name: message}`` and contributes no rows.
+    """
+    from . import artifacts
+
+    parts, errors = [], {}
+    for name in dict.fromkeys(names):
+        try:
+            art = artifacts.get(name)
+        except KeyError:
+            errors[name] = "no such artifact is registered (voxmem-analysis table --list)"
+            continue
+        lacking = [n for n in art.needs if getattr(release, n, None) is None]
+        if lacking:
+            errors[name] = f"the release has no {', '.join(lacking)}"
+            continue
+        try:
+            table = art(release, seed=seed, n_boot=n_boot)
+            parts.append(artifacts.to_long(table, name))
+        except Exception as exc:  # noqa: BLE001 - one broken artifact must not hide the others
+            errors[name] = f"{type(exc).__name__}: {exc}"
+    cols = ["artifact", "row", "column", "value"]
+    long = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)
+    return long[cols], errors
+
+
+def _number(v):
+    if v is None or isinstance(v, bool):
+        return None if v is None else float(v)
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(f) else f
+
+
+def _within(comparator: str, published: float, reproduced: float | None, tolerance: float) -> bool:
+    if reproduced is None or published is None:
+        return False
+    tol = 0.0 if tolerance is None or math.isnan(tolerance) else float(tolerance)
+    if comparator == "approx":
+        return abs(reproduced - published) <= tol + _EPS
+    if comparator == "lt":
+        return reproduced < published
+    if comparator == "le":
+        return reproduced <= published + tol + _EPS
+    return False
+
+
+def compare(published: pd.DataFrame, reproduced: pd.DataFrame) -> pd.DataFrame:
+    """Join the published long table with a reproduced one (``artifact,row,column,value``).
+
+    Labels of the reproduced table are normalised with :func:`voxmem_analysis.paper.normalize_label`
+    (so ``Speaker`` meets ``Speaker Identity``); if a cell appears twice, the first value is used.
+    """
+    lookup: dict[tuple[str, str, str], object] = {}
+    for a, r, c, v in reproduced[["artifact", "row", "column", "value"]].itertuples(index=False):
+        lookup.setdefault((str(a), _norm(r), _norm(c)), v)
+    rows = []
+    for rec in published.itertuples(index=False):
+        key = (str(rec.artifact), str(rec.row), str(rec.column))
+        pub = _number(rec.value)
+        raw = lookup.get(key)
+        rep = _number(raw)
+        delta = (rep - pub) if (rep is not None and pub is not None) else None
+        rows.append((rec.artifact, rec.row, rec.column, pub, rep, delta, rec.kind,
+                     _within(str(rec.comparator), pub, rep, _number(rec.tolerance) or 0.0)))
+    out = pd.DataFrame(rows, columns=list(COLUMNS))
+    for col in ("published", "reproduced", "delta"):
+        out[col] = out[col].astype(float)
+    out["within_tolerance"] = out["within_tolerance"].astype(bool)
+    return out
+
+
+def reproduction_table(release, published: pd.DataFrame | None = None, *, seed: int = 0,
+                       n_boot: int = 10_000) -> pd.DataFrame:
+    """One row per published number with the reproduced value (see the module docstring).
+
+    Parameters
+    ----------
+    release : Release
+        From :func:`voxmem_analysis.load_release`.
+    published : DataFrame, optional
+        The published long table (default :func:`voxmem_analysis.paper.published`).
+    seed, n_boot : int
+        Passed to every artifact (bootstrap intervals).
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`COLUMNS`.  ``attrs["artifact_errors"]`` maps each artifact that could not
+        be computed to its error message.
+    """
+    if published is None:
+        from .paper import published as _published
+
+        published = _published()
+    long, errors = compute_long(release, published["artifact"].tolist(), seed=seed, n_boot=n_boot)
+    out = compare(published, long)
+    out.attrs["artifact_errors"] = errors
+    return out
+
+
+def summarize(table: pd.DataFrame) -> dict:
+    """Counts for the run summary and the report.
+
+    ``numbers``, ``within``, ``outside`` (reproduced but outside tolerance), ``missing`` (no
+    reproduced value), ``missing_artifacts`` ``{artifact: count}``, ``artifact_errors``,
+    ``by_kind`` ``{kind: {"numbers", "within"}}``, ``by_artifact`` ``{artifact: {"numbers", "within", "missing"}}``.
+    """
+    missing = table["reproduced"].isna()
+    within = table["within_tolerance"].astype(bool)
+    by_kind = {k: {"numbers": int(len(g)), "within": int(g["within_tolerance"].sum())}
+               for k, g in table.groupby("kind", sort=True)}
+    by_artifact = {a: {"numbers": int(len(g)), "within": int(g["within_tolerance"].sum()),
+                       "missing": int(g["reproduced"].isna().sum())}
+                   for a, g in table.groupby("artifact", sort=False)}
+    return {
+        "numbers": int(len(table)), "within": int(within.sum()),
+        "outside": int((~within & ~missing).sum()), "missing": int(missing.sum()),
+        "missing_artifacts": {a: int(n) for a, n in table.loc[missing, "artifact"].value_counts(sort=False).items()},
+        "artifact_errors": dict(table.attrs.get("artifact_errors", {})),
+        "by_kind": by_kind, "by_artifact": by_artifact,
+    }
+
+
+def write_csv(table: pd.DataFrame, path) -> Path:
+    """Write ``reproduction.csv`` (deterministic text: ``%.6g`` floats, ``\\n`` line ends)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table.loc[:, list(COLUMNS)].to_csv(path, index=False, float_format="%.6g", lineterminator="\n")
+    return path

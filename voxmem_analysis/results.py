@@ -1,0 +1,683 @@
+"""Main results: accuracy by model, evidence type, operation and budget (paper §4, App. D.1–D.3).
+
+Every function takes a :class:`~voxmem_analysis.loading.Release` and returns a tidy
+pandas DataFrame; the ``@artifact`` functions at the bottom reshape them into the
+paper's printed tables (Figure 4, Figure 5, Figure 8, Tables 15–17, group means).
+
+Definitions (paper Appendix C.4 and C.6)
+----------------------------------------
+* **Accuracy** of a model on a set of items is ``correct / scored`` in percent, where an
+  item is *scored* unless the provider rejected it before inference (failed generations
+  and unparseable verdicts stay in the denominator as incorrect).  Under
+  ``ScoringRules(convention="harness")`` the release's ``scored`` column follows that
+  convention instead; these functions simply use the ``scored`` column.
+* **Group means** (proprietary, open-weight, all) are unweighted means of per-model
+  accuracies: each model first, then the mean over models.
+* **Pooled "Overall"** pools answerable and refusal (AR) items of all evidence types.
+* **Pairing** (Appendix C.6, "Denominators"): which scored items enter a model's
+  accuracy.
+
+  ``"all_budgets"`` (default, the paper's rule)
+      each model is scored on the questions it was judged on at *every budget it was run
+      at*, so the budgets of one row are computed on identical questions.  The budgets a
+      model was run at are those where it has at least one scored prediction, except that
+      64K counts only for the models of the 64K set (``Release.models_in_64k_set()``):
+      every model was attempted at 64K, but only those form the set reported there.
+  ``"shared"``
+      one question set shared by all requested models: the questions judged at all of
+      ``shared_budgets`` (default: the four budgets) for every one of the models
+      (Figure 8).
+  ``"none"``
+      every budget on its own scored items.
+
+  On the calibrated synthetic release ``"all_budgets"`` reproduces the published
+  numbers (see ``tests/test_results_published.py``); ``"none"`` is kept for comparison.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+import polars as pl
+
+from . import taxonomy as tx
+from .artifacts import artifact
+
+__all__ = [
+    "PAIRINGS", "OVERALL", "GROUP_LABELS", "GROUP_TITLES", "run_budgets", "models_at_budget", "scored_predictions",
+    "accuracy", "group_means", "evidence_accuracy", "evidence_panels", "group_summary", "answerable_vs_refusal",
+    "answerable_refusal_summary", "operation_evidence", "refusal_breakdown",
+    "table15", "table16", "table17", "fig4", "fig5", "fig8", "groups_table",
+    "evidence_label", "mean_row_label",
+]
+
+PAIRINGS = ("all_budgets", "shared", "none")
+#: Code used in long frames for the pooled level of a grouping column ("Overall" when printed).
+OVERALL = "overall"
+#: Printed names of the access groups.
+GROUP_LABELS = {"proprietary": "proprietary", "open_weight": "open-weight", "all": "all"}
+_GROUP_ORDER = ("proprietary", "open_weight")
+_ID_COLUMNS = ["model", "question_id", "item_id", "budget", "evidence_type", "operation", "is_ar",
+               "source_operation", "status", "scored", "correct"]
+
+
+# ============================================================================ labels
+def evidence_label(code: str) -> str:
+    """Paper's full name of an evidence type (``"Overall"`` for :data:`OVERALL`)."""
+    return "Overall" if code == OVERALL else tx.EVIDENCE_LABELS.get(code, code)
+
+
+def mean_row_label(group: str, n_models: int) -> str:
+    """``"Mean proprietary (3)"``, ``"Mean open-weight (7)"``, ``"Mean all (10)"``."""
+    return f"Mean {GROUP_LABELS.get(group, group)} ({n_models})"
+
+
+# ============================================================================ item selection
+def _check_budgets(budgets) -> list[str]:
+    if budgets is None:
+        return list(tx.BUDGETS)
+    if isinstance(budgets, str):
+        budgets = [budgets]
+    out = []
+    for b in budgets:
+        nb = tx.normalize_budget(b)
+        if nb is None:
+            raise ValueError(f"unknown budget {b!r}; expected one of {', '.join(tx.BUDGETS)}")
+        out.append(nb)
+    return [b for b in tx.BUDGETS if b in out]
+
+
+def _check_models(release, models) -> list[str]:
+    order = release.model_order()
+    if models is None:
+        return order
+    if isinstance(models, str):
+        models = [models]
+    unknown = [m for m in models if m not in order]
+    if unknown:
+        raise ValueError(f"models not in the release: {', '.join(map(repr, unknown))}; known: {', '.join(order)}")
+    wanted = set(models)
+    return [m for m in order if m in wanted]
+
+
+def run_budgets(release) -> dict[str, tuple[str, ...]]:
+    """Budgets each model was run at (C.6): at least one scored prediction there; 64K only for the 64K set.
+
+    Returns ``{model: ("8K", "16K", ...)}`` in the paper's model order.
+    """
+    fr = release.frame
+    present = (fr.filter(pl.col("scored")).select("model", pl.col("budget").cast(pl.Utf8))
+               .unique().group_by("model").agg(pl.col("budget")))
+    have = {r["model"]: set(r["budget"]) for r in present.iter_rows(named=True)}
+    in64 = set(release.models_in_64k_set())
+    out = {}
+    for m in release.model_order():
+        bs = have.get(m, set())
+        if m not in in64:
+            bs = bs - {"64K"}
+        out[m] = tuple(b for b in tx.BUDGETS if b in bs)
+    return out
+
+
+def models_at_budget(release, budget: str, models: Sequence[str] | None = None) -> list[str]:
+    """The models (paper order) run at ``budget`` among ``models`` (default: all)."""
+    rb = run_budgets(release)
+    return [m for m in _check_models(release, models) if budget in rb.get(m, ())]
+
+
+def scored_predictions(release, *, models: Sequence[str] | None = None, budgets: Iterable[str] | None = None,
+                       pairing: str = "all_budgets", shared_budgets: Iterable[str] | None = None) -> pd.DataFrame:
+    """The scored predictions that enter the accuracies, after the pairing rule.
+
+    Parameters
+    ----------
+    release : Release
+    models : list of str, optional
+        Models to keep (default all, paper order).  A model is kept at a budget only if it
+        was run there (:func:`run_budgets`).
+    budgets : list of str, optional
+        Budgets to return (default all four).  The pairing rule itself looks at every
+        budget a model was run at, whatever ``budgets`` shows.
+    pairing : {"all_budgets", "shared", "none"}
+        See the module docstring.
+    shared_budgets : list of str, optional
+        For ``pairing="shared"``: budgets at which a question must be judged for every model
+        (default all four).
+
+    Returns
+    -------
+    DataFrame
+        One row per (model, item) kept, columns ``model, question_id, item_id, budget,
+        evidence_type, operation, is_ar, source_operation, status, scored, correct``;
+        ``budget`` is a string, ``correct`` a bool.
+    """
+    if pairing not in PAIRINGS:
+        raise ValueError(f"pairing must be one of {', '.join(PAIRINGS)}, got {pairing!r}")
+    models = _check_models(release, models)
+    budgets = _check_budgets(budgets)
+    rb = run_budgets(release)
+    allowed = pl.DataFrame({"model": [m for m in models for b in rb[m]],
+                            "budget": [b for m in models for b in rb[m]]},
+                           schema={"model": pl.Utf8, "budget": pl.Utf8})
+    fr = (release.frame.select(_ID_COLUMNS).with_columns(pl.col("budget").cast(pl.Utf8))
+          .join(allowed, on=["model", "budget"], how="inner").filter(pl.col("scored")))
+    if pairing == "all_budgets":
+        need = allowed.group_by("model").agg(pl.len().alias("_need"))
+        keep = (fr.group_by("model", "question_id").agg(pl.col("budget").n_unique().alias("_have"))
+                .join(need, on="model").filter(pl.col("_have") == pl.col("_need")).select("model", "question_id"))
+        fr = fr.join(keep, on=["model", "question_id"], how="semi")
+    elif pairing == "shared":
+        sb = _check_budgets(shared_budgets)
+        ms = [m for m in models if set(sb) <= set(rb[m])]
+        if not ms:
+            raise ValueError(f"no model among {models} was run at all of {sb}")
+        sub = fr.filter(pl.col("model").is_in(ms) & pl.col("budget").is_in(sb))
+        keep = (sub.group_by("question_id").agg(pl.struct("model", "budget").n_unique().alias("_have"))
+                .filter(pl.col("_have") == len(ms) * len(sb)).select("question_id"))
+        fr = fr.filter(pl.col("model").is_in(ms)).join(keep, on="question_id", how="semi")
+    fr = fr.filter(pl.col("budget").is_in(budgets))
+    out = fr.to_pandas()
+    out["correct"] = out["correct"].fillna(False).astype(bool)
+    order = {m: i for i, m in enumerate(models)}
+    out = out.sort_values(["budget", "model", "question_id"],
+                          key=lambda s: s.map(order) if s.name == "model" else
+                          (s.map({b: i for i, b in enumerate(tx.BUDGETS)}) if s.name == "budget" else s),
+                          kind="stable").reset_index(drop=True)
+    return out
+
+
+# ============================================================================ accuracies
+def _per_model(pred: pd.DataFrame, by: list[str], overall: bool) -> pd.DataFrame:
+    keys = ["model", "budget", *by]
+    g = pred.groupby(keys, observed=True, sort=False)["correct"].agg(["size", "sum"]).reset_index()
+    parts = [g]
+    if overall and by:
+        o = pred.groupby(["model", "budget"], observed=True, sort=False)["correct"].agg(["size", "sum"]).reset_index()
+        for c in by:
+            o[c] = OVERALL
+        parts.append(o[g.columns])
+    out = pd.concat(parts, ignore_index=True).rename(columns={"size": "n", "sum": "n_correct"})
+    out["n_correct"] = out["n_correct"].astype(int)
+    out["accuracy"] = 100.0 * out["n_correct"] / out["n"]
+    return out
+
+
+def _order_frame(df: pd.DataFrame, models: list[str]) -> pd.DataFrame:
+    orders = {
+        "model": models,
+        "budget": list(tx.BUDGETS),
+        "operation": [*tx.OPERATIONS, OVERALL],
+        "source_operation": [*tx.OPERATIONS, OVERALL],
+        "evidence_type": [*tx.EVIDENCE_TYPES, OVERALL],
+        "group": [*_GROUP_ORDER, "unknown", "all"],
+    }
+    cols = [c for c in orders if c in df.columns]
+
+    def key(s):
+        o = {v: i for i, v in enumerate(orders[s.name])}
+        return s.map(lambda v: o.get(v, len(o)))
+
+    return df.sort_values(cols, key=key, kind="stable").reset_index(drop=True)
+
+
+def accuracy(release, by: str | Sequence[str] = ("evidence_type",), *, models: Sequence[str] | None = None,
+             budgets: Iterable[str] | None = None, pairing: str = "all_budgets", overall: bool = True,
+             where: pl.Expr | None = None, shared_budgets: Iterable[str] | None = None) -> pd.DataFrame:
+    """Per-model accuracy (%) by any grouping of the verdict frame.
+
+    Parameters
+    ----------
+    release : Release
+    by : str or list of str
+        Frame columns to group by besides model and budget (``"evidence_type"``,
+        ``"operation"``, ``"is_ar"``, ``"source_operation"``, … or ``[]`` for the pooled score).
+    models, budgets, pairing, shared_budgets
+        As in :func:`scored_predictions`.
+    overall : bool
+        Also return the pooled level, with every ``by`` column set to :data:`OVERALL`.
+    where : polars expression, optional
+        Extra row filter applied to the verdict frame before scoring (e.g. AR items only).
+        Applied after the pairing rule, so the pairing is unaffected.
+
+    Returns
+    -------
+    DataFrame
+        ``model, budget, *by, n, n_correct, accuracy`` (``n`` scored items, accuracy in %),
+        sorted in the paper's order.
+    """
+    by = [by] if isinstance(by, str) else list(by)
+    models = _check_models(release, models)
+    pred = scored_predictions(release, models=models, budgets=budgets, pairing=pairing, shared_budgets=shared_budgets)
+    if where is not None:
+        mask = pl.from_pandas(pred[[c for c in pred.columns]]).select(where.alias("_w"))["_w"].to_numpy()
+        pred = pred[mask.astype(bool)]
+    return _order_frame(_per_model(pred, by, overall), models)
+
+
+def _access_groups(release, models: Sequence[str]) -> dict[str, list[str]]:
+    grp = release.groups()
+    out = {g: [m for m in grp.get(g, []) if m in set(models)] for g in grp}
+    return {g: ms for g, ms in out.items() if ms}
+
+
+def group_means(acc: pd.DataFrame, groups: dict[str, Sequence[str]] | None = None, *, by: Sequence[str] | None = None,
+                value: str = "accuracy", include_all: bool = True) -> pd.DataFrame:
+    """Unweighted mean over models of a per-model frame, per group.
+
+    Parameters
+    ----------
+    acc : DataFrame
+        Per-model frame with a ``model`` column (e.g. from :func:`accuracy`).
+    groups : dict, optional
+        ``{group: [models]}``; default: none (only ``"all"``).
+    by : list of str, optional
+        Columns kept as keys (default: every non-numeric column except ``model``).
+    include_all : bool
+        Add the group ``"all"`` over every model of ``acc``.
+
+    Returns
+    -------
+    DataFrame
+        ``group, *by, <value>, n_models``.
+    """
+    if by is None:
+        by = [c for c in acc.columns if c not in ("model", "n", "n_correct", value) and acc[c].dtype == object]
+    by = list(by)
+    sets = dict(groups or {})
+    if include_all:
+        sets["all"] = list(dict.fromkeys(acc["model"]))
+    parts = []
+    for g, ms in sets.items():
+        sub = acc[acc["model"].isin(list(ms))]
+        if sub.empty:
+            continue
+        if by:
+            agg = sub.groupby(by, observed=True, sort=False).agg(**{value: (value, "mean"), "n_models": ("model", "nunique")})
+            agg = agg.reset_index()
+        else:
+            agg = pd.DataFrame({value: [sub[value].mean()], "n_models": [sub["model"].nunique()]})
+        agg.insert(0, "group", g)
+        parts.append(agg)
+    out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["group", *by, value, "n_models"])
+    return _order_frame(out, [])
+
+
+def evidence_accuracy(release, *, models: Sequence[str] | None = None, budgets: Iterable[str] | None = None,
+                      pairing: str = "all_budgets") -> pd.DataFrame:
+    """Figure 4 / Table 15 numbers, long: per model × budget × evidence type (+ ``overall``).
+
+    Returns
+    -------
+    DataFrame
+        ``model, group, budget, evidence_type, n, n_correct, accuracy`` (``group`` is the
+        model's access group).
+    """
+    acc = accuracy(release, "evidence_type", models=models, budgets=budgets, pairing=pairing, overall=True)
+    access = dict(zip(release.models["model"], release.models["access"]))
+    acc.insert(1, "group", acc["model"].map(lambda m: access.get(m) or "unknown"))
+    return acc
+
+
+def evidence_panels(release, *, budgets: Iterable[str] | None = None, models: Sequence[str] | None = None,
+                    pairing: str = "all_budgets") -> pd.DataFrame:
+    """Figure 4 data: per budget, one row per model run there and one per group mean.
+
+    Returns
+    -------
+    DataFrame
+        ``budget, row, kind, group, evidence_type, accuracy, n, n_models`` — ``kind`` is
+        ``"model"`` (``row`` = model name, ``n`` = scored items) or ``"mean"`` (``row`` =
+        ``"Mean proprietary"`` …, ``n_models`` = models averaged); ``group`` is the access group
+        (``proprietary``, ``open_weight``, ``all``).  Models come proprietary first, then
+        open-weight, each in the release's model order; means come last.
+    """
+    acc = evidence_accuracy(release, models=models, budgets=budgets, pairing=pairing)
+    parts = []
+    for b in _check_budgets(budgets):
+        sub = acc[acc["budget"] == b]
+        if sub.empty:
+            continue
+        ms = list(dict.fromkeys(sub["model"]))
+        groups = _access_groups(release, ms)
+        order = [m for g in [*_GROUP_ORDER, *[g for g in groups if g not in _GROUP_ORDER]] for m in groups.get(g, [])]
+        rank = {m: i for i, m in enumerate(order)}
+        mrows = sub.assign(row=sub["model"], kind="model", n_models=1,
+                           _o=sub["model"].map(rank)).sort_values(["_o"], kind="stable").drop(columns=["_o", "model"])
+        gm = group_means(sub, groups, by=["budget", "evidence_type"])
+        gorder = [*[g for g in _GROUP_ORDER if g in groups], *[g for g in groups if g not in _GROUP_ORDER], "all"]
+        gm = gm.assign(row=["Mean " + GROUP_LABELS.get(g, g) for g in gm["group"]], kind="mean", n=np.nan,
+                       _o=gm["group"].map({g: i for i, g in enumerate(gorder)})).sort_values("_o", kind="stable")
+        parts += [mrows, gm.drop(columns="_o")]
+    out = pd.concat(parts, ignore_index=True)
+    return out[["budget", "row", "kind", "group", "evidence_type", "accuracy", "n", "n_models"]]
+
+
+def group_summary(release, *, models: Sequence[str] | None = None, budgets: Iterable[str] | None = None,
+                  pairing: str = "all_budgets") -> pd.DataFrame:
+    """Proprietary / open-weight / all means per budget × evidence type (+ ``overall``).
+
+    At each budget the models are those run there (so 64K uses the 64K set).
+
+    Returns
+    -------
+    DataFrame
+        ``group, budget, evidence_type, accuracy, n_models``.
+    """
+    acc = accuracy(release, "evidence_type", models=models, budgets=budgets, pairing=pairing, overall=True)
+    parts = []
+    for b, sub in acc.groupby("budget", observed=True, sort=False):
+        gm = group_means(sub, _access_groups(release, list(dict.fromkeys(sub["model"]))), by=["budget", "evidence_type"])
+        parts.append(gm)
+    out = pd.concat(parts, ignore_index=True)
+    return _order_frame(out, [])
+
+
+def answerable_vs_refusal(release, *, budget: str = "64K", models: Sequence[str] | None = None,
+                          pairing: str = "all_budgets") -> pd.DataFrame:
+    """Table 16: accuracy on answerable and on AR items per model at one budget.
+
+    Sorted as the paper: by answerable accuracy, highest first (ties keep model order).
+
+    Returns
+    -------
+    DataFrame
+        ``model, answerable, ar, overall, n_answerable, n_ar, n`` (accuracies in %).
+    """
+    budget = _check_budgets([budget])[0]
+    ms = models_at_budget(release, budget, models)
+    acc = accuracy(release, "is_ar", models=ms, budgets=[budget], pairing=pairing, overall=True)
+    key = acc["is_ar"].map(lambda v: "overall" if v == OVERALL else ("ar" if bool(v) else "answerable"))
+    acc = acc.assign(stratum=key)
+    wide = acc.pivot(index="model", columns="stratum", values="accuracy")
+    n = acc.pivot(index="model", columns="stratum", values="n")
+    out = pd.DataFrame({
+        "model": wide.index,
+        "answerable": wide.get("answerable"), "ar": wide.get("ar"), "overall": wide.get("overall"),
+        "n_answerable": n.get("answerable"), "n_ar": n.get("ar"), "n": n.get("overall"),
+    }).reset_index(drop=True)
+    for c in ("n_answerable", "n_ar", "n"):
+        out[c] = out[c].fillna(0).astype(int)
+    order = {m: i for i, m in enumerate(ms)}
+    out["_o"] = out["model"].map(order)
+    out = out.sort_values(["answerable", "_o"], ascending=[False, True], kind="stable").drop(columns="_o")
+    return out.reset_index(drop=True)
+
+
+def _spearman(x, y) -> tuple[float, float]:
+    try:
+        from .stats import spearman as _sp  # the package's engine, when present
+    except ImportError:  # pragma: no cover - stats package not there yet
+        _sp = None
+    if _sp is not None:
+        r = _sp(np.asarray(x, float), np.asarray(y, float))
+        if isinstance(r, pd.DataFrame):
+            rho = float(r["rho"].iloc[0]) if "rho" in r else float(r.iloc[0, 0])
+            p = float(r["p_value"].iloc[0]) if "p_value" in r else float("nan")
+            return rho, p
+        return float(r[0]), float(r[1])
+    from scipy.stats import spearmanr
+
+    res = spearmanr(x, y)
+    return float(res.statistic), float(res.pvalue)
+
+
+def answerable_refusal_summary(release, *, budget: str = "64K", models: Sequence[str] | None = None,
+                               pairing: str = "all_budgets", table: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Spearman ρ between the two columns of Table 16, and the "always abstain" bound.
+
+    Returns
+    -------
+    DataFrame (one row)
+        ``budget, n_models, rho, p_value, n_questions, n_ar_questions, always_abstain`` —
+        ``always_abstain`` is the overall accuracy (%) of a system that always declines:
+        the AR share of the questions.
+    """
+    t = table if table is not None else answerable_vs_refusal(release, budget=budget, models=models, pairing=pairing)
+    rho, p = _spearman(t["answerable"], t["ar"])
+    pred = scored_predictions(release, models=list(t["model"]), budgets=[budget], pairing=pairing)
+    q = pred.drop_duplicates("question_id")
+    nq, nar = len(q), int(q["is_ar"].sum())
+    return pd.DataFrame([{"budget": budget, "n_models": len(t), "rho": rho, "p_value": p, "n_questions": nq,
+                          "n_ar_questions": nar, "always_abstain": 100.0 * nar / nq if nq else np.nan}])
+
+
+def operation_evidence(release, *, budgets: Iterable[str] | None = None, models: Sequence[str] | None = None,
+                       pairing: str = "all_budgets", shared_budgets: Iterable[str] | None = None) -> pd.DataFrame:
+    """Mean accuracy (%) over models of the 15 operation × evidence cells, with question counts.
+
+    Figure 5 = ``budgets=["32K"]`` over all models (``pairing="all_budgets"``); Figure 8 =
+    the 64K set with ``pairing="shared"`` (questions judged at all four budgets by every model).
+
+    Returns
+    -------
+    DataFrame
+        ``budget, operation, evidence_type, accuracy, n_models, n_questions`` for each valid
+        cell (``n_questions``: distinct questions scored in the cell, over the models).
+    """
+    budgets = _check_budgets(budgets)
+    parts = []
+    for b in budgets:
+        ms = models_at_budget(release, b, models) if pairing != "shared" else _check_models(release, models)
+        if not ms:
+            continue
+        pred = scored_predictions(release, models=ms, budgets=[b], pairing=pairing, shared_budgets=shared_budgets)
+        per = _per_model(pred, ["operation", "evidence_type"], overall=False)
+        cell = per.groupby(["budget", "operation", "evidence_type"], sort=False).agg(
+            accuracy=("accuracy", "mean"), n_models=("model", "nunique")).reset_index()
+        nq = pred.groupby(["operation", "evidence_type"])["question_id"].nunique().rename("n_questions").reset_index()
+        parts.append(cell.merge(nq, on=["operation", "evidence_type"], how="left"))
+    out = pd.concat(parts, ignore_index=True)
+    valid = set(tx.VALID_CELLS)
+    out = out[[(o, e) in valid for o, e in zip(out["operation"], out["evidence_type"])]]
+    return _order_frame(out, [])
+
+
+def refusal_breakdown(release, *, budgets: Iterable[str] | None = None, models: Sequence[str] | None = None,
+                      pairing: str = "all_budgets") -> pd.DataFrame:
+    """Table 17: mean AR accuracy (%) over models by evidence type and by source operation, per budget.
+
+    Returns
+    -------
+    DataFrame
+        ``budget, dimension, level, accuracy, n_models, n_items`` — ``dimension`` is
+        ``"evidence_type"`` or ``"source_operation"``; ``n_items`` counts the distinct AR
+        questions of the cell at that budget.  AR items whose source operation is unknown
+        are left out of the by-source rows only.
+    """
+    budgets = _check_budgets(budgets)
+    parts = []
+    for b in budgets:
+        ms = models_at_budget(release, b, models)
+        if not ms:
+            continue
+        pred = scored_predictions(release, models=ms, budgets=[b], pairing=pairing)
+        pred = pred[pred["is_ar"].astype(bool)]
+        for dim, levels in (("evidence_type", tx.EVIDENCE_TYPES), ("source_operation", tx.ANSWERABLE_OPERATIONS)):
+            sub = pred[pred[dim].notna()]
+            per = _per_model(sub, [dim], overall=False)
+            cell = per.groupby(dim, sort=False).agg(accuracy=("accuracy", "mean"), n_models=("model", "nunique"))
+            nq = sub.groupby(dim)["question_id"].nunique()
+            for lv in levels:
+                parts.append({"budget": b, "dimension": dim, "level": lv,
+                              "accuracy": cell["accuracy"].get(lv, np.nan),
+                              "n_models": int(cell["n_models"].get(lv, 0)), "n_items": int(nq.get(lv, 0)),
+                              "models_at_budget": len(ms)})
+    return pd.DataFrame(parts)
+
+
+# ============================================================================ artifacts (wide, as printed)
+#
+# Label scheme (shared with data/paper/published.csv): row labels are the paper's (model
+# names as in Table 12, "Mean proprietary (3)", "AR items", "n"); columns are evidence types
+# by full name ("Speech Semantics" ... "Environmental Sound"), "Overall", budgets ("8K"),
+# operations ("IE", "MSR", "TET", "AR").  Where one artifact spans several budgets the row
+# label is "<budget>|<label>" ("8K|TET", "32K|Proprietary").  Question counts of Figure 5/8
+# cells are the columns "<Evidence type> n".
+_EVIDENCE_COLS = [tx.EVIDENCE_LABELS[e] for e in tx.EVIDENCE_TYPES]
+#: Capitalised group names used in the ``groups`` artifact rows.
+GROUP_TITLES = {"proprietary": "Proprietary", "open_weight": "Open-weight", "all": "All"}
+
+
+def _model_evidence_wide(release, budget: str, *, models=None, pairing="all_budgets",
+                         counts: bool = False) -> pd.DataFrame:
+    ms = models_at_budget(release, budget, models)
+    if not ms:
+        raise ValueError(f"no model was run at {budget}")
+    acc = evidence_accuracy(release, models=ms, budgets=[budget], pairing=pairing)
+    cols = [*tx.EVIDENCE_TYPES, OVERALL]
+    wide = acc.pivot(index="model", columns="evidence_type", values="accuracy").reindex(index=ms, columns=cols)
+    rows = [wide]
+    groups = _access_groups(release, ms)
+    gm = group_means(acc, groups, by=["evidence_type"])
+    for g in [*[g for g in _GROUP_ORDER if g in groups], *[g for g in groups if g not in _GROUP_ORDER], "all"]:
+        sub = gm[gm["group"] == g]
+        if sub.empty:
+            continue
+        n = int(sub["n_models"].max())
+        rows.append(sub.set_index("evidence_type")["accuracy"].reindex(cols).to_frame(mean_row_label(g, n)).T)
+    if counts:
+        pred = scored_predictions(release, models=ms, budgets=[budget], pairing=pairing)
+        nq = pred.groupby("evidence_type")["question_id"].nunique()
+        nq[OVERALL] = pred["question_id"].nunique()
+        rows.append(nq.reindex(cols).astype(float).to_frame("n").T)
+    out = pd.concat(rows)
+    out.columns = [evidence_label(c) for c in cols]
+    out.index.name = "Model"
+    return out
+
+
+@artifact("table15", title="Table 15: accuracy (%) at 64K by evidence type, 64K model set, with group means")
+def table15(release, *, seed: int = 0, n_boot: int = 10_000, budget: str = "64K", models=None,
+            pairing: str = "all_budgets") -> pd.DataFrame:
+    """Table 15 as printed, plus the caption's question counts.
+
+    Rows: the models run at ``budget`` (paper order), ``Mean proprietary (k)``,
+    ``Mean open-weight (k)``, ``Mean all (k)`` and ``n`` (questions per column); columns:
+    ``Speech Semantics``, ``Speaker Identity``, ``Paralinguistic Cues``,
+    ``Environmental Sound``, ``Overall``.
+    """
+    return _model_evidence_wide(release, budget, models=models, pairing=pairing, counts=True)
+
+
+@artifact("fig4", title="Figure 4: accuracy (%) by model, evidence type and budget (with pooled Overall)")
+def fig4(release, *, seed: int = 0, n_boot: int = 10_000, budgets=None, models=None,
+         pairing: str = "all_budgets") -> pd.DataFrame:
+    """Rows ``"<budget>|<model>"``, ``"<budget>|Mean proprietary (k)"`` …, ``"<budget>|n"``;
+    columns the four evidence types and ``Overall``.  Each budget has the models run there."""
+    parts = []
+    for b in _check_budgets(budgets):
+        if not models_at_budget(release, b, models):
+            continue
+        w = _model_evidence_wide(release, b, models=models, pairing=pairing, counts=True)
+        w.index = [f"{b}|{i}" for i in w.index]
+        parts.append(w)
+    out = pd.concat(parts)
+    out.index.name = "Budget|Model"
+    return out
+
+
+@artifact("groups", title="Group means (%) by budget: proprietary / open-weight / all, per model, top-3 spread")
+def groups_table(release, *, seed: int = 0, n_boot: int = 10_000, budgets=None, models=None,
+                 pairing: str = "all_budgets") -> pd.DataFrame:
+    """Rows per budget: ``"<budget>|Proprietary"``, ``"<budget>|Open-weight"``, ``"<budget>|All"``
+    (unweighted means over the models run there), ``"<budget>|<model>"`` and
+    ``"<budget>|Top-3 spread"`` (Overall of the best model minus that of the third best);
+    columns the four evidence types, ``Overall`` and ``Models`` (models averaged)."""
+    acc = evidence_accuracy(release, models=models, budgets=budgets, pairing=pairing)
+    cols = [*tx.EVIDENCE_TYPES, OVERALL]
+    rows = {}
+    for b in _check_budgets(budgets):
+        sub = acc[acc["budget"] == b]
+        if sub.empty:
+            continue
+        ms = list(dict.fromkeys(sub["model"]))
+        gm = group_means(sub, _access_groups(release, ms), by=["evidence_type"])
+        for g in [*[g for g in _GROUP_ORDER if g in set(gm["group"])],
+                  *[g for g in dict.fromkeys(gm["group"]) if g not in (*_GROUP_ORDER, "all")], "all"]:
+            s = gm[gm["group"] == g].set_index("evidence_type")
+            rec = {evidence_label(c): s["accuracy"].get(c, np.nan) for c in cols}
+            rec["Models"] = float(s["n_models"].max())
+            rows[f"{b}|{GROUP_TITLES.get(g, g)}"] = rec
+        w = sub.pivot(index="model", columns="evidence_type", values="accuracy").reindex(index=ms, columns=cols)
+        for m in ms:
+            rows[f"{b}|{m}"] = {evidence_label(c): w.loc[m, c] for c in cols}
+        top = np.sort(w[OVERALL].dropna().to_numpy())[::-1]
+        if len(top) >= 3:
+            rows[f"{b}|Top-3 spread"] = {"Overall": float(top[0] - top[2])}
+    out = pd.DataFrame.from_dict(rows, orient="index").reindex(columns=[*_EVIDENCE_COLS, "Overall", "Models"])
+    out.index.name = "Budget|Row"
+    return out
+
+
+@artifact("table16", title="Table 16: accuracy (%) on answerable and AR items per model at 64K")
+def table16(release, *, seed: int = 0, n_boot: int = 10_000, budget: str = "64K", models=None,
+            pairing: str = "all_budgets") -> pd.DataFrame:
+    """Rows: models sorted by answerable accuracy (highest first), then ``n`` (questions per
+    column), ``All`` (``Spearman rho``, ``Spearman p`` between the two columns over models)
+    and ``Always abstain`` (``Overall``: overall accuracy of a system that always declines,
+    the AR share of the questions).  Columns ``Answerable``, ``AR``, ``Spearman rho``,
+    ``Spearman p``, ``Overall``."""
+    t = answerable_vs_refusal(release, budget=budget, models=models, pairing=pairing)
+    s = answerable_refusal_summary(release, budget=budget, pairing=pairing, table=t)
+    out = t.set_index("model")[["answerable", "ar"]].rename(columns={"answerable": "Answerable", "ar": "AR"})
+    out = out.reindex(columns=["Answerable", "AR", "Spearman rho", "Spearman p", "Overall"])
+    nq = float(s["n_questions"].iloc[0])
+    nar = float(s["n_ar_questions"].iloc[0])
+    out.loc["n", ["Answerable", "AR", "Overall"]] = [nq - nar, nar, nq]
+    out.loc["All", ["Spearman rho", "Spearman p"]] = [s["rho"].iloc[0], s["p_value"].iloc[0]]
+    out.loc["Always abstain", "Overall"] = s["always_abstain"].iloc[0]
+    out.index.name = "Model"
+    return out
+
+
+@artifact("table17", title="Table 17: mean AR accuracy (%) by evidence type and by source operation, per budget")
+def table17(release, *, seed: int = 0, n_boot: int = 10_000, budgets=None, models=None,
+            pairing: str = "all_budgets") -> pd.DataFrame:
+    """Rows: budgets then ``AR items``; columns ``Models``, the four evidence types by full name,
+    ``IE``, ``MSR``, ``TET`` (source operation of the AR item).  The ``AR items`` row counts the
+    AR questions of each column at the first budget shown (the same at every budget on a
+    complete release)."""
+    rb = refusal_breakdown(release, budgets=budgets, models=models, pairing=pairing)
+    label = {**{e: tx.EVIDENCE_LABELS[e] for e in tx.EVIDENCE_TYPES},
+             **{o: tx.OPERATION_LABELS[o] for o in tx.ANSWERABLE_OPERATIONS}}
+    rb["col"] = rb["level"].map(label)
+    cols = ["Models", *[label[e] for e in tx.EVIDENCE_TYPES], *[label[o] for o in tx.ANSWERABLE_OPERATIONS]]
+    wide = rb.pivot_table(index="budget", columns="col", values="accuracy", sort=False, dropna=False)
+    wide["Models"] = rb.groupby("budget", sort=False)["models_at_budget"].first().astype(float)
+    wide = wide.reindex(columns=cols)
+    first = rb[rb["budget"] == rb["budget"].iloc[0]].set_index("col")["n_items"]
+    items = first.reindex(cols).astype(float).to_frame("AR items").T
+    out = pd.concat([wide, items])
+    out.index.name = "Budget"
+    return out
+
+
+def _opev_wide(oe: pd.DataFrame, prefix_budget: bool) -> pd.DataFrame:
+    """Rows ``"<OP>"`` or ``"<budget>|<OP>"``; columns evidence names, then ``"<Evidence> n"``."""
+    rows = {}
+    for (b, op), sub in oe.groupby(["budget", "operation"], sort=False):
+        s = sub.set_index("evidence_type")
+        rec = {tx.EVIDENCE_LABELS[e]: s["accuracy"].get(e, np.nan) for e in tx.EVIDENCE_TYPES}
+        rec.update({f"{tx.EVIDENCE_LABELS[e]} n": float(s["n_questions"].get(e, np.nan)) for e in tx.EVIDENCE_TYPES})
+        rows[f"{b}|{tx.OPERATION_LABELS[op]}" if prefix_budget else tx.OPERATION_LABELS[op]] = rec
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index.name = "Budget|Operation" if prefix_budget else "Operation"
+    return out
+
+
+@artifact("fig5", title="Figure 5: mean accuracy (%) of the operation x evidence cells at 32K, all models")
+def fig5(release, *, seed: int = 0, n_boot: int = 10_000, budget: str = "32K", models=None,
+         pairing: str = "all_budgets") -> pd.DataFrame:
+    """Rows ``IE``, ``MSR``, ``TET``, ``AR``; columns the evidence types (mean accuracy over the
+    models run at ``budget``) and ``"<Evidence type> n"`` (questions in the cell).  The
+    Speech-Semantics IE cell is empty (excluded by design)."""
+    return _opev_wide(operation_evidence(release, budgets=[budget], models=models, pairing=pairing), False)
+
+
+@artifact("fig8", title="Figure 8: operation x evidence cells at every budget, 64K set on the shared item set")
+def fig8(release, *, seed: int = 0, n_boot: int = 10_000, budgets=None, models=None) -> pd.DataFrame:
+    """Rows ``"<budget>|<OP>"``; columns as :func:`fig5`.  Models: the 64K set; items: those
+    judged at all four budgets for every one of them (``pairing="shared"``)."""
+    ms = models if models is not None else release.models_in_64k_set()
+    return _opev_wide(operation_evidence(release, budgets=budgets, models=ms, pairing="shared"), True)

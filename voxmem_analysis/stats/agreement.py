@@ -1,0 +1,75 @@
+"""Agreement between two binary raters (e.g. two judges)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._validation import as_float_vector, check_binary, require
+
+__all__ = ["cohen_kappa"]
+
+
+def cohen_kappa(a: Any, b: Any) -> pd.DataFrame:
+    """Raw agreement and Cohen's kappa for two binary rating vectors.
+
+    Parameters
+    ----------
+    a, b : array-like of bool or 0/1, shape (n,)
+        Ratings of the same items by two raters (e.g. judge 1 and judge 2 verdicts).
+        Pairs with a missing rating (NaN/None) on either side are dropped.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row, columns:
+
+        - ``n`` -- complete pairs used;
+        - ``n_dropped`` -- pairs dropped for a missing rating;
+        - ``agreement`` -- observed agreement :math:`p_o = (n_{11} + n_{00}) / n`;
+        - ``kappa`` -- Cohen's kappa (NaN when undefined, see Notes);
+        - ``n11`` -- both 1;  ``n10`` -- ``a = 1, b = 0``;  ``n01`` -- ``a = 0, b = 1``;
+          ``n00`` -- both 0.
+
+    Notes
+    -----
+    With marginal rates :math:`p_a = (n_{11}+n_{10})/n` and :math:`p_b = (n_{11}+n_{01})/n`,
+    chance agreement is :math:`p_e = p_a p_b + (1-p_a)(1-p_b)` and
+
+    .. math:: \\kappa = \\frac{p_o - p_e}{1 - p_e}.
+
+    :math:`\\kappa` is undefined (NaN) when :math:`p_e = 1`, i.e. both raters give one and the
+    same constant rating, and when ``n == 0``.  Equals
+    ``sklearn.metrics.cohen_kappa_score(a, b)`` otherwise.
+
+    Examples
+    --------
+    >>> cohen_kappa([1, 1, 0, 0, 1, 0, 1, 1], [1, 0, 0, 0, 1, 0, 1, 1]).round(4)
+       n  n_dropped  agreement  kappa  n11  n10  n01  n00
+    0  8          0      0.875   0.75    4    1    0    3
+    """
+    av = as_float_vector(a, "a")
+    bv = as_float_vector(b, "b")
+    require(av.shape == bv.shape, f"a and b must have the same length, got {av.size} and "
+            f"{bv.size}", field="b")
+    check_binary(av, "a")
+    check_binary(bv, "b")
+    ok = ~np.isnan(av) & ~np.isnan(bv)
+    av, bv = av[ok], bv[ok]
+    n = int(ok.sum())
+    n11 = int(((av == 1) & (bv == 1)).sum())
+    n10 = int(((av == 1) & (bv == 0)).sum())
+    n01 = int(((av == 0) & (bv == 1)).sum())
+    n00 = n - n11 - n10 - n01
+    agreement = kappa = float("nan")
+    if n:
+        po = (n11 + n00) / n
+        pa, pb = (n11 + n10) / n, (n11 + n01) / n
+        pe = pa * pb + (1 - pa) * (1 - pb)
+        agreement = po
+        if pe < 1:
+            kappa = (po - pe) / (1 - pe)
+    return pd.DataFrame({"n": [n], "n_dropped": [int((~ok).sum())], "agreement": [agreement],
+                         "kappa": [kappa], "n11": [n11], "n10": [n10], "n01": [n01],
+                         "n00": [n00]})

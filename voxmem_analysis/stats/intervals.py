@@ -1,0 +1,88 @@
+"""Confidence intervals for proportions."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats as _st
+
+from ._validation import as_float_vector, check_ci, require
+
+__all__ = ["wilson_interval"]
+
+
+def wilson_interval(successes: Any, n: Any, *, ci: float = 0.95) -> pd.DataFrame:
+    """Wilson score interval for binomial proportions (vectorised).
+
+    Parameters
+    ----------
+    successes : int or array-like of int
+        Number of successes (e.g. correct answers).
+    n : int or array-like of int
+        Number of trials; broadcast against ``successes``.
+    ci : float, default 0.95
+        Confidence level.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (broadcast) element, columns:
+
+        - ``successes`` -- successes (int);
+        - ``n`` -- trials (int);
+        - ``proportion`` -- ``successes / n`` (NaN when ``n == 0``);
+        - ``ci_low``, ``ci_high`` -- Wilson interval endpoints, within [0, 1] (NaN when
+          ``n == 0``);
+        - ``ci_level`` -- the confidence level.
+
+    Notes
+    -----
+    With :math:`\\hat p = x/n` and :math:`z = \\Phi^{-1}(1 - \\alpha/2)`, the interval is the
+    set of :math:`p` not rejected by the score test,
+
+    .. math:: \\frac{\\hat p + \\frac{z^2}{2n}}{1 + \\frac{z^2}{n}} \\pm
+              \\frac{z}{1 + \\frac{z^2}{n}}
+              \\sqrt{\\frac{\\hat p(1-\\hat p)}{n} + \\frac{z^2}{4n^2}} .
+
+    Unlike the Wald interval it stays inside [0, 1] and has sensible width at
+    :math:`\\hat p \\in \\{0, 1\\}`.  The bound at 0 (1) is exact when no (every) trial succeeds; endpoints are clipped to
+    [0, 1] against rounding.
+
+    Examples
+    --------
+    >>> wilson_interval([0, 18, 30], [30, 30, 30]).round(4)
+       successes   n  proportion  ci_low  ci_high  ci_level
+    0          0  30         0.0  0.0000   0.1135      0.95
+    1         18  30         0.6  0.4232   0.7541      0.95
+    2         30  30         1.0  0.8865   1.0000      0.95
+    """
+    ci = check_ci(ci)
+    x = as_float_vector(np.atleast_1d(np.asarray(successes)), "successes")
+    m = as_float_vector(np.atleast_1d(np.asarray(n)), "n")
+    try:
+        x, m = np.broadcast_arrays(x, m)
+    except ValueError:
+        require(False, f"successes and n cannot be broadcast together: lengths {x.size} and "
+                f"{m.size}", field="n")
+    require(np.isfinite(x).all() and np.isfinite(m).all(),
+            "successes and n must be finite (no NaN)", field="successes")
+    require((x == np.round(x)).all() and (m == np.round(m)).all(),
+            "successes and n must be whole numbers", field="successes")
+    require((m >= 0).all(), f"n must be >= 0, got min {m.min():g}", field="n")
+    bad = (x < 0) | (x > m)
+    if bad.any():
+        require(False, f"successes must lie in [0, n]; {int(bad.sum())} element(s) do not, "
+                f"e.g. successes={x[bad][0]:g}, n={m[bad][0]:g}", field="successes")
+    z = _st.norm.ppf(1 - (1 - ci) / 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = x / m
+        denom = 1 + z * z / m
+        centre = (p + z * z / (2 * m)) / denom
+        half = z / denom * np.sqrt(p * (1 - p) / m + z * z / (4 * m * m))
+        lo = np.where(x == 0, 0.0, np.clip(centre - half, 0.0, 1.0))
+        hi = np.where(x == m, 1.0, np.clip(centre + half, 0.0, 1.0))
+    empty = m == 0
+    p, lo, hi = (np.where(empty, np.nan, a) for a in (p, lo, hi))
+    return pd.DataFrame({"successes": x.astype(np.int64), "n": m.astype(np.int64),
+                         "proportion": p, "ci_low": lo, "ci_high": hi, "ci_level": ci})

@@ -1,0 +1,241 @@
+"""Calibration report of a (synthetic) release against the paper's published numbers.
+
+``calibration_report(release_dir_or_frames)`` recomputes, directly from the prediction
+lines with simple group-bys, every number the synthetic release was calibrated to
+(kind ``calibrated``, and ``derived`` where the paper prints arithmetic of them) and
+the numbers that only emerge from the item-level construction (kind ``emergent``:
+Table 18 intervals, App. D.5 and Table 16 Spearman correlations, the 8K top-3 spread).
+
+Scoring (paper App. C.4 / C.6): a prediction rejected by the provider leaves the
+denominator, for that model at every budget; failed generations and ungraded verdicts
+count as incorrect.
+"""
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import pathlib
+
+import numpy as np
+import pandas as pd
+import polars as pl
+
+from ..taxonomy import EVIDENCE_TYPES
+from . import design as D
+from .design import AR, EV_LONG, SEM
+
+REPORT_COLUMNS = ["artifact", "row", "column", "published", "reproduced", "delta", "kind",
+                  "within_tolerance"]
+_REJECT = "provider rejected"
+
+
+def _read_predictions(root: pathlib.Path) -> pl.DataFrame:
+    frames = []
+    for path in sorted((root / "predictions").rglob("*.jsonl*")):
+        raw = path.read_bytes()
+        if path.suffix == ".gz":
+            raw = gzip.decompress(raw)
+        frames.append(pl.read_ndjson(io.BytesIO(raw), infer_schema_length=None).select(
+            ["model", "question_id", "context_length", "evidence_type", "memory_operation",
+             "response", "verdict"] + (["error"] if b'"error"' in raw else [])))
+    return pl.concat(frames, how="diagonal_relaxed")
+
+
+def scored_frame(source) -> pl.DataFrame:
+    """One row per prediction with ``model, question_id, budget, ev, op, srcop, correct, scored``."""
+    if isinstance(source, dict):
+        preds, items = source["preds"], source["items"]
+    else:
+        root = pathlib.Path(source)
+        preds = _read_predictions(root)
+        items = pl.read_csv(root / "items.csv", infer_schema_length=None)
+    if "error" not in preds.columns:
+        preds = preds.with_columns(pl.lit(None, dtype=pl.Utf8).alias("error"))
+    q = (items.select(["question_id", "memory_operation", "paired_question_id"]).unique("question_id"))
+    src = q.select([pl.col("question_id").alias("paired_question_id"),
+                    pl.col("memory_operation").alias("_src_op")])
+    q = q.join(src, on="paired_question_id", how="left").select(
+        ["question_id", pl.coalesce(["_src_op", "memory_operation"]).alias("srcop")])
+    df = preds.join(q, on="question_id", how="left").with_columns(
+        pl.col("context_length").str.to_uppercase().alias("budget"),
+        pl.col("evidence_type").alias("ev"), pl.col("memory_operation").alias("op"),
+        (pl.col("response").is_null() & pl.col("error").fill_null("").str.contains(_REJECT)).alias("_rej"),
+    )
+    rej = df.filter(pl.col("_rej")).select(["model", "question_id"]).unique().with_columns(
+        pl.lit(True).alias("_rej_any"))
+    df = df.join(rej, on=["model", "question_id"], how="left").with_columns(
+        (~pl.col("_rej_any").fill_null(False)).alias("scored"),
+        (pl.col("verdict").fill_null(False) & pl.col("response").is_not_null()
+         & (pl.col("response") != "")).alias("correct"),
+    )
+    return df.select(["model", "question_id", "budget", "ev", "op", "srcop", "correct", "scored"])
+
+
+def _acc_table(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    return (df.filter(pl.col("scored")).group_by(keys)
+            .agg(pl.col("correct").sum().alias("k"), pl.len().alias("n"))
+            .with_columns((100.0 * pl.col("k") / pl.col("n")).alias("acc")))
+
+
+def target_value(df: pl.DataFrame, t: D.Target) -> float:
+    sub = df.filter((pl.col("budget") == t.budget) & pl.col("model").is_in(list(t.models))
+                    & pl.col("ev").is_in(list(t.ev)) & pl.col("op").is_in(list(t.ops))
+                    & pl.col("srcop").is_in(list(t.srcops)))
+    if t.agg == "pooled":
+        s = sub.filter(pl.col("scored"))
+        return 100.0 * s["correct"].sum() / s.height
+    acc = _acc_table(sub, ["model"])
+    return float(acc["acc"].mean())
+
+
+def _matrix(df: pl.DataFrame, budget: str, models, evs) -> np.ndarray:
+    """(n_items, n_models) correctness at one budget, NaN where not scored."""
+    sub = df.filter((pl.col("budget") == budget) & pl.col("model").is_in(list(models))
+                    & pl.col("ev").is_in(list(evs))).sort("question_id")
+    wide = sub.with_columns(pl.when(pl.col("scored")).then(pl.col("correct").cast(pl.Float64))
+                            .otherwise(None).alias("v")).pivot(
+        on="model", index="question_id", values="v").sort("question_id")
+    return wide.select(list(models)).to_numpy().astype(float)
+
+
+def _bootstrap(B: np.ndarray, C: np.ndarray, n_boot: int, seed: int) -> dict[str, tuple[float, float]]:
+    try:
+        from ..stats.bootstrap import paired_bootstrap_matrix
+        out = paired_bootstrap_matrix(B, C, statistics=("drop", "retention"), n_boot=n_boot, seed=seed)
+        return {r.statistic: (float(r.ci_low), float(r.ci_high)) for r in out.itertuples()}
+    except ImportError:  # pragma: no cover - fallback while the stats engine is absent
+        rng = np.random.default_rng(seed)
+        n = B.shape[0]
+        W = rng.multinomial(n, np.full(n, 1.0 / n), size=n_boot).astype(float)
+        b = (W @ np.nan_to_num(B)) / n
+        c = (W @ np.nan_to_num(C)) / n
+        drop = 100 * (b.mean(1) - c.mean(1))
+        ret = c.mean(1) / b.mean(1)
+        return {"drop": tuple(np.percentile(drop, [2.5, 97.5])),
+                "retention": tuple(np.percentile(ret, [2.5, 97.5]))}
+
+
+def _spearman(x, y) -> tuple[float, float]:
+    from scipy.stats import spearmanr
+    r = spearmanr(x, y)
+    return float(r.statistic), float(r.pvalue)
+
+
+def reproduced_values(source, *, n_boot: int = 10_000, seed: int = 0) -> list[dict]:
+    """Every number we can recompute: dicts artifact,row,column,reproduced,kind,value(design)."""
+    df = source if isinstance(source, pl.DataFrame) else scored_frame(source)
+    out: list[dict] = []
+
+    def add(artifact, row, column, value, design=None, kind="calibrated"):
+        out.append(dict(artifact=artifact, row=row, column=column, reproduced=float(value),
+                        design=design, kind=kind))
+
+    for t in D.targets():
+        add(t.artifact, t.row, t.column, target_value(df, t), t.value,
+            "derived" if t.artifact == "table15" and t.row.startswith("Mean") else t.kind)
+    # Table 18 drops / retentions (ratio of means over the ten models) and intervals; Figure 6
+    acc = _acc_table(df.filter(pl.col("model").is_in(list(D.SET64))), ["model", "budget", "ev"])
+    tot = _acc_table(df.filter(pl.col("model").is_in(list(D.SET64))), ["model", "budget"])
+    for key, row in D.TABLE18.items():
+        label = EV_LONG.get(key, "Overall")
+        src = tot if key == "overall" else acc.filter(pl.col("ev") == key)
+        a8 = float(src.filter(pl.col("budget") == "8K")["acc"].mean())
+        a64 = float(src.filter(pl.col("budget") == "64K")["acc"].mean())
+        add("table18", label, "drop", a8 - a64, row[3])
+        add("table18", label, "retention", a64 / a8, row[6])
+        if key != "overall":
+            add("fig6", label, "64K", 100 * a64 / a8, 100 * row[6])
+        evs = EVIDENCE_TYPES if key == "overall" else (key,)
+        ci = _bootstrap(_matrix(df, "8K", D.SET64, evs), _matrix(df, "64K", D.SET64, evs), n_boot, seed)
+        add("table18", label, "drop_lo", ci["drop"][0], row[4], "emergent")
+        add("table18", label, "drop_hi", ci["drop"][1], row[5], "emergent")
+        add("table18", label, "retention_lo", ci["retention"][0], row[7], "emergent")
+        add("table18", label, "retention_hi", ci["retention"][1], row[8], "emergent")
+    # App. D.5: 40 model x evidence cells; 'drop' row = change (64K - 8K) in pp, as the paper's sign
+    a = acc.pivot(on="budget", index=["model", "ev"], values="acc").sort(["model", "ev"])
+    ret_rho, ret_p = _spearman(a["64K"] / a["8K"], a["8K"])
+    chg_rho, chg_p = _spearman(a["64K"] - a["8K"], a["8K"])
+    add("d5", "retention", "rho", ret_rho, D.D5["rho_retention"], "emergent")
+    add("d5", "retention", "p", ret_p, 0.84, "emergent")
+    add("d5", "drop", "rho", chg_rho, D.D5["rho_drop"], "emergent")
+    add("d5", "drop", "p", chg_p, 0.001, "emergent")
+    add("d5", "cells", "n", a.height, 40)
+    # Table 16 rho
+    t16 = df.filter((pl.col("budget") == "64K") & pl.col("model").is_in(list(D.SET64)))
+    ans = _acc_table(t16.filter(pl.col("op") != AR), ["model"]).sort("model")
+    arr = _acc_table(t16.filter(pl.col("op") == AR), ["model"]).sort("model")
+    add("table16", "All", "Spearman rho", _spearman(ans["acc"], arr["acc"])[0], D.TABLE16_RHO, "emergent")
+    # 8K top-3 spread
+    o8 = _acc_table(df.filter(pl.col("budget") == "8K"), ["model"]).sort("acc", descending=True)
+    top = o8["acc"].to_list()[:3]
+    add("groups", "8K|Top-3 spread", "Overall", max(top) - min(top), 0.9, "emergent")
+    # App. D.5 population (before attribution's recoding, which keeps verdicts)
+    pop = df.filter((pl.col("budget") == "64K") & pl.col("model").is_in(list(D.SET64))
+                    & (pl.col("ev") != SEM) & (pl.col("op") != AR))
+    add("population", "Attempts", "n", pop.height, D.D5["attempts"], "derived")
+    add("population", "Incorrect", "n", int((~pop["correct"]).sum()), D.D5["incorrect"])
+    # denominators (Table 13 n, Table 17 AR items)
+    s8 = df.filter((pl.col("budget") == "8K") & pl.col("scored"))
+    s8_all = df.filter(pl.col("budget") == "8K")
+    rej8 = s8_all.height - s8.height
+    for ev in EVIDENCE_TYPES:
+        add("table13", EV_LONG[ev], "n", s8_all.filter(pl.col("ev") == ev).height
+            - _rejected(df, ev=ev), D.TABLE13_8K[ev][0])
+    for op in (D.IE, D.MSR, D.TET, AR):
+        add("table13", D.OP_ABBR[op], "n", s8_all.filter(pl.col("op") == op).height
+            - _rejected(df, op=op), D.TABLE13_8K[op][0])
+    add("table13", "All", "n", s8_all.height - rej8 if False else s8_all.height - _rejected(df), 11978, "derived")
+    return out
+
+
+def _rejected(df: pl.DataFrame, ev: str | None = None, op: str | None = None) -> int:
+    """8K predictions rejected by the provider (table 13 counts only the 8K budget)."""
+    sub = df.filter((pl.col("budget") == "8K") & ~pl.col("scored"))
+    if ev:
+        sub = sub.filter(pl.col("ev") == ev)
+    if op:
+        sub = sub.filter(pl.col("op") == op)
+    return sub.height
+
+
+_DEFAULT_TOL = {"pct": 0.5, "ratio": 0.01, "rho": 0.1, "count": 0.0, "p": 1.0}
+
+
+def calibration_report(source, *, n_boot: int = 10_000, seed: int = 0) -> pd.DataFrame:
+    """Published vs reproduced for every number the synthetic release targets or lets emerge."""
+    rows = reproduced_values(source, n_boot=n_boot, seed=seed)
+    try:
+        from ..paper import published
+        pub = published()
+    except Exception:  # pragma: no cover - published.csv missing
+        pub = None
+    out = []
+    seen = set()
+    for r in rows:
+        key = (r["artifact"], r["row"], r["column"])
+        if key in seen:
+            continue
+        seen.add(key)
+        value, kind, tol, comp = r["design"], r["kind"], None, "approx"
+        if pub is not None:
+            m = pub[(pub["artifact"] == key[0]) & (pub["row"] == key[1]) & (pub["column"] == key[2])]
+            if len(m):
+                p = m.iloc[0]
+                value, kind, tol, comp = float(p["value"]), p["kind"], float(p["tolerance"]), p["comparator"]
+        if tol is None:
+            unit = ("ratio" if key[2].startswith("retention") else "rho" if key[2] == "rho"
+                    else "count" if key[2] == "n" else "p" if key[2] == "p" else "pct")
+            tol = _DEFAULT_TOL[unit] if key[2] not in ("drop_lo", "drop_hi") else 1.0
+        rep = r["reproduced"]
+        delta = rep - value
+        if comp == "lt":
+            ok = rep < value
+        elif comp == "le":
+            ok = rep <= value + tol
+        else:
+            ok = abs(delta) <= tol + 1e-9
+        out.append(dict(artifact=key[0], row=key[1], column=key[2], published=value,
+                        reproduced=round(rep, 4), delta=round(delta, 4), kind=kind,
+                        within_tolerance=bool(ok)))
+    return pd.DataFrame(out, columns=REPORT_COLUMNS)
