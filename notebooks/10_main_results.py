@@ -73,7 +73,7 @@ t15
 
 # %%
 oe32 = R.operation_evidence(release, budgets=["32K"], models=models)
-fig = P.operation_heatmap(oe32, title="32K, mean over models")
+fig = P.operation_heatmap(oe32)
 output.save_figure(fig, out, "fig5_operation_evidence_32k", data=oe32, release=release)
 R.fig5(release, models=models)
 
@@ -84,7 +84,8 @@ R.fig5(release, models=models)
 # %%
 oe_shared = R.operation_evidence(release, models=release.models_in_64k_set() if models is None else models,
                                  pairing="shared")
-fig = P.operation_heatmaps(oe_shared, budgets=[b for b in ("8K", "16K", "64K") if b in set(oe_shared["budget"])])
+fig = P.operation_heatmaps(oe_shared, budgets=[b for b in ("8K", "16K", "64K") if b in set(oe_shared["budget"])],
+                           title="64K model set, questions judged at all four budgets by every model")
 output.save_figure(fig, out, "fig8_operation_evidence_shared", data=oe_shared, release=release)
 R.fig8(release, models=models)
 

@@ -67,8 +67,9 @@ def test_cells_and_spearman_vs_scipy(rel):
     assert a.loc[("Model-A", "speech_semantics"), "baseline"] == 100.0
     assert a.loc[("Model-A", "speech_semantics"), "comparison"] == 50.0
     assert np.isnan(a.loc[("Model-B", "speaker_information"), "retention"])  # 0 at 8K
-    sc = S.sensitivity_correlations(rel, cells=cells).set_index("measure")
-    for m in ("retention", "drop"):
+    sc = S.sensitivity_correlations(rel, cells=cells, measures=("retention", "change", "drop")).set_index("measure")
+    assert sc.loc["change", "rho"] == pytest.approx(-sc.loc["drop", "rho"])
+    for m in ("retention", "change", "drop"):
         ok = cells["baseline"].notna() & cells[m].notna()
         ref = st.spearmanr(cells.loc[ok, "baseline"], cells.loc[ok, m])
         assert sc.loc[m, "rho"] == pytest.approx(ref.statistic)
@@ -76,6 +77,8 @@ def test_cells_and_spearman_vs_scipy(rel):
         assert sc.loc[m, "n"] == ok.sum()
     d = artifacts.compute("d5", rel)
     assert d.loc["cells", "n"] == 7
+    assert d.loc["drop", "rho"] == pytest.approx(sc.loc["change", "rho"])  # the paper's sign (64K - 8K)
+    assert d.loc["retention", "n"] == 4
 
 
 # --------------------------------------------------------------------------- bootstrap vs SciPy

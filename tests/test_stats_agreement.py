@@ -21,7 +21,7 @@ def test_columns_and_hand_computed():
     assert row["kappa"] == pytest.approx(0.75)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(hst.lists(hst.tuples(hst.booleans(), hst.booleans()), min_size=1, max_size=200))
 def test_matches_sklearn(pairs):
     a = np.array([p for p, _ in pairs], dtype=int)

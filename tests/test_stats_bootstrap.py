@@ -494,6 +494,8 @@ def test_bad_inputs_raise_value_error():
         paired_bootstrap_matrix(np.ones((3, 2)), np.ones((3, 2)), np.ones((2, 2), bool))
     with pytest.raises(ValueError, match="aggregate must be"):
         paired_bootstrap_matrix(np.ones((3, 2)), np.ones((3, 2)), aggregate="median")
+    with pytest.raises(ValueError, match="found inf"):
+        paired_bootstrap([1, np.inf], [1, 0])
     with pytest.raises(ValueError, match="strata must be one label per item"):
         paired_bootstrap([1, 0, 1], [1, 1, 0], strata=["a", "b"])
 

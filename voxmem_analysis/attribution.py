@@ -98,8 +98,8 @@ COUNT_ANSWER_TYPES: frozenset[str] = frozenset({"number", "integer", "count", "n
 _VERDICT_RE = re.compile(
     r"^\W*(yes|no|same|different|true|false|identical|not the same|they (?:do not|don't|do) match|match(?:es)?)\b", re.I)
 _NUMBER_RE = re.compile(
-    r"\d|\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen"
-    r"|twenty|thirty|once|twice|thrice|none)\b", re.I)
+    r"(?<!speaker )(?<!session )(?<!sessions )(?<!user )(?<!voice )(?<!room )\b(\d+|zero|one|two|three|four|five"
+    r"|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|twenty|thirty|once|twice|thrice|none)\b", re.I)
 
 BUDGET = "64K"
 MIN_ERRORS = 5
@@ -142,6 +142,7 @@ class AuditContext:
 
     @property
     def numeric_answer(self) -> bool:
+        """The answer states a number (a label such as "Speaker 3" or "Session 12" is not one)."""
         return bool(self.answer) and bool(_NUMBER_RE.search(str(self.answer)))
 
 
@@ -512,7 +513,7 @@ def table20(errors: pd.DataFrame, *, min_errors: int = MIN_ERRORS) -> pd.DataFra
     DataFrame
         Index: the eight subtype labels (taxonomy order), the three audio-native evidence
         labels, ``Total``.  Columns: ``Op.``, ``Recog., Bind., Oper., Unsup., N.a.``, ``Total``,
-        ``Cells`` (subtype rows only).
+        ``Cells`` (subtype rows only; ``None`` elsewhere, printed empty).
     """
     classes = list(tx.ATTRIBUTION_CLASSES)
     labels = [tx.ATTRIBUTION_LABELS[c] for c in classes]
@@ -534,7 +535,7 @@ def table20(errors: pd.DataFrame, *, min_errors: int = MIN_ERRORS) -> pd.DataFra
     out = pd.DataFrame(rows, index=pd.Index(index, name="Subtype"), columns=["Op.", *labels, "Total", "Cells"])
     for c in [*labels, "Total"]:
         out[c] = out[c].astype("int64")
-    out["Cells"] = out["Cells"].astype("Int64")
+    out["Cells"] = pd.Series([None if v is pd.NA else int(v) for v in out["Cells"]], index=out.index, dtype=object)
     return out
 
 

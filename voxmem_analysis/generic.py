@@ -515,6 +515,11 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
     out = pd.DataFrame(rows, columns=cols)
     for c in ("a_right_b_wrong", "a_wrong_b_right"):
         out[c] = out[c].astype("Int64")
+    if binary:
+        for c in ("correct_a", "correct_b"):
+            out[c] = pd.array(out[c].round(), dtype="Int64")
+    for c in ("acc_a", "acc_b", "diff", "ci_low", "ci_high"):
+        out[c] = out[c].astype(float) + 0.0  # no negative zeros
     if len(out):
         h = holm(out["p_mcnemar"].to_numpy(dtype=float), alpha=alpha)
         out["p_holm"] = h["p_adjusted"].to_numpy()
@@ -644,6 +649,8 @@ def scaling_table(frame, *, system: str = "system", type_col: str | None = "ques
         out = acc.assign(**{c: np.nan for c in pcols})
     for c in ("n_paired", "retention_n_invalid"):
         out[c] = pd.array(out[c], dtype="Float64").round().astype("Int64")
+    for c in ("change", "change_ci_low", "change_ci_high", "retention", "retention_ci_low", "retention_ci_high"):
+        out[c] = out[c].astype(float) + 0.0  # no negative zeros
     out["baseline"] = base
     out["n_boot"], out["seed"] = n_boot, seed
     out = out[[*gcols, system, tname, budget, "level", "n", "correct", "accuracy", "ci_low", "ci_high", *pcols,

@@ -346,8 +346,8 @@ def _model_meta(models) -> pd.DataFrame:
 
 def per_model_agreement(matched: JudgePairs, models=None) -> pd.DataFrame:
     """Per-model comparison: ``model, family, n, judge1, judge2, delta_pp, agreement, kappa,
-    n_production_only, n_second_only`` (accuracies and agreement in %), in the registry's
-    display order (then by production accuracy, descending)."""
+    n_production_only, n_second_only, judge1_name, judge2_name`` (accuracies and agreement
+    in %), in the registry's display order (then by production accuracy, descending)."""
     sc = matched.scored
     rows = []
     for (model,), sub in sc.group_by(["model"], maintain_order=True):
@@ -358,8 +358,10 @@ def per_model_agreement(matched: JudgePairs, models=None) -> pd.DataFrame:
     meta = _model_meta(models)
     df = df.merge(meta, on="model", how="left")
     df = df.sort_values(["order", "judge1", "model"], ascending=[True, False, True], na_position="last")
+    df["judge1_name"] = matched.judge1
+    df["judge2_name"] = matched.judge2
     cols = ["model", "family", "n", "judge1", "judge2", "delta_pp", "agreement", "kappa",
-            "n_production_only", "n_second_only"]
+            "n_production_only", "n_second_only", "judge1_name", "judge2_name"]
     return df[cols].reset_index(drop=True)
 
 
@@ -523,30 +525,35 @@ def table13(release, *, seed: int = 0, n_boot: int = 10_000, budget: str = _DEFA
     return compare_judges(release, budget=budget).wide()
 
 
-_SUMMARY_ROWS = (
-    ("n_scored", "Scored predictions"),
-    ("agreement", "Agreement (%)"),
-    ("kappa", "Cohen's \u03ba"),
-    ("spearman_rho", "Spearman \u03c1 (model ranking)"),
-    ("mean_abs_model_diff_pp", "Mean |per-model \u0394| (pp)"),
-    ("family_diff_pp", "{family}-family \u0394 (pp, production \u2212 second)"),
-    ("others_diff_pp", "Other models \u0394 (pp, production \u2212 second)"),
-    ("favoritism_pp", "{family} favoritism (pp)"),
-    ("ar_second_only", "AR items credited by the second judge only"),
-    ("ar_second_only_capability_refusals", "\u2026 of which capability refusals"),
-    ("n_unmatched_production", "Unmatched predictions (production only)"),
-    ("n_unmatched_second", "Unmatched predictions (second judge only)"),
-)
-
-
 def judges(release, *, seed: int = 0, n_boot: int = 10_000, budget: str = _DEFAULT_BUDGET,
            production_family: str = "Gemini") -> pd.DataFrame:
-    """The Appendix C.5 figures as a one-column table (index: quantity, column ``value``)."""
+    """The Appendix C.5 figures as printed (labels of ``data/paper/published.csv``).
+
+    Rows ``All`` (``n``, ``Agreement`` %, ``κ``, ``Spearman rho``, ``Mean abs diff (pp)``),
+    ``<family> family`` and ``Other families`` (``n`` and ``Δ (pp)``), ``<family>
+    favoritism`` (``Δ (pp)``), ``AR`` (``Second judge only``, ``Capability refusals``) and
+    ``Unmatched`` (``Second judge only``, ``Production only``: predictions with one
+    judge's verdict only).  Here, as in Table 13, ``Δ (pp)`` is second - production: the
+    paper's "0.13 pp lower under the production judge" is ``+0.13``; favoritism is
+    ``Δ(other families) - Δ(family)`` (= ``favoritism_pp`` of :func:`judge_summary`).
+    ``seed``/``n_boot`` are unused (no resampling)."""
     cmp = compare_judges(release, budget=budget, production_family=production_family)
     s = dict(zip(cmp.summary["statistic"], cmp.summary["estimate"]))
-    labels = [lab.format(family=production_family) for _, lab in _SUMMARY_ROWS]
-    return pd.DataFrame({"value": [s.get(k, np.nan) for k, _ in _SUMMARY_ROWS]},
-                        index=pd.Index(labels, name="Quantity"))
+    n = dict(zip(cmp.summary["statistic"], cmp.summary["n"]))
+    cols = ["n", "Agreement", "\u03ba", "Spearman rho", "Mean abs diff (pp)", "\u0394 (pp)",
+            "Second judge only", "Capability refusals", "Production only"]
+    nan = np.nan
+    rows = {
+        "All": [s["n_scored"], s["agreement"], s["kappa"], s["spearman_rho"], s["mean_abs_model_diff_pp"],
+                nan, nan, nan, nan],
+        f"{production_family} family": [float(n["family_diff_pp"]), nan, nan, nan, nan, -s["family_diff_pp"],
+                                         nan, nan, nan],
+        "Other families": [float(n["others_diff_pp"]), nan, nan, nan, nan, -s["others_diff_pp"], nan, nan, nan],
+        f"{production_family} favoritism": [nan, nan, nan, nan, nan, s["favoritism_pp"], nan, nan, nan],
+        "AR": [nan, nan, nan, nan, nan, nan, s["ar_second_only"], s["ar_second_only_capability_refusals"], nan],
+        "Unmatched": [nan, nan, nan, nan, nan, nan, s["n_unmatched_second"], nan, s["n_unmatched_production"]],
+    }
+    return pd.DataFrame.from_dict(rows, orient="index", columns=cols).rename_axis("Quantity")
 
 
 try:  # registry of `voxmem-analysis table NAME`

@@ -451,7 +451,10 @@ class LongMemEvalData:
 
     @property
     def name(self) -> str:
-        return self.manifest_path.stem if self.manifest_path else "longmemeval"
+        if self.manifest_path is None:
+            return "longmemeval"
+        m = self.manifest_path
+        return f"{m.parent.name}/{m.name}" if m.parent.name else m.name
 
     def label(self) -> str:
         tag = "SYNTHETIC DATA - not real model output" if self.synthetic else "data"

@@ -96,12 +96,17 @@ def _banner(run: dict) -> str:
         return (f'<div class="banner synthetic"><p><span class="tag">SYNTHETIC DATA</span>'
                 f'<b>This report was made from the synthetic release <code>{_e(data)}</code> ({_e(name)}): '
                 f'SYNTHETIC data, not real model output.</b></p>'
-                f'<p>Its verdicts were generated so that the paper\'s definitions give back the paper\'s published '
-                f'numbers. Agreement below shows that the analysis code reproduces the paper from such data; it is '
-                f'not evidence about any real model. {_e(params)}.</p></div>')
+                f'<p>Its verdicts were generated, not produced by any model{_e(_desc(rel))}. Agreement with the '
+                f'paper below shows that the analysis code gives back the published numbers from data built to '
+                f'contain them; it is not evidence about any real model. {_e(params)}.</p></div>')
     return (f'<div class="banner"><p><span class="tag real">DATA</span>Made from the release '
             f'<code>{_e(data)}</code> ({_e(name)}). {_e(rel.get("description") or "")}</p>'
             f'<p>{_e(params)}.</p></div>')
+
+
+def _desc(rel: dict) -> str:
+    d = (rel.get("description") or "").strip().rstrip(".")
+    return f" ({d})" if d else ""
 
 
 def _cards(run: dict, repro, audit) -> str:
@@ -166,9 +171,10 @@ def _run_section(run: dict) -> str:
                     f'<td>not re-run this time (--only); status then: {_e(nb.get("status"))}</td></tr>')
     out = ['<div class="wide"><table><tr><th>notebook</th><th>status</th><th class="num">seconds</th>'
            '<th class="num">outputs written</th><th>files</th><th>note</th></tr>', *rows, "</table></div>"]
-    params = ", ".join(f"{k}={v}" for k, v in sorted((nbs[0].get("parameters") or {}).items())) if nbs else ""
+    params = (f"data_dir={_display_path(run.get('data_dir'))}, out_dir={_display_path(run.get('out_dir'))}, "
+              f"seed={run.get('seed')}, n_boot={run.get('n_boot')}")
     out.append(f'<p class="lead">{run.get("jobs")} parallel jobs; wall time {run.get("wall_seconds", 0):.1f} s. '
-               f'Parameters injected (where declared): <code>{_e(params)}</code>.</p>')
+               f'Parameters set in every notebook that declares them: <code>{_e(params)}</code>.</p>')
     for t in run.get("tasks_failed", []):
         out.append(f'<div class="error"><h3>Task failed</h3><pre>{_e(t)}</pre></div>')
     for nb in nbs:

@@ -242,8 +242,7 @@ def _error_from_exception(exc, script: str) -> ErrorCell:
 
 
 def execute_notebook(path, *, data_dir, out_dir, seed: int = 0, n_boot: int = 10_000,
-                     overrides: dict | None = None, timeout: float | None = 900, threads: int | None = None,
-                     ) -> NotebookResult:
+                     overrides: dict | None = None, timeout: float | None = 900) -> NotebookResult:
     """Convert and execute one notebook; outputs go to ``OUT/.staging/NAME`` (see :func:`run`).
 
     Never raises for a failing notebook: the failure is in the result.
@@ -279,7 +278,7 @@ def execute_notebook(path, *, data_dir, out_dir, seed: int = 0, n_boot: int = 10
         (out / "notebooks").mkdir(parents=True, exist_ok=True)
         executed = out / "notebooks" / f"{name}.ipynb"
         result.executed = f"notebooks/{name}.ipynb"
-        _execute(src_ipynb, executed, inject, stage, out / "notebooks" / f"{name}.log", timeout, threads)
+        _execute(src_ipynb, executed, inject, stage, out / "notebooks" / f"{name}.log", timeout)
         src_ipynb.unlink(missing_ok=True)
     except Exception as exc:  # noqa: BLE001 - any failure is the notebook's result, not the runner's
         result.status = "failed"
@@ -292,19 +291,30 @@ def execute_notebook(path, *, data_dir, out_dir, seed: int = 0, n_boot: int = 10
     return result
 
 
-def _execute(src, dst, params, cwd, log_path, timeout, threads) -> None:
-    """papermill with the kernel's stderr sent to ``log_path`` and thread pools sized to the job."""
+def _worker_init(threads: int | None) -> None:
+    """Set up a worker process of the pool (the kernels it starts inherit its environment).
+
+    * ``PYTHONHASHSEED=0`` and thread pools sized to ``cores // jobs`` (polars, BLAS), so
+      parallel notebooks neither oversubscribe the cores nor depend on hash order;
+    * the optional ``rfc3987_syntax`` module is kept out: jsonschema imports it only for IRI
+      format checks (which nbformat never uses), and it builds a parser grammar at import
+      time, costing about 3 s per process on a 2-core machine.
+    """
+    os.environ["PYTHONHASHSEED"] = "0"
+    if threads:
+        for var in ("POLARS_MAX_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[var] = str(threads)
+    if "jsonschema" not in sys.modules:
+        sys.modules.setdefault("rfc3987_syntax", None)
+
+
+def _execute(src, dst, params, cwd, log_path, timeout) -> None:
+    """papermill, with the kernel's stderr (start-up warnings, logs) sent to ``log_path``."""
     import logging
 
     import papermill as pm
 
     logging.getLogger("papermill").setLevel(logging.WARNING)
-    env_before = dict(os.environ)
-    os.environ["PYTHONHASHSEED"] = "0"
-    os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
-    if threads:
-        for var in ("POLARS_MAX_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-            os.environ[var] = str(threads)
     log = open(log_path, "w", encoding="utf-8")  # noqa: SIM115 - closed below
     saved_fd = os.dup(2)
     sys.stderr.flush()
@@ -318,8 +328,6 @@ def _execute(src, dst, params, cwd, log_path, timeout, threads) -> None:
         os.dup2(saved_fd, 2)
         os.close(saved_fd)
         log.close()
-        os.environ.clear()
-        os.environ.update(env_before)
 
 
 # ----------------------------------------------------------------------------- reproduction task
@@ -461,13 +469,13 @@ def run(data_dir, out_dir, *, jobs: int | None = None, seed: int = 0, n_boot: in
     results: dict[str, NotebookResult] = {}
     owner: dict[str, str] = {}
     total = len(order) + (1 if reproduction else 0)
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init, initargs=(threads,)) as pool:
         futures = {}
         if reproduction:
             futures[pool.submit(reproduction_task, str(data), str(out), seed=seed, n_boot=n_boot)] = "reproduction"
         for p in order:
             futures[pool.submit(execute_notebook, p, data_dir=str(data), out_dir=str(out), seed=seed, n_boot=n_boot,
-                                overrides=overrides, timeout=timeout, threads=threads)] = p.stem
+                                overrides=overrides, timeout=timeout)] = p.stem
         bar = _progress(total, progress)
         for fut in as_completed(futures):
             key = futures[fut]

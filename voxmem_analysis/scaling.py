@@ -152,8 +152,9 @@ def cell_changes(release, *, baseline: str = "8K", comparison: str = "64K", mode
     Returns
     -------
     DataFrame
-        ``model, evidence_type, baseline, comparison, drop, retention, n`` (``retention`` NaN
-        when the baseline accuracy is 0).
+        ``model, evidence_type, baseline, comparison, drop, retention, change, n`` (accuracies
+        in %; ``drop`` = baseline − comparison, ``change`` = comparison − baseline, both in
+        points; ``retention`` NaN when the baseline accuracy is 0).
     """
     b0, b1 = _check_budgets([baseline])[0], _check_budgets([comparison])[0]
     ms = scaling_models(release, models, [b0, b1])
@@ -164,6 +165,7 @@ def cell_changes(release, *, baseline: str = "8K", comparison: str = "64K", mode
     n = acc[acc["budget"] == b0].set_index(["model", "evidence_type"])["n"]
     out = pd.DataFrame({"baseline": w[b0], "comparison": w[b1]}).reset_index()
     out["drop"] = out["baseline"] - out["comparison"]
+    out["change"] = out["comparison"] - out["baseline"]
     with np.errstate(divide="ignore", invalid="ignore"):
         out["retention"] = out["comparison"] / out["baseline"].replace(0.0, np.nan)
     out["n"] = [int(n.get((m, e), 0)) for m, e in zip(out["model"], out["evidence_type"])]
@@ -172,19 +174,27 @@ def cell_changes(release, *, baseline: str = "8K", comparison: str = "64K", mode
 
 def sensitivity_correlations(release, *, baseline: str = "8K", comparison: str = "64K",
                              models: Sequence[str] | None = None, pairing: str = "all_budgets",
-                             cells: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Appendix D.5: Spearman ρ and p of retention and of the drop vs baseline accuracy over cells.
+                             cells: pd.DataFrame | None = None,
+                             measures: Sequence[str] = ("retention", "change")) -> pd.DataFrame:
+    """Appendix D.5: Spearman ρ and p of retention and of the change in points vs baseline accuracy.
+
+    The correlations run over the model × evidence cells of :func:`cell_changes` (by default
+    the ten 64K models × four evidence types = 40 cells).  The paper's "change in percentage
+    points" is ``change`` = comparison − baseline (negative for a loss), which gives its
+    ρ = −0.77; ``"drop"`` (baseline − comparison) is also accepted and has the opposite sign.
 
     Returns
     -------
     DataFrame
-        ``measure`` (``"retention"``, ``"drop"``), ``n`` (cells), ``n_dropped`` (cells with
-        undefined retention), ``rho``, ``p_value``.
+        ``measure``, ``n`` (cells used), ``n_dropped`` (cells left out because the measure is
+        undefined, e.g. retention with a 0% baseline), ``rho``, ``p_value``.
     """
     c = cells if cells is not None else cell_changes(release, baseline=baseline, comparison=comparison,
                                                        models=models, pairing=pairing)
     parts = []
-    for measure in ("retention", "drop"):
+    for measure in measures:
+        if measure not in ("retention", "change", "drop"):
+            raise ValueError(f"measure must be 'retention', 'change' or 'drop', got {measure!r}")
         r = spearman(c["baseline"].to_numpy(float), c[measure].to_numpy(float))
         r.insert(0, "measure", measure)
         parts.append(r)
@@ -229,14 +239,19 @@ def table18(release, *, seed: int = 0, n_boot: int = 10_000, models=None, pairin
     return out
 
 
-@artifact("d5", title="Appendix D.5: Spearman rho of retention and drop vs 8K accuracy over model x evidence cells")
+@artifact("d5", title="Appendix D.5: Spearman rho of retention and of the point change vs 8K accuracy over model x evidence cells")
 def d5(release, *, seed: int = 0, n_boot: int = 10_000, models=None, pairing: str = "all_budgets") -> pd.DataFrame:
-    """Rows ``retention``, ``drop`` (columns ``rho``, ``p``, ``n`` = cells used) and ``cells``
-    (column ``n`` = model x evidence cells with an 8K and a 64K accuracy)."""
+    """Rows ``retention`` and ``drop`` (columns ``rho``, ``p``, ``n`` = cells used) and ``cells``
+    (column ``n`` = model x evidence cells with an 8K and a 64K accuracy).
+
+    The ``drop`` row follows the paper's D.5 (and ``data/paper/published.csv``): it is the
+    correlation of the *change in percentage points*, 64K − 8K, with 8K accuracy — negative
+    when high-baseline cells lose more (paper: ρ = −0.77).  ρ of ``8K − 64K`` is its negative.
+    """
     cells = cell_changes(release, models=models, pairing=pairing)
-    sc = sensitivity_correlations(release, cells=cells)
+    sc = sensitivity_correlations(release, cells=cells, measures=("retention", "change"))
     out = pd.DataFrame({"rho": sc["rho"].to_numpy(), "p": sc["p_value"].to_numpy(), "n": sc["n"].astype(float).to_numpy()},
-                       index=sc["measure"].to_numpy())
+                       index=["retention", "drop"])
     n_cells = int((cells["baseline"].notna() & cells["comparison"].notna()).sum())
     out.loc["cells"] = [np.nan, np.nan, float(n_cells)]
     out.index.name = "Measure"

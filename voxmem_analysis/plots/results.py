@@ -15,7 +15,8 @@ import pandas as pd
 from .. import taxonomy as tx
 from .style import ACC_RANGE, GROUP_COLORS, HEATMAP_CMAP, paper_style
 
-__all__ = ["evidence_heatmaps", "operation_heatmap", "operation_heatmaps", "answerable_refusal_scatter"]
+__all__ = ["evidence_heatmaps", "operation_heatmap", "operation_heatmaps", "answerable_refusal_scatter", "reserve_footer",
+           "place_labels"]
 
 _EV_TICKS = {
     "speech_semantics": "Speech\nSemantics", "speaker_information": "Speaker\nIdentity",
@@ -23,6 +24,16 @@ _EV_TICKS = {
     "overall": "Overall",
 }
 _NA_COLOR = "#ececec"
+#: Height (inches) kept free at the bottom of every figure for the synthetic-data stamp.
+FOOTER_IN = 0.2
+
+
+def reserve_footer(fig, inches: float = FOOTER_IN) -> None:
+    """Keep a strip at the bottom of a constrained-layout figure free (for ``output.stamp_synthetic``)."""
+    eng = fig.get_layout_engine()
+    if eng is not None and hasattr(eng, "set"):
+        f = inches / fig.get_figheight()
+        eng.set(rect=(0, f, 1, 1 - f))
 
 
 def _text_color(cmap, norm, v) -> str:
@@ -113,14 +124,8 @@ def evidence_heatmaps(data: pd.DataFrame, *, budgets: Sequence[str] | None = Non
         cb.set_label("Accuracy (%)")
         if title:
             fig.suptitle(title)
+        reserve_footer(fig)
     return fig
-
-
-def _cell_label(v: float, n: float, show_n: bool) -> str:
-    s = f"{v:.1f}"
-    if show_n and np.isfinite(n):
-        s += f"\n(n={int(n)})"
-    return s
 
 
 def operation_heatmap(data: pd.DataFrame, *, budget: str | None = None, ax=None, show_n: bool = True,
@@ -171,8 +176,13 @@ def operation_heatmap(data: pd.DataFrame, *, budget: str | None = None, ax=None,
                     ax.text(j, i, "excluded\nby design", ha="center", va="center", fontsize=6.5, color="#555555",
                             bbox=dict(facecolor="#f4f4f4", edgecolor="none", pad=0.6))
                 elif np.isfinite(v):
-                    ax.text(j, i, _cell_label(v, nq.loc[op, ev], show_n), ha="center", va="center", fontsize=7.5,
-                            color=_text_color(cm, norm, v), linespacing=1.15)
+                    n = nq.loc[op, ev]
+                    c = _text_color(cm, norm, v)
+                    if show_n and np.isfinite(n):
+                        ax.text(j, i - 0.1, f"{v:.1f}", ha="center", va="center", fontsize=8.5, color=c)
+                        ax.text(j, i + 0.22, f"n={int(n)}", ha="center", va="center", fontsize=6.5, color=c)
+                    else:
+                        ax.text(j, i, f"{v:.1f}", ha="center", va="center", fontsize=8.5, color=c)
                 else:
                     ax.text(j, i, "no items", ha="center", va="center", fontsize=6.5, color="#888888")
         ax.set_xticks(range(len(evs)), [_EV_TICKS[e] for e in evs], fontsize=7.5)
@@ -180,9 +190,14 @@ def operation_heatmap(data: pd.DataFrame, *, budget: str | None = None, ax=None,
         ax.tick_params(length=0)
         for side in ("top", "right", "left", "bottom"):
             ax.spines[side].set_visible(False)
-        ax.set_title(title if title is not None else f"{budget}")
+        if title is None:
+            k = int(sub["n_models"].max()) if "n_models" in sub and len(sub) else None
+            title = f"{budget}  ({k} models)" if k else budget
+        ax.set_title(title)
         if colorbar and fig is not None:
             fig.colorbar(im, ax=ax, shrink=0.85, pad=0.02).set_label("Mean accuracy (%)")
+        if fig is not None:
+            reserve_footer(fig)
         return fig if fig is not None else ax.figure
 
 
@@ -204,18 +219,66 @@ def operation_heatmaps(data: pd.DataFrame, *, budgets: Sequence[str] | None = No
         fig.colorbar(sm, ax=list(axes[0]), shrink=0.85, pad=0.01, aspect=25).set_label("Mean accuracy (%)")
         if title:
             fig.suptitle(title)
+        reserve_footer(fig)
     return fig
 
 
-def _spread_labels(y: np.ndarray, min_gap: float) -> np.ndarray:
-    """Nudge label y positions apart (1-D) keeping their order."""
-    order = np.argsort(y)
-    out = y.astype(float).copy()
-    for k in range(1, len(order)):
-        i, j = order[k - 1], order[k]
-        if out[j] - out[i] < min_gap:
-            out[j] = out[i] + min_gap
-    return out
+def place_labels(ax, x, y, labels, *, fontsize: float = 6.5, pad_pt: float = 4.0, color: str = "#222222",
+                 avoid=()) -> None:
+    """Write ``labels`` next to the points ``(x, y)`` without overlapping each other or the points.
+
+    Greedy: for each point (in order of y, top first) try eight positions around it at
+    increasing distances and take the first whose text box overlaps no box already placed,
+    no marker, none of the ``avoid`` artists, and stays inside the axes; a leader line joins
+    distant labels to their point.
+    """
+    import matplotlib.transforms as mtrans
+
+    fig = ax.figure
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    to_disp = ax.transData
+    pts = to_disp.transform(np.column_stack([x, y]))
+    dpi_scale = fig.dpi / 72.0
+    mk = 4.0 * dpi_scale
+    taken = [mtrans.Bbox.from_extents(px - mk, py - mk, px + mk, py + mk) for px, py in pts]
+    taken += [a.get_window_extent(r) for a in avoid]
+    axbox = ax.get_window_extent(r)
+    dirs = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1)]
+    for k in np.argsort(-np.asarray(y, float), kind="stable"):
+        px, py = pts[k]
+        t = ax.text(0, 0, labels[k], fontsize=fontsize, color=color, transform=None)
+        w, h = (lambda b: (b.width, b.height))(t.get_window_extent(r))
+        best = None
+        for dist in (1.0, 2.2, 3.6, 5.2, 7.0):
+            for dx, dy in dirs:
+                off = pad_pt * dpi_scale * dist
+                cx = px + dx * (off + (w / 2 if dx else 0))
+                cy = py + dy * (off + (h / 2 if dy else 0))
+                box = mtrans.Bbox.from_extents(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+                inside = (box.x0 >= axbox.x0 and box.x1 <= axbox.x1 and box.y0 >= axbox.y0 and box.y1 <= axbox.y1)
+                if inside and not any(box.overlaps(o) for o in taken):
+                    best = (cx, cy, box, dist)
+                    break
+            if best:
+                break
+        t.remove()
+        if best is None:
+            cx, cy = px + pad_pt * dpi_scale + w / 2, py
+            box, dist = mtrans.Bbox.from_extents(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2), 1.0
+        else:
+            cx, cy, box, dist = best
+        taken.append(box)
+        tx_, ty_ = to_disp.inverted().transform((cx, cy))
+        ax.annotate(labels[k], (x[k], y[k]), xytext=(tx_, ty_), textcoords="data", ha="center", va="center",
+                    fontsize=fontsize, color=color,
+                    arrowprops=dict(arrowstyle="-", lw=0.4, color="#aaaaaa", shrinkA=0, shrinkB=2.5) if dist > 1.5 else None)
+
+
+def _fmt_p(p: float) -> str:
+    if not np.isfinite(p):
+        return "p = n/a"
+    return "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
 
 
 def answerable_refusal_scatter(data: pd.DataFrame, *, summary: pd.DataFrame | None = None, groups: dict | None = None,
@@ -238,34 +301,32 @@ def answerable_refusal_scatter(data: pd.DataFrame, *, summary: pd.DataFrame | No
     with paper_style():
         fig = None
         if ax is None:
-            fig, ax = plt.subplots(figsize=(5.4, 4.0), constrained_layout=True)
+            fig, ax = plt.subplots(figsize=(5.6, 4.2), constrained_layout=True)
+            reserve_footer(fig)
         x, y = data["answerable"].to_numpy(float), data["ar"].to_numpy(float)
         cols = [GROUP_COLORS.get(groups.get(m, "unknown"), GROUP_COLORS["unknown"]) for m in data["model"]]
-        ax.scatter(x, y, c=cols, s=28, zorder=3, edgecolor="white", linewidth=0.6)
-        span_y = max(np.nanmax(y) - np.nanmin(y), 1.0) if len(y) else 1.0
-        ly = _spread_labels(y, 0.045 * max(span_y, 40))
-        xmax = np.nanmax(x) if len(x) else 1
-        for xi, yi, lyi, m in zip(x, y, ly, data["model"]):
-            right = xi < 0.7 * xmax
-            ax.annotate(m, (xi, yi), xytext=(xi + (0.012 if right else -0.012) * max(xmax, 10) * 2, lyi),
-                        textcoords="data", fontsize=6.5, ha="left" if right else "right", va="center",
-                        arrowprops=dict(arrowstyle="-", lw=0.4, color="#999999", shrinkA=0, shrinkB=3))
+        xmax = float(np.nanmax(x)) if len(x) else 1.0
+        ymax = float(np.nanmax(y)) if len(y) else 1.0
+        ax.set_xlim(0, max(10.0, xmax * 1.35))
+        ax.set_ylim(-3, max(10.0, ymax * 1.22))
+        avoid = []
         if summary is not None and len(summary):
             s = summary.iloc[0]
-            ax.axhline(s["always_abstain"], color="#999999", lw=0.8, ls=":")
-            ax.text(0.99, s["always_abstain"], f"always-abstain overall = {s['always_abstain']:.1f}%",
-                    transform=ax.get_yaxis_transform(), ha="right", va="bottom", fontsize=6.5, color="#666666")
-            ax.text(0.02, 0.98, f"Spearman \u03c1 = {s['rho']:.2f} (p = {s['p_value']:.2f}, {int(s['n_models'])} models)",
-                    transform=ax.transAxes, ha="left", va="top", fontsize=7.5)
-        ax.set_xlabel("Answerable accuracy (%)")
-        ax.set_ylabel("AR accuracy (%, correct refusals)")
-        ax.set_xlim(0, max(40, xmax * 1.15))
-        ax.set_ylim(-2, max(75, np.nanmax(y) * 1.1 if len(y) else 75))
+            ax.axhline(s["always_abstain"], color="#999999", lw=0.8, ls=":", zorder=1)
+            avoid.append(ax.text(0.01, s["always_abstain"], f"always abstain: {s['always_abstain']:.1f}% overall",
+                                 transform=ax.get_yaxis_transform(), ha="left", va="bottom", fontsize=6.3,
+                                 color="#666666"))
+            ax.set_title(f"Spearman \u03c1 = {s['rho']:.2f} ({_fmt_p(s['p_value'])}, {int(s['n_models'])} models)",
+                         fontsize=8.5, fontweight="normal")
+        ax.scatter(x, y, c=cols, s=30, zorder=3, edgecolor="white", linewidth=0.6)
         present = [g for g in ("proprietary", "open_weight") if g in set(groups.get(m) for m in data["model"])]
         if present:
-            ax.legend([Line2D([], [], marker="o", ls="", color=GROUP_COLORS[g]) for g in present],
-                      [{"proprietary": "Proprietary", "open_weight": "Open-weight"}[g] for g in present],
-                      loc="upper right", frameon=False)
+            ax.figure.legend([Line2D([], [], marker="o", ls="", color=GROUP_COLORS[g]) for g in present],
+                             [{"proprietary": "Proprietary", "open_weight": "Open-weight"}[g] for g in present],
+                             loc="outside upper right", frameon=False, ncol=len(present))
+        place_labels(ax, x, y, list(data["model"]), avoid=avoid)
+        ax.set_xlabel("Answerable accuracy (%)")
+        ax.set_ylabel("AR accuracy (%, correct refusals)")
         if title:
             ax.set_title(title)
         return fig if fig is not None else ax.figure

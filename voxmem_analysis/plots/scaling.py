@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .. import taxonomy as tx
+from .results import reserve_footer
 from .style import EVIDENCE_COLORS, paper_style
 
 __all__ = ["evidence_scaling_lines", "change_forest", "sensitivity_scatter"]
@@ -24,6 +25,17 @@ def _label(code: str) -> str:
 
 def _color(code: str) -> str:
     return EVIDENCE_COLORS.get(code, _OVERALL_COLOR)
+
+
+def _spread(y: np.ndarray, gap: float) -> np.ndarray:
+    """Label positions for values ``y``: in the same order, at least ``gap`` apart, centred on the data."""
+    order = np.argsort(y)
+    out = y.astype(float).copy()
+    for k in range(1, len(order)):
+        i, j = order[k - 1], order[k]
+        out[j] = max(out[j], out[i] + gap)
+    shift = (out - y).mean()
+    return out - shift
 
 
 def evidence_scaling_lines(data: pd.DataFrame, *, include_overall: bool = True, title: str | None = None):
@@ -48,7 +60,9 @@ def evidence_scaling_lines(data: pd.DataFrame, *, include_overall: bool = True, 
     x = {b: np.log2(tx.budget_tokens(b)) for b in bs}
     codes = [e for e in [*tx.EVIDENCE_TYPES, *(["overall"] if include_overall else [])] if e in set(data["evidence_type"])]
     with paper_style():
-        fig, (a1, a2) = plt.subplots(1, 2, figsize=(7.2, 3.1), constrained_layout=True)
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(7.2, 3.3), constrained_layout=True)
+        reserve_footer(fig)
+        ends = []
         for code in codes:
             sub = data[data["evidence_type"] == code].copy()
             sub["x"] = sub["budget"].astype(str).map(x)
@@ -58,23 +72,28 @@ def evidence_scaling_lines(data: pd.DataFrame, *, include_overall: bool = True, 
             a1.plot(sub["x"], sub["accuracy"], **kw)
             a2.plot(sub["x"], sub["retention"], **kw)
             last = sub.iloc[-1]
-            a2.annotate(f"{last['retention']:.2f}", (last["x"], last["retention"]), xytext=(4, 0),
-                        textcoords="offset points", fontsize=6.5, color=_color(code), va="center")
+            ends.append((float(last["x"]), float(last["retention"]), _color(code)))
+        r = data["retention"].to_numpy(float)
+        lo_r, hi_r = min(0.5, np.nanmin(r) - 0.05), max(1.05, np.nanmax(r) + 0.05)
+        if ends:
+            ys = _spread(np.array([e[1] for e in ends]), 0.045 * (hi_r - lo_r))
+            for (ex, ey, col), ly in zip(ends, ys):
+                a2.annotate(f"{ey:.2f}", (ex, ey), xytext=(ex + 0.12, ly), textcoords="data", fontsize=6.5,
+                            color=col, va="center")
         a2.axhline(1.0, color="#999999", lw=0.8, ls=":")
         for ax in (a1, a2):
             ax.set_xticks([x[b] for b in bs], bs)
             ax.set_xlabel("History length (reference tokens, log\u2082 scale)")
             ax.grid(axis="y", color="#e6e6e6", lw=0.6)
-            ax.set_xlim(min(x.values()) - 0.25, max(x.values()) + 0.45)
+            ax.set_xlim(min(x.values()) - 0.25, max(x.values()) + 0.55)
         a1.set_ylabel("Mean accuracy (%)")
         a1.set_ylim(0, max(5.0, float(np.nanmax(data["accuracy"])) * 1.12))
         a2.set_ylabel(f"Retention (accuracy / {bs[0]} accuracy)")
-        r = data["retention"].to_numpy(float)
-        a2.set_ylim(min(0.5, np.nanmin(r) - 0.05), max(1.05, np.nanmax(r) + 0.05))
+        a2.set_ylim(lo_r, hi_r)
         a1.set_title("Accuracy")
         a2.set_title(f"Retention relative to {bs[0]}")
         handles, labels = a1.get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), frameon=False)
+        fig.legend(handles, labels, loc="outside upper center", ncol=len(labels), frameon=False)
         if title:
             fig.suptitle(title)
     return fig
@@ -105,7 +124,8 @@ def change_forest(data: pd.DataFrame, *, title: str | None = None):
     b0 = str(data["baseline_budget"].iloc[0]) if "baseline_budget" in data else "8K"
     b1 = str(data["comparison_budget"].iloc[0]) if "comparison_budget" in data else "64K"
     with paper_style():
-        fig, (a1, a2) = plt.subplots(1, 2, figsize=(7.4, 0.24 * len(rows) + 1.3), sharey=True, constrained_layout=True)
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(7.4, 0.24 * len(rows) + 1.4), sharey=True, constrained_layout=True)
+        reserve_footer(fig)
         for r, lab, col, yy, bold in rows:
             for ax, s, ref in ((a1, "drop", 0.0), (a2, "retention", 1.0)):
                 est, lo, hi = r[s], r[f"{s}_lo"], r[f"{s}_hi"]
@@ -131,7 +151,7 @@ def change_forest(data: pd.DataFrame, *, title: str | None = None):
         a1.set_title("Drop in points")
         a2.set_title("Retention")
         nb = int(data["n_boot"].iloc[0])
-        fig.text(0.01, 0.0, f"Percentile bootstrap over items, {nb:,} resamples, both budgets rescored per resample.",
+        fig.text(0.005, 0.003, f"Percentile bootstrap over items, {nb:,} resamples, both budgets rescored per resample.",
                  fontsize=6.5, color="#666666", ha="left", va="bottom")
         if title:
             fig.suptitle(title)
@@ -139,20 +159,22 @@ def change_forest(data: pd.DataFrame, *, title: str | None = None):
 
 
 def sensitivity_scatter(data: pd.DataFrame, *, correlations: pd.DataFrame | None = None, title: str | None = None):
-    """Appendix D.5: retention and drop vs 8K accuracy over model × evidence cells, ρ annotated.
+    """Appendix D.5: retention and the change in points vs 8K accuracy over model × evidence cells, ρ annotated.
 
     Parameters
     ----------
     data : DataFrame
         :func:`voxmem_analysis.scaling.cell_changes` output.
     correlations : DataFrame, optional
-        :func:`voxmem_analysis.scaling.sensitivity_correlations` output.
+        :func:`voxmem_analysis.scaling.sensitivity_correlations` output (measures
+        ``retention`` and ``change``).
     """
     import matplotlib.pyplot as plt
 
     corr = {} if correlations is None else {r["measure"]: r for _, r in correlations.iterrows()}
     with paper_style():
-        fig, (a1, a2) = plt.subplots(1, 2, figsize=(7.2, 3.2), constrained_layout=True)
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(7.2, 3.4), constrained_layout=True)
+        reserve_footer(fig)
         for code in tx.EVIDENCE_TYPES:
             sub = data[data["evidence_type"] == code]
             if sub.empty:
@@ -160,10 +182,12 @@ def sensitivity_scatter(data: pd.DataFrame, *, correlations: pd.DataFrame | None
             kw = dict(color=_color(code), marker=_MARKERS[code], s=22, edgecolor="white", linewidth=0.5,
                       label=_label(code), zorder=3)
             a1.scatter(sub["baseline"], sub["retention"], **kw)
-            a2.scatter(sub["baseline"], sub["drop"], **kw)
+            a2.scatter(sub["baseline"], sub["change"], **kw)
         a1.axhline(1.0, color="#999999", lw=0.8, ls=":")
         a2.axhline(0.0, color="#999999", lw=0.8, ls=":")
-        for ax, m, ylabel in ((a1, "retention", "Retention (64K / 8K)"), (a2, "drop", "Drop 8K\u219264K (pp)")):
+        for ax, m, ylabel, head in ((a1, "retention", "Retention (64K / 8K)", "Retention vs 8K accuracy"),
+                                    (a2, "change", "Change 8K\u219264K (pp, 64K \u2212 8K)",
+                                     "Change in points vs 8K accuracy")):
             ax.set_xlabel("8K accuracy (%)")
             ax.set_ylabel(ylabel)
             ax.grid(color="#eeeeee", lw=0.6)
@@ -171,13 +195,10 @@ def sensitivity_scatter(data: pd.DataFrame, *, correlations: pd.DataFrame | None
                 r = corr[m]
                 p = r["p_value"]
                 ptxt = "p < 0.001" if np.isfinite(p) and p < 0.001 else f"p = {p:.2f}"
-                ax.text(0.03, 0.97, f"Spearman \u03c1 = {r['rho']:.2f}, {ptxt}\n{int(r['n'])} cells",
-                        transform=ax.transAxes, ha="left", va="top", fontsize=7.5,
-                        bbox=dict(facecolor="white", edgecolor="none", alpha=0.8, pad=1.5))
-        a1.set_title("Retention vs baseline")
-        a2.set_title("Drop vs baseline")
+                head += f"\nSpearman \u03c1 = {r['rho']:.2f}, {ptxt} ({int(r['n'])} cells)"
+            ax.set_title(head, fontsize=8.5)
         handles, labels = a1.get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), frameon=False)
+        fig.legend(handles, labels, loc="outside upper center", ncol=len(labels), frameon=False)
         if title:
             fig.suptitle(title)
     return fig

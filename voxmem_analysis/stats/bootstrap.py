@@ -429,11 +429,20 @@ def _single_threaded_blas():
     The products here are thin (``A`` has a few dozen columns); multi-threaded OpenBLAS gains
     nothing on them and, on a loaded machine, was measured 20x slower than one thread.
     """
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - optional
+    global _BLAS_CONTROLLER
+    if _BLAS_CONTROLLER is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:  # pragma: no cover - optional dependency
+            _BLAS_CONTROLLER = False
+        else:  # scanning the loaded libraries costs ~4 ms: do it once
+            _BLAS_CONTROLLER = ThreadpoolController()
+    if _BLAS_CONTROLLER is False:
         return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
+    return _BLAS_CONTROLLER.limit(limits=1, user_api="blas")
+
+
+_BLAS_CONTROLLER = None
 
 
 class BootstrapMeans(NamedTuple):
@@ -495,6 +504,8 @@ def bootstrap_means(values: Any, mask: Any = None, *, n_boot: int = 10_000, seed
     ([0.667, 0.5], [3, 2], (200, 2))
     """
     V = as_float_matrix(values, "values")
+    require(not np.isinf(V).any(), "values must be finite (NaN = missing), found inf",
+            field="values")
     M = _combine_mask(mask, V.shape, ~np.isnan(V))
     n_boot, seed = _check_n_boot_seed(n_boot, seed)
     codes = _strata_codes(strata, V.shape[0])
@@ -679,6 +690,9 @@ def paired_bootstrap_matrix(baseline: Any, comparison: Any, mask: Any = None, *,
     Cm = as_float_matrix(comparison, "comparison")
     require(B.shape == Cm.shape, f"baseline and comparison must have the same shape, got "
             f"{B.shape} and {Cm.shape}", field="comparison")
+    require(not (np.isinf(B).any() or np.isinf(Cm).any()),
+            "baseline and comparison must be finite scores (NaN = not judged), found inf",
+            field="baseline")
     M = _combine_mask(mask, B.shape, ~np.isnan(B) & ~np.isnan(Cm))
     require(aggregate in ("mean", None), f"aggregate must be 'mean' or None, got {aggregate!r}",
             field="aggregate")
@@ -798,8 +812,10 @@ def _pivot_pairs(df: pd.DataFrame, *, item: str, series: str, condition: str, va
         require(False, raise_dup, field=item)
     vals = _to_float_column(sub[value], value)
     if judged is not None:
-        ok = sub[judged].astype("boolean").fillna(False).to_numpy(dtype=bool)
-        vals = np.where(ok, vals, np.nan)
+        ok = _to_float_column(sub[judged], judged)
+        require(np.isin(ok[~np.isnan(ok)], (0.0, 1.0)).all(),
+                f"judged column {judged!r} must be boolean", field=judged)
+        vals = np.where(ok == 1.0, vals, np.nan)
     B = np.full((n_i, n_s), np.nan)
     Cm = np.full((n_i, n_s), np.nan)
     B[icode[~is_c], scode[~is_c]] = vals[~is_c]
@@ -819,8 +835,9 @@ def _to_float_column(col: pd.Series, name: str) -> np.ndarray:
     try:
         arr = col.astype("Float64").to_numpy(dtype=float, na_value=np.nan)
     except (TypeError, ValueError):
-        require(False, f"column {name!r} must be boolean or numeric, got dtype {col.dtype}",
-                field=name)
+        arr = None
+    require(arr is not None, f"column {name!r} must be boolean or numeric (null = not "
+            f"judged), got dtype {col.dtype}", field=name)
     require(not np.isinf(arr).any(), f"column {name!r} contains infinite values", field=name)
     return arr
 
@@ -932,7 +949,7 @@ def paired_bootstrap_frame(data: Any, *, item: str = "question_id", series: str 
     present = pd.unique(df[condition].dropna())
     for which, lvl in (("baseline", baseline), ("comparison", comparison)):
         require((df[condition] == lvl).any(), f"{which} {lvl!r} does not occur in column "
-                f"{condition!r}; values present: {sorted(map(str, present))}", field=which)
+                f"{condition!r}; values present: {sorted(present.tolist(), key=str)}", field=which)
 
     if group_cols:
         parts = [(k if isinstance(k, tuple) else (k,), g) for k, g in

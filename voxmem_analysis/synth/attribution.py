@@ -319,106 +319,167 @@ def _fit_table(I_es: np.ndarray, t_sub: np.ndarray, t_ev: np.ndarray) -> tuple[n
 
 
 # ----------------------------------------------------------------------------- step 2: over systems
-class _Objective:
-    def __init__(self, I, cells_target, macro, bounds, share_target, t_ref, allowed):
-        self.I = I
-        self.I_m = I.sum((1, 2)).astype(float)
-        self.cells_target = cells_target
-        self.macro = macro          # list of (grouping, group index, class index, target)
-        self.bounds = bounds        # same, upper bound
-        self.share_target = share_target
-        self.t_ref = t_ref
-        self.allowed = allowed
-        self.op_index = [[SUBS.index(s) for s in SUBS if tx.SUBTYPE_OPERATION[s] == o] for o in OPS]
+_W_CELLS, _W_HARD, _W_PULL, _W_SHARE, _W_TABLE, _SHARE_BAND = 30.0, 10.0, 0.05, 400.0, 0.02, 0.05
 
-    @staticmethod
-    def _macro(N: np.ndarray) -> np.ndarray:
-        tot = N.sum(-1)
-        q = tot >= A.MIN_ERRORS
-        P = np.where(q[..., None], N / np.maximum(tot, 1)[..., None], 0.0)
-        k = q.sum((0, 1))
-        return 100.0 * P.sum((0, 1)) / np.maximum(k, 1)[:, None]
 
-    def metrics(self, n: np.ndarray) -> dict:
-        A_ = n.sum(3)
-        n_op = np.stack([n[:, :, idx].sum(2) for idx in self.op_index], axis=2)
-        return {
-            "cells": (A_ >= A.MIN_ERRORS).sum((0, 1)),
-            "subtype": self._macro(n),
-            "operation": self._macro(n_op),
-            "evidence_type": self._macro(n.sum(2)[:, None, :, :]),
-            "share": A_.sum((1, 2)) / self.I_m,
-            "T": n.sum(0),
-        }
+class _State:
+    """Counts n[model, evidence, subtype, class] with incrementally maintained macro averages.
 
-    def value(self, n: np.ndarray) -> tuple[float, float]:
-        """(objective, misfit of the hard targets alone)."""
-        m = self.metrics(n)
-        hard = 30.0 * float(((m["cells"] - self.cells_target) ** 2).sum())
-        soft = 0.0
+    For each grouping (subtype, operation, evidence type) the sum of the class proportions
+    over qualifying cells (>= MIN_ERRORS errors) and their number are kept up to date, so a
+    move touching a few cells costs a few dozen float operations.
+    """
+
+    def __init__(self, n: np.ndarray, I: np.ndarray, share_target: np.ndarray, t_ref: np.ndarray):
+        self.M, self.E, self.S, self.C = n.shape
+        self.n = n.astype(int).tolist()            # nested lists [m][e][s][c]
+        self.I = I.tolist()
+        self.op_of = [OPS.index(tx.SUBTYPE_OPERATION[s]) for s in SUBS]
+        self.O = len(OPS)
+        self.share_target = share_target.tolist()
+        self.I_m = [max(float(x), 1.0) for x in I.sum((1, 2))]
+        self.t_ref = t_ref.tolist()
+        self.cells_target = [TABLE20_CELLS[s] for s in SUBS]
+        self.macro = [(g, _group_index(g, k), CLASSES.index(c), t) for g, k, c, t in MACRO_TARGETS]
+        self.bounds = [(g, _group_index(g, k), CLASSES.index(c), t) for g, k, c, t in MACRO_BOUNDS]
+        M, E, S, C, O = self.M, self.E, self.S, self.C, self.O
+        self.A = [[[sum(self.n[m][e][s]) for s in range(S)] for e in range(E)] for m in range(M)]
+        self.Nop = [[[[sum(self.n[m][e][s][c] for s in range(S) if self.op_of[s] == o) for c in range(C)]
+                      for o in range(O)] for e in range(E)] for m in range(M)]
+        self.Nev = [[[sum(self.n[m][e][s][c] for s in range(S)) for c in range(C)] for e in range(E)] for m in range(M)]
+        self.Am = [sum(sum(self.A[m][e]) for e in range(E)) for m in range(M)]
+        self.T = n.sum(0).astype(float).tolist()
+        self.tpen = sum(((self.T[e][s][c] - self.t_ref[e][s][c]) ** 2) / (self.t_ref[e][s][c] + 2.0)
+                        for e in range(E) for s in range(S) for c in range(C))
+        self.sum = {"subtype": [[0.0] * C for _ in range(S)], "operation": [[0.0] * C for _ in range(O)],
+                    "evidence_type": [[0.0] * C for _ in range(E)]}
+        self.k = {"subtype": [0] * S, "operation": [0] * O, "evidence_type": [0] * E}
+        for m in range(M):
+            for e in range(E):
+                for s_ in range(S):
+                    self._contrib("subtype", s_, self.n[m][e][s_], +1)
+                for o in range(O):
+                    self._contrib("operation", o, self.Nop[m][e][o], +1)
+                self._contrib("evidence_type", e, self.Nev[m][e], +1)
+
+    def _contrib(self, grouping: str, g: int, counts: list, sign: int) -> None:
+        tot = sum(counts)
+        if tot >= A.MIN_ERRORS:
+            acc = self.sum[grouping][g]
+            for c, x in enumerate(counts):
+                acc[c] += sign * x / tot
+            self.k[grouping][g] += sign
+
+    def apply(self, changes) -> None:
+        sub_cells = {(m, e, s) for (m, e, s, _), _ in changes}
+        op_cells = {(m, e, self.op_of[s]) for (m, e, s) in sub_cells}
+        ev_cells = {(m, e) for (m, e, _) in sub_cells}
+        for m, e, s in sub_cells:
+            self._contrib("subtype", s, self.n[m][e][s], -1)
+        for m, e, o in op_cells:
+            self._contrib("operation", o, self.Nop[m][e][o], -1)
+        for m, e in ev_cells:
+            self._contrib("evidence_type", e, self.Nev[m][e], -1)
+        for (m, e, s, c), d in changes:
+            self.n[m][e][s][c] += d
+            self.A[m][e][s] += d
+            self.Nop[m][e][self.op_of[s]][c] += d
+            self.Nev[m][e][c] += d
+            self.Am[m] += d
+            t, r = self.T[e][s][c], self.t_ref[e][s][c]
+            self.tpen += (((t + d) - r) ** 2 - (t - r) ** 2) / (r + 2.0)
+            self.T[e][s][c] = t + d
+        for m, e, s in sub_cells:
+            self._contrib("subtype", s, self.n[m][e][s], +1)
+        for m, e, o in op_cells:
+            self._contrib("operation", o, self.Nop[m][e][o], +1)
+        for m, e in ev_cells:
+            self._contrib("evidence_type", e, self.Nev[m][e], +1)
+
+    def macro_value(self, grouping: str, g: int, c: int) -> float:
+        k = self.k[grouping][g]
+        return 100.0 * self.sum[grouping][g][c] / k if k else 0.0
+
+    def value(self) -> tuple[float, float]:
+        """(objective, misfit of the hard targets alone; 0 when all are met)."""
+        hard = _W_CELLS * sum((k - t) ** 2 for k, t in zip(self.k["subtype"], self.cells_target))
+        soft = _W_TABLE * self.tpen
         for g, k, c, t in self.macro:
-            d = abs(m[g][k, c] - t)
-            hard += 10.0 * max(0.0, d - _SOLVER_TOL) ** 2
-            soft += 0.05 * d * d
+            d = abs(self.macro_value(g, k, c) - t)
+            if d > _SOLVER_TOL:
+                hard += _W_HARD * (d - _SOLVER_TOL) ** 2
+            soft += _W_PULL * d * d
         for g, k, c, t in self.bounds:
-            hard += 10.0 * max(0.0, m[g][k, c] - (t + 0.5 - _SOLVER_TOL)) ** 2
-        ds = np.abs(m["share"] - self.share_target) - 0.05
-        soft += 400.0 * float((np.maximum(ds, 0) ** 2).sum())
-        soft += 0.02 * float((((m["T"] - self.t_ref) ** 2) / (self.t_ref + 2.0)).sum())
+            x = self.macro_value(g, k, c) - (t + 0.5 - _SOLVER_TOL)
+            if x > 0:
+                hard += _W_HARD * x * x
+        for m in range(self.M):
+            x = abs(self.Am[m] / self.I_m[m] - self.share_target[m]) - _SHARE_BAND
+            if x > 0:
+                soft += _W_SHARE * x * x
         return hard + soft, hard
 
+    def array(self) -> np.ndarray:
+        return np.array(self.n, dtype=int)
 
-def _anneal(n: np.ndarray, obj: _Objective, rng: np.random.Generator, n_iter: int,
-            t0: float = 2.0, t1: float = 0.005) -> tuple[np.ndarray, float]:
-    """Simulated annealing with count-preserving moves; returns (best state, its hard misfit)."""
-    I = obj.I
-    M, E, S, C = n.shape
-    allowed = obj.allowed
-    cur, cur_hard = obj.value(n)
-    best, best_val, best_hard = n.copy(), cur, cur_hard
+
+def _anneal(st: _State, allowed: np.ndarray, rnd, n_iter: int, t0: float = 2.0, t1: float = 0.005) -> float:
+    """Simulated annealing with count-preserving moves, in place; returns the final hard misfit.
+
+    Moves: (a) one unit to another system (same evidence, subtype, class); (b) two classes
+    swapped between two systems (same evidence, subtype); (c) a 2 x 2 cycle over evidence x
+    subtype for one class.  All keep both Table 20 margins; capacities are respected.
+    """
+    M, E, S, C = st.M, st.E, st.S, st.C
+    n, I, A_ = st.n, st.I, st.A
+    ok = allowed.tolist()
+    cur, cur_hard = st.value()
+    best, best_val, best_hard = st.array(), cur, cur_hard
+    ratio = t1 / t0
     for it in range(n_iter):
-        temp = t0 * (t1 / t0) ** (it / max(n_iter - 1, 1))
-        flat = n.ravel()
-        u = int(np.searchsorted(np.cumsum(flat), rng.random() * flat.sum(), side="right"))
-        m1, e, s, c = np.unravel_index(u, n.shape)
-        r = rng.random()
-        if r < 0.4:       # move one unit to another system (same evidence, subtype, class)
-            m2 = rng.integers(M)
-            if m1 == m2 or n[m2, e, s].sum() >= I[m2, e, s]:
+        temp = t0 * ratio ** (it / max(n_iter - 1, 1))
+        m1, e, s, c = rnd.randrange(M), rnd.randrange(E), rnd.randrange(S), rnd.randrange(C)
+        if n[m1][e][s][c] == 0:
+            continue
+        r = rnd.random()
+        if r < 0.4:
+            m2 = rnd.randrange(M)
+            if m2 == m1 or A_[m2][e][s] >= I[m2][e][s]:
                 continue
-            changes = [((m1, e, s, c), -1), ((m2, e, s, c), +1)]
-        elif r < 0.8:     # swap two classes between two systems (same evidence, subtype)
-            m2, c2 = rng.integers(M), rng.integers(C)
-            if m1 == m2 or c == c2 or n[m2, e, s, c2] == 0:
+            changes = (((m1, e, s, c), -1), ((m2, e, s, c), 1))
+        elif r < 0.8:
+            m2, c2 = rnd.randrange(M), rnd.randrange(C)
+            if m2 == m1 or c2 == c or n[m2][e][s][c2] == 0:
                 continue
-            changes = [((m1, e, s, c), -1), ((m1, e, s, c2), +1), ((m2, e, s, c2), -1), ((m2, e, s, c), +1)]
-        else:             # 2x2 cycle over evidence x subtype for one class (keeps both margins)
-            e2, s2 = rng.integers(E), rng.integers(S)
-            if e2 == e or s2 == s or not (allowed[e, s2, c] and allowed[e2, s, c]):
+            changes = (((m1, e, s, c), -1), ((m1, e, s, c2), 1), ((m2, e, s, c2), -1), ((m2, e, s, c), 1))
+        else:
+            e2, s2 = rnd.randrange(E), rnd.randrange(S)
+            if e2 == e or s2 == s or not (ok[e][s2][c] and ok[e2][s][c]):
                 continue
-            col = n[:, e2, s2, c]
-            if col.sum() == 0:
+            m2, m3, m4 = rnd.randrange(M), rnd.randrange(M), rnd.randrange(M)
+            if n[m3][e2][s2][c] == 0 or A_[m2][e][s2] >= I[m2][e][s2] or A_[m4][e2][s] >= I[m4][e2][s]:
                 continue
-            m3 = int(rng.choice(M, p=col / col.sum()))
-            m2, m4 = rng.integers(M), rng.integers(M)
-            if n[m2, e, s2].sum() >= I[m2, e, s2] or n[m4, e2, s].sum() >= I[m4, e2, s]:
-                continue
-            changes = [((m1, e, s, c), -1), ((m2, e, s2, c), +1), ((m3, e2, s2, c), -1), ((m4, e2, s, c), +1)]
-        for idx, d in changes:
-            n[idx] += d
-        new, new_hard = obj.value(n)
-        if new <= cur or rng.random() < math.exp(-(new - cur) / temp):
+            changes = (((m1, e, s, c), -1), ((m2, e, s2, c), 1), ((m3, e2, s2, c), -1), ((m4, e2, s, c), 1))
+        st.apply(changes)
+        new, new_hard = st.value()
+        if new <= cur or rnd.random() < math.exp(-(new - cur) / temp):
             cur, cur_hard = new, new_hard
             if cur < best_val:
-                best, best_val, best_hard = n.copy(), cur, cur_hard
+                best, best_val, best_hard = st.array(), cur, cur_hard
         else:
-            for idx, d in changes:
-                n[idx] -= d
-    return best, best_hard
+            st.apply(tuple((idx, -d) for idx, d in changes))
+    # leave the best state in place
+    cur_arr = st.array()
+    diff = best - cur_arr
+    if diff.any():
+        st.apply(tuple(((int(m), int(e), int(s), int(c)), int(diff[m, e, s, c])) for m, e, s, c in zip(*np.nonzero(diff))))
+    return best_hard
 
 
 def _solve(I: np.ndarray, share_target: np.ndarray, rng: np.random.Generator, n_iter: int) -> np.ndarray:
     """Counts n[model, evidence, subtype, class] meeting Table 20 exactly and the macro targets."""
+    import random
+
     t_sub = np.array([TABLE20_COUNTS[s] for s in SUBS], float)
     t_ev = np.array([TABLE20_EVIDENCE[e] for e in EVS], float)
     I_es = I.sum(0).astype(float)
@@ -439,16 +500,14 @@ def _solve(I: np.ndarray, share_target: np.ndarray, rng: np.random.Generator, n_
                 w = np.where(room > 0, share_target * room, 0.0)
                 m = rng.choice(M, p=w / w.sum())
                 n[m, i, j, c] += 1
-    macro = [(g, _group_index(g, k), CLASSES.index(c), t) for g, k, c, t in MACRO_TARGETS]
-    bounds = [(g, _group_index(g, k), CLASSES.index(c), t) for g, k, c, t in MACRO_BOUNDS]
-    cells_target = np.array([TABLE20_CELLS[s] for s in SUBS])
-    obj = _Objective(I, cells_target, macro, bounds, share_target, X, allowed)
-    n, hard = _anneal(n, obj, rng, n_iter)
-    for _ in range(6):              # reheat while a hard target is still missed
+    st = _State(n, I, share_target, X)
+    rnd = random.Random(int(rng.integers(2**62)))
+    hard = _anneal(st, allowed, rnd, n_iter)
+    for _ in range(8):              # reheat while a hard target is still missed
         if hard <= 0:
             break
-        n, hard = _anneal(n, obj, rng, max(n_iter // 2, 1), t0=0.5)
-    return n
+        hard = _anneal(st, allowed, rnd, max(n_iter // 2, 1), t0=0.5)
+    return st.array()
 
 
 def _group_index(by: str, group: str) -> int:
@@ -544,8 +603,17 @@ def _specific_value(it: _Item, rng) -> str:
     return _attribute_value(ev, rng)
 
 
-def _quote(rng) -> str:
-    return _pick(rng, _QUOTES).format(topic=_pick(rng, _TOPICS), fact=_pick(rng, _FACTS))
+def _quote(rng, fact: str | None = None) -> str:
+    return _pick(rng, _QUOTES).format(topic=_pick(rng, _TOPICS), fact=fact or _pick(rng, _FACTS))
+
+
+def _marked(ev: str, value: str) -> str:
+    """How the auditor's transcript marks a cue value (F.5 prompt)."""
+    if ev == ENV:
+        return f"[background sound in this session: {value}]"
+    if ev == PARA:
+        return f"<|emotion:{value}|>"
+    return f"{value}'s voice"
 
 
 def _specific_response(answer: str, it: _Item, rng) -> str:
@@ -596,37 +664,52 @@ def _record_for(kind: str, it: _Item, rng) -> tuple[dict, str]:
         rec.update(commits="none", why=why)
         return rec, resp
     if kind == "rec_other_session":
-        k, ans, q = it.other_session(rng), _specific_value(it, rng), _quote(rng)
+        k, ans = it.other_session(rng), _specific_value(it, rng)
         rel = "count_off" if it.sub == "counting" else _pick(rng, ("same_value_other_session", "same_value_other_session", "unrelated"))
         if it.sub == "counting":
             ans = str(int(rng.integers(4, 12)))
-            why = (f"Session {k} [DISTRACTOR] is one of several chats on the same topic (\"{q}\"); the response "
+            why = (f"Session {k} [DISTRACTOR] is one of {ans} chats on the same topic (\"{_quote(rng)}\"); the response "
                    f"counted the topic, not the {cue} condition.")
+        elif it.sub in ("context_to_cue", "latest_state", "historical_state"):
+            why = (f"Session {k} [DISTRACTOR] carries {_marked(ev, ans)}; the answer comes from there, not from the "
+                   "session the question points to.")
         else:
-            why = f'Session {k} [DISTRACTOR] says "{q}"; the answer "{ans}" comes from there, outside the evidence chain.'
+            why = (f'The answer "{ans}" matches Session {k} [DISTRACTOR], which is outside the evidence chain '
+                   f'("{_quote(rng)}").')
         rec.update(answer=ans, source="other_session", source_session=k, relation=rel, why=why)
         return rec, _specific_response(ans, it, rng)
     if kind == "rec_wrong_value":
         k, ans = it.evidence_session(rng), _specific_value(it, rng)
+        if it.sub == "cue_to_fact":
+            why = (f'Session {k} [EVIDENCE] mentions "{ans}" in passing, but the fact the question asks about is '
+                   f'another one ("{_quote(rng)}").')
+        elif it.sub in ("matching_resolution", "aggregation_comparison"):
+            why = f'Session {k} [EVIDENCE] was found, but its {cue} was misread, so the response answers "{ans}".'
+        else:
+            why = (f'Session {k} [EVIDENCE] is the session the question is about, but the response reports "{ans}" '
+                   f"for it; the {cue} there is a different one.")
         rec.update(answer=ans, source="evidence", source_session=k,
-                   relation=_pick(rng, ("wrong_value_same_session", "wrong_value_same_session", "unrelated")),
-                   why=f'Session {k} [EVIDENCE] is the right session, but the response reads "{ans}" from it, '
-                       f"not the {cue} the question asks about.")
+                   relation=_pick(rng, ("wrong_value_same_session", "wrong_value_same_session", "unrelated")), why=why)
         return rec, _specific_response(ans, it, rng)
     if kind == "bind_speaker":
         src = _pick(rng, ("evidence", "other_session"))
         k = it.evidence_session(rng) if src == "evidence" else it.other_session(rng)
-        ans = _specific_value(it, rng) if it.sub != "cue_to_fact" else _pick(rng, _FACTS)
         who = int(rng.integers(1, 7))
+        if it.sub in ("cue_to_fact", "matching_resolution"):
+            ans = _pick(rng, _FACTS) if it.sub == "cue_to_fact" else _specific_value(it, rng)
+            why = (f'"{_quote(rng, ans if it.sub == "cue_to_fact" else None)}" is said by Speaker {who} in Session {k}, '
+                   "not by the speaker the question refers to.")
+        else:
+            ans = f"Speaker {who}"
+            why = (f"Speaker {who} is the voice of another user's turns in Session {k}; the response attaches the "
+                   "content the question asks about to that speaker.")
         rec.update(answer=ans, source=src, source_session=k, relation="other_speaker",
-                   evidence_recovered=bool(rng.random() < 0.4),
-                   why=f'"{_quote(rng)}" is said by Speaker {who} in Session {k}, not by the speaker the question '
-                       "refers to.")
+                   evidence_recovered=bool(rng.random() < 0.4), why=why)
         return rec, _specific_response(ans, it, rng)
     if kind == "bind_cue_keyed":
         k, ev_k = it.other_session(rng), it.evidence_session(rng)
         ans = _specific_value(it, rng)
-        q = _quote(rng)
+        q = _quote(rng, ans if it.sub == "cue_to_fact" else None)
         rec.update(answer=ans, source="other_session", source_session=k,
                    relation=_pick(rng, ("same_value_other_session", "same_value_other_session", "unrelated")),
                    why=f'The line is verbatim from Session {k} [DISTRACTOR] ("{q}"), but the question\'s {cue} '
@@ -742,7 +825,7 @@ def _kinds_for(cls: str, it: _Item) -> tuple[tuple[str, float], ...]:
 
 # ----------------------------------------------------------------------------- main entry point
 def make_attribution(preds: pl.DataFrame, items: pl.DataFrame | None, models: pd.DataFrame | None,
-                     rng: np.random.Generator, *, n_iter: int = 60_000) -> tuple[pl.DataFrame, list[dict]]:
+                     rng: np.random.Generator, *, n_iter: int = 100_000) -> tuple[pl.DataFrame, list[dict]]:
     """Exclusions and audit records for the 64K audio-native incorrect predictions.
 
     Parameters

@@ -219,7 +219,8 @@ def _slice_loss(n, c1, b, c, target, *, agree_h=0.05, kappa_h=0.0005, extra=()):
     p1, p2 = c1 / n, c2 / n
     pe = p1 * p2 + (1 - p1) * (1 - p2)
     kappa = (po - pe) / (1 - pe)
-    loss = _term(acc2, acc2_t, 0.05) + _term(delta, delta_t, 0.05) + _term(100 * po, agree_t, agree_h) \
+    # Δ is derived from the two accuracies (published.csv: kind "derived"): half weight
+    loss = _term(acc2, acc2_t, 0.05) + 0.5 * _term(delta, delta_t, 0.05) + _term(100 * po, agree_t, agree_h) \
         + _term(kappa, kappa_t, kappa_h)
     for (val, t, h) in extra:
         loss = loss + _term(val(b, c), t, h)

@@ -1,0 +1,100 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% tags=["parameters"]
+data_dir = "data/synthetic"
+out_dir = "figures"
+fail_on_error = True
+
+# %% [markdown]
+# # Validating the release
+#
+# Every other notebook reads the same release directory. Here it is read in lenient mode, so
+# that every problem is listed (with file, line and field) instead of stopping at the first,
+# and the predictions are counted per model, budget and scoring status (Appendix C.4:
+# `provider_rejected` leaves the denominator, `failed` and `ungraded` count as wrong).
+
+# %%
+from pathlib import Path
+
+import pandas as pd
+
+from voxmem_analysis import load_release, output
+from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.errors import VoxMemDataError
+
+release = load_release(data_dir, strict=False)
+out = Path(out_dir)
+print(release.label())
+print(f"description: {release.meta.get('description', '')}")
+s = release.stats
+print(f"files read: {s.get('files', 0)}; lines: {s.get('lines', 0)}; predictions kept: {release.frame.height}; "
+      f"lines rejected: {s.get('rejected_lines', 0)}; identical duplicates ignored: {s.get('duplicates_identical', 0)}")
+for part in ("judge2_rows", "ablation_rows"):
+    if part in s:
+        print(f"{part.replace('_rows', '')}: {s[part]} predictions")
+
+# %% [markdown]
+# ## Predictions per model, budget and status
+
+# %%
+frame = release.pandas()
+counts = pd.crosstab([pd.Categorical(frame["model"], categories=release.model_order(), ordered=True), frame["budget"]],
+                     pd.Categorical(frame["status"], categories=list(tx.STATUSES)), dropna=False)
+counts = counts[counts.sum(axis=1) > 0]
+counts["total"] = counts.sum(axis=1)
+counts.index = [f"{m}|{b}" for m, b in counts.index]
+counts.index.name = "Model|Budget"
+counts.columns.name = None
+output.save_table(counts, out, "validation_counts", digits=0, synthetic=release.synthetic,
+                  caption="Predictions per model, budget and scoring status")
+counts
+
+# %%
+print("totals:", ", ".join(f"{k}={int(v)}" for k, v in counts[list(tx.STATUSES)].sum().items()))
+
+# %% [markdown]
+# ## Questions per evidence type and operation (one budget)
+# The paper's design: 232 / 147 / 264 / 156 questions of speech semantics, speaker, paralinguistic
+# and environmental evidence; no speech-semantics information extraction.
+
+# %%
+first = frame[frame["budget"] == frame["budget"].dropna().min()]
+design = pd.crosstab(first["evidence_type"].map(tx.EVIDENCE_LABELS), first["operation"].map(tx.OPERATION_LABELS),
+                     values=first["question_id"], aggfunc="nunique").fillna(0).astype(int)
+design = design.reindex(index=[tx.EVIDENCE_LABELS[e] for e in tx.EVIDENCE_TYPES],
+                        columns=[tx.OPERATION_LABELS[o] for o in tx.OPERATIONS], fill_value=0)
+design["Total"] = design.sum(axis=1)
+design.loc["Total"] = design.sum()
+design.index.name = "Evidence type"
+design.columns.name = None
+output.save_table(design, out, "validation_design", digits=0, synthetic=release.synthetic,
+                  caption="Questions per evidence type and operation")
+design
+
+# %% [markdown]
+# ## Problems
+
+# %%
+problems = pd.DataFrame([p.as_dict() for p in release.problems],
+                        columns=["code", "severity", "message", "file", "line", "field", "count"])
+by_code = (problems.groupby(["severity", "code"], sort=True)["count"].sum().rename("count").reset_index()
+           if len(problems) else pd.DataFrame(columns=["severity", "code", "count"]))
+output.save_table(by_code.set_index("code"), out, "validation_problems", digits=0, synthetic=release.synthetic,
+                  caption="Validation problems by code")
+print(f"{len(release.errors())} error(s), {len(release.warnings())} warning(s)")
+for p in release.problems[:50]:
+    print(p)
+
+# %%
+if fail_on_error and release.errors():
+    raise VoxMemDataError(release.problems, f"{len(release.errors())} error(s) in release {data_dir!r}")

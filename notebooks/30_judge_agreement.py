@@ -1,0 +1,90 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% tags=["parameters"]
+data_dir = "data/synthetic"
+out_dir = "figures"
+seed = 0
+n_boot = 10_000
+budget = "8K"
+production_family = "Gemini"
+
+# %% [markdown]
+# # Judge cross-validation (paper Table 13, Appendix C.5)
+#
+# Every 8K prediction scored by the production judge is re-scored by a second judge with
+# the same prompt; the two verdicts are paired on (model, item). Provider-rejected
+# predictions leave every count; failed generations and unparseable verdicts count as wrong
+# under both judges. Predictions that only one judge scored are listed, never dropped
+# silently. Every number below comes from `voxmem_analysis.judges` (no resampling here, so
+# `seed` and `n_boot` are unused).
+
+# %%
+from pathlib import Path
+
+from voxmem_analysis import judges as J
+from voxmem_analysis import load_release, output
+from voxmem_analysis.plots import judges as P
+
+release = load_release(data_dir)
+out = Path(out_dir)
+print(release.label())
+cmp = J.compare_judges(release, budget=budget, production_family=production_family)
+print(f"judges: {cmp.judge1} (production) vs {cmp.judge2}")
+for problem in cmp.problems:
+    print(problem)
+cmp.unmatched
+
+# %% [markdown]
+# ## Table 13 — agreement per slice
+# Δ is second − production accuracy in points; agreement is the share of predictions with the
+# same verdict; κ is Cohen's kappa.
+
+# %%
+t13 = cmp.wide()
+output.save_table(t13, out, "table13", synthetic=release.synthetic,
+                  caption=f"Table 13: cross-judge agreement at {budget}")
+t13
+
+# %% [markdown]
+# ## Appendix C.5 — ranking, per-model differences and family favoritism
+# Favoritism: how much more the production judge credits its own family's predictions than
+# the others', relative to the second judge (pooled over predictions).
+
+# %%
+c5 = J.judges(release, seed=seed, n_boot=n_boot, budget=budget, production_family=production_family)
+output.save_table(c5, out, "judges", digits=3, synthetic=release.synthetic,
+                  caption="Appendix C.5: judge cross-validation")
+cmp.summary
+
+# %% [markdown]
+# ## Where the judges part
+# Disagreements by stratum and direction. On refusal items, the second judge credits
+# capability refusals ("I do not have access to previous conversations"), which the rubric
+# of Appendix C.4 counts as incorrect.
+
+# %%
+output.save_table(cmp.disagreements.set_index(["stratum", "direction"]), out, "judges_disagreements", digits=0,
+                  synthetic=release.synthetic, caption="Disagreements between the judges")
+cmp.disagreements
+
+# %% [markdown]
+# ## Figures
+# Left: each model's accuracy under the two judges (the identity line is perfect agreement
+# on accuracy). Right: the Table 13 slices as paired dots.
+
+# %%
+ax = P.judge_scatter(cmp.per_model, highlight_family=production_family)
+output.save_figure(ax.figure, out, "judges_per_model", data=cmp.per_model, release=release)
+ax = P.judge_slices(cmp.table)
+output.save_figure(ax.figure, out, "table13_slices", data=cmp.table, release=release)
+cmp.per_model

@@ -1,0 +1,99 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% tags=["parameters"]
+data_dir = "data/synthetic"
+out_dir = "figures"
+
+# %% [markdown]
+# # Error attribution at 64K (paper §4.4 Finding 6, Appendix D.5, E.1–E.5, F.5)
+#
+# Every wrong, committed answer of the ten 64K systems on the audio-native answerable items
+# was audited: the auditor reports *where the answer came from* (`attribution/**/*.jsonl`),
+# and the class is derived from that record by the fixed, ordered rule table of
+# `voxmem_analysis.attribution` (Table 19, E.2). Refusals, empty generations and truncated
+# answers carry no committed answer and are removed first, in that order (D.5).
+# Proportions are macro-averaged over model × evidence-type cells with at least five errors.
+
+# %%
+from pathlib import Path
+
+import pandas as pd
+
+from voxmem_analysis import attribution as att
+from voxmem_analysis import load_release, output
+from voxmem_analysis.plots import attribution as P
+
+release = load_release(data_dir)
+out = Path(out_dir)
+models = release.models_in_64k_set()
+print(release.label())
+print("models:", ", ".join(models))
+
+# %% [markdown]
+# ## The rule table (Table 19 / E.2), as code applies it
+
+# %%
+att.rule_table()
+
+# %% [markdown]
+# ## Audit records and population (D.5)
+# Records are validated (malformed lines, missing fields, unknown values, duplicates, records
+# outside the population); problems are listed, never silently dropped.
+
+# %%
+audit, problems = att.load_audit_records(release.path, frame=release.frame, models=models, strict=False)
+for p in problems:
+    print(p)
+population = att.attribution_population(release.frame, audit, models=models)
+output.save_table(population.set_index("stage"), out, "attribution_population", digits=0,
+                  synthetic=release.synthetic, caption="Appendix D.5: attribution population and exclusions")
+population
+
+# %%
+errors = att.attributed_errors(release.frame, audit, models=models)
+errors.groupby(["class", "rule"]).size().rename("errors").to_frame()
+
+# %% [markdown]
+# ## Table 20 — attributed errors by subtype and evidence type
+
+# %%
+t20 = att.table20(errors)
+output.save_table(t20, out, "table20", digits=0, synthetic=release.synthetic,
+                  caption="Table 20: attributed errors at 64K by subtype (top) and by evidence type (middle)")
+t20
+
+# %% [markdown]
+# ## Figure 7 — class shares by memory operation and by evidence type
+
+# %%
+fig7_data = pd.concat([att.class_proportions(errors, by="operation"),
+                       att.class_proportions(errors, by="evidence_type")], ignore_index=True)
+fig = P.figure7(fig7_data)
+output.save_figure(fig, out, "fig7_error_attribution", data=fig7_data, release=release)
+fig7_data
+
+# %% [markdown]
+# ## Figure 10 — class shares by question subtype
+
+# %%
+fig10_data = att.class_proportions(errors, by="subtype")
+fig = P.figure10(fig10_data)
+output.save_figure(fig, out, "fig10_error_attribution_subtype", data=fig10_data, release=release)
+fig10_data
+
+# %% [markdown]
+# Macro-averaged and pooled shares differ where a group's errors are spread unevenly over
+# systems; the pooled shares are the proportions of Table 20's counts.
+
+# %%
+att.class_proportions(errors, by="subtype", average="pooled")

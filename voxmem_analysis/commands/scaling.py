@@ -1,0 +1,46 @@
+"""``voxmem-analysis scaling --manifest FILE --questions FILE --baseline BUDGET``: change across budgets.
+
+Per system and question type (and pooled): accuracy at each budget, change (pp) and
+retention relative to the baseline budget on the questions present at both, with paired
+bootstrap intervals (:func:`voxmem_analysis.generic.scaling_table`), then the Spearman
+correlations of Appendix D.5 over system x type cells
+(:func:`voxmem_analysis.generic.scaling_correlations`).  With ``--part both`` (default)
+the two tables are printed one after the other, separated by an empty line.
+"""
+from __future__ import annotations
+
+import sys
+
+from .slice import add_judge_arg, add_manifest_args, add_output_args, emit, load_manifest, one_judge, run_guarded
+
+
+def register(sub) -> None:
+    p = sub.add_parser("scaling", help="accuracy, change and retention across budgets (LongMemEval format)",
+                       description=__doc__.split("\n\n")[0])
+    add_manifest_args(p)
+    p.add_argument("--baseline", required=True, metavar="BUDGET", help="the baseline budget, as written in the manifest")
+    p.add_argument("--part", choices=("both", "table", "correlations"), default="both",
+                   help="print the scaling table, the correlations, or both (default)")
+    add_judge_arg(p)
+    add_output_args(p)
+    p.set_defaults(func=lambda a: run_guarded(run, a))
+
+
+def run(args) -> int:
+    from ..generic import scaling_correlations, scaling_table
+
+    data = load_manifest(args)
+    if len([b for b in data.budgets() if b is not None]) < 2:
+        print(f"error: scaling needs at least two budgets in the manifest's budget column; found {data.budgets()}",
+              file=sys.stderr)
+        return 1
+    frame = one_judge(data, args)
+    table = scaling_table(frame, baseline=args.baseline, n_boot=args.n_boot, seed=args.seed)
+    if args.part in ("both", "table"):
+        emit(table, args.format, f"Accuracy (%) by budget; change (pp) and retention vs {table['baseline'].iloc[0]}")
+    if args.part == "both":
+        sys.stdout.write("\n")
+    if args.part in ("both", "correlations"):
+        emit(scaling_correlations(table), args.format,
+             "Spearman correlations over system x question-type cells (Appendix D.5)")
+    return 0

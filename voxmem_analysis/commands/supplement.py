@@ -1,0 +1,51 @@
+"""``voxmem-analysis supplement --data DIR --out DIR``: the paper's tables, figures and numbers, zipped.
+
+See :mod:`voxmem_analysis.supplement`.  Nothing heavy is imported until the command runs.
+"""
+from __future__ import annotations
+
+import sys
+
+
+def register(sub) -> None:
+    p = sub.add_parser("supplement", help="bundle LaTeX tables, PDF figures and every number into a folder and a zip",
+                       description="Write OUT/voxmem_supplement/ (tableN.tex, figureN.pdf, voxmem_numbers.csv, "
+                                   "README.md) and OUT/voxmem_supplement.zip.")
+    p.add_argument("--data", required=True, metavar="DIR", help="release directory (see data/README.md)")
+    p.add_argument("--out", required=True, metavar="DIR", help="where the folder and the zip are written")
+    p.add_argument("--from", dest="from_dir", metavar="DIR",
+                   help="take the figures from this `reproduce` output (same data, seed, n-boot) instead of "
+                        "running the notebooks")
+    p.add_argument("--seed", type=int, default=0, metavar="N", help="bootstrap seed (default 0)")
+    p.add_argument("--n-boot", type=int, default=10_000, metavar="N", help="bootstrap resamples (default 10000)")
+    p.add_argument("--jobs", type=int, default=None, metavar="N", help="notebooks run in parallel (default: cores)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from pathlib import Path
+
+    from ..errors import VoxMemDataError
+    from ..supplement import build_supplement
+
+    if args.from_dir and not (Path(args.from_dir) / "figures").is_dir():
+        print(f"--from {args.from_dir!r}: no figures/ folder there (run `voxmem-analysis reproduce` first)",
+              file=sys.stderr)
+        return 2
+    try:
+        res = build_supplement(args.data, args.out, from_dir=args.from_dir, seed=args.seed, n_boot=args.n_boot,
+                               jobs=args.jobs, progress=False if args.no_progress else None, stream=sys.stderr)
+    except VoxMemDataError as exc:
+        print(str(exc), file=sys.stderr)
+        return 1
+    for f in res.files:
+        print(f"{res.folder / f}")
+    print(f"{res.zip_path}")
+    if res.left_out:
+        print("not included (not part of the paper's material): " + ", ".join(res.left_out), file=sys.stderr)
+    for a, e in res.artifact_errors.items():
+        print(f"artifact {a} could not be computed: {e.splitlines()[0]}", file=sys.stderr)
+    if res.reproduce_exit_code:
+        print("some notebooks failed while making the figures (see above)", file=sys.stderr)
+    return res.exit_code

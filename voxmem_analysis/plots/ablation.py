@@ -1,0 +1,109 @@
+"""Figure of the transcript-only ablation (Table 2).
+
+Draws the long table of :func:`voxmem_analysis.ablation.transcript_ablation` and computes
+nothing: grouped bars (full audio vs transcript only per row) and the drop with its paired
+bootstrap interval.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .style import paper_style
+
+__all__ = ["CONDITION_COLORS", "ablation_bars", "ablation_drop", "ablation_figure"]
+
+CONDITION_COLORS = {"full_audio": "#0072B2", "transcript_only": "#E69F00"}
+_LABELS = {"full_audio": "Full Audio", "transcript_only": "Transcript Only"}
+
+
+def _positions(rows) -> np.ndarray:
+    """x positions with a gap before the pooled rows (All, Audio-native)."""
+    x, pos = 0.0, []
+    for r in rows:
+        if r in ("All", "Audio-native") and (not pos or rows[len(pos) - 1] not in ("All", "Audio-native")):
+            x += 0.5
+        pos.append(x)
+        x += 1.0
+    return np.array(pos)
+
+
+def ablation_bars(data: pd.DataFrame, *, ax=None, show_drop: bool = True):
+    """Grouped bars of full-audio and transcript-only accuracy per row of Table 2.
+
+    ``data``: ``AblationResult.table`` (``row, n, full_audio, transcript_only, delta_pp,
+    ci_low, ci_high``).  With ``show_drop``, the drop and its bootstrap interval are
+    written above each group."""
+    with paper_style():
+        return _ablation_bars(data, ax=ax, show_drop=show_drop)
+
+
+def _ablation_bars(data: pd.DataFrame, *, ax=None, show_drop: bool = True):
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.2, 3.4))
+    rows = list(data["row"])
+    x = _positions(rows)
+    w = 0.38
+    for k, (cond, off) in enumerate((("full_audio", -w / 2), ("transcript_only", w / 2))):
+        bars = ax.bar(x + off, data[cond], width=w, color=CONDITION_COLORS[cond], label=_LABELS[cond],
+                      edgecolor="white", linewidth=0.5)
+        for b, v in zip(bars, data[cond]):
+            ax.text(b.get_x() + b.get_width() / 2, v + 0.8, f"{v:.1f}", ha="center", va="bottom", fontsize=6)
+    if show_drop:
+        top = np.maximum(data["full_audio"], data["transcript_only"]).to_numpy()
+        for xi, t, d, lo, hi in zip(x, top, data["delta_pp"], data["ci_low"], data["ci_high"]):
+            ax.text(xi, t + 6.5, f"\u0394 {d:.1f}\n[{lo:.1f}, {hi:.1f}]", ha="center", va="bottom", fontsize=6,
+                    color="#444444")
+    ax.set_xticks(x)
+    ax.set_xticklabels([f"{r.replace(' ', chr(10))}\n(n={n})" for r, n in zip(rows, data["n"])], fontsize=7)
+    ax.set_ylabel("Accuracy (%)")
+    ax.set_ylim(0, 100)
+    ax.legend(loc="upper left", fontsize=7, frameon=False, ncol=2)
+    return ax
+
+
+def ablation_drop(data: pd.DataFrame, *, ax=None):
+    """The drop (full audio - transcript only, pp) per row with its paired bootstrap
+    interval (horizontal whiskers) and the exact McNemar p-value."""
+    with paper_style():
+        return _ablation_drop(data, ax=ax)
+
+
+def _ablation_drop(data: pd.DataFrame, *, ax=None):
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(3.4, 3.4))
+    rows = list(data["row"])
+    y = -_positions(rows)
+    d = data["delta_pp"].to_numpy(float)
+    lo = data["ci_low"].to_numpy(float)
+    hi = data["ci_high"].to_numpy(float)
+    ax.errorbar(d, y, xerr=[d - lo, hi - d], fmt="o", color="#333333", ms=4, capsize=2.5, lw=1)
+    ax.axvline(0, color="#999999", lw=0.7, ls="--")
+    ax.set_yticks(y)
+    ax.set_yticklabels(rows, fontsize=7)
+    if "p_value" in data.columns:
+        for yi, p in zip(y, data["p_value"]):
+            ax.text(1.02, yi, f"p={p:.2g}" if p >= 1e-3 else "p<0.001", transform=ax.get_yaxis_transform(),
+                    va="center", fontsize=6, color="#444444")
+    lvl = int(round(100 * float(data["ci_level"].iloc[0]))) if "ci_level" in data.columns else 95
+    ax.set_xlabel(f"Drop (pp), {lvl}% paired bootstrap CI")
+    ax.set_xlim(min(-5.0, float(np.nanmin(lo)) - 5), float(np.nanmax(hi)) + 5)
+    return ax
+
+
+def ablation_figure(data: pd.DataFrame, *, title: str | None = None):
+    """Bars and drop side by side; returns the Figure."""
+    import matplotlib.pyplot as plt
+
+    with paper_style():
+        fig, (a, b) = plt.subplots(1, 2, figsize=(10.0, 3.8), gridspec_kw={"width_ratios": [2.1, 1]})
+        ablation_bars(data, ax=a)
+        a.set_title(title or "Full audio vs transcript only")
+        ablation_drop(data, ax=b)
+        b.set_title("Drop with paired bootstrap interval")
+        fig.tight_layout()
+    return fig

@@ -1,0 +1,267 @@
+"""Figures for the label-free analyses of :mod:`voxmem_analysis.generic`.
+
+Each function takes the DataFrame an analysis returned (``data=``), only draws it, and
+returns the Figure (or draws on ``ax=`` when given).  Category and series names are drawn
+as they appear in the data; nothing assumes VoxMem's labels.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .style import paper_style
+
+__all__ = ["SERIES_COLORS", "accuracy_dots", "scaling_curves", "comparison_matrix", "significance_mark"]
+
+#: Okabe-Ito colours, cycled over series (systems).
+SERIES_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#F0E442", "#000000")
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<")
+_SPECIAL = ("overall", "macro")
+
+
+def _series(data: pd.DataFrame, col: str) -> list:
+    return list(dict.fromkeys(data[col].tolist()))
+
+
+def _footer(fig) -> None:
+    try:
+        from .results import reserve_footer
+    except ImportError:  # pragma: no cover - results plots are optional here
+        return
+    reserve_footer(fig)
+
+
+def significance_mark(p: float) -> str:
+    """``***`` p < 0.001, ``**`` p < 0.01, ``*`` p < 0.05, else empty (NaN: empty)."""
+    if p is None or not np.isfinite(p):
+        return ""
+    return "***" if p < 0.001 else "**" if p < 0.01 else "*" if p < 0.05 else ""
+
+
+def _facets(data: pd.DataFrame, facet: str | None) -> list:
+    if facet is None or facet not in data.columns:
+        return [None]
+    return _series(data, facet)
+
+
+def accuracy_dots(data: pd.DataFrame, *, category: str = "question_type", series: str = "system",
+                  value: str = "accuracy", facet: str | None = "budget", ax=None, title: str | None = None,
+                  xlim=(-2, 102), legend: bool = True):
+    """Dot plot: accuracy per category (rows) and series (colours) with interval bars.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`voxmem_analysis.generic.slice_accuracy` output (columns ``category, series,
+        value, ci_low, ci_high``); rows ``overall`` / ``macro`` are drawn below a separator.
+    category, series, value : str
+        Column names.
+    facet : str or None, default "budget"
+        One panel per value of this column (ignored when absent or when ``ax`` is given).
+    ax : matplotlib Axes, optional
+        Draw one panel there (``data`` should then hold one facet value).
+    title : str, optional
+    legend : bool
+        Draw the series legend.
+
+    Returns
+    -------
+    matplotlib Figure
+    """
+    import matplotlib.pyplot as plt
+
+    cats = [c for c in _series(data, category) if c not in _SPECIAL]
+    cats += [c for c in _SPECIAL if c in set(data[category])]
+    systems = _series(data, series)
+    facets = [None] if ax is not None else _facets(data, facet)
+    with paper_style():
+        if ax is None:
+            h = 0.36 * len(cats) * max(1, len(systems)) ** 0.5 + 1.5
+            fig, axes = plt.subplots(1, len(facets), figsize=(3.9 * len(facets) + 1.6, h), sharey=True,
+                                     squeeze=False, constrained_layout=True)
+            _footer(fig)
+            axs = list(axes[0])
+        else:
+            fig, axs = ax.figure, [ax]
+        for a, fv in zip(axs, facets):
+            part = data if fv is None else data[data[facet] == fv]
+            _dots(a, part, cats, systems, category, series, value)
+            a.set_xlim(*xlim)
+            if fv is not None:
+                a.set_title(f"{facet} {fv}", fontsize=9)
+        if title:
+            (fig.suptitle if len(axs) > 1 else axs[0].set_title)(title, fontsize=9)
+        if legend:
+            handles, labels = axs[0].get_legend_handles_labels()
+            if ax is None:
+                fig.legend(handles, labels, loc="outside upper center", ncol=min(len(systems), 4), frameon=False,
+                           fontsize=8)
+            else:
+                ax.legend(handles, labels, loc="lower left", bbox_to_anchor=(0, 1.0), ncol=min(len(systems), 3),
+                          frameon=False, fontsize=7.5)
+    return fig
+
+
+def _dots(ax, data, cats, systems, category, series, value) -> None:
+    k = len(systems)
+    step = 0.72 / max(k, 1)
+    for j, s in enumerate(systems):
+        sub = data[data[series] == s].set_index(category)
+        ys, xs, lo, hi = [], [], [], []
+        for i, c in enumerate(cats):
+            if c not in sub.index:
+                continue
+            r = sub.loc[c]
+            ys.append(i + (j - (k - 1) / 2) * step)
+            xs.append(float(r[value]))
+            lo.append(float(r[value]) - float(r["ci_low"]) if pd.notna(r["ci_low"]) else 0.0)
+            hi.append(float(r["ci_high"]) - float(r[value]) if pd.notna(r["ci_high"]) else 0.0)
+        color = SERIES_COLORS[j % len(SERIES_COLORS)]
+        ax.errorbar(xs, ys, xerr=[lo, hi], fmt=_MARKERS[j % len(_MARKERS)], color=color, ms=5, lw=1.1,
+                    capsize=2, label=str(s))
+    n_types = len([c for c in cats if c not in _SPECIAL])
+    if n_types < len(cats):
+        ax.axhline(n_types - 0.5, color="#999999", lw=0.6, ls="--")
+    ax.set_yticks(range(len(cats)), [str(c).capitalize() if c in _SPECIAL else str(c) for c in cats])
+    ax.set_ylim(len(cats) - 0.5, -0.5)
+    ax.set_xlabel("Accuracy (%)")
+    ax.grid(axis="x", color="#e5e5e5", lw=0.6)
+    ax.set_axisbelow(True)
+
+
+def scaling_curves(data: pd.DataFrame, *, budget: str = "budget", series: str = "system", panel: str = "question_type",
+                   value: str = "accuracy", ncols: int = 4, title: str | None = None):
+    """Accuracy against budget, one panel per category (``overall`` last), one line per series.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`voxmem_analysis.generic.scaling_table` output (``budget, series, panel,
+        value, ci_low, ci_high``); budgets are placed in the order they first appear
+        (the analysis sorts them).  Bars are the Wilson intervals of each level.
+
+    Returns
+    -------
+    matplotlib Figure
+    """
+    import matplotlib.pyplot as plt
+
+    panels = [p for p in _series(data, panel) if p not in _SPECIAL] + [p for p in _SPECIAL if p in set(data[panel])]
+    budgets = _series(data, budget)
+    x = {b: i for i, b in enumerate(budgets)}
+    systems = _series(data, series)
+    ncols = min(ncols, len(panels))
+    nrows = int(np.ceil(len(panels) / ncols))
+    with paper_style():
+        fig, axes = plt.subplots(nrows, ncols, figsize=(1.9 * ncols + 0.6, 1.85 * nrows + 0.9), sharey=True,
+                                 squeeze=False, constrained_layout=True)
+        _footer(fig)
+        k = len(systems)
+        off = 0.1
+        for a, p in zip(axes.flat, panels):
+            for j, s in enumerate(systems):
+                sub = data[(data[panel] == p) & (data[series] == s)]
+                if sub.empty:
+                    continue
+                xs = np.array([x[b] for b in sub[budget]], dtype=float) + (j - (k - 1) / 2) * off
+                y = sub[value].to_numpy(float)
+                err = np.vstack([y - sub["ci_low"].to_numpy(float), sub["ci_high"].to_numpy(float) - y])
+                a.errorbar(xs, y, yerr=err, color=SERIES_COLORS[j % len(SERIES_COLORS)],
+                           marker=_MARKERS[j % len(_MARKERS)], ms=4, lw=1.3, capsize=2, label=str(s))
+            a.set_title(str(p).capitalize() if p in _SPECIAL else str(p), fontsize=8, fontweight="bold" if p in _SPECIAL else None)
+            a.set_xticks(range(len(budgets)), [str(b) for b in budgets])
+            a.set_xlim(-0.4, len(budgets) - 0.6)
+            a.set_ylim(-3, 103)
+            a.grid(axis="y", color="#e5e5e5", lw=0.6)
+            a.set_axisbelow(True)
+        for a in axes.flat[len(panels):]:
+            a.axis("off")
+        for a in axes[:, 0]:
+            a.set_ylabel("Accuracy (%)")
+        handles, labels = axes.flat[0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="outside upper center", ncol=min(k, 4), frameon=False, fontsize=8)
+        if title:
+            fig.suptitle(title, fontsize=9)
+    return fig
+
+
+def comparison_matrix(data: pd.DataFrame, *, p_value: str = "p_holm", facet: str | None = "budget", ax=None,
+                      title: str | None = None, limit: float | None = None):
+    """Heatmap of pairwise differences (row system minus column system, pp) with significance marks.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`voxmem_analysis.generic.compare_systems` output (columns ``system_a,
+        system_b, diff`` and ``p_value``).  Cell (a, b) shows ``diff``; cell (b, a) its
+        negative; marks from ``p_value`` (:func:`significance_mark`).
+    facet : str or None, default "budget"
+        One heatmap per value of this column (ignored when absent or when ``ax`` is given).
+    ax : matplotlib Axes, optional
+    limit : float, optional
+        Colour scale half-range in pp (default: the largest absolute difference, at least 10;
+        shared by all panels).
+
+    Returns
+    -------
+    matplotlib Figure
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import TwoSlopeNorm
+
+    facets = [None] if ax is not None else _facets(data, facet)
+    diffs = data["diff"].to_numpy(float)
+    lim = limit or max(10.0, float(np.nanmax(np.abs(diffs))) if np.isfinite(diffs).any() else 10.0)
+    norm = TwoSlopeNorm(vcenter=0.0, vmin=-lim, vmax=lim)
+    systems = list(dict.fromkeys([*data["system_a"], *data["system_b"]]))
+    n = len(systems)
+    with paper_style():
+        if ax is None:
+            fig, axes = plt.subplots(1, len(facets), figsize=((1.0 * n + 1.6) * len(facets) + 1.0, 0.85 * n + 1.9),
+                                     squeeze=False, constrained_layout=True)
+            _footer(fig)
+            axs = list(axes[0])
+        else:
+            fig, axs = ax.figure, [ax]
+        cmap = plt.get_cmap("RdBu")
+        im = None
+        for a, fv in zip(axs, facets):
+            part = data if fv is None else data[data[facet] == fv]
+            im = _matrix(a, part, systems, p_value, cmap, norm)
+            if fv is not None:
+                a.set_title(f"{facet} {fv}", fontsize=9)
+        cb = fig.colorbar(im, ax=axs, shrink=0.8)
+        cb.set_label("row − column (pp)")
+        fig.text(0.01, 0.0, f"marks: {p_value} < 0.05 *, < 0.01 **, < 0.001 ***", fontsize=7, ha="left", va="bottom")
+        if title:
+            fig.suptitle(title, fontsize=9)
+    return fig
+
+
+def _matrix(ax, data, systems, p_value, cmap, norm):
+    import matplotlib.pyplot as plt
+
+    n = len(systems)
+    pos = {s: i for i, s in enumerate(systems)}
+    M = np.full((n, n), np.nan)
+    marks = [["" for _ in range(n)] for _ in range(n)]
+    for r in data.itertuples(index=False):
+        i, j = pos[r.system_a], pos[r.system_b]
+        d = float(r.diff)
+        M[i, j], M[j, i] = d + 0.0, -d + 0.0
+        marks[i][j] = marks[j][i] = significance_mark(float(getattr(r, p_value)))
+    im = ax.imshow(np.ma.masked_invalid(M), cmap=cmap, norm=norm)
+    for i in range(n):
+        for j in range(n):
+            if i == j:
+                ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, color="#eeeeee"))
+                continue
+            if not np.isfinite(M[i, j]):
+                continue
+            r, g, b, _ = cmap(norm(M[i, j]))
+            tc = "white" if (0.299 * r + 0.587 * g + 0.114 * b) < 0.5 else "black"
+            ax.text(j, i, f"{M[i, j]:+.1f}{marks[i][j]}", ha="center", va="center", fontsize=8, color=tc)
+    ax.set_xticks(range(n), [str(s) for s in systems], rotation=30, ha="right")
+    ax.set_yticks(range(n), [str(s) for s in systems])
+    ax.spines[:].set_visible(False)
+    return im

@@ -1,0 +1,140 @@
+"""Figures of the judge cross-validation (Table 13, Appendix C.5).
+
+Each function draws the DataFrame an analysis of :mod:`voxmem_analysis.judges` returned
+and computes nothing.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .style import paper_style
+
+__all__ = ["FAMILY_PALETTE", "judge_scatter", "judge_slices", "judge_figure"]
+
+#: Colours assigned to families in order of first appearance (Okabe-Ito, then greys).
+FAMILY_PALETTE = ("#D55E00", "#0072B2", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#8C564B",
+                  "#000000", "#999999", "#882255", "#44AA99", "#AA4499", "#117733")
+
+
+def _family_colors(families) -> dict:
+    seen: list = []
+    for f in families:
+        f = "unknown" if f is None or (isinstance(f, float) and np.isnan(f)) else f
+        if f not in seen:
+            seen.append(f)
+    return {f: FAMILY_PALETTE[i % len(FAMILY_PALETTE)] for i, f in enumerate(seen)}
+
+
+def _label_points(ax, x, y, labels, lo, hi):
+    """Labels right of the points, nudged vertically so that they do not overlap, with
+    a thin leader line when moved."""
+    gap = 0.036 * (hi - lo)
+    order = np.argsort(y)
+    ly = y.astype(float).copy()
+    prev = -np.inf
+    for i in order:
+        ly[i] = max(ly[i], prev + gap)
+        prev = ly[i]
+    shift = max(0.0, ly.max() - (hi - gap / 2))
+    ly -= shift
+    for xi, yi, li, lab in zip(x, y, ly, labels):
+        moved = abs(li - yi) > gap / 4
+        tx = xi + (0.07 if moved else 0.025) * (hi - lo)
+        ax.annotate(lab, (xi, yi), xytext=(tx, li), textcoords="data", fontsize=5.5, color="#333333", va="center",
+                    arrowprops=dict(arrowstyle="-", color="#AAAAAA", lw=0.4, shrinkA=0, shrinkB=2)
+                    if moved else None)
+
+
+def judge_scatter(data: pd.DataFrame, *, ax=None, highlight_family: str | None = "Gemini", label_models: bool = True):
+    """Per-model accuracy under the production judge (x) vs the second judge (y).
+
+    ``data``: :attr:`JudgeComparison.per_model` (``model, family, judge1, judge2`` and
+    ``judge1_name``, ``judge2_name``).  Dots coloured by family (``highlight_family``
+    first, drawn with a black edge), the identity line dashed."""
+    with paper_style():
+        return _judge_scatter(data, ax=ax, highlight_family=highlight_family, label_models=label_models)
+
+
+def _judge_scatter(data: pd.DataFrame, *, ax=None, highlight_family: str | None = "Gemini", label_models: bool = True):
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.6, 4.4))
+    df = data.copy()
+    df["family"] = df["family"].where(df["family"].notna(), "unknown")
+    fams = list(df["family"])
+    if highlight_family in fams:
+        fams = [highlight_family] + [f for f in fams if f != highlight_family]
+    colors = _family_colors(fams)
+    lo = float(np.floor(min(df["judge1"].min(), df["judge2"].min()) / 5) * 5)
+    hi = float(np.ceil(max(df["judge1"].max(), df["judge2"].max()) / 5) * 5)
+    ax.plot([lo, hi], [lo, hi], ls="--", lw=0.8, color="#777777", zorder=1, label="identity")
+    for fam in colors:
+        sub = df[df["family"] == fam]
+        if sub.empty:
+            continue
+        ax.scatter(sub["judge1"], sub["judge2"], s=30, color=colors[fam], zorder=3, label=fam,
+                   edgecolor="black" if fam == highlight_family else "white", linewidth=0.8)
+    if label_models:
+        _label_points(ax, df["judge1"].to_numpy(float), df["judge2"].to_numpy(float), list(df["model"]), lo, hi)
+    j1 = df["judge1_name"].iloc[0] if "judge1_name" in df.columns else "production judge"
+    j2 = df["judge2_name"].iloc[0] if "judge2_name" in df.columns else "second judge"
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    ax.set_aspect("equal")
+    ax.set_xlabel(f"Accuracy (%), {j1}")
+    ax.set_ylabel(f"Accuracy (%), {j2}")
+    ax.legend(loc="upper left", fontsize=6, frameon=False, ncol=1, title="Family", title_fontsize=6.5)
+    return ax
+
+
+def judge_slices(data: pd.DataFrame, *, ax=None):
+    """Table 13 as paired dots: one row per slice, the two judges' accuracies joined by a
+    line, agreement and κ written at the right.  ``data``: :func:`agreement_table` (long)."""
+    with paper_style():
+        return _judge_slices(data, ax=ax)
+
+
+def _judge_slices(data: pd.DataFrame, *, ax=None):
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5.6, 3.6))
+    df = data.reset_index(drop=True)
+    y = np.arange(len(df))[::-1].astype(float)
+    j1 = df["judge1_name"].iloc[0] if "judge1_name" in df.columns else "production judge"
+    j2 = df["judge2_name"].iloc[0] if "judge2_name" in df.columns else "second judge"
+    for yi, a, b in zip(y, df["judge1"], df["judge2"]):
+        ax.plot([a, b], [yi, yi], color="#BBBBBB", lw=2, zorder=1, solid_capstyle="round")
+    ax.scatter(df["judge1"], y, s=28, color="#0072B2", zorder=3, label=j1)
+    ax.scatter(df["judge2"], y, s=28, color="#D55E00", marker="D", zorder=3, label=j2)
+    ax.set_yticks(y)
+    ax.set_yticklabels([f"{s}  (n={n:,})" for s, n in zip(df["slice"], df["n"])])
+    xmax = float(np.ceil(max(df["judge1"].max(), df["judge2"].max()) / 10) * 10) + 5
+    ax.set_xlim(0, xmax)
+    for yi, dl, ag, k in zip(y, df["delta_pp"], df["agreement"], df["kappa"]):
+        ax.text(1.01, yi, f"{dl:+.1f}   {ag:.1f}%   {k:.3f}", transform=ax.get_yaxis_transform(), va="center",
+                fontsize=6.5, color="#333333", family="DejaVu Sans Mono")
+    ax.text(1.01, 1.0, "\u0394 pp  agree.    \u03ba", transform=ax.transAxes, va="bottom", fontsize=6.5,
+            color="#333333", family="DejaVu Sans Mono")
+    ax.set_ylim(-0.6, len(df) - 0.4)
+    ax.set_xlabel("Accuracy (%)")
+    ax.grid(axis="x", color="#EEEEEE", lw=0.6)
+    ax.set_axisbelow(True)
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), fontsize=7, frameon=False, ncol=2)
+    return ax
+
+
+def judge_figure(per_model: pd.DataFrame, table: pd.DataFrame, *, highlight_family: str | None = "Gemini"):
+    """Both panels side by side (scatter, slices); returns the Figure."""
+    import matplotlib.pyplot as plt
+
+    with paper_style():
+        fig, (a, b) = plt.subplots(1, 2, figsize=(10.5, 4.4), gridspec_kw={"width_ratios": [1, 1.25]})
+        judge_scatter(per_model, ax=a, highlight_family=highlight_family)
+        a.set_title("Per-model accuracy under the two judges")
+        judge_slices(table, ax=b)
+        b.set_title("Table 13 slices", pad=18)
+        fig.tight_layout()
+    return fig
