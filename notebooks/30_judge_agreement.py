@@ -51,9 +51,10 @@ cmp.unmatched
 
 # %%
 t13 = cmp.wide()
-output.save_table(t13, out, "table13", synthetic=release.synthetic,
+output.save_table(t13, out, "table13", formats=("csv",))
+output.save_table(J.printed_table13(t13), out, "table13", formats=("md", "tex"), synthetic=release.synthetic,
                   caption=f"Table 13: cross-judge agreement at {budget}")
-t13
+J.printed_table13(t13)
 
 # %% [markdown]
 # ## Appendix C.5 — ranking, per-model differences and family favoritism
@@ -62,8 +63,9 @@ t13
 
 # %%
 c5 = J.judges(release, seed=seed, n_boot=n_boot, budget=budget, production_family=production_family)
-output.save_table(c5, out, "judges", digits=3, synthetic=release.synthetic,
-                  caption="Appendix C.5: judge cross-validation")
+output.save_table(c5, out, "judges", formats=("csv",))
+output.save_table(J.printed_judges(c5), out, "judges", formats=("md", "tex"), synthetic=release.synthetic,
+                  caption="Appendix C.5: judge cross-validation (\u0394 = second - production judge)")
 cmp.summary
 
 # %% [markdown]
@@ -73,7 +75,7 @@ cmp.summary
 # of Appendix C.4 counts as incorrect.
 
 # %%
-output.save_table(cmp.disagreements.set_index(["stratum", "direction"]), out, "judges_disagreements", digits=0,
+output.save_table(cmp.disagreements.set_index("stratum"), out, "judges_disagreements", digits=0,
                   synthetic=release.synthetic, caption="Disagreements between the judges")
 cmp.disagreements
 

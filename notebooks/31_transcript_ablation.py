@@ -49,9 +49,10 @@ res.unpaired
 
 # %%
 t2 = res.wide()
-output.save_table(t2, out, "table2", synthetic=release.synthetic,
+output.save_table(t2, out, "table2", formats=("csv",))
+output.save_table(A.printed_table2(t2), out, "table2", formats=("md", "tex"), synthetic=release.synthetic,
                   caption=f"Table 2: acoustic-evidence validation with {res.model} ({budget}, answerable items)")
-t2
+A.printed_table2(t2)
 
 # %% [markdown]
 # ## Figure

@@ -47,7 +47,7 @@ from .stats import mcnemar_exact, paired_bootstrap
 
 __all__ = [
     "CONDITIONS", "ROW_LABELS", "AblationPairs", "AblationResult", "ablation_pairs",
-    "ablation_table", "wide_table2", "transcript_ablation", "transcript_ablation_release",
+    "ablation_table", "wide_table2", "printed_table2", "transcript_ablation", "transcript_ablation_release",
     "table2",
 ]
 
@@ -234,6 +234,21 @@ def wide_table2(long: pd.DataFrame) -> pd.DataFrame:
         f"\u0394 {lvl}% CI low": long["ci_low"].to_numpy(),
         f"\u0394 {lvl}% CI high": long["ci_high"].to_numpy(),
     }, index=pd.Index(long["row"].to_list(), name="Evidence Type"))
+
+
+def printed_table2(wide: pd.DataFrame) -> pd.DataFrame:
+    """Table 2 as strings at the paper's precision (one decimal), p-values to two
+    significant digits (``<0.001`` below)."""
+    out = pd.DataFrame(index=wide.index)
+    for c in wide.columns:
+        vals = wide[c].to_numpy()
+        if c == "n":
+            out[c] = [str(int(v)) for v in vals]
+        elif c == "McNemar p":
+            out[c] = ["" if v != v else ("<0.001" if v < 1e-3 else f"{v:.2g}") for v in vals]
+        else:
+            out[c] = ["" if v != v else f"{v:.1f}" for v in vals]
+    return out
 
 
 @dataclass

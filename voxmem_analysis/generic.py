@@ -376,7 +376,7 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
                 "accuracy": acc, "ci_low": lo, "ci_high": hi, "method": method}
 
     rows: list[dict] = []
-    for key, idx in _groups(df, by):
+    for key, idx in (_groups(df, by) if by else ()):
         rows.append(row(dict(zip(by, key)), idx, "slice"))
     rest = [c for c in by if c != tcol]
     if tcol is None:

@@ -63,7 +63,7 @@ __all__ = [
     "CAPABILITY_REFUSAL_PATTERN", "SLICE_LABELS", "JUDGE_LABELS", "JudgePairs", "JudgeComparison",
     "is_capability_refusal", "judge_label", "match_judges", "agreement_table", "wide_table13",
     "per_model_agreement", "judge_summary", "disagreements", "compare_judge_frames",
-    "compare_judges", "table13", "judges",
+    "compare_judges", "table13", "judges", "printed_table13", "printed_judges",
 ]
 
 #: Capability / access refusals ("I cannot hear audio", "I do not have access to previous
@@ -554,6 +554,43 @@ def judges(release, *, seed: int = 0, n_boot: int = 10_000, budget: str = _DEFAU
         "Unmatched": [nan, nan, nan, nan, nan, nan, s["n_unmatched_second"], nan, s["n_unmatched_production"]],
     }
     return pd.DataFrame.from_dict(rows, orient="index", columns=cols).rename_axis("Quantity")
+
+
+def _fmt_num(v, fmt: str) -> str:
+    if v is None or (isinstance(v, float) and np.isnan(v)):
+        return ""
+    return format(v, fmt)
+
+
+def printed_table13(wide: pd.DataFrame) -> pd.DataFrame:
+    """Table 13 as the paper prints it (strings): ``n`` with thousands separators,
+    accuracies and Δ to one decimal (Δ signed), agreement with a percent sign, κ to three."""
+    out = pd.DataFrame(index=wide.index)
+    for c in wide.columns:
+        col = wide[c]
+        if c == "n":
+            out[c] = [_fmt_num(int(v), ",") for v in col]
+        elif c == "\u0394 (pp)":
+            out[c] = [_fmt_num(v, "+.1f") for v in col]
+        elif c == "Agreement":
+            out[c] = [_fmt_num(v, ".1f") + "%" for v in col]
+        elif c == "\u03ba":
+            out[c] = [_fmt_num(v, ".3f") for v in col]
+        else:
+            out[c] = [_fmt_num(v, ".1f") for v in col]
+    return out
+
+
+def printed_judges(wide: pd.DataFrame) -> pd.DataFrame:
+    """The :func:`judges` table as strings at the paper's precision (counts as integers,
+    agreement and differences to two decimals, κ and ρ to three)."""
+    digits = {"Agreement": ".2f", "\u03ba": ".3f", "Spearman rho": ".3f", "Mean abs diff (pp)": ".2f",
+              "\u0394 (pp)": ".2f"}
+    out = pd.DataFrame(index=wide.index)
+    for c in wide.columns:
+        fmt = digits.get(c)
+        out[c] = [_fmt_num(v, fmt) if fmt else _fmt_num(int(v) if v == v else v, ",") for v in wide[c]]
+    return out
 
 
 try:  # registry of `voxmem-analysis table NAME`

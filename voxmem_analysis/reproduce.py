@@ -181,6 +181,13 @@ def declared_parameters(source: str) -> dict:
     return out
 
 
+def _shown(path: Path) -> str:
+    try:
+        return path.relative_to(REPO_ROOT).as_posix()
+    except ValueError:
+        return str(path)
+
+
 def _longmemeval_inputs() -> dict:
     """``manifest`` (and ``questions`` when there is one) of the bundled LongMemEval example."""
     manifest = LONGMEMEVAL_EXAMPLE / "manifest.csv"
@@ -203,8 +210,7 @@ def plan_parameters(declared: dict, *, data_dir: str, out_dir: str, seed: int, n
     if "manifest" in declared:
         lme = _longmemeval_inputs()
         if not lme:
-            return {}, (f"takes a LongMemEval `manifest`; no example at "
-                        f"{(LONGMEMEVAL_EXAMPLE / 'manifest.csv').relative_to(REPO_ROOT)}")
+            return {}, f"takes a LongMemEval `manifest`; no example at {_shown(LONGMEMEVAL_EXAMPLE / 'manifest.csv')}"
         inject.update({k: v for k, v in lme.items() if k in declared})
     elif "data_dir" not in declared:
         return {}, "its parameters cell declares neither `data_dir` nor `manifest`"

@@ -312,12 +312,9 @@ def answerable_refusal_scatter(data: pd.DataFrame, *, summary: pd.DataFrame | No
         avoid = []
         if summary is not None and len(summary):
             s = summary.iloc[0]
-            ax.axhline(s["always_abstain"], color="#999999", lw=0.8, ls=":", zorder=1)
-            avoid.append(ax.text(0.01, s["always_abstain"], f"always abstain: {s['always_abstain']:.1f}% overall",
-                                 transform=ax.get_yaxis_transform(), ha="left", va="bottom", fontsize=6.3,
-                                 color="#666666"))
-            ax.set_title(f"Spearman \u03c1 = {s['rho']:.2f} ({_fmt_p(s['p_value'])}, {int(s['n_models'])} models)",
-                         fontsize=8.5, fontweight="normal")
+            ax.set_title(f"Spearman \u03c1 = {s['rho']:.2f} ({_fmt_p(s['p_value'])}, {int(s['n_models'])} models); "
+                         f"always abstaining scores {s['always_abstain']:.1f}% overall",
+                         fontsize=8, fontweight="normal")
         ax.scatter(x, y, c=cols, s=30, zorder=3, edgecolor="white", linewidth=0.6)
         present = [g for g in ("proprietary", "open_weight") if g in set(groups.get(m) for m in data["model"])]
         if present:
