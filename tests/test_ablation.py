@@ -148,3 +148,17 @@ def test_duplicate_raises():
     f = _frame()
     with pytest.raises(VoxMemDataError, match="more than once"):
         A.transcript_ablation(pl.concat([f, f.head(1)]), n_boot=100)
+
+
+def test_figure_draws_the_table(res):
+    import matplotlib.pyplot as plt
+
+    from voxmem_analysis.plots import ablation as PA
+
+    fig = PA.ablation_figure(res.table)
+    bars, drop = fig.axes
+    heights = [p.get_height() for p in bars.patches]
+    assert heights == pytest.approx(list(res.table["full_audio"]) + list(res.table["transcript_only"]))
+    pts = drop.lines[0].get_xdata()
+    assert list(pts) == pytest.approx(list(res.table["delta_pp"]))
+    plt.close(fig)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pandas as pd
 import polars as pl
 import pytest
@@ -269,3 +268,20 @@ def test_spearman_with_a_swap():
     assert c.statistic("spearman_rho") == pytest.approx(spearmanr([75, 50, 25], [25, 50, 75]).statistic)
     assert c.statistic("mean_abs_model_diff_pp") == pytest.approx((50 + 0 + 50) / 3)
     assert "family_diff_pp" not in set(c.summary["statistic"])
+
+
+def test_plots_draw_what_they_are_given(cmp):
+    import matplotlib.pyplot as plt
+
+    from voxmem_analysis.plots import judges as PJ
+
+    ax = PJ.judge_scatter(cmp.per_model)
+    offsets = [xy for c in ax.collections for xy in c.get_offsets().tolist()]
+    assert sorted(map(tuple, offsets)) == sorted(zip(cmp.per_model["judge1"], cmp.per_model["judge2"]))
+    assert ax.get_xlabel().endswith("Gemini-3.7-Flash") and ax.get_ylabel().endswith("GPT-5.6-Luna")
+    plt.close(ax.figure)
+    ax = PJ.judge_slices(cmp.table)
+    assert [t.get_text().split("  (n=")[0] for t in ax.get_yticklabels()] == list(J.SLICE_LABELS)
+    xs = sorted(x for c in ax.collections for x, _ in c.get_offsets().tolist())
+    assert xs == pytest.approx(sorted(list(cmp.table["judge1"]) + list(cmp.table["judge2"])))
+    plt.close(ax.figure)

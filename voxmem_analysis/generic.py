@@ -27,8 +27,7 @@ Conventions
 from __future__ import annotations
 
 import itertools
-import re
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -36,9 +35,8 @@ import pandas as pd
 from . import taxonomy as tx
 from .errors import Problem, VoxMemDataError
 from .longmemeval import QUESTION_TYPES, budget_sort_key
-from .stats import (STATISTICS, cohen_kappa, holm, iter_bootstrap_counts, mcnemar_exact,
+from .stats import (STATISTICS, StatsInputError, cohen_kappa, holm, iter_bootstrap_counts, mcnemar_exact,
                     paired_bootstrap_frame, spearman, wilson_interval)
-from .stats import StatsInputError
 
 __all__ = [
     "TYPE_COLUMNS", "OVERALL", "MACRO", "AnalysisInputError", "level_order",

@@ -366,13 +366,7 @@ def per_model_agreement(matched: JudgePairs, models=None) -> pd.DataFrame:
 
 
 def _spearman(x: np.ndarray, y: np.ndarray) -> float:
-    try:
-        return float(spearman(x, y)["rho"].iloc[0])
-    except ZeroDivisionError:  # stats.spearman's p-value step fails when |rho| == 1
-        from scipy.stats import rankdata
-
-        rx, ry = rankdata(x), rankdata(y)
-        return float(np.corrcoef(rx, ry)[0, 1])
+    return float(spearman(x, y)["rho"].iloc[0])
 
 
 def judge_summary(matched: JudgePairs, models=None, *, production_family: str | None = "Gemini") -> pd.DataFrame:

@@ -361,6 +361,7 @@ def reproduction_task(data_dir, out_dir, *, seed: int = 0, n_boot: int = 10_000)
         info["failed"].append("load")
         info["release"] = {"path": str(Path(data_dir).resolve()), "error": f"{type(exc).__name__}: {exc}",
                            "synthetic": None}
+        info["seconds"] = round(time.perf_counter() - t0, 2)
         return info
     try:
         from . import reproduction as rp
@@ -495,6 +496,7 @@ def run(data_dir, out_dir, *, jobs: int | None = None, seed: int = 0, n_boot: in
                 else:
                     summary.release, summary.reproduction = res["release"], res["reproduction"]
                     summary.audit, summary.problems = res["audit"], res["problems"]
+                    summary.reproduction["seconds"] = res.get("seconds")
                     for t in res["failed"]:
                         part = res["release"] if t == "load" else res.get(t, {})
                         summary.tasks_failed.append(f"{t}: {part.get('error', '')}")
@@ -607,7 +609,8 @@ def print_summary(summary: RunSummary, stream=None) -> None:
         w(f"reproduction.csv: FAILED: {rp['error']}\n")
     elif rp:
         w(f"reproduction.csv: {rp['numbers']} published numbers, {rp['within']} within tolerance, "
-          f"{rp['outside']} outside, {rp['missing']} not reproduced\n")
+          f"{rp['outside']} outside, {rp['missing']} not reproduced"
+          + (f" ({rp['seconds']:.1f} s, with audit.csv)" if rp.get("seconds") else "") + "\n")
         if rp.get("missing_artifacts"):
             w("  not reproduced: " + "; ".join(f"{a} ({n})" for a, n in rp["missing_artifacts"].items()) + "\n")
         for a, e in (rp.get("artifact_errors") or {}).items():
