@@ -39,6 +39,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 import polars as pl
 
 from voxmem_analysis import load_release, output
@@ -52,6 +53,11 @@ print(release.label())
 
 LABELS = {"subtype": tx.SUBTYPE_LABELS, "evidence_type": tx.EVIDENCE_LABELS, "operation": tx.OPERATION_LABELS,
           "source_operation": tx.OPERATION_LABELS}
+ORDERS = {"subtype": tx.SUBTYPES, "evidence_type": tx.EVIDENCE_TYPES, "operation": tx.OPERATIONS,
+          "source_operation": tx.OPERATIONS, "budget": tx.BUDGETS, "model": tuple(release.model_order())}
+NAMES = {"subtype": "Subtype", "evidence_type": "Evidence type", "operation": "Operation",
+         "source_operation": "Source operation", "budget": "Budget", "model": "Model", "answer_type": "Answer type",
+         "session_count": "Sessions in history", "evidence_session_count": "Evidence sessions"}
 COLORS = {"evidence_type": EVIDENCE_COLORS, "operation": OPERATION_COLORS, "source_operation": OPERATION_COLORS,
           "access": GROUP_COLORS}
 
@@ -94,8 +100,14 @@ def dot_plot(table, by, *, overall=None, title=None, ax=None):
     t = table[table["level"] == "slice"].reset_index(drop=True)
     y_col, hue_cols = cols[0], cols[1:]
     ys = list(dict.fromkeys(t[y_col]))
-    hue = (t[hue_cols].astype(str).agg(" / ".join, axis=1) if hue_cols else t[y_col].astype(str))
+    if y_col in ORDERS:
+        known = list(ORDERS[y_col])
+        ys.sort(key=lambda v: known.index(v) if v in known else len(known))
+    hue = t[hue_cols].astype(str).agg(" / ".join, axis=1) if hue_cols else pd.Series("all", index=t.index)
     hues = list(dict.fromkeys(hue))
+    if len(hue_cols) == 1 and hue_cols[0] in ORDERS:
+        known = [str(v) for v in ORDERS[hue_cols[0]]]
+        hues.sort(key=lambda h: known.index(h) if h in known else len(known))
     palette = COLORS.get(hue_cols[0] if hue_cols else y_col, {})
     fallback = plt.get_cmap("tab10")
     with paper_style():
@@ -109,7 +121,7 @@ def dot_plot(table, by, *, overall=None, title=None, ax=None):
             pos = np.array([ys.index(v) for v in sub[y_col]], dtype=float)
             pos += (k - (len(hues) - 1) / 2) * step if hue_cols else 0
             key = h.split(" / ")[0]
-            color = palette.get(key, fallback(k % 10))
+            color = palette.get(key, fallback(k % 10)) if hue_cols else "#0072B2"
             acc = sub["accuracy"].to_numpy(float)
             err = np.vstack([acc - sub["ci_low"].to_numpy(float), sub["ci_high"].to_numpy(float) - acc])
             name = " / ".join(label(c, v) for c, v in zip(hue_cols, h.split(" / "))) if hue_cols else None
@@ -117,19 +129,22 @@ def dot_plot(table, by, *, overall=None, title=None, ax=None):
         ax.set_yticks(range(len(ys)), [label(y_col, v) for v in ys])
         ax.invert_yaxis()
         if overall is not None and np.isfinite(overall):
-            ax.axvline(overall, ls="--", lw=0.8, color="#555555")
+            ax.axvline(overall, ls="--", lw=0.8, color="#555555", label=f"all pooled ({overall:.1f})")
         ax.set_xlim(0, 100)
-        ax.set_xlabel(f"Accuracy (%) with 95% {t['method'].iloc[0] if len(t) else ''} interval")
+        method = str(t["method"].iloc[0]) if len(t) else ""
+        ax.set_xlabel(f"Accuracy (%) with 95% {'Wilson' if method == 'wilson' else method} interval")
         ax.set_ylabel("")
-        if hue_cols:
-            ax.legend(title=", ".join(hue_cols), loc="lower right", frameon=False, fontsize=7, title_fontsize=7)
+        ax.legend(title=", ".join(NAMES.get(c, c) for c in hue_cols) or None, loc="lower right", frameon=False,
+                  fontsize=7, title_fontsize=7)
         ax.set_title(title or "")
         ax.grid(axis="x", lw=0.4, alpha=0.5)
     return ax
 
 
 def describe(by, budget, models, ci):
-    return (f"by {by}; {budget or 'all budgets'}; {models or 'all models'}; {ci} interval")
+    cols = [c.strip() for c in by.split(",")] if isinstance(by, str) else list(by)
+    what = " \u00d7 ".join(NAMES.get(c, c).lower() for c in cols)
+    return f"Accuracy by {what} \u2014 {budget or 'all budgets'}, {models or 'all models'}"
 
 
 # %% [markdown]
@@ -140,8 +155,12 @@ table = compute(by, budget, models, ci)
 ax = dot_plot(table, by, overall=pooled_accuracy(budget, models), title=describe(by, budget, models, ci))
 slug = "_".join([c.strip() for c in by.split(",")] + [str(budget or "all").lower()])
 output.save_figure(ax.figure, out, f"explorer_{slug}", data=table, release=release)
-output.save_table(table.set_index([c.strip() for c in by.split(",")]), out, f"explorer_{slug}",
-                  synthetic=release.synthetic, caption=f"Accuracy (%) {describe(by, budget, models, ci)}")
+cols = [c.strip() for c in by.split(",")]
+shown = table.drop(columns=cols)
+shown.index = [" / ".join(label(c, v) for c, v in zip(cols, vals)) for vals in table[cols].itertuples(index=False)]
+shown.index.name = " / ".join(cols)
+output.save_table(shown, out, f"explorer_{slug}", synthetic=release.synthetic,
+                  caption=f"{describe(by, budget, models, ci)} (%, 95% {ci} interval)")
 table
 
 # %% [markdown]

@@ -115,9 +115,9 @@ def test_units_and_tolerances(pub):
     assert (pub[pub["unit"] == "count"]["tolerance"] == 0).all()
     assert (pub[pub["unit"] == "kappa"]["tolerance"] == 0.01).all()
     assert (pub[pub["unit"] == "rho"]["tolerance"] == 0.1).all()
-    assert tol("d5", "retention", "p") == 1.0 and tol("d5", "drop", "p") == 0.0
+    assert tol("d5", "retention", "p") == 1.0 and tol("d5", "change", "p") == 0.0
     lt = pub[pub["comparator"] == "lt"]
-    assert list(zip(lt["artifact"], lt["row"], lt["column"])) == [("d5", "drop", "p")]
+    assert list(zip(lt["artifact"], lt["row"], lt["column"])) == [("d5", "change", "p")]
     le = pub[pub["comparator"] == "le"]
     assert len(le) == 13 and set(le["artifact"]) == {"fig10", "groups"}
 
@@ -195,7 +195,7 @@ SPOT = [
     ("table20", "Cue-to-Fact", "Bind.", 387),
     ("table20", "Paralinguistic Cues", "Total", 1023),
     ("table20", "Latest state", "Cells", 14),
-    ("d5", "drop", "rho", -0.77),
+    ("d5", "change", "rho", -0.77),
     ("groups", "32K|Open-weight", "Environmental Sound", 15.5),
     ("groups", "8K|Proprietary", "Overall", 40.1),
     ("groups", "32K|Gemini-3.8-Flash", "Overall", 34.0),

@@ -262,3 +262,11 @@ def test_cli_startup_does_not_import_the_runner_dependencies():
     """)
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert res.stdout.strip() == ""
+
+
+def test_script_line_matches_the_whole_cell():
+    script = "# %%\nimport os\nx = 1\n\n# %%\nimport os\ny = 1 / 0\n"
+    assert R._script_line(script, "import os\ny = 1 / 0") == 6
+    assert R._script_line(script, "\nimport os\nx = 1\n") == 2
+    assert R._script_line(script, "import os\nchanged") == 2      # first line only, as a fallback
+    assert R._script_line(script, "   \n") is None

@@ -77,7 +77,7 @@ def test_cells_and_spearman_vs_scipy(rel):
         assert sc.loc[m, "n"] == ok.sum()
     d = artifacts.compute("d5", rel)
     assert d.loc["cells", "n"] == 7
-    assert d.loc["drop", "rho"] == pytest.approx(sc.loc["change", "rho"])  # the paper's sign (64K - 8K)
+    assert d.loc["change", "rho"] == pytest.approx(sc.loc["change", "rho"])  # the paper's sign (64K - 8K)
     assert d.loc["retention", "n"] == 4
 
 

@@ -26,12 +26,36 @@ def _fmt(v, digits):
     return "" if v is None else str(v)
 
 
+def column_digits(df: pd.DataFrame, digits: int = 1) -> list[int]:
+    """Decimals per column: 0 for whole numbers (counts), 3 for small magnitudes (ratios, kappa,
+    rho, p-values: every value within [-1.5, 1.5]), ``digits`` otherwise (percentages)."""
+    out = []
+    for c in df.columns:
+        col = pd.to_numeric(df[c], errors="coerce")
+        vals = col.dropna()
+        if vals.empty or col.isna().sum() > df[c].isna().sum():   # text column
+            out.append(digits)
+        elif (vals == vals.round()).all() and not (vals.abs() <= 1.5).all():
+            out.append(0)
+        elif (vals.abs() <= 1.5).all():
+            out.append(3)
+        else:
+            out.append(digits)
+    return out
+
+
+def _cells(df: pd.DataFrame, digits: int) -> list[list[str]]:
+    dig = column_digits(df, digits)
+    return [[_fmt(float(v) if isinstance(v, (int,)) and not isinstance(v, bool) and d else v, d)
+             for v, d in zip(rec, dig)] for rec in df.itertuples(index=False)]
+
+
 def table_to_markdown(df: pd.DataFrame, digits: int = 1, caption: str | None = None) -> str:
     idx = df.index.name or ""
     head = [idx] + [str(c) for c in df.columns]
     lines = ["| " + " | ".join(head) + " |", "| " + " | ".join(["---"] + ["---:"] * len(df.columns)) + " |"]
-    for r, rec in zip(df.index, df.itertuples(index=False)):
-        lines.append("| " + " | ".join([str(r)] + [_fmt(v, digits) for v in rec]) + " |")
+    for r, cells in zip(df.index, _cells(df, digits)):
+        lines.append("| " + " | ".join([str(r)] + cells) + " |")
     out = "\n".join(lines) + "\n"
     return (f"{caption}\n\n" + out) if caption else out
 
@@ -47,8 +71,8 @@ def table_to_latex(df: pd.DataFrame, digits: int = 1, caption: str | None = None
     """A booktabs ``table`` environment (requires ``\\usepackage{booktabs}``)."""
     cols = "l" + "r" * len(df.columns)
     head = " & ".join([_tex_escape(str(df.index.name or ""))] + [_tex_escape(str(c)) for c in df.columns]) + r" \\"
-    body = [" & ".join([_tex_escape(str(r))] + [_tex_escape(_fmt(v, digits)) for v in rec]) + r" \\"
-            for r, rec in zip(df.index, df.itertuples(index=False))]
+    body = [" & ".join([_tex_escape(str(r))] + [_tex_escape(c) for c in cells]) + r" \\"
+            for r, cells in zip(df.index, _cells(df, digits))]
     parts = [r"\begin{table}[t]", r"\centering", r"\small"]
     if caption:
         parts.append(r"\caption{" + _tex_escape(caption) + "}")

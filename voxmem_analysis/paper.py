@@ -77,7 +77,7 @@ ROW_LABELS: dict[str, frozenset[str]] = {
     "fig8": frozenset(f"{b}|{o}" for b in tx.BUDGETS for o in _OPS),
     "fig10": frozenset(_SUB),
     "table20": frozenset(_SUB + _EV[1:] + ("Total",)),
-    "d5": frozenset(("retention", "drop", "cells")),
+    "d5": frozenset(("retention", "change", "cells")),
     "groups": frozenset(
         [f"{b}|{g}" for b in tx.BUDGETS for g in ("Proprietary", "Open-weight")]
         + [f"32K|{m}" for m in _BEST_32K] + ["8K|Top-3 spread"]),

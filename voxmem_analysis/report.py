@@ -258,19 +258,7 @@ def _reproduction_section(run: dict, repro) -> str:
     return "\n".join(out)
 
 
-def _audit_section(run: dict, audit) -> str:
-    au = run.get("audit") or {}
-    if audit is None:
-        return f'<p class="lead">No audit.csv. {_e(au.get("error", ""))}</p>'
-    recs = audit.to_dict("records")
-    recs.sort(key=lambda r: _bool(r.get("holds")))
-    n_fail = sum(not _bool(r.get("holds")) for r in recs)
-    out = [f'<p class="lead">Identities that must hold among the paper\'s own printed numbers (weighted means, sums, '
-           f'differences, counts), each checked within rounding of the printed digits: {len(recs) - n_fail} of '
-           f'{len(recs)} hold, {n_fail} fail. This checks the paper, not the data. Full table: '
-           f'<a href="../audit.csv">audit.csv</a>.</p>']
-    cols = [c for c in ("identity", "artifact", "description", "relation", "lhs", "rhs", "delta", "tolerance", "holds",
-                        "detail") if c in audit.columns]
+def _audit_rows(recs: list[dict], cols: list[str]) -> str:
     head = "".join(f'<th{" class=num" if c in ("lhs", "rhs", "delta", "tolerance") else ""}>{_e(c)}</th>' for c in cols)
     body = []
     for r in recs:
@@ -281,10 +269,42 @@ def _audit_section(run: dict, audit) -> str:
                 cells.append(f'<td><span class="pill {"ok" if ok else "fail"}">{"holds" if ok else "fails"}</span></td>')
             elif c in ("lhs", "rhs", "delta", "tolerance"):
                 cells.append(f'<td class="num">{_num(r.get(c), 4)}</td>')
+            elif c == "detail":
+                cells.append(f'<td class="detail">{_e(r.get(c))}</td>')
             else:
                 cells.append(f"<td>{_e(r.get(c))}</td>")
         body.append(f'<tr class="{"" if ok else "fail"}">{"".join(cells)}</tr>')
-    out.append(f'<div class="wide"><table><tr>{head}</tr>{"".join(body)}</table></div>')
+    return f'<div class="wide"><table><tr>{head}</tr>{"".join(body)}</table></div>'
+
+
+def _audit_section(run: dict, audit) -> str:
+    au = run.get("audit") or {}
+    if audit is None:
+        return f'<p class="lead">No audit.csv. {_e(au.get("error", ""))}</p>'
+    recs = audit.to_dict("records")
+    fails = [r for r in recs if not _bool(r.get("holds"))]
+    out = [f'<p class="lead">Identities that must hold among the paper\'s own printed numbers (weighted means, sums, '
+           f'differences, counts), each checked within rounding of the printed digits: {len(recs) - len(fails)} of '
+           f'{len(recs)} hold, {len(fails)} fail. This checks the paper, not the data. Full table: '
+           f'<a href="../audit.csv">audit.csv</a>.</p>']
+    cols = [c for c in ("identity", "artifact", "description", "relation", "lhs", "rhs", "delta", "tolerance", "holds",
+                        "detail") if c in audit.columns]
+    by_art: dict[str, list[dict]] = {}
+    for r in recs:
+        by_art.setdefault(str(r.get("artifact")), []).append(r)
+    rows = "".join(f'<tr class="{"fail" if any(not _bool(x.get("holds")) for x in rs) else ""}"><td>{_e(a)}</td>'
+                   f'<td class="num">{len(rs)}</td><td class="num">{sum(_bool(x.get("holds")) for x in rs)}</td>'
+                   f'<td class="num">{sum(not _bool(x.get("holds")) for x in rs)}</td></tr>'
+                   for a, rs in sorted(by_art.items(), key=lambda kv: (all(_bool(x.get("holds")) for x in kv[1]), kv[0])))
+    out.append('<table><tr><th>artifact</th><th class="num">identities</th><th class="num">hold</th>'
+               f'<th class="num">fail</th></tr>{rows}</table>')
+    if fails:
+        out.append("<h3>Identities that fail</h3>" + _audit_rows(fails, cols))
+    for art, rs in sorted(by_art.items()):
+        rs = sorted(rs, key=lambda r: _bool(r.get("holds")))
+        n_fail = sum(not _bool(r.get("holds")) for r in rs)
+        out.append(f'<details class="{"has-fail" if n_fail else ""}"><summary>{_e(art)}<span class="counts">'
+                   f'{len(rs) - n_fail}/{len(rs)} hold</span></summary>{_audit_rows(rs, cols)}</details>')
     return "\n".join(out)
 
 

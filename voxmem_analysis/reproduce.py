@@ -222,15 +222,22 @@ def plan_parameters(declared: dict, *, data_dir: str, out_dir: str, seed: int, n
 
 # ----------------------------------------------------------------------------- one notebook
 def _script_line(script: str, cell_source: str) -> int | None:
-    """Line of ``script`` where a cell with ``cell_source`` starts (first non-blank line)."""
-    first = next((l for l in cell_source.splitlines() if l.strip()), None)
-    if first is None:
+    """Line of ``script`` where the cell with ``cell_source`` starts (its first non-blank line).
+
+    The whole cell is matched as a block of consecutive lines, so a line repeated elsewhere
+    (an import, a ``plt.show()``) does not mislead; failing that, the first line alone.
+    """
+    src = [l.rstrip() for l in cell_source.splitlines()]
+    while src and not src[0]:
+        src.pop(0)
+    if not src:
         return None
-    lines = script.splitlines()
-    for i, l in enumerate(lines, 1):
-        if l.rstrip() == first.rstrip():
-            return i
-    return None
+    lines = [l.rstrip() for l in script.splitlines()]
+    k = len(src)
+    for i in range(len(lines) - k + 1):
+        if lines[i:i + k] == src:
+            return i + 1
+    return next((i for i, l in enumerate(lines, 1) if l == src[0]), None)
 
 
 def _error_from_exception(exc, script: str) -> ErrorCell:
@@ -551,7 +558,7 @@ class _progress:
         if enabled:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, desc="reproduce", unit="task", file=sys.stderr, dynamic_ncols=True)
+            self.bar = tqdm(total=total, desc="reproduce", unit="task", file=sys.stderr)
         self.n, self.total = 0, total
 
     def done(self, label: str, status: str) -> None:
@@ -626,6 +633,7 @@ def print_summary(summary: RunSummary, stream=None) -> None:
         w(f"validation: {errs} error(s), {warns} warning(s)\n")
     for t in summary.tasks_failed:
         w(f"FAILED task {t}\n")
-    w(f"report: {Path(summary.out_dir) / 'report' / 'index.html'}\n")
+    if (Path(summary.out_dir) / "report" / "index.html").exists():
+        w(f"report: {Path(summary.out_dir) / 'report' / 'index.html'}\n")
     n_ok = sum(r.status == "ok" for r in rows)
     w(f"{n_ok} of {len(rows)} notebooks ok, {len(summary.failed)} failed; wall time {summary.wall_seconds:.1f} s\n")

@@ -241,17 +241,17 @@ def table18(release, *, seed: int = 0, n_boot: int = 10_000, models=None, pairin
 
 @artifact("d5", title="Appendix D.5: Spearman rho of retention and of the point change vs 8K accuracy over model x evidence cells")
 def d5(release, *, seed: int = 0, n_boot: int = 10_000, models=None, pairing: str = "all_budgets") -> pd.DataFrame:
-    """Rows ``retention`` and ``drop`` (columns ``rho``, ``p``, ``n`` = cells used) and ``cells``
+    """Rows ``retention`` and ``change`` (columns ``rho``, ``p``, ``n`` = cells used) and ``cells``
     (column ``n`` = model x evidence cells with an 8K and a 64K accuracy).
 
-    The ``drop`` row follows the paper's D.5 (and ``data/paper/published.csv``): it is the
-    correlation of the *change in percentage points*, 64K − 8K, with 8K accuracy — negative
-    when high-baseline cells lose more (paper: ρ = −0.77).  ρ of ``8K − 64K`` is its negative.
+    ``change`` is the paper's D.5 "change in percentage points", 64K − 8K, correlated with 8K
+    accuracy: negative when high-baseline cells lose more (paper: ρ = −0.77).  The Spearman ρ of
+    the drop ``8K − 64K`` is its negative.
     """
     cells = cell_changes(release, models=models, pairing=pairing)
     sc = sensitivity_correlations(release, cells=cells, measures=("retention", "change"))
     out = pd.DataFrame({"rho": sc["rho"].to_numpy(), "p": sc["p_value"].to_numpy(), "n": sc["n"].astype(float).to_numpy()},
-                       index=["retention", "drop"])
+                       index=["retention", "change"])
     n_cells = int((cells["baseline"].notna() & cells["comparison"].notna()).sum())
     out.loc["cells"] = [np.nan, np.nan, float(n_cells)]
     out.index.name = "Measure"

@@ -48,6 +48,7 @@ class SupplementResult:
     left_out: list[str] = field(default_factory=list)        # figures not part of the paper's material
     artifact_errors: dict[str, str] = field(default_factory=dict)
     reproduce_exit_code: int = 0
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -236,6 +237,8 @@ def build_supplement(data_dir, out_dir, *, from_dir=None, seed: int = 0, n_boot:
                       report=False, stream=stream)
         result.reproduce_exit_code = summary.exit_code
         from_dir = tmp
+    else:
+        result.warnings += _check_from(Path(from_dir), data, seed, n_boot)
     try:
         pdfs = {p.stem: p for p in sorted((Path(from_dir) / "figures").glob("*.pdf"))}
         names = paper_figure_names(pdfs)
@@ -243,7 +246,8 @@ def build_supplement(data_dir, out_dir, *, from_dir=None, seed: int = 0, n_boot:
         for stem, target in sorted(names.items(), key=lambda kv: kv[1]):
             shutil.copyfile(pdfs[stem], folder / f"{target}.pdf")
             key = re.sub(r"^figure(\d+)[a-z]?(?:_.*)?$", r"fig\1", target).split("_")[0]
-            entries.append((f"{target}.pdf", titles.get(key, f"figure ({stem})")))
+            title = titles.get(key, stem)
+            entries.append((f"{target}.pdf", title if target.startswith("figure") else f"figure of {title}"))
         result.left_out = sorted(set(pdfs) - set(names))
     finally:
         if tmp is not None:
@@ -254,6 +258,23 @@ def build_supplement(data_dir, out_dir, *, from_dir=None, seed: int = 0, n_boot:
     write_zip(folder, result.zip_path)
     result.files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
     return result
+
+
+def _check_from(from_dir: Path, data: Path, seed: int, n_boot: int) -> list[str]:
+    """Warn when the figures of ``from_dir`` were made from other data or settings."""
+    import json
+
+    try:
+        run = json.loads((from_dir / "run.json").read_text())
+    except (OSError, ValueError):
+        return [f"{from_dir}: no run.json; cannot check which data its figures were made from"]
+    out = []
+    if Path(run.get("data_dir", "")).resolve() != data.resolve():
+        out.append(f"{from_dir}: figures made from {run.get('data_dir')}, not {data}")
+    if (run.get("seed"), run.get("n_boot")) != (seed, n_boot):
+        out.append(f"{from_dir}: figures made with seed {run.get('seed')}, n_boot {run.get('n_boot')} "
+                   f"(here: seed {seed}, n_boot {n_boot})")
+    return out
 
 
 def _entry_order(name: str):

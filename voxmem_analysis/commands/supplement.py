@@ -42,6 +42,8 @@ def run(args) -> int:
     for f in res.files:
         print(f"{res.folder / f}")
     print(f"{res.zip_path}")
+    for w in res.warnings:
+        print(f"warning: {w}", file=sys.stderr)
     if res.left_out:
         print("not included (not part of the paper's material): " + ", ".join(res.left_out), file=sys.stderr)
     for a, e in res.artifact_errors.items():

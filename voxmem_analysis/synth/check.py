@@ -152,14 +152,14 @@ def reproduced_values(source, *, n_boot: int = 10_000, seed: int = 0) -> list[di
         add("table18", label, "drop_hi", ci["drop"][1], row[5], "emergent")
         add("table18", label, "retention_lo", ci["retention"][0], row[7], "emergent")
         add("table18", label, "retention_hi", ci["retention"][1], row[8], "emergent")
-    # App. D.5: 40 model x evidence cells; 'drop' row = change (64K - 8K) in pp, as the paper's sign
+    # App. D.5: 40 model x evidence cells; 'change' row = 64K - 8K in pp, as the paper's sign
     a = acc.pivot(on="budget", index=["model", "ev"], values="acc").sort(["model", "ev"])
     ret_rho, ret_p = _spearman(a["64K"] / a["8K"], a["8K"])
     chg_rho, chg_p = _spearman(a["64K"] - a["8K"], a["8K"])
     add("d5", "retention", "rho", ret_rho, D.D5["rho_retention"], "emergent")
     add("d5", "retention", "p", ret_p, 0.84, "emergent")
-    add("d5", "drop", "rho", chg_rho, D.D5["rho_drop"], "emergent")
-    add("d5", "drop", "p", chg_p, 0.001, "emergent")
+    add("d5", "change", "rho", chg_rho, D.D5["rho_drop"], "emergent")
+    add("d5", "change", "p", chg_p, 0.001, "emergent")
     add("d5", "cells", "n", a.height, 40)
     # Table 16 rho
     t16 = df.filter((pl.col("budget") == "64K") & pl.col("model").is_in(list(D.SET64)))
