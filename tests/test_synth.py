@@ -135,7 +135,7 @@ def test_emergent_numbers(report):
     assert em.loc[("population", "Incorrect", "n"), "reproduced"] == 4137
     assert em.loc[("population", "Attempts", "n"), "reproduced"] == 4740
     assert abs(em.loc[("d5", "retention", "rho"), "delta"]) <= 0.1
-    assert abs(em.loc[("d5", "drop", "rho"), "delta"]) <= 0.1
+    assert abs(em.loc[("d5", "change", "rho"), "delta"]) <= 0.1
     assert abs(em.loc[("table16", "All", "Spearman rho"), "delta"]) <= 0.1
     assert em.loc[("groups", "8K|Top-3 spread", "Overall"), "reproduced"] <= 0.9
     ci = report[(report["artifact"] == "table18") & report["column"].str.endswith(("_lo", "_hi"))]

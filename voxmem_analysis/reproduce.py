@@ -483,7 +483,12 @@ def run(data_dir, out_dir, *, jobs: int | None = None, seed: int = 0, n_boot: in
     results: dict[str, NotebookResult] = {}
     owner: dict[str, str] = {}
     total = len(order) + (1 if reproduction else 0)
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init, initargs=(threads,)) as pool:
+    # forkserver, not fork: forking a process that runs threads (a test runner, a Jupyter kernel)
+    # can deadlock the children
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init, initargs=(threads,), mp_context=ctx) as pool:
         futures = {}
         if reproduction:
             futures[pool.submit(reproduction_task, str(data), str(out), seed=seed, n_boot=n_boot)] = "reproduction"
