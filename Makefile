@@ -7,7 +7,7 @@ DATA ?= data/synthetic
 OUT ?= figures
 JOBS ?= 2
 
-.PHONY: reproduce test install clean synth bench
+.PHONY: reproduce test install clean synth bench supplement
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,9 +29,13 @@ test: $(STAMP)
 synth: $(STAMP)
 	$(BIN)/voxmem-analysis synth --out $(DATA) --check
 
+supplement: reproduce
+	$(BIN)/voxmem-analysis supplement --data $(DATA) --out $(OUT) --from $(OUT)
+
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_bootstrap.py
 	$(BIN)/python benchmarks/bench_load.py
+	$(BIN)/python benchmarks/bench_reproduce.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

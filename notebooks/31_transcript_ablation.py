@@ -11,6 +11,7 @@
 # ---
 
 # %% tags=["parameters"]
+# requires: ablation
 data_dir = "data/synthetic"
 out_dir = "figures"
 seed = 0

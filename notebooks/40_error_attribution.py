@@ -11,6 +11,7 @@
 # ---
 
 # %% tags=["parameters"]
+# requires: attribution
 data_dir = "data/synthetic"
 out_dir = "figures"
 

@@ -250,6 +250,19 @@ def test_population_by_model(population):
     assert m9["attempts"] == 1 and m9["missing_record"] == 1
 
 
+def test_population_table(population):
+    frame, records = population
+    t = A.population_table(frame, records, models=["M1"])
+    assert t.index.tolist() == list(A.POPULATION_ROWS) and t.columns.tolist() == ["n", "pct"]
+    assert t["n"].tolist() == [10, 1, 10, 9, 2, 2, 1, 3, 1, 0, 2, 1]
+    assert t.loc["Operation", "pct"] == 66.7 and t.loc["Not attributable", "pct"] == 0.0
+    assert t["pct"].isna().sum() == len(t) - 2
+    both = A.population_table(frame, records)                          # M9 joins with one unaudited error
+    assert both.loc[["Answerable audio-native items", "Systems", "Attempts", "Missing record"], "n"].tolist() == [11, 2, 11, 2]
+    none = A.population_table(frame, None, models=["M1"])
+    assert none.loc["Attributed", "n"] == 0 and none.loc["Missing record", "n"] == 5 and np.isnan(none.loc["Operation", "pct"])
+
+
 # ----------------------------------------------------------------------------- loader
 def write(path, lines, gz=False):
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -389,4 +402,4 @@ def test_table20_small_frame():
 def test_artifacts_registered():
     from voxmem_analysis import artifacts
 
-    assert {"table20", "fig7", "fig10"} <= set(artifacts.names())
+    assert {"table20", "fig7", "fig10", "population"} <= set(artifacts.names())

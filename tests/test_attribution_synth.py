@@ -121,3 +121,83 @@ def test_too_few_errors_is_an_error(standin):
     preds, items, models = standin
     with pytest.raises(ValueError, match="incorrect predictions"):
         S.make_attribution(preds.head(3000), items, models, np.random.default_rng(0), n_iter=10)
+
+
+ATTRIBUTION_ARTIFACTS = ("table20", "fig7", "fig10", "population")
+
+
+def test_committed_release_reproduces_every_published_attribution_number():
+    import pathlib
+
+    from voxmem_analysis import load_release
+    from voxmem_analysis.paper import published
+    from voxmem_analysis.reproduction import reproduction_table
+
+    release = load_release(pathlib.Path(__file__).resolve().parents[1] / "data" / "synthetic")
+    pub = published()
+    pub = pub[pub["artifact"].isin(ATTRIBUTION_ARTIFACTS)].reset_index(drop=True)
+    t = reproduction_table(release, pub)
+    assert t.attrs["artifact_errors"] == {}
+    assert len(t) == 9 + 17 + 80 + 13
+    bad = t[t["reproduced"].isna() | ~t["within_tolerance"]]
+    assert bad.empty, bad.to_string()
+    pop = t[t["artifact"] == "population"].set_index(["row", "column"])["reproduced"]
+    assert pop.to_dict() == {
+        ("Answerable audio-native items", "n"): 474, ("Systems", "n"): 10, ("Attempts", "n"): 4740,
+        ("Incorrect", "n"): 4137, ("Refusals", "n"): 1595, ("Empty", "n"): 167, ("Truncated", "n"): 162,
+        ("Attributed", "n"): 2213, ("Not attributable", "n"): 45, ("Operation", "n"): 185,
+        ("Wrong time point", "n"): 4, ("Not attributable", "pct"): 2.0, ("Operation", "pct"): 8.4}
+
+
+def test_release_without_attribution_folder(synth, standin, tmp_path):
+    from voxmem_analysis import artifacts, load_release
+    from voxmem_analysis.errors import VoxMemDataError
+    from voxmem_analysis.paper import published
+    from voxmem_analysis.reproduction import reproduction_table
+
+    out, _ = synth
+    for (m,), part in out.group_by("model", maintain_order=True):
+        p = tmp_path / "predictions" / f"{m}.jsonl"
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("".join(json.dumps(r) + "\n" for r in part.to_dicts()))
+    standin[2].to_csv(tmp_path / "models.csv", index=False)
+    release = load_release(tmp_path, strict=False)
+    for name in ATTRIBUTION_ARTIFACTS:
+        with pytest.raises(VoxMemDataError, match=r"has no attribution/ folder") as exc:
+            artifacts.compute(name, release)
+        assert [(p.code, p.file) for p in exc.value.problems] == [("no_attribution_folder", "attribution/")]
+    # the reproduction table records the numbers as unreproduced instead of failing
+    pub = published()
+    pub = pub[pub["artifact"].isin(ATTRIBUTION_ARTIFACTS)].reset_index(drop=True)
+    t = reproduction_table(release, pub)
+    assert len(t) == len(pub) and t["reproduced"].isna().all() and not t["within_tolerance"].any()
+    errors = t.attrs["artifact_errors"]
+    assert sorted(errors) == sorted(ATTRIBUTION_ARTIFACTS)
+    assert all("no attribution/ folder" in msg for msg in errors.values())
+
+
+def test_targets_come_from_the_published_table():
+    from voxmem_analysis.paper import published
+
+    pub = published()
+    # the module constants are exactly the published cells
+    for s in tx.SUBTYPES:
+        row = pub[(pub["artifact"] == "table20") & (pub["row"] == tx.SUBTYPE_LABELS[s])].set_index("column")["value"]
+        assert S.TABLE20_COUNTS[s] == tuple(int(row[tx.ATTRIBUTION_LABELS[c]]) for c in tx.ATTRIBUTION_CLASSES)
+        assert S.TABLE20_CELLS[s] == int(row["Cells"])
+    figs = pub[pub["artifact"].isin(["fig7", "fig10"])]
+    assert len(S.MACRO_TARGETS) == (figs["comparator"] == "approx").sum() == 14
+    assert len(S.MACRO_BOUNDS) == (figs["comparator"] == "le").sum() == 12
+    assert ("subtype", "cue_to_fact", "binding", 78.0) == S.MACRO_TARGETS[9]
+    assert S.EXCLUSIONS == {"refusal": 1595, "empty": 167, "truncated": 162}
+    assert S.POPULATION == {"attempts": 4740, "incorrect": 4137, "attributed": 2213} and S.WRONG_TIME_STATES == 4
+    # ... and follow the table when it changes
+    edited = pub.copy()
+    hit = (edited["artifact"] == "table20") & (edited["row"] == "Cue-to-Fact") & (edited["column"] == "Bind.")
+    edited.loc[hit, "value"] = 388.0
+    edited.loc[(edited["artifact"] == "population") & (edited["row"] == "Empty"), "value"] = 170.0
+    got = S._published_targets(edited)
+    assert got["TABLE20_COUNTS"]["cue_to_fact"][1] == 388 and got["EXCLUSIONS"]["empty"] == 170
+    with pytest.raises(KeyError, match=r"\(table20, Counting, Cells\)"):
+        S._published_targets(pub[~((pub["artifact"] == "table20") & (pub["row"] == "Counting")
+                                   & (pub["column"] == "Cells"))])

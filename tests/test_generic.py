@@ -390,7 +390,7 @@ def test_voxmem_release_through_slice(tiny_release):
 
 
 def test_cli_slice_data_mode(tiny_release, capsys):
-    rc = main(["slice", "--data", str(tiny_release), "--by", "model,operation", "--n-boot", "200"])
+    rc = main(["slice", "--data", str(tiny_release), "--by", "model,operation", "--ci", "wilson", "--n-boot", "200"])
     out = capsys.readouterr().out
     assert rc == 0
     t = pd.read_csv(io.StringIO(out))
@@ -403,3 +403,13 @@ def test_cli_slice_data_mode(tiny_release, capsys):
     assert r["ci_low"] == pytest.approx(100 * lo, abs=1e-4) and r["ci_high"] == pytest.approx(100 * hi, abs=1e-4)
     assert main(["slice", "--data", str(tiny_release), "--by", "model,no_such_column"]) == 2
     assert "no_such_column" in capsys.readouterr().err
+
+
+def test_cli_slice_auto_interval_accounts_for_repeated_questions(tiny_release, capsys):
+    """Pooling budgets repeats questions inside a slice: --ci auto switches to the item bootstrap."""
+    assert main(["slice", "--data", str(tiny_release), "--by", "model", "--n-boot", "200"]) == 0
+    captured = capsys.readouterr()
+    assert "interval: bootstrap" in captured.err
+    assert main(["slice", "--data", str(tiny_release), "--by", "model,budget", "--n-boot", "200"]) == 0
+    captured = capsys.readouterr()
+    assert "interval: wilson" in captured.err

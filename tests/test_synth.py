@@ -140,3 +140,30 @@ def test_emergent_numbers(report):
     assert em.loc[("groups", "8K|Top-3 spread", "Overall"), "reproduced"] <= 0.9
     ci = report[(report["artifact"] == "table18") & report["column"].str.endswith(("_lo", "_hi"))]
     assert len(ci) == 20 and ci["within_tolerance"].all(), ci.to_string()
+
+
+def test_a_failing_part_raises_and_writes_nothing(tmp_path, monkeypatch):
+    from voxmem_analysis.synth import attribution as SA
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("attribution generator broke")
+
+    monkeypatch.setattr(SA, "make_attribution", broken)
+    out = tmp_path / "release"
+    (out / "predictions").mkdir(parents=True)
+    (out / "predictions" / "old.jsonl").write_text("{}\n")
+    with pytest.raises(RuntimeError, match="attribution generator broke"):
+        write_release(out, seed=DEFAULT_SEED)
+    assert _files(out) == ["predictions/old.jsonl"]          # the existing release is left as it was
+
+
+def test_parts_opt_out_is_explicit_and_recorded(tmp_path):
+    from voxmem_analysis.synth.core import PARTS
+
+    with pytest.raises(ValueError, match="unknown synth part"):
+        write_release(tmp_path / "x", parts=("attribution", "judge3"))
+    assert not (tmp_path / "x").exists()
+    out = write_release(tmp_path / "bare", seed=DEFAULT_SEED, parts=())
+    assert not any((out / p).exists() for p in PARTS)
+    assert json.loads((out / "release.json").read_text())["parts_omitted"] == list(PARTS)
+    assert "parts_omitted" not in json.loads((COMMITTED / "release.json").read_text())

@@ -27,6 +27,7 @@ CASES = [
     ("missing_evidence", [{k: v for k, v in GOOD.items() if k != "evidence_type"}], "missing_field", 1, "evidence_type", "error"),
     ("missing_expected", [{k: v for k, v in GOOD.items() if k != "expected_response"}], "missing_field", 1, "expected_response", "error"),
     ("unknown_evidence", [harness_line(evidence_type="visual_scene")], "unknown_label", 1, "evidence_type", "error"),
+    ("evidence_as_list", [harness_line(evidence_type=["speaker_information"])], "unknown_label", 1, "evidence_type", "error"),
     ("unknown_operation", [harness_line(memory_operation="summarisation")], "unknown_label", 1, "memory_operation", "error"),
     ("unknown_budget", [harness_line(item_id="q_00010_128k", context_length="128K")], "unknown_label", 1, "context_length", "error"),
     ("unknown_subtype", [harness_line(subtype="sentiment")], "unknown_label", 1, "subtype", "error"),

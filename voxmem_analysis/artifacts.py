@@ -22,6 +22,7 @@ __all__ = ["Artifact", "artifact", "get", "names", "compute", "to_long", "ARTIFA
 ARTIFACT_MODULES = (
     "voxmem_analysis.results", "voxmem_analysis.scaling", "voxmem_analysis.judges",
     "voxmem_analysis.ablation", "voxmem_analysis.attribution",
+    "voxmem_analysis.history",
 )
 
 

@@ -54,8 +54,10 @@ Public API
 :func:`classify`, :data:`RULES`, :func:`rule_table`, :func:`is_refusal`,
 :func:`make_refusal_detector`, :func:`load_audit_records`, :func:`audit_records_frame`,
 :func:`select_models`, :func:`population_frame`, :func:`attribution_population`,
-:func:`attributed_errors`, :func:`table20`, :func:`class_proportions`.
-Artifacts ``table20``, ``fig7``, ``fig10`` are registered with :mod:`voxmem_analysis.artifacts`.
+:func:`attributed_errors`, :func:`population_table`, :func:`table20`, :func:`class_proportions`.
+Artifacts ``table20``, ``fig7``, ``fig10``, ``population`` are registered with
+:mod:`voxmem_analysis.artifacts`; they read ``<release>/attribution/`` and raise
+:class:`~voxmem_analysis.errors.VoxMemDataError` naming that folder when the release has none.
 """
 from __future__ import annotations
 
@@ -76,8 +78,9 @@ __all__ = [
     "AUDIT_FIELDS", "COMMITS", "SOURCES", "RELATIONS", "NON_SPECIFIC_COMMITS", "VERDICT_ANSWER_TYPES",
     "COUNT_ANSWER_TYPES", "REFUSAL_PATTERNS", "STAGES", "Rule", "RULES", "classify", "rule_table",
     "rules_markdown", "is_refusal", "make_refusal_detector", "load_audit_records", "audit_records_frame",
-    "select_models", "population_frame", "attribution_population", "attributed_errors", "table20",
-    "class_proportions", "BUDGET", "MIN_ERRORS",
+    "select_models", "population_frame", "attribution_population", "attributed_errors", "population_table",
+    "table20", "class_proportions", "BUDGET", "MIN_ERRORS", "POPULATION_ROWS", "WRONG_TIME_RELATIONS",
+    "ATTRIBUTION_ARTIFACTS",
 ]
 
 # ----------------------------------------------------------------------------- vocabulary
@@ -483,11 +486,79 @@ def attributed_errors(frame, audit: pd.DataFrame | None, *, models=None,
         the audit fields (``commits ... why``), in population order.
     """
     pop = population_frame(frame, audit, models=models, refusal_detector=refusal_detector)
+    return _classify_attributed(pop)
+
+
+def _classify_attributed(pop: pd.DataFrame) -> pd.DataFrame:
     err = pop[pop["stage"] == "attributed"].reset_index(drop=True)
     results = [classify(r, subtype=r["subtype"], answer_type=r["answer_type"]) for r in err.to_dict("records")]
     err["class"] = [c for c, _ in results]
     err["rule"] = [n for _, n in results]
     return err[[*_ERROR_COLUMNS, *AUDIT_FIELDS]]
+
+
+#: Audit relations that place an answer at another point of the same state trajectory (E.3).
+WRONG_TIME_RELATIONS: tuple[str, ...] = ("earlier_state", "later_state")
+#: Row labels of :func:`population_table` (the paper's, ``data/paper/published.csv``), plus
+#: ``Missing record``, which the paper does not print (it is 0 when every error is audited).
+POPULATION_ROWS: tuple[str, ...] = (
+    "Answerable audio-native items", "Systems", "Attempts", "Incorrect", "Refusals", "Empty", "Truncated",
+    "Attributed", "Missing record", "Not attributable", "Operation", "Wrong time point",
+)
+
+
+def population_table(frame, audit: pd.DataFrame | None, *, models=None,
+                     refusal_detector: Callable[[object], bool] = is_refusal) -> pd.DataFrame:
+    """The attribution population and the counts the paper quotes about it (App. D.5, E.2, E.3, E.5).
+
+    Parameters
+    ----------
+    frame, audit, models, refusal_detector
+        As for :func:`population_frame`.
+
+    Returns
+    -------
+    DataFrame
+        Index :data:`POPULATION_ROWS`; columns ``n`` (counts) and ``pct`` (percent of the
+        attributed errors, one decimal as printed; only ``Not attributable`` and ``Operation``,
+        NaN elsewhere).  Rows: distinct answerable audio-native items attempted at 64K; systems
+        with at least one attempt; attempts; incorrect; the three exclusions (refusals, empty,
+        truncated); attributed; incorrect predictions without an audit record; attributed
+        errors of class *Not attributable* (E.2) and *Operation* (E.5); attributed errors whose
+        audit ``relation`` is in :data:`WRONG_TIME_RELATIONS` (E.3, "a real value of the
+        tracked attribute at the wrong point in time").
+    """
+    pop = population_frame(frame, audit, models=models, refusal_detector=refusal_detector)
+    err = _classify_attributed(pop)
+    stage = pop["stage"]
+    n_att = int((stage == "attributed").sum())
+    n_na = int((err["class"] == "not_attributable").sum())
+    n_op = int((err["class"] == "operation").sum())
+
+    def pct(k: int) -> float:
+        return round(100.0 * k / n_att, 1) if n_att else np.nan
+
+    counts = {
+        "Answerable audio-native items": int(pop["item_id"].nunique()),
+        "Systems": int(pop["model"].nunique()),
+        "Attempts": len(pop),
+        "Incorrect": int((stage != "correct").sum()),
+        "Refusals": int((stage == "refusal").sum()),
+        "Empty": int((stage == "empty").sum()),
+        "Truncated": int((stage == "truncated").sum()),
+        "Attributed": n_att,
+        "Missing record": int((stage == "missing_record").sum()),
+        "Not attributable": n_na,
+        "Operation": n_op,
+        "Wrong time point": int(err["relation"].isin(WRONG_TIME_RELATIONS).sum()),
+    }
+    shares = {"Not attributable": pct(n_na), "Operation": pct(n_op)}
+    out = pd.DataFrame({"n": [counts[r] for r in POPULATION_ROWS],
+                        "pct": [shares.get(r, np.nan) for r in POPULATION_ROWS]},
+                       index=pd.Index(list(POPULATION_ROWS), name="Population"))
+    out["n"] = out["n"].astype("int64")
+    out["pct"] = out["pct"].astype("float64")
+    return out
 
 
 def _cell_counts(errors: pd.DataFrame, by: str) -> pd.DataFrame:
@@ -754,9 +825,28 @@ def load_audit_records(release_dir, *, frame=None, models=None, strict: bool = T
 
 
 # ----------------------------------------------------------------------------- artifacts
-def _release_errors(release) -> pd.DataFrame:
+#: The artifacts that read ``<release>/attribution/`` (named in the missing-folder error).
+ATTRIBUTION_ARTIFACTS: tuple[str, ...] = ("table20", "fig7", "fig10", "population")
+
+
+def _release_audit(release) -> tuple[list[str], pd.DataFrame]:
+    """(selected systems, validated audit records) of a release; a clear error when it has no ``attribution/``."""
+    path = getattr(release, "path", None)
+    base = None if path is None else Path(path) / "attribution"
+    if base is None or not base.is_dir():
+        where = "the release" if path is None else f"release {Path(path)}"
+        summary = (f"{where} has no attribution/ folder: the error-attribution artifacts "
+                   f"({', '.join(ATTRIBUTION_ARTIFACTS)}) need its audit records")
+        problem = Problem("no_attribution_folder", "error", "folder missing; expected attribution/**/*.jsonl[.gz], "
+                          "one audit record per line (FORMATS.md section 4)", "attribution/")
+        raise VoxMemDataError([problem], summary)
     models = release.models_in_64k_set()
-    audit, _ = load_audit_records(release.path, frame=release.frame, models=models, strict=True)
+    audit, _ = load_audit_records(path, frame=release.frame, models=models, strict=True)
+    return models, audit
+
+
+def _release_errors(release) -> pd.DataFrame:
+    models, audit = _release_audit(release)
     return attributed_errors(release.frame, audit, models=models)
 
 
@@ -789,3 +879,8 @@ if _artifact is not None:
     @_artifact("fig10", title="Figure 10: error attribution by subtype (macro %, 64K)")
     def _fig10_artifact(release, *, seed: int = 0, n_boot: int = 10_000, **_) -> pd.DataFrame:
         return _figure_table(_release_errors(release), ("subtype",))
+
+    @_artifact("population", title="App. D.5/E.2/E.3/E.5: attribution population, exclusions and quoted shares (64K)")
+    def _population_artifact(release, *, seed: int = 0, n_boot: int = 10_000, **_) -> pd.DataFrame:
+        models, audit = _release_audit(release)
+        return population_table(release.frame, audit, models=models)

@@ -27,15 +27,17 @@ def _fmt(v, digits):
 
 
 def column_digits(df: pd.DataFrame, digits: int = 1) -> list[int]:
-    """Decimals per column: 0 for whole numbers (counts), 3 for small magnitudes (ratios, kappa,
-    rho, p-values: every value within [-1.5, 1.5]), ``digits`` otherwise (percentages)."""
+    """Decimals per column: 0 for counts (integer dtype, or whole numbers not all within
+    [-1.5, 1.5], or all zero), 3 for small magnitudes (ratios, kappa, rho, p-values: every value
+    within [-1.5, 1.5]), ``digits`` otherwise (percentages)."""
     out = []
     for c in df.columns:
         col = pd.to_numeric(df[c], errors="coerce")
         vals = col.dropna()
         if vals.empty or col.isna().sum() > df[c].isna().sum():   # text column
             out.append(digits)
-        elif (vals == vals.round()).all() and not (vals.abs() <= 1.5).all():
+        elif (vals == vals.round()).all() and (pd.api.types.is_integer_dtype(df[c]) or not (vals.abs() <= 1.5).all()
+                                               or (vals == 0).all()):
             out.append(0)
         elif (vals.abs() <= 1.5).all():
             out.append(3)

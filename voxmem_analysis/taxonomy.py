@@ -10,6 +10,7 @@ Nothing here depends on pandas or polars, so importing it is instant.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 __all__ = [
     "BUDGETS", "BUDGET_LABELS", "EVIDENCE_TYPES", "EVIDENCE_LABELS", "EVIDENCE_SHORT",
@@ -128,6 +129,20 @@ ATTRIBUTION_LABELS = {
 }
 
 # --- normalisation of spelling variants --------------------------------------------
+def _cached(func):
+    """Memoise a normaliser (labels repeat on every line) without failing on unhashable input."""
+    cached = lru_cache(maxsize=4096)(func)
+
+    def wrapper(value):
+        try:
+            return cached(value)
+        except TypeError:          # e.g. a list where a label belongs: not a known label
+            return func(value) if not isinstance(value, (list, dict, set)) else None
+
+    wrapper.__name__, wrapper.__doc__, wrapper.__wrapped__ = func.__name__, func.__doc__, func
+    return wrapper
+
+
 def _key(value: object) -> str:
     return re.sub(r"[^a-z0-9]+", "_", str(value).strip().lower()).strip("_")
 
@@ -165,6 +180,7 @@ def _normalize(value: object, aliases: dict[str, str]) -> str | None:
     return aliases.get(_key(value))
 
 
+@_cached
 def normalize_budget(value: object) -> str | None:
     """``'32k'``, ``'32K'``, ``32768`` or ``'32768'`` -> ``'32K'``; unknown -> ``None``."""
     if value is None:
@@ -185,13 +201,16 @@ def budget_tokens(budget: str) -> int:
     return int(budget[:-1]) * 1024
 
 
+@_cached
 def normalize_evidence(value: object) -> str | None:
     return _normalize(value, _EVIDENCE_ALIASES)
 
 
+@_cached
 def normalize_operation(value: object) -> str | None:
     return _normalize(value, _OPERATION_ALIASES)
 
 
+@_cached
 def normalize_subtype(value: object) -> str | None:
     return _normalize(value, _SUBTYPE_ALIASES)

@@ -18,7 +18,10 @@ from __future__ import annotations
 import sys
 from collections import Counter
 
-import pandas as pd
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from ..errors import VoxMemDataError
 from ._common import add_data_args, fail, load, synthetic_banner
@@ -84,6 +87,15 @@ def one_judge(data, args):
     return frame
 
 
+def _max_rows_per_question(frame, keys) -> int:
+    import polars as pl
+
+    f = frame if isinstance(frame, pl.DataFrame) else pl.from_pandas(frame)
+    if not f.height:
+        return 0
+    return int(f.group_by(keys).agg(pl.len().alias("n"))["n"].max())
+
+
 def emit(df: pd.DataFrame, fmt: str, title: str | None = None) -> None:
     """Print a tidy table: CSV (``%.6g``, empty for missing) or a Markdown table."""
     if fmt == "md":
@@ -116,8 +128,10 @@ def register(sub) -> None:
     add_manifest_args(p, required=False, lenient=False)
     p.add_argument("--by", default=None, metavar="COL[,COL...]",
                    help=f"columns to slice by (default: {_DATA_DEFAULT_BY} with --data, {_MANIFEST_DEFAULT_BY} with --manifest)")
-    p.add_argument("--ci", choices=("wilson", "bootstrap"), default="wilson",
-                   help="interval: Wilson score (default) or item bootstrap")
+    p.add_argument("--ci", choices=("auto", "wilson", "bootstrap"), default="auto",
+                   help="interval: Wilson score, or percentile bootstrap over questions; auto (default) uses the "
+                        "bootstrap when a slice holds several rows of one question (several models or budgets "
+                        "pooled), since their verdicts are not independent, and Wilson otherwise")
     p.add_argument("--type-col", default="auto", metavar="COL",
                    help="column pooled into the overall row and averaged into the macro row "
                         "(default: auto = last of question_type/evidence_type/operation/subtype in --by; 'none' to disable)")
@@ -158,7 +172,12 @@ def _run(args) -> int:
                 note(f"warning: slices pool {len(budgets)} budgets ({', '.join(map(str, budgets))}); add budget to --by to separate them")
         if "judge" not in by:
             frame = one_judge(data, args)
-    table = slice_accuracy(frame, by, ci=args.ci, item="question_id", type_col=type_col,
+    ci = args.ci
+    if ci == "auto":
+        keys = list(dict.fromkeys([c for c in by if c in frame.columns] + ["question_id"]))
+        ci = "bootstrap" if _max_rows_per_question(frame, keys) > 1 else "wilson"
+        note(f"interval: {ci} ({'questions repeat within a slice' if ci == 'bootstrap' else 'one row per question per slice'})")
+    table = slice_accuracy(frame, by, ci=ci, item="question_id", type_col=type_col,
                            n_boot=args.n_boot, seed=args.seed)
     emit(table, args.format, f"Accuracy (%) by {', '.join(by)}")
     return 0

@@ -6,12 +6,11 @@ import time
 
 
 def register(sub) -> None:
-    from ..synth.core import DEFAULT_SEED
-
     p = sub.add_parser("synth", help="write the calibrated SYNTHETIC release (not real model output)")
     p.add_argument("--out", metavar="DIR", default=None,
                    help="release directory to write (omit with --check to check --data instead)")
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"generator seed (default {DEFAULT_SEED})")
+    p.add_argument("--seed", type=int, default=None,
+                   help="generator seed (default: voxmem_analysis.synth.core.DEFAULT_SEED, the committed release's)")
     p.add_argument("--check", action="store_true",
                    help="print the calibration report; exit 1 if a calibrated number is out of tolerance")
     p.add_argument("--data", metavar="DIR", default=None, help="with --check and no --out: release to check")
@@ -20,8 +19,10 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from ..synth.core import write_release
+    from ..synth.core import DEFAULT_SEED, write_release
 
+    if args.seed is None:
+        args.seed = DEFAULT_SEED
     target = args.out or args.data
     if target is None:
         print("synth: give --out DIR (or --check --data DIR)", file=sys.stderr)

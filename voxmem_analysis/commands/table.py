@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import sys
 
-from .. import artifacts
 from ..errors import VoxMemDataError
 from ._common import add_data_args, fail, load, synthetic_banner
 
@@ -21,6 +20,8 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    from .. import artifacts
+
     if args.list or not args.name:
         for n in artifacts.names():
             print(f"{n:10s} {artifacts.get(n).title}")
@@ -38,7 +39,10 @@ def run(args) -> int:
     except VoxMemDataError as exc:
         return fail(exc)
     synthetic_banner(release)
-    table = art(release, seed=args.seed, n_boot=args.n_boot)
+    try:
+        table = art(release, seed=args.seed, n_boot=args.n_boot)
+    except VoxMemDataError as exc:  # e.g. the release lacks the part this artifact needs
+        return fail(exc)
     from ..output import table_to_latex, table_to_markdown
 
     if args.format == "long":

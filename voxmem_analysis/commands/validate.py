@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import sys
 
-import polars as pl
-
 from ._common import add_data_args, load
 
 
@@ -15,6 +13,8 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    import polars as pl
+
     release = load(args, strict=False)
     f = release.frame
     print(f"release: {release.path}  ({release.label()})")

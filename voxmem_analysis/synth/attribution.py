@@ -8,10 +8,14 @@ predictions.  Among the 64K, audio-native, answerable, *incorrect* predictions o
 :mod:`voxmem_analysis.attribution` give back exactly:
 
 * Table 20's counts (subtype x class, evidence type x class, totals) and its ``Cells`` column;
-* the macro-averaged percentages of Section 4.4 (Finding 6) and Appendix E.3 (within 0.5 pp),
-  and the bounds stated there (binding <= 14 % outside Cue-to-Fact, operation <= 12 %
-  outside Counting/Matching/Aggregation);
+* the macro-averaged percentages of Section 4.4 (Finding 6) and Appendix E.3 (within their
+  published tolerance, 0.5 pp), and the bounds stated there (binding <= 14 % outside
+  Cue-to-Fact, operation <= 12 % outside Counting/Matching/Aggregation);
 * the exclusion counts of D.5 (1,595 / 167 / 162) and the four wrong-point-in-time answers of E.3.
+
+All of these targets are read from :func:`voxmem_analysis.paper.published` (artifacts ``table20``,
+``fig7``, ``fig10``, ``population``) when this module is imported; the module constants
+(:data:`TABLE20_COUNTS` ... :data:`WRONG_TIME_STATES`) are derived from it, not restated.
 
 How: (1) the subtype x evidence x class counts are fitted to both published margins by
 iterative proportional fitting and rounded with a max-flow (exact margins); (2) a seeded
@@ -55,58 +59,107 @@ OPS = tx.ANSWERABLE_OPERATIONS
 SPK, PARA, ENV = EVS
 
 # ----------------------------------------------------------------------------- published targets
+# Every target is read from the paper's published numbers (voxmem_analysis.paper.published(),
+# data/paper/published.csv), the single source of truth; nothing is restated here.
+_BY_ROW_LABELS = {
+    "fig7": {**{tx.OPERATION_LABELS[o]: ("operation", o) for o in OPS},
+             **{tx.EVIDENCE_LABELS[e]: ("evidence_type", e) for e in EVS}},
+    "fig10": {tx.SUBTYPE_LABELS[s]: ("subtype", s) for s in SUBS},
+}
+_CLASS_OF_LABEL = {tx.ATTRIBUTION_LABELS[c]: c for c in CLASSES}
+
+
+def _published_targets(pub: pd.DataFrame | None = None) -> dict:
+    """The attribution targets from the published table (default :func:`voxmem_analysis.paper.published`).
+
+    Returns a dict with the module constants' values (``TABLE20_COUNTS`` ... ``WRONG_TIME_STATES``)
+    plus ``table20_totals`` ``{row label: Total}``, ``table20_total_row`` (Total row by class),
+    ``tolerance`` ``{(by, group, class): published tolerance}`` for the macro targets and bounds
+    and ``shares`` ``{class: (%, printed half-unit)}`` (E.2, E.5).  A missing cell raises ``KeyError``.
+    """
+    if pub is None:
+        from ..paper import published
+
+        pub = published()
+    cells = {(r.artifact, r.row, r.column): r for r in pub.itertuples(index=False)}
+
+    def cell(artifact: str, row: str, column: str):
+        try:
+            return cells[(artifact, row, column)]
+        except KeyError:
+            raise KeyError(f"published.csv has no number for ({artifact}, {row}, {column}); "
+                           "the synthetic attribution is calibrated to it") from None
+
+    def count(artifact: str, row: str, column: str) -> int:
+        v = float(cell(artifact, row, column).value)
+        if v != int(v):
+            raise ValueError(f"published ({artifact}, {row}, {column}) = {v} is not a count")
+        return int(v)
+
+    labels = [tx.ATTRIBUTION_LABELS[c] for c in CLASSES]
+    macro, bounds, tol = [], [], {}
+    for r in pub.itertuples(index=False):          # published order
+        if r.artifact not in _BY_ROW_LABELS:
+            continue
+        try:
+            by, group = _BY_ROW_LABELS[r.artifact][r.row]
+            cls = _CLASS_OF_LABEL[r.column]
+        except KeyError:
+            raise ValueError(f"published ({r.artifact}, {r.row}, {r.column}): not a group x class share "
+                             "the synthetic attribution knows") from None
+        target = (by, group, cls, float(r.value))
+        if r.comparator == "approx":
+            macro.append(target)
+        elif r.comparator == "le":
+            bounds.append(target)
+        else:
+            raise ValueError(f"published ({r.artifact}, {r.row}, {r.column}): comparator {r.comparator!r} "
+                             "is not supported by the synthetic attribution")
+        tol[(by, group, cls)] = float(r.tolerance)
+    shares = {}
+    for cls, row in (("operation", "Operation"), ("not_attributable", "Not attributable")):
+        c = cell("population", row, "pct")
+        shares[cls] = (float(c.value), 0.5 * 10.0 ** -int(c.decimals))
+    return {
+        "TABLE20_COUNTS": {s: tuple(count("table20", tx.SUBTYPE_LABELS[s], lab) for lab in labels) for s in SUBS},
+        "TABLE20_EVIDENCE": {e: tuple(count("table20", tx.EVIDENCE_LABELS[e], lab) for lab in labels) for e in EVS},
+        "TABLE20_CELLS": {s: count("table20", tx.SUBTYPE_LABELS[s], "Cells") for s in SUBS},
+        "MACRO_TARGETS": tuple(macro),
+        "MACRO_BOUNDS": tuple(bounds),
+        "EXCLUSIONS": {"refusal": count("population", "Refusals", "n"), "empty": count("population", "Empty", "n"),
+                       "truncated": count("population", "Truncated", "n")},
+        "POPULATION": {"attempts": count("population", "Attempts", "n"),
+                       "incorrect": count("population", "Incorrect", "n"),
+                       "attributed": count("population", "Attributed", "n")},
+        "WRONG_TIME_STATES": count("population", "Wrong time point", "n"),
+        "table20_totals": {lab: count("table20", lab, "Total")
+                           for lab in [*(tx.SUBTYPE_LABELS[s] for s in SUBS), *(tx.EVIDENCE_LABELS[e] for e in EVS),
+                                       "Total"]},
+        "table20_total_row": tuple(count("table20", "Total", lab) for lab in labels),
+        "tolerance": tol,
+        "shares": shares,
+    }
+
+
+_TARGETS = _published_targets()
 #: Table 20, subtype rows: (Recog., Bind., Oper., Unsup., N.a.)
-TABLE20_COUNTS: dict[str, tuple[int, int, int, int, int]] = {
-    "context_to_cue": (428, 58, 16, 116, 23),
-    "cue_to_fact": (85, 387, 12, 9, 6),
-    "counting": (61, 0, 97, 18, 1),
-    "matching_resolution": (132, 19, 31, 37, 7),
-    "aggregation_comparison": (87, 0, 1, 12, 1),
-    "latest_state": (99, 0, 17, 29, 2),
-    "historical_state": (152, 27, 3, 50, 4),
-    "evolution_transition": (117, 4, 8, 56, 1),
-}
+TABLE20_COUNTS: dict[str, tuple[int, int, int, int, int]] = _TARGETS["TABLE20_COUNTS"]
 #: Table 20, evidence-type rows.
-TABLE20_EVIDENCE: dict[str, tuple[int, int, int, int, int]] = {
-    SPK: (163, 244, 82, 45, 23),
-    PARA: (707, 178, 71, 49, 18),
-    ENV: (291, 73, 32, 233, 4),
-}
+TABLE20_EVIDENCE: dict[str, tuple[int, int, int, int, int]] = _TARGETS["TABLE20_EVIDENCE"]
 #: Table 20, Cells column (model x evidence cells with >= 5 errors in the subtype).
-TABLE20_CELLS: dict[str, int] = {
-    "context_to_cue": 26, "cue_to_fact": 26, "counting": 20, "matching_resolution": 19,
-    "aggregation_comparison": 11, "latest_state": 14, "historical_state": 20, "evolution_transition": 17,
-}
-#: Macro-averaged percentages quoted in Section 4.4 (Finding 6) and Appendix E.3: (by, group, class, %).
-MACRO_TARGETS: tuple[tuple[str, str, str, float], ...] = (
-    ("operation", "information_extraction", "binding", 46.0),
-    ("operation", "multi_session_reasoning", "recognition", 48.0),
-    ("operation", "multi_session_reasoning", "operation", 32.0),
-    ("operation", "temporal_evolution_tracking", "recognition", 55.0),
-    ("operation", "temporal_evolution_tracking", "operation", 5.0),
-    ("evidence_type", SPK, "binding", 48.0),
-    ("evidence_type", PARA, "recognition", 63.0),
-    ("evidence_type", ENV, "recognition", 41.0),
-    ("evidence_type", ENV, "unsupported", 39.0),
-    ("subtype", "cue_to_fact", "binding", 78.0),
-    ("subtype", "counting", "operation", 54.0),
-    ("subtype", "matching_resolution", "operation", 13.0),
-    ("subtype", "aggregation_comparison", "operation", 1.0),
-    ("subtype", "aggregation_comparison", "recognition", 89.0),
-)
-#: Upper bounds stated in E.3 ("0-14% in every other subtype", "at most 12% elsewhere"), as printed (rounded).
-MACRO_BOUNDS: tuple[tuple[str, str, str, float], ...] = tuple(
-    [("subtype", s, "binding", 14.0) for s in SUBS if s != "cue_to_fact"]
-    + [("subtype", s, "operation", 12.0) for s in SUBS
-       if s not in ("counting", "matching_resolution", "aggregation_comparison")]
-)
+TABLE20_CELLS: dict[str, int] = _TARGETS["TABLE20_CELLS"]
+#: Macro-averaged percentages quoted in Section 4.4 (Finding 6) and Appendix E.3 (Figures 7 and 10,
+#: comparator ``approx``): (by, group, class, %), in published order.
+MACRO_TARGETS: tuple[tuple[str, str, str, float], ...] = _TARGETS["MACRO_TARGETS"]
+#: Upper bounds stated in E.3 ("0-14% in every other subtype", "at most 12% elsewhere"; comparator
+#: ``le``), as printed (rounded): (by, group, class, %).
+MACRO_BOUNDS: tuple[tuple[str, str, str, float], ...] = _TARGETS["MACRO_BOUNDS"]
 #: App. D.5 exclusions.
-EXCLUSIONS: dict[str, int] = {"refusal": 1595, "empty": 167, "truncated": 162}
+EXCLUSIONS: dict[str, int] = _TARGETS["EXCLUSIONS"]
 #: App. D.5 population.
-POPULATION: dict[str, int] = {"attempts": 4740, "incorrect": 4137, "attributed": 2213}
+POPULATION: dict[str, int] = _TARGETS["POPULATION"]
 #: E.3: "Only 4 errors in the whole population report a real value of the tracked attribute at the wrong point in time".
-WRONG_TIME_STATES = 4
-TOLERANCE_PP = 0.5
+WRONG_TIME_STATES: int = _TARGETS["WRONG_TIME_STATES"]
 _SOLVER_TOL = 0.3
 
 # ----------------------------------------------------------------------------- vocabulary for records
@@ -341,7 +394,8 @@ class _State:
         self.t_ref = t_ref.tolist()
         self.cells_target = [TABLE20_CELLS[s] for s in SUBS]
         self.macro = [(g, _group_index(g, k), CLASSES.index(c), t) for g, k, c, t in MACRO_TARGETS]
-        self.bounds = [(g, _group_index(g, k), CLASSES.index(c), t) for g, k, c, t in MACRO_BOUNDS]
+        self.bounds = [(g, _group_index(g, k), CLASSES.index(c), t, _TARGETS["tolerance"][g, k, c])
+                       for g, k, c, t in MACRO_BOUNDS]
         M, E, S, C, O = self.M, self.E, self.S, self.C, self.O
         self.A = [[[sum(self.n[m][e][s]) for s in range(S)] for e in range(E)] for m in range(M)]
         self.Nop = [[[[sum(self.n[m][e][s][c] for s in range(S) if self.op_of[s] == o) for c in range(C)]
@@ -409,8 +463,8 @@ class _State:
             if d > _SOLVER_TOL:
                 hard += _W_HARD * (d - _SOLVER_TOL) ** 2
             soft += _W_PULL * d * d
-        for g, k, c, t in self.bounds:
-            x = self.macro_value(g, k, c) - (t + 0.5 - _SOLVER_TOL)
+        for g, k, c, t, tol in self.bounds:
+            x = self.macro_value(g, k, c) - (t + tol - _SOLVER_TOL)
             if x > 0:
                 hard += _W_HARD * x * x
         for m in range(self.M):
@@ -1024,7 +1078,8 @@ def calibration_report(preds: pl.DataFrame, records: list[dict], models: pd.Data
     -------
     DataFrame
         ``quantity, group, column, target, achieved, tolerance, ok``.  Counts must match
-        exactly; macro percentages within 0.5 pp; bounds as printed (rounded).
+        exactly; macro percentages within their published tolerance; bounds as printed (rounded);
+        the E.2/E.5 shares within half a printed unit.
     """
     frame = predictions_frame(preds)
     sel = A.select_models(frame, models)
@@ -1053,27 +1108,30 @@ def calibration_report(preds: pl.DataFrame, records: list[dict], models: pd.Data
         row = t20.loc[tx.SUBTYPE_LABELS[s]]
         for lab, t in zip(labels, TABLE20_COUNTS[s]):
             add("table20", tx.SUBTYPE_LABELS[s], lab, t, row[lab])
-        add("table20", tx.SUBTYPE_LABELS[s], "Total", sum(TABLE20_COUNTS[s]), row["Total"])
+        add("table20", tx.SUBTYPE_LABELS[s], "Total", _TARGETS["table20_totals"][tx.SUBTYPE_LABELS[s]], row["Total"])
         add("table20", tx.SUBTYPE_LABELS[s], "Cells", TABLE20_CELLS[s], row["Cells"])
     for e in EVS:
         row = t20.loc[tx.EVIDENCE_LABELS[e]]
         for lab, t in zip(labels, TABLE20_EVIDENCE[e]):
             add("table20", tx.EVIDENCE_LABELS[e], lab, t, row[lab])
-        add("table20", tx.EVIDENCE_LABELS[e], "Total", sum(TABLE20_EVIDENCE[e]), row["Total"])
+        add("table20", tx.EVIDENCE_LABELS[e], "Total", _TARGETS["table20_totals"][tx.EVIDENCE_LABELS[e]], row["Total"])
     tot = t20.loc["Total"]
-    for j, lab in enumerate(labels):
-        add("table20", "Total", lab, sum(v[j] for v in TABLE20_COUNTS.values()), tot[lab])
-    add("table20", "Total", "Total", POPULATION["attributed"], tot["Total"])
+    for lab, t in zip(labels, _TARGETS["table20_total_row"]):
+        add("table20", "Total", lab, t, tot[lab])
+    add("table20", "Total", "Total", _TARGETS["table20_totals"]["Total"], tot["Total"])
     props = {b: A.class_proportions(errors, by=b).set_index("group") for b in ("operation", "evidence_type", "subtype")}
     label_of = {"operation": tx.OPERATION_LABELS, "evidence_type": tx.EVIDENCE_LABELS, "subtype": tx.SUBTYPE_LABELS}
     for by, g, c, t in MACRO_TARGETS:
-        add(f"macro_{by}", label_of[by][g], tx.ATTRIBUTION_LABELS[c], t, props[by].loc[g, c], TOLERANCE_PP)
+        add(f"macro_{by}", label_of[by][g], tx.ATTRIBUTION_LABELS[c], t, props[by].loc[g, c],
+            _TARGETS["tolerance"][by, g, c])
     for by, g, c, t in MACRO_BOUNDS:
         add(f"bound_{by}", label_of[by][g], tx.ATTRIBUTION_LABELS[c] + " <=", t, props[by].loc[g, c], 0.0, kind="le")
-    wrong_time = int(audit["relation"].isin(["earlier_state", "later_state"]).sum())
+    wrong_time = int(audit["relation"].isin(A.WRONG_TIME_RELATIONS).sum())
     add("records", "wrong point in time (E.3)", "count", WRONG_TIME_STATES, wrong_time)
-    add("records", "Oper. share of attributed (E.5)", "%", 8.4, 100 * tot["Oper."] / tot["Total"], 0.05)
-    add("records", "N.a. share of attributed (E.2)", "%", 2.0, 100 * tot["N.a."] / tot["Total"], 0.05)
+    share, half = _TARGETS["shares"]["operation"]
+    add("records", "Oper. share of attributed (E.5)", "%", share, 100 * tot["Oper."] / tot["Total"], half)
+    share, half = _TARGETS["shares"]["not_attributable"]
+    add("records", "N.a. share of attributed (E.2)", "%", share, 100 * tot["N.a."] / tot["Total"], half)
     return pd.DataFrame(rows, columns=["quantity", "group", "column", "target", "achieved", "tolerance", "ok"])
 
 

@@ -2,8 +2,8 @@
 
 ``write_release(out_dir, seed=DEFAULT_SEED)`` writes predictions (harness format,
 FORMATS §1), ``items.csv`` (FORMATS §2), ``models.csv``, ``release.json``,
-``README.md`` and, when the owning modules are importable, ``judge2/``,
-``ablation/`` and ``attribution/``.  Nothing here is real model output.
+``README.md``, ``judge2/``, ``ablation/`` and ``attribution/`` (made by the modules named
+in :data:`PARTS`; a failure there raises).  Nothing here is real model output.
 
 How verdicts are made: the integer correct counts per (model, budget, cell) come
 from ``_counts.py`` (solved once by ``calibrate.py`` against the paper's numbers);
@@ -468,52 +468,68 @@ items), `models.csv` (paper Table 12/14), `judge2/`, `ablation/`, `attribution/`
 """
 
 
-def _warn(msg: str) -> None:
-    import sys
-    print(f"warning: synth: {msg}", file=sys.stderr)
+#: Auxiliary parts of the release, each made by its own module: part -> (module, function).
+PARTS: dict[str, tuple[str, str]] = {
+    "attribution": ("attribution", "make_attribution"),
+    "judge2": ("judges", "make_judge2"),
+    "ablation": ("ablation", "make_ablation"),
+}
 
 
-def _optional(module: str, func: str):
+def _part(name: str):
+    """The generator function of an auxiliary part (an import error or a missing function propagates)."""
     import importlib
+
+    module, func = PARTS[name]
+    mod = importlib.import_module(f"{__package__}.{module}")
     try:
-        mod = importlib.import_module(f"{__package__}.{module}")
-    except ImportError as exc:
-        _warn(f"{module} part skipped ({exc})")
-        return None
-    fn = getattr(mod, func, None)
-    if fn is None:
-        _warn(f"{module} part skipped (no {func})")
-    return fn
+        return getattr(mod, func)
+    except AttributeError:
+        raise AttributeError(f"synth part {name!r}: {mod.__name__} has no {func}()") from None
 
 
-def write_release(out_dir, seed: int = DEFAULT_SEED) -> pathlib.Path:
-    """Write the complete synthetic release into ``out_dir`` (replaced if it exists)."""
+def write_release(out_dir, seed: int = DEFAULT_SEED, *, parts=tuple(PARTS)) -> pathlib.Path:
+    """Write the complete synthetic release into ``out_dir`` (replaced if it exists).
+
+    Parameters
+    ----------
+    out_dir : path
+    seed : int
+    parts : iterable of str
+        Auxiliary parts to generate, of :data:`PARTS` (default: all of them).  Leaving one out is
+        a development aid (e.g. a release without ``attribution/`` to exercise that code path);
+        the omitted parts are then listed under ``parts_omitted`` in ``release.json``.  Each part
+        draws from its own random stream, so omitting one leaves the others unchanged.
+
+    Raises
+    ------
+    Exception
+        Whatever a requested part's generator raises: a release silently missing a part is
+        worse than an error.  Every part is generated before anything is written, so a failing
+        generator leaves ``out_dir`` untouched.
+    """
+    parts = tuple(dict.fromkeys((parts,) if isinstance(parts, str) else parts))
+    unknown = [p for p in parts if p not in PARTS]
+    if unknown:
+        raise ValueError(f"unknown synth part(s) {', '.join(map(repr, unknown))}; known: {', '.join(PARTS)}")
     out = pathlib.Path(out_dir)
-    if out.exists():
-        for sub in ("predictions", "judge2", "ablation", "attribution"):
-            shutil.rmtree(out / sub, ignore_errors=True)
-    out.mkdir(parents=True, exist_ok=True)
     fr = build(seed)
     items, preds, models, rngs = fr["items"], fr["preds"], fr["models"], fr["rngs"]
-    # auxiliary parts owned by other modules; each is optional (skipped with a warning)
-    records = None
-    attribution = _optional("attribution", "make_attribution")
-    if attribution is not None:
-        try:
-            preds, records = attribution(preds, items, models, rngs["attribution"])
-        except Exception as exc:  # noqa: BLE001 - report and carry on without the part
-            _warn(f"attribution part failed and was skipped: {type(exc).__name__}: {exc}")
-            records = None
-    j2 = None
-    judge2 = _optional("judges", "make_judge2")
-    if judge2 is not None:
-        try:
-            res = judge2(preds, models, rngs["judge2"])
-            # (preds_updated, judge2_frame): some 8K AR responses are rewritten for the second judge
-            preds, j2 = res if isinstance(res, tuple) else (preds, res)
-        except Exception as exc:  # noqa: BLE001
-            _warn(f"judge2 part failed and was skipped: {type(exc).__name__}: {exc}")
-            j2 = None
+    # auxiliary parts, all generated before anything is written (attribution, then the second
+    # judge, which re-scores the predictions as attribution left them)
+    records = j2 = ab = None
+    if "attribution" in parts:
+        preds, records = _part("attribution")(preds, items, models, rngs["attribution"])
+    if "judge2" in parts:
+        res = _part("judge2")(preds, models, rngs["judge2"])
+        # (preds_updated, judge2_frame): some 8K AR responses are rewritten for the second judge
+        preds, j2 = res if isinstance(res, tuple) else (preds, res)
+    if "ablation" in parts:
+        ab = _part("ablation")(items, rngs["ablation"])
+    if out.exists():
+        for sub in ("predictions", *PARTS):
+            shutil.rmtree(out / sub, ignore_errors=True)
+    out.mkdir(parents=True, exist_ok=True)
     _write_predictions(out / "predictions", preds)
     items.write_csv(out / "items.csv")
     models.to_csv(out / "models.csv", index=False, lineterminator="\n")
@@ -526,15 +542,9 @@ def write_release(out_dir, seed: int = DEFAULT_SEED) -> pathlib.Path:
         for m, part in j2.group_by("model", maintain_order=True):
             name = m[0] if isinstance(m, tuple) else m
             _write_jsonl_gz(out / "judge2" / D.slug(name) / "predictions_8k.jsonl.gz", part)
-    ablation = _optional("ablation", "make_ablation")
-    if ablation is not None:
-        try:
-            ab = ablation(items, rngs["ablation"])
-            for (cond, m), part in ab.group_by(["input_condition", "model"], maintain_order=True):
-                _write_jsonl_gz(out / "ablation" / cond / D.slug(m) / "predictions_8k.jsonl.gz", part)
-        except Exception as exc:  # noqa: BLE001
-            shutil.rmtree(out / "ablation", ignore_errors=True)
-            _warn(f"ablation part failed and was skipped: {type(exc).__name__}: {exc}")
+    if ab is not None:
+        for (cond, m), part in ab.group_by(["input_condition", "model"], maintain_order=True):
+            _write_jsonl_gz(out / "ablation" / cond / D.slug(m) / "predictions_8k.jsonl.gz", part)
     meta = {
         "name": "voxmem-synthetic",
         "synthetic": True,
@@ -545,6 +555,9 @@ def write_release(out_dir, seed: int = DEFAULT_SEED) -> pathlib.Path:
         "judge": JUDGE,
         "generator": "voxmem_analysis.synth.write_release",
     }
+    omitted = [p for p in PARTS if p not in parts]
+    if omitted:
+        meta["parts_omitted"] = omitted
     (out / "release.json").write_text(json.dumps(meta, indent=2) + "\n")
     (out / "README.md").write_text(README.format(seed=seed))
     return out

@@ -1,0 +1,563 @@
+"""Benchmark design: history scale (Figure 2(a), App. B.6), nested-history checks, the
+question composition (§3, Table 3) and the model registry (Tables 12 and 14).
+
+Nothing here depends on model outputs except the number of audio clips per prompt, which the
+harness writes on every prediction line (``n_audio_clips``); everything else comes from the
+item table (FORMATS §2) and, when there is none, from the item fields repeated on the
+prediction lines.  Every function returns a pandas DataFrame.
+
+Definitions
+-----------
+* **Item** = question × budget; one history per item.
+* **Audio clips per prompt**: one value per item, the median of ``n_audio_clips`` over the
+  models that saw it (the harness writes the same value for every model; :func:`history_items`
+  reports in ``audio_clips_values`` how many distinct values it found).  When no prediction
+  carries it, the item table's ``n_audio_clips`` column is used.
+* **Minutes of audio** = ``history_duration_seconds / 60``; **reference tokens** =
+  ``history_audio_tokens`` (Whisper encoder, 50 tokens/s, App. C.3).
+* Quartiles are numpy's linear-interpolation percentiles over the items of a budget;
+  ``iqr = q3 - q1``.
+* **Session roles** (§3.2, App. B.5): evidence, same-key haystack (question-specific
+  distractors, at most 1/2/4/8 at 8K/16K/32K/64K), topical haystack (reused haystacks on a
+  compatible topic) and filler sessions.
+"""
+from __future__ import annotations
+
+import json
+from typing import Iterable
+
+import numpy as np
+import pandas as pd
+import polars as pl
+
+from . import taxonomy as tx
+from .artifacts import artifact
+from .errors import Problem, VoxMemDataError
+
+__all__ = [
+    "QUANTITIES", "QUANTITY_LABELS", "ROLE_QUANTITIES", "SAMEKEY_CAP", "NESTING_RULES",
+    "history_items", "history_scale", "session_roles", "nesting_check",
+    "question_table", "benchmark_composition", "REPO_COLUMNS", "model_registry", "status_64k",
+    "table12", "table14", "fig2a", "composition",
+]
+
+#: Quantities of :func:`history_scale`, in display order, and the item-table column each comes from.
+QUANTITIES: dict[str, str] = {
+    "sessions": "session_count",
+    "audio_clips": "n_audio_clips",
+    "audio_minutes": "history_duration_seconds",
+    "reference_tokens": "history_audio_tokens",
+    "evidence_sessions": "evidence_session_count",
+    "samekey_haystack_sessions": "samekey_haystack_session_count",
+    "topical_haystack_sessions": "topical_haystack_session_count",
+    "filler_sessions": "filler_session_count",
+}
+QUANTITY_LABELS: dict[str, str] = {
+    "sessions": "Sessions",
+    "audio_clips": "Audio clips",
+    "audio_minutes": "Minutes of audio",
+    "reference_tokens": "Reference tokens",
+    "evidence_sessions": "Evidence sessions",
+    "samekey_haystack_sessions": "Same-key haystack sessions",
+    "topical_haystack_sessions": "Topical haystack sessions",
+    "filler_sessions": "Filler sessions",
+}
+#: The session-role quantities, bottom to top of a stacked bar.
+ROLE_QUANTITIES: tuple[str, ...] = (
+    "evidence_sessions", "samekey_haystack_sessions", "topical_haystack_sessions", "filler_sessions",
+)
+#: App. B.6: question-specific same-key distractors per budget, at most.
+SAMEKEY_CAP: dict[str, int] = {"8K": 1, "16K": 2, "32K": 4, "64K": 8}
+
+#: Rules of :func:`nesting_check` (code -> meaning).
+NESTING_RULES: dict[str, str] = {
+    "sessions_decrease": "a longer history has fewer sessions than a shorter one",
+    "role_decrease": "a longer history has fewer same-key haystack, topical haystack or filler sessions",
+    "audio_decrease": "a longer history has fewer reference tokens or seconds of audio",
+    "samekey_cap": "more same-key haystack sessions than the schedule allows (1/2/4/8 at 8K/16K/32K/64K)",
+    "evidence_changed": "the evidence sessions (count or ids) differ across budgets",
+    "question_changed": "the question, gold answer or labels differ across budgets",
+}
+
+_ITEM_ID = r"^(?P<q>.+)_(?P<b>\d+[kK])$"
+_SCALE_COLUMNS = ["budget", "quantity", "label", "n_items", "mean", "median", "q1", "q3", "iqr", "min", "max"]
+_NEST_COLUMNS = ["question_id", "rules", "n_rules", "detail"]
+_QUESTION_FIELDS = ("question_text", "gold_json", "evidence_type", "memory_operation", "subtype", "expected_response")
+
+
+# ============================================================================ helpers
+def _check_budgets(budgets) -> list[str]:
+    if budgets is None:
+        return list(tx.BUDGETS)
+    if isinstance(budgets, str):
+        budgets = [budgets]
+    out = []
+    for b in budgets:
+        nb = tx.normalize_budget(b)
+        if nb is None:
+            raise ValueError(f"unknown budget {b!r}; expected one of {', '.join(tx.BUDGETS)}")
+        out.append(nb)
+    return [b for b in tx.BUDGETS if b in out]
+
+
+def _items_with_keys(release) -> pl.DataFrame | None:
+    """The item table with canonical ``budget`` and ``question_id`` (from ``item_id`` when absent)."""
+    items = release.items
+    if items is None:
+        return None
+    parsed = items.select(pl.col("item_id").cast(pl.Utf8).str.extract_groups(_ITEM_ID).alias("_m"))
+    qid = parsed["_m"].struct.field("q")
+    raw_b = parsed["_m"].struct.field("b")
+    if "question_id" in items.columns:
+        qid = items["question_id"].cast(pl.Utf8).fill_null(qid)
+    if "context_length" in items.columns:
+        raw_b = items["context_length"].cast(pl.Utf8).fill_null(raw_b)
+    budget = [tx.normalize_budget(b) for b in raw_b.to_list()]
+    bad = [(i, b) for i, b, nb in zip(items["item_id"].to_list(), raw_b.to_list(), budget) if nb is None]
+    if bad:
+        raise VoxMemDataError([Problem("unknown_label", "error",
+                                       f"item {i!r}: cannot tell its budget from context_length/item_id ({b!r})",
+                                       "items", None, "context_length") for i, b in bad[:20]])
+    return items.with_columns(pl.Series("question_id", qid.to_list(), dtype=pl.Utf8),
+                              pl.Series("budget", budget, dtype=pl.Utf8))
+
+
+def _clips_per_item(release) -> pd.DataFrame:
+    fr = release.frame
+    if not fr.height or "n_audio_clips" not in fr.columns:
+        return pd.DataFrame(columns=["item_id", "audio_clips", "audio_clips_values"])
+    g = (fr.filter(pl.col("n_audio_clips").is_not_null())
+         .group_by("item_id")
+         .agg(pl.col("n_audio_clips").median().alias("audio_clips"),
+              pl.col("n_audio_clips").n_unique().alias("audio_clips_values")))
+    return g.to_pandas()
+
+
+# ============================================================================ history scale
+def history_items(release) -> pd.DataFrame:
+    """One row per item with the history quantities of :data:`QUANTITIES`.
+
+    Returns
+    -------
+    DataFrame
+        ``item_id, question_id, budget`` then one column per quantity (``sessions``,
+        ``audio_clips``, ``audio_minutes``, ``reference_tokens``, ``evidence_sessions``,
+        ``samekey_haystack_sessions``, ``topical_haystack_sessions``, ``filler_sessions``; NaN
+        where the release does not say) and ``audio_clips_values`` (distinct ``n_audio_clips``
+        values over the models that saw the item; 1 when they agree, 0 when none was given).
+        Rows in budget order, then ``item_id``.
+    """
+    items = _items_with_keys(release)
+    if items is not None:
+        cols = {"item_id": items["item_id"].cast(pl.Utf8).to_list(), "question_id": items["question_id"].to_list(),
+                "budget": items["budget"].to_list()}
+        for q, src in QUANTITIES.items():
+            if src in items.columns:
+                cols[q] = items[src].cast(pl.Float64, strict=False).to_list()
+            else:
+                cols[q] = [np.nan] * items.height
+        df = pd.DataFrame(cols)
+    else:
+        fr = release.frame
+        have = [c for c in ("session_count", "evidence_session_count", "samekey_haystack_session_count") if c in fr.columns]
+        g = (fr.group_by("item_id")
+             .agg(pl.col("question_id").first(), pl.col("budget").cast(pl.Utf8).first(),
+                  *[pl.col(c).drop_nulls().first() for c in have])
+             .to_pandas())
+        df = g[["item_id", "question_id", "budget"]].copy()
+        for q, src in QUANTITIES.items():
+            df[q] = pd.to_numeric(g[src], errors="coerce") if src in g.columns else np.nan
+    df["audio_minutes"] = df["audio_minutes"] / 60.0
+    clips = _clips_per_item(release)
+    df = df.merge(clips, on="item_id", how="left", suffixes=("_items", ""))
+    if "audio_clips_items" in df.columns:       # predictions first, item table where they say nothing
+        df["audio_clips"] = df["audio_clips"].astype(float).fillna(df.pop("audio_clips_items"))
+    df["audio_clips_values"] = df["audio_clips_values"].fillna(0).astype(int)
+    df["budget"] = pd.Categorical(df["budget"], categories=list(tx.BUDGETS), ordered=True)
+    df = df.sort_values(["budget", "item_id"], kind="stable").reset_index(drop=True)
+    df["budget"] = df["budget"].astype(str)
+    return df[["item_id", "question_id", "budget", *QUANTITIES, "audio_clips_values"]]
+
+
+def history_scale(release, *, budgets: Iterable[str] | None = None) -> pd.DataFrame:
+    """Figure 2(a): distribution of the history quantities per budget.
+
+    Parameters
+    ----------
+    release : Release
+    budgets : list of str, optional
+        Default: the four budgets (those without items are left out).
+
+    Returns
+    -------
+    DataFrame
+        One row per budget × quantity that the release gives: ``budget, quantity`` (code of
+        :data:`QUANTITIES`), ``label`` (display name), ``n_items`` (items with a value),
+        ``mean, median, q1, q3, iqr, min, max``.  Quantities no item reports are left out.
+    """
+    bs = _check_budgets(budgets)
+    hi = history_items(release)
+    rows = []
+    for b in bs:
+        sub = hi[hi["budget"] == b]
+        for q in QUANTITIES:
+            v = sub[q].dropna().to_numpy(float)
+            if not v.size:
+                continue
+            q1, med, q3 = np.percentile(v, [25, 50, 75])
+            rows.append((b, q, QUANTITY_LABELS[q], int(v.size), float(v.mean()), float(med), float(q1), float(q3),
+                         float(q3 - q1), float(v.min()), float(v.max())))
+    return pd.DataFrame(rows, columns=_SCALE_COLUMNS)
+
+
+def session_roles(release, *, budgets: Iterable[str] | None = None, scale: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Mean sessions per history by role and budget, and each role's share of the sessions.
+
+    Parameters
+    ----------
+    release : Release
+    budgets : list of str, optional
+    scale : DataFrame, optional
+        A :func:`history_scale` result to reuse.
+
+    Returns
+    -------
+    DataFrame
+        ``budget, role`` (code of :data:`ROLE_QUANTITIES`), ``label``, ``n_items``,
+        ``mean_sessions``, ``share`` (mean of the role / sum of the role means at that budget,
+        0-1).  Roles the release does not report are left out.
+    """
+    sc = history_scale(release, budgets=budgets) if scale is None else scale
+    sub = sc[sc["quantity"].isin(ROLE_QUANTITIES)].copy()
+    sub["quantity"] = pd.Categorical(sub["quantity"], categories=list(ROLE_QUANTITIES), ordered=True)
+    sub["budget"] = pd.Categorical(sub["budget"], categories=list(tx.BUDGETS), ordered=True)
+    sub = sub.sort_values(["budget", "quantity"])
+    total = sub.groupby("budget", observed=True)["mean"].transform("sum")
+    out = pd.DataFrame({"budget": sub["budget"].astype(str), "role": sub["quantity"].astype(str),
+                        "label": sub["label"], "n_items": sub["n_items"], "mean_sessions": sub["mean"],
+                        "share": sub["mean"] / total})
+    return out.reset_index(drop=True)
+
+
+# ============================================================================ nesting
+def _decreases(values: list, budgets: list[str]) -> list[str]:
+    out = []
+    prev = None
+    for v, b in zip(values, budgets):
+        if v is None or (isinstance(v, float) and np.isnan(v)):
+            continue
+        if prev is not None and v < prev[0]:
+            out.append(f"{_num(prev[0])} ({prev[1]}) > {_num(v)} ({b})")
+        prev = (v, b)
+    return out
+
+
+def _num(v) -> str:
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def _canon_json(v):
+    if v is None:
+        return None
+    try:
+        return json.dumps(json.loads(v), sort_keys=True)
+    except (TypeError, ValueError):
+        return str(v)
+
+
+def nesting_check(release) -> pd.DataFrame:
+    """Check the nested design of App. B.6 on every question, as far as the release allows.
+
+    Rules (:data:`NESTING_RULES`), each checked only when its columns are present:
+    session count, each non-evidence role count and the audio length non-decreasing from
+    8K to 64K; same-key haystack sessions within 1/2/4/8; evidence sessions (count and
+    ``evidence_session_ids``) and the question (text, gold answer, labels) identical at every
+    budget.  Budgets a question lacks are skipped (8K is compared with 32K when 16K is absent).
+    Without an item table, the ``session_count``, ``evidence_session_count`` and
+    ``samekey_haystack_session_count`` of the prediction lines are used.
+
+    Returns
+    -------
+    DataFrame
+        One row per question that breaks at least one rule: ``question_id``, ``rules``
+        (codes joined by ``;``), ``n_rules``, ``detail`` (what was seen).  Empty (same
+        columns) when every question satisfies every rule checked.
+    """
+    items = _items_with_keys(release)
+    if items is not None:
+        df = items.to_pandas()
+    else:
+        fr = release.frame
+        df = (fr.group_by("item_id")
+              .agg(pl.col("question_id").first(), pl.col("budget").cast(pl.Utf8).first(),
+                   *[pl.col(c).drop_nulls().first() for c in ("session_count", "evidence_session_count",
+                                                                "samekey_haystack_session_count") if c in fr.columns])
+              .to_pandas())
+    if df.empty:
+        return pd.DataFrame(columns=_NEST_COLUMNS)
+    df["_b"] = df["budget"].map({b: i for i, b in enumerate(tx.BUDGETS)})
+    df = df.sort_values(["question_id", "_b", "item_id"], kind="stable")
+    numeric = {c: pd.to_numeric(df[c], errors="coerce") for c in
+               ("session_count", "evidence_session_count", "samekey_haystack_session_count",
+                "topical_haystack_session_count", "filler_session_count", "history_audio_tokens",
+                "history_duration_seconds") if c in df.columns}
+    for c, s in numeric.items():
+        df[c] = s
+    rows = []
+    for qid, g in df.groupby("question_id", sort=True):
+        bs = g["budget"].tolist()
+        found: dict[str, list[str]] = {}
+
+        def add(rule, msg):
+            found.setdefault(rule, []).append(msg)
+
+        if "session_count" in g:
+            for d in _decreases(g["session_count"].tolist(), bs):
+                add("sessions_decrease", f"sessions {d}")
+        for c in ("samekey_haystack_session_count", "topical_haystack_session_count", "filler_session_count"):
+            if c in g:
+                for d in _decreases(g[c].tolist(), bs):
+                    add("role_decrease", f"{c} {d}")
+        for c in ("history_audio_tokens", "history_duration_seconds"):
+            if c in g:
+                for d in _decreases(g[c].tolist(), bs):
+                    add("audio_decrease", f"{c} {d}")
+        if "samekey_haystack_session_count" in g:
+            for v, b in zip(g["samekey_haystack_session_count"].tolist(), bs):
+                if pd.notna(v) and v > SAMEKEY_CAP[b]:
+                    add("samekey_cap", f"{_num(v)} same-key haystack sessions at {b} (at most {SAMEKEY_CAP[b]})")
+        if "evidence_session_count" in g:
+            vals = g["evidence_session_count"].dropna().unique()
+            if len(vals) > 1:
+                add("evidence_changed", "evidence_session_count " + "/".join(
+                    f"{_num(v)} ({b})" for v, b in zip(g["evidence_session_count"], bs) if pd.notna(v)))
+        if "evidence_session_ids" in g:
+            ids = {_canon_json(v) for v in g["evidence_session_ids"] if v not in (None, "") and not pd.isna(v)}
+            if len(ids) > 1:
+                add("evidence_changed", f"evidence_session_ids differ across {', '.join(bs)}")
+        for f in _QUESTION_FIELDS:
+            if f in g:
+                norm = {"evidence_type": tx.normalize_evidence, "memory_operation": tx.normalize_operation,
+                        "subtype": tx.normalize_subtype, "gold_json": _canon_json}.get(f, lambda x: x)
+                vals = {norm(v) for v in g[f] if v not in (None, "") and not pd.isna(v)}
+                if len(vals) > 1:
+                    add("question_changed", f"{f} differs across budgets")
+        if found:
+            rules = [r for r in NESTING_RULES if r in found]
+            rows.append((qid, ";".join(rules), len(rules), "; ".join(m for r in rules for m in found[r])))
+    return pd.DataFrame(rows, columns=_NEST_COLUMNS)
+
+
+# ============================================================================ composition
+def question_table(release) -> pd.DataFrame:
+    """One row per question: ``question_id, evidence_type, operation, subtype, is_ar,
+    source_operation, answer_type, n_budgets``.
+
+    From the item table when there is one (labels normalised; an AR question's source
+    operation is the operation of its ``paired_question_id``, else the one the prediction
+    lines carry), else from the prediction frame.  The first item of a question (in budget
+    order) gives its labels; :func:`nesting_check` reports questions whose labels differ.
+    """
+    items = _items_with_keys(release)
+    fr = release.frame
+    if items is not None:
+        df = items.to_pandas()
+        df["_b"] = df["budget"].map({b: i for i, b in enumerate(tx.BUDGETS)})
+        df = df.sort_values(["question_id", "_b"], kind="stable")
+        get = lambda c: df[c] if c in df.columns else pd.Series([None] * len(df), index=df.index)  # noqa: E731
+        q = pd.DataFrame({
+            "question_id": df["question_id"],
+            "evidence_type": get("evidence_type").map(lambda v: tx.normalize_evidence(v) if v is not None else None),
+            "operation": get("memory_operation").map(lambda v: tx.normalize_operation(v) if v is not None else None),
+            "subtype": get("subtype").map(lambda v: tx.normalize_subtype(v) if v not in (None, "") else None),
+            "expected_response": get("expected_response"),
+            "paired_question_id": get("paired_question_id").replace("", None),
+            "answer_type": get("answer_type").replace("", None),
+            "budget": df["budget"],
+        })
+        n_b = q.groupby("question_id")["budget"].nunique()
+        q = q.groupby("question_id", sort=True).first().reset_index()
+        q["n_budgets"] = q["question_id"].map(n_b).astype(int)
+        q["is_ar"] = (q["expected_response"] == "insufficient_evidence") | (q["operation"] == "answer_refusal")
+        own = dict(zip(q["question_id"], q["operation"]))
+        q["source_operation"] = np.where(q["is_ar"], q["paired_question_id"].map(own), q["operation"])
+        q["source_operation"] = q["source_operation"].where(pd.notna(q["source_operation"]), None)
+        if fr.height:   # AR items whose pair is not in the table: the source operation the lines carry
+            from_lines = (fr.filter(pl.col("is_ar") & pl.col("source_operation").is_not_null())
+                          .group_by("question_id").agg(pl.col("source_operation").first()))
+            fill = dict(zip(from_lines["question_id"].to_list(), from_lines["source_operation"].to_list()))
+            miss = q["is_ar"] & q["source_operation"].isna()
+            q.loc[miss, "source_operation"] = q.loc[miss, "question_id"].map(fill)
+    else:
+        g = (fr.sort("budget").group_by("question_id", maintain_order=True)
+             .agg(pl.col("evidence_type").first(), pl.col("operation").first(), pl.col("subtype").first(),
+                  pl.col("is_ar").first(), pl.col("source_operation").first(), pl.col("answer_type").drop_nulls().first(),
+                  pl.col("budget").n_unique().alias("n_budgets"))
+             .sort("question_id"))
+        q = g.to_pandas()
+        q["n_budgets"] = q["n_budgets"].astype(int)
+    q["is_ar"] = q["is_ar"].astype(bool)
+    return q[["question_id", "evidence_type", "operation", "subtype", "is_ar", "source_operation", "answer_type",
+              "n_budgets"]].reset_index(drop=True)
+
+
+def benchmark_composition(release) -> pd.DataFrame:
+    """The design counts of §3 / Table 3: questions per evidence type and operation, AR by source
+    operation, answerable questions per subtype, per answer type, and the subtype × evidence routes.
+
+    Returns
+    -------
+    DataFrame
+        Index ``"<group>|<row>"``: ``Operation|IE`` … ``Operation|AR``; ``AR source|IE`` …
+        (``AR source|unknown`` when some AR question has none); ``Subtype|IE: Context-to-Cue`` …
+        (answerable questions); ``Answer type|<code>`` (all questions); ``Routes|IE`` …
+        (number of subtype × evidence cells with at least one answerable question: Table 3's
+        6 / 12 / 12); ``Total|Answerable``, ``Total|AR``, ``Total|All``.  Columns: the four
+        evidence types by full name, then ``Total``; integer counts of questions (of routes in
+        the ``Routes`` rows).
+    """
+    q = question_table(release)
+    evs = list(tx.EVIDENCE_TYPES)
+    cols = [tx.EVIDENCE_LABELS[e] for e in evs]
+    rows: dict[str, list[int]] = {}
+
+    def count(mask) -> list[int]:
+        sub = q[mask]
+        c = [int((sub["evidence_type"] == e).sum()) for e in evs]
+        return c + [int(len(sub))]
+
+    for op in tx.OPERATIONS:
+        rows[f"Operation|{tx.OPERATION_LABELS[op]}"] = count(q["operation"] == op)
+    ar = q["is_ar"]
+    for op in tx.ANSWERABLE_OPERATIONS:
+        rows[f"AR source|{tx.OPERATION_LABELS[op]}"] = count(ar & (q["source_operation"] == op))
+    unknown = ar & ~q["source_operation"].isin(tx.ANSWERABLE_OPERATIONS)
+    if unknown.any():
+        rows["AR source|unknown"] = count(unknown)
+    for st in tx.SUBTYPES:
+        op = tx.SUBTYPE_OPERATION[st]
+        rows[f"Subtype|{tx.OPERATION_LABELS[op]}: {tx.SUBTYPE_LABELS[st]}"] = count(~ar & (q["subtype"] == st))
+    for at in sorted(q["answer_type"].dropna().unique()):
+        rows[f"Answer type|{at}"] = count(q["answer_type"] == at)
+    if q["answer_type"].isna().any():
+        rows["Answer type|unknown"] = count(q["answer_type"].isna())
+    answerable = q[~ar]
+    for op in tx.ANSWERABLE_OPERATIONS:
+        sub = answerable[answerable["operation"] == op]
+        per_ev = [int(sub.loc[sub["evidence_type"] == e, "subtype"].dropna().nunique()) for e in evs]
+        rows[f"Routes|{tx.OPERATION_LABELS[op]}"] = per_ev + [sum(per_ev)]
+    rows["Total|Answerable"] = count(~ar)
+    rows["Total|AR"] = count(ar)
+    rows["Total|All"] = count(pd.Series(True, index=q.index))
+    out = pd.DataFrame.from_dict(rows, orient="index", columns=cols + ["Total"]).astype(int)
+    out.index.name = "Row"
+    return out
+
+
+# ============================================================================ model registry
+#: ``models.csv`` columns accepted for Table 12's "Hugging Face Repo / API Model String" (first non-empty wins).
+REPO_COLUMNS: tuple[str, ...] = ("hf_repo_or_api", "hugging_face_repo", "hf_repo", "repo", "api_model_string",
+                                 "api_model", "model_string", "checkpoint")
+_GROUPS = (("audio_specialist", "Audio-specialist models"), ("omni_modal", "Omni-modal models"),
+           ("proprietary", "Proprietary APIs"))
+
+
+def _group_of(access: str, architecture: str) -> str:
+    if str(access).strip().lower() == "proprietary" or str(architecture).strip().lower() == "api":
+        return "proprietary"
+    arch = str(architecture).strip().lower()
+    return arch if arch in ("audio_specialist", "omni_modal") else "other"
+
+
+def model_registry(release) -> pd.DataFrame:
+    """The Table 12 registry, tidy: ``model, group, group_label, family, repo, llm_params_b,
+    total_params_b, in_64k_set, n_items_64k``.
+
+    Groups (Audio-specialist / Omni-modal / Proprietary, then ``other``) in that order, models
+    in the registry's order within each group.  ``repo`` is the first non-empty of
+    :data:`REPO_COLUMNS` (None when ``models.csv`` has none of them); ``in_64k_set`` is
+    :meth:`Release.models_in_64k_set`; ``n_items_64k`` the distinct items the model has a
+    prediction for at 64K.
+    """
+    reg = release.models.copy()
+    in64 = set(release.models_in_64k_set())
+    fr = release.frame
+    n64 = dict(fr.filter(pl.col("budget") == "64K").group_by("model").agg(pl.col("item_id").n_unique())
+               .iter_rows()) if fr.height else {}
+    repo_cols = [c for c in REPO_COLUMNS if c in reg.columns]
+    order = {g: i for i, (g, _) in enumerate(_GROUPS)}
+    labels = dict(_GROUPS) | {"other": "Other models"}
+    rows = []
+    for i, r in enumerate(reg.to_dict("records")):
+        g = _group_of(r.get("access", ""), r.get("architecture", ""))
+        repo = next((str(r[c]).strip() for c in repo_cols if str(r[c]).strip()), None)
+        rows.append(dict(model=r["model"], group=g, group_label=labels[g], family=r.get("family") or None, repo=repo,
+                         llm_params_b=r.get("llm_params_b"), total_params_b=r.get("total_params_b"),
+                         in_64k_set=r["model"] in in64, n_items_64k=int(n64.get(r["model"], 0)),
+                         _g=order.get(g, len(order)), _i=i))
+    df = pd.DataFrame(rows, columns=["model", "group", "group_label", "family", "repo", "llm_params_b",
+                                     "total_params_b", "in_64k_set", "n_items_64k", "_g", "_i"])
+    return df.sort_values(["_g", "_i"], kind="stable").drop(columns=["_g", "_i"]).reset_index(drop=True)
+
+
+def _params(v) -> str:
+    return "\u2014" if v is None or pd.isna(v) else f"{float(v):.1f}B"
+
+
+def status_64k(release) -> pd.DataFrame:
+    """Table 14, tidy: ``model, in_64k_set, n_items_64k`` — the 64K set first, then the rest,
+    registry order within each."""
+    reg = model_registry(release)
+    df = reg[["model", "in_64k_set", "n_items_64k"]].copy()
+    df["_k"] = ~df["in_64k_set"]
+    reg_order = {m: i for i, m in enumerate(release.models["model"])}
+    df["_i"] = df["model"].map(reg_order)
+    return df.sort_values(["_k", "_i"], kind="stable").drop(columns=["_k", "_i"]).reset_index(drop=True)
+
+
+# ============================================================================ artifacts
+@artifact("table12", title="Table 12: evaluated systems (model registry), by group")
+def table12(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFrame:
+    """Index ``Model``; columns ``Group``, ``Family``, ``Hugging Face Repo / API Model String``
+    (only when ``models.csv`` has such a column, :data:`REPO_COLUMNS`), ``LLM``, ``LLM+Enc.``
+    (parameters as printed, ``"7.6B"``; ``"—"`` when not given)."""
+    reg = model_registry(release)
+    out = pd.DataFrame({"Group": reg["group_label"].to_numpy(), "Family": reg["family"].fillna("").to_numpy()},
+                       index=pd.Index(reg["model"], name="Model"))
+    if any(c in release.models.columns for c in REPO_COLUMNS):
+        out["Hugging Face Repo / API Model String"] = reg["repo"].fillna("\u2014").to_numpy()
+    out["LLM"] = [_params(v) for v in reg["llm_params_b"]]
+    out["LLM+Enc."] = [_params(v) for v in reg["total_params_b"]]
+    return out
+
+
+@artifact("table14", title="Table 14: the 64K model set (completed 64K run)")
+def table14(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFrame:
+    """Index ``Model``; ``64K Status`` (``✓`` in the 64K set, ``×`` otherwise) and ``64K items``
+    (distinct items with a 64K prediction)."""
+    st = status_64k(release)
+    out = pd.DataFrame({"64K Status": np.where(st["in_64k_set"], "\u2713", "\u00d7"),
+                        "64K items": st["n_items_64k"].astype(int).to_numpy()},
+                       index=pd.Index(st["model"], name="Model"))
+    return out
+
+
+@artifact("fig2a", title="Figure 2(a): history scale per budget (sessions, audio clips, minutes, roles)")
+def fig2a(release, *, seed: int = 0, n_boot: int = 10_000, budgets=None) -> pd.DataFrame:
+    """Rows ``"<quantity>|<budget>"`` (quantities in :data:`QUANTITIES` order); columns ``Items``,
+    ``Mean``, ``Median``, ``Q1``, ``Q3``, ``Min``, ``Max``."""
+    sc = history_scale(release, budgets=budgets)
+    sc["_q"] = sc["quantity"].map({q: i for i, q in enumerate(QUANTITIES)})
+    sc["_b"] = sc["budget"].map({b: i for i, b in enumerate(tx.BUDGETS)})
+    sc = sc.sort_values(["_q", "_b"])
+    out = pd.DataFrame({"Items": sc["n_items"].astype(int).to_numpy(), "Mean": sc["mean"].to_numpy(),
+                        "Median": sc["median"].to_numpy(), "Q1": sc["q1"].to_numpy(), "Q3": sc["q3"].to_numpy(),
+                        "Min": sc["min"].to_numpy(), "Max": sc["max"].to_numpy()},
+                       index=pd.Index([f"{lab}|{b}" for lab, b in zip(sc["label"], sc["budget"])], name="Quantity|Budget"))
+    return out
+
+
+@artifact("composition", title="Benchmark composition (§3, Table 3): questions by evidence type, operation, subtype, answer type")
+def composition(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFrame:
+    """:func:`benchmark_composition`."""
+    return benchmark_composition(release)

@@ -1,0 +1,119 @@
+"""The subtype explorer's figure: a dot plot of accuracy slices with their intervals.
+
+:func:`slice_dot_plot` draws a :func:`voxmem_analysis.explore.explore_slices` table as it is
+given: rows and colours follow the order of its ``by`` columns (their categories when they
+are categorical, else first appearance), labels come from
+:func:`voxmem_analysis.explore.slice_label` (the taxonomy), colours from
+:mod:`voxmem_analysis.plots.style`.  The pooled line and the title are passed in.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..explore import column_name, parse_by, slice_label
+from .generic import SERIES_COLORS
+from .style import EVIDENCE_COLORS, GROUP_COLORS, OPERATION_COLORS, paper_style
+
+__all__ = ["PALETTES", "SINGLE_COLOR", "slice_dot_plot"]
+
+#: Colour of each value of a colour column, when the taxonomy has one (else :data:`SERIES_COLORS`, cycled).
+PALETTES = {"evidence_type": EVIDENCE_COLORS, "operation": OPERATION_COLORS, "source_operation": OPERATION_COLORS,
+            "access": GROUP_COLORS}
+#: Colour of the dots when ``by`` has a single column.
+SINGLE_COLOR = "#0072B2"
+_MISSING = object()
+
+
+def _levels(col: pd.Series) -> list:
+    """Values of ``col`` in their given order: categories present, else first appearance; nulls last."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        present = set(col.dropna().astype(object))
+        out = [c for c in col.cat.categories if c in present]
+    else:
+        out = list(dict.fromkeys(v for v in col.astype(object) if not pd.isna(v)))
+    return out + ([_MISSING] if col.isna().any() else [])
+
+
+def _keys(t: pd.DataFrame, cols: list[str]) -> list[tuple]:
+    return [tuple(_MISSING if pd.isna(v) else v for v in row) for row in t[cols].astype(object).itertuples(index=False)]
+
+
+def _value(v):
+    return None if v is _MISSING else v
+
+
+def slice_dot_plot(data: pd.DataFrame, by, *, overall: float | None = None, title: str | None = None, ax=None):
+    """Dot plot of accuracy slices with their intervals.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        :func:`voxmem_analysis.explore.explore_slices` (or
+        :func:`voxmem_analysis.generic.slice_accuracy`) output: the ``by`` columns and
+        ``level, accuracy, ci_low, ci_high, method``.  Only ``level == "slice"`` rows are drawn.
+    by : str or sequence of str
+        The columns ``data`` was sliced by: the first gives the rows (y axis), the others
+        the colours (one dot per slice, dodged within a row).
+    overall : float, optional
+        Accuracy (%) of every verdict pooled, drawn as a dashed vertical line (skipped when
+        None or NaN).
+    title : str, optional
+        Axes title.
+    ax : matplotlib Axes, optional
+        Draw there; default: a new figure sized to the number of rows and colours.
+
+    Returns
+    -------
+    matplotlib Axes
+        One ``errorbar`` container per colour, one point (and interval bar) per slice.
+    """
+    import matplotlib.pyplot as plt
+
+    cols = parse_by(by)
+    y_col, hue_cols = cols[0], cols[1:]
+    t = data[data["level"] == "slice"].reset_index(drop=True)
+    ys = _levels(t[y_col])
+    y_pos = {v: i for i, v in enumerate(ys)}
+    row_keys = [k[0] for k in _keys(t, [y_col])]
+    if hue_cols:
+        orders = [{v: i for i, v in enumerate(_levels(t[c]))} for c in hue_cols]
+        hue_keys = _keys(t, hue_cols)
+        hues = sorted(dict.fromkeys(hue_keys), key=lambda h: tuple(o[v] for o, v in zip(orders, h)))
+    else:
+        hue_keys = [()] * len(t)
+        hues = [()]
+    palette = PALETTES.get(hue_cols[0], {}) if len(hue_cols) == 1 else {}
+    hue_idx = np.array([hues.index(h) for h in hue_keys], dtype=int)
+    with paper_style():
+        if ax is None:
+            per_row = 0.26 * (1 + 0.3 * (len(hues) - 1)) if hue_cols else 0.26
+            _, ax = plt.subplots(figsize=(6.4, min(1.3 + per_row * len(ys), 14)))
+        width = 0.7
+        step = width / len(hues) if hue_cols else 0.0
+        for k, h in enumerate(hues):
+            sub = t[hue_idx == k]
+            pos = np.array([y_pos[row_keys[i]] for i in np.flatnonzero(hue_idx == k)], dtype=float)
+            pos += (k - (len(hues) - 1) / 2) * step
+            if hue_cols:
+                color = palette.get(_value(h[0]), SERIES_COLORS[k % len(SERIES_COLORS)])
+                name = " / ".join(slice_label(c, _value(v)) for c, v in zip(hue_cols, h))
+            else:
+                color, name = SINGLE_COLOR, None
+            acc = sub["accuracy"].to_numpy(float)
+            err = np.vstack([acc - sub["ci_low"].to_numpy(float), sub["ci_high"].to_numpy(float) - acc])
+            ax.errorbar(acc, pos, xerr=err, fmt="o", ms=4.5, capsize=2, lw=1.1, color=color, label=name)
+        ax.set_yticks(range(len(ys)), [slice_label(y_col, _value(v)) for v in ys])
+        ax.invert_yaxis()
+        if overall is not None and np.isfinite(overall):
+            ax.axvline(overall, ls="--", lw=0.8, color="#555555", label=f"all pooled ({overall:.1f})")
+        ax.set_xlim(0, 100)
+        method = str(t["method"].iloc[0]) if len(t) else ""
+        ax.set_xlabel(f"Accuracy (%) with 95% {'Wilson' if method == 'wilson' else method} interval")
+        ax.set_ylabel("")
+        if hue_cols or (overall is not None and np.isfinite(overall)):
+            ax.legend(title=", ".join(column_name(c) for c in hue_cols) or None, loc="lower right", frameon=False,
+                      fontsize=7, title_fontsize=7)
+        ax.set_title(title or "")
+        ax.grid(axis="x", lw=0.4, alpha=0.5)
+    return ax
