@@ -553,7 +553,7 @@ def fig2a(release, *, seed: int = 0, n_boot: int = 10_000, budgets=None) -> pd.D
     out = pd.DataFrame({"Items": sc["n_items"].astype(int).to_numpy(), "Mean": sc["mean"].to_numpy(),
                         "Median": sc["median"].to_numpy(), "Q1": sc["q1"].to_numpy(), "Q3": sc["q3"].to_numpy(),
                         "Min": sc["min"].to_numpy(), "Max": sc["max"].to_numpy()},
-                       index=pd.Index([f"{lab}|{b}" for lab, b in zip(sc["label"], sc["budget"])], name="Quantity|Budget"))
+                       index=pd.Index([f"{lab}|{b}" for lab, b in zip(sc["label"], sc["budget"])], name="Quantity, budget"))
     return out
 
 
