@@ -26,26 +26,6 @@ def _family_colors(families) -> dict:
     return {f: FAMILY_PALETTE[i % len(FAMILY_PALETTE)] for i, f in enumerate(seen)}
 
 
-def _label_points(ax, x, y, labels, lo, hi):
-    """Labels right of the points, nudged vertically so that they do not overlap, with
-    a thin leader line when moved."""
-    gap = 0.036 * (hi - lo)
-    order = np.argsort(y)
-    ly = y.astype(float).copy()
-    prev = -np.inf
-    for i in order:
-        ly[i] = max(ly[i], prev + gap)
-        prev = ly[i]
-    shift = max(0.0, ly.max() - (hi - gap / 2))
-    ly -= shift
-    for xi, yi, li, lab in zip(x, y, ly, labels):
-        moved = abs(li - yi) > gap / 4
-        tx = xi + (0.07 if moved else 0.025) * (hi - lo)
-        ax.annotate(lab, (xi, yi), xytext=(tx, li), textcoords="data", fontsize=5.5, color="#333333", va="center",
-                    arrowprops=dict(arrowstyle="-", color="#AAAAAA", lw=0.4, shrinkA=0, shrinkB=2)
-                    if moved else None)
-
-
 def judge_scatter(data: pd.DataFrame, *, ax=None, highlight_family: str | None = "Gemini", label_models: bool = True):
     """Per-model accuracy under the production judge (x) vs the second judge (y).
 
@@ -76,8 +56,6 @@ def _judge_scatter(data: pd.DataFrame, *, ax=None, highlight_family: str | None 
             continue
         ax.scatter(sub["judge1"], sub["judge2"], s=30, color=colors[fam], zorder=3, label=fam,
                    edgecolor="black" if fam == highlight_family else "white", linewidth=0.8)
-    if label_models:
-        _label_points(ax, df["judge1"].to_numpy(float), df["judge2"].to_numpy(float), list(df["model"]), lo, hi)
     j1 = df["judge1_name"].iloc[0] if "judge1_name" in df.columns else "production judge"
     j2 = df["judge2_name"].iloc[0] if "judge2_name" in df.columns else "second judge"
     ax.set_xlim(lo, hi)
@@ -85,7 +63,12 @@ def _judge_scatter(data: pd.DataFrame, *, ax=None, highlight_family: str | None 
     ax.set_aspect("equal")
     ax.set_xlabel(f"Accuracy (%), {j1}")
     ax.set_ylabel(f"Accuracy (%), {j2}")
-    ax.legend(loc="upper left", fontsize=6, frameon=False, ncol=1, title="Family", title_fontsize=6.5)
+    legend = ax.legend(loc="upper left", fontsize=6, frameon=False, ncol=1, title="Family", title_fontsize=6.5)
+    if label_models:
+        from .results import place_labels
+
+        place_labels(ax, df["judge1"].to_numpy(float), df["judge2"].to_numpy(float), list(df["model"]),
+                     fontsize=5.5, avoid=(legend,))
     return ax
 
 

@@ -5,6 +5,9 @@ lines with simple group-bys, every number the synthetic release was calibrated t
 (kind ``calibrated``, and ``derived`` where the paper prints arithmetic of them) and
 the numbers that only emerge from the item-level construction (kind ``emergent``:
 Table 18 intervals, App. D.5 and Table 16 Spearman correlations, the 8K top-3 spread).
+Each number's published value, tolerance, comparator and kind are the paper's
+(:func:`voxmem_analysis.paper.published`); a reproduced number the paper lacks is a
+``KeyError``.
 
 Scoring (paper App. C.4 / C.6): a prediction rejected by the provider leaves the
 denominator, for that model at every budget; failed generations and ungraded verdicts
@@ -21,9 +24,10 @@ import numpy as np
 import pandas as pd
 import polars as pl
 
-from ..taxonomy import EVIDENCE_TYPES
+from .. import paper
+from ..taxonomy import EVIDENCE_LABELS, EVIDENCE_TYPES, OPERATION_LABELS, OPERATIONS
 from . import design as D
-from .design import AR, EV_LONG, SEM
+from .design import AR, SEM
 
 REPORT_COLUMNS = ["artifact", "row", "column", "published", "reproduced", "delta", "kind",
                   "within_tolerance"]
@@ -123,69 +127,63 @@ def _spearman(x, y) -> tuple[float, float]:
 
 
 def reproduced_values(source, *, n_boot: int = 10_000, seed: int = 0) -> list[dict]:
-    """Every number we can recompute: dicts artifact,row,column,reproduced,kind,value(design)."""
+    """Every number we can recompute: dicts ``artifact, row, column, reproduced``."""
     df = source if isinstance(source, pl.DataFrame) else scored_frame(source)
     out: list[dict] = []
 
-    def add(artifact, row, column, value, design=None, kind="calibrated"):
-        out.append(dict(artifact=artifact, row=row, column=column, reproduced=float(value),
-                        design=design, kind=kind))
+    def add(artifact, row, column, value):
+        out.append(dict(artifact=artifact, row=row, column=column, reproduced=float(value)))
 
     for t in D.targets():
-        add(t.artifact, t.row, t.column, target_value(df, t), t.value,
-            "derived" if t.artifact == "table15" and t.row.startswith("Mean") else t.kind)
+        add(t.artifact, t.row, t.column, target_value(df, t))
     # Table 18 drops / retentions (ratio of means over the ten models) and intervals; Figure 6
     acc = _acc_table(df.filter(pl.col("model").is_in(list(D.SET64))), ["model", "budget", "ev"])
     tot = _acc_table(df.filter(pl.col("model").is_in(list(D.SET64))), ["model", "budget"])
-    for key, row in D.TABLE18.items():
-        label = EV_LONG.get(key, "Overall")
+    for key in (*EVIDENCE_TYPES, "overall"):
+        label = EVIDENCE_LABELS.get(key, "Overall")
         src = tot if key == "overall" else acc.filter(pl.col("ev") == key)
         a8 = float(src.filter(pl.col("budget") == "8K")["acc"].mean())
         a64 = float(src.filter(pl.col("budget") == "64K")["acc"].mean())
-        add("table18", label, "drop", a8 - a64, row[3])
-        add("table18", label, "retention", a64 / a8, row[6])
+        add("table18", label, "drop", a8 - a64)
+        add("table18", label, "retention", a64 / a8)
         if key != "overall":
-            add("fig6", label, "64K", 100 * a64 / a8, 100 * row[6])
+            add("fig6", label, "64K", 100 * a64 / a8)
         evs = EVIDENCE_TYPES if key == "overall" else (key,)
         ci = _bootstrap(_matrix(df, "8K", D.SET64, evs), _matrix(df, "64K", D.SET64, evs), n_boot, seed)
-        add("table18", label, "drop_lo", ci["drop"][0], row[4], "emergent")
-        add("table18", label, "drop_hi", ci["drop"][1], row[5], "emergent")
-        add("table18", label, "retention_lo", ci["retention"][0], row[7], "emergent")
-        add("table18", label, "retention_hi", ci["retention"][1], row[8], "emergent")
+        add("table18", label, "drop_lo", ci["drop"][0])
+        add("table18", label, "drop_hi", ci["drop"][1])
+        add("table18", label, "retention_lo", ci["retention"][0])
+        add("table18", label, "retention_hi", ci["retention"][1])
     # App. D.5: 40 model x evidence cells; 'change' row = 64K - 8K in pp, as the paper's sign
     a = acc.pivot(on="budget", index=["model", "ev"], values="acc").sort(["model", "ev"])
     ret_rho, ret_p = _spearman(a["64K"] / a["8K"], a["8K"])
     chg_rho, chg_p = _spearman(a["64K"] - a["8K"], a["8K"])
-    add("d5", "retention", "rho", ret_rho, D.D5["rho_retention"], "emergent")
-    add("d5", "retention", "p", ret_p, 0.84, "emergent")
-    add("d5", "change", "rho", chg_rho, D.D5["rho_drop"], "emergent")
-    add("d5", "change", "p", chg_p, 0.001, "emergent")
-    add("d5", "cells", "n", a.height, 40)
+    add("d5", "retention", "rho", ret_rho)
+    add("d5", "retention", "p", ret_p)
+    add("d5", "change", "rho", chg_rho)
+    add("d5", "change", "p", chg_p)
+    add("d5", "cells", "n", a.height)
     # Table 16 rho
     t16 = df.filter((pl.col("budget") == "64K") & pl.col("model").is_in(list(D.SET64)))
     ans = _acc_table(t16.filter(pl.col("op") != AR), ["model"]).sort("model")
     arr = _acc_table(t16.filter(pl.col("op") == AR), ["model"]).sort("model")
-    add("table16", "All", "Spearman rho", _spearman(ans["acc"], arr["acc"])[0], D.TABLE16_RHO, "emergent")
+    add("table16", "All", "Spearman rho", _spearman(ans["acc"], arr["acc"])[0])
     # 8K top-3 spread
     o8 = _acc_table(df.filter(pl.col("budget") == "8K"), ["model"]).sort("acc", descending=True)
     top = o8["acc"].to_list()[:3]
-    add("groups", "8K|Top-3 spread", "Overall", max(top) - min(top), 0.9, "emergent")
+    add("groups", "8K|Top-3 spread", "Overall", max(top) - min(top))
     # App. D.5 population (before attribution's recoding, which keeps verdicts)
     pop = df.filter((pl.col("budget") == "64K") & pl.col("model").is_in(list(D.SET64))
                     & (pl.col("ev") != SEM) & (pl.col("op") != AR))
-    add("population", "Attempts", "n", pop.height, D.D5["attempts"], "derived")
-    add("population", "Incorrect", "n", int((~pop["correct"]).sum()), D.D5["incorrect"])
-    # denominators (Table 13 n, Table 17 AR items)
-    s8 = df.filter((pl.col("budget") == "8K") & pl.col("scored"))
+    add("population", "Attempts", "n", pop.height)
+    add("population", "Incorrect", "n", int((~pop["correct"]).sum()))
+    # denominators (Table 13 n)
     s8_all = df.filter(pl.col("budget") == "8K")
-    rej8 = s8_all.height - s8.height
     for ev in EVIDENCE_TYPES:
-        add("table13", EV_LONG[ev], "n", s8_all.filter(pl.col("ev") == ev).height
-            - _rejected(df, ev=ev), D.TABLE13_8K[ev][0])
-    for op in (D.IE, D.MSR, D.TET, AR):
-        add("table13", D.OP_ABBR[op], "n", s8_all.filter(pl.col("op") == op).height
-            - _rejected(df, op=op), D.TABLE13_8K[op][0])
-    add("table13", "All", "n", s8_all.height - rej8 if False else s8_all.height - _rejected(df), 11978, "derived")
+        add("table13", EVIDENCE_LABELS[ev], "n", s8_all.filter(pl.col("ev") == ev).height - _rejected(df, ev=ev))
+    for op in OPERATIONS:
+        add("table13", OPERATION_LABELS[op], "n", s8_all.filter(pl.col("op") == op).height - _rejected(df, op=op))
+    add("table13", "All", "n", s8_all.height - _rejected(df))
     return out
 
 
@@ -199,17 +197,14 @@ def _rejected(df: pl.DataFrame, ev: str | None = None, op: str | None = None) ->
     return sub.height
 
 
-_DEFAULT_TOL = {"pct": 0.5, "ratio": 0.01, "rho": 0.1, "count": 0.0, "p": 1.0}
-
-
 def calibration_report(source, *, n_boot: int = 10_000, seed: int = 0) -> pd.DataFrame:
-    """Published vs reproduced for every number the synthetic release targets or lets emerge."""
+    """Published vs reproduced for every number the synthetic release targets or lets emerge.
+
+    The published value, tolerance, comparator and kind of each number come from
+    :func:`voxmem_analysis.paper.published`; ``KeyError`` if the paper has no such number.
+    """
     rows = reproduced_values(source, n_boot=n_boot, seed=seed)
-    try:
-        from ..paper import published
-        pub = published()
-    except Exception:  # pragma: no cover - published.csv missing
-        pub = None
+    pub = paper.published().set_index(["artifact", "row", "column"])
     out = []
     seen = set()
     for r in rows:
@@ -217,16 +212,11 @@ def calibration_report(source, *, n_boot: int = 10_000, seed: int = 0) -> pd.Dat
         if key in seen:
             continue
         seen.add(key)
-        value, kind, tol, comp = r["design"], r["kind"], None, "approx"
-        if pub is not None:
-            m = pub[(pub["artifact"] == key[0]) & (pub["row"] == key[1]) & (pub["column"] == key[2])]
-            if len(m):
-                p = m.iloc[0]
-                value, kind, tol, comp = float(p["value"]), p["kind"], float(p["tolerance"]), p["comparator"]
-        if tol is None:
-            unit = ("ratio" if key[2].startswith("retention") else "rho" if key[2] == "rho"
-                    else "count" if key[2] == "n" else "p" if key[2] == "p" else "pct")
-            tol = _DEFAULT_TOL[unit] if key[2] not in ("drop_lo", "drop_hi") else 1.0
+        if key not in pub.index:
+            raise KeyError(f"no published number for artifact={key[0]!r}, row={key[1]!r}, "
+                           f"column={key[2]!r} (data/paper/published.csv)")
+        p = pub.loc[key]
+        value, tol, comp = float(p["value"]), float(p["tolerance"]), p["comparator"]
         rep = r["reproduced"]
         delta = rep - value
         if comp == "lt":
@@ -236,6 +226,6 @@ def calibration_report(source, *, n_boot: int = 10_000, seed: int = 0) -> pd.Dat
         else:
             ok = abs(delta) <= tol + 1e-9
         out.append(dict(artifact=key[0], row=key[1], column=key[2], published=value,
-                        reproduced=round(rep, 4), delta=round(delta, 4), kind=kind,
+                        reproduced=round(rep, 4), delta=round(delta, 4), kind=p["kind"],
                         within_tolerance=bool(ok)))
     return pd.DataFrame(out, columns=REPORT_COLUMNS)

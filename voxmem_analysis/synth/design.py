@@ -1,23 +1,39 @@
-"""Design constants of the synthetic release: models, item bank cell sizes, and
-the published numbers the synthetic verdicts are calibrated to.
+"""Design of the synthetic release: what it is calibrated to, and how it is built.
 
-Everything here is a plain constant so the calibration solver (``calibrate.py``),
-the generator (``core.py``) and the checker (``check.py``) share one definition.
-The numbers quoted are from the VoxMem paper (Tables 12-18, Figures 5 and 8,
-Sections 4.2-4.4, Appendices C.5-D.5).
+Two kinds of content, kept apart:
+
+* **Design choices** (sections "models", "item bank", "provider rejections") -- choices of
+  the synthetic release that the paper does not print: model registry details, the questions
+  per operation x evidence cell (the paper fixes only the margins), the subtype split, which
+  8K predictions the provider rejected, and the solver's band around each target.
+* **Published numbers** (section "published targets") -- the paper's numbers the synthetic
+  verdicts are calibrated to.  None is typed here: each is read from the paper's table
+  (``data/paper/published.csv``, via :func:`voxmem_analysis.paper.published`) by
+  :func:`published_value`; ``TABLE15``, ``TABLE16`` ... only arrange those values in the
+  shapes the solver (``calibrate.py``), the generator (``core.py``) and the checker
+  (``check.py``) use.  A cell the paper does not have raises ``KeyError`` naming artifact,
+  row and column.
+
+Labels are the taxonomy's (:mod:`voxmem_analysis.taxonomy`); the access-group titles and the
+``Mean ... (n)`` row labels are those of :mod:`voxmem_analysis.results`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import lru_cache
 
-from ..taxonomy import EVIDENCE_TYPES, BUDGETS
+from .. import paper
+from .. import taxonomy as tx
+from ..results import GROUP_TITLES, mean_row_label
 
-SEM, SPK, PARA, ENV = EVIDENCE_TYPES
-IE, MSR, TET, AR = "information_extraction", "multi_session_reasoning", "temporal_evolution_tracking", "answer_refusal"
-ANS_OPS = (IE, MSR, TET)
+SEM, SPK, PARA, ENV = tx.EVIDENCE_TYPES
+IE, MSR, TET, AR = tx.OPERATIONS
+ANS = tx.ANSWERABLE_OPERATIONS
 
-# --- models (Table 12, Table 14) ------------------------------------------------
-# name, family, access, architecture, llm_params_b, total_params_b, in_64k_set, slug
+
+# =============================================================================== design choices
+# --- models (Table 12, Table 14) ------------------------------------------------------------
+# name, family, access, architecture, llm_params_b, total_params_b, in_64k_set
 MODELS: tuple[tuple, ...] = (
     ("Audio-Flamingo-Next", "Audio Flamingo", "open_weight", "audio_specialist", 7.6, 8.3, True),
     ("MiMo-Audio-7B-Instruct", "MiMo", "open_weight", "audio_specialist", 7.6, 8.4, False),
@@ -43,6 +59,11 @@ PROP64 = tuple(m for m in SET64 if m in PROPRIETARY)
 OPEN64 = tuple(m for m in SET64 if m in OPEN)
 #: Models run on the open-weight checkpoints with the system prompt folded into the first user turn.
 FOLDED_PROMPT = ("Phi-4-Multimodal", "Baichuan-Audio-7B")
+#: The three strongest at 8K, held within the paper's 'Top-3 spread' of each other (§C.5 names
+#: no models; these are the 32K top three of §4.2).
+TOP3_8K = ("Qwen3.8-Omni-Flash", "Gemini-3.1-Pro", "Gemini-3.8-Flash")
+#: The production judge (the Table 13 column whose accuracies are calibrated).
+PRODUCTION_JUDGE = "Gemini-3.7-Flash"
 
 
 def slug(model: str) -> str:
@@ -51,10 +72,10 @@ def slug(model: str) -> str:
 
 def runs() -> list[tuple[str, str]]:
     """(model, budget) pairs that were evaluated: all 15 at 8K-32K, the ten of Table 14 at 64K."""
-    return [(m, b) for b in BUDGETS for m in MODEL_NAMES if b != "64K" or m in SET64]
+    return [(m, b) for b in tx.BUDGETS for m in MODEL_NAMES if b != "64K" or m in SET64]
 
 
-# --- item bank (questions per cell) -------------------------------------------------
+# --- item bank (questions per cell) -----------------------------------------------------------
 #: answerable questions per (operation, evidence); the paper fixes the margins
 #: (195/126/222/126 by evidence; 230/221/218 by operation; paralinguistic TET 49,
 #: environmental TET 32) and the remaining cells are chosen so that Figure 5's cell
@@ -99,7 +120,7 @@ def cell_size(cell: tuple[str, str, str]) -> int:
     return AR_CELLS[(ev, src)] if op == AR else ANS_CELLS[(op, ev)]
 
 
-# --- provider rejections at 8K (Table 13: 11,978 of 11,985 scored) ----------------
+# --- provider rejections at 8K (Table 13: 11,978 of 11,985 scored) ------------------------------
 #: (model, evidence, operation, source operation); 2/3/2/0 by evidence, 3/2/1/1 by operation.
 REJECTIONS_8K: tuple[tuple[str, str, str, str], ...] = (
     ("Qwen3.8-Omni-Flash", SEM, MSR, MSR),
@@ -124,7 +145,132 @@ def denom(model: str, cell: tuple[str, str, str]) -> int:
     return cell_size(cell) - rejected_count(model, cell)
 
 
-# --- published targets ---------------------------------------------------------------
+# ============================================================================ published targets
+@lru_cache(maxsize=1)
+def _published() -> dict[tuple[str, str, str], tuple[float, str]]:
+    """(artifact, row, column) -> (value, unit), in the order of ``published.csv``."""
+    df = paper.published()
+    return {(a, r, c): (float(v), u) for a, r, c, v, u
+            in df[["artifact", "row", "column", "value", "unit"]].itertuples(index=False)}
+
+
+def published_value(artifact: str, row: str, column: str) -> float | int:
+    """The paper's number at (artifact, row, column): an ``int`` for counts, else a ``float``.
+
+    Raises ``KeyError`` naming the cell when ``published.csv`` has no such number.
+    """
+    try:
+        value, unit = _published()[artifact, row, column]
+    except KeyError:
+        raise KeyError(f"no published number for artifact={artifact!r}, row={row!r}, "
+                       f"column={column!r} (data/paper/published.csv)") from None
+    return int(value) if unit == "count" else value
+
+
+def _row(artifact: str, row: str, columns) -> tuple:
+    return tuple(published_value(artifact, row, c) for c in columns)
+
+
+def _printed(artifact: str) -> list[tuple[str, str]]:
+    """The (row, column) cells the paper prints for an artifact, in printed order."""
+    return [(r, c) for (a, r, c) in _published() if a == artifact]
+
+
+def _in_printed_order(artifact: str, rows) -> list[str]:
+    """``rows`` in the order the paper prints them (rows it lacks last; reading them raises)."""
+    order = {r: i for i, r in enumerate(dict.fromkeys(r for r, _ in _printed(artifact)))}
+    return sorted(rows, key=lambda r: order.get(r, len(order)))
+
+
+EV_LABEL = tx.EVIDENCE_LABELS
+OP_LABEL = tx.OPERATION_LABELS
+_EV_CODE = {label: code for code, label in EV_LABEL.items()}
+_OP_CODE = {label: code for code, label in OP_LABEL.items()}
+_ACCESS_CODE = {GROUP_TITLES[g]: g for g in ("proprietary", "open_weight")}
+_EV_COLS = tuple(EV_LABEL[e] for e in tx.EVIDENCE_TYPES)
+_T15_COLS = _EV_COLS + ("Overall",)
+_T17_COLS = _EV_COLS + tuple(OP_LABEL[o] for o in ANS)
+_T18_COLS = ("n", "8K", "64K", "drop", "drop_lo", "drop_hi", "retention", "retention_lo", "retention_hi")
+
+
+def _evidence_key(label: str) -> str:
+    """Evidence code of a column label; ``'overall'`` for ``'Overall'``."""
+    return "overall" if label == "Overall" else _EV_CODE[label]
+
+
+def _build() -> dict[str, dict]:
+    """The published numbers arranged as the module-level dicts below."""
+    t15 = {m: _row("table15", m, _T15_COLS) for m in _in_printed_order("table15", SET64)}
+    t15_means = {}
+    for group, models in (("proprietary", PROP64), ("open_weight", OPEN64), ("all", SET64)):
+        label = mean_row_label(group, len(models))
+        t15_means[label] = (models, _row("table15", label, _T15_COLS))
+    t18 = {ev: _row("table18", EV_LABEL[ev], _T18_COLS) for ev in tx.EVIDENCE_TYPES}
+    t18["overall"] = _row("table18", "Overall", _T18_COLS)
+    # figures: every answerable cell the paper quotes (Figure 5 at 32K, Figure 8 by budget)
+    fig5 = {(_OP_CODE[r], _EV_CODE[c]): published_value("fig5", r, c)
+            for r, c in _printed("fig5") if r != OP_LABEL[AR] and c in _EV_CODE}
+    fig8 = {}
+    for r, c in _printed("fig8"):
+        budget, op = r.split("|")
+        fig8[_OP_CODE[op], _EV_CODE[c], budget] = published_value("fig8", r, c)
+    # access-group means (§4.2, §4.4) and the 32K top three (§4.2)
+    groups: dict[tuple[str, str], dict[str, float]] = {}
+    top3_32k: dict[str, float] = {}
+    for r, c in _printed("groups"):
+        budget, who = r.split("|")
+        if who in _ACCESS_CODE:
+            groups.setdefault((budget, _ACCESS_CODE[who]), {})[_evidence_key(c)] = \
+                published_value("groups", r, c)
+        elif who in MODEL_NAMES and budget == "32K":
+            top3_32k[who] = published_value("groups", r, "Overall")
+    t13_rows = {"all": "All", **{ev: EV_LABEL[ev] for ev in tx.EVIDENCE_TYPES},
+                **{op: OP_LABEL[op] for op in tx.OPERATIONS}}
+    return dict(
+        TABLE15=t15,
+        TABLE15_MEANS=t15_means,
+        TABLE16={m: _row("table16", m, ("Answerable", "AR")) for m in _in_printed_order("table16", SET64)},
+        TABLE17={b: _row("table17", b, _T17_COLS) for b in tx.BUDGETS},
+        TABLE18=t18,
+        RETENTION={key: row[_T18_COLS.index("retention")] for key, row in t18.items()},
+        FIG5_32K=fig5,
+        FIG8=fig8,
+        GROUP_MEANS=groups,
+        TOP3_32K=top3_32k,
+        TABLE13_8K={key: _row("table13", label, ("n", PRODUCTION_JUDGE)) for key, label in t13_rows.items()},
+        D5={"attempts": published_value("population", "Attempts", "n"),
+            "incorrect": published_value("population", "Incorrect", "n")},
+    )
+
+
+_P = _build()
+#: model: (sem, spk, para, env, overall) at 64K (Table 15), in printed order
+TABLE15: dict[str, tuple[float, ...]] = _P["TABLE15"]
+#: "Mean ... (n)" row: (models, (sem, spk, para, env, overall)) (Table 15)
+TABLE15_MEANS: dict[str, tuple[tuple[str, ...], tuple[float, ...]]] = _P["TABLE15_MEANS"]
+#: model: (answerable, AR) at 64K (Table 16)
+TABLE16: dict[str, tuple[float, float]] = _P["TABLE16"]
+#: budget: AR accuracy (sem, spk, para, env, IE, MSR, TET), mean over models (Table 17)
+TABLE17: dict[str, tuple[float, ...]] = _P["TABLE17"]
+#: evidence code or "overall": (n, 8K, 64K, drop, drop_lo, drop_hi, ret, ret_lo, ret_hi) (Table 18)
+TABLE18: dict[str, tuple] = _P["TABLE18"]
+#: Table 18 retention ratios (64K mean / 8K mean over the ten 64K models)
+RETENTION: dict[str, float] = _P["RETENTION"]
+#: (op, ev): mean over 15 models at 32K, the answerable cells the paper quotes (Figure 5)
+FIG5_32K: dict[tuple[str, str], float] = _P["FIG5_32K"]
+#: (op, ev, budget): mean over the ten 64K models (Figure 8, App. D.2)
+FIG8: dict[tuple[str, str, str], float] = _P["FIG8"]
+#: (budget, access group): {"overall" or evidence code: mean over the group} (§4.2, §4.4)
+GROUP_MEANS: dict[tuple[str, str], dict[str, float]] = _P["GROUP_MEANS"]
+#: model: overall accuracy at 32K of the three strongest (§4.2)
+TOP3_32K: dict[str, float] = _P["TOP3_32K"]
+#: "all", evidence or operation code: (n, production-judge accuracy) at 8K (Table 13)
+TABLE13_8K: dict[str, tuple[int, float]] = _P["TABLE13_8K"]
+#: App. D.5 population at 64K (ten models, audio-native answerable items)
+D5: dict[str, int] = _P["D5"]
+del _P
+
+
 @dataclass(frozen=True)
 class Target:
     """One published number expressed over calibration cells.
@@ -132,6 +278,8 @@ class Target:
     ``agg``: ``mean`` = unweighted mean over ``models`` of per-model accuracy over the
     selected cells; ``pooled`` = correct / scored pooled over models and cells;
     ``model`` = a single model's accuracy (``models`` has one entry).
+    ``half_width`` and ``weight`` are design choices of the solver: the band it aims for
+    (the printed precision) and the cost of missing it.
     """
     artifact: str
     row: str
@@ -140,103 +288,29 @@ class Target:
     budget: str
     models: tuple[str, ...]
     agg: str
-    ev: tuple[str, ...] = EVIDENCE_TYPES
-    ops: tuple[str, ...] = (IE, MSR, TET, AR)       # item operation
-    srcops: tuple[str, ...] = (IE, MSR, TET)        # source operation
+    ev: tuple[str, ...] = tx.EVIDENCE_TYPES
+    ops: tuple[str, ...] = tx.OPERATIONS            # item operation
+    srcops: tuple[str, ...] = ANS                   # source operation
     unit: str = "%"
     half_width: float = 0.05                          # printed precision
     weight: float = 1.0
-    kind: str = "calibrated"
 
     def cells(self) -> list[tuple[str, str, str]]:
         return [c for c in CELLS if c[0] in self.ev and c[1] in self.ops and c[2] in self.srcops]
 
 
-EV_SHORT = {SEM: "Speech Sem.", SPK: "Speaker", PARA: "Paraling.", ENV: "Environ."}
-EV_LONG = {SEM: "Speech Semantics", SPK: "Speaker Identity", PARA: "Paralinguistic Cues", ENV: "Environmental Sound"}
-GROUP_LABEL = {"proprietary": "Proprietary", "open_weight": "Open-weight"}
-EV_ABBR = {SEM: "Sem.", SPK: "Spk.", PARA: "Para.", ENV: "Env."}
-OP_ABBR = {IE: "IE", MSR: "MSR", TET: "TET", AR: "AR"}
-ANS = (IE, MSR, TET)
-
-TABLE15 = {  # model: (sem, spk, para, env, overall)
-    "Gemini-3.1-Pro": (68.5, 26.5, 19.7, 15.4, 34.3),
-    "Gemini-3.8-Flash": (50.9, 38.1, 16.7, 15.4, 30.3),
-    "Ultravox-v0.6-Llama-3.1-8B": (28.0, 29.3, 12.9, 17.9, 21.3),
-    "Gemini-2.5-Pro": (35.8, 14.3, 14.4, 16.7, 21.0),
-    "Qwen3-Omni-30B-A3B": (31.5, 21.8, 15.9, 11.5, 20.7),
-    "Gemma-4-E4B-it": (27.2, 24.5, 12.9, 11.5, 18.9),
-    "Audio-Flamingo-Next": (26.3, 22.4, 12.9, 9.0, 17.8),
-    "Baichuan-Audio-7B": (26.7, 29.3, 9.8, 7.1, 17.8),
-    "Baichuan-Omni-1.5-7B": (20.3, 13.6, 11.4, 11.5, 14.4),
-    "FireRedAudio-9B": (22.0, 11.6, 10.2, 8.3, 13.5),
-}
-TABLE15_MEANS = {  # (group label, models): (sem, spk, para, env, overall)
-    "Mean proprietary (3)": (PROP64, (51.7, 26.3, 16.9, 15.8, 28.5)),
-    "Mean open-weight (7)": (OPEN64, (26.0, 21.8, 12.3, 11.0, 17.8)),
-    "Mean all (10)": (SET64, (33.7, 23.1, 13.7, 12.4, 21.0)),
-}
-TABLE16 = {  # model: (answerable, AR)
-    "Gemini-3.1-Pro": (29.0, 61.5), "Gemini-3.8-Flash": (26.6, 49.2),
-    "Ultravox-v0.6-Llama-3.1-8B": (21.1, 22.3), "Audio-Flamingo-Next": (20.6, 3.1),
-    "Qwen3-Omni-30B-A3B": (20.2, 23.1), "Baichuan-Audio-7B": (20.2, 5.4),
-    "Gemma-4-E4B-it": (17.9, 23.8), "FireRedAudio-9B": (15.1, 5.4),
-    "Gemini-2.5-Pro": (12.0, 67.7), "Baichuan-Omni-1.5-7B": (8.4, 45.4),
-}
-TABLE17 = {  # budget: (sem, spk, para, env, IE, MSR, TET)
-    "8K": (22.0, 16.2, 35.2, 39.3, 27.2, 32.9, 27.3),
-    "16K": (23.6, 14.6, 35.6, 37.6, 28.8, 31.7, 26.5),
-    "32K": (19.9, 16.2, 34.3, 34.2, 28.0, 28.2, 25.0),
-    "64K": (28.9, 21.9, 35.0, 33.0, 31.9, 32.9, 25.9),
-}
-TABLE18 = {  # evidence: (n, 8K, 64K, drop, drop_lo, drop_hi, ret, ret_lo, ret_hi)
-    SEM: (232, 48.0, 33.7, 14.3, 11.9, 16.7, 0.703, 0.666, 0.741),
-    SPK: (147, 34.8, 23.1, 11.6, 8.0, 15.4, 0.665, 0.590, 0.749),
-    PARA: (264, 19.6, 13.7, 5.9, 4.1, 7.8, 0.698, 0.626, 0.775),
-    ENV: (156, 19.7, 12.4, 7.2, 4.1, 10.7, 0.632, 0.511, 0.764),
-    "overall": (799, 30.6, 21.0, 9.6, 8.3, 11.0, 0.685, 0.653, 0.718),
-}
-FIG5_32K = {  # (op, ev): mean over 15 models at 32K
-    (MSR, SEM): 41.8, (MSR, SPK): 43.1, (MSR, PARA): 26.7, (MSR, ENV): 25.2,
-    (IE, SPK): 29.0, (IE, PARA): 8.8, (IE, ENV): 13.5,
-    (TET, SEM): 44.5, (TET, SPK): 20.0, (TET, PARA): 3.4, (TET, ENV): 1.2,
-}
-FIG8 = {  # (op, ev, budget): mean over the ten 64K models
-    (TET, SEM, "8K"): 57.3, (TET, SEM, "16K"): 52.5, (TET, SEM, "64K"): 33.9,
-    (MSR, SEM, "64K"): 35.5, (AR, PARA, "64K"): 35.0,
-    (TET, PARA, "8K"): 3.3, (TET, PARA, "16K"): 3.7, (TET, PARA, "64K"): 3.1,
-    (TET, ENV, "8K"): 2.2, (TET, ENV, "16K"): 1.9, (TET, ENV, "64K"): 0.9,
-}
-GROUP_MEANS = {  # (budget, group): overall or by evidence (Sections 4.2, 4.4)
-    ("8K", "proprietary"): {"overall": 40.1},
-    ("8K", "open_weight"): {"overall": 26.6},
-    ("32K", "proprietary"): {"overall": 33.0, SEM: 55.6, SPK: 32.7, PARA: 20.0, ENV: 21.9},
-    ("32K", "open_weight"): {"overall": 21.9, SEM: 31.6, SPK: 26.7, PARA: 14.5, ENV: 15.5},
-}
-TOP3_32K = {"Qwen3.8-Omni-Flash": 38.5, "Gemini-3.1-Pro": 35.9, "Gemini-3.8-Flash": 34.0}
-#: the three strongest at 8K (Section C.5: 'within 0.9 pp of each other')
-TOP3_8K = ("Qwen3.8-Omni-Flash", "Gemini-3.1-Pro", "Gemini-3.8-Flash")
-TABLE13_8K = {  # slice: (n, gemini accuracy)
-    "All items": (11978, 31.1),
-    SEM: (3478, 48.0), SPK: (2202, 37.0), PARA: (3958, 19.7), ENV: (2340, 19.7),
-    IE: (3447, 26.3), MSR: (3313, 35.0), TET: (3269, 33.2), AR: (1949, 29.4),
-}
-D5 = {"attempts": 4740, "incorrect": 4137, "rho_retention": 0.03, "rho_drop": -0.77}
-TABLE16_RHO = -0.02
-
-
 def targets() -> list[Target]:
     """Every calibrated number, as linear functionals of the per-cell correct counts."""
     t: list[Target] = []
-    evs = EVIDENCE_TYPES
+    evs = tx.EVIDENCE_TYPES
     # Table 15 / Table 16 (64K, per model)
     for m, vals in TABLE15.items():
         for ev, v in zip(evs, vals[:4]):
-            t.append(Target("table15", m, EV_LONG[ev], v, "64K", (m,), "model", ev=(ev,), weight=3))
+            t.append(Target("table15", m, EV_LABEL[ev], v, "64K", (m,), "model", ev=(ev,), weight=3))
         t.append(Target("table15", m, "Overall", vals[4], "64K", (m,), "model", weight=3))
     for g, (ms, vals) in TABLE15_MEANS.items():
         for ev, v in zip(evs, vals[:4]):
-            t.append(Target("table15", g, EV_LONG[ev], v, "64K", ms, "mean", ev=(ev,)))
+            t.append(Target("table15", g, EV_LABEL[ev], v, "64K", ms, "mean", ev=(ev,)))
         t.append(Target("table15", g, "Overall", vals[4], "64K", ms, "mean"))
     for m, (a, r) in TABLE16.items():
         t.append(Target("table16", m, "Answerable", a, "64K", (m,), "model", ops=ANS, weight=3))
@@ -245,43 +319,40 @@ def targets() -> list[Target]:
     for b, vals in TABLE17.items():
         ms = SET64 if b == "64K" else MODEL_NAMES
         for ev, v in zip(evs, vals[:4]):
-            t.append(Target("table17", b, EV_LONG[ev], v, b, ms, "mean", ev=(ev,), ops=(AR,)))
+            t.append(Target("table17", b, EV_LABEL[ev], v, b, ms, "mean", ev=(ev,), ops=(AR,)))
         for op, v in zip(ANS, vals[4:]):
-            t.append(Target("table17", b, OP_ABBR[op], v, b, ms, "mean", ops=(AR,), srcops=(op,)))
+            t.append(Target("table17", b, OP_LABEL[op], v, b, ms, "mean", ops=(AR,), srcops=(op,)))
     # Table 18 (8K and 64K means over the ten 64K models)
     for key, row in TABLE18.items():
         sel = dict(ev=(key,)) if key != "overall" else {}
-        label = EV_LONG.get(key, "Overall")
+        label = EV_LABEL.get(key, "Overall")
         t.append(Target("table18", label, "8K", row[1], "8K", SET64, "mean", **sel))
         t.append(Target("table18", label, "64K", row[2], "64K", SET64, "mean", **sel))
-    # Figure 5 (32K, 15 models) incl. AR row = Table 17 32K
+    # Figure 5 (32K, 15 models) incl. the AR row (= Table 17 at 32K)
     for (op, ev), v in FIG5_32K.items():
-        t.append(Target("fig5", OP_ABBR[op], EV_LONG[ev], v, "32K", MODEL_NAMES, "mean", ev=(ev,), ops=(op,)))
-    for ev, v in zip(evs, TABLE17["32K"][:4]):
-        t.append(Target("fig5", "AR", EV_LONG[ev], v, "32K", MODEL_NAMES, "mean", ev=(ev,), ops=(AR,)))
+        t.append(Target("fig5", OP_LABEL[op], EV_LABEL[ev], v, "32K", MODEL_NAMES, "mean", ev=(ev,), ops=(op,)))
+    for ev in evs:
+        v = published_value("fig5", OP_LABEL[AR], EV_LABEL[ev])
+        t.append(Target("fig5", OP_LABEL[AR], EV_LABEL[ev], v, "32K", MODEL_NAMES, "mean", ev=(ev,), ops=(AR,)))
     # Figure 8 (ten 64K models)
     for (op, ev, b), v in FIG8.items():
-        t.append(Target("fig8", f"{b}|{OP_ABBR[op]}", EV_LONG[ev], v, b, SET64, "mean", ev=(ev,), ops=(op,)))
+        t.append(Target("fig8", f"{b}|{OP_LABEL[op]}", EV_LABEL[ev], v, b, SET64, "mean", ev=(ev,), ops=(op,)))
     # group means
     for (b, g), vals in GROUP_MEANS.items():
         ms = PROPRIETARY if g == "proprietary" else OPEN
         for k, v in vals.items():
             sel = {} if k == "overall" else dict(ev=(k,))
-            t.append(Target("groups", f"{b}|{GROUP_LABEL[g]}", EV_LONG.get(k, "Overall"), v, b, ms, "mean", **sel))
+            t.append(Target("groups", f"{b}|{GROUP_TITLES[g]}", EV_LABEL.get(k, "Overall"), v, b, ms, "mean",
+                            **sel))
     for m, v in TOP3_32K.items():
         t.append(Target("groups", f"32K|{m}", "Overall", v, "32K", (m,), "model", weight=3))
     # Table 13 (production judge, 8K, pooled over all scored predictions)
     for key, (n, v) in TABLE13_8K.items():
         if key in evs:
-            sel = dict(ev=(key,))
-        elif key == "All items":
-            sel = {}
+            sel, label = dict(ev=(key,)), EV_LABEL[key]
+        elif key == "all":
+            sel, label = {}, "All"
         else:
-            sel = dict(ops=(key,))
-        label = EV_LONG.get(key, {IE: "IE", MSR: "MSR", TET: "TET", AR: "AR"}.get(key, "All"))
-        t.append(Target("table13", label, "Gemini-3.7-Flash", v, "8K", MODEL_NAMES, "pooled", **sel))
+            sel, label = dict(ops=(key,)), OP_LABEL[key]
+        t.append(Target("table13", label, PRODUCTION_JUDGE, v, "8K", MODEL_NAMES, "pooled", **sel))
     return t
-
-
-#: Table 18 retention ratios (ratio of the 64K and 8K means over the ten models)
-RETENTION = {SEM: 0.703, SPK: 0.665, PARA: 0.698, ENV: 0.632, "overall": 0.685}
