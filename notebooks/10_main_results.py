@@ -17,6 +17,11 @@ seed = 0
 n_boot = 10_000
 models = None
 budgets = None
+# Budget of Table 15, Table 16 and Figure 8's model set; None: 64K if any model was run at 64K,
+# else the longest budget present.
+comparison_budget = None
+# Budget of Figure 5; None: 32K if present, else the budget run by the most models.
+fig5_budget = None
 
 # %% [markdown]
 # # Main results (paper §4.2–4.3, Appendix D.1–D.3)
@@ -24,10 +29,16 @@ budgets = None
 # Accuracy is `correct / scored` per model (provider-rejected predictions leave the
 # denominator; failed generations and unparseable verdicts count as wrong), each model scored
 # on the questions it was judged on at every budget it was run at (Appendix C.6). Group means
-# are unweighted means over models. Every number below comes from `voxmem_analysis.results`.
+# are unweighted means over models (proprietary / open-weight only for models listed in
+# `models.csv`). Every number below comes from `voxmem_analysis.results`.
+#
+# The release may hold only some models at some budgets: the budgets used are printed below,
+# and a section the release cannot support is skipped with the reason.
 
 # %%
 from pathlib import Path
+
+from IPython.display import display
 
 from voxmem_analysis import load_release, output
 from voxmem_analysis import results as R
@@ -36,35 +47,44 @@ from voxmem_analysis.plots import results as P
 release = load_release(data_dir)
 out = Path(out_dir)
 print(release.label())
-print(f"{release.frame.height} predictions, {len(release.model_order())} models; 64K set: {len(release.models_in_64k_set())}")
+n_models = len(release.model_order())
+print(f"{release.frame.height} predictions, {n_models} model{'s' if n_models != 1 else ''}")
+b_cmp = R.comparison_budget(release, comparison_budget, models=models)
+b_fig5 = R.fig5_budget(release, fig5_budget, models=models)
+print(R.describe_budgets(release, comparison=comparison_budget, fig5=fig5_budget, models=models))
 
 # %% [markdown]
 # ## Figure 4 — accuracy by model, evidence type and history length
 # Speech semantics is remembered far better than who spoke, how it was said, or what was audible.
 
 # %%
-panels = R.evidence_panels(release, budgets=budgets, models=models)
-fig = P.evidence_heatmaps(panels)
-output.save_figure(fig, out, "fig4_model_evidence", data=panels, release=release)
-fig4 = R.fig4(release, budgets=budgets, models=models)
-output.save_table(fig4, out, "fig4", synthetic=release.synthetic, caption="Figure 4: accuracy (%)")
-fig4
+with R.section("Figure 4"):
+    panels = R.evidence_panels(release, budgets=budgets, models=models)
+    fig = P.evidence_heatmaps(panels)
+    output.save_figure(fig, out, "fig4_model_evidence", data=panels, release=release)
+    fig4 = R.fig4(release, budgets=budgets, models=models)
+    output.save_table(fig4, out, "fig4", synthetic=release.synthetic, caption="Figure 4: accuracy (%)")
+    display(fig4)
 
 # %% [markdown]
 # Proprietary and open-weight means by budget (overall and per evidence type):
 
 # %%
-groups = R.groups_table(release, budgets=budgets, models=models)
-output.save_table(groups, out, "groups", synthetic=release.synthetic, caption="Group means (%)")
-groups[~groups["Models"].isna()]
+with R.section("Group means"):
+    groups = R.groups_table(release, budgets=budgets, models=models)
+    output.save_table(groups, out, "groups", synthetic=release.synthetic, caption="Group means (%)")
+    display(groups[~groups["Models"].isna()])
 
 # %% [markdown]
 # ## Table 15 — the 64K model set at 64K
+# (At the comparison budget printed above when the release has no 64K run.)
 
 # %%
-t15 = R.table15(release, models=models)
-output.save_table(t15, out, "table15", synthetic=release.synthetic, caption="Table 15: accuracy (%) at 64K")
-t15
+with R.section(f"Table 15 ({b_cmp})"):
+    t15 = R.table15(release, budget=b_cmp, models=models)
+    output.save_table(t15, out, "table15", synthetic=release.synthetic,
+                      caption=f"Table 15: accuracy (%) at {b_cmp}, models run at {b_cmp}")
+    display(t15)
 
 # %% [markdown]
 # ## Figure 5 — operation × evidence at 32K, all models
@@ -72,44 +92,52 @@ t15
 # questions in the cell.
 
 # %%
-oe32 = R.operation_evidence(release, budgets=["32K"], models=models)
-fig = P.operation_heatmap(oe32)
-output.save_figure(fig, out, "fig5_operation_evidence_32k", data=oe32, release=release)
-R.fig5(release, models=models)
+with R.section(f"Figure 5 ({b_fig5})"):
+    oe5 = R.operation_evidence(release, budgets=[b_fig5], models=models)
+    fig = P.operation_heatmap(oe5)
+    output.save_figure(fig, out, f"fig5_operation_evidence_{b_fig5.lower()}", data=oe5, release=release)
+    display(R.fig5(release, budget=b_fig5, models=models))
 
 # %% [markdown]
 # ## Figure 8 — the same cells at the other lengths, on one shared item set
-# The 64K model set, on the questions judged at all four budgets for all of them.
+# The models run at the comparison budget (the 64K set), on the questions judged at every budget
+# all of them were run at (all four in the paper), for every one of them.
 
 # %%
-oe_shared = R.operation_evidence(release, models=release.models_in_64k_set() if models is None else models,
-                                 pairing="shared")
-fig = P.operation_heatmaps(oe_shared, budgets=[b for b in ("8K", "16K", "64K") if b in set(oe_shared["budget"])],
-                           title="64K model set, questions judged at all four budgets by every model")
-output.save_figure(fig, out, "fig8_operation_evidence_shared", data=oe_shared, release=release)
-R.fig8(release, models=models)
+with R.section(f"Figure 8 (models run at {b_cmp})"):
+    ms8, shared = R.shared_set(release, b_cmp, models)
+    oe_shared = R.operation_evidence(release, budgets=shared, models=ms8, pairing="shared", shared_budgets=shared)
+    # the paper leaves out Figure 5's budget (drawn above on all models) but keeps the comparison budget
+    drawn = [b for b in shared if b != b_fig5 or b == b_cmp]
+    print("Figure 8:", R.describe_shared_set(ms8, shared, b_cmp), "| panels:", ", ".join(drawn))
+    fig = P.operation_heatmaps(oe_shared, budgets=drawn, title=R.describe_shared_set(ms8, shared, b_cmp))
+    output.save_figure(fig, out, "fig8_operation_evidence_shared", data=oe_shared, release=release)
+    display(R.fig8(release, budget=b_cmp, models=models))
 
 # %% [markdown]
 # ## Table 16 — answerable versus refusal at 64K
 # Refusal runs opposite to answering: the two columns rank models almost independently.
 
 # %%
-t16 = R.answerable_vs_refusal(release, models=models)
-summary16 = R.answerable_refusal_summary(release, models=models, table=t16)
-access = dict(zip(release.models["model"], release.models["access"]))
-fig = P.answerable_refusal_scatter(t16, summary=summary16, groups=access)
-output.save_figure(fig, out, "table16_answerable_vs_refusal", data=t16, release=release)
-output.save_table(R.table16(release, models=models), out, "table16", synthetic=release.synthetic,
-                  caption="Table 16: answerable and AR accuracy (%) at 64K")
-summary16
-
-# %%
-t16
+with R.section(f"Table 16 ({b_cmp})"):
+    t16 = R.answerable_vs_refusal(release, budget=b_cmp, models=models)
+    summary16 = R.answerable_refusal_summary(release, budget=b_cmp, models=models, table=t16)
+    access = dict(zip(release.models["model"], release.models["access"]))
+    fig = P.answerable_refusal_scatter(t16, summary=summary16, groups=access)
+    output.save_figure(fig, out, "table16_answerable_vs_refusal", data=t16, release=release)
+    output.save_table(R.table16(release, budget=b_cmp, models=models), out, "table16", synthetic=release.synthetic,
+                      caption=f"Table 16: answerable and AR accuracy (%) at {b_cmp}")
+    display(summary16)
+    display(t16)
 
 # %% [markdown]
 # ## Table 17 — refusal accuracy by evidence type and by source operation
 
 # %%
-t17 = R.table17(release, budgets=budgets, models=models)
-output.save_table(t17, out, "table17", synthetic=release.synthetic, caption="Table 17: mean AR accuracy (%)")
-t17
+with R.section("Table 17"):
+    t17 = R.table17(release, budgets=budgets, models=models)
+    note17 = R.missing_source_operations(release, models=models)
+    if note17:
+        print(f"Table 17 by source operation: skipped \u2014 {note17}")
+    output.save_table(t17, out, "table17", synthetic=release.synthetic, caption="Table 17: mean AR accuracy (%)")
+    display(t17)

@@ -32,9 +32,20 @@ Definitions (paper Appendix C.4 and C.6)
 
   On the calibrated synthetic release ``"all_budgets"`` reproduces the published
   numbers (see ``tests/test_results_published.py``); ``"none"`` is kept for comparison.
+
+Partial releases
+----------------
+A release may hold a few models at a subset of the budgets, without ``models.csv`` (no
+access groups) or ``items.csv`` (AR source operations unknown).  The 64K artifacts
+(:func:`table15`, :func:`table16`, :func:`fig8`) take ``budget=`` (default ``"64K"``, the
+paper's; ``None``: :func:`comparison_budget`).  What cannot be computed raises
+:class:`MissingDataError` (a :class:`~voxmem_analysis.errors.VoxMemDataError`) saying what is
+missing; :func:`section` turns it into a printed "skipped" line in the notebooks.  Group
+means leave out models of unknown access group (the ``all`` mean keeps every model).
 """
 from __future__ import annotations
 
+import contextlib
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -43,9 +54,13 @@ import polars as pl
 
 from . import taxonomy as tx
 from .artifacts import artifact
+from .errors import Problem, VoxMemDataError
 
 __all__ = [
-    "PAIRINGS", "OVERALL", "GROUP_LABELS", "GROUP_TITLES", "run_budgets", "models_at_budget", "scored_predictions",
+    "PAIRINGS", "OVERALL", "GROUP_LABELS", "GROUP_TITLES", "MissingDataError", "section", "skip_reason",
+    "budgets_run", "comparison_budget", "baseline_budget", "fig5_budget", "describe_budgets", "shared_set",
+    "describe_shared_set",
+    "missing_source_operations", "run_budgets", "models_at_budget", "scored_predictions",
     "accuracy", "group_means", "evidence_accuracy", "evidence_panels", "group_summary", "answerable_vs_refusal",
     "answerable_refusal_summary", "operation_evidence", "refusal_breakdown",
     "table15", "table16", "table17", "fig4", "fig5", "fig8", "groups_table",
@@ -71,6 +86,51 @@ def evidence_label(code: str) -> str:
 def mean_row_label(group: str, n_models: int) -> str:
     """``"Mean proprietary (3)"``, ``"Mean open-weight (7)"``, ``"Mean all (10)"``."""
     return f"Mean {GROUP_LABELS.get(group, group)} ({n_models})"
+
+
+# ============================================================================ partial releases
+class MissingDataError(VoxMemDataError):
+    """The release lacks what an analysis needs (a budget, a second budget, AR source operations…).
+
+    ``reason`` is one sentence saying what is missing (printed by :func:`section`); the single
+    :class:`~voxmem_analysis.errors.Problem` carries what the release has instead.
+    """
+
+    def __init__(self, reason: str, detail: str | None = None, *, code: str = "missing_data",
+                 field: str | None = None):
+        self.reason = reason
+        super().__init__([Problem(code, "error", detail or reason, None, None, field)], reason)
+
+
+def skip_reason(exc: BaseException) -> str:
+    """The one-line reason of a :class:`~voxmem_analysis.errors.VoxMemDataError` (its first line)."""
+    reason = getattr(exc, "reason", None)
+    if reason:
+        return reason
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+@contextlib.contextmanager
+def section(title: str, *, stream=None):
+    """Run a notebook section; if the release lacks what it needs, print why and carry on.
+
+    Only :class:`~voxmem_analysis.errors.VoxMemDataError` is caught (any other exception is a
+    bug and propagates).  The printed line is ``"<title>: skipped — <reason>"``::
+
+        with section("Table 15"):
+            display(table15(release, budget=budget))
+    """
+    import sys
+
+    try:
+        yield
+    except VoxMemDataError as exc:
+        print(f"{title}: skipped \u2014 {skip_reason(exc)}", file=stream or sys.stdout)
+
+
+def _fmt_budgets(bs) -> str:
+    bs = list(bs)
+    return ", ".join(bs) if bs else "none"
 
 
 # ============================================================================ item selection
@@ -124,6 +184,130 @@ def models_at_budget(release, budget: str, models: Sequence[str] | None = None) 
     """The models (paper order) run at ``budget`` among ``models`` (default: all)."""
     rb = run_budgets(release)
     return [m for m in _check_models(release, models) if budget in rb.get(m, ())]
+
+
+def budgets_run(release, models: Sequence[str] | None = None) -> list[str]:
+    """Budgets (paper order) at which at least one of ``models`` (default all) was run (:func:`run_budgets`)."""
+    rb = run_budgets(release)
+    have = {b for m in _check_models(release, models) for b in rb.get(m, ())}
+    return [b for b in tx.BUDGETS if b in have]
+
+
+def _require_budgets(release, models=None) -> list[str]:
+    present = budgets_run(release, models)
+    if not present:
+        raise MissingDataError("no model has a scored prediction at any budget",
+                               code="no_scored_predictions", field="verdict")
+    return present
+
+
+def comparison_budget(release, budget: str | None = None, *, models: Sequence[str] | None = None) -> str:
+    """The budget of the paper's 64K artifacts: ``budget`` if given, else 64K if any model was run
+    at 64K, else the longest budget present."""
+    if budget is not None:
+        return _check_budgets([budget])[0]
+    present = _require_budgets(release, models)
+    return "64K" if "64K" in present else present[-1]
+
+
+def baseline_budget(release, budget: str | None = None, *, models: Sequence[str] | None = None) -> str:
+    """The baseline of scaling comparisons: ``budget`` if given, else 8K if present, else the shortest."""
+    if budget is not None:
+        return _check_budgets([budget])[0]
+    present = _require_budgets(release, models)
+    return "8K" if "8K" in present else present[0]
+
+
+def fig5_budget(release, budget: str | None = None, *, models: Sequence[str] | None = None) -> str:
+    """Figure 5's budget: ``budget`` if given, else 32K if present, else the budget run by the most
+    models (the longer one on ties)."""
+    if budget is not None:
+        return _check_budgets([budget])[0]
+    present = _require_budgets(release, models)
+    if "32K" in present:
+        return "32K"
+    counts = {b: len(models_at_budget(release, b, models)) for b in present}
+    return max(present, key=lambda b: (counts[b], tx.BUDGETS.index(b)))
+
+
+def _why(chosen: str, requested, paper: str, present: list[str], otherwise: str) -> str:
+    if requested is not None:
+        return "as requested" + ("" if chosen in present else f"; no model was run at {chosen}")
+    return "the paper's" if chosen == paper else f"no model was run at {paper}; {otherwise}"
+
+
+def describe_budgets(release, *, comparison: str | None = None, fig5: str | None = None,
+                     models: Sequence[str] | None = None) -> str:
+    """Which budgets the main-results notebook uses, and why (a few printable lines)."""
+    present = _require_budgets(release, models)
+    counts = {b: len(models_at_budget(release, b, models)) for b in present}
+    b_cmp = comparison_budget(release, comparison, models=models)
+    b_f5 = fig5_budget(release, fig5, models=models)
+    runs = ", ".join(f"{b} ({counts[b]} model{'s' if counts[b] != 1 else ''})" for b in present)
+    missing = [b for b in tx.BUDGETS if b not in present]
+    return "\n".join([
+        f"Budgets run: {runs}" + (f"; not run: {_fmt_budgets(missing)}" if missing else ""),
+        f"Table 15, Table 16, Figure 8 at {b_cmp} "
+        f"({_why(b_cmp, comparison, '64K', present, 'the longest budget run')})",
+        f"Figure 5 at {b_f5} ({_why(b_f5, fig5, '32K', present, 'the budget run by the most models')})",
+    ])
+
+
+def shared_set(release, budget: str | None = "64K", models: Sequence[str] | None = None) -> tuple[list[str], list[str]]:
+    """Figure 8's model set and shared budgets: the models run at ``budget`` (the 64K set) and the
+    budgets every one of them was run at (all four on the paper's release).
+
+    Raises :class:`MissingDataError` when no model was run at ``budget``.
+    """
+    b = comparison_budget(release, budget, models=models)
+    ms = models_at_budget(release, b, models)
+    if not ms:
+        raise MissingDataError(f"no model was run at {b}",
+                               f"budgets run in this release: {_fmt_budgets(budgets_run(release, models))}; "
+                               f"pass budget= one of them", code="budget_not_run", field="context_length")
+    rb = run_budgets(release)
+    common = set.intersection(*(set(rb[m]) for m in ms))
+    return ms, [x for x in tx.BUDGETS if x in common]
+
+
+def describe_shared_set(models: Sequence[str], shared: Sequence[str], budget: str) -> str:
+    """Figure 8's title: ``"10 models run at 64K; questions judged at 8K, 16K, 32K, 64K by every one"``."""
+    k = len(models)
+    return (f"{k} model{'s' if k != 1 else ''} run at {budget}; questions judged at {_fmt_budgets(shared)} "
+            f"by {'every one' if k != 1 else 'it'}")
+
+
+def _no_budget_error(release, budgets, models) -> MissingDataError:
+    asked = _check_budgets(budgets)
+    return MissingDataError(f"no model was run at {_fmt_budgets(asked)}",
+                            f"budgets run in this release: {_fmt_budgets(budgets_run(release, models))}",
+                            code="budget_not_run", field="context_length")
+
+
+def missing_source_operations(release, *, models: Sequence[str] | None = None) -> str | None:
+    """Why Table 17's by-source-operation columns cannot be computed, or ``None`` when they can.
+
+    The source operation of a refusal (AR) item is that of its paired answerable question; it is
+    known only from an item table with ``paired_question_id`` (or a ``source_operation`` field).
+    """
+    fr = release.frame.filter(pl.col("is_ar") & pl.col("scored"))
+    if models is not None:
+        fr = fr.filter(pl.col("model").is_in(_check_models(release, models)))
+    if not fr.height:
+        return "no refusal (AR) item was scored"
+    if fr["source_operation"].drop_nulls().len() == 0:
+        return ("the source operation of every AR item is unknown (no items.csv with paired_question_id), "
+                "so the IE/MSR/TET columns of Table 17 are left out")
+    return None
+
+
+def _models_at_or_fail(release, budget: str, models=None) -> list[str]:
+    ms = models_at_budget(release, budget, models)
+    if not ms:
+        raise MissingDataError(f"no model was run at {budget}",
+                               f"budgets run in this release: {_fmt_budgets(budgets_run(release, models))}; "
+                               f"pass budget= one of them", code="budget_not_run", field="context_length")
+    return ms
 
 
 def scored_predictions(release, *, models: Sequence[str] | None = None, budgets: Iterable[str] | None = None,
@@ -255,9 +439,15 @@ def accuracy(release, by: str | Sequence[str] = ("evidence_type",), *, models: S
     return _order_frame(_per_model(pred, by, overall), models)
 
 
-def _access_groups(release, models: Sequence[str]) -> dict[str, list[str]]:
+_UNKNOWN_GROUPS = ("unknown", "")
+
+
+def _access_groups(release, models: Sequence[str], *, include_unknown: bool = False) -> dict[str, list[str]]:
+    """``{access group: models}`` among ``models``; models without a group (no ``models.csv`` row)
+    are left out unless ``include_unknown`` (their group is then ``"unknown"``)."""
     grp = release.groups()
-    out = {g: [m for m in grp.get(g, []) if m in set(models)] for g in grp}
+    out = {g: [m for m in grp.get(g, []) if m in set(models)] for g in grp
+           if include_unknown or g not in _UNKNOWN_GROUPS}
     return {g: ms for g, ms in out.items() if ms}
 
 
@@ -282,7 +472,8 @@ def group_means(acc: pd.DataFrame, groups: dict[str, Sequence[str]] | None = Non
         ``group, *by, <value>, n_models``.
     """
     if by is None:
-        by = [c for c in acc.columns if c not in ("model", "n", "n_correct", value) and acc[c].dtype == object]
+        by = [c for c in acc.columns if c not in ("model", "n", "n_correct", value)
+              and not pd.api.types.is_numeric_dtype(acc[c])]
     by = list(by)
     sets = dict(groups or {})
     if include_all:
@@ -340,7 +531,8 @@ def evidence_panels(release, *, budgets: Iterable[str] | None = None, models: Se
             continue
         ms = list(dict.fromkeys(sub["model"]))
         groups = _access_groups(release, ms)
-        order = [m for g in [*_GROUP_ORDER, *[g for g in groups if g not in _GROUP_ORDER]] for m in groups.get(g, [])]
+        every = _access_groups(release, ms, include_unknown=True)
+        order = [m for g in [*_GROUP_ORDER, *[g for g in every if g not in _GROUP_ORDER]] for m in every.get(g, [])]
         rank = {m: i for i, m in enumerate(order)}
         mrows = sub.assign(row=sub["model"], kind="model", n_models=1,
                            _o=sub["model"].map(rank)).sort_values(["_o"], kind="stable").drop(columns=["_o", "model"])
@@ -349,6 +541,8 @@ def evidence_panels(release, *, budgets: Iterable[str] | None = None, models: Se
         gm = gm.assign(row=["Mean " + GROUP_LABELS.get(g, g) for g in gm["group"]], kind="mean", n=np.nan,
                        _o=gm["group"].map({g: i for i, g in enumerate(gorder)})).sort_values("_o", kind="stable")
         parts += [mrows, gm.drop(columns="_o")]
+    if not parts:
+        raise _no_budget_error(release, budgets, models)
     out = pd.concat(parts, ignore_index=True)
     return out[["budget", "row", "kind", "group", "evidence_type", "accuracy", "n", "n_models"]]
 
@@ -369,23 +563,27 @@ def group_summary(release, *, models: Sequence[str] | None = None, budgets: Iter
     for b, sub in acc.groupby("budget", observed=True, sort=False):
         gm = group_means(sub, _access_groups(release, list(dict.fromkeys(sub["model"]))), by=["budget", "evidence_type"])
         parts.append(gm)
+    if not parts:
+        raise _no_budget_error(release, budgets, models)
     out = pd.concat(parts, ignore_index=True)
     return _order_frame(out, [])
 
 
-def answerable_vs_refusal(release, *, budget: str = "64K", models: Sequence[str] | None = None,
+def answerable_vs_refusal(release, *, budget: str | None = "64K", models: Sequence[str] | None = None,
                           pairing: str = "all_budgets") -> pd.DataFrame:
     """Table 16: accuracy on answerable and on AR items per model at one budget.
 
     Sorted as the paper: by answerable accuracy, highest first (ties keep model order).
+    ``budget=None``: :func:`comparison_budget`.  Raises :class:`MissingDataError` when no model
+    was run at ``budget``.
 
     Returns
     -------
     DataFrame
         ``model, answerable, ar, overall, n_answerable, n_ar, n`` (accuracies in %).
     """
-    budget = _check_budgets([budget])[0]
-    ms = models_at_budget(release, budget, models)
+    budget = comparison_budget(release, budget, models=models)
+    ms = _models_at_or_fail(release, budget, models)
     acc = accuracy(release, "is_ar", models=ms, budgets=[budget], pairing=pairing, overall=True)
     key = acc["is_ar"].map(lambda v: "overall" if v == OVERALL else ("ar" if bool(v) else "answerable"))
     acc = acc.assign(stratum=key)
@@ -422,9 +620,11 @@ def _spearman(x, y) -> tuple[float, float]:
     return float(res.statistic), float(res.pvalue)
 
 
-def answerable_refusal_summary(release, *, budget: str = "64K", models: Sequence[str] | None = None,
+def answerable_refusal_summary(release, *, budget: str | None = "64K", models: Sequence[str] | None = None,
                                pairing: str = "all_budgets", table: pd.DataFrame | None = None) -> pd.DataFrame:
     """Spearman ρ between the two columns of Table 16, and the "always abstain" bound.
+
+    ρ and its p-value are NaN with fewer than three models (two points always give ±1).
 
     Returns
     -------
@@ -433,8 +633,9 @@ def answerable_refusal_summary(release, *, budget: str = "64K", models: Sequence
         ``always_abstain`` is the overall accuracy (%) of a system that always declines:
         the AR share of the questions.
     """
+    budget = comparison_budget(release, budget, models=models)
     t = table if table is not None else answerable_vs_refusal(release, budget=budget, models=models, pairing=pairing)
-    rho, p = _spearman(t["answerable"], t["ar"])
+    rho, p = _spearman(t["answerable"], t["ar"]) if len(t) >= 3 else (np.nan, np.nan)
     pred = scored_predictions(release, models=list(t["model"]), budgets=[budget], pairing=pairing)
     q = pred.drop_duplicates("question_id")
     nq, nar = len(q), int(q["is_ar"].sum())
@@ -462,11 +663,15 @@ def operation_evidence(release, *, budgets: Iterable[str] | None = None, models:
         if not ms:
             continue
         pred = scored_predictions(release, models=ms, budgets=[b], pairing=pairing, shared_budgets=shared_budgets)
+        if pred.empty:
+            continue
         per = _per_model(pred, ["operation", "evidence_type"], overall=False)
         cell = per.groupby(["budget", "operation", "evidence_type"], sort=False).agg(
             accuracy=("accuracy", "mean"), n_models=("model", "nunique")).reset_index()
         nq = pred.groupby(["operation", "evidence_type"])["question_id"].nunique().rename("n_questions").reset_index()
         parts.append(cell.merge(nq, on=["operation", "evidence_type"], how="left"))
+    if not parts:
+        raise _no_budget_error(release, budgets, models)
     out = pd.concat(parts, ignore_index=True)
     valid = set(tx.VALID_CELLS)
     out = out[[(o, e) in valid for o, e in zip(out["operation"], out["evidence_type"])]]
@@ -493,6 +698,8 @@ def refusal_breakdown(release, *, budgets: Iterable[str] | None = None, models: 
             continue
         pred = scored_predictions(release, models=ms, budgets=[b], pairing=pairing)
         pred = pred[pred["is_ar"].astype(bool)]
+        if pred.empty:
+            continue
         for dim, levels in (("evidence_type", tx.EVIDENCE_TYPES), ("source_operation", tx.ANSWERABLE_OPERATIONS)):
             sub = pred[pred[dim].notna()]
             per = _per_model(sub, [dim], overall=False)
@@ -503,6 +710,12 @@ def refusal_breakdown(release, *, budgets: Iterable[str] | None = None, models: 
                               "accuracy": cell["accuracy"].get(lv, np.nan),
                               "n_models": int(cell["n_models"].get(lv, 0)), "n_items": int(nq.get(lv, 0)),
                               "models_at_budget": len(ms)})
+    if not parts:
+        if not budgets_run(release, models) or not any(models_at_budget(release, b, models) for b in budgets):
+            raise _no_budget_error(release, budgets, models)
+        raise MissingDataError("no refusal (AR) item was scored at " + _fmt_budgets(budgets),
+                               "Table 17 needs items with memory_operation answer_refusal",
+                               code="no_ar_items", field="memory_operation")
     return pd.DataFrame(parts)
 
 
@@ -521,9 +734,8 @@ GROUP_TITLES = {"proprietary": "Proprietary", "open_weight": "Open-weight", "all
 
 def _model_evidence_wide(release, budget: str, *, models=None, pairing="all_budgets",
                          counts: bool = False) -> pd.DataFrame:
-    ms = models_at_budget(release, budget, models)
-    if not ms:
-        raise ValueError(f"no model was run at {budget}")
+    budget = comparison_budget(release, budget, models=models)
+    ms = _models_at_or_fail(release, budget, models)
     acc = evidence_accuracy(release, models=ms, budgets=[budget], pairing=pairing)
     cols = [*tx.EVIDENCE_TYPES, OVERALL]
     wide = acc.pivot(index="model", columns="evidence_type", values="accuracy").reindex(index=ms, columns=cols)
@@ -548,14 +760,16 @@ def _model_evidence_wide(release, budget: str, *, models=None, pairing="all_budg
 
 
 @artifact("table15", title="Table 15: accuracy (%) at 64K by evidence type, 64K model set, with group means")
-def table15(release, *, seed: int = 0, n_boot: int = 10_000, budget: str = "64K", models=None,
+def table15(release, *, seed: int = 0, n_boot: int = 10_000, budget: str | None = "64K", models=None,
             pairing: str = "all_budgets") -> pd.DataFrame:
     """Table 15 as printed, plus the caption's question counts.
 
     Rows: the models run at ``budget`` (paper order), ``Mean proprietary (k)``,
-    ``Mean open-weight (k)``, ``Mean all (k)`` and ``n`` (questions per column); columns:
-    ``Speech Semantics``, ``Speaker Identity``, ``Paralinguistic Cues``,
-    ``Environmental Sound``, ``Overall``.
+    ``Mean open-weight (k)`` (only for models whose access group is known), ``Mean all (k)``
+    and ``n`` (questions per column); columns: ``Speech Semantics``, ``Speaker Identity``,
+    ``Paralinguistic Cues``, ``Environmental Sound``, ``Overall``.  ``budget=None``:
+    :func:`comparison_budget` (64K if run, else the longest budget present); a budget no model
+    was run at raises :class:`MissingDataError`.
     """
     return _model_evidence_wide(release, budget, models=models, pairing=pairing, counts=True)
 
@@ -572,6 +786,8 @@ def fig4(release, *, seed: int = 0, n_boot: int = 10_000, budgets=None, models=N
         w = _model_evidence_wide(release, b, models=models, pairing=pairing, counts=True)
         w.index = [f"{b}|{i}" for i in w.index]
         parts.append(w)
+    if not parts:
+        raise _no_budget_error(release, budgets, models)
     out = pd.concat(parts)
     out.index.name = "Budget|Model"
     return out
@@ -605,19 +821,23 @@ def groups_table(release, *, seed: int = 0, n_boot: int = 10_000, budgets=None, 
         top = np.sort(w[OVERALL].dropna().to_numpy())[::-1]
         if len(top) >= 3:
             rows[f"{b}|Top-3 spread"] = {"Overall": float(top[0] - top[2])}
+    if not rows:
+        raise _no_budget_error(release, budgets, models)
     out = pd.DataFrame.from_dict(rows, orient="index").reindex(columns=[*_EVIDENCE_COLS, "Overall", "Models"])
     out.index.name = "Budget|Row"
     return out
 
 
 @artifact("table16", title="Table 16: accuracy (%) on answerable and AR items per model at 64K")
-def table16(release, *, seed: int = 0, n_boot: int = 10_000, budget: str = "64K", models=None,
+def table16(release, *, seed: int = 0, n_boot: int = 10_000, budget: str | None = "64K", models=None,
             pairing: str = "all_budgets") -> pd.DataFrame:
     """Rows: models sorted by answerable accuracy (highest first), then ``n`` (questions per
     column), ``All`` (``Spearman rho``, ``Spearman p`` between the two columns over models)
     and ``Always abstain`` (``Overall``: overall accuracy of a system that always declines,
     the AR share of the questions).  Columns ``Answerable``, ``AR``, ``Spearman rho``,
-    ``Spearman p``, ``Overall``."""
+    ``Spearman p``, ``Overall``.  ``budget`` as in :func:`table15`; ρ is empty with fewer than
+    three models."""
+    budget = comparison_budget(release, budget, models=models)
     t = answerable_vs_refusal(release, budget=budget, models=models, pairing=pairing)
     s = answerable_refusal_summary(release, budget=budget, pairing=pairing, table=t)
     out = t.set_index("model")[["answerable", "ar"]].rename(columns={"answerable": "Answerable", "ar": "AR"})
@@ -633,16 +853,25 @@ def table16(release, *, seed: int = 0, n_boot: int = 10_000, budget: str = "64K"
 
 @artifact("table17", title="Table 17: mean AR accuracy (%) by evidence type and by source operation, per budget")
 def table17(release, *, seed: int = 0, n_boot: int = 10_000, budgets=None, models=None,
-            pairing: str = "all_budgets") -> pd.DataFrame:
+            pairing: str = "all_budgets", source_operations: bool | None = None) -> pd.DataFrame:
     """Rows: budgets then ``AR items``; columns ``Models``, the four evidence types by full name,
     ``IE``, ``MSR``, ``TET`` (source operation of the AR item).  The ``AR items`` row counts the
     AR questions of each column at the first budget shown (the same at every budget on a
-    complete release)."""
+    complete release).
+
+    ``source_operations``: include the ``IE``/``MSR``/``TET`` columns; default (``None``) only
+    when some AR item's source operation is known (:func:`missing_source_operations` says why
+    not)."""
     rb = refusal_breakdown(release, budgets=budgets, models=models, pairing=pairing)
+    if source_operations is None:
+        source_operations = bool((rb["dimension"].eq("source_operation") & rb["n_items"].gt(0)).any())
+    if not source_operations:
+        rb = rb[rb["dimension"] != "source_operation"].copy()
     label = {**{e: tx.EVIDENCE_LABELS[e] for e in tx.EVIDENCE_TYPES},
              **{o: tx.OPERATION_LABELS[o] for o in tx.ANSWERABLE_OPERATIONS}}
     rb["col"] = rb["level"].map(label)
-    cols = ["Models", *[label[e] for e in tx.EVIDENCE_TYPES], *[label[o] for o in tx.ANSWERABLE_OPERATIONS]]
+    cols = ["Models", *[label[e] for e in tx.EVIDENCE_TYPES],
+            *([label[o] for o in tx.ANSWERABLE_OPERATIONS] if source_operations else [])]
     wide = rb.pivot_table(index="budget", columns="col", values="accuracy", sort=False, dropna=False)
     wide["Models"] = rb.groupby("budget", sort=False)["models_at_budget"].first().astype(float)
     wide = wide.reindex(columns=cols)
@@ -667,17 +896,27 @@ def _opev_wide(oe: pd.DataFrame, prefix_budget: bool) -> pd.DataFrame:
 
 
 @artifact("fig5", title="Figure 5: mean accuracy (%) of the operation x evidence cells at 32K, all models")
-def fig5(release, *, seed: int = 0, n_boot: int = 10_000, budget: str = "32K", models=None,
+def fig5(release, *, seed: int = 0, n_boot: int = 10_000, budget: str | None = "32K", models=None,
          pairing: str = "all_budgets") -> pd.DataFrame:
     """Rows ``IE``, ``MSR``, ``TET``, ``AR``; columns the evidence types (mean accuracy over the
     models run at ``budget``) and ``"<Evidence type> n"`` (questions in the cell).  The
-    Speech-Semantics IE cell is empty (excluded by design)."""
+    Speech-Semantics IE cell is empty (excluded by design).  ``budget=None``: :func:`fig5_budget`."""
+    budget = fig5_budget(release, budget, models=models)
     return _opev_wide(operation_evidence(release, budgets=[budget], models=models, pairing=pairing), False)
 
 
 @artifact("fig8", title="Figure 8: operation x evidence cells at every budget, 64K set on the shared item set")
-def fig8(release, *, seed: int = 0, n_boot: int = 10_000, budgets=None, models=None) -> pd.DataFrame:
-    """Rows ``"<budget>|<OP>"``; columns as :func:`fig5`.  Models: the 64K set; items: those
-    judged at all four budgets for every one of them (``pairing="shared"``)."""
-    ms = models if models is not None else release.models_in_64k_set()
-    return _opev_wide(operation_evidence(release, budgets=budgets, models=ms, pairing="shared"), True)
+def fig8(release, *, seed: int = 0, n_boot: int = 10_000, budgets=None, models=None,
+         budget: str | None = "64K") -> pd.DataFrame:
+    """Rows ``"<budget>|<OP>"``; columns as :func:`fig5`.  Models: those run at ``budget`` (the
+    64K set; ``None``: :func:`comparison_budget`); items: those judged at every budget all of
+    them were run at (all four on the paper's release) for every one of them
+    (``pairing="shared"``, :func:`shared_set`).  Rows for the ``budgets`` given (default: those
+    shared budgets)."""
+    ms, shared = shared_set(release, budget, models)
+    bs = shared if budgets is None else [b for b in _check_budgets(budgets) if b in shared]
+    if not bs:
+        raise MissingDataError(f"the models run at {comparison_budget(release, budget, models=models)} share none of "
+                               f"the budgets {_fmt_budgets(_check_budgets(budgets))}",
+                               f"they share: {_fmt_budgets(shared)}", code="budget_not_run", field="context_length")
+    return _opev_wide(operation_evidence(release, budgets=bs, models=ms, pairing="shared", shared_budgets=shared), True)

@@ -5,6 +5,15 @@ set (Appendix C.6: the same models at every budget) and to the paper's pairing r
 (:func:`voxmem_analysis.results.scored_predictions`, ``pairing="all_budgets"``), and
 return tidy pandas DataFrames.
 
+Budgets and models (:func:`scaling_plan`)
+-----------------------------------------
+``baseline`` (default 8K) and ``comparison`` (default 64K) are the paper's; ``None`` picks
+them from the release (:func:`~voxmem_analysis.results.baseline_budget`: 8K if run, else the
+shortest budget; :func:`~voxmem_analysis.results.comparison_budget`: 64K if run, else the
+longest).  The models are those run at both (at 64K: the 64K set); Figure 6 draws the
+budgets every one of them was run at.  When that is impossible (one budget only, no model at
+both) a :class:`~voxmem_analysis.results.MissingDataError` says so.
+
 Definitions
 -----------
 * **Drop** (percentage points) = baseline accuracy − comparison accuracy (8K − 64K by
@@ -19,6 +28,7 @@ Definitions
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -26,14 +36,124 @@ import pandas as pd
 
 from . import taxonomy as tx
 from .artifacts import artifact
-from .results import (OVERALL, _check_budgets, _check_models, _order_frame, evidence_label, accuracy,
-                      run_budgets)
+from .results import (OVERALL, MissingDataError, _check_budgets, _check_models, _fmt_budgets, _order_frame,
+                      accuracy, baseline_budget, budgets_run, comparison_budget, evidence_label, run_budgets)
 from .stats import paired_bootstrap_frame, spearman
 
-__all__ = ["scaling_models", "evidence_scaling", "paired_change", "cell_changes", "sensitivity_correlations",
-           "fig6", "table18", "d5"]
+__all__ = ["ScalingPlan", "scaling_plan", "describe_scaling", "scaling_models", "evidence_scaling", "paired_change",
+           "cell_changes", "sensitivity_correlations", "fig6", "table18", "d5"]
 
 _STAT_COLUMNS = ("baseline", "comparison", "drop", "retention")
+
+
+@dataclass(frozen=True)
+class ScalingPlan:
+    """What a scaling analysis compares: ``baseline`` → ``comparison`` over ``models``, which were
+    all run at every one of ``budgets`` (the budgets Figure 6 draws)."""
+
+    baseline: str
+    comparison: str
+    models: tuple[str, ...]
+    budgets: tuple[str, ...]
+
+    @property
+    def arrow(self) -> str:
+        """``"8K→64K"``."""
+        return f"{self.baseline}\u2192{self.comparison}"
+
+    def title(self) -> str:
+        """Figure title: ``"8K→64K: 10 models run at 8K, 16K, 32K, 64K"``."""
+        k = len(self.models)
+        return f"{self.arrow}: {k} model{'s' if k != 1 else ''} run at {_fmt_budgets(self.budgets)}"
+
+
+def _not_run_both(release, b0, b1, models) -> MissingDataError:
+    return MissingDataError(f"no model was run at both {b0} and {b1}",
+                            f"budgets run in this release: {_fmt_budgets(budgets_run(release, models))}; "
+                            f"pass baseline=/comparison= budgets some model was run at",
+                            code="budget_not_run", field="context_length")
+
+
+def scaling_plan(release, *, baseline: str | None = None, comparison: str | None = None,
+                 models: Sequence[str] | None = None, budgets: Iterable[str] | None = None) -> ScalingPlan:
+    """Resolve the budgets and models of a scaling comparison (see the module docstring).
+
+    Parameters
+    ----------
+    baseline, comparison : str, optional
+        Budgets; ``None`` picks them from the release (8K / 64K when run, else the shortest /
+        longest budget; the baseline among the budgets of the models run at the comparison).
+    models : list of str, optional
+        Candidates (default all); kept if run at both budgets (and at every one of ``budgets``).
+    budgets : list of str, optional
+        Budgets to draw; default: every budget all kept models were run at.
+
+    Raises
+    ------
+    MissingDataError
+        Only one budget, or no model run at both budgets.
+    ValueError
+        ``baseline`` equals ``comparison``, or an unknown budget/model name.
+    """
+    cand = _check_models(release, models)
+    rb = run_budgets(release)
+    b1 = comparison_budget(release, comparison, models=cand)
+    at1 = [m for m in cand if b1 in rb[m]]
+    if not at1:
+        raise MissingDataError(f"no model was run at {b1}",
+                               f"budgets run in this release: {_fmt_budgets(budgets_run(release, cand))}; "
+                               f"pass comparison= one of them", code="budget_not_run", field="context_length")
+    if baseline is None:
+        others = [b for b in budgets_run(release, at1) if b != b1]
+        if not others:
+            present = budgets_run(release, cand)
+            only = "the release was run at one budget only" if len(present) == 1 else \
+                f"the models run at {b1} were run at no other budget"
+            raise MissingDataError(f"scaling needs two budgets, but {only} ({b1})",
+                                   f"budgets run in this release: {_fmt_budgets(present)}",
+                                   code="one_budget", field="context_length")
+        b0 = "8K" if "8K" in others else others[0]
+    else:
+        b0 = baseline_budget(release, baseline, models=cand)
+    if b0 == b1:
+        raise ValueError(f"baseline and comparison budgets must differ (both {b0})")
+    ms = [m for m in at1 if b0 in rb[m]]
+    if not ms:
+        raise _not_run_both(release, b0, b1, cand)
+    if budgets is not None:
+        bs = sorted(set(_check_budgets(budgets)) | {b0, b1}, key=tx.BUDGETS.index)
+        ms = [m for m in ms if set(bs) <= set(rb[m])]
+        if not ms:
+            raise MissingDataError(f"no model run at {b0} and {b1} was also run at every one of {_fmt_budgets(bs)}",
+                                   f"budgets run in this release: {_fmt_budgets(budgets_run(release, cand))}",
+                                   code="budget_not_run", field="context_length")
+    else:
+        common = set.intersection(*(set(rb[m]) for m in ms))
+        bs = [b for b in tx.BUDGETS if b in common]
+    return ScalingPlan(b0, b1, tuple(ms), tuple(bs))
+
+
+def describe_scaling(release, *, baseline: str | None = None, comparison: str | None = None,
+                     models: Sequence[str] | None = None) -> str:
+    """Printable account of :func:`scaling_plan`: budgets used and why, models; or why scaling is impossible."""
+    try:
+        plan = scaling_plan(release, baseline=baseline, comparison=comparison, models=models)
+    except MissingDataError as exc:
+        return f"Context scaling cannot be computed: {exc.reason}. The sections below are skipped."
+    present = budgets_run(release, models)
+    why = []
+    if comparison is None and plan.comparison != "64K":
+        why.append(f"no model was run at 64K, so the comparison is the longest budget run, {plan.comparison}")
+    if baseline is None and plan.baseline != "8K":
+        why.append(f"no model run at {plan.comparison} was run at 8K, so the baseline is the shortest, {plan.baseline}")
+    k = len(plan.models)
+    lines = [f"Budgets run: {_fmt_budgets(present)}",
+             f"Scaling {plan.arrow} (baseline {plan.baseline}, comparison {plan.comparison}"
+             + (": " + "; ".join(why) if why else "") + ")",
+             f"Models ({k}, run at both): {', '.join(plan.models)}",
+             f"Figure 6 budgets ({f'each run by all {k} models' if k != 1 else 'those it was run at'}): "
+             f"{_fmt_budgets(plan.budgets)}"]
+    return "\n".join(lines)
 
 
 def scaling_models(release, models: Sequence[str] | None = None, budgets: Iterable[str] | None = None) -> list[str]:
@@ -47,39 +167,45 @@ def scaling_models(release, models: Sequence[str] | None = None, budgets: Iterab
 
 
 def evidence_scaling(release, *, models: Sequence[str] | None = None, budgets: Iterable[str] | None = None,
-                     pairing: str = "all_budgets", reference: str = "8K") -> pd.DataFrame:
+                     pairing: str = "all_budgets", reference: str | None = "8K",
+                     comparison: str | None = "64K") -> pd.DataFrame:
     """Figure 6: mean accuracy (%) per evidence type (+ ``overall``) per budget, raw and as retention.
 
     Parameters
     ----------
     release : Release
     models : list of str, optional
-        Default: the 64K set (the same models at every budget).
+        Candidates; kept if run at ``reference`` and ``comparison`` (default: the 64K set, the
+        same models at every budget).
     budgets : list of str, optional
-        Default: the four budgets.
+        Default: every budget all kept models were run at (the four on the paper's release).
     pairing : str
         See :func:`voxmem_analysis.results.scored_predictions`.
-    reference : str
+    reference : str or None
         Budget whose accuracy each type's retention is relative to (default 8K).
+    comparison : str or None
+        Budget defining the model set (default 64K: the 64K set).  ``None`` for either: chosen
+        from the release (:func:`scaling_plan`).
 
     Returns
     -------
     DataFrame
-        ``budget, evidence_type, accuracy, retention, n_models`` (``retention`` =
-        accuracy / the same type's accuracy at ``reference``).
+        ``budget, evidence_type, accuracy, retention, n_models, reference_budget`` (``retention``
+        = accuracy / the same type's accuracy at ``reference``).
     """
-    bs = _check_budgets(budgets)
-    ref = _check_budgets([reference])[0]
-    ms = scaling_models(release, models, sorted(set(bs) | {ref}, key=tx.BUDGETS.index))
-    acc = accuracy(release, "evidence_type", models=ms, budgets=sorted(set(bs) | {ref}, key=tx.BUDGETS.index),
-                   pairing=pairing, overall=True)
+    plan = scaling_plan(release, baseline=reference, comparison=comparison, models=models, budgets=budgets)
+    ref = plan.baseline
+    bs = list(plan.budgets) if budgets is None else _check_budgets(budgets)
+    acc = accuracy(release, "evidence_type", models=list(plan.models),
+                   budgets=sorted(set(bs) | {ref}, key=tx.BUDGETS.index), pairing=pairing, overall=True)
     m = acc.groupby(["budget", "evidence_type"], sort=False).agg(
         accuracy=("accuracy", "mean"), n_models=("model", "nunique")).reset_index()
-    base = m[m["budget"] == ref].set_index("evidence_type")["accuracy"]
+    base = m[m["budget"] == ref].set_index("evidence_type")["accuracy"].astype(float)
+    ref_acc = pd.to_numeric(m["evidence_type"].map(base.to_dict()), errors="coerce").astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        m["retention"] = m["accuracy"] / m["evidence_type"].map(base).replace(0.0, np.nan)
-    m = m[m["budget"].isin(bs)]
-    return _order_frame(m[["budget", "evidence_type", "accuracy", "retention", "n_models"]], [])
+        m["retention"] = m["accuracy"].astype(float) / ref_acc.replace(0.0, np.nan)
+    m = m[m["budget"].isin(bs)].assign(reference_budget=ref)
+    return _order_frame(m[["budget", "evidence_type", "accuracy", "retention", "n_models", "reference_budget"]], [])
 
 
 def _bootstrap_long(boot: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -97,8 +223,9 @@ def _bootstrap_long(boot: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return pd.DataFrame(list(wide.values()))
 
 
-def paired_change(release, *, baseline: str = "8K", comparison: str = "64K", models: Sequence[str] | None = None,
-                  pairing: str = "all_budgets", n_boot: int = 10_000, seed: int = 0, ci: float = 0.95) -> pd.DataFrame:
+def paired_change(release, *, baseline: str | None = "8K", comparison: str | None = "64K",
+                  models: Sequence[str] | None = None, pairing: str = "all_budgets", n_boot: int = 10_000,
+                  seed: int = 0, ci: float = 0.95) -> pd.DataFrame:
     """Table 18: paired change from ``baseline`` to ``comparison`` with percentile bootstrap intervals.
 
     Rows: one per evidence type (mean over the models), ``overall`` (mean over the models of
@@ -106,6 +233,8 @@ def paired_change(release, *, baseline: str = "8K", comparison: str = "64K", mod
     resampled (10,000 times by default) and both budgets of every model rescored on every
     resample; an item enters a model's accuracy only if judged at both budgets.  One seed
     serves every row (each row's resampling is reproducible alone with that seed).
+    Models: those run at both budgets; budgets ``None``: chosen from the release
+    (:func:`scaling_plan`, which raises :class:`~voxmem_analysis.results.MissingDataError`).
 
     Returns
     -------
@@ -118,12 +247,8 @@ def paired_change(release, *, baseline: str = "8K", comparison: str = "64K", mod
     """
     from .results import scored_predictions
 
-    b0, b1 = _check_budgets([baseline])[0], _check_budgets([comparison])[0]
-    if b0 == b1:
-        raise ValueError("baseline and comparison budgets must differ")
-    ms = scaling_models(release, models, [b0, b1])
-    if not ms:
-        raise ValueError(f"no model was run at both {b0} and {b1}")
+    plan = scaling_plan(release, baseline=baseline, comparison=comparison, models=models)
+    b0, b1, ms = plan.baseline, plan.comparison, list(plan.models)
     pred = scored_predictions(release, models=ms, budgets=[b0, b1], pairing=pairing)
     kw = dict(item="question_id", series="model", condition="budget", value="correct", baseline=b0,
               comparison=b1, statistics=_STAT_COLUMNS, n_boot=n_boot, seed=seed, ci=ci)
@@ -145,23 +270,28 @@ def paired_change(release, *, baseline: str = "8K", comparison: str = "64K", mod
     return out[cols]
 
 
-def cell_changes(release, *, baseline: str = "8K", comparison: str = "64K", models: Sequence[str] | None = None,
-                 pairing: str = "all_budgets", evidence_types: Sequence[str] | None = None) -> pd.DataFrame:
+def cell_changes(release, *, baseline: str | None = "8K", comparison: str | None = "64K",
+                 models: Sequence[str] | None = None, pairing: str = "all_budgets",
+                 evidence_types: Sequence[str] | None = None) -> pd.DataFrame:
     """Per model × evidence type cell: baseline and comparison accuracy, drop and retention.
+
+    Budgets and models as in :func:`paired_change`.
 
     Returns
     -------
     DataFrame
-        ``model, evidence_type, baseline, comparison, drop, retention, change, n`` (accuracies
-        in %; ``drop`` = baseline − comparison, ``change`` = comparison − baseline, both in
-        points; ``retention`` NaN when the baseline accuracy is 0).
+        ``model, evidence_type, baseline, comparison, drop, retention, change, n,
+        baseline_budget, comparison_budget`` (accuracies in %; ``drop`` = baseline −
+        comparison, ``change`` = comparison − baseline, both in points; ``retention`` NaN when
+        the baseline accuracy is 0).
     """
-    b0, b1 = _check_budgets([baseline])[0], _check_budgets([comparison])[0]
-    ms = scaling_models(release, models, [b0, b1])
+    plan = scaling_plan(release, baseline=baseline, comparison=comparison, models=models)
+    b0, b1, ms = plan.baseline, plan.comparison, list(plan.models)
     acc = accuracy(release, "evidence_type", models=ms, budgets=[b0, b1], pairing=pairing, overall=False)
     if evidence_types is not None:
         acc = acc[acc["evidence_type"].isin([tx.normalize_evidence(e) for e in evidence_types])]
     w = acc.pivot_table(index=["model", "evidence_type"], columns="budget", values="accuracy", observed=True)
+    w = w.reindex(columns=[b0, b1])
     n = acc[acc["budget"] == b0].set_index(["model", "evidence_type"])["n"]
     out = pd.DataFrame({"baseline": w[b0], "comparison": w[b1]}).reset_index()
     out["drop"] = out["baseline"] - out["comparison"]
@@ -169,10 +299,11 @@ def cell_changes(release, *, baseline: str = "8K", comparison: str = "64K", mode
     with np.errstate(divide="ignore", invalid="ignore"):
         out["retention"] = out["comparison"] / out["baseline"].replace(0.0, np.nan)
     out["n"] = [int(n.get((m, e), 0)) for m, e in zip(out["model"], out["evidence_type"])]
+    out["baseline_budget"], out["comparison_budget"] = b0, b1
     return _order_frame(out, ms)
 
 
-def sensitivity_correlations(release, *, baseline: str = "8K", comparison: str = "64K",
+def sensitivity_correlations(release, *, baseline: str | None = "8K", comparison: str | None = "64K",
                              models: Sequence[str] | None = None, pairing: str = "all_budgets",
                              cells: pd.DataFrame | None = None,
                              measures: Sequence[str] = ("retention", "change")) -> pd.DataFrame:
@@ -204,11 +335,13 @@ def sensitivity_correlations(release, *, baseline: str = "8K", comparison: str =
 # ============================================================================ artifacts
 @artifact("fig6", title="Figure 6: retention (% of 8K) and mean accuracy (%) per evidence type per budget, 64K set")
 def fig6(release, *, seed: int = 0, n_boot: int = 10_000, models=None, budgets=None,
-         pairing: str = "all_budgets") -> pd.DataFrame:
+         pairing: str = "all_budgets", baseline: str | None = "8K", comparison: str | None = "64K") -> pd.DataFrame:
     """Rows: evidence types by full name and ``Overall``; columns ``"<budget>"`` = retention in
-    % of the type's own 8K accuracy (the paper's "retain 70.3%"), then ``"<budget> accuracy"``
-    = mean accuracy (%) over the models."""
-    es = evidence_scaling(release, models=models, budgets=budgets, pairing=pairing)
+    % of the type's own ``baseline`` (8K) accuracy (the paper's "retain 70.3%"), then
+    ``"<budget> accuracy"`` = mean accuracy (%) over the models run at ``baseline`` and
+    ``comparison`` (64K: the 64K set); see :func:`evidence_scaling`."""
+    es = evidence_scaling(release, models=models, budgets=budgets, pairing=pairing, reference=baseline,
+                          comparison=comparison)
     bs = list(dict.fromkeys(es["budget"]))
     rows = [*tx.EVIDENCE_TYPES, OVERALL]
     ret = 100.0 * es.pivot(index="evidence_type", columns="budget", values="retention").reindex(index=rows, columns=bs)
@@ -223,9 +356,11 @@ def fig6(release, *, seed: int = 0, n_boot: int = 10_000, models=None, budgets=N
 
 @artifact("table18", title="Table 18: paired change 8K to 64K with 95% bootstrap CIs, by evidence type and per model")
 def table18(release, *, seed: int = 0, n_boot: int = 10_000, models=None, pairing: str = "all_budgets",
-            baseline: str = "8K", comparison: str = "64K") -> pd.DataFrame:
+            baseline: str | None = "8K", comparison: str | None = "64K") -> pd.DataFrame:
     """Rows: evidence types (full names), ``Overall``, then models; columns ``n``, ``8K``,
-    ``64K``, ``drop``, ``drop_lo``, ``drop_hi``, ``retention``, ``retention_lo``, ``retention_hi``."""
+    ``64K`` (the ``baseline`` and ``comparison`` budgets), ``drop``, ``drop_lo``, ``drop_hi``,
+    ``retention``, ``retention_lo``, ``retention_hi``.  Budgets and models as in
+    :func:`paired_change`."""
     pc = paired_change(release, baseline=baseline, comparison=comparison, models=models, pairing=pairing,
                        n_boot=n_boot, seed=seed)
     b0, b1 = pc["baseline_budget"].iloc[0], pc["comparison_budget"].iloc[0]
@@ -240,15 +375,17 @@ def table18(release, *, seed: int = 0, n_boot: int = 10_000, models=None, pairin
 
 
 @artifact("d5", title="Appendix D.5: Spearman rho of retention and of the point change vs 8K accuracy over model x evidence cells")
-def d5(release, *, seed: int = 0, n_boot: int = 10_000, models=None, pairing: str = "all_budgets") -> pd.DataFrame:
+def d5(release, *, seed: int = 0, n_boot: int = 10_000, models=None, pairing: str = "all_budgets",
+       baseline: str | None = "8K", comparison: str | None = "64K") -> pd.DataFrame:
     """Rows ``retention`` and ``change`` (columns ``rho``, ``p``, ``n`` = cells used) and ``cells``
     (column ``n`` = model x evidence cells with an 8K and a 64K accuracy).
 
     ``change`` is the paper's D.5 "change in percentage points", 64K − 8K, correlated with 8K
     accuracy: negative when high-baseline cells lose more (paper: ρ = −0.77).  The Spearman ρ of
-    the drop ``8K − 64K`` is its negative.
+    the drop ``8K − 64K`` is its negative.  Other budgets: ``baseline=``/``comparison=`` as in
+    :func:`paired_change`.
     """
-    cells = cell_changes(release, models=models, pairing=pairing)
+    cells = cell_changes(release, models=models, pairing=pairing, baseline=baseline, comparison=comparison)
     sc = sensitivity_correlations(release, cells=cells, measures=("retention", "change"))
     out = pd.DataFrame({"rho": sc["rho"].to_numpy(), "p": sc["p_value"].to_numpy(), "n": sc["n"].astype(float).to_numpy()},
                        index=["retention", "change"])

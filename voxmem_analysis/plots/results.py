@@ -41,6 +41,10 @@ def _text_color(cmap, norm, v) -> str:
     return "white" if (0.299 * r + 0.587 * g + 0.114 * b) < 0.5 else "black"
 
 
+def _n_models(k: int) -> str:
+    return f"{k} model" if k == 1 else f"{k} models"
+
+
 def _budgets_in(data: pd.DataFrame, budgets) -> list[str]:
     have = set(data["budget"].astype(str))
     if budgets is None:
@@ -71,6 +75,7 @@ def evidence_heatmaps(data: pd.DataFrame, *, budgets: Sequence[str] | None = Non
     Rows are aligned across panels: a model not run at a budget (the 64K panel) shows grey
     cells marked "–".  The proprietary block is separated from the open-weight block by a
     thin line and the group-mean rows by a thick one; the Overall column by a white gap.
+    Works for any number of models (one row each) and any subset of budgets (one panel each).
     """
     import matplotlib.pyplot as plt
     from matplotlib import colors
@@ -85,8 +90,11 @@ def evidence_heatmaps(data: pd.DataFrame, *, budgets: Sequence[str] | None = Non
     n_prop = sum(1 for r in model_rows if group_of.get(r) == "proprietary")
     cm = plt.get_cmap(cmap)
     norm = colors.Normalize(*vrange)
+    if not bs:
+        raise ValueError("no budget to draw: the data is empty")
+    height = 0.27 * len(rows) + 1.6 + (0.3 if title else 0.0)
     with paper_style():
-        fig, axes = plt.subplots(1, len(bs), figsize=(2.05 * len(bs) + 2.6, 0.27 * len(rows) + 1.6),
+        fig, axes = plt.subplots(1, len(bs), figsize=(2.05 * len(bs) + 2.6, max(height, 2.6)),
                                  sharey=True, squeeze=False, constrained_layout=True)
         axes = axes[0]
         for ax, b in zip(axes, bs):
@@ -107,7 +115,7 @@ def evidence_heatmaps(data: pd.DataFrame, *, budgets: Sequence[str] | None = Non
                         else:
                             ax.text(j, i, "\u2013", ha="center", va="center", fontsize=6.6, color="#888888")
             n_models = int(sub.loc[sub["kind"] == "model", "row"].nunique())
-            ax.set_title(f"{b}  ({n_models} models)")
+            ax.set_title(f"{b}  ({_n_models(n_models)})")
             ax.set_xticks(range(len(cols)), [_EV_TICKS.get(c, c) for c in cols], rotation=90, fontsize=7)
             ax.set_yticks(range(len(rows)), rows, fontsize=7)
             ax.tick_params(length=0)
@@ -120,7 +128,8 @@ def evidence_heatmaps(data: pd.DataFrame, *, budgets: Sequence[str] | None = Non
             if "overall" in cols:
                 ax.axvline(cols.index("overall") - 0.5, color="white", lw=2.5)
         sm = plt.cm.ScalarMappable(norm=norm, cmap=cm)
-        cb = fig.colorbar(sm, ax=list(axes), shrink=0.6, pad=0.02, aspect=30)
+        cb = fig.colorbar(sm, ax=list(axes), shrink=0.6 if len(rows) > 4 else 0.9, pad=0.02,
+                          aspect=30 if len(rows) > 4 else 15)
         cb.set_label("Accuracy (%)")
         if title:
             fig.suptitle(title)
@@ -192,7 +201,7 @@ def operation_heatmap(data: pd.DataFrame, *, budget: str | None = None, ax=None,
             ax.spines[side].set_visible(False)
         if title is None:
             k = int(sub["n_models"].max()) if "n_models" in sub and len(sub) else None
-            title = f"{budget}  ({k} models)" if k else budget
+            title = f"{budget}  ({_n_models(k)})" if k else budget
         ax.set_title(title)
         if colorbar and fig is not None:
             fig.colorbar(im, ax=ax, shrink=0.85, pad=0.02).set_label("Mean accuracy (%)")
@@ -312,9 +321,15 @@ def answerable_refusal_scatter(data: pd.DataFrame, *, summary: pd.DataFrame | No
         avoid = []
         if summary is not None and len(summary):
             s = summary.iloc[0]
-            ax.set_title(f"Spearman \u03c1 = {s['rho']:.2f} ({_fmt_p(s['p_value'])}, {int(s['n_models'])} models); "
-                         f"always abstaining scores {s['always_abstain']:.1f}% overall",
-                         fontsize=8, fontweight="normal")
+            at = f"{s['budget']}: " if "budget" in s.index else ""
+            k = int(s["n_models"])
+            if np.isfinite(s["rho"]):
+                corr = f"Spearman \u03c1 = {s['rho']:.2f} ({_fmt_p(s['p_value'])}, {_n_models(k)})"
+            else:
+                corr = f"Spearman \u03c1 not defined ({_n_models(k)}; needs at least 3)"
+            ab = s["always_abstain"]
+            tail = f"; always abstaining scores {ab:.1f}% overall" if np.isfinite(ab) else ""
+            ax.set_title(at + corr + tail, fontsize=8, fontweight="normal")
         ax.scatter(x, y, c=cols, s=30, zorder=3, edgecolor="white", linewidth=0.6)
         present = [g for g in ("proprietary", "open_weight") if g in set(groups.get(m) for m in data["model"])]
         if present:

@@ -52,11 +52,15 @@ def evidence_scaling_lines(data: pd.DataFrame, *, include_overall: bool = True, 
     Notes
     -----
     The budget axis is log2-spaced (8K, 16K, 32K, 64K equidistant).  The retention panel has
-    a reference line at 1 (no change); values above it are gains, not assumed away.
+    a reference line at 1 (no change); values above it are gains, not assumed away.  The
+    reference budget is the ``reference_budget`` column (else the first budget drawn).
     """
     import matplotlib.pyplot as plt
 
     bs = [b for b in tx.BUDGETS if b in set(data["budget"].astype(str))]
+    if not bs:
+        raise ValueError("no budget to draw: the data is empty")
+    ref = str(data["reference_budget"].iloc[0]) if "reference_budget" in data and len(data) else bs[0]
     x = {b: np.log2(tx.budget_tokens(b)) for b in bs}
     codes = [e for e in [*tx.EVIDENCE_TYPES, *(["overall"] if include_overall else [])] if e in set(data["evidence_type"])]
     with paper_style():
@@ -88,14 +92,16 @@ def evidence_scaling_lines(data: pd.DataFrame, *, include_overall: bool = True, 
             ax.set_xlim(min(x.values()) - 0.25, max(x.values()) + 0.55)
         a1.set_ylabel("Mean accuracy (%)")
         a1.set_ylim(0, max(5.0, float(np.nanmax(data["accuracy"])) * 1.12))
-        a2.set_ylabel(f"Retention (accuracy / {bs[0]} accuracy)")
+        a2.set_ylabel(f"Retention (accuracy / {ref} accuracy)")
         a2.set_ylim(lo_r, hi_r)
         a1.set_title("Accuracy")
-        a2.set_title(f"Retention relative to {bs[0]}")
+        a2.set_title(f"Retention relative to {ref}")
         handles, labels = a1.get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside upper center", ncol=len(labels), frameon=False)
+        # the title heads the legend: a suptitle and an "outside" legend would share the top strip
+        leg = fig.legend(handles, labels, loc="outside upper center", ncol=len(labels), frameon=False,
+                         title=title or None)
         if title:
-            fig.suptitle(title)
+            leg.get_title().set_fontsize(10)
     return fig
 
 
@@ -172,6 +178,8 @@ def sensitivity_scatter(data: pd.DataFrame, *, correlations: pd.DataFrame | None
     import matplotlib.pyplot as plt
 
     corr = {} if correlations is None else {r["measure"]: r for _, r in correlations.iterrows()}
+    b0 = str(data["baseline_budget"].iloc[0]) if "baseline_budget" in data and len(data) else "8K"
+    b1 = str(data["comparison_budget"].iloc[0]) if "comparison_budget" in data and len(data) else "64K"
     with paper_style():
         fig, (a1, a2) = plt.subplots(1, 2, figsize=(7.2, 3.4), constrained_layout=True)
         reserve_footer(fig)
@@ -185,20 +193,25 @@ def sensitivity_scatter(data: pd.DataFrame, *, correlations: pd.DataFrame | None
             a2.scatter(sub["baseline"], sub["change"], **kw)
         a1.axhline(1.0, color="#999999", lw=0.8, ls=":")
         a2.axhline(0.0, color="#999999", lw=0.8, ls=":")
-        for ax, m, ylabel, head in ((a1, "retention", "Retention (64K / 8K)", "Retention vs 8K accuracy"),
-                                    (a2, "change", "Change 8K\u219264K (pp, 64K \u2212 8K)",
-                                     "Change in points vs 8K accuracy")):
-            ax.set_xlabel("8K accuracy (%)")
+        for ax, m, ylabel, head in ((a1, "retention", f"Retention ({b1} / {b0})", f"Retention vs {b0} accuracy"),
+                                    (a2, "change", f"Change {b0}\u2192{b1} (pp, {b1} \u2212 {b0})",
+                                     f"Change in points vs {b0} accuracy")):
+            ax.set_xlabel(f"{b0} accuracy (%)")
             ax.set_ylabel(ylabel)
             ax.grid(color="#eeeeee", lw=0.6)
             if m in corr:
                 r = corr[m]
                 p = r["p_value"]
-                ptxt = "p < 0.001" if np.isfinite(p) and p < 0.001 else f"p = {p:.2f}"
-                head += f"\nSpearman \u03c1 = {r['rho']:.2f}, {ptxt} ({int(r['n'])} cells)"
+                if np.isfinite(r["rho"]):
+                    ptxt = ("p < 0.001" if p < 0.001 else f"p = {p:.2f}") if np.isfinite(p) else "p = n/a"
+                    head += f"\nSpearman \u03c1 = {r['rho']:.2f}, {ptxt} ({int(r['n'])} cells)"
+                else:
+                    head += f"\nSpearman \u03c1 not defined ({int(r['n'])} cells)"
             ax.set_title(head, fontsize=8.5)
         handles, labels = a1.get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside upper center", ncol=len(labels), frameon=False)
+        # the title heads the legend: a suptitle and an "outside" legend would share the top strip
+        leg = fig.legend(handles, labels, loc="outside upper center", ncol=len(labels), frameon=False,
+                         title=title or None)
         if title:
-            fig.suptitle(title)
+            leg.get_title().set_fontsize(10)
     return fig
