@@ -130,3 +130,33 @@ def test_judge2_and_ablation_parts(tiny_release):
     rel = load_release(tiny_release)
     assert rel.judge2.height == 1 and rel.judge2["judge"].to_list() == ["gpt-5.6-luna"]
     assert sorted(rel.ablation["input_condition"].to_list()) == ["full_audio", "transcript_only"]
+
+
+def test_release_cache_is_keyed_by_the_files(tiny_release, tmp_path, monkeypatch):
+    from voxmem_analysis.loading import CACHE_ENV
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv(CACHE_ENV, str(cache))
+    first = load_release(tiny_release)
+    assert len(list(cache.glob("release-*.pickle"))) == 1
+    again = load_release(tiny_release)
+    assert again.frame.equals(first.frame) and again.models.equals(first.models)
+    # a changed file is a new key: the edit is seen, never a stale copy
+    write_jsonl(tiny_release / "predictions" / "c" / "more.jsonl", [harness_line(model="Model-C")])
+    third = load_release(tiny_release)
+    assert "Model-C" in third.frame["model"].to_list()
+    assert len(list(cache.glob("release-*.pickle"))) == 2
+    # another scoring convention is another key
+    harness = load_release(tiny_release, rules=ScoringRules(convention="harness"))
+    assert harness.rules.convention == "harness"
+
+
+def test_cached_release_with_errors_still_raises(tmp_path, monkeypatch):
+    from voxmem_analysis.loading import CACHE_ENV
+
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+    root = tmp_path / "bad"
+    write_jsonl(root / "predictions" / "p.jsonl", [harness_line(), "{oops"])
+    assert load_release(root, strict=False).stats["rejected_lines"] == 1
+    with pytest.raises(VoxMemDataError, match="malformed_json"):
+        load_release(root)

@@ -14,8 +14,11 @@ list of problems, each counted, so nothing disappears silently.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import json
+import os
+import pickle
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -29,7 +32,14 @@ from .errors import Problem, VoxMemDataError
 from .schema import COLUMN_NAMES, ITEM_FIELDS, REQUIRED_FIELDS, REQUIRED_ITEM_FIELDS
 from .scoring import ScoringRules, apply_scoring
 
-__all__ = ["Release", "load_release", "read_predictions", "read_items", "read_models", "BUDGET_DTYPE"]
+__all__ = ["Release", "load_release", "read_predictions", "read_items", "read_models", "BUDGET_DTYPE", "CACHE_ENV"]
+
+#: When this environment variable names a folder, ``load_release`` keeps a parsed copy of each
+#: release there, keyed by the release's file names, sizes and modification times, the
+#: scoring rules and the package version, and reuses it while nothing changed.  The
+#: reproduction runner sets it to a folder inside its own output for the duration of a run,
+#: so its notebooks parse the release once instead of once each.  Unset: no caching.
+CACHE_ENV = "VOXMEM_RELEASE_CACHE"
 
 BUDGET_DTYPE = pl.Enum(list(tx.BUDGETS))
 _PRED_GLOBS = ("*.jsonl", "*.jsonl.gz")
@@ -506,6 +516,17 @@ def load_release(path, *, strict: bool = True, rules: ScoringRules | None = None
     rules = rules or ScoringRules()
     if not root.is_dir():
         raise VoxMemDataError([Problem("no_release", "error", f"release directory {str(root)!r} does not exist")])
+    cache_file = _cache_file(root, rules)
+    if cache_file is not None and cache_file.exists():
+        try:
+            release = pickle.loads(cache_file.read_bytes())
+        except Exception:  # noqa: BLE001 - a damaged cache entry is ignored and rebuilt
+            release = None
+        if isinstance(release, Release):
+            release.path = root
+            if strict and release.errors():
+                raise VoxMemDataError(release.problems, f"{len(release.errors())} error(s) in release {str(root)!r}")
+            return release
     problems: list[Problem] = []
     meta: dict = {}
     if (root / "release.json").exists():
@@ -538,9 +559,34 @@ def load_release(path, *, strict: bool = True, rules: ScoringRules | None = None
     problems = _collapse(problems)
     release = Release(root, frame, models, items.drop("_items_file", "_source_operation", strict=False) if items is not None else None,
                       judge2, ablation, meta, problems, stats, rules)
+    if cache_file is not None:
+        _write_cache(cache_file, release)
     if strict and release.errors():
         raise VoxMemDataError(problems, f"{len(release.errors())} error(s) in release {str(root)!r}")
     return release
+
+
+def _cache_file(root: Path, rules: ScoringRules) -> Path | None:
+    folder = os.environ.get(CACHE_ENV)
+    if not folder:
+        return None
+    from . import __version__
+
+    h = hashlib.sha256(f"{__version__}|{rules.convention}|{rules.rejection_pattern}|{root.resolve()}".encode())
+    for p in sorted(q for q in root.rglob("*") if q.is_file()):
+        st = p.stat()
+        h.update(f"{p.relative_to(root).as_posix()}|{st.st_size}|{st.st_mtime_ns}\n".encode())
+    return Path(folder) / f"release-{h.hexdigest()[:32]}.pickle"
+
+
+def _write_cache(path: Path, release: Release) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.part")
+        tmp.write_bytes(pickle.dumps(release, protocol=pickle.HIGHEST_PROTOCOL))
+        os.replace(tmp, path)  # atomic: a concurrent reader sees the old state or the whole file
+    except OSError:
+        pass  # caching is an optimisation only
 
 
 def _collapse(problems: list[Problem], limit: int = 50) -> list[Problem]:

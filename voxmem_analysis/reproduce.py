@@ -323,7 +323,7 @@ def execute_notebook(path, *, data_dir, out_dir, seed: int = 0, n_boot: int = 10
     return result
 
 
-def _worker_init(threads: int | None) -> None:
+def _worker_init(threads: int | None, cache_dir: str | None = None) -> None:
     """Set up a worker process of the pool (the kernels it starts inherit its environment).
 
     * ``PYTHONHASHSEED=0`` and thread pools sized to ``cores // jobs`` (polars, BLAS), so
@@ -333,6 +333,10 @@ def _worker_init(threads: int | None) -> None:
       time, costing about 3 s per process on a 2-core machine.
     """
     os.environ["PYTHONHASHSEED"] = "0"
+    if cache_dir:  # notebooks of this run parse the release once (see loading.CACHE_ENV)
+        from .loading import CACHE_ENV
+
+        os.environ[CACHE_ENV] = cache_dir
     if threads:
         for var in ("POLARS_MAX_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
             os.environ[var] = str(threads)
@@ -507,7 +511,8 @@ def run(data_dir, out_dir, *, jobs: int | None = None, seed: int = 0, n_boot: in
     import multiprocessing
 
     ctx = multiprocessing.get_context("forkserver")
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init, initargs=(threads,), mp_context=ctx) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init,
+                             initargs=(threads, str(out / _STAGING / "release-cache")), mp_context=ctx) as pool:
         futures = {}
         if reproduction:
             futures[pool.submit(reproduction_task, str(data), str(out), seed=seed, n_boot=n_boot)] = "reproduction"
@@ -653,8 +658,10 @@ def print_summary(summary: RunSummary, stream=None) -> None:
         w(f"audit.csv: {au['identities']} identities, {au['hold']} hold, {au['fail']} fail\n")
     errs = sum(p["count"] for p in summary.problems if p["severity"] == "error")
     warns = sum(p["count"] for p in summary.problems if p["severity"] == "warning")
+    kinds = sorted({f"{p['severity']} {p['code']}" for p in summary.problems})
     if summary.problems or rel:
-        w(f"validation: {errs} error(s), {warns} warning(s)\n")
+        w(f"validation: {errs} error(s), {warns} warning(s)"
+          + (f" [{'; '.join(kinds)}] (voxmem-analysis validate lists them)" if kinds else "") + "\n")
     for t in summary.tasks_failed:
         w(f"FAILED task {t}\n")
     if (Path(summary.out_dir) / "report" / "index.html").exists():
