@@ -41,8 +41,13 @@ RULE_CASES = [
      "operation", "count_answered_with_cue"),                                                       # E.2 (i)
     (rec(answer="Speaker 3", evidence_recovered=True, relation="unrelated"), "historical_state", "number",
      "operation", "count_answered_with_cue"),
-    (rec(answer="Speaker 4", source="other_session", relation="other_speaker"), "context_to_cue", None,
+    (rec(answer="Speaker 4", source="evidence", relation="other_speaker"), "context_to_cue", None,
      "binding", "attached_to_other_speaker"),
+    # another speaker's content from a non-evidence session: the earlier stage decides (E.1)
+    (rec(answer="Speaker 4", source="other_session", relation="other_speaker"), "context_to_cue", None,
+     "recognition", "non_evidence_session"),
+    (rec(answer="the lower drawer", source="other_session", relation="other_speaker"), "cue_to_fact", None,
+     "binding", "cue_keyed_from_non_evidence_session"),
     (rec(answer="the blue folder", source="evidence", relation="other_speaker"), "historical_state", None,
      "binding", "attached_to_other_speaker"),
     (rec(answer="hanging caddy", source="other_session", source_session=26, relation="same_value_other_session"),
@@ -403,3 +408,25 @@ def test_artifacts_registered():
     from voxmem_analysis import artifacts
 
     assert {"table20", "fig7", "fig10", "population"} <= set(artifacts.names())
+
+
+def test_audit_record_overrules_the_refusal_detector():
+    """A hedged but committed answer matches the refusal detector; its audit record decides."""
+    import pandas as pd
+
+    from voxmem_analysis.attribution import population_frame
+
+    frame = pd.DataFrame({
+        "model": ["M", "M"], "item_id": ["q_1_64k", "q_2_64k"], "question_id": ["q_1", "q_2"],
+        "budget": ["64K", "64K"], "evidence_type": ["speaker_information"] * 2,
+        "operation": ["multi_session_reasoning"] * 2, "subtype": ["counting"] * 2, "is_ar": [False, False],
+        "answer_type": ["number"] * 2, "status": ["graded"] * 2, "correct": [False, False], "scored": [True, True],
+        "response": ["I can't say for sure, but I think you mentioned it three times.", "insufficient evidence"],
+    })
+    audit = pd.DataFrame([{"model": "M", "item_id": "q_1_64k", "commits": "specific", "answer": "three",
+                           "evidence_recovered": True, "source": "evidence", "source_session": 4,
+                           "relation": "count_off", "why": "counted three"}])
+    pop = population_frame(frame, audit, models=["M"])
+    stages = dict(zip(pop["item_id"], pop["stage"]))
+    assert stages == {"q_1_64k": "attributed", "q_2_64k": "refusal"}
+    assert pop.set_index("item_id").loc["q_1_64k", "detector_overridden"]

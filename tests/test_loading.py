@@ -160,3 +160,26 @@ def test_cached_release_with_errors_still_raises(tmp_path, monkeypatch):
     assert load_release(root, strict=False).stats["rejected_lines"] == 1
     with pytest.raises(VoxMemDataError, match="malformed_json"):
         load_release(root)
+
+
+def test_inferred_64k_set_needs_a_complete_run(tmp_path):
+    """Without models.csv, a model whose 64K calls were mostly rejected is not in the 64K set."""
+    root = tmp_path / "r"
+    lines = []
+    for q in range(4):
+        for b in ("8k", "64k"):
+            base = dict(item_id=f"q_{q}_{b}", question_id=f"q_{q}", context_length=b)
+            lines.append(harness_line(model="A", **base))
+            if b == "64k" and q > 0:
+                lines.append(harness_line(model="B", response=None, verdict=None,
+                                          error="maximum context length exceeded", **base))
+            else:
+                lines.append(harness_line(model="B", **base))
+    write_jsonl(root / "predictions" / "p.jsonl", lines)
+    rel = load_release(root)
+    assert rel.models_in_64k_set() == ["A"]
+    (p,) = [p for p in rel.warnings() if p.code == "incomplete_64k_run"]
+    assert "B" in p.message
+    # with a registry flag, the registry decides
+    (root / "models.csv").write_text("model,in_64k_set\nA,false\nB,true\n")
+    assert load_release(root).models_in_64k_set() == ["B"]

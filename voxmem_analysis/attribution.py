@@ -29,7 +29,7 @@ exclusion (D.5), counted by :func:`attribution_population`.
 | 2 | `cue_missed_no_commitment` | commits non-specific and not evidence_recovered | recognition | Table 19 (Recognition: commits to nothing, a generic description or a wrong-type answer without identifying the cue); Case 1 |
 | 3 | `cue_named_operation_not_performed` | commits non-specific and evidence_recovered | operation | E.2 (i); Table 19 (Operation: the cue is identified but the requested operation is not carried out) |
 | 4 | `count_answered_with_cue` | count question, commits specific, evidence_recovered, answer contains no number | operation | E.2 (i) ("I heard a crackling fire" to a how-many question) |
-| 5 | `attached_to_other_speaker` | relation = other_speaker and source in {evidence, other_session} | binding | Table 19 (Binding: the audit places it with another speaker) |
+| 5 | `attached_to_other_speaker` | relation = other_speaker and source = evidence | binding | Table 19 (Binding: the audit places it with another speaker); from a non-evidence session the earlier stage (rules 6-7) decides, E.1 |
 | 6 | `cue_keyed_from_non_evidence_session` | source = other_session and subtype cue-keyed | binding | Table 19 (Binding: non-evidence session on a cue-keyed question); E.1; Case 3 |
 | 7 | `non_evidence_session` | source = other_session (subtype not cue-keyed) | recognition | Table 19 (Localization: content from a non-evidence session, retrieval key not a cue); Case 2 |
 | 8 | `verdict_decided_wrongly` | subtype Matching, verdict answer, evidence_recovered, source = evidence | operation | E.2 (ii); Case 5b |
@@ -174,9 +174,10 @@ RULES: tuple[Rule, ...] = (
          "operation", 'E.2 (i) ("I heard a crackling fire" to a how-many question)',
          "count question, commits specific, evidence_recovered, answer contains no number"),
     Rule("attached_to_other_speaker",
-         lambda c: c.relation == "other_speaker" and c.source in ("evidence", "other_session"), "binding",
-         "Table 19 (Binding: the audit places it with another speaker)",
-         "relation = other_speaker and source in {evidence, other_session}"),
+         lambda c: c.relation == "other_speaker" and c.source == "evidence", "binding",
+         "Table 19 (Binding: the audit places it with another speaker); from a non-evidence session the "
+         "earlier stage (rules 6-7) decides, E.1",
+         "relation = other_speaker and source = evidence"),
     Rule("cue_keyed_from_non_evidence_session", lambda c: c.source == "other_session" and c.cue_keyed, "binding",
          "Table 19 (Binding: non-evidence session on a cue-keyed question); E.1; Case 3",
          "source = other_session and subtype cue-keyed"),
@@ -406,8 +407,9 @@ def population_frame(frame, audit: pd.DataFrame | None = None, *, models=None,
     DataFrame
         ``model, item_id, evidence_type, operation, subtype, answer_type, status, correct,
         response, stage, has_record`` and the audit fields.  ``stage`` is one of
-        :data:`STAGES`, applied in order: ``correct``; ``refusal``; ``empty`` (status failed
-        or blank response); ``truncated`` (record ``commits == "truncated"``); ``attributed``
+        :data:`STAGES`, applied in order: ``correct``; ``refusal`` (the refusal detector
+        matches and no audit record says an answer was committed — ``detector_overridden`` marks
+        detector hits a record overrules); ``empty`` (status failed or blank response); ``truncated`` (record ``commits == "truncated"``); ``attributed``
         (a record exists); ``missing_record``.
     """
     pop = _population_attempts(frame, models)
@@ -416,7 +418,13 @@ def population_frame(frame, audit: pd.DataFrame | None = None, *, models=None,
     rec = audit[["model", "item_id", *AUDIT_FIELDS]].drop_duplicates(["model", "item_id"], keep=False)
     pop = pop.merge(rec, on=["model", "item_id"], how="left", indicator=True)
     pop["has_record"] = pop.pop("_merge") == "both"
-    refusal = pop["response"].map(lambda r: (not _blank(r)) and bool(refusal_detector(r)))
+    detector = pop["response"].map(lambda r: (not _blank(r)) and bool(refusal_detector(r)))
+    # The auditor's record, when there is one, decides whether an answer was committed: a
+    # hedged but committed answer ("I can't say for sure, but it was three") matches the
+    # detector yet has a record with commits != "none"; it is attributed, not excluded.
+    committed = pop["has_record"] & pop["commits"].isin(["specific", "generic", "off_type", "truncated"])
+    refusal = detector & ~committed
+    pop["detector_overridden"] = detector & committed
     empty = (pop["status"] == "failed") | pop["response"].map(_blank)
     truncated = pop["has_record"] & (pop["commits"] == "truncated")
     stage = np.select(

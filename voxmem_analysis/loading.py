@@ -421,12 +421,34 @@ class Release:
         return order + sorted(present - set(order))
 
     def models_in_64k_set(self) -> list[str]:
-        """The models reported at 64K: ``in_64k_set`` in the registry, else those with 64K predictions."""
+        """The models reported at 64K (paper Appendix C.6, Table 14).
+
+        ``in_64k_set`` in ``models.csv`` when any model is flagged there.  Otherwise the models
+        with a *complete* 64K run: a prediction for every item seen at 64K and none of them
+        rejected by the provider (a model whose 64K calls were mostly rejected for context
+        length did not take 64K histories, and must not enter the set: the pairing rule of C.6
+        would then cut its shorter budgets down to its few 64K items).
+        """
         flagged = [m for m in self.models.loc[self.models["in_64k_set"], "model"] if m in set(self.model_order())]
         if flagged:
             return flagged
+        return [m for m in self.model_order() if m in self._complete_at("64K")]
+
+    def _complete_at(self, budget: str) -> set[str]:
+        at = self.frame.filter(pl.col("budget") == budget)
+        if not at.height:
+            return set()
+        n_items = at["item_id"].n_unique()
+        per = at.group_by("model").agg(pl.col("item_id").n_unique().alias("n"),
+                                       (pl.col("status") == "provider_rejected").sum().alias("rej"))
+        return set(per.filter((pl.col("n") == n_items) & (pl.col("rej") == 0))["model"].to_list())
+
+    def incomplete_64k_models(self) -> list[str]:
+        """Models with 64K predictions left out of the inferred 64K set (see :meth:`models_in_64k_set`)."""
+        if self.models["in_64k_set"].any():
+            return []
         at64 = set(self.frame.filter(pl.col("budget") == "64K")["model"].unique().to_list())
-        return [m for m in self.model_order() if m in at64]
+        return [m for m in self.model_order() if m in at64 - self._complete_at("64K")]
 
     def groups(self) -> dict[str, list[str]]:
         """Models by access group (``proprietary`` / ``open_weight``), in display order."""
@@ -557,6 +579,13 @@ def load_release(path, *, strict: bool = True, rules: ScoringRules | None = None
         ablation = apply_scoring(ablation, rules)
         stats["ablation_rows"] = s["rows"]
     problems = _collapse(problems)
+    _pending = Release(root, frame, models, None, None, None, meta, [], stats, rules)
+    left_out = _pending.incomplete_64k_models() if frame.height else []
+    if left_out:
+        problems.append(Problem("incomplete_64k_run", "warning",
+                                "no models.csv flags the 64K set, so it is inferred as the models with a complete "
+                                "64K run; left out (some 64K items missing or provider-rejected): " + ", ".join(left_out),
+                                "models.csv", None, "in_64k_set", len(left_out)))
     release = Release(root, frame, models, items.drop("_items_file", "_source_operation", strict=False) if items is not None else None,
                       judge2, ablation, meta, problems, stats, rules)
     if cache_file is not None:

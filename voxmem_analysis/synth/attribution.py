@@ -746,7 +746,10 @@ def _record_for(kind: str, it: _Item, rng) -> tuple[dict, str]:
                    relation=_pick(rng, ("wrong_value_same_session", "wrong_value_same_session", "unrelated")), why=why)
         return rec, _specific_response(ans, it, rng)
     if kind == "bind_speaker":
-        src = _pick(rng, ("evidence", "other_session"))
+        # other_speaker binds only content read from an evidence session, or on a cue-keyed
+        # question (rule 5 vs rules 6-7 of voxmem_analysis.attribution.RULES)
+        cue_keyed = it.sub in ("cue_to_fact", "matching_resolution")
+        src = _pick(rng, ("evidence", "other_session")) if cue_keyed else "evidence"
         k = it.evidence_session(rng) if src == "evidence" else it.other_session(rng)
         who = int(rng.integers(1, 7))
         if it.sub in ("cue_to_fact", "matching_resolution"):
