@@ -18,7 +18,7 @@ n_boot = 10_000
 by = "subtype,evidence_type"   # any columns of the verdict frame, comma-separated
 budget = "32K"                 # "8K" "16K" "32K" "64K", or None for every budget pooled
 models = None                  # None: every model; or "Model-A,Model-B"
-ci = "wilson"                  # "wilson" or "bootstrap" (items resampled, n_boot resamples)
+ci = "auto"                    # "auto": item bootstrap where a question repeats in a slice (models or budgets pooled), else Wilson; or "wilson" / "bootstrap"
 interactive = True             # widgets in JupyterLab; the reproduction runner sets False
 
 # %% [markdown]

@@ -100,7 +100,7 @@ def test_parse_helpers():
 
 # ----------------------------------------------------------------------------- numbers
 def test_slices_by_model_hand_computed(release):
-    t = E.explore_slices(release, "model")
+    t = E.explore_slices(release, "model", ci="wilson")
     assert t["model"].astype(str).tolist() == ["Model-A", "Model-B", "overall"]
     r = rows(t.assign(model=t["model"].astype(str)), "model")
     # A: 2 of 4 scored; B: 1 of 3 scored (the provider-rejected row is out)
@@ -240,7 +240,7 @@ def _points(ax):
 
 
 def test_dot_plot_one_errorbar_per_slice(release):
-    t = E.explore_slices(release, "model,operation")
+    t = E.explore_slices(release, "model,operation", ci="wilson")
     ax = S.slice_dot_plot(t, "model,operation", overall=E.pooled_accuracy(release), title="T")
     slices = t[t["level"] == "slice"]
     assert len(slices) == 4
@@ -300,7 +300,7 @@ def test_widget_recomputes_with_the_package_functions(release):
 
     box = E.widget(release, draw=draw, by="model", budget=None, models=None)
     w_by, w_budget, w_model, w_ci = box.children[0].children
-    assert (w_by.value, w_budget.value, w_model.value, w_ci.value) == ("model", "all", "all", "wilson")
+    assert (w_by.value, w_budget.value, w_model.value, w_ci.value) == ("model", "all", "all", "auto")
     assert "subtype,evidence_type" in w_by.options and "model" in w_by.options
     assert len(calls) == 1 and calls[0][2] == pytest.approx(300 / 7)
     w_budget.value = "8K"
@@ -324,3 +324,11 @@ def test_notebook_defines_nothing():
     for call in ("explore.explore_slices", "explore.pooled_accuracy", "slice_dot_plot", "output.save_figure",
                  "output.save_table", "explore.widget"):
         assert call in src
+
+
+def test_auto_interval_bootstraps_pooled_budgets(release):
+    """Each model pools 8K and 64K answers to the same questions: not independent, so auto bootstraps."""
+    t = E.explore_slices(release, "model", n_boot=300, seed=3)
+    assert set(t["method"]) == {"bootstrap"}
+    t8 = E.explore_slices(release, "model", budget="8K", n_boot=300, seed=3)
+    assert set(t8.loc[t8["level"] == "slice", "method"]) == {"wilson"}

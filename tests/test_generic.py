@@ -202,9 +202,15 @@ COMPARE = {  # (budget, a, b): n_common, only_a, only_b, acc_a, acc_b, a_right_b
     ("115k", "System-B", "System-C"): (10, 0, 0, 90.0, 30.0, 6, 0, 0.03125),         # 2/64
 }
 # Holm over the six p-values: sorted 0.03125*6, 0.0625*5, 0.125*4, 0.21875*3, 1*2 -> 1, 1*1
-HOLM = {("115k", "System-B", "System-C"): 0.1875, ("115k", "System-A", "System-B"): 0.3125,
-        ("32k", "System-A", "System-C"): 0.5, ("32k", "System-B", "System-C"): 0.65625,
+# Holm within each budget (m = 3), by hand from the McNemar p values of COMPARE:
+# 32k: 0.125*3 = 0.375; max(0.21875*2, 0.375) = 0.4375; 1.0.  115k: 0.03125*3 = 0.09375; 0.0625*2 = 0.125; 1.0
+HOLM = {("115k", "System-B", "System-C"): 0.09375, ("115k", "System-A", "System-B"): 0.125,
+        ("32k", "System-A", "System-C"): 0.375, ("32k", "System-B", "System-C"): 0.4375,
         ("32k", "System-A", "System-B"): 1.0, ("115k", "System-A", "System-C"): 1.0}
+# Holm over the whole table (m = 6): 0.03125*6, max(0.0625*5, .), max(0.125*4, .), max(0.21875*3, .), 1, 1
+HOLM_TABLE = {("115k", "System-B", "System-C"): 0.1875, ("115k", "System-A", "System-B"): 0.3125,
+              ("32k", "System-A", "System-C"): 0.5, ("32k", "System-B", "System-C"): 0.65625,
+              ("32k", "System-A", "System-B"): 1.0, ("115k", "System-A", "System-C"): 1.0}
 
 
 def test_compare_hand_numbers(frame):
@@ -218,12 +224,16 @@ def test_compare_hand_numbers(frame):
         assert r["diff"] == pytest.approx(aa - ab)
         assert (r["a_right_b_wrong"], r["a_wrong_b_right"]) == (rw, wr)
         assert r["p_mcnemar"] == pytest.approx(p)
-        assert r["p_holm"] == pytest.approx(HOLM[(b, sa, sb)])
+        assert r["p_holm"] == pytest.approx(HOLM[(b, sa, sb)]) and r["n_family"] == 3
         assert r["ci_low"] <= r["diff"] <= r["ci_high"]
         # and statsmodels agrees on the exact McNemar p
         table = [[0, wr], [rw, 0]]
         assert r["p_mcnemar"] == pytest.approx(sm_mcnemar(table, exact=True).pvalue)
     assert not t["reject"].any()
+    whole = G.compare_systems(frame, budget="budget", n_boot=NB, seed=1, family="table")
+    for (b, sa, sb), p in HOLM_TABLE.items():
+        r = _row(whole, budget=b, system_a=sa, system_b=sb)
+        assert r["p_holm"] == pytest.approx(p) and r["n_family"] == 6
 
 
 def test_compare_interval_is_the_paired_bootstrap(frame):
@@ -409,7 +419,20 @@ def test_cli_slice_auto_interval_accounts_for_repeated_questions(tiny_release, c
     """Pooling budgets repeats questions inside a slice: --ci auto switches to the item bootstrap."""
     assert main(["slice", "--data", str(tiny_release), "--by", "model", "--n-boot", "200"]) == 0
     captured = capsys.readouterr()
-    assert "interval: bootstrap" in captured.err
+    assert "interval: bootstrap (" in captured.err  # each model pools two budgets of the same questions
     assert main(["slice", "--data", str(tiny_release), "--by", "model,budget", "--n-boot", "200"]) == 0
     captured = capsys.readouterr()
-    assert "interval: wilson" in captured.err
+    assert "interval: bootstrap, wilson" in captured.err
+
+
+def test_auto_interval_is_chosen_per_row():
+    import pandas as pd
+
+    from voxmem_analysis.generic import slice_accuracy
+
+    df = pd.DataFrame({"system": ["a"] * 4 + ["b"] * 4, "question_id": list("wxyz") * 2,
+                       "correct": [1, 1, 0, 0, 1, 0, 0, 0], "scored": [True] * 8})
+    t = slice_accuracy(df, "system", item="question_id", n_boot=500, seed=1).set_index("system")
+    assert t.loc["a", "method"] == "wilson" and t.loc["b", "method"] == "wilson"     # one row per question
+    assert t.loc["overall", "method"] == "bootstrap"                                 # questions repeat
+    assert t.loc["overall", "accuracy"] == pytest.approx(37.5)

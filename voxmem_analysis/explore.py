@@ -273,7 +273,7 @@ def level_orders(values: Mapping[str, Sequence], *, model_order: Sequence | None
 
 
 # ----------------------------------------------------------------------------- the slices
-def explore_slices(release_or_frame, by, *, budget=None, models=None, ci: str = "wilson", n_boot: int = 10_000,
+def explore_slices(release_or_frame, by, *, budget=None, models=None, ci: str = "auto", n_boot: int = 10_000,
                    seed: int = 0, model_order: Sequence | None = None) -> pd.DataFrame:
     """Accuracy per slice of the selected verdicts, in display order.
 
@@ -286,7 +286,7 @@ def explore_slices(release_or_frame, by, *, budget=None, models=None, ci: str = 
         the others: its colours).
     budget, models
         As in :func:`select_rows`.
-    ci : {"wilson", "bootstrap"}
+    ci : {"auto", "wilson", "bootstrap"}
         Wilson interval per slice, or a percentile bootstrap resampling ``item_id``.
     n_boot, seed : int
         Bootstrap resamples and seed (recorded by ``slice_accuracy``; used with ``ci="bootstrap"``).
@@ -310,7 +310,7 @@ def explore_slices(release_or_frame, by, *, budget=None, models=None, ci: str = 
     frame = select_rows(_frame_of(release_or_frame), budget, models)
     if len(frame) == 0:
         raise AnalysisInputError(f"no verdicts selected (budget={budget!r}, models={models!r})", "budget")
-    table = slice_accuracy(frame, cols, ci=ci, item="item_id" if ci == "bootstrap" else None,
+    table = slice_accuracy(frame, cols, ci=ci, item="question_id",
                            n_boot=n_boot, seed=seed)
     if model_order is None:
         model_order = _model_order(release_or_frame)
@@ -343,7 +343,7 @@ def slice_title(by, *, budget=None, models=None) -> str:
     return f"Accuracy by {what} \u2014 {b or 'all budgets'}, {_models_text(models)}"
 
 
-def slice_caption(by, *, budget=None, models=None, ci: str = "wilson") -> str:
+def slice_caption(by, *, budget=None, models=None, ci: str = "auto") -> str:
     """Table caption: :func:`slice_title` plus ``" (%, 95% wilson interval)"``."""
     return f"{slice_title(by, budget=budget, models=models)} (%, 95% {ci} interval)"
 
@@ -394,7 +394,7 @@ def grouping_choices(columns: Sequence[str], current=None) -> list[str]:
 
 
 def widget(release, *, draw: Callable, by: str = "subtype,evidence_type", budget=None, models=None,
-           ci: str = "wilson", n_boot: int = 10_000, seed: int = 0):
+           ci: str = "auto", n_boot: int = 10_000, seed: int = 0):
     """Drop-downs (grouping, budget, model, interval) that recompute and redraw.
 
     Each change calls :func:`explore_slices`, :func:`pooled_accuracy` and :func:`slice_title`
@@ -428,7 +428,7 @@ def widget(release, *, draw: Callable, by: str = "subtype,evidence_type", budget
                                 description="budget")
     w_model = widgets.Dropdown(options=model_options, value=",".join(parse_models(models) or ["all"]),
                                description="model")
-    w_ci = widgets.Dropdown(options=["wilson", "bootstrap"], value=ci, description="interval")
+    w_ci = widgets.Dropdown(options=["auto", "wilson", "bootstrap"], value=ci, description="interval")
     w_out = widgets.Output()
 
     def redraw(*_):

@@ -48,7 +48,7 @@ __all__ = [
 TYPE_COLUMNS: tuple[str, ...] = ("question_type", "evidence_type", "operation", "subtype", "source_operation")
 OVERALL = "overall"
 MACRO = "macro"
-_CI_METHODS = ("wilson", "bootstrap")
+_CI_METHODS = ("auto", "wilson", "bootstrap")
 _KNOWN_ORDERS: tuple[tuple, ...] = (
     tuple(tx.BUDGETS), tuple(tx.EVIDENCE_TYPES), tuple(tx.OPERATIONS), tuple(tx.SUBTYPES),
     tuple(QUESTION_TYPES), tuple(tx.STATUSES),
@@ -280,7 +280,7 @@ def _check_boot(n_boot, seed, ci_level) -> None:
 
 
 # ============================================================================ slicing
-def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "scored", ci: str = "wilson",
+def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "scored", ci: str = "auto",
                    item: str | None = None, type_col: str | None = "auto", n_boot: int = 10_000, seed: int = 0,
                    ci_level: float = 0.95) -> pd.DataFrame:
     """Accuracy per slice of a verdict frame, with the overall row and the macro-average.
@@ -296,9 +296,12 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
     scored : str or None, default "scored"
         Boolean column: rows where it is false are out of the denominator (counted in
         ``n_excluded``).  None: every row counts.
-    ci : {"wilson", "bootstrap"}
+    ci : {"auto", "wilson", "bootstrap"}
         Interval of slice and overall rows: Wilson score interval, or percentile interval of
-        an item (cluster) bootstrap (needs ``item``).
+        an item (cluster) bootstrap (needs ``item``).  "auto" (default): per row, the item
+        bootstrap when an item occurs more than once in it (several systems or budgets pooled:
+        their verdicts on one question are not independent, and a Wilson interval would be far
+        too narrow), Wilson otherwise (and always Wilson without ``item``).
     item : str, optional
         Item column: resampling unit of the bootstrap, and needed for the macro interval.
     type_col : str, "auto" or None
@@ -340,7 +343,7 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
     tcol = _resolve_type_col(by, type_col)
     df = _to_pandas(frame, [*by, value, scored, item])
     v, s = _values(df, value, scored)
-    if ci == "wilson":
+    if ci in ("wilson", "auto"):
         _check_binary(v, s, value, "the Wilson interval")
     orders = _objectify(df, by)
     items = None if item is None else df[item].astype(object).to_numpy()
@@ -363,7 +366,11 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
 
     def row(keys, idx, level, strata_col=None):
         c, n = float(v[idx][s[idx]].sum()), int(s[idx].sum())
-        if ci == "wilson":
+        method_here = ci
+        if ci == "auto":
+            repeated = items is not None and len(pd.unique(items[idx])) < len(idx)
+            method_here = "bootstrap" if repeated else "wilson"
+        if method_here == "wilson":
             acc, lo, hi = wilson_row(c, n)
             method = "wilson"
         else:
@@ -423,7 +430,7 @@ def _check_unique(df: pd.DataFrame, keys: list[str], hint: str) -> None:
 def compare_systems(frame, *, system: str = "system", item: str = "question_id", budget: str | None = None,
                     value: str = "correct", scored: str | None = "scored", groups: Sequence[str] | None = None,
                     systems: Sequence | None = None, n_boot: int = 10_000, seed: int = 0, ci_level: float = 0.95,
-                    alpha: float = 0.05) -> pd.DataFrame:
+                    alpha: float = 0.05, family: str = "budget") -> pd.DataFrame:
     """Every pair of systems at the same budget, on the items both have scored.
 
     Parameters
@@ -440,6 +447,9 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
         Paired bootstrap settings.
     alpha : float
         Family-wise level of the ``reject`` column (Holm).
+    family : {"budget", "table"}
+        The Holm family: all pairs at the same budget (and the same ``groups`` values), the
+        default — the comparisons a reader makes at once; or every row of the table.
 
     Returns
     -------
@@ -450,8 +460,8 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
         ``correct_a, correct_b, acc_a, acc_b`` (on the common items, %), ``diff`` =
         ``acc_a - acc_b`` (pp) and its paired bootstrap interval ``ci_low, ci_high``,
         ``a_right_b_wrong, a_wrong_b_right`` (discordant pairs), ``p_mcnemar`` (exact,
-        two-sided), ``p_holm`` (Holm over every row of the table), ``reject``, ``n_boot,
-        seed``.
+        two-sided), ``p_holm`` (Holm within the ``family``), ``n_family`` (the number of tests
+        it adjusts for), ``reject``, ``n_boot, seed``.
 
     Notes
     -----
@@ -518,12 +528,20 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
             out[c] = pd.array(out[c].round(), dtype="Int64")
     for c in ("acc_a", "acc_b", "diff", "ci_low", "ci_high"):
         out[c] = out[c].astype(float) + 0.0  # no negative zeros
+    if family not in ("budget", "table"):
+        _fail(f"family must be 'budget' or 'table', got {family!r}", "family")
+    out["p_holm"], out["n_family"], out["reject"] = np.nan, 0, False
     if len(out):
-        h = holm(out["p_mcnemar"].to_numpy(dtype=float), alpha=alpha)
-        out["p_holm"] = h["p_adjusted"].to_numpy()
-        out["reject"] = h["reject"].to_numpy()
-    else:
-        out["p_holm"], out["reject"] = pd.Series(dtype=float), pd.Series(dtype=bool)
+        fam_cols = gcols if family == "budget" else []
+        parts = ([ix for _, ix in out.groupby(fam_cols, sort=False, dropna=False).indices.items()]
+                 if fam_cols else [out.index])
+        for idx in parts:
+            idx = list(out.index[idx]) if fam_cols else list(idx)
+            h = holm(out.loc[idx, "p_mcnemar"].to_numpy(dtype=float), alpha=alpha)
+            out.loc[idx, "p_holm"] = h["p_adjusted"].to_numpy()
+            out.loc[idx, "reject"] = h["reject"].to_numpy()
+            out.loc[idx, "n_family"] = int(out.loc[idx, "p_mcnemar"].notna().sum())
+    out["reject"] = out["reject"].astype(bool)
     out["n_boot"], out["seed"] = n_boot, seed
     return _sort(out, gcols, orders)
 

@@ -87,15 +87,6 @@ def one_judge(data, args):
     return frame
 
 
-def _max_rows_per_question(frame, keys) -> int:
-    import polars as pl
-
-    f = frame if isinstance(frame, pl.DataFrame) else pl.from_pandas(frame)
-    if not f.height:
-        return 0
-    return int(f.group_by(keys).agg(pl.len().alias("n"))["n"].max())
-
-
 def emit(df: pd.DataFrame, fmt: str, title: str | None = None) -> None:
     """Print a tidy table: CSV (``%.6g``, empty for missing) or a Markdown table."""
     if fmt == "md":
@@ -172,12 +163,11 @@ def _run(args) -> int:
                 note(f"warning: slices pool {len(budgets)} budgets ({', '.join(map(str, budgets))}); add budget to --by to separate them")
         if "judge" not in by:
             frame = one_judge(data, args)
-    ci = args.ci
-    if ci == "auto":
-        keys = list(dict.fromkeys([c for c in by if c in frame.columns] + ["question_id"]))
-        ci = "bootstrap" if _max_rows_per_question(frame, keys) > 1 else "wilson"
-        note(f"interval: {ci} ({'questions repeat within a slice' if ci == 'bootstrap' else 'one row per question per slice'})")
-    table = slice_accuracy(frame, by, ci=ci, item="question_id", type_col=type_col,
+    table = slice_accuracy(frame, by, ci=args.ci, item="question_id", type_col=type_col,
                            n_boot=args.n_boot, seed=args.seed)
+    if args.ci == "auto":
+        used = sorted(set(table.loc[table["level"] != "macro", "method"]))
+        note("interval: " + ", ".join(used) + " (auto: item bootstrap where a question repeats within a row, "
+             "e.g. several models or budgets pooled; Wilson otherwise)")
     emit(table, args.format, f"Accuracy (%) by {', '.join(by)}")
     return 0

@@ -108,8 +108,9 @@ def slice_dot_plot(data: pd.DataFrame, by, *, overall: float | None = None, titl
         if overall is not None and np.isfinite(overall):
             ax.axvline(overall, ls="--", lw=0.8, color="#555555", label=f"all pooled ({overall:.1f})")
         ax.set_xlim(0, 100)
-        method = str(t["method"].iloc[0]) if len(t) else ""
-        ax.set_xlabel(f"Accuracy (%) with 95% {'Wilson' if method == 'wilson' else method} interval")
+        methods = sorted({str(m).split(" ")[0] for m in t["method"]}) if len(t) else []
+        names = {"wilson": "Wilson", "bootstrap": "item-bootstrap"}
+        ax.set_xlabel("Accuracy (%) with 95% " + " / ".join(names.get(m, m) for m in methods) + " interval")
         ax.set_ylabel("")
         if hue_cols or (overall is not None and np.isfinite(overall)):
             ax.legend(title=", ".join(column_name(c) for c in hue_cols) or None, loc="lower right", frameon=False,
