@@ -72,7 +72,7 @@ def rels(tmp_path_factory):
 @pytest.mark.parametrize("shape, comparison, baseline, fig5", [
     ("user", "32K", "8K", "32K"),
     ("single", "64K", "8K", "32K"),
-    ("no_registry", "64K", "8K", "32K"),   # C's 64K lines are all rejected: A and B form the 64K set
+    ("no_registry", "64K", "8K", "32K"),   # B lacks a 64K item, C's 64K lines are all rejected: A alone
     ("no_8k", "64K", "16K", "32K"),
     ("one_budget", "8K", "8K", "8K"),
     ("mixed", "64K", "8K", "32K"),
@@ -208,12 +208,17 @@ def test_group_means_without_registry(rels):
     assert set(rel.groups()) == {"unknown"}
     g = R.groups_table(rel)
     assert not any(("Proprietary" in i) or ("Open-weight" in i) or ("unknown" in i) for i in g.index)
-    assert g.loc["8K|All", "Overall"] == pytest.approx((60 + 40 + 400 / 6) / 3)  # A, B (loses q4), C
+    # Without models.csv the 64K set is inferred as the models with a *complete* 64K run: B lacks
+    # q4 at 64K and C's 64K calls were all rejected, so only A is in it (and B, C keep every 8K item:
+    # B 3 of 6 = 50%, not 2 of 5 as it would if its partial 64K run paired its budgets).
+    assert rel.models_in_64k_set() == ["Model-A"]
+    assert {p.code for p in rel.warnings()} >= {"incomplete_64k_run"}
+    assert g.loc["8K|All", "Overall"] == pytest.approx((60 + 50 + 400 / 6) / 3)  # A, B, C
     assert g.loc["8K|All", "Models"] == 3
-    assert g.loc["64K|All", "Models"] == 2                                      # C: all rejected at 64K
+    assert g.loc["64K|All", "Models"] == 1
     t = R.table15(rel)
-    assert list(t.index) == ["Model-A", "Model-B", "Mean all (2)", "n"]
-    np.testing.assert_allclose(t.loc["Mean all (2)"], [25, 0, 100, 0, 40])
+    assert list(t.index) == ["Model-A", "Mean all (1)", "n"]
+    np.testing.assert_allclose(t.loc["Mean all (1)"], t.loc["Model-A"])
     panels = R.evidence_panels(rel)
     assert set(panels.loc[panels["kind"] == "mean", "row"]) == {"Mean all"}
     gs = R.group_summary(rel)

@@ -598,8 +598,11 @@ def answerable_vs_refusal(release, *, budget: str | None = "64K", models: Sequen
         out[c] = out[c].fillna(0).astype(int)
     order = {m: i for i, m in enumerate(ms)}
     out["_o"] = out["model"].map(order)
-    out = out.sort_values(["answerable", "_o"], ascending=[False, True], kind="stable").drop(columns="_o")
-    return out.reset_index(drop=True)
+    # ties on answerable accuracy are broken by overall accuracy, as the paper's Table 16 lists
+    # Qwen3-Omni-30B-A3B (overall 20.7) before Baichuan-Audio-7B (17.8), both at 135/669
+    out["_a"] = out["answerable"].round(9)
+    out = out.sort_values(["_a", "overall", "_o"], ascending=[False, False, True], kind="stable")
+    return out.drop(columns=["_o", "_a"]).reset_index(drop=True)
 
 
 def _spearman(x, y) -> tuple[float, float]:
