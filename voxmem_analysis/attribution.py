@@ -72,6 +72,7 @@ import numpy as np
 import pandas as pd
 
 from . import taxonomy as tx
+from .jsonl import decode, iter_lines, parse_line
 from .errors import Problem, VoxMemDataError
 
 __all__ = [
@@ -812,18 +813,14 @@ def load_audit_records(release_dir, *, frame=None, models=None, strict: bool = T
         rel = path.relative_to(root).as_posix()
         try:
             raw = path.read_bytes()
-            text = (gzip.decompress(raw) if path.suffix == ".gz" else raw).decode("utf-8")
+            text = decode(gzip.decompress(raw) if path.suffix == ".gz" else raw)
         except (OSError, EOFError, UnicodeDecodeError, gzip.BadGzipFile) as exc:
             problems.append(Problem("file_unreadable", "error", f"cannot read file: {exc}", rel))
             continue
-        for lineno, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                problems.append(Problem("malformed_json", "error", f"not valid JSON ({exc.msg} at column {exc.colno})",
-                                        rel, lineno))
+        for lineno, line in iter_lines(text):
+            obj, bad = parse_line(line)
+            if bad is not None:
+                problems.append(Problem("malformed_json", "error", bad[0], rel, lineno, bad[1]))
                 continue
             row, p = _check_record(obj, rel, lineno)
             problems += p

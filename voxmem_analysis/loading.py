@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import zlib
 import io
 import json
 import os
@@ -29,6 +30,7 @@ import polars as pl
 
 from . import taxonomy as tx
 from .errors import Problem, VoxMemDataError
+from .jsonl import decode, iter_lines, parse_line
 from .schema import COLUMN_NAMES, ITEM_FIELDS, REQUIRED_FIELDS, REQUIRED_ITEM_FIELDS
 from .scoring import ScoringRules, apply_scoring
 
@@ -56,6 +58,17 @@ def _prediction_files(root: Path, sub: str) -> list[Path]:
         return []
     files = {p for g in _PRED_GLOBS for p in base.rglob(g) if p.is_file()}
     return sorted(files, key=lambda p: p.relative_to(root).as_posix())
+
+
+def _unread_files(root: Path, sub: str, read: list[Path]) -> list[Path]:
+    """Files below ``root/sub`` that are not read as predictions (reported, never silently skipped)."""
+    base = root / sub
+    if not base.is_dir():
+        return []
+    seen = set(read)
+    out = [p for p in base.rglob("*") if (p.is_file() or p.is_symlink()) and p not in seen
+           and not p.name.startswith(".") and p.name.lower() not in ("readme.md", "readme.txt", "readme")]
+    return sorted(out, key=lambda p: _rel(p, root))
 
 
 def _open_text(path: Path):
@@ -93,12 +106,19 @@ def read_items(root: Path) -> tuple[pl.DataFrame | None, list[Problem]]:
         if "item_id" not in df.columns:
             problems.append(Problem("items_missing_field", "error", "item table has no `item_id` column", name, None, "item_id"))
             return None, problems
-        for col in ("session_count", "evidence_session_count", "samekey_haystack_session_count",
-                    "filler_session_count", "topical_haystack_session_count", "history_audio_tokens"):
-            if col in df.columns:
-                df = df.with_columns(pl.col(col).cast(pl.Int64, strict=False))
-        if "history_duration_seconds" in df.columns:
-            df = df.with_columns(pl.col("history_duration_seconds").cast(pl.Float64, strict=False))
+        numeric = {c: pl.Int64 for c in ("session_count", "evidence_session_count", "samekey_haystack_session_count",
+                                         "filler_session_count", "topical_haystack_session_count", "history_audio_tokens")}
+        numeric["history_duration_seconds"] = pl.Float64
+        for col, dtype in numeric.items():
+            if col not in df.columns:
+                continue
+            before = df[col]
+            after = before.cast(pl.Utf8).str.strip_chars().cast(dtype, strict=False)
+            lost = int((before.is_not_null() & (before.cast(pl.Utf8).str.strip_chars() != "") & after.is_null()).sum())
+            if lost:
+                problems.append(Problem("invalid_field", "warning",
+                                        f"{lost} value(s) of `{col}` are not numbers; read as missing", name, None, col, lost))
+            df = df.with_columns(after.alias(col))
         dup = df.filter(pl.col("item_id").is_duplicated())
         if dup.height:
             problems.append(Problem("items_duplicate", "error",
@@ -108,17 +128,57 @@ def read_items(root: Path) -> tuple[pl.DataFrame | None, list[Problem]]:
     return None, problems
 
 
+_ACCESS = {"proprietary", "open_weight", ""}
+_ARCH = {"audio_specialist", "omni_modal", "api", ""}
+_BOOL_TEXT = {"true", "false", "1", "0", "yes", "no", ""}
+
+
+def _check_registry(reg: pd.DataFrame) -> list[Problem]:
+    """Problems of a models.csv table (line numbers count the header as line 1)."""
+    out: list[Problem] = []
+    seen: dict[str, int] = {}
+    for i, r in enumerate(reg.to_dict("records"), start=2):
+        m = str(r.get("model", ""))
+        if not m.strip():
+            out.append(Problem("missing_field", "error", "empty model name", "models.csv", i, "model"))
+        elif m in seen:
+            out.append(Problem("models_duplicate", "error", f"model {m!r} listed twice (first on line {seen[m]})",
+                               "models.csv", i, "model"))
+        else:
+            seen[m] = i
+        for col, allowed in (("access", _ACCESS), ("architecture", _ARCH)):
+            v = str(r.get(col, "")).strip()
+            if col in reg.columns and v not in allowed:
+                out.append(Problem("unknown_label", "error", f"{col} {v!r} is not one of "
+                                   f"{', '.join(sorted(a for a in allowed if a))}", "models.csv", i, col))
+        v = str(r.get("in_64k_set", "")).strip().lower()
+        if v not in _BOOL_TEXT:
+            out.append(Problem("invalid_field", "error", f"in_64k_set must be true or false, got {v!r}",
+                               "models.csv", i, "in_64k_set"))
+        for col in ("llm_params_b", "total_params_b", "order"):
+            v = str(r.get(col, "")).strip()
+            if v and pd.to_numeric(v, errors="coerce") != pd.to_numeric(v, errors="coerce"):
+                out.append(Problem("invalid_field", "warning", f"{col} {v!r} is not a number; read as missing",
+                                   "models.csv", i, col))
+    return out
+
+
 def read_models(root: Path, present: list[str]) -> tuple[pd.DataFrame, list[Problem]]:
     """Read ``models.csv`` (the Table 12 registry); models it lacks get empty group columns."""
     problems: list[Problem] = []
     path = root / "models.csv"
+    reg = pd.DataFrame(columns=_MODEL_COLUMNS)
     if path.exists():
-        reg = pd.read_csv(path, dtype=str, keep_default_na=False)
+        try:
+            reg = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+        except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError, OSError) as exc:
+            problems.append(Problem("models_unreadable", "error", f"cannot read models.csv: {exc}", "models.csv"))
+            reg = pd.DataFrame(columns=_MODEL_COLUMNS)
         if "model" not in reg.columns:
             problems.append(Problem("models_missing_field", "error", "models.csv has no `model` column", "models.csv", None, "model"))
             reg = pd.DataFrame(columns=_MODEL_COLUMNS)
-    else:
-        reg = pd.DataFrame(columns=_MODEL_COLUMNS)
+        problems += _check_registry(reg)
+        reg = reg.drop_duplicates("model", keep="first")
     for col in _MODEL_COLUMNS:
         if col not in reg.columns:
             reg[col] = ""
@@ -163,7 +223,13 @@ def read_predictions(root: Path, sub: str = "predictions", *, items: pl.DataFram
     root = Path(root)
     problems: list[Problem] = []
     files = _prediction_files(root, sub)
-    stats = {"files": len(files), "lines": 0, "rows": 0, "rejected_lines": 0, "duplicates_identical": 0}
+    stats = {"files": len(files), "files_unreadable": 0, "lines": 0, "rows": 0, "rejected_lines": 0,
+             "duplicates_identical": 0}
+    for p in _unread_files(root, sub, files):
+        problems.append(Problem("file_not_read", "warning",
+                                "not read: only *.jsonl and *.jsonl.gz files (lower case) are predictions"
+                                + (" (broken link)" if p.is_symlink() and not p.exists() else ""),
+                                _rel(p, root)))
     item_index: dict[str, dict] = {}
     if items is not None:
         item_index = {r["item_id"]: r for r in items.iter_rows(named=True)}
@@ -173,27 +239,27 @@ def read_predictions(root: Path, sub: str = "predictions", *, items: pl.DataFram
     for path in files:
         rel = _rel(path, root)
         try:
-            text = _open_text(path).decode("utf-8")
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
-            problems.append(Problem("file_unreadable", "error", f"cannot read file: {exc}", rel))
+            text = decode(_open_text(path))
+        except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            problems.append(Problem("file_unreadable", "error", f"cannot read file (damaged or not gzip): {exc}", rel))
+            stats["files_unreadable"] += 1
             continue
         except UnicodeDecodeError as exc:
             problems.append(Problem("not_utf8", "error", f"file is not UTF-8 text: {exc}", rel))
+            stats["files_unreadable"] += 1
             continue
-        lines = text.splitlines()
-        if not any(l.strip() for l in lines):
+        lines = list(iter_lines(text))
+        if not lines:
             problems.append(Problem("empty_file", "warning", "file holds no predictions", rel))
         condition = path.relative_to(root / sub).parts[0] if condition_from_dir and len(path.relative_to(root / sub).parts) > 1 else None
-        for lineno, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
+        for lineno, line in lines:
             stats["lines"] += 1
             row, errs = _parse_line(line, rel, lineno, item_index, condition)
             problems.extend(errs)
             if row is None or any(e.severity == "error" for e in errs):
                 stats["rejected_lines"] += 1
                 continue
-            key = (row["model"], row["item_id"], row.get("input_condition"))
+            key = (row["model"], row["item_id"], row["budget"], row.get("input_condition"))
             if key in seen:
                 f0, verdict0, resp0, l0 = seen[key]
                 if verdict0 == row["verdict"] and resp0 == row["response"]:
@@ -220,10 +286,9 @@ def _parse_line(line: str, rel: str, lineno: int, item_index: dict, condition: s
     def err(code, msg, fld=None, sev="error"):
         errs.append(Problem(code, sev, msg, rel, lineno, fld))
 
-    try:
-        rec = json.loads(line)
-    except json.JSONDecodeError as exc:
-        err("malformed_json", f"not valid JSON ({exc.msg} at column {exc.colno})")
+    rec, bad = parse_line(line)
+    if bad is not None:
+        err("malformed_json", bad[0], bad[1])
         return None, errs
     if not isinstance(rec, dict):
         err("not_an_object", f"line is a JSON {type(rec).__name__}, expected an object")
@@ -231,8 +296,19 @@ def _parse_line(line: str, rel: str, lineno: int, item_index: dict, condition: s
     for f in REQUIRED_FIELDS:
         if rec.get(f) in (None, ""):
             err("missing_field", f"required field `{f}` is missing or empty", f)
+        elif not isinstance(rec.get(f), str):
+            err("invalid_field", f"`{f}` must be a string, got {type(rec.get(f)).__name__} {rec.get(f)!r}", f)
+    for k, v in rec.items():
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                err("invalid_unicode", f"`{k}` holds text that is not valid Unicode (an unpaired surrogate escape)", k)
     if errs:
         return None, errs
+    if rec["model"] != rec["model"].strip():
+        err("model_whitespace", f"model name {rec['model']!r} has leading or trailing spaces: it is a different "
+            "model from the name without them", "model", "warning")
     item_id = str(rec["item_id"])
     item = item_index.get(item_id)
     if item_index and item is None:
@@ -284,6 +360,14 @@ def _parse_line(line: str, rel: str, lineno: int, item_index: dict, condition: s
         err("inconsistent_item", f"memory_operation {op_raw!r} contradicts expected_response {expected!r}", "expected_response")
     if ev == "speech_semantics" and op == "information_extraction":
         err("invalid_cell", "speech-semantics information extraction does not exist in VoxMem (excluded by design)", "memory_operation")
+    if not m and budget:
+        err("item_id_no_budget", f"item_id {item_id!r} does not end in its context length (e.g. `_32k`); "
+            "items are told apart by (item_id, context_length)", "item_id", "warning")
+    flags = {}
+    for f in ("provider_rejected", "synthetic"):
+        flags[f], ok = _parse_bool(rec.get(f))
+        if not ok:
+            err("invalid_field", f"{f} must be true, false or null, got {rec.get(f)!r}", f)
     verdict, ok = _parse_bool(rec.get("verdict"))
     if not ok:
         err("invalid_verdict", f"verdict must be true, false or null, got {rec.get('verdict')!r}", "verdict")
@@ -303,6 +387,12 @@ def _parse_line(line: str, rel: str, lineno: int, item_index: dict, condition: s
     if errs and any(e.severity == "error" for e in errs):
         return None, errs
 
+    ints = {}
+    for f in ("n_audio_clips", "session_count", "evidence_session_count", "samekey_haystack_session_count"):
+        v = rec.get(f) if f == "n_audio_clips" else get(f)
+        ints[f] = _as_int(v)
+        if v not in (None, "") and ints[f] is None:
+            err("invalid_field", f"`{f}` should be a whole number, got {v!r}; read as missing", f, "warning")
     paired = get("paired_question_id")
     source_op = op if not is_ar else None
     if is_ar:
@@ -318,17 +408,19 @@ def _parse_line(line: str, rel: str, lineno: int, item_index: dict, condition: s
         "answer_type": get("answer_type"), "answer_normalization": get("answer_normalization"),
         "verdict": verdict, "correct": None, "status": None, "scored": None,
         "judge": rec.get("judge"), "allow_abstention": allow, "system_prompt_delivery": delivery,
-        "n_audio_clips": _as_int(rec.get("n_audio_clips")),
-        "session_count": _as_int(get("session_count")),
-        "evidence_session_count": _as_int(get("evidence_session_count")),
-        "samekey_haystack_session_count": _as_int(get("samekey_haystack_session_count")),
+        "n_audio_clips": ints["n_audio_clips"], "session_count": ints["session_count"],
+        "evidence_session_count": ints["evidence_session_count"],
+        "samekey_haystack_session_count": ints["samekey_haystack_session_count"],
         "response": response, "error": None if rec.get("error") is None else str(rec.get("error")),
-        "synthetic": bool(rec.get("synthetic", False)), "source_file": rel, "source_line": lineno,
+        "synthetic": bool(flags["synthetic"]), "source_file": rel, "source_line": lineno,
     }
-    if condition is not None or "input_condition" in rec:
+    if flags["provider_rejected"] is not None:
+        row["provider_rejected"] = flags["provider_rejected"]
+    if condition is not None:  # ablation runs: the folder names the condition; a line's field overrides it
         row["input_condition"] = rec.get("input_condition") or condition
     known = set(COLUMN_NAMES) | set(ITEM_FIELDS) | {"context_length", "memory_operation", "expected_response",
-                                                     "question_text", "gold_json", "judge_raw", "input_condition"}
+                                                     "question_text", "gold_json", "judge_raw", "input_condition",
+                                                     "provider_rejected"}
     extras = {k: _jsonable(v) for k, v in rec.items() if k not in known}
     extras["question_text"] = rec.get("question_text") if rec.get("question_text") is not None else (item or {}).get("question_text")
     extras["gold_json"] = _jsonable(get("gold_json"))
@@ -338,16 +430,20 @@ def _parse_line(line: str, rel: str, lineno: int, item_index: dict, condition: s
 
 
 def _as_int(v):
-    if v is None or v == "":
+    """A whole number, or None (bools, fractions and text that is not an integer are None)."""
+    if v is None or v == "" or isinstance(v, bool):
         return None
-    try:
-        return int(v)
-    except (TypeError, ValueError):
-        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float):
+        return int(v) if v.is_integer() else None
+    if isinstance(v, str) and v.strip().lstrip("-").isdigit():
+        return int(v.strip())
+    return None
 
 
 _TYPES = {
-    "budget": pl.Utf8, "is_ar": pl.Boolean, "verdict": pl.Boolean, "correct": pl.Boolean, "scored": pl.Boolean,
+    "budget": pl.Utf8, "provider_rejected": pl.Boolean, "is_ar": pl.Boolean, "verdict": pl.Boolean, "correct": pl.Boolean, "scored": pl.Boolean,
     "allow_abstention": pl.Boolean, "synthetic": pl.Boolean, "n_audio_clips": pl.Int64, "session_count": pl.Int64,
     "evidence_session_count": pl.Int64, "samekey_haystack_session_count": pl.Int64, "source_line": pl.Int64,
 }
@@ -359,7 +455,7 @@ def _rows_to_frame(rows: list[dict]) -> pl.DataFrame:
     extra_keys: list[str] = []
     for r in rows:
         for k in r:
-            if k not in _TYPES and k not in keys and k not in extra_keys:
+            if k not in keys and k not in extra_keys:
                 extra_keys.append(k)
     all_keys = keys + extra_keys
     for r in rows:
@@ -553,9 +649,20 @@ def load_release(path, *, strict: bool = True, rules: ScoringRules | None = None
     meta: dict = {}
     if (root / "release.json").exists():
         try:
-            meta = json.loads((root / "release.json").read_text())
+            meta = json.loads(decode((root / "release.json").read_bytes()))
         except json.JSONDecodeError as exc:
             problems.append(Problem("malformed_json", "error", f"release.json is not valid JSON: {exc.msg}", "release.json", exc.lineno))
+        except (UnicodeDecodeError, RecursionError, ValueError) as exc:
+            problems.append(Problem("malformed_json", "error", f"release.json cannot be read: {exc}", "release.json"))
+        if not isinstance(meta, dict):
+            problems.append(Problem("invalid_field", "error", f"release.json must hold a JSON object, got {type(meta).__name__}",
+                                    "release.json"))
+            meta = {}
+        syn, ok = _parse_bool(meta.get("synthetic"))
+        if not ok:
+            problems.append(Problem("invalid_field", "error", f"synthetic must be true or false, got {meta.get('synthetic')!r}",
+                                    "release.json", None, "synthetic"))
+        meta["synthetic"] = bool(syn)
     items, p = read_items(root)
     problems += p
     items = _add_source_operation(items)
@@ -563,6 +670,8 @@ def load_release(path, *, strict: bool = True, rules: ScoringRules | None = None
         problems.append(Problem("no_predictions", "error", "no predictions/**/*.jsonl[.gz] files found", "predictions"))
     frame, p, stats = read_predictions(root, "predictions", items=items)
     problems += p
+    if stats["files"] and not stats["rows"] and not any(q.severity == "error" for q in p):
+        problems.append(Problem("no_predictions", "error", "the prediction files hold no predictions", "predictions"))
     frame = apply_scoring(frame, rules)
     _cross_checks(frame, problems)
     models, p = read_models(root, sorted(frame["model"].unique().to_list()) if frame.height else [])

@@ -43,6 +43,7 @@ from pathlib import Path
 import pandas as pd
 import polars as pl
 
+from .jsonl import iter_lines, parse_line
 from .errors import Problem, VoxMemDataError
 
 __all__ = [
@@ -240,14 +241,12 @@ def _question_records(path: Path, rel: str, text: str, problems: list[Problem]):
             yield rec, reader.line_num
         return
     if name.endswith((".jsonl", ".ndjson")) or (stripped.startswith("{") and not name.endswith(".json")):
-        for lineno, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                yield json.loads(line), lineno
-            except json.JSONDecodeError as exc:
-                problems.append(Problem("malformed_json", "error", f"not valid JSON ({exc.msg} at column {exc.colno})",
-                                        rel, lineno))
+        for lineno, line in iter_lines(text):
+            obj, bad = parse_line(line)
+            if bad is not None:
+                problems.append(Problem("malformed_json", "error", bad[0], rel, lineno, bad[1]))
+            else:
+                yield obj, lineno
         return
     if stripped.startswith("{"):
         try:
@@ -335,10 +334,9 @@ def _parse_verdict(line: str, rel: str, lineno: int, questions: dict[str, str], 
     def rep(code, msg, fld=None, sev="error"):
         errs.append(Problem(code, sev, msg, rel, lineno, fld))
 
-    try:
-        rec = json.loads(line)
-    except json.JSONDecodeError as exc:
-        rep("malformed_json", f"not valid JSON ({exc.msg} at column {exc.colno})")
+    rec, bad = parse_line(line)
+    if bad is not None:
+        rep("malformed_json", bad[0], bad[1])
         return None, errs
     if not isinstance(rec, dict):
         rep("not_an_object", f"line is a JSON {type(rec).__name__}, expected an object")
@@ -367,6 +365,10 @@ def _parse_verdict(line: str, rel: str, lineno: int, questions: dict[str, str], 
         auto_extras = {f"autoeval_{k}": _jsonable(v) for k, v in auto.items() if k not in ("model", "label")}
         if "label" not in auto or auto["label"] is None:
             rep("missing_label", "`autoeval_label.label` is missing or null: ungraded, counted incorrect",
+                "autoeval_label.label", "warning")
+        elif isinstance(auto["label"], str) and auto["label"].strip().lower() in ("true", "false"):
+            label = auto["label"].strip().lower() == "true"   # as the VoxMem loader reads "true"/"false"
+            rep("label_as_text", f"`autoeval_label.label` is the text {auto['label']!r}; read as a boolean",
                 "autoeval_label.label", "warning")
         elif not isinstance(auto["label"], bool):
             rep("invalid_label", f"`autoeval_label.label` must be true or false, got {auto['label']!r}: "
@@ -523,12 +525,10 @@ def load_longmemeval(manifest, questions, *, strict: bool = True, convention: st
             if text is None:
                 n_rows.append(0)
                 continue
-            lines = text.splitlines()
-            if not any(l.strip() for l in lines):
+            lines = list(iter_lines(text))
+            if not lines:
                 problems.append(Problem("empty_file", "warning", "file holds no verdicts", rel))
-            for lineno, line in enumerate(lines, 1):
-                if not line.strip():
-                    continue
+            for lineno, line in lines:
                 stats["lines"] += 1
                 row, errs = _parse_verdict(line, rel, lineno, qmap, convention)
                 problems += errs

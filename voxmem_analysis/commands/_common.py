@@ -21,7 +21,17 @@ def load(args, strict: bool | None = None):
 
     rules = ScoringRules(rejection_pattern=args.rejection_pattern or DEFAULT_REJECTION_PATTERN,
                          convention=args.convention)
-    return load_release(args.data, strict=(not args.lenient) if strict is None else strict, rules=rules)
+    release = load_release(args.data, strict=(not args.lenient) if strict is None else strict, rules=rules)
+    if args.lenient and strict is None:
+        # lenient mode leaves bad lines out: say so, every time (nothing disappears silently)
+        errs = release.errors()
+        if errs or release.stats.get("rejected_lines"):
+            print(f"# --lenient: {release.stats.get('rejected_lines', 0)} line(s) left out, "
+                  f"{sum(p.count for p in errs)} error(s); `voxmem-analysis validate --data {args.data}` lists them",
+                  file=sys.stderr)
+            for p in errs[:10]:
+                print(f"#   {p}", file=sys.stderr)
+    return release
 
 
 def fail(exc: VoxMemDataError) -> int:

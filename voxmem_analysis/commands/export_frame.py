@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from ..errors import VoxMemDataError
@@ -18,7 +19,10 @@ def register(sub) -> None:
 def run(args) -> int:
     out = Path(args.out)
     if out.suffix not in (".parquet", ".csv"):
-        print(f"--out must end in .parquet or .csv, got {out.name!r}")
+        print(f"--out must end in .parquet or .csv, got {out.name!r}", file=sys.stderr)
+        return 2
+    if out.is_dir():
+        print(f"--out {str(out)!r} is a directory; give a file name ending in .parquet or .csv", file=sys.stderr)
         return 2
     try:
         release = load(args)
@@ -27,11 +31,16 @@ def run(args) -> int:
     frame = release.frame.with_columns(release.frame["budget"].cast(str))
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".part")
-    if out.suffix == ".parquet":
-        frame.write_parquet(tmp)
-    else:
-        frame.write_csv(tmp)
-    os.replace(tmp, out)  # never leave a half-written file behind
+    try:
+        if out.suffix == ".parquet":
+            frame.write_parquet(tmp)
+        else:
+            frame.write_csv(tmp)
+        os.replace(tmp, out)  # never leave a half-written file behind
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        print(f"cannot write {str(out)!r}: {exc}", file=sys.stderr)
+        return 1
     print(f"wrote {frame.height} predictions x {frame.width} columns to {out}"
           + ("  [SYNTHETIC DATA - not real model output]" if release.synthetic else ""))
     return 0

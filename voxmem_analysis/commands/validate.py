@@ -18,7 +18,9 @@ def run(args) -> int:
     release = load(args, strict=False)
     f = release.frame
     print(f"release: {release.path}  ({release.label()})")
-    print(f"files read: {release.stats.get('files', 0)}  lines: {release.stats.get('lines', 0)}  "
+    unread = release.stats.get("files_unreadable", 0)
+    print(f"files read: {release.stats.get('files', 0) - unread}" + (f" (+{unread} unreadable)" if unread else "")
+          + f"  lines: {release.stats.get('lines', 0)}  "
           f"predictions kept: {f.height}  lines rejected: {release.stats.get('rejected_lines', 0)}  "
           f"identical duplicates ignored: {release.stats.get('duplicates_identical', 0)}")
     for part in ("judge2_rows", "ablation_rows"):
@@ -40,8 +42,39 @@ def run(args) -> int:
             print(counts)
         tot = f.group_by("status").agg(pl.len()).sort("status")
         print("totals: " + ", ".join(f"{r[0]}={r[1]}" for r in tot.iter_rows()))
-    errors, warnings = release.errors(), release.warnings()
+    extra = _optional_parts(release)
+    errors, warnings = release.errors() + [p for p in extra if p.severity == "error"], \
+        release.warnings() + [p for p in extra if p.severity == "warning"]
     for pr in errors + warnings:
         print(str(pr), file=sys.stderr)
     print(f"{len(errors)} error(s), {len(warnings)} warning(s)")
     return 1 if errors else 0
+
+
+def _optional_parts(release) -> list:
+    """Problems of the optional parts that only their analyses read: second-judge predictions
+    without a matching prediction, and the audit records of attribution/."""
+    out = []
+    if release.judge2 is not None and release.judge2.height:
+        from ..errors import Problem
+
+        keys = release.frame.select("model", "item_id")
+        orphans = release.judge2.join(keys, on=["model", "item_id"], how="anti")
+        for r in orphans.head(20).iter_rows(named=True):
+            out.append(Problem("judge2_unmatched", "warning",
+                               f"second-judge verdict for ({r['model']}, {r['item_id']}) has no prediction in predictions/",
+                               r["source_file"], r["source_line"], "item_id"))
+        if orphans.height > 20:
+            out.append(Problem("judge2_unmatched", "warning", f"... and {orphans.height - 20} more", None, None,
+                               "item_id", orphans.height - 20))
+    if (release.path / "attribution").is_dir():
+        from ..attribution import load_audit_records
+
+        try:
+            _, problems = load_audit_records(release.path, frame=release.frame, models=release.models, strict=False)
+        except Exception as exc:  # noqa: BLE001 - report, never crash validation
+            from ..errors import Problem
+
+            problems = [Problem("attribution_unreadable", "error", f"cannot read attribution/: {exc}", "attribution")]
+        out += list(problems)
+    return out

@@ -1,0 +1,56 @@
+"""Reading JSON Lines the way the harness writes them, shared by every loader.
+
+* Lines are split on ``\\n`` only (``\\r`` stripped): ``str.splitlines`` would also split on
+  U+2028, U+2029 and U+0085, which are legal inside JSON strings written with
+  ``ensure_ascii=False``, and would shift every later line number.
+* A UTF-8 byte-order mark at the start of a file is accepted.
+* A repeated key inside one object is reported (the last value would otherwise win silently).
+* Pathological input (deep nesting) is a parse error, never a crash.
+"""
+from __future__ import annotations
+
+import json
+
+__all__ = ["decode", "iter_lines", "parse_line", "DuplicateKeyError"]
+
+
+class DuplicateKeyError(ValueError):
+    def __init__(self, key: str):
+        super().__init__(f"key {key!r} appears twice in one object")
+        self.key = key
+
+
+def _no_duplicates(pairs):
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise DuplicateKeyError(k)
+        out[k] = v
+    return out
+
+
+def decode(raw: bytes) -> str:
+    """UTF-8 text of a file (a leading byte-order mark is dropped); raises UnicodeDecodeError."""
+    return raw.decode("utf-8-sig")
+
+
+def iter_lines(text: str):
+    """``(line_number, line)`` for every non-blank line, numbered as a text editor does."""
+    for lineno, line in enumerate(text.split("\n"), 1):
+        line = line.rstrip("\r")
+        if line.strip():
+            yield lineno, line
+
+
+def parse_line(line: str):
+    """``(object, None)`` or ``(None, (message, field))`` for one line of JSON."""
+    try:
+        return json.loads(line, object_pairs_hook=_no_duplicates), None
+    except DuplicateKeyError as exc:
+        return None, (str(exc), exc.key)
+    except json.JSONDecodeError as exc:
+        return None, (f"not valid JSON ({exc.msg} at column {exc.colno})", None)
+    except RecursionError:
+        return None, ("not valid JSON (nested too deeply to read)", None)
+    except ValueError as exc:  # e.g. numbers too large to convert
+        return None, (f"not valid JSON ({exc})", None)
