@@ -26,10 +26,8 @@ fail_on_error = True
 # %%
 from pathlib import Path
 
-import pandas as pd
-
 from voxmem_analysis import load_release, output
-from voxmem_analysis import taxonomy as tx
+from voxmem_analysis import validation as V
 from voxmem_analysis.errors import VoxMemDataError
 
 release = load_release(data_dir, strict=False)
@@ -47,20 +45,13 @@ for part in ("judge2_rows", "ablation_rows"):
 # ## Predictions per model, budget and status
 
 # %%
-frame = release.pandas()
-counts = pd.crosstab([pd.Categorical(frame["model"], categories=release.model_order(), ordered=True), frame["budget"]],
-                     pd.Categorical(frame["status"], categories=list(tx.STATUSES)), dropna=False)
-counts = counts[counts.sum(axis=1) > 0]
-counts["total"] = counts.sum(axis=1)
-counts.index = [f"{m}|{b}" for m, b in counts.index]
-counts.index.name = "Model|Budget"
-counts.columns.name = None
+counts = V.status_counts(release)
 output.save_table(counts, out, "validation_counts", digits=0, synthetic=release.synthetic,
                   caption="Predictions per model, budget and scoring status")
 counts
 
 # %%
-print("totals:", ", ".join(f"{k}={int(v)}" for k, v in counts[list(tx.STATUSES)].sum().items()))
+print("totals:", ", ".join(f"{k}={int(v)}" for k, v in counts.drop(columns="total").sum().items()))
 
 # %% [markdown]
 # ## Questions per evidence type and operation (one budget)
@@ -68,15 +59,7 @@ print("totals:", ", ".join(f"{k}={int(v)}" for k, v in counts[list(tx.STATUSES)]
 # and environmental evidence; no speech-semantics information extraction.
 
 # %%
-first = frame[frame["budget"] == frame["budget"].dropna().min()]
-design = pd.crosstab(first["evidence_type"].map(tx.EVIDENCE_LABELS), first["operation"].map(tx.OPERATION_LABELS),
-                     values=first["question_id"], aggfunc="nunique").fillna(0).astype(int)
-design = design.reindex(index=[tx.EVIDENCE_LABELS[e] for e in tx.EVIDENCE_TYPES],
-                        columns=[tx.OPERATION_LABELS[o] for o in tx.OPERATIONS], fill_value=0)
-design["Total"] = design.sum(axis=1)
-design.loc["Total"] = design.sum()
-design.index.name = "Evidence type"
-design.columns.name = None
+design = V.design_counts(release)
 output.save_table(design, out, "validation_design", digits=0, synthetic=release.synthetic,
                   caption="Questions per evidence type and operation")
 design
@@ -85,11 +68,8 @@ design
 # ## Problems
 
 # %%
-problems = pd.DataFrame([p.as_dict() for p in release.problems],
-                        columns=["code", "severity", "message", "file", "line", "field", "count"])
-by_code = (problems.groupby(["severity", "code"], sort=True)["count"].sum().rename("count").reset_index()
-           if len(problems) else pd.DataFrame(columns=["severity", "code", "count"]))
-output.save_table(by_code.set_index("code"), out, "validation_problems", digits=0, synthetic=release.synthetic,
+by_code = V.problem_summary(release.problems)
+output.save_table(by_code, out, "validation_problems", digits=0, synthetic=release.synthetic,
                   caption="Validation problems by code")
 print(f"{len(release.errors())} error(s), {len(release.warnings())} warning(s)")
 for p in release.problems[:50]:

@@ -27,19 +27,13 @@ def run(args) -> int:
         if part in release.stats:
             print(f"{part.replace('_rows', '')}: {release.stats[part]} predictions")
     if f.height:
-        counts = (f.group_by("model", "budget", "status").agg(pl.len().alias("n"))
-                  .pivot(on="status", index=["model", "budget"], values="n").fill_null(0))
-        for s in ("graded", "ungraded", "failed", "provider_rejected"):
-            if s not in counts.columns:
-                counts = counts.with_columns(pl.lit(0, dtype=pl.UInt32).alias(s))
-        order = {m: i for i, m in enumerate(release.model_order())}
-        counts = (counts.with_columns(pl.col("model").replace_strict(order, default=len(order)).alias("_o"))
-                  .sort("_o", "budget").drop("_o")
-                  .select("model", "budget", "graded", "ungraded", "failed", "provider_rejected"))
-        counts = counts.with_columns(pl.sum_horizontal("graded", "ungraded", "failed", "provider_rejected").alias("total"))
-        with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True,
-                       tbl_width_chars=200, fmt_str_lengths=60):
-            print(counts)
+        import pandas as pd
+
+        from ..validation import status_counts
+
+        counts = status_counts(release)
+        with pd.option_context("display.max_rows", None, "display.width", 200):
+            print(counts.to_string())
         tot = f.group_by("status").agg(pl.len()).sort("status")
         print("totals: " + ", ".join(f"{r[0]}={r[1]}" for r in tot.iter_rows()))
     extra = _optional_parts(release)
