@@ -452,10 +452,13 @@ README = """# SYNTHETIC VoxMem release — not real model output
 `voxmem_analysis.synth.write_release(out_dir, seed={seed})` (`voxmem-analysis synth --out DIR
 --seed {seed}`). No model was run, no audio was heard and no judge was called: the
 responses are templates and the verdicts were constructed so that the paper's scoring
-definitions, applied to them, give back the VoxMem paper's published numbers (Tables
-13-18, Figures 5 and 8, Sections 4.2-4.4) within their printed precision where the
-integer counts allow. Everything else (per-model values the paper does not print,
-item-level patterns, response texts, history composition) is invented.
+definitions, applied to them, give back the VoxMem paper's published numbers (Tables 2,
+13, 15-18 and 20, Figures 5-8 and 10, Sections 3.3, 4.2-4.4, Appendices C.5 and D.5: all
+436 numbers of `data/paper/published.csv`) within the tolerances of that file. Where the
+paper's own numbers cannot all hold at once (e.g. Table 2's speech-semantics transcript-only
+71.0 against its All row), the release follows the totals and says so in the calibration
+report. Everything else (per-model values the paper does not print, item-level patterns,
+response texts, audit records, history composition) is invented.
 
 Use it as the workbook's demo and test oracle; replace it with your own harness output
 via `--data DIR`. Every prediction line carries `"synthetic": true` and `release.json`
@@ -463,8 +466,11 @@ has `"synthetic": true`, so tables and figures made from it are labelled SYNTHET
 
 Contents: `predictions/<model>/predictions_<8k|16k|32k|64k>.jsonl.gz` (harness format,
 15 models at 8K-32K, the ten 64K models at 64K), `items.csv` (item metadata, 3,196
-items), `models.csv` (paper Table 12/14), `judge2/`, `ablation/`, `attribution/`
-(when generated). `voxmem-analysis synth --check` prints the calibration report.
+items), `models.csv` (paper Table 12/14), `judge2/` (the 8K predictions re-scored by a
+second judge), `ablation/` (full-audio and transcript-only runs of one model, 669 questions
+at 8K), `attribution/` (audit records of the 64K error attribution) and `release.json`
+(unless `write_release(..., parts=...)` left some out: then `release.json` lists them).
+`voxmem-analysis synth --check` prints the calibration report.
 """
 
 
