@@ -87,17 +87,7 @@ _QUESTION_FIELDS = ("question_text", "gold_json", "evidence_type", "memory_opera
 
 # ============================================================================ helpers
 def _check_budgets(budgets) -> list[str]:
-    if budgets is None:
-        return list(tx.BUDGETS)
-    if isinstance(budgets, str):
-        budgets = [budgets]
-    out = []
-    for b in budgets:
-        nb = tx.normalize_budget(b)
-        if nb is None:
-            raise ValueError(f"unknown budget {b!r}; expected one of {', '.join(tx.BUDGETS)}")
-        out.append(nb)
-    return [b for b in tx.BUDGETS if b in out]
+    return tx.normalize_budgets(budgets)
 
 
 def _items_with_keys(release) -> pl.DataFrame | None:

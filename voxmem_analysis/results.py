@@ -135,17 +135,7 @@ def _fmt_budgets(bs) -> str:
 
 # ============================================================================ item selection
 def _check_budgets(budgets) -> list[str]:
-    if budgets is None:
-        return list(tx.BUDGETS)
-    if isinstance(budgets, str):
-        budgets = [budgets]
-    out = []
-    for b in budgets:
-        nb = tx.normalize_budget(b)
-        if nb is None:
-            raise ValueError(f"unknown budget {b!r}; expected one of {', '.join(tx.BUDGETS)}")
-        out.append(nb)
-    return [b for b in tx.BUDGETS if b in out]
+    return tx.normalize_budgets(budgets)
 
 
 def _check_models(release, models) -> list[str]:

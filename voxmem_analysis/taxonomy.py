@@ -18,7 +18,7 @@ __all__ = [
     "OPERATION_LABELS", "OPERATION_NAMES", "SUBTYPES", "SUBTYPE_LABELS", "SUBTYPE_OPERATION",
     "CUE_KEYED_SUBTYPES", "VALID_CELLS", "STATUSES", "ATTRIBUTION_CLASSES",
     "ATTRIBUTION_LABELS", "normalize_budget", "normalize_evidence", "normalize_operation",
-    "normalize_subtype", "budget_tokens",
+    "normalize_subtype", "normalize_budgets", "budget_tokens",
 ]
 
 # --- context budgets -------------------------------------------------------
@@ -194,6 +194,22 @@ def normalize_budget(value: object) -> str | None:
             if n in (budget_tokens(b), budget_tokens(b) // 1024 * 1000):
                 return b
     return None
+
+
+def normalize_budgets(budgets) -> list[str]:
+    """``None`` (every budget), one budget or several, any spelling -> canonical labels in
+    budget order; an unknown budget raises ``ValueError`` naming it."""
+    if budgets is None:
+        return list(BUDGETS)
+    if isinstance(budgets, str):
+        budgets = [budgets]
+    out = []
+    for b in budgets:
+        nb = normalize_budget(b)
+        if nb is None:
+            raise ValueError(f"unknown budget {b!r}; expected one of {', '.join(BUDGETS)}")
+        out.append(nb)
+    return [b for b in BUDGETS if b in out]
 
 
 def budget_tokens(budget: str) -> int:
