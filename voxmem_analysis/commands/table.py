@@ -43,14 +43,16 @@ def run(args) -> int:
         table = art(release, seed=args.seed, n_boot=args.n_boot)
     except VoxMemDataError as exc:  # e.g. the release lacks the part this artifact needs
         return fail(exc)
-    from ..output import table_to_latex, table_to_markdown
+    from ..output import SYNTHETIC_LABEL, table_to_latex, table_to_markdown
+
+    title = f"{art.title} [{SYNTHETIC_LABEL}]" if release.synthetic else art.title
 
     if args.format == "long":
         artifacts.to_long(table, art.name).to_csv(sys.stdout, index=False, float_format="%.6g", lineterminator="\n")
     elif args.format == "csv":
         table.to_csv(sys.stdout, float_format="%.6g", lineterminator="\n")
     elif args.format == "md":
-        sys.stdout.write(table_to_markdown(table, caption=art.title))
+        sys.stdout.write(table_to_markdown(table, caption=title))
     else:
-        sys.stdout.write(table_to_latex(table, caption=art.title, label=f"tab:{art.name}"))
+        sys.stdout.write(table_to_latex(table, caption=title, label=f"tab:{art.name}"))
     return 0
