@@ -52,3 +52,12 @@ def test_save_figure_is_byte_identical_and_writes_numbers(tmp_path):
     pdf = a[1].read_bytes()
     assert b"CreationDate" not in pdf and b"Matplotlib" not in pdf
     assert pd.read_csv(a[2])["acc"].tolist() == [48.0, 33.7]
+
+
+def test_table_command_labels_synthetic_data(tiny_release, capsys):
+    from voxmem_analysis.cli import main
+
+    (tiny_release / "release.json").write_text('{"name": "t", "synthetic": true}')
+    assert main(["table", "table17", "--data", str(tiny_release), "--format", "md"]) == 0
+    captured = capsys.readouterr()
+    assert SYNTHETIC_LABEL in captured.out and "SYNTHETIC" in captured.err
