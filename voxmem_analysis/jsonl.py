@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-__all__ = ["decode", "iter_lines", "parse_line", "DuplicateKeyError"]
+__all__ = ["decode", "iter_lines", "parse_line", "parse_object", "DuplicateKeyError"]
 
 
 class DuplicateKeyError(ValueError):
@@ -54,3 +54,14 @@ def parse_line(line: str):
         return None, ("not valid JSON (nested too deeply to read)", None)
     except ValueError as exc:  # e.g. numbers too large to convert
         return None, (f"not valid JSON ({exc})", None)
+
+
+def parse_object(line: str):
+    """``(dict, None)`` or ``(None, (code, message, field))`` for a line that must hold one JSON object:
+    ``malformed_json`` (see :func:`parse_line`) or ``not_an_object``."""
+    obj, bad = parse_line(line)
+    if bad is not None:
+        return None, ("malformed_json", bad[0], bad[1])
+    if not isinstance(obj, dict):
+        return None, ("not_an_object", f"line is a JSON {type(obj).__name__}, expected an object", None)
+    return obj, None

@@ -30,7 +30,7 @@ import polars as pl
 
 from . import taxonomy as tx
 from .errors import Problem, VoxMemDataError
-from .jsonl import decode, iter_lines, parse_line
+from .jsonl import decode, iter_lines, parse_object
 from .schema import COLUMN_NAMES, ITEM_FIELDS, REQUIRED_FIELDS, REQUIRED_ITEM_FIELDS
 from .scoring import ScoringRules, apply_scoring
 
@@ -286,12 +286,9 @@ def _parse_line(line: str, rel: str, lineno: int, item_index: dict, condition: s
     def err(code, msg, fld=None, sev="error"):
         errs.append(Problem(code, sev, msg, rel, lineno, fld))
 
-    rec, bad = parse_line(line)
+    rec, bad = parse_object(line)
     if bad is not None:
-        err("malformed_json", bad[0], bad[1])
-        return None, errs
-    if not isinstance(rec, dict):
-        err("not_an_object", f"line is a JSON {type(rec).__name__}, expected an object")
+        err(*bad)
         return None, errs
     for f in REQUIRED_FIELDS:
         if rec.get(f) in (None, ""):

@@ -43,7 +43,7 @@ from pathlib import Path
 import pandas as pd
 import polars as pl
 
-from .jsonl import iter_lines, parse_line
+from .jsonl import iter_lines, parse_line, parse_object
 from .errors import Problem, VoxMemDataError
 
 __all__ = [
@@ -334,12 +334,9 @@ def _parse_verdict(line: str, rel: str, lineno: int, questions: dict[str, str], 
     def rep(code, msg, fld=None, sev="error"):
         errs.append(Problem(code, sev, msg, rel, lineno, fld))
 
-    rec, bad = parse_line(line)
+    rec, bad = parse_object(line)
     if bad is not None:
-        rep("malformed_json", bad[0], bad[1])
-        return None, errs
-    if not isinstance(rec, dict):
-        rep("not_an_object", f"line is a JSON {type(rec).__name__}, expected an object")
+        rep(*bad)
         return None, errs
     qid = rec.get("question_id")
     if _blank(qid) or isinstance(qid, (dict, list, bool)):

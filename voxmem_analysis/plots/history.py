@@ -10,16 +10,11 @@ import pandas as pd
 
 from .. import taxonomy as tx
 from .results import reserve_footer
-from .style import paper_style
+from .style import ROLE_COLORS, paper_style
 
 __all__ = ["history_scale_panels", "session_roles_bars", "ROLE_COLORS"]
 
 _LINE = "#0072B2"
-#: Okabe-Ito colours per session role (evidence stands out; filler recedes).
-ROLE_COLORS = {
-    "evidence_sessions": "#D55E00", "samekey_haystack_sessions": "#E69F00",
-    "topical_haystack_sessions": "#56B4E9", "filler_sessions": "#C8C8C8",
-}
 _ROLE_SHORT = {
     "evidence_sessions": "Evidence", "samekey_haystack_sessions": "Same-key haystack",
     "topical_haystack_sessions": "Topical haystack", "filler_sessions": "Filler",

@@ -96,13 +96,18 @@ def evidence_scaling_lines(data: pd.DataFrame, *, include_overall: bool = True, 
         a2.set_ylim(lo_r, hi_r)
         a1.set_title("Accuracy")
         a2.set_title(f"Retention relative to {ref}")
-        handles, labels = a1.get_legend_handles_labels()
-        # the title heads the legend: a suptitle and an "outside" legend would share the top strip
-        leg = fig.legend(handles, labels, loc="outside upper center", ncol=len(labels), frameon=False,
-                         title=title or None)
-        if title:
-            leg.get_title().set_fontsize(10)
+        _legend_on_top(fig, a1, title)
     return fig
+
+
+def _legend_on_top(fig, ax, title: str | None) -> None:
+    """One legend row above the panels, headed by ``title`` (a suptitle and an "outside"
+    legend would share the top strip)."""
+    handles, labels = ax.get_legend_handles_labels()
+    leg = fig.legend(handles, labels, loc="outside upper center", ncol=len(labels), frameon=False,
+                     title=title or None)
+    if title:
+        leg.get_title().set_fontsize(10)
 
 
 def change_forest(data: pd.DataFrame, *, title: str | None = None):
@@ -208,10 +213,5 @@ def sensitivity_scatter(data: pd.DataFrame, *, correlations: pd.DataFrame | None
                 else:
                     head += f"\nSpearman \u03c1 not defined ({int(r['n'])} cells)"
             ax.set_title(head, fontsize=8.5)
-        handles, labels = a1.get_legend_handles_labels()
-        # the title heads the legend: a suptitle and an "outside" legend would share the top strip
-        leg = fig.legend(handles, labels, loc="outside upper center", ncol=len(labels), frameon=False,
-                         title=title or None)
-        if title:
-            leg.get_title().set_fontsize(10)
+        _legend_on_top(fig, a1, title)
     return fig

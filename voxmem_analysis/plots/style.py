@@ -5,7 +5,7 @@ import contextlib
 
 from .. import taxonomy as tx
 
-__all__ = ["paper_style", "EVIDENCE_COLORS", "OPERATION_COLORS", "CLASS_COLORS", "GROUP_COLORS", "HEATMAP_CMAP", "ACC_RANGE"]
+__all__ = ["paper_style", "EVIDENCE_COLORS", "OPERATION_COLORS", "CLASS_COLORS", "ROLE_COLORS", "GROUP_COLORS", "HEATMAP_CMAP", "ACC_RANGE"]
 
 #: Colour-blind-safe (Okabe-Ito) colours per evidence type.
 EVIDENCE_COLORS = {
@@ -19,6 +19,11 @@ OPERATION_COLORS = {
 CLASS_COLORS = {
     "recognition": "#0072B2", "binding": "#E69F00", "operation": "#009E73",
     "unsupported": "#CC79A7", "not_attributable": "#BBBBBB",
+}
+#: Okabe-Ito colours per session role (evidence stands out; filler recedes).
+ROLE_COLORS = {
+    "evidence_sessions": "#D55E00", "samekey_haystack_sessions": "#E69F00",
+    "topical_haystack_sessions": "#56B4E9", "filler_sessions": "#C8C8C8",
 }
 GROUP_COLORS = {"proprietary": "#D55E00", "open_weight": "#0072B2", "unknown": "#777777"}
 #: Sequential map for accuracy heatmaps, and the range it spans (percent).
