@@ -2,7 +2,7 @@
 
 Generates (once, cached under benchmarks/.cache/) a Parquet file of 10,000,000 predictions
 with the tidy frame's columns, then times loading it and building the accuracy table with
-the package's own code path (`voxmem_analysis.frame.accuracy_table`), and prints wall time
+the package's own code path (`voxmem_analysis.analysis.accuracy.accuracy_table`), and prints wall time
 and peak resident memory.  Not a test: it prints numbers.
 
     .venv/bin/python benchmarks/bench_load.py [--rows 10000000]
@@ -18,7 +18,7 @@ import numpy as np
 import polars as pl
 
 from voxmem_analysis import taxonomy as tx
-from voxmem_analysis.frame import accuracy_table
+from voxmem_analysis.analysis.accuracy import accuracy_table
 
 CACHE = Path(__file__).resolve().parent / ".cache"
 

@@ -27,7 +27,7 @@ fail_on_error = True
 from pathlib import Path
 
 from voxmem_analysis import load_release, output
-from voxmem_analysis import validation as V
+from voxmem_analysis.io import validation as V
 from voxmem_analysis.errors import VoxMemDataError
 
 release = load_release(data_dir, strict=False)

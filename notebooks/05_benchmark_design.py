@@ -22,14 +22,14 @@ n_boot = 10_000
 # What the benchmark is made of, before any model is scored: the question composition
 # (§3 / Table 3), the size of the histories at each budget (Figure 2(a), App. B.6), the
 # nested-history rules, and the evaluated systems (Tables 12 and 14). Every number below comes
-# from `voxmem_analysis.history`; no statistic here is random, so `seed` and `n_boot` are unused.
+# from `voxmem_analysis.analysis.design`; no statistic here is random, so `seed` and `n_boot` are unused.
 
 # %%
 from pathlib import Path
 
 from voxmem_analysis import load_release, output
-from voxmem_analysis import history as H
-from voxmem_analysis.plots import history as P
+from voxmem_analysis.analysis import design as H
+from voxmem_analysis.plots import design as P
 
 release = load_release(data_dir)
 out = Path(out_dir)

@@ -30,7 +30,7 @@ fig5_budget = None
 # denominator; failed generations and unparseable verdicts count as wrong), each model scored
 # on the questions it was judged on at every budget it was run at (Appendix C.6). Group means
 # are unweighted means over models (proprietary / open-weight only for models listed in
-# `models.csv`). Every number below comes from `voxmem_analysis.results`.
+# `models.csv`). Every number below comes from `voxmem_analysis.analysis.results`.
 #
 # The release may hold only some models at some budgets: the budgets used are printed below,
 # and a section the release cannot support is skipped with the reason.
@@ -41,7 +41,7 @@ from pathlib import Path
 from IPython.display import display
 
 from voxmem_analysis import load_release, output
-from voxmem_analysis import results as R
+from voxmem_analysis.analysis import results as R
 from voxmem_analysis.plots import results as P
 
 release = load_release(data_dir)

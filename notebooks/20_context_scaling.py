@@ -40,9 +40,9 @@ from pathlib import Path
 from IPython.display import display
 
 from voxmem_analysis import VoxMemDataError, load_release, output
-from voxmem_analysis import scaling as S
+from voxmem_analysis.analysis import scaling as S
 from voxmem_analysis.plots import scaling as P
-from voxmem_analysis.results import section
+from voxmem_analysis.analysis.results import section
 
 release = load_release(data_dir)
 out = Path(out_dir)

@@ -26,13 +26,13 @@ production_family = "Gemini"
 # the same prompt; the two verdicts are paired on (model, item). Provider-rejected
 # predictions leave every count; failed generations and unparseable verdicts count as wrong
 # under both judges. Predictions that only one judge scored are listed, never dropped
-# silently. Every number below comes from `voxmem_analysis.judges` (no resampling here, so
+# silently. Every number below comes from `voxmem_analysis.analysis.judges` (no resampling here, so
 # `seed` and `n_boot` are unused).
 
 # %%
 from pathlib import Path
 
-from voxmem_analysis import judges as J
+from voxmem_analysis.analysis import judges as J
 from voxmem_analysis import load_release, output
 from voxmem_analysis.plots import judges as P
 

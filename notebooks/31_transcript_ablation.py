@@ -32,7 +32,7 @@ budget = "8K"
 # %%
 from pathlib import Path
 
-from voxmem_analysis import ablation as A
+from voxmem_analysis.analysis import ablation as A
 from voxmem_analysis import load_release, output
 from voxmem_analysis.plots import ablation as P
 

@@ -21,7 +21,7 @@ out_dir = "figures"
 # Every wrong, committed answer of the ten 64K systems on the audio-native answerable items
 # was audited: the auditor reports *where the answer came from* (`attribution/**/*.jsonl`),
 # and the class is derived from that record by the fixed, ordered rule table of
-# `voxmem_analysis.attribution` (Table 19, E.2). Refusals, empty generations and truncated
+# `voxmem_analysis.analysis.attribution` (Table 19, E.2). Refusals, empty generations and truncated
 # answers carry no committed answer and are removed first, in that order (D.5).
 # Proportions are macro-averaged over model × evidence-type cells with at least five errors.
 
@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from voxmem_analysis import attribution as att
+from voxmem_analysis.analysis import attribution as att
 from voxmem_analysis import load_release, output
 from voxmem_analysis.plots import attribution as P
 

@@ -27,8 +27,8 @@ interactive = True             # widgets in JupyterLab; the reproduction runner 
 # Accuracy with a 95% interval for any grouping of the verdict frame's columns: subtype,
 # operation, evidence type, budget, model, answer type, history composition
 # (`session_count`, `evidence_session_count`, `samekey_haystack_session_count`) ...
-# Slices come from `voxmem_analysis.explore.explore_slices`, which calls
-# `voxmem_analysis.generic.slice_accuracy` (Wilson interval per slice, or a percentile
+# Slices come from `voxmem_analysis.analysis.explore.explore_slices`, which calls
+# `voxmem_analysis.analysis.verdicts.slice_accuracy` (Wilson interval per slice, or a percentile
 # bootstrap over items); the denominator is the paper's (provider-rejected predictions out,
 # failed and ungraded ones wrong).  The figure is `voxmem_analysis.plots.slices.slice_dot_plot`.
 #
@@ -38,7 +38,8 @@ interactive = True             # widgets in JupyterLab; the reproduction runner 
 # %%
 from pathlib import Path
 
-from voxmem_analysis import explore, load_release, output
+from voxmem_analysis.analysis import explore
+from voxmem_analysis import load_release, output
 from voxmem_analysis.plots.slices import slice_dot_plot
 
 release = load_release(data_dir)

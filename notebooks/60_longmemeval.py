@@ -31,10 +31,10 @@ n_boot = 10_000
 # %%
 from pathlib import Path
 
-from voxmem_analysis import generic as G
+from voxmem_analysis.analysis import verdicts as G
 from voxmem_analysis import output
-from voxmem_analysis.longmemeval import load_longmemeval, select_judge
-from voxmem_analysis.plots import generic as P
+from voxmem_analysis.io.longmemeval import load_longmemeval, select_judge
+from voxmem_analysis.plots import verdicts as P
 
 data = load_longmemeval(manifest, questions, strict=True)
 out = Path(out_dir)

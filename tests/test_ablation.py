@@ -7,7 +7,7 @@ import polars as pl
 import pytest
 from statsmodels.stats.contingency_tables import mcnemar
 
-from voxmem_analysis import ablation as A
+from voxmem_analysis.analysis import ablation as A
 from voxmem_analysis.errors import VoxMemDataError
 from voxmem_analysis.stats import paired_bootstrap
 

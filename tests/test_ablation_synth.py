@@ -5,7 +5,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from voxmem_analysis.ablation import transcript_ablation
+from voxmem_analysis.analysis.ablation import transcript_ablation
 from voxmem_analysis.synth import ablation as SA
 from voxmem_analysis.synth.judges import harness_to_tidy
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from voxmem_analysis import attribution as A
+from voxmem_analysis.analysis import attribution as A
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.errors import VoxMemDataError
 
@@ -414,7 +414,7 @@ def test_audit_record_overrules_the_refusal_detector():
     """A hedged but committed answer matches the refusal detector; its audit record decides."""
     import pandas as pd
 
-    from voxmem_analysis.attribution import population_frame
+    from voxmem_analysis.analysis.attribution import population_frame
 
     frame = pd.DataFrame({
         "model": ["M", "M"], "item_id": ["q_1_64k", "q_2_64k"], "question_id": ["q_1", "q_2"],

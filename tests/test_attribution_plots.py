@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from voxmem_analysis import attribution as A  # noqa: E402
+from voxmem_analysis.analysis import attribution as A  # noqa: E402
 from voxmem_analysis import taxonomy as tx  # noqa: E402
 from voxmem_analysis.plots import attribution as P  # noqa: E402
 from voxmem_analysis.plots.style import CLASS_COLORS  # noqa: E402

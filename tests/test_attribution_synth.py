@@ -7,7 +7,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from voxmem_analysis import attribution as A
+from voxmem_analysis.analysis import attribution as A
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.synth import attribution as S
 
@@ -130,8 +130,8 @@ def test_committed_release_reproduces_every_published_attribution_number():
     import pathlib
 
     from voxmem_analysis import load_release
-    from voxmem_analysis.paper import published
-    from voxmem_analysis.reproduction import reproduction_table
+    from voxmem_analysis.reproduce.published import published
+    from voxmem_analysis.reproduce.scoreboard import reproduction_table
 
     release = load_release(pathlib.Path(__file__).resolve().parents[1] / "data" / "synthetic")
     pub = published()
@@ -152,8 +152,8 @@ def test_committed_release_reproduces_every_published_attribution_number():
 def test_release_without_attribution_folder(synth, standin, tmp_path):
     from voxmem_analysis import artifacts, load_release
     from voxmem_analysis.errors import VoxMemDataError
-    from voxmem_analysis.paper import published
-    from voxmem_analysis.reproduction import reproduction_table
+    from voxmem_analysis.reproduce.published import published
+    from voxmem_analysis.reproduce.scoreboard import reproduction_table
 
     out, _ = synth
     for (m,), part in out.group_by("model", maintain_order=True):
@@ -177,7 +177,7 @@ def test_release_without_attribution_folder(synth, standin, tmp_path):
 
 
 def test_targets_come_from_the_published_table():
-    from voxmem_analysis.paper import published
+    from voxmem_analysis.reproduce.published import published
 
     pub = published()
     # the module constants are exactly the published cells

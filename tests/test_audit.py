@@ -1,11 +1,11 @@
-"""The consistency audit of the paper's published numbers (voxmem_analysis.audit)."""
+"""The consistency audit of the paper's published numbers (voxmem_analysis.reproduce.paper_audit)."""
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from voxmem_analysis.audit import AUDIT_COLUMNS, audit_published, grim_counts, half_unit
-from voxmem_analysis.paper import published
+from voxmem_analysis.reproduce.paper_audit import AUDIT_COLUMNS, audit_published, grim_counts, half_unit
+from voxmem_analysis.reproduce.published import published
 
 MODELS = ("Gemini-3.1-Pro", "Gemini-3.8-Flash", "Gemini-2.5-Pro", "Ultravox-v0.6-Llama-3.1-8B",
           "Qwen3-Omni-30B-A3B", "Gemma-4-E4B-it", "Audio-Flamingo-Next", "Baichuan-Audio-7B",

@@ -32,7 +32,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from voxmem_analysis import explore as E  # noqa: E402
+from voxmem_analysis.analysis import explore as E  # noqa: E402
 from voxmem_analysis import load_release  # noqa: E402
 from voxmem_analysis.errors import VoxMemDataError  # noqa: E402
 from voxmem_analysis.plots import slices as S  # noqa: E402

@@ -1,4 +1,4 @@
-"""Label-free analyses (voxmem_analysis.generic) against hand computation.
+"""Label-free analyses (voxmem_analysis.analysis.verdicts) against hand computation.
 
 The LongMemEval fixture (tests/fixtures/longmemeval/, exact evaluate_qa.py format) holds ten
 questions -- u01 u02 u03 u04_abs (single-session-user), m01 m02 m03_abs (multi-session),
@@ -29,9 +29,9 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
-from voxmem_analysis import generic as G
+from voxmem_analysis.analysis import verdicts as G
 from voxmem_analysis.cli import main
-from voxmem_analysis.longmemeval import load_longmemeval, select_judge
+from voxmem_analysis.io.longmemeval import load_longmemeval, select_judge
 from voxmem_analysis.stats import bootstrap_means, paired_bootstrap
 
 FIX = Path(__file__).parent / "fixtures" / "longmemeval"
@@ -428,7 +428,7 @@ def test_cli_slice_auto_interval_accounts_for_repeated_questions(tiny_release, c
 def test_auto_interval_is_chosen_per_row():
     import pandas as pd
 
-    from voxmem_analysis.generic import slice_accuracy
+    from voxmem_analysis.analysis.verdicts import slice_accuracy
 
     df = pd.DataFrame({"system": ["a"] * 4 + ["b"] * 4, "question_id": list("wxyz") * 2,
                        "correct": [1, 1, 0, 0, 1, 0, 0, 0], "scored": [True] * 8})

@@ -11,9 +11,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from voxmem_analysis import generic as G  # noqa: E402
-from voxmem_analysis.longmemeval import load_longmemeval, select_judge  # noqa: E402
-from voxmem_analysis.plots import generic as P  # noqa: E402
+from voxmem_analysis.analysis import verdicts as G  # noqa: E402
+from voxmem_analysis.io.longmemeval import load_longmemeval, select_judge  # noqa: E402
+from voxmem_analysis.plots import verdicts as P  # noqa: E402
 
 FIX = Path(__file__).parent / "fixtures" / "longmemeval"
 

@@ -1,4 +1,4 @@
-"""voxmem_analysis.history: hand-computed history scale and nesting checks on a tiny release,
+"""voxmem_analysis.analysis.design: hand-computed history scale and nesting checks on a tiny release,
 the design counts of §3 / Table 3 and Tables 12 / 14 on the synthetic release, and what the
 two figures draw."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 
 from conftest import SYNTHETIC, harness_line, write_jsonl
 from voxmem_analysis import artifacts, load_release
-from voxmem_analysis import history as H
+from voxmem_analysis.analysis import design as H
 
 _HEAD = ("item_id,question_id,context_length,family_id,evidence_type,memory_operation,subtype,expected_response,"
          "paired_question_id,answer_type,evidence_session_ids,session_count,evidence_session_count,filler_session_count,"
@@ -202,7 +202,7 @@ def test_table12_synthetic(synth):
 
 # --------------------------------------------------------------------------- figures draw what they are given
 def test_figures_draw_the_data(history_release):
-    from voxmem_analysis.plots import history as P
+    from voxmem_analysis.plots import design as P
 
     rel = load_release(history_release)
     sc = H.history_scale(rel)

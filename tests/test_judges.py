@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from voxmem_analysis import judges as J
+from voxmem_analysis.analysis import judges as J
 from voxmem_analysis.errors import VoxMemDataError
 
 SS, SPK, PARA, ENV = "speech_semantics", "speaker_information", "paralinguistic_information", "environmental_sound"

@@ -7,8 +7,9 @@ import numpy as np
 import polars as pl
 import pytest
 
-from voxmem_analysis import artifacts, paper
-from voxmem_analysis.judges import is_capability_refusal
+from voxmem_analysis import artifacts
+from voxmem_analysis.reproduce import published as paper
+from voxmem_analysis.analysis.judges import is_capability_refusal
 from voxmem_analysis.synth import judges as SJ
 
 SEED = 20260
@@ -135,7 +136,7 @@ def test_rank_rho_matches_scipy():
 
 def test_release_roundtrip_reproduces_the_paper(made, inputs, tmp_path):
     """Written as a release directory, loaded, and computed by the registered artifacts."""
-    from voxmem_analysis.loading import load_release
+    from voxmem_analysis.io.release import load_release
 
     items, _, models = inputs
     pu, j2 = made

@@ -7,8 +7,8 @@ import polars as pl
 import pytest
 
 from voxmem_analysis import ScoringRules, VoxMemDataError, load_release
-from voxmem_analysis.schema import COLUMN_NAMES
-from voxmem_analysis.scoring import status_of
+from voxmem_analysis.io.schema import COLUMN_NAMES
+from voxmem_analysis.io.scoring import status_of
 
 from conftest import harness_line, write_jsonl
 
@@ -133,7 +133,7 @@ def test_judge2_and_ablation_parts(tiny_release):
 
 
 def test_release_cache_is_keyed_by_the_files(tiny_release, tmp_path, monkeypatch):
-    from voxmem_analysis.loading import CACHE_ENV
+    from voxmem_analysis.io.release import CACHE_ENV
 
     cache = tmp_path / "cache"
     monkeypatch.setenv(CACHE_ENV, str(cache))
@@ -152,7 +152,7 @@ def test_release_cache_is_keyed_by_the_files(tiny_release, tmp_path, monkeypatch
 
 
 def test_cached_release_with_errors_still_raises(tmp_path, monkeypatch):
-    from voxmem_analysis.loading import CACHE_ENV
+    from voxmem_analysis.io.release import CACHE_ENV
 
     monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
     root = tmp_path / "bad"

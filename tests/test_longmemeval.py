@@ -21,7 +21,7 @@ import pytest
 
 from voxmem_analysis.cli import main
 from voxmem_analysis.errors import VoxMemDataError
-from voxmem_analysis.longmemeval import (FRAME_COLUMNS, budget_sort_key, load_longmemeval, read_manifest,
+from voxmem_analysis.io.longmemeval import (FRAME_COLUMNS, budget_sort_key, load_longmemeval, read_manifest,
                                          read_questions, select_judge)
 
 FIX = Path(__file__).parent / "fixtures" / "longmemeval"

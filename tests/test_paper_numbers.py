@@ -7,8 +7,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from voxmem_analysis import paper, taxonomy as tx
-from voxmem_analysis.paper import (ARTIFACTS, COLUMN_LABELS, COLUMNS, COMPARATORS, KINDS, ROW_LABELS,
+from voxmem_analysis.reproduce import published as paper
+from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.reproduce.published import (ARTIFACTS, COLUMN_LABELS, COLUMNS, COMPARATORS, KINDS, ROW_LABELS,
                                    UNITS, lookup, published)
 
 REPO = Path(__file__).resolve().parents[1]
@@ -40,7 +41,7 @@ def raw() -> list[dict]:
 def test_two_copies_are_identical():
     assert DATA_CSV.read_bytes() == PKG_CSV.read_bytes(), (
         "data/paper/published.csv and voxmem_analysis/resources/published.csv differ; "
-        "run `python -m voxmem_analysis.paper --sync`")
+        "run `python -m voxmem_analysis.reproduce.published --sync`")
 
 
 def test_csv_parses_with_the_documented_columns(pub, raw):

@@ -5,7 +5,7 @@ import json
 
 import pandas as pd
 
-from voxmem_analysis.report import render_report, write_report
+from voxmem_analysis.reproduce.report import render_report, write_report
 
 
 def _out(tmp_path, *, synthetic=True):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from voxmem_analysis import reproduce as R
+from voxmem_analysis.reproduce import runner as R
 from voxmem_analysis.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
@@ -187,7 +187,7 @@ def test_broken_notebook_is_reported_and_the_others_still_produce(notebooks, tin
     assert (out / "notebooks" / "01_good.ipynb").exists()
     assert not (out / ".staging").exists()
     # reproduction.csv has one row per published number even on a release that reproduces little
-    from voxmem_analysis.paper import published
+    from voxmem_analysis.reproduce.published import published
 
     assert (out / "reproduction.csv").read_text().count("\n") == len(published()) + 1
     html = (out / "report" / "index.html").read_text()

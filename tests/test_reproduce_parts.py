@@ -1,7 +1,7 @@
 """Notebooks that need an optional release part are skipped (not failed) when it is absent."""
 from __future__ import annotations
 
-from voxmem_analysis.reproduce import missing_parts
+from voxmem_analysis.reproduce.runner import missing_parts
 
 from conftest import harness_line, write_jsonl
 

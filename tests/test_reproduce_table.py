@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from voxmem_analysis import artifacts
-from voxmem_analysis import reproduction as rp
+from voxmem_analysis.reproduce import scoreboard as rp
 
 
 def _published(rows):

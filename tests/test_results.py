@@ -1,4 +1,4 @@
-"""Accuracies of voxmem_analysis.results against hand-computed values on tests/fixtures/results_tiny.
+"""Accuracies of voxmem_analysis.analysis.results against hand-computed values on tests/fixtures/results_tiny.
 
 The fixture (see tests/fixtures/make_results_tiny.py) has three models x six questions x four
 budgets.  Grid (q_00001..q_00006; 1 correct, 0 wrong, R provider-rejected, F failed,
@@ -22,7 +22,7 @@ import pytest
 from scipy.stats import spearmanr
 
 from voxmem_analysis import ScoringRules, artifacts, load_release
-from voxmem_analysis import results as R
+from voxmem_analysis.analysis import results as R
 
 FIX = Path(__file__).parent / "fixtures" / "results_tiny"
 

@@ -31,7 +31,7 @@ import pandas as pd
 import pytest
 
 from voxmem_analysis import VoxMemDataError, artifacts, load_release
-from voxmem_analysis import results as R
+from voxmem_analysis.analysis import results as R
 
 FIX = Path(__file__).parent / "fixtures" / "results_tiny"
 ALL = ("8K", "16K", "32K", "64K")
@@ -312,7 +312,7 @@ def test_cli_table_gives_a_clean_message(rels, name, message):
 
 
 def test_reproduction_records_the_reason(rels):
-    from voxmem_analysis.reproduction import compute_long
+    from voxmem_analysis.reproduce.scoreboard import compute_long
 
     long, errors = compute_long(rels["user"], ["table15", "fig4", "table17"], n_boot=20)
     assert errors["table15"].startswith("MissingDataError: no model was run at 64K")

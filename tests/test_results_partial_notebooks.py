@@ -1,4 +1,4 @@
-"""The main-results and scaling notebooks run to completion on partial releases (voxmem_analysis.reproduce).
+"""The main-results and scaling notebooks run to completion on partial releases (voxmem_analysis.reproduce.runner).
 
 Shapes from tests/test_results_partial.py: ``user`` (two models at 8K and 32K, no models.csv,
 no items.csv) and ``one_budget`` (two models at 8K only).  What the notebooks print is checked:
@@ -35,7 +35,7 @@ def _printed(nb_path: Path) -> tuple[str, list[str]]:
 
 
 def _run(tmp_path: Path, shape: str):
-    from voxmem_analysis import reproduce
+    from voxmem_analysis.reproduce import runner as reproduce
 
     data = partial_release(tmp_path / shape, shape)
     out = tmp_path / f"{shape}_out"

@@ -9,7 +9,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from voxmem_analysis import artifacts, load_release, paper
+from voxmem_analysis import artifacts, load_release
+from voxmem_analysis.reproduce import published as paper
 
 from conftest import SYNTHETIC
 

@@ -1,4 +1,4 @@
-"""voxmem_analysis.scaling: hand-computed values, Spearman vs SciPy, bootstrap intervals vs scipy.stats.bootstrap."""
+"""voxmem_analysis.analysis.scaling: hand-computed values, Spearman vs SciPy, bootstrap intervals vs scipy.stats.bootstrap."""
 from __future__ import annotations
 
 import json
@@ -10,7 +10,7 @@ import pytest
 from scipy import stats as st
 
 from voxmem_analysis import artifacts, load_release
-from voxmem_analysis import scaling as S
+from voxmem_analysis.analysis import scaling as S
 
 FIX = Path(__file__).parent / "fixtures" / "results_tiny"
 EV = ("speech_semantics", "speaker_information", "paralinguistic_information", "environmental_sound")

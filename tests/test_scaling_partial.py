@@ -16,8 +16,8 @@ from scipy import stats as st
 
 from test_results_partial import SHAPES, partial_release
 from voxmem_analysis import VoxMemDataError, load_release
-from voxmem_analysis import scaling as S
-from voxmem_analysis.results import MissingDataError
+from voxmem_analysis.analysis import scaling as S
+from voxmem_analysis.analysis.results import MissingDataError
 
 
 @pytest.fixture(scope="module")

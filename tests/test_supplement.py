@@ -9,7 +9,7 @@ import zipfile
 import pandas as pd
 
 from voxmem_analysis.cli import main
-from voxmem_analysis.supplement import format_table, paper_figure_names, write_zip
+from voxmem_analysis.reproduce.supplement import format_table, paper_figure_names, write_zip
 
 
 def test_paper_figure_names():

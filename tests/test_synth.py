@@ -158,7 +158,7 @@ def test_a_failing_part_raises_and_writes_nothing(tmp_path, monkeypatch):
 
 
 def test_parts_opt_out_is_explicit_and_recorded(tmp_path):
-    from voxmem_analysis.synth.core import PARTS
+    from voxmem_analysis.synth.release import PARTS
 
     with pytest.raises(ValueError, match="unknown synth part"):
         write_release(tmp_path / "x", parts=("attribution", "judge3"))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from voxmem_analysis import paper
+from voxmem_analysis.reproduce import published as paper
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.synth import check
 from voxmem_analysis.synth import design as D

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from voxmem_analysis import load_release
-from voxmem_analysis import validation as V
+from voxmem_analysis.io import validation as V
 
 from conftest import SYNTHETIC
 

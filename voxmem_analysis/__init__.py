@@ -11,12 +11,12 @@ __all__ = ["load_release", "Release", "ScoringRules", "VoxMemDataError", "Proble
 
 def __getattr__(name):  # lazy: `import voxmem_analysis` stays instant (CLI start-up, notebooks)
     if name in ("load_release", "Release"):
-        from . import loading
+        from voxmem_analysis.io import release as loading
         return getattr(loading, name)
     if name == "ScoringRules":
-        from .scoring import ScoringRules
+        from voxmem_analysis.io.scoring import ScoringRules
         return ScoringRules
     if name in ("VoxMemDataError", "Problem"):
-        from . import errors
+        from voxmem_analysis import errors
         return getattr(errors, name)
     raise AttributeError(name)

@@ -20,9 +20,9 @@ __all__ = ["Artifact", "artifact", "get", "names", "compute", "to_long", "ARTIFA
 
 #: Modules that register artifacts when imported (missing ones are skipped).
 ARTIFACT_MODULES = (
-    "voxmem_analysis.results", "voxmem_analysis.scaling", "voxmem_analysis.judges",
-    "voxmem_analysis.ablation", "voxmem_analysis.attribution",
-    "voxmem_analysis.history",
+    "voxmem_analysis.analysis.results", "voxmem_analysis.analysis.scaling", "voxmem_analysis.analysis.judges",
+    "voxmem_analysis.analysis.ablation", "voxmem_analysis.analysis.attribution",
+    "voxmem_analysis.analysis.design",
 )
 
 

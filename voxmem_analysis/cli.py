@@ -10,7 +10,7 @@ import importlib
 import pkgutil
 import sys
 
-from . import __version__
+from voxmem_analysis import __version__
 
 __all__ = ["main", "build_parser"]
 
@@ -22,7 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"voxmem-analysis {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    from . import commands
+    from voxmem_analysis import commands
 
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         if info.name.startswith("_"):

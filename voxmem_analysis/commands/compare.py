@@ -2,12 +2,12 @@
 
 On the questions both systems have: accuracies, the difference (pp) with a paired
 bootstrap interval, the exact McNemar p and the Holm-adjusted p over all pairs
-(:func:`voxmem_analysis.generic.compare_systems`).  Questions only one system has are
+(:func:`voxmem_analysis.analysis.verdicts.compare_systems`).  Questions only one system has are
 counted in ``only_a`` / ``only_b``.
 """
 from __future__ import annotations
 
-from .slice import add_judge_arg, add_manifest_args, add_output_args, emit, load_manifest, one_judge, run_guarded
+from voxmem_analysis.commands.slice import add_judge_arg, add_manifest_args, add_output_args, emit, load_manifest, one_judge, run_guarded
 
 
 def register(sub) -> None:
@@ -20,7 +20,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from ..generic import compare_systems
+    from voxmem_analysis.analysis.verdicts import compare_systems
 
     data = load_manifest(args)
     frame = one_judge(data, args)

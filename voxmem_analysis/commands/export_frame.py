@@ -5,8 +5,8 @@ import os
 import sys
 from pathlib import Path
 
-from ..errors import VoxMemDataError
-from ._common import add_data_args, fail, load
+from voxmem_analysis.errors import VoxMemDataError
+from voxmem_analysis.commands._shared import add_data_args, fail, load
 
 
 def register(sub) -> None:

@@ -3,13 +3,13 @@
 For every system and budget with verdicts from two (or more) judges -- the manifest's
 ``judge`` column, else the lines' ``autoeval_label.model`` -- and every pair of them:
 per question type and overall, n, each judge's accuracy, percent agreement and Cohen's
-kappa (:func:`voxmem_analysis.generic.judge_agreement_pairs`).
+kappa (:func:`voxmem_analysis.analysis.verdicts.judge_agreement_pairs`).
 """
 from __future__ import annotations
 
 import sys
 
-from .slice import add_manifest_args, add_output_args, emit, load_manifest, run_guarded
+from voxmem_analysis.commands.slice import add_manifest_args, add_output_args, emit, load_manifest, run_guarded
 
 
 def register(sub) -> None:
@@ -21,7 +21,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from ..generic import judge_agreement_pairs
+    from voxmem_analysis.analysis.verdicts import judge_agreement_pairs
 
     data = load_manifest(args)
     table = judge_agreement_pairs(data.frame, judge="judge", within=("system", "budget"), item="question_id",

@@ -1,6 +1,6 @@
 """``voxmem-analysis reproduce --data DIR --out DIR``: run every notebook, compare with the paper, report.
 
-See :mod:`voxmem_analysis.reproduce` for what is written.  Nothing heavy is imported until
+See :mod:`voxmem_analysis.reproduce.runner` for what is written.  Nothing heavy is imported until
 the command runs.
 """
 from __future__ import annotations
@@ -39,7 +39,7 @@ def _literal(text: str):
 
 
 def _list(args) -> int:
-    from ..reproduce import declared_parameters, discover, select
+    from voxmem_analysis.reproduce.runner import declared_parameters, discover, select
 
     for path in select(discover(args.notebooks), args.only):
         src = path.read_text(encoding="utf-8")
@@ -56,7 +56,7 @@ def run(args) -> int:
     if args.list:
         return _list(args)
     if args.report_only:
-        from ..report import write_report
+        from voxmem_analysis.reproduce.report import write_report
 
         print(write_report(args.out))
         return 0
@@ -73,7 +73,7 @@ def run(args) -> int:
             print(f"--parameter expects NAME=VALUE, got {item!r}", file=sys.stderr)
             return 2
         overrides[name] = _literal(value)
-    from ..reproduce import run as run_all
+    from voxmem_analysis.reproduce.runner import run as run_all
 
     try:
         summary = run_all(args.data, args.out, jobs=args.jobs, seed=args.seed, n_boot=args.n_boot, only=args.only,

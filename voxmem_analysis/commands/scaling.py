@@ -2,16 +2,16 @@
 
 Per system and question type (and pooled): accuracy at each budget, change (pp) and
 retention relative to the baseline budget on the questions present at both, with paired
-bootstrap intervals (:func:`voxmem_analysis.generic.scaling_table`), then the Spearman
+bootstrap intervals (:func:`voxmem_analysis.analysis.verdicts.scaling_table`), then the Spearman
 correlations of Appendix D.5 over system x type cells
-(:func:`voxmem_analysis.generic.scaling_correlations`).  With ``--part both`` (default)
+(:func:`voxmem_analysis.analysis.verdicts.scaling_correlations`).  With ``--part both`` (default)
 the two tables are printed one after the other, separated by an empty line.
 """
 from __future__ import annotations
 
 import sys
 
-from .slice import add_judge_arg, add_manifest_args, add_output_args, emit, load_manifest, one_judge, run_guarded
+from voxmem_analysis.commands.slice import add_judge_arg, add_manifest_args, add_output_args, emit, load_manifest, one_judge, run_guarded
 
 
 def register(sub) -> None:
@@ -27,7 +27,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from ..generic import scaling_correlations, scaling_table
+    from voxmem_analysis.analysis.verdicts import scaling_correlations, scaling_table
 
     data = load_manifest(args)
     if len([b for b in data.budgets() if b is not None]) < 2:

@@ -1,13 +1,13 @@
 """``voxmem-analysis slice``: accuracy per slice of a verdict frame, with overall and macro rows.
 
-Two sources, one function (:func:`voxmem_analysis.generic.slice_accuracy`):
+Two sources, one function (:func:`voxmem_analysis.analysis.verdicts.slice_accuracy`):
 
 * ``--data DIR``: a VoxMem release; slices the tidy verdict frame by any of its columns
   (``model, budget, evidence_type, operation, subtype, answer_type, session_count`` ...);
   default ``--by model,budget,evidence_type``.  Every row's own scored predictions (no
   pairing rule across budgets).
 * ``--manifest FILE --questions FILE``: LongMemEval-format verdicts
-  (:mod:`voxmem_analysis.longmemeval`); default ``--by system,question_type`` (``budget`` is
+  (:mod:`voxmem_analysis.io.longmemeval`); default ``--by system,question_type`` (``budget`` is
   added when the manifest has several budgets).
 
 This module also holds the helpers the other LongMemEval commands (``compare``,
@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pandas as pd
 
-from ..errors import VoxMemDataError
-from ._common import add_data_args, fail, load, synthetic_banner
+from voxmem_analysis.errors import VoxMemDataError
+from voxmem_analysis.commands._shared import add_data_args, fail, load, synthetic_banner
 
 _DATA_DEFAULT_BY = "model,budget,evidence_type"
 _MANIFEST_DEFAULT_BY = "system,question_type"
@@ -61,7 +61,7 @@ def note(msg: str) -> None:
 
 def load_manifest(args):
     """Load ``--manifest``/``--questions``; print warnings (and, lenient, errors) to stderr."""
-    from ..longmemeval import load_longmemeval
+    from voxmem_analysis.io.longmemeval import load_longmemeval
 
     data = load_longmemeval(args.manifest, args.questions, strict=not getattr(args, "lenient", False),
                             convention=getattr(args, "convention", "paper"))
@@ -79,7 +79,7 @@ def load_manifest(args):
 
 def one_judge(data, args):
     """The frame with one judge per (system, budget); notes on stderr."""
-    from ..longmemeval import select_judge
+    from voxmem_analysis.io.longmemeval import select_judge
 
     frame, notes = select_judge(data.frame, getattr(args, "judge", None))
     for n in notes:
@@ -100,7 +100,7 @@ def emit(df: pd.DataFrame, fmt: str, title: str | None = None) -> None:
 
 def run_guarded(func, args) -> int:
     """Run ``func(args)``; bad arguments exit 2, bad data exit 1, each with its message."""
-    from ..generic import AnalysisInputError
+    from voxmem_analysis.analysis.verdicts import AnalysisInputError
 
     try:
         return func(args)
@@ -142,7 +142,7 @@ def run(args) -> int:
 
 
 def _run(args) -> int:
-    from ..generic import slice_accuracy
+    from voxmem_analysis.analysis.verdicts import slice_accuracy
 
     type_col = None if args.type_col in ("none", "") else args.type_col
     if args.data:

@@ -1,6 +1,6 @@
 """``voxmem-analysis supplement --data DIR --out DIR``: the paper's tables, figures and numbers, zipped.
 
-See :mod:`voxmem_analysis.supplement`.  Nothing heavy is imported until the command runs.
+See :mod:`voxmem_analysis.reproduce.supplement`.  Nothing heavy is imported until the command runs.
 """
 from __future__ import annotations
 
@@ -26,8 +26,8 @@ def register(sub) -> None:
 def run(args) -> int:
     from pathlib import Path
 
-    from ..errors import VoxMemDataError
-    from ..supplement import build_supplement
+    from voxmem_analysis.errors import VoxMemDataError
+    from voxmem_analysis.reproduce.supplement import build_supplement
 
     if args.from_dir and not (Path(args.from_dir) / "figures").is_dir():
         print(f"--from {args.from_dir!r}: no figures/ folder there (run `voxmem-analysis reproduce` first)",

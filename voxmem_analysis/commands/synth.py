@@ -10,7 +10,7 @@ def register(sub) -> None:
     p.add_argument("--out", metavar="DIR", default=None,
                    help="release directory to write (omit with --check to check --data instead)")
     p.add_argument("--seed", type=int, default=None,
-                   help="generator seed (default: voxmem_analysis.synth.core.DEFAULT_SEED, the committed release's)")
+                   help="generator seed (default: voxmem_analysis.synth.release.DEFAULT_SEED, the committed release's)")
     p.add_argument("--check", action="store_true",
                    help="print the calibration report; exit 1 if a calibrated number is out of tolerance")
     p.add_argument("--data", metavar="DIR", default=None, help="with --check and no --out: release to check")
@@ -19,7 +19,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from ..synth.core import DEFAULT_SEED, write_release
+    from voxmem_analysis.synth.release import DEFAULT_SEED, write_release
 
     if args.seed is None:
         args.seed = DEFAULT_SEED
@@ -35,7 +35,7 @@ def run(args) -> int:
         return 0
     import pandas as pd
 
-    from ..synth.check import calibration_report
+    from voxmem_analysis.synth.check import calibration_report
 
     rep = calibration_report(target, n_boot=args.n_boot)
     with pd.option_context("display.max_rows", None, "display.width", 200):
@@ -47,8 +47,8 @@ def run(args) -> int:
 
     # Second, independent route: every number the paper prints, recomputed by the workbook's
     # analyses (including the judge2 / ablation / attribution parts the check above does not see).
-    from ..loading import load_release
-    from ..reproduction import reproduction_table
+    from voxmem_analysis.io.release import load_release
+    from voxmem_analysis.reproduce.scoreboard import reproduction_table
 
     repro = reproduction_table(load_release(target), n_boot=args.n_boot)
     miss = repro[repro["reproduced"].isna()]

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import sys
 
-from ..errors import VoxMemDataError
-from ._common import add_data_args, fail, load, synthetic_banner
+from voxmem_analysis.errors import VoxMemDataError
+from voxmem_analysis.commands._shared import add_data_args, fail, load, synthetic_banner
 
 
 def register(sub) -> None:
@@ -20,7 +20,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from .. import artifacts
+    from voxmem_analysis import artifacts
 
     if args.list or not args.name:
         for n in artifacts.names():
@@ -43,7 +43,7 @@ def run(args) -> int:
         table = art(release, seed=args.seed, n_boot=args.n_boot)
     except VoxMemDataError as exc:  # e.g. the release lacks the part this artifact needs
         return fail(exc)
-    from ..output import SYNTHETIC_LABEL, table_to_latex, table_to_markdown
+    from voxmem_analysis.output import SYNTHETIC_LABEL, table_to_latex, table_to_markdown
 
     title = f"{art.title} [{SYNTHETIC_LABEL}]" if release.synthetic else art.title
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 
-from ._common import add_data_args, load
+from voxmem_analysis.commands._shared import add_data_args, load
 
 
 def register(sub) -> None:
@@ -29,7 +29,7 @@ def run(args) -> int:
     if f.height:
         import pandas as pd
 
-        from ..validation import status_counts
+        from voxmem_analysis.io.validation import status_counts
 
         counts = status_counts(release)
         with pd.option_context("display.max_rows", None, "display.width", 200):
@@ -50,7 +50,7 @@ def _optional_parts(release) -> list:
     without a matching prediction, and the audit records of attribution/."""
     out = []
     if release.judge2 is not None and release.judge2.height:
-        from ..errors import Problem
+        from voxmem_analysis.errors import Problem
 
         keys = release.frame.select("model", "item_id")
         orphans = release.judge2.join(keys, on=["model", "item_id"], how="anti")
@@ -62,12 +62,12 @@ def _optional_parts(release) -> list:
             out.append(Problem("judge2_unmatched", "warning", f"... and {orphans.height - 20} more", None, None,
                                "item_id", orphans.height - 20))
     if (release.path / "attribution").is_dir():
-        from ..attribution import load_audit_records
+        from voxmem_analysis.analysis.attribution import load_audit_records
 
         try:
             _, problems = load_audit_records(release.path, frame=release.frame, models=release.models, strict=False)
         except Exception as exc:  # noqa: BLE001 - report, never crash validation
-            from ..errors import Problem
+            from voxmem_analysis.errors import Problem
 
             problems = [Problem("attribution_unreadable", "error", f"cannot read attribution/: {exc}", "attribution")]
         out += list(problems)

@@ -1,6 +1,6 @@
 """Figure of the transcript-only ablation (Table 2).
 
-Draws the long table of :func:`voxmem_analysis.ablation.transcript_ablation` and computes
+Draws the long table of :func:`voxmem_analysis.analysis.ablation.transcript_ablation` and computes
 nothing: grouped bars (full audio vs transcript only per row) and the drop with its paired
 bootstrap interval.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .style import paper_style
+from voxmem_analysis.plots.style import paper_style
 
 __all__ = ["CONDITION_COLORS", "ablation_bars", "ablation_drop", "ablation_figure"]
 

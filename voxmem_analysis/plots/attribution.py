@@ -1,6 +1,6 @@
 """Figures of error attribution at 64K: Figure 7 (by operation and by evidence type) and Figure 10 (by subtype).
 
-Each function takes the DataFrame :func:`voxmem_analysis.attribution.class_proportions`
+Each function takes the DataFrame :func:`voxmem_analysis.analysis.attribution.class_proportions`
 returned (one row per group: ``by, group, label``, one percent column per class,
 ``n_cells``, ``n_errors``), only draws it and returns the Figure.  Class colours come
 from :data:`voxmem_analysis.plots.style.CLASS_COLORS`, labels from the taxonomy.
@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .. import taxonomy as tx
-from .results import reserve_footer
-from .style import CLASS_COLORS, paper_style
+from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.plots.results import reserve_footer
+from voxmem_analysis.plots.style import CLASS_COLORS, paper_style
 
 __all__ = ["class_bars", "figure7", "figure10"]
 
@@ -33,7 +33,7 @@ def class_bars(data: pd.DataFrame, *, ax=None, title: str | None = None, min_lab
     Parameters
     ----------
     data : DataFrame
-        :func:`voxmem_analysis.attribution.class_proportions` output (rows drawn top to bottom).
+        :func:`voxmem_analysis.analysis.attribution.class_proportions` output (rows drawn top to bottom).
     ax : matplotlib Axes, optional
     title : str, optional
     min_label : float

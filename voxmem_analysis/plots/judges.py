@@ -1,6 +1,6 @@
 """Figures of the judge cross-validation (Table 13, Appendix C.5).
 
-Each function draws the DataFrame an analysis of :mod:`voxmem_analysis.judges` returned
+Each function draws the DataFrame an analysis of :mod:`voxmem_analysis.analysis.judges` returned
 and computes nothing.
 """
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .style import paper_style
+from voxmem_analysis.plots.style import paper_style
 
 __all__ = ["FAMILY_PALETTE", "judge_scatter", "judge_slices", "judge_figure"]
 
@@ -65,7 +65,7 @@ def _judge_scatter(data: pd.DataFrame, *, ax=None, highlight_family: str | None 
     ax.set_ylabel(f"Accuracy (%), {j2}")
     legend = ax.legend(loc="upper left", fontsize=6, frameon=False, ncol=1, title="Family", title_fontsize=6.5)
     if label_models:
-        from .results import place_labels
+        from voxmem_analysis.plots.results import place_labels
 
         place_labels(ax, df["judge1"].to_numpy(float), df["judge2"].to_numpy(float), list(df["model"]),
                      fontsize=5.5, avoid=(legend,))

@@ -1,6 +1,6 @@
 """Figures of the main results: Figure 4, Figure 5, Figure 8 and the Table 16 scatter.
 
-Every function takes the DataFrame an analysis of :mod:`voxmem_analysis.results` returned
+Every function takes the DataFrame an analysis of :mod:`voxmem_analysis.analysis.results` returned
 (``data=``), draws it and returns the matplotlib Figure.  Nothing here computes a statistic;
 frames are only pivoted into the grid they are drawn on.  Wrap calls in
 ``plots.style.paper_style()`` (done here) and save with ``output.save_figure``.
@@ -12,8 +12,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from .. import taxonomy as tx
-from .style import ACC_RANGE, GROUP_COLORS, HEATMAP_CMAP, paper_style
+from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.plots.style import ACC_RANGE, GROUP_COLORS, HEATMAP_CMAP, paper_style
 
 __all__ = ["evidence_heatmaps", "operation_heatmap", "operation_heatmaps", "answerable_refusal_scatter", "reserve_footer",
            "place_labels"]
@@ -62,7 +62,7 @@ def evidence_heatmaps(data: pd.DataFrame, *, budgets: Sequence[str] | None = Non
     Parameters
     ----------
     data : DataFrame
-        :func:`voxmem_analysis.results.evidence_panels` output.
+        :func:`voxmem_analysis.analysis.results.evidence_panels` output.
     budgets : list of str, optional
         Panels to draw (default: every budget in ``data``).
     annotate : bool
@@ -145,7 +145,7 @@ def operation_heatmap(data: pd.DataFrame, *, budget: str | None = None, ax=None,
     Parameters
     ----------
     data : DataFrame
-        :func:`voxmem_analysis.results.operation_evidence` output (``budget, operation,
+        :func:`voxmem_analysis.analysis.results.operation_evidence` output (``budget, operation,
         evidence_type, accuracy, n_questions``).
     budget : str, optional
         Budget to draw (required when ``data`` holds several).
@@ -297,9 +297,9 @@ def answerable_refusal_scatter(data: pd.DataFrame, *, summary: pd.DataFrame | No
     Parameters
     ----------
     data : DataFrame
-        :func:`voxmem_analysis.results.answerable_vs_refusal` output.
+        :func:`voxmem_analysis.analysis.results.answerable_vs_refusal` output.
     summary : DataFrame, optional
-        :func:`voxmem_analysis.results.answerable_refusal_summary` output (ρ, p, always-abstain bound).
+        :func:`voxmem_analysis.analysis.results.answerable_refusal_summary` output (ρ, p, always-abstain bound).
     groups : dict, optional
         ``{model: access group}`` for colours (``Release.models`` ``model`` → ``access``).
     """

@@ -1,6 +1,6 @@
 """Figures of context-length scaling: Figure 6, the Table 18 forest plot and the D.5 scatter.
 
-Each function takes the DataFrame an analysis of :mod:`voxmem_analysis.scaling` returned,
+Each function takes the DataFrame an analysis of :mod:`voxmem_analysis.analysis.scaling` returned,
 only draws it and returns the Figure.
 """
 from __future__ import annotations
@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .. import taxonomy as tx
-from .results import reserve_footer
-from .style import EVIDENCE_COLORS, paper_style
+from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.plots.results import reserve_footer
+from voxmem_analysis.plots.style import EVIDENCE_COLORS, paper_style
 
 __all__ = ["evidence_scaling_lines", "change_forest", "sensitivity_scatter"]
 
@@ -44,7 +44,7 @@ def evidence_scaling_lines(data: pd.DataFrame, *, include_overall: bool = True, 
     Parameters
     ----------
     data : DataFrame
-        :func:`voxmem_analysis.scaling.evidence_scaling` output (``budget, evidence_type,
+        :func:`voxmem_analysis.analysis.scaling.evidence_scaling` output (``budget, evidence_type,
         accuracy, retention``).
     include_overall : bool
         Also draw the pooled Overall as a dashed grey line.
@@ -116,7 +116,7 @@ def change_forest(data: pd.DataFrame, *, title: str | None = None):
     Parameters
     ----------
     data : DataFrame
-        :func:`voxmem_analysis.scaling.paired_change` output.
+        :func:`voxmem_analysis.analysis.scaling.paired_change` output.
     """
     import matplotlib.pyplot as plt
 
@@ -175,9 +175,9 @@ def sensitivity_scatter(data: pd.DataFrame, *, correlations: pd.DataFrame | None
     Parameters
     ----------
     data : DataFrame
-        :func:`voxmem_analysis.scaling.cell_changes` output.
+        :func:`voxmem_analysis.analysis.scaling.cell_changes` output.
     correlations : DataFrame, optional
-        :func:`voxmem_analysis.scaling.sensitivity_correlations` output (measures
+        :func:`voxmem_analysis.analysis.scaling.sensitivity_correlations` output (measures
         ``retention`` and ``change``).
     """
     import matplotlib.pyplot as plt

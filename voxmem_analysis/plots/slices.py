@@ -1,9 +1,9 @@
 """The subtype explorer's figure: a dot plot of accuracy slices with their intervals.
 
-:func:`slice_dot_plot` draws a :func:`voxmem_analysis.explore.explore_slices` table as it is
+:func:`slice_dot_plot` draws a :func:`voxmem_analysis.analysis.explore.explore_slices` table as it is
 given: rows and colours follow the order of its ``by`` columns (their categories when they
 are categorical, else first appearance), labels come from
-:func:`voxmem_analysis.explore.slice_label` (the taxonomy), colours from
+:func:`voxmem_analysis.analysis.explore.slice_label` (the taxonomy), colours from
 :mod:`voxmem_analysis.plots.style`.  The pooled line and the title are passed in.
 """
 from __future__ import annotations
@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..explore import column_name, parse_by, slice_label
-from .generic import SERIES_COLORS
-from .style import EVIDENCE_COLORS, GROUP_COLORS, OPERATION_COLORS, paper_style
+from voxmem_analysis.analysis.explore import column_name, parse_by, slice_label
+from voxmem_analysis.plots.verdicts import SERIES_COLORS
+from voxmem_analysis.plots.style import EVIDENCE_COLORS, GROUP_COLORS, OPERATION_COLORS, paper_style
 
 __all__ = ["PALETTES", "SINGLE_COLOR", "slice_dot_plot"]
 
@@ -49,8 +49,8 @@ def slice_dot_plot(data: pd.DataFrame, by, *, overall: float | None = None, titl
     Parameters
     ----------
     data : pandas.DataFrame
-        :func:`voxmem_analysis.explore.explore_slices` (or
-        :func:`voxmem_analysis.generic.slice_accuracy`) output: the ``by`` columns and
+        :func:`voxmem_analysis.analysis.explore.explore_slices` (or
+        :func:`voxmem_analysis.analysis.verdicts.slice_accuracy`) output: the ``by`` columns and
         ``level, accuracy, ci_low, ci_high, method``.  Only ``level == "slice"`` rows are drawn.
     by : str or sequence of str
         The columns ``data`` was sliced by: the first gives the rows (y axis), the others

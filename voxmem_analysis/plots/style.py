@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import contextlib
 
-from .. import taxonomy as tx
+from voxmem_analysis import taxonomy as tx
 
 __all__ = ["paper_style", "EVIDENCE_COLORS", "OPERATION_COLORS", "CLASS_COLORS", "ROLE_COLORS", "GROUP_COLORS", "HEATMAP_CMAP", "ACC_RANGE"]
 

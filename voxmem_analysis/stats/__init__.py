@@ -10,9 +10,9 @@ Invalid arguments raise :class:`StatsInputError` (a ``ValueError``).
 """
 from __future__ import annotations
 
-from ._validation import StatsInputError
-from .agreement import cohen_kappa
-from .bootstrap import (
+from voxmem_analysis.stats._validation import StatsInputError
+from voxmem_analysis.stats.agreement import cohen_kappa
+from voxmem_analysis.stats.bootstrap import (
     STATISTICS,
     BootstrapMeans,
     Statistic,
@@ -27,9 +27,9 @@ from .bootstrap import (
     paired_bootstrap_matrix,
     ratio,
 )
-from .correlation import spearman
-from .intervals import wilson_interval
-from .tests import holm, mcnemar_exact
+from voxmem_analysis.stats.correlation import spearman
+from voxmem_analysis.stats.intervals import wilson_interval
+from voxmem_analysis.stats.tests import holm, mcnemar_exact
 
 __all__ = [
     # bootstrap

@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import as_float_vector, check_binary, require
+from voxmem_analysis.stats._validation import as_float_vector, check_binary, require
 
 __all__ = ["cohen_kappa"]
 

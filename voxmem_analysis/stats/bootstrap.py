@@ -40,7 +40,7 @@ from typing import Any, Callable, Iterator, Mapping, NamedTuple, Sequence
 import numpy as np
 import pandas as pd
 
-from ._validation import as_float_matrix, as_float_vector, check_ci, require
+from voxmem_analysis.stats._validation import as_float_matrix, as_float_vector, check_ci, require
 
 __all__ = [
     "Statistic", "STATISTICS", "difference", "ratio", "mean_difference", "mean_ratio",

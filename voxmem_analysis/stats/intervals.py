@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _st
 
-from ._validation import as_float_vector, check_ci, require
+from voxmem_analysis.stats._validation import as_float_vector, check_ci, require
 
 __all__ = ["wilson_interval"]
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _st
 
-from ._validation import as_float_vector, check_binary, require
+from voxmem_analysis.stats._validation import as_float_vector, check_binary, require
 
 __all__ = ["mcnemar_exact", "holm"]
 

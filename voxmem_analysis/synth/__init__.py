@@ -4,6 +4,6 @@
 public harness's format whose verdicts are calibrated to the paper's published numbers;
 ``check.calibration_report(...)`` compares them.
 """
-from .core import DEFAULT_SEED, build, write_release
+from voxmem_analysis.synth.release import DEFAULT_SEED, build, write_release
 
 __all__ = ["DEFAULT_SEED", "build", "write_release"]

@@ -4,7 +4,7 @@
 questions at 8K, once with the full audio (``input_condition = full_audio``) and once with
 the transcripts (``transcript_only``), under the no-abstention instruction
 (``allow_abstention = false``), with verdicts chosen so that
-:func:`voxmem_analysis.ablation.transcript_ablation` reproduces Table 2.
+:func:`voxmem_analysis.analysis.ablation.transcript_ablation` reproduces Table 2.
 
 Counts
 ------
@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 import polars as pl
 
-from .. import taxonomy as tx
+from voxmem_analysis import taxonomy as tx
 
 __all__ = ["ABLATION_MODEL", "ABLATION_JUDGE", "TABLE2_TARGETS", "AUDIO_NATIVE_TARGET", "TRANSCRIPT_ONLY_SHARE",
            "ablation_counts", "make_ablation", "ablation_calibration_report"]
@@ -187,12 +187,12 @@ def make_ablation(items: pl.DataFrame, rng: np.random.Generator) -> pl.DataFrame
 
 def ablation_calibration_report(ablation_rows: pl.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
     """Target vs achieved for Table 2 and the §3.3 aggregate, computed by
-    :func:`voxmem_analysis.ablation.transcript_ablation` on the harness rows.
+    :func:`voxmem_analysis.analysis.ablation.transcript_ablation` on the harness rows.
 
     Returns ``artifact, row, column, target, achieved, diff, tolerance, within_tolerance,
     rounds_to_target`` (tolerance 0.5 pp; ``n`` exact)."""
-    from ..ablation import transcript_ablation
-    from .judges import harness_to_tidy
+    from voxmem_analysis.analysis.ablation import transcript_ablation
+    from voxmem_analysis.synth.judges import harness_to_tidy
 
     res = transcript_ablation(harness_to_tidy(ablation_rows), n_boot=n_boot, seed=seed)
     t = res.table.set_index("row")

@@ -5,7 +5,7 @@ predictions.  Among the 64K, audio-native, answerable, *incorrect* predictions o
 64K systems it decides which become refusals, empty generations and truncated answers
 (App. D.5 exclusions) and which are attributed, and writes one audit record
 (``FORMATS.md`` section 4) per attributed or truncated error, so that the rules of
-:mod:`voxmem_analysis.attribution` give back exactly:
+:mod:`voxmem_analysis.analysis.attribution` give back exactly:
 
 * Table 20's counts (subtype x class, evidence type x class, totals) and its ``Cells`` column;
 * the macro-averaged percentages of Section 4.4 (Finding 6) and Appendix E.3 (within their
@@ -13,7 +13,7 @@ predictions.  Among the 64K, audio-native, answerable, *incorrect* predictions o
   Cue-to-Fact, operation <= 12 % outside Counting/Matching/Aggregation);
 * the exclusion counts of D.5 (1,595 / 167 / 162) and the four wrong-point-in-time answers of E.3.
 
-All of these targets are read from :func:`voxmem_analysis.paper.published` (artifacts ``table20``,
+All of these targets are read from :func:`voxmem_analysis.reproduce.published.published` (artifacts ``table20``,
 ``fig7``, ``fig10``, ``population``) when this module is imported; the module constants
 (:data:`TABLE20_COUNTS` ... :data:`WRONG_TIME_STATES`) are derived from it, not restated.
 
@@ -25,7 +25,7 @@ x subtype), minimising the misfit of the Cells column, the macro targets and bou
 a weak pull toward each system's refusal propensity (its AR accuracy) and toward the
 fitted table; (3) concrete predictions are drawn per system x evidence x subtype, records
 and response texts are written from varied templates and every record is checked against
-:func:`voxmem_analysis.attribution.classify`.  Everything random flows from the ``rng``
+:func:`voxmem_analysis.analysis.attribution.classify`.  Everything random flows from the ``rng``
 argument, so the output is a deterministic function of it.
 
 :func:`calibration_report` recomputes every number through the analysis code (the
@@ -43,8 +43,8 @@ import numpy as np
 import pandas as pd
 import polars as pl
 
-from .. import attribution as A
-from .. import taxonomy as tx
+from voxmem_analysis.analysis import attribution as A
+from voxmem_analysis import taxonomy as tx
 
 __all__ = [
     "make_attribution", "calibration_report", "standin_inputs", "write_attribution", "predictions_frame",
@@ -59,7 +59,7 @@ OPS = tx.ANSWERABLE_OPERATIONS
 SPK, PARA, ENV = EVS
 
 # ----------------------------------------------------------------------------- published targets
-# Every target is read from the paper's published numbers (voxmem_analysis.paper.published(),
+# Every target is read from the paper's published numbers (voxmem_analysis.reproduce.published.published(),
 # data/paper/published.csv), the single source of truth; nothing is restated here.
 _BY_ROW_LABELS = {
     "fig7": {**{tx.OPERATION_LABELS[o]: ("operation", o) for o in OPS},
@@ -70,7 +70,7 @@ _CLASS_OF_LABEL = {tx.ATTRIBUTION_LABELS[c]: c for c in CLASSES}
 
 
 def _published_targets(pub: pd.DataFrame | None = None) -> dict:
-    """The attribution targets from the published table (default :func:`voxmem_analysis.paper.published`).
+    """The attribution targets from the published table (default :func:`voxmem_analysis.reproduce.published.published`).
 
     Returns a dict with the module constants' values (``TABLE20_COUNTS`` ... ``WRONG_TIME_STATES``)
     plus ``table20_totals`` ``{row label: Total}``, ``table20_total_row`` (Total row by class),
@@ -78,7 +78,7 @@ def _published_targets(pub: pd.DataFrame | None = None) -> dict:
     and ``shares`` ``{class: (%, printed half-unit)}`` (E.2, E.5).  A missing cell raises ``KeyError``.
     """
     if pub is None:
-        from ..paper import published
+        from voxmem_analysis.reproduce.published import published
 
         pub = published()
     cells = {(r.artifact, r.row, r.column): r for r in pub.itertuples(index=False)}
@@ -747,7 +747,7 @@ def _record_for(kind: str, it: _Item, rng) -> tuple[dict, str]:
         return rec, _specific_response(ans, it, rng)
     if kind == "bind_speaker":
         # other_speaker binds only content read from an evidence session, or on a cue-keyed
-        # question (rule 5 vs rules 6-7 of voxmem_analysis.attribution.RULES)
+        # question (rule 5 vs rules 6-7 of voxmem_analysis.analysis.attribution.RULES)
         cue_keyed = it.sub in ("cue_to_fact", "matching_resolution")
         src = _pick(rng, ("evidence", "other_session")) if cue_keyed else "evidence"
         k = it.evidence_session(rng) if src == "evidence" else it.other_session(rng)
@@ -1057,7 +1057,7 @@ def write_attribution(records: list[dict], release_dir) -> list[Path]:
 # ----------------------------------------------------------------------------- checking
 def predictions_frame(preds: pl.DataFrame) -> pl.DataFrame:
     """Harness predictions -> the verdict-frame columns the attribution code reads (scored by the paper's rules)."""
-    from ..scoring import apply_scoring
+    from voxmem_analysis.io.scoring import apply_scoring
 
     cols = {
         "model": pl.col("model"), "item_id": pl.col("item_id"),
@@ -1149,8 +1149,8 @@ def standin_inputs(seed: int = 0) -> tuple[pl.DataFrame, pl.DataFrame, pd.DataFr
     answerable predictions), plus partial 64K rows of two systems outside the 64K set.
     Responses are placeholders; :func:`make_attribution` rewrites the incorrect ones.
     """
-    from . import _counts
-    from . import design as D
+    from voxmem_analysis.synth import _counts
+    from voxmem_analysis.synth import design as D
 
     rng = np.random.default_rng([seed, 40])
     answer_types = {"counting": "number", "matching_resolution": "yes_no", "aggregation_comparison": "categorical",

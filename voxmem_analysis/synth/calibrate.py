@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..taxonomy import BUDGETS, EVIDENCE_TYPES
-from . import design as D
-from .design import AR, CELLS, SEM
+from voxmem_analysis.taxonomy import BUDGETS, EVIDENCE_TYPES
+from voxmem_analysis.synth import design as D
+from voxmem_analysis.synth.design import AR, CELLS, SEM
 
 # --- prior --------------------------------------------------------------------------
 # Design choices of the prior (latent model), except where read from design's published dicts.

@@ -6,7 +6,7 @@ lines with simple group-bys, every number the synthetic release was calibrated t
 the numbers that only emerge from the item-level construction (kind ``emergent``:
 Table 18 intervals, App. D.5 and Table 16 Spearman correlations, the 8K top-3 spread).
 Each number's published value, tolerance, comparator and kind are the paper's
-(:func:`voxmem_analysis.paper.published`); a reproduced number the paper lacks is a
+(:func:`voxmem_analysis.reproduce.published.published`); a reproduced number the paper lacks is a
 ``KeyError``.
 
 Scoring (paper App. C.4 / C.6): a prediction rejected by the provider leaves the
@@ -24,10 +24,10 @@ import numpy as np
 import pandas as pd
 import polars as pl
 
-from .. import paper
-from ..taxonomy import EVIDENCE_LABELS, EVIDENCE_TYPES, OPERATION_LABELS, OPERATIONS
-from . import design as D
-from .design import AR, SEM
+from voxmem_analysis.reproduce import published as paper
+from voxmem_analysis.taxonomy import EVIDENCE_LABELS, EVIDENCE_TYPES, OPERATION_LABELS, OPERATIONS
+from voxmem_analysis.synth import design as D
+from voxmem_analysis.synth.design import AR, SEM
 
 REPORT_COLUMNS = ["artifact", "row", "column", "published", "reproduced", "delta", "kind",
                   "within_tolerance"]
@@ -105,7 +105,7 @@ def _matrix(df: pl.DataFrame, budget: str, models, evs) -> np.ndarray:
 
 def _bootstrap(B: np.ndarray, C: np.ndarray, n_boot: int, seed: int) -> dict[str, tuple[float, float]]:
     try:
-        from ..stats.bootstrap import paired_bootstrap_matrix
+        from voxmem_analysis.stats.bootstrap import paired_bootstrap_matrix
         out = paired_bootstrap_matrix(B, C, statistics=("drop", "retention"), n_boot=n_boot, seed=seed)
         return {r.statistic: (float(r.ci_low), float(r.ci_high)) for r in out.itertuples()}
     except ImportError:  # pragma: no cover - fallback while the stats engine is absent
@@ -201,7 +201,7 @@ def calibration_report(source, *, n_boot: int = 10_000, seed: int = 0) -> pd.Dat
     """Published vs reproduced for every number the synthetic release targets or lets emerge.
 
     The published value, tolerance, comparator and kind of each number come from
-    :func:`voxmem_analysis.paper.published`; ``KeyError`` if the paper has no such number.
+    :func:`voxmem_analysis.reproduce.published.published`; ``KeyError`` if the paper has no such number.
     """
     rows = reproduced_values(source, n_boot=n_boot, seed=seed)
     pub = paper.published().set_index(["artifact", "row", "column"])

@@ -8,23 +8,23 @@ Two kinds of content, kept apart:
   8K predictions the provider rejected, and the solver's band around each target.
 * **Published numbers** (section "published targets") -- the paper's numbers the synthetic
   verdicts are calibrated to.  None is typed here: each is read from the paper's table
-  (``data/paper/published.csv``, via :func:`voxmem_analysis.paper.published`) by
+  (``data/paper/published.csv``, via :func:`voxmem_analysis.reproduce.published.published`) by
   :func:`published_value`; ``TABLE15``, ``TABLE16`` ... only arrange those values in the
   shapes the solver (``calibrate.py``), the generator (``core.py``) and the checker
   (``check.py``) use.  A cell the paper does not have raises ``KeyError`` naming artifact,
   row and column.
 
 Labels are the taxonomy's (:mod:`voxmem_analysis.taxonomy`); the access-group titles and the
-``Mean ... (n)`` row labels are those of :mod:`voxmem_analysis.results`.
+``Mean ... (n)`` row labels are those of :mod:`voxmem_analysis.analysis.results`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .. import paper
-from .. import taxonomy as tx
-from ..results import GROUP_TITLES, mean_row_label
+from voxmem_analysis.reproduce import published as paper
+from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.analysis.results import GROUP_TITLES, mean_row_label
 
 SEM, SPK, PARA, ENV = tx.EVIDENCE_TYPES
 IE, MSR, TET, AR = tx.OPERATIONS

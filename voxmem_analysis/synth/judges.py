@@ -2,7 +2,7 @@
 
 :func:`make_judge2` re-scores the 8K predictions of a synthetic release with the second
 judge ``gpt-5.6-luna`` by flipping production verdicts, so that the analysis of
-:mod:`voxmem_analysis.judges` reproduces the paper:
+:mod:`voxmem_analysis.analysis.judges` reproduces the paper:
 
 * every Table 13 slice: ``n`` (given by the predictions), both accuracies, ``Δ``,
   agreement and κ (:data:`TABLE13_TARGETS`);
@@ -34,7 +34,7 @@ How (deterministic given the ``rng``)
    (cell, model) are drawn from its candidates with the rng.
 5. *AR wording.*  Of the AR second-only rows, 32/50 get a capability-refusal response
    (:data:`CAPABILITY_REFUSAL_TEXTS`, matched by
-   :data:`voxmem_analysis.judges.CAPABILITY_REFUSAL_PATTERN`); the others a bare, lenient
+   :data:`voxmem_analysis.analysis.judges.CAPABILITY_REFUSAL_PATTERN`); the others a bare, lenient
    abstention the strict rubric rejects ("I don't know.", :data:`LENIENT_TEXTS`).
 
 Candidates: a ``b`` flip needs a production-correct prediction; a ``c`` flip a
@@ -62,7 +62,7 @@ import numpy as np
 import pandas as pd
 import polars as pl
 
-from .. import taxonomy as tx
+from voxmem_analysis import taxonomy as tx
 
 __all__ = [
     "JUDGE2_NAME", "PRODUCTION_FAMILY", "TABLE13_TARGETS", "C5_TARGETS", "CAPABILITY_REFUSAL_TEXTS",
@@ -129,11 +129,11 @@ _ST_SLICES = tuple(f"{tx.OPERATION_LABELS[o]} (answerable)" for o in tx.ANSWERAB
 
 # ============================================================================ harness -> tidy
 def harness_to_tidy(frame: pl.DataFrame, rules=None) -> pl.DataFrame:
-    """Harness-format rows (FORMATS §1) -> the columns :mod:`voxmem_analysis.judges` and
-    :mod:`voxmem_analysis.ablation` read, scored by :func:`voxmem_analysis.scoring.apply_scoring`.
+    """Harness-format rows (FORMATS §1) -> the columns :mod:`voxmem_analysis.analysis.judges` and
+    :mod:`voxmem_analysis.analysis.ablation` read, scored by :func:`voxmem_analysis.io.scoring.apply_scoring`.
 
     A light in-memory stand-in for ``load_release`` (no files, no validation)."""
-    from ..scoring import ScoringRules, apply_scoring
+    from voxmem_analysis.io.scoring import ScoringRules, apply_scoring
 
     def col(name, dtype=pl.Utf8):
         return pl.col(name) if name in frame.columns else pl.lit(None, dtype=dtype).alias(name)
@@ -576,13 +576,13 @@ def make_judge2(preds: pl.DataFrame, models, rng: np.random.Generator) -> tuple[
 
 # ============================================================================ report
 def judge2_calibration_report(preds: pl.DataFrame, judge2: pl.DataFrame, models) -> pd.DataFrame:
-    """Target vs achieved for Table 13 and Appendix C.5, computed by :mod:`voxmem_analysis.judges`.
+    """Target vs achieved for Table 13 and Appendix C.5, computed by :mod:`voxmem_analysis.analysis.judges`.
 
     Returns ``artifact, row, column, target, achieved, diff, tolerance, within_tolerance,
     rounds_to_target`` (``rounds_to_target``: the achieved value printed at the paper's
     precision equals the paper's number).  Table 13's ``n`` and production accuracy come
     from the predictions (the release's calibration), the rest from the flips."""
-    from ..judges import compare_judge_frames
+    from voxmem_analysis.analysis.judges import compare_judge_frames
 
     cmp = compare_judge_frames(harness_to_tidy(preds), harness_to_tidy(judge2), models=models)
     t = cmp.table.set_index("slice")
@@ -611,8 +611,8 @@ def standin_inputs(seed: int = 0, budgets: tuple[str, ...] = tx.BUDGETS):
     calibrated correct counts): one harness row per (model, budget, item), responses
     rendered from the gold answer, a few failed generations.  Not the release generator.
     """
-    from . import design as D
-    from ._counts import COUNTS
+    from voxmem_analysis.synth import design as D
+    from voxmem_analysis.synth._counts import COUNTS
 
     rng = np.random.default_rng([seed, 7001])
     items = []

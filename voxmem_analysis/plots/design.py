@@ -1,6 +1,6 @@
 """Figures of the benchmark design: Figure 2(a) history scale and the session-role composition.
 
-Each function takes the DataFrame an analysis of :mod:`voxmem_analysis.history` returned,
+Each function takes the DataFrame an analysis of :mod:`voxmem_analysis.analysis.design` returned,
 only draws it and returns the Figure.
 """
 from __future__ import annotations
@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .. import taxonomy as tx
-from .results import reserve_footer
-from .style import ROLE_COLORS, paper_style
+from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.plots.results import reserve_footer
+from voxmem_analysis.plots.style import ROLE_COLORS, paper_style
 
 __all__ = ["history_scale_panels", "session_roles_bars", "ROLE_COLORS"]
 
@@ -36,7 +36,7 @@ def history_scale_panels(data: pd.DataFrame, *, quantities=("sessions", "audio_c
     Parameters
     ----------
     data : DataFrame
-        :func:`voxmem_analysis.history.history_scale` output (``budget, quantity, label,
+        :func:`voxmem_analysis.analysis.design.history_scale` output (``budget, quantity, label,
         median, q1, q3, min, max``).
     quantities : sequence of str
         Panels, left to right; those absent from ``data`` are skipped.
@@ -94,7 +94,7 @@ def session_roles_bars(data: pd.DataFrame, *, title: str | None = None):
     Parameters
     ----------
     data : DataFrame
-        :func:`voxmem_analysis.history.session_roles` output (``budget, role, label,
+        :func:`voxmem_analysis.analysis.design.session_roles` output (``budget, role, label,
         mean_sessions, share``).
     """
     import matplotlib.pyplot as plt

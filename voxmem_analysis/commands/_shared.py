@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 
-from ..errors import VoxMemDataError
+from voxmem_analysis.errors import VoxMemDataError
 
 
 def add_data_args(p, required: bool = True) -> None:
@@ -16,8 +16,8 @@ def add_data_args(p, required: bool = True) -> None:
 
 
 def load(args, strict: bool | None = None):
-    from ..loading import load_release
-    from ..scoring import DEFAULT_REJECTION_PATTERN, ScoringRules
+    from voxmem_analysis.io.release import load_release
+    from voxmem_analysis.io.scoring import DEFAULT_REJECTION_PATTERN, ScoringRules
 
     rules = ScoringRules(rejection_pattern=args.rejection_pattern or DEFAULT_REJECTION_PATTERN,
                          convention=args.convention)

@@ -28,11 +28,11 @@ from pathlib import Path
 import pandas as pd
 import polars as pl
 
-from . import taxonomy as tx
-from .errors import Problem, VoxMemDataError
-from .jsonl import decode, iter_lines, parse_object
-from .schema import COLUMN_NAMES, ITEM_FIELDS, REQUIRED_FIELDS, REQUIRED_ITEM_FIELDS
-from .scoring import ScoringRules, apply_scoring
+from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.errors import Problem, VoxMemDataError
+from voxmem_analysis.io.jsonl import decode, iter_lines, parse_object
+from voxmem_analysis.io.schema import COLUMN_NAMES, ITEM_FIELDS, REQUIRED_FIELDS, REQUIRED_ITEM_FIELDS
+from voxmem_analysis.io.scoring import ScoringRules, apply_scoring
 
 __all__ = ["Release", "load_release", "read_predictions", "read_items", "read_models", "BUDGET_DTYPE", "CACHE_ENV"]
 
@@ -705,7 +705,7 @@ def _cache_file(root: Path, rules: ScoringRules) -> Path | None:
     folder = os.environ.get(CACHE_ENV)
     if not folder:
         return None
-    from . import __version__
+    from voxmem_analysis import __version__
 
     h = hashlib.sha256(f"{__version__}|{rules.convention}|{rules.rejection_pattern}|{root.resolve()}".encode())
     for p in sorted(q for q in root.rglob("*") if q.is_file()):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import taxonomy as tx
+from voxmem_analysis import taxonomy as tx
 
 __all__ = ["status_counts", "design_counts", "problem_summary", "problems_frame"]
 

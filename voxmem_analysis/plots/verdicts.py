@@ -1,4 +1,4 @@
-"""Figures for the label-free analyses of :mod:`voxmem_analysis.generic`.
+"""Figures for the label-free analyses of :mod:`voxmem_analysis.analysis.verdicts`.
 
 Each function takes the DataFrame an analysis returned (``data=``), only draws it, and
 returns the Figure (or draws on ``ax=`` when given).  Category and series names are drawn
@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .style import paper_style
+from voxmem_analysis.plots.style import paper_style
 
 __all__ = ["SERIES_COLORS", "accuracy_dots", "scaling_curves", "comparison_matrix", "significance_mark"]
 
@@ -25,7 +25,7 @@ def _series(data: pd.DataFrame, col: str) -> list:
 
 def _footer(fig) -> None:
     try:
-        from .results import reserve_footer
+        from voxmem_analysis.plots.results import reserve_footer
     except ImportError:  # pragma: no cover - results plots are optional here
         return
     reserve_footer(fig)
@@ -52,7 +52,7 @@ def accuracy_dots(data: pd.DataFrame, *, category: str = "question_type", series
     Parameters
     ----------
     data : DataFrame
-        :func:`voxmem_analysis.generic.slice_accuracy` output (columns ``category, series,
+        :func:`voxmem_analysis.analysis.verdicts.slice_accuracy` output (columns ``category, series,
         value, ci_low, ci_high``); rows ``overall`` / ``macro`` are drawn below a separator.
     category, series, value : str
         Column names.
@@ -136,7 +136,7 @@ def scaling_curves(data: pd.DataFrame, *, budget: str = "budget", series: str = 
     Parameters
     ----------
     data : DataFrame
-        :func:`voxmem_analysis.generic.scaling_table` output (``budget, series, panel,
+        :func:`voxmem_analysis.analysis.verdicts.scaling_table` output (``budget, series, panel,
         value, ci_low, ci_high``); budgets are placed in the order they first appear
         (the analysis sorts them).  Bars are the Wilson intervals of each level.
 
@@ -192,7 +192,7 @@ def comparison_matrix(data: pd.DataFrame, *, p_value: str = "p_holm", facet: str
     Parameters
     ----------
     data : DataFrame
-        :func:`voxmem_analysis.generic.compare_systems` output (columns ``system_a,
+        :func:`voxmem_analysis.analysis.verdicts.compare_systems` output (columns ``system_a,
         system_b, diff`` and ``p_value``).  Cell (a, b) shows ``diff``; cell (b, a) its
         negative; marks from ``p_value`` (:func:`significance_mark`).
     facet : str or None, default "budget"

@@ -55,9 +55,9 @@ import numpy as np
 import pandas as pd
 import polars as pl
 
-from . import taxonomy as tx
-from .errors import Problem, VoxMemDataError
-from .stats import cohen_kappa, spearman
+from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.errors import Problem, VoxMemDataError
+from voxmem_analysis.stats import cohen_kappa, spearman
 
 __all__ = [
     "CAPABILITY_REFUSAL_PATTERN", "SLICE_LABELS", "JUDGE_LABELS", "JudgePairs", "JudgeComparison",
@@ -504,7 +504,7 @@ def compare_judge_frames(production, second, *, models=None, budget: str | None 
 
 def compare_judges(release, *, budget: str | None = _DEFAULT_BUDGET,
                    production_family: str | None = "Gemini") -> JudgeComparison:
-    """:func:`compare_judge_frames` on a :class:`~voxmem_analysis.loading.Release`
+    """:func:`compare_judge_frames` on a :class:`~voxmem_analysis.io.release.Release`
     (``release.frame`` vs ``release.judge2``, family from ``release.models``)."""
     if getattr(release, "judge2", None) is None:
         raise VoxMemDataError([Problem("no_judge2", "error",
@@ -588,7 +588,7 @@ def printed_judges(wide: pd.DataFrame) -> pd.DataFrame:
 
 
 try:  # registry of `voxmem-analysis table NAME`
-    from .artifacts import artifact as _artifact
+    from voxmem_analysis.artifacts import artifact as _artifact
 except ImportError:  # pragma: no cover - artifacts.py absent
     _artifact = None
 if _artifact is not None:

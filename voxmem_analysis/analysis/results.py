@@ -1,6 +1,6 @@
 """Main results: accuracy by model, evidence type, operation and budget (paper §4, App. D.1–D.3).
 
-Every function takes a :class:`~voxmem_analysis.loading.Release` and returns a tidy
+Every function takes a :class:`~voxmem_analysis.io.release.Release` and returns a tidy
 pandas DataFrame; the ``@artifact`` functions at the bottom reshape them into the
 paper's printed tables (Figure 4, Figure 5, Figure 8, Tables 15–17, group means).
 
@@ -52,9 +52,9 @@ import numpy as np
 import pandas as pd
 import polars as pl
 
-from . import taxonomy as tx
-from .artifacts import artifact
-from .errors import Problem, VoxMemDataError
+from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.artifacts import artifact
+from voxmem_analysis.errors import Problem, VoxMemDataError
 
 __all__ = [
     "PAIRINGS", "OVERALL", "GROUP_LABELS", "GROUP_TITLES", "MissingDataError", "section", "skip_reason",
@@ -597,7 +597,7 @@ def answerable_vs_refusal(release, *, budget: str | None = "64K", models: Sequen
 
 def _spearman(x, y) -> tuple[float, float]:
     try:
-        from .stats import spearman as _sp  # the package's engine, when present
+        from voxmem_analysis.stats import spearman as _sp  # the package's engine, when present
     except ImportError:  # pragma: no cover - stats package not there yet
         _sp = None
     if _sp is not None:

@@ -1,18 +1,18 @@
 """Context-length scaling: Figure 6, Table 18 and Appendix D.5.
 
-All functions take a :class:`~voxmem_analysis.loading.Release`, default to the 64K model
+All functions take a :class:`~voxmem_analysis.io.release.Release`, default to the 64K model
 set (Appendix C.6: the same models at every budget) and to the paper's pairing rule
-(:func:`voxmem_analysis.results.scored_predictions`, ``pairing="all_budgets"``), and
+(:func:`voxmem_analysis.analysis.results.scored_predictions`, ``pairing="all_budgets"``), and
 return tidy pandas DataFrames.
 
 Budgets and models (:func:`scaling_plan`)
 -----------------------------------------
 ``baseline`` (default 8K) and ``comparison`` (default 64K) are the paper's; ``None`` picks
-them from the release (:func:`~voxmem_analysis.results.baseline_budget`: 8K if run, else the
-shortest budget; :func:`~voxmem_analysis.results.comparison_budget`: 64K if run, else the
+them from the release (:func:`~voxmem_analysis.analysis.results.baseline_budget`: 8K if run, else the
+shortest budget; :func:`~voxmem_analysis.analysis.results.comparison_budget`: 64K if run, else the
 longest).  The models are those run at both (at 64K: the 64K set); Figure 6 draws the
 budgets every one of them was run at.  When that is impossible (one budget only, no model at
-both) a :class:`~voxmem_analysis.results.MissingDataError` says so.
+both) a :class:`~voxmem_analysis.analysis.results.MissingDataError` says so.
 
 Definitions
 -----------
@@ -34,11 +34,11 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from . import taxonomy as tx
-from .artifacts import artifact
-from .results import (OVERALL, MissingDataError, _check_budgets, _check_models, _fmt_budgets, _order_frame,
+from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.artifacts import artifact
+from voxmem_analysis.analysis.results import (OVERALL, MissingDataError, _check_budgets, _check_models, _fmt_budgets, _order_frame,
                       accuracy, baseline_budget, budgets_run, comparison_budget, evidence_label, run_budgets)
-from .stats import paired_bootstrap_frame, spearman
+from voxmem_analysis.stats import paired_bootstrap_frame, spearman
 
 __all__ = ["ScalingPlan", "scaling_plan", "describe_scaling", "scaling_models", "evidence_scaling", "paired_change",
            "cell_changes", "sensitivity_correlations", "fig6", "table18", "d5"]
@@ -180,7 +180,7 @@ def evidence_scaling(release, *, models: Sequence[str] | None = None, budgets: I
     budgets : list of str, optional
         Default: every budget all kept models were run at (the four on the paper's release).
     pairing : str
-        See :func:`voxmem_analysis.results.scored_predictions`.
+        See :func:`voxmem_analysis.analysis.results.scored_predictions`.
     reference : str or None
         Budget whose accuracy each type's retention is relative to (default 8K).
     comparison : str or None
@@ -234,7 +234,7 @@ def paired_change(release, *, baseline: str | None = "8K", comparison: str | Non
     resample; an item enters a model's accuracy only if judged at both budgets.  One seed
     serves every row (each row's resampling is reproducible alone with that seed).
     Models: those run at both budgets; budgets ``None``: chosen from the release
-    (:func:`scaling_plan`, which raises :class:`~voxmem_analysis.results.MissingDataError`).
+    (:func:`scaling_plan`, which raises :class:`~voxmem_analysis.analysis.results.MissingDataError`).
 
     Returns
     -------
@@ -245,7 +245,7 @@ def paired_change(release, *, baseline: str | None = "8K", comparison: str | Non
         ``retention_hi``, ``drop_invalid``, ``retention_invalid`` (resamples where the
         statistic was undefined), ``n_boot``, ``seed``.
     """
-    from .results import scored_predictions
+    from voxmem_analysis.analysis.results import scored_predictions
 
     plan = scaling_plan(release, baseline=baseline, comparison=comparison, models=models)
     b0, b1, ms = plan.baseline, plan.comparison, list(plan.models)

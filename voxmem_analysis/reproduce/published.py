@@ -5,14 +5,14 @@ package, so it resolves the same way from an editable install, a wheel or a
 zip).  ``data/paper/published.csv`` is the human-facing copy named in
 CONTRIBUTING.md; the two files are kept byte-identical by
 ``tests/test_paper_numbers.py``.  Edit ``data/paper/published.csv``, then run
-``python -m voxmem_analysis.paper --sync`` to copy it into the package.
+``python -m voxmem_analysis.reproduce.published --sync`` to copy it into the package.
 
 Columns: ``artifact,row,column,value,unit,comparator,tolerance,kind,source``
 (see ``data/paper/README.md`` for the label scheme).  :func:`published` adds
 ``decimals``, the number of digits printed after the decimal point, read from
 the CSV text before it is parsed to float (``21.0`` -> 1, ``0.703`` -> 3).
 
->>> from voxmem_analysis.paper import lookup
+>>> from voxmem_analysis.reproduce.published import lookup
 >>> lookup("table15", "Mean all (10)", "Overall")
 21.0
 """
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import taxonomy as tx
+from voxmem_analysis import taxonomy as tx
 
 __all__ = [
     "COLUMNS", "ARTIFACTS", "UNITS", "COMPARATORS", "KINDS", "ROW_LABELS", "COLUMN_LABELS",
@@ -45,7 +45,7 @@ KINDS: tuple[str, ...] = ("calibrated", "emergent", "derived")
 
 #: Where the files live.  ``REPO_CSV`` exists only in a source checkout.
 PACKAGE_CSV = "resources/published.csv"
-REPO_CSV = Path(__file__).resolve().parents[1] / "data" / "paper" / "published.csv"
+REPO_CSV = Path(__file__).resolve().parents[2] / "data" / "paper" / "published.csv"
 
 # --- label vocabulary ----------------------------------------------------------------
 _EV = tuple(tx.EVIDENCE_LABELS[e] for e in tx.EVIDENCE_TYPES)
@@ -168,7 +168,7 @@ def lookup(artifact: str, row: str, column: str, *, published_df: pd.DataFrame |
 
 def sync(src: Path = REPO_CSV) -> Path:
     """Copy ``data/paper/published.csv`` into the package resources; return the target path."""
-    target = Path(__file__).resolve().parent / PACKAGE_CSV
+    target = Path(__file__).resolve().parents[1] / PACKAGE_CSV
     shutil.copyfile(src, target)
     _cached.cache_clear()
     return target

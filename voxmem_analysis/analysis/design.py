@@ -30,9 +30,9 @@ import numpy as np
 import pandas as pd
 import polars as pl
 
-from . import taxonomy as tx
-from .artifacts import artifact
-from .errors import Problem, VoxMemDataError
+from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.artifacts import artifact
+from voxmem_analysis.errors import Problem, VoxMemDataError
 
 __all__ = [
     "QUANTITIES", "QUANTITY_LABELS", "ROLE_QUANTITIES", "SAMEKEY_CAP", "NESTING_RULES",

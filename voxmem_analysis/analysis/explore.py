@@ -4,7 +4,7 @@ Everything ``notebooks/50_subtype_explorer.py`` computes lives here; the figure 
 :func:`voxmem_analysis.plots.slices.slice_dot_plot`.
 
 * :func:`select_rows` -- the verdicts of one budget and of some models;
-* :func:`explore_slices` -- :func:`voxmem_analysis.generic.slice_accuracy` on that selection,
+* :func:`explore_slices` -- :func:`voxmem_analysis.analysis.verdicts.slice_accuracy` on that selection,
   its ``by`` columns made ordered categoricals in display order;
 * :func:`pooled_accuracy` -- every selected verdict pooled (the dashed line of the plot);
 * display helpers: :func:`slice_label`, :func:`column_name`, :func:`level_orders`,
@@ -21,8 +21,8 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from . import taxonomy as tx
-from .generic import MACRO, OVERALL, AnalysisInputError, level_order, slice_accuracy
+from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.analysis.verdicts import MACRO, OVERALL, AnalysisInputError, level_order, slice_accuracy
 
 __all__ = [
     "LABELS", "ORDERS", "COLUMN_NAMES", "GROUPINGS", "parse_by", "parse_models", "select_rows",
@@ -140,7 +140,7 @@ def select_rows(frame, budget=None, models=None):
     Parameters
     ----------
     frame : polars or pandas DataFrame
-        A verdict frame (:mod:`voxmem_analysis.schema` columns; at least ``budget`` and
+        A verdict frame (:mod:`voxmem_analysis.io.schema` columns; at least ``budget`` and
         ``model`` when they are filtered on).
     budget : str, optional
         ``"8K"`` ... ``"64K"`` (any spelling :func:`voxmem_analysis.taxonomy.normalize_budget`
@@ -196,7 +196,7 @@ def pooled_accuracy(release_or_frame, *, budget=None, models=None) -> float:
     Parameters
     ----------
     release_or_frame : Release or polars / pandas DataFrame
-        A :class:`~voxmem_analysis.loading.Release` (its ``frame`` is used) or a verdict frame.
+        A :class:`~voxmem_analysis.io.release.Release` (its ``frame`` is used) or a verdict frame.
     budget, models
         As in :func:`select_rows`.
 
@@ -254,7 +254,7 @@ def level_orders(values: Mapping[str, Sequence], *, model_order: Sequence | None
     -------
     dict of column -> list
         Taxonomy columns in taxonomy order (:data:`ORDERS`), ``model`` in ``model_order``,
-        anything else as :func:`voxmem_analysis.generic.level_order` (numbers ascending);
+        anything else as :func:`voxmem_analysis.analysis.verdicts.level_order` (numbers ascending);
         unknown values after the known ones, then ``overall`` and ``macro``; nulls dropped.
     """
     out: dict[str, list] = {}
@@ -280,7 +280,7 @@ def explore_slices(release_or_frame, by, *, budget=None, models=None, ci: str = 
     Parameters
     ----------
     release_or_frame : Release or polars / pandas DataFrame
-        A :class:`~voxmem_analysis.loading.Release` or a verdict frame.
+        A :class:`~voxmem_analysis.io.release.Release` or a verdict frame.
     by : str or sequence of str
         Columns to slice by, e.g. ``"subtype,evidence_type"`` (first: rows of the plot;
         the others: its colours).
@@ -296,7 +296,7 @@ def explore_slices(release_or_frame, by, *, budget=None, models=None, ci: str = 
     Returns
     -------
     pandas.DataFrame
-        The columns of :func:`voxmem_analysis.generic.slice_accuracy` (``*by, level,
+        The columns of :func:`voxmem_analysis.analysis.verdicts.slice_accuracy` (``*by, level,
         correct, n, n_excluded, accuracy, ci_low, ci_high, method``), rows sorted by the
         ``by`` columns, each of which is an ordered pandas ``Categorical`` whose categories
         are :func:`level_orders` (``overall`` / ``macro`` last).

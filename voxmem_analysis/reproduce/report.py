@@ -1,7 +1,7 @@
 """The HTML report of a reproduction run: ``OUT/report/index.html``.
 
 :func:`write_report` reads only files of the output folder -- ``run.json`` (written by
-:func:`voxmem_analysis.reproduce.run`), ``reproduction.csv``, ``audit.csv``, ``figures/*.png``
+:func:`voxmem_analysis.reproduce.runner.run`), ``reproduction.csv``, ``audit.csv``, ``figures/*.png``
 and ``tables/*.csv`` -- so a report can be rebuilt at any time without re-running anything
 (``voxmem-analysis reproduce --report-only --out DIR``).
 
@@ -27,7 +27,7 @@ from string import Template
 
 __all__ = ["write_report", "render_report"]
 
-_REPO_ROOT = Path(__file__).resolve().parent.parent
+_REPO_ROOT = Path(__file__).resolve().parents[2]
 _MAX_TABLE_ROWS = 40
 
 
@@ -406,7 +406,7 @@ def _tables_section(run: dict, out: Path) -> str:
 # ----------------------------------------------------------------------------- entry points
 def render_report(out_dir) -> str:
     """The report page of the output folder ``out_dir`` as HTML text."""
-    from . import __version__
+    from voxmem_analysis import __version__
 
     out = Path(out_dir)
     try:

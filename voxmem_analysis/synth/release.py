@@ -25,9 +25,9 @@ import numpy as np
 import pandas as pd
 import polars as pl
 
-from ..taxonomy import BUDGETS, EVIDENCE_TYPES, budget_tokens
-from . import design as D
-from .design import AR, ENV, IE, MSR, PARA, SEM, SPK, TET
+from voxmem_analysis.taxonomy import BUDGETS, EVIDENCE_TYPES, budget_tokens
+from voxmem_analysis.synth import design as D
+from voxmem_analysis.synth.design import AR, ENV, IE, MSR, PARA, SEM, SPK, TET
 
 DEFAULT_SEED = 20260
 BENCHMARK_VERSION = "voxmem-1.0-synthetic"
@@ -430,7 +430,7 @@ def _write_predictions(root: pathlib.Path, preds: pl.DataFrame) -> None:
 
 
 def load_counts() -> dict:
-    from ._counts import COUNTS
+    from voxmem_analysis.synth._counts import COUNTS
     return {"k": COUNTS, "runs": set(D.runs())}
 
 

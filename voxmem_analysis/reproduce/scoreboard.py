@@ -1,7 +1,7 @@
 """``reproduction.csv``: every number the paper prints, next to the number this code computes.
 
 :func:`reproduction_table` computes each artifact named in the published table
-(:func:`voxmem_analysis.paper.published`) with :func:`voxmem_analysis.artifacts.compute`,
+(:func:`voxmem_analysis.reproduce.published.published`) with :func:`voxmem_analysis.artifacts.compute`,
 turns it into the long format with :func:`~voxmem_analysis.artifacts.to_long` and joins the
 two on ``artifact, row, column``.
 
@@ -40,7 +40,7 @@ _EPS = 1e-9
 
 
 def _norm(label) -> str:
-    from .paper import normalize_label
+    from voxmem_analysis.reproduce.published import normalize_label
 
     return "|".join(normalize_label(part) for part in str(label).split("|"))
 
@@ -51,7 +51,7 @@ def compute_long(release, names, *, seed: int = 0, n_boot: int = 10_000) -> tupl
     An artifact that is not registered, needs a part the release lacks, or raises, is
     reported in the returned ``{name: message}`` and contributes no rows.
     """
-    from . import artifacts
+    from voxmem_analysis import artifacts
 
     parts, errors = [], {}
     for name in dict.fromkeys(names):
@@ -100,7 +100,7 @@ def _within(comparator: str, published: float, reproduced: float | None, toleran
 def compare(published: pd.DataFrame, reproduced: pd.DataFrame) -> pd.DataFrame:
     """Join the published long table with a reproduced one (``artifact,row,column,value``).
 
-    Labels of the reproduced table are normalised with :func:`voxmem_analysis.paper.normalize_label`
+    Labels of the reproduced table are normalised with :func:`voxmem_analysis.reproduce.published.normalize_label`
     (so ``Speaker`` meets ``Speaker Identity``); if a cell appears twice, the first value is used.
     """
     lookup: dict[tuple[str, str, str], object] = {}
@@ -131,7 +131,7 @@ def reproduction_table(release, published: pd.DataFrame | None = None, *, seed: 
     release : Release
         From :func:`voxmem_analysis.load_release`.
     published : DataFrame, optional
-        The published long table (default :func:`voxmem_analysis.paper.published`).
+        The published long table (default :func:`voxmem_analysis.reproduce.published.published`).
     seed, n_boot : int
         Passed to every artifact (bootstrap intervals).
 
@@ -142,7 +142,7 @@ def reproduction_table(release, published: pd.DataFrame | None = None, *, seed: 
         be computed to its error message.
     """
     if published is None:
-        from .paper import published as _published
+        from voxmem_analysis.reproduce.published import published as _published
 
         published = _published()
     long, errors = compute_long(release, published["artifact"].tolist(), seed=seed, n_boot=n_boot)

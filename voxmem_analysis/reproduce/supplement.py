@@ -142,10 +142,10 @@ def write_zip(folder, zip_path) -> Path:
 # ----------------------------------------------------------------------------- README
 def _readme(release, *, data_dir: Path, seed: int, n_boot: int, entries: list[tuple[str, str]],
             left_out: list[str], errors: dict[str, str]) -> str:
-    from . import __version__
+    from voxmem_analysis import __version__
 
     try:
-        shown = data_dir.resolve().relative_to(Path(__file__).resolve().parent.parent).as_posix()
+        shown = data_dir.resolve().relative_to(Path(__file__).resolve().parents[2]).as_posix()
     except ValueError:
         shown = str(data_dir)
     lines = ["# VoxMem supplementary material", ""]
@@ -193,10 +193,10 @@ def build_supplement(data_dir, out_dir, *, from_dir=None, seed: int = 0, n_boot:
     seed, n_boot, jobs
         As for ``reproduce``.
     """
-    from . import artifacts
-    from .loading import load_release
-    from .output import SYNTHETIC_LABEL, table_to_latex
-    from .paper import published
+    from voxmem_analysis import artifacts
+    from voxmem_analysis.io.release import load_release
+    from voxmem_analysis.output import SYNTHETIC_LABEL, table_to_latex
+    from voxmem_analysis.reproduce.published import published
 
     data, out = Path(data_dir), Path(out_dir)
     release = load_release(data)
@@ -230,7 +230,7 @@ def build_supplement(data_dir, out_dir, *, from_dir=None, seed: int = 0, n_boot:
     result = SupplementResult(folder, out / f"{FOLDER}.zip", artifact_errors=errors)
     tmp = None
     if from_dir is None:
-        from .reproduce import run
+        from voxmem_analysis.reproduce.runner import run
 
         tmp = tempfile.mkdtemp(prefix="voxmem-supplement-")
         summary = run(data, tmp, jobs=jobs, seed=seed, n_boot=n_boot, progress=progress, reproduction=False,

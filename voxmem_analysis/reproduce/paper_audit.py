@@ -215,7 +215,7 @@ def _sum_ranges(ranges: Sequence[tuple[int, int] | None]) -> tuple[int, int] | N
 def audit_published(published: pd.DataFrame | None = None) -> pd.DataFrame:
     """Check the identities among the paper's published numbers; one row per identity."""
     if published is None:
-        from .paper import published as _published
+        from voxmem_analysis.reproduce.published import published as _published
         published = _published()
     a = _Audit(published)
     _table15_16(a)

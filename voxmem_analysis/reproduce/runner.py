@@ -12,14 +12,14 @@ process pool of ``jobs`` workers:
   otherwise).  Each notebook writes into its own staging folder, whose files are then moved
   under ``OUT`` -- so every output is attributed to the notebook that wrote it, and a file
   written by two notebooks is reported.
-* one task computes ``OUT/reproduction.csv`` (:mod:`voxmem_analysis.reproduction`) and
-  ``OUT/audit.csv`` (``voxmem_analysis.audit.audit_published``) and counts the release's
+* one task computes ``OUT/reproduction.csv`` (:mod:`voxmem_analysis.reproduce.scoreboard`) and
+  ``OUT/audit.csv`` (``voxmem_analysis.reproduce.paper_audit.audit_published``) and counts the release's
   validation problems.
 
 A failing notebook stops nothing else: its executed copy (with the error) is kept, its error
 cell (index, source excerpt, exception, line of the script) is reported, and :func:`run`
 returns a summary whose ``exit_code`` is 1.  ``OUT/run.json`` records the run (it is the
-input of :mod:`voxmem_analysis.report`, which writes ``OUT/report/index.html``).
+input of :mod:`voxmem_analysis.reproduce.report`, which writes ``OUT/report/index.html``).
 
 Layout of ``OUT``::
 
@@ -50,7 +50,7 @@ __all__ = [
 ]
 
 #: Folders resolved from the package's location, never from the working directory.
-PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
 REPO_ROOT = PACKAGE_DIR.parent
 NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
 LONGMEMEVAL_EXAMPLE = REPO_ROOT / "data" / "examples" / "longmemeval"
@@ -334,7 +334,7 @@ def _worker_init(threads: int | None, cache_dir: str | None = None) -> None:
     """
     os.environ["PYTHONHASHSEED"] = "0"
     if cache_dir:  # notebooks of this run parse the release once (see loading.CACHE_ENV)
-        from .loading import CACHE_ENV
+        from voxmem_analysis.io.release import CACHE_ENV
 
         os.environ[CACHE_ENV] = cache_dir
     if threads:
@@ -373,7 +373,7 @@ def reproduction_task(data_dir, out_dir, *, seed: int = 0, n_boot: int = 10_000)
     out = Path(out_dir)
     info: dict = {"release": {}, "reproduction": {}, "audit": {}, "problems": [], "failed": []}
     try:
-        from .loading import load_release
+        from voxmem_analysis.io.release import load_release
 
         release = load_release(data_dir, strict=False)
         info["release"] = {"path": str(Path(data_dir).resolve()), "name": release.name,
@@ -394,7 +394,7 @@ def reproduction_task(data_dir, out_dir, *, seed: int = 0, n_boot: int = 10_000)
         info["seconds"] = round(time.perf_counter() - t0, 2)
         return info
     try:
-        from . import reproduction as rp
+        from voxmem_analysis.reproduce import scoreboard as rp
 
         table = rp.reproduction_table(release, seed=seed, n_boot=n_boot)
         rp.write_csv(table, out / "reproduction.csv")
@@ -403,7 +403,7 @@ def reproduction_task(data_dir, out_dir, *, seed: int = 0, n_boot: int = 10_000)
         info["failed"].append("reproduction")
         info["reproduction"] = {"error": f"{type(exc).__name__}: {exc}"}
     try:
-        from .audit import audit_published
+        from voxmem_analysis.reproduce.paper_audit import audit_published
 
         audit = audit_published()
         audit.to_csv(out / "audit.csv", index=False, float_format="%.6g", lineterminator="\n")
@@ -566,7 +566,7 @@ def run(data_dir, out_dir, *, jobs: int | None = None, seed: int = 0, n_boot: in
     (out / "run.json").write_text(json.dumps(summary.to_dict(), indent=1, sort_keys=True, default=str) + "\n")
     if report:
         try:
-            from .report import write_report
+            from voxmem_analysis.reproduce.report import write_report
 
             write_report(out)
         except Exception as exc:  # noqa: BLE001

@@ -71,9 +71,9 @@ from typing import Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from . import taxonomy as tx
-from .jsonl import decode, iter_lines, parse_line
-from .errors import Problem, VoxMemDataError
+from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.io.jsonl import decode, iter_lines, parse_line
+from voxmem_analysis.errors import Problem, VoxMemDataError
 
 __all__ = [
     "AUDIT_FIELDS", "COMMITS", "SOURCES", "RELATIONS", "NON_SPECIFIC_COMMITS", "VERDICT_ANSWER_TYPES",
@@ -868,7 +868,7 @@ def _figure_table(errors: pd.DataFrame, bys: Sequence[str]) -> pd.DataFrame:
 
 
 try:
-    from .artifacts import artifact as _artifact
+    from voxmem_analysis.artifacts import artifact as _artifact
 except ImportError:  # pragma: no cover - registry not available
     _artifact = None
 

@@ -24,7 +24,7 @@ they are kept, dicts/lists as JSON text).  Scoring follows the VoxMem paper's co
 a line whose label is missing or not a JSON boolean is ``ungraded`` and counts as incorrect
 (``convention="harness"`` leaves it out of the denominator instead).
 
-Bad input is treated as in :func:`voxmem_analysis.loading.load_release`: every finding is a
+Bad input is treated as in :func:`voxmem_analysis.io.release.load_release`: every finding is a
 :class:`~voxmem_analysis.errors.Problem` with file, line and field; ``strict=True``
 (default) raises :class:`~voxmem_analysis.errors.VoxMemDataError` listing all errors,
 ``strict=False`` returns the lines that passed and the problems (lines with an error are
@@ -43,8 +43,8 @@ from pathlib import Path
 import pandas as pd
 import polars as pl
 
-from .jsonl import iter_lines, parse_line, parse_object
-from .errors import Problem, VoxMemDataError
+from voxmem_analysis.io.jsonl import iter_lines, parse_line, parse_object
+from voxmem_analysis.errors import Problem, VoxMemDataError
 
 __all__ = [
     "QUESTION_TYPES", "MANIFEST_COLUMNS", "FRAME_COLUMNS", "LongMemEvalData",

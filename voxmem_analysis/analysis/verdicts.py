@@ -3,7 +3,7 @@
 Every function takes a long frame (polars or pandas, one row per verdict) and the *names*
 of its columns, and returns a tidy pandas DataFrame.  The VoxMem verdict frame
 (``Release.frame``: ``model, budget, evidence_type, operation, subtype, correct, scored``,
-...) and the LongMemEval frame (:mod:`voxmem_analysis.longmemeval`: ``system, budget,
+...) and the LongMemEval frame (:mod:`voxmem_analysis.io.longmemeval`: ``system, budget,
 judge, question_type, correct, scored``, ...) go through the same code.
 
 Conventions
@@ -32,10 +32,10 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from . import taxonomy as tx
-from .errors import Problem, VoxMemDataError
-from .longmemeval import QUESTION_TYPES, budget_sort_key
-from .stats import (STATISTICS, StatsInputError, cohen_kappa, holm, iter_bootstrap_counts, mcnemar_exact,
+from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.errors import Problem, VoxMemDataError
+from voxmem_analysis.io.longmemeval import QUESTION_TYPES, budget_sort_key
+from voxmem_analysis.stats import (STATISTICS, StatsInputError, cohen_kappa, holm, iter_bootstrap_counts, mcnemar_exact,
                     paired_bootstrap_frame, spearman, wilson_interval)
 
 __all__ = [

@@ -41,9 +41,9 @@ import numpy as np
 import pandas as pd
 import polars as pl
 
-from . import taxonomy as tx
-from .errors import Problem, VoxMemDataError
-from .stats import mcnemar_exact, paired_bootstrap
+from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.errors import Problem, VoxMemDataError
+from voxmem_analysis.stats import mcnemar_exact, paired_bootstrap
 
 __all__ = [
     "CONDITIONS", "ROW_LABELS", "AblationPairs", "AblationResult", "ablation_pairs",
@@ -303,7 +303,7 @@ def table2(release, *, seed: int = 0, n_boot: int = 10_000, model: str | None = 
 
 
 try:  # registry of `voxmem-analysis table NAME`
-    from .artifacts import artifact as _artifact
+    from voxmem_analysis.artifacts import artifact as _artifact
 except ImportError:  # pragma: no cover - artifacts.py absent
     _artifact = None
 if _artifact is not None:

@@ -1,0 +1,1 @@
+"""Reproducing the paper: notebook runner, published numbers, scoreboard, paper audit, report, supplement."""
