@@ -42,11 +42,15 @@ def test_paper_scoring_rules(tiny_release):
     assert got[("Model-B", "q_00011_8k")] == ("graded", False, True)
 
 
-def test_harness_convention_excludes_ungraded(tiny_release):
+def test_harness_convention_excludes_unjudged(tiny_release):
     f = load_release(tiny_release, rules=ScoringRules(convention="harness")).frame
     row = f.filter((pl.col("model") == "Model-B") & (pl.col("item_id") == "q_00010_64k")).row(0, named=True)
     assert row["status"] == "ungraded" and row["scored"] is False
-    assert f["scored"].sum() == 6
+    # the public scorer counts only non-null verdicts: the failed generation (Model-A q_00011_64k),
+    # the ungraded one and the provider rejection leave; 8 - 3 = 5 (issue 11)
+    failed = f.filter((pl.col("model") == "Model-A") & (pl.col("item_id") == "q_00011_64k")).row(0, named=True)
+    assert failed["status"] == "failed" and failed["scored"] is False
+    assert f["scored"].sum() == 5
 
 
 def test_rejection_rule_is_overridable(tiny_release):

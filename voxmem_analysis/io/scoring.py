@@ -7,13 +7,21 @@ provider_rejected  ``response`` null/empty and ``error`` matches           --   
                    :attr:`ScoringRules.rejection_pattern`, or the line
                    carries ``"provider_rejected": true``
 failed             ``response`` null or blank (generation failed)         incorrect       yes
-ungraded           a response, but ``verdict`` null / not a boolean       incorrect       paper: yes;
-                                                                                          harness: no
+ungraded           a response, but ``verdict`` null / not a boolean       incorrect       yes
 graded             a response and a boolean verdict                       ``verdict``     yes
 =================  =====================================================  ==============  =========
 
-``convention="harness"`` reproduces the public harness's own reporting, which leaves
-ungraded predictions out of the denominator, so a user can compare the two.
+``convention="harness"`` reproduces the public harness scorer (``voxmembench/metrics.py``):
+a prediction is counted when its ``verdict`` is not null, and is correct when the verdict
+is ``true``.  Failed generations are never judged by the harness (``verdict`` null), so
+they leave its denominator together with ungraded and rejected predictions; a line that
+does carry a boolean verdict is counted whatever its status.  ``status`` is the same under
+both conventions, so a user can compare them stratum by stratum.
+
+Provider rejections are rejections *before inference* (C.4): the request never reached the
+model.  A content filter applied to the model's *output* (``finish_reason: content_filter``,
+"the response was filtered") happens after inference and counts as incorrect: an error
+matching :data:`OUTPUT_FILTER_PATTERN` is never a rejection, whatever else it says.
 """
 from __future__ import annotations
 
@@ -22,13 +30,21 @@ from dataclasses import dataclass
 
 import polars as pl
 
-__all__ = ["DEFAULT_REJECTION_PATTERN", "ScoringRules", "apply_scoring", "status_of"]
+__all__ = ["DEFAULT_REJECTION_PATTERN", "OUTPUT_FILTER_PATTERN", "ScoringRules", "apply_scoring", "status_of"]
 
 #: Errors that mean the provider refused the request before the model saw it.
 DEFAULT_REJECTION_PATTERN = (
-    r"(?i)(provider[ _-]?rejected|rejected (by|before)|blocked before inference|invalid_request"
-    r"|content[ _-]?(policy|filter)|prompt (was )?blocked|context[ _-]?length[ _-]?exceeded"
-    r"|maximum context length|input (is )?too long|request too large|http 413)"
+    r"(?i)(provider[ _-]?rejected|rejected (by the provider|before)|blocked before inference|invalid_request"
+    r"|(prompt|input|request)( \w+){0,3}? (was |is )?(blocked|filtered|flagged)"
+    r"|(prompt|input|request)\W+(\w+\W+){0,4}?content[ _-]?(policy|filter|management)"
+    r"|prompt[ _-]?feedback|block[ _-]?reason"
+    r"|context[ _-]?length[ _-]?exceeded|maximum context length|input (is )?too long|request too large|http 413)"
+)
+#: Errors that describe a filter on the model's output: after inference, so never a rejection.
+OUTPUT_FILTER_PATTERN = (
+    r"(?i)(finish[ _-]?reason|stop[ _-]?reason|(response|output|completion|generation|answer)( \w+){0,2}? "
+    r"(was |is |has been )?(filtered|blocked|flagged|withheld|redacted)"
+    r"|(output|response|completion)[ _-]?(content[ _-]?)?(filter|moderation)|filtered (the )?(output|response|completion))"
 )
 
 
@@ -38,20 +54,24 @@ class ScoringRules:
 
     rejection_pattern: str = DEFAULT_REJECTION_PATTERN
     convention: str = "paper"
+    output_filter_pattern: str = OUTPUT_FILTER_PATTERN
 
     def __post_init__(self):
         if self.convention not in ("paper", "harness"):
             raise ValueError(f"convention must be 'paper' or 'harness', got {self.convention!r}")
-        try:
-            re.compile(self.rejection_pattern)
-        except re.error as exc:
-            raise ValueError(f"rejection_pattern is not a valid regular expression: {exc}") from None
+        for name in ("rejection_pattern", "output_filter_pattern"):
+            try:
+                re.compile(getattr(self, name))
+            except re.error as exc:
+                raise ValueError(f"{name} is not a valid regular expression: {exc}") from None
 
 
 def status_of(response, verdict, error, provider_rejected=None, rules: ScoringRules = ScoringRules()) -> str:
     """Status of one prediction (pure-Python twin of :func:`apply_scoring`, for tests and docs)."""
     blank = response is None or (isinstance(response, str) and not response.strip())
-    if blank and (provider_rejected is True or (error and re.search(rules.rejection_pattern, str(error)))):
+    rejected_error = bool(error) and re.search(rules.rejection_pattern, str(error)) is not None \
+        and re.search(rules.output_filter_pattern, str(error)) is None
+    if blank and (provider_rejected is True or rejected_error):
         return "provider_rejected"
     if blank:
         return "failed"
@@ -67,7 +87,8 @@ def apply_scoring(frame: pl.DataFrame, rules: ScoringRules = ScoringRules()) -> 
         pl.col("provider_rejected").fill_null(False).cast(pl.Boolean)
         if "provider_rejected" in frame.columns else pl.lit(False)
     )
-    err_match = pl.col("error").fill_null("").str.contains(rules.rejection_pattern)
+    err = pl.col("error").fill_null("")
+    err_match = err.str.contains(rules.rejection_pattern) & ~err.str.contains(rules.output_filter_pattern)
     status = (
         pl.when(blank & (rejected_flag | err_match)).then(pl.lit("provider_rejected"))
         .when(blank).then(pl.lit("failed"))
@@ -75,9 +96,10 @@ def apply_scoring(frame: pl.DataFrame, rules: ScoringRules = ScoringRules()) -> 
         .otherwise(pl.lit("graded"))
     )
     frame = frame.with_columns(status.alias("status"))
-    correct = (pl.col("status") == "graded") & pl.col("verdict").fill_null(False)
     if rules.convention == "paper":
+        correct = (pl.col("status") == "graded") & pl.col("verdict").fill_null(False)
         scored = pl.col("status") != "provider_rejected"
-    else:
-        scored = ~pl.col("status").is_in(["provider_rejected", "ungraded"])
+    else:  # the public scorer: counted when the verdict is not null, correct when it is true
+        correct = pl.col("verdict").fill_null(False)
+        scored = pl.col("verdict").is_not_null()
     return frame.with_columns(correct.alias("correct"), scored.alias("scored"))
