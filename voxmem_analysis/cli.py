@@ -33,7 +33,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Set to 1 to see the Python traceback of an unexpected error (for bug reports).
+DEBUG_ENV = "VOXMEM_DEBUG"
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run one subcommand. No traceback reaches a user: every error is one message and an exit code.
+
+    Exit codes: 0 ok, 1 bad input data, 2 bad arguments or files/folders that cannot be used,
+    3 an unexpected internal error (rerun with ``VOXMEM_DEBUG=1`` for the traceback), 130 Ctrl-C.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -43,6 +52,36 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except BrokenPipeError:  # e.g. `voxmem-analysis table ... | head`
         return 0
+    except KeyboardInterrupt:
+        print("interrupted (Ctrl-C): stopped; nothing half-written was kept", file=sys.stderr)
+        return 130
+    except Exception as exc:  # the last line of defence; commands handle what they expect
+        return _report_unexpected(exc, args)
+
+
+def _report_unexpected(exc: BaseException, args) -> int:
+    import os
+
+    from voxmem_analysis.errors import VoxMemDataError
+
+    if os.environ.get(DEBUG_ENV) == "1":
+        raise exc
+    command = getattr(args, "command", None) or "voxmem-analysis"
+    if isinstance(exc, VoxMemDataError):
+        print(str(exc), file=sys.stderr)
+        return 1
+    if isinstance(exc, OSError):
+        where = f" {exc.filename!r}" if getattr(exc, "filename", None) else ""
+        print(f"error: {command}: cannot use{where}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    if isinstance(exc, (ValueError, KeyError, MemoryError)):
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"error: {command}: {msg}", file=sys.stderr)
+        return 2
+    print(f"internal error in `{command}`: {type(exc).__name__}: {exc}\n"
+          f"  this is a bug in voxmem-analysis; rerun with {DEBUG_ENV}=1 to see the traceback and report it",
+          file=sys.stderr)
+    return 3
 
 
 if __name__ == "__main__":
