@@ -3,7 +3,10 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# JupyterLab settings of this environment only (never the user's home): .py notebooks open as notebooks
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.d/voxmem-analysis.json
 DATA ?= data/synthetic
+AMC_DATA ?= data/synthetic-amc
 OUT ?= figures
 JOBS ?= 2
 
@@ -18,16 +21,17 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
 
-install: $(STAMP)
+install: $(STAMP) $(LAB_SETTINGS)
 
 reproduce: $(STAMP)
 	$(BIN)/voxmem-analysis reproduce --data $(DATA) --out $(OUT) --jobs $(JOBS)
 
-test: $(STAMP)
+test: $(STAMP) $(LAB_SETTINGS)
 	$(BIN)/python -m pytest -q -n 2 -p no:cacheprovider
 
 synth: $(STAMP)
 	$(BIN)/voxmem-analysis synth --out $(DATA) --check
+	$(BIN)/voxmem-analysis synth --benchmark amc --out $(AMC_DATA) --check
 
 supplement: reproduce
 	$(BIN)/voxmem-analysis supplement --data $(DATA) --out $(OUT) --from $(OUT)
@@ -36,6 +40,18 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_bootstrap.py
 	$(BIN)/python benchmarks/bench_load.py
 	$(BIN)/python benchmarks/bench_reproduce.py
+
+# JupyterLab in the repository, with the project's kernel and settings (see README, "Working in JupyterLab").
+.PHONY: lab lab-settings
+lab-settings: $(LAB_SETTINGS)
+
+$(LAB_SETTINGS): jupyterlab/overrides.json | $(STAMP)
+	mkdir -p $(dir $@)
+	cp $< $@
+
+lab: $(STAMP) $(LAB_SETTINGS)
+	env -u JUPYTERLAB_DIR JUPYTER_PREFER_ENV_PATH=1 $(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" \
+	    $(if $(filter 0,$(shell id -u)),--allow-root)
 
 clean:
 	rm -rf $(VENV) build *.egg-info

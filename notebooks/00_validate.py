@@ -24,14 +24,13 @@ fail_on_error = True
 # `provider_rejected` leaves the denominator, `failed` and `ungraded` count as wrong).
 
 # %%
-from pathlib import Path
-
 from voxmem_analysis import load_release, output
+from voxmem_analysis.paths import resolve
 from voxmem_analysis.io import validation as V
 from voxmem_analysis.errors import VoxMemDataError
 
-release = load_release(data_dir, strict=False)
-out = Path(out_dir)
+release = load_release(resolve(data_dir), strict=False)
+out = resolve(out_dir)
 print(release.label())
 print(f"description: {release.meta.get('description', '')}")
 s = release.stats
@@ -48,7 +47,6 @@ for part in ("judge2_rows", "ablation_rows"):
 counts = V.status_counts(release)
 output.save_table(counts, out, "validation_counts", digits=0, synthetic=release.synthetic,
                   caption="Predictions per model, budget and scoring status")
-counts
 
 # %%
 print("totals:", ", ".join(f"{k}={int(v)}" for k, v in counts.drop(columns="total").sum().items()))
@@ -62,7 +60,6 @@ print("totals:", ", ".join(f"{k}={int(v)}" for k, v in counts.drop(columns="tota
 design = V.design_counts(release)
 output.save_table(design, out, "validation_design", digits=0, synthetic=release.synthetic,
                   caption="Questions per evidence type and operation")
-design
 
 # %% [markdown]
 # ## Problems

@@ -25,14 +25,13 @@ n_boot = 10_000
 # from `voxmem_analysis.analysis.design`; no statistic here is random, so `seed` and `n_boot` are unused.
 
 # %%
-from pathlib import Path
-
 from voxmem_analysis import load_release, output
+from voxmem_analysis.paths import resolve
 from voxmem_analysis.analysis import design as H
 from voxmem_analysis.plots import design as P
 
-release = load_release(data_dir)
-out = Path(out_dir)
+release = load_release(resolve(data_dir))
+out = resolve(out_dir)
 print(release.label())
 
 # %% [markdown]
@@ -44,7 +43,6 @@ print(release.label())
 comp = H.benchmark_composition(release)
 output.save_table(comp, out, "composition", synthetic=release.synthetic,
                   caption="Benchmark composition: questions per evidence type")
-comp
 
 # %% [markdown]
 # ## Figure 2(a) — history scale from 8K to 64K
@@ -58,7 +56,6 @@ output.save_figure(fig, out, "fig2a_history_scale", data=scale, release=release)
 fig2a = H.fig2a(release)
 output.save_table(fig2a, out, "fig2a", synthetic=release.synthetic,
                   caption="Figure 2(a): history scale per budget (per item)")
-fig2a
 
 # %% [markdown]
 # ## Session roles per budget
@@ -87,9 +84,7 @@ nest
 # %%
 t12 = H.table12(release)
 output.save_table(t12, out, "table12", synthetic=release.synthetic, caption="Table 12: evaluated systems")
-t12
 
 # %%
 t14 = H.table14(release)
 output.save_table(t14, out, "table14", synthetic=release.synthetic, caption="Table 14: the 64K model set")
-t14

@@ -36,16 +36,15 @@ fig5_budget = None
 # and a section the release cannot support is skipped with the reason.
 
 # %%
-from pathlib import Path
-
 from IPython.display import display
 
 from voxmem_analysis import load_release, output
+from voxmem_analysis.paths import resolve
 from voxmem_analysis.analysis import results as R
 from voxmem_analysis.plots import results as P
 
-release = load_release(data_dir)
-out = Path(out_dir)
+release = load_release(resolve(data_dir))
+out = resolve(out_dir)
 print(release.label())
 n_models = len(release.model_order())
 print(f"{release.frame.height} predictions, {n_models} model{'s' if n_models != 1 else ''}")
@@ -64,7 +63,6 @@ with R.section("Figure 4"):
     output.save_figure(fig, out, "fig4_model_evidence", data=panels, release=release)
     fig4 = R.fig4(release, budgets=budgets, models=models)
     output.save_table(fig4, out, "fig4", synthetic=release.synthetic, caption="Figure 4: accuracy (%)")
-    display(fig4)
 
 # %% [markdown]
 # Proprietary and open-weight means by budget (overall and per evidence type):
@@ -72,7 +70,8 @@ with R.section("Figure 4"):
 # %%
 with R.section("Group means"):
     groups = R.groups_table(release, budgets=budgets, models=models)
-    output.save_table(groups, out, "groups", synthetic=release.synthetic, caption="Group means (%)")
+    output.save_table(groups, out, "groups", synthetic=release.synthetic, caption="Group means (%)",
+                      show=False)  # shown below without the empty rows
     display(groups[~groups["Models"].isna()])
 
 # %% [markdown]
@@ -84,7 +83,6 @@ with R.section(f"Table 15 ({b_cmp})"):
     t15 = R.table15(release, budget=b_cmp, models=models)
     output.save_table(t15, out, "table15", synthetic=release.synthetic,
                       caption=f"Table 15: accuracy (%) at {b_cmp}, models run at {b_cmp}")
-    display(t15)
 
 # %% [markdown]
 # ## Figure 5 — operation × evidence at 32K, all models
@@ -140,4 +138,3 @@ with R.section("Table 17"):
     if note17:
         print(f"Table 17 by source operation: skipped \u2014 {note17}")
     output.save_table(t17, out, "table17", synthetic=release.synthetic, caption="Table 17: mean AR accuracy (%)")
-    display(t17)

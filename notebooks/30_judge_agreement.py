@@ -30,14 +30,13 @@ production_family = "Gemini"
 # `seed` and `n_boot` are unused).
 
 # %%
-from pathlib import Path
-
 from voxmem_analysis.analysis import judges as J
 from voxmem_analysis import load_release, output
+from voxmem_analysis.paths import resolve
 from voxmem_analysis.plots import judges as P
 
-release = load_release(data_dir)
-out = Path(out_dir)
+release = load_release(resolve(data_dir))
+out = resolve(out_dir)
 print(release.label())
 cmp = J.compare_judges(release, budget=budget, production_family=production_family)
 print(f"judges: {cmp.judge1} (production) vs {cmp.judge2}")
@@ -52,10 +51,9 @@ cmp.unmatched
 
 # %%
 t13 = cmp.wide()
-output.save_table(t13, out, "table13", formats=("csv",))
+output.save_table(t13, out, "table13", formats=("csv",), show=False)
 output.save_table(J.printed_table13(t13), out, "table13", formats=("md", "tex"), synthetic=release.synthetic,
                   caption=f"Table 13: cross-judge agreement at {budget}")
-J.printed_table13(t13)
 
 # %% [markdown]
 # ## Appendix C.5 — ranking, per-model differences and family favoritism
@@ -64,7 +62,7 @@ J.printed_table13(t13)
 
 # %%
 c5 = J.judges(release, seed=seed, n_boot=n_boot, budget=budget, production_family=production_family)
-output.save_table(c5, out, "judges", formats=("csv",))
+output.save_table(c5, out, "judges", formats=("csv",), show=False)
 output.save_table(J.printed_judges(c5), out, "judges", formats=("md", "tex"), synthetic=release.synthetic,
                   caption="Appendix C.5: judge cross-validation (\u0394 = second - production judge)")
 cmp.summary
@@ -78,7 +76,6 @@ cmp.summary
 # %%
 output.save_table(cmp.disagreements.set_index("stratum"), out, "judges_disagreements", digits=0,
                   synthetic=release.synthetic, caption="Disagreements between the judges")
-cmp.disagreements
 
 # %% [markdown]
 # ## Figures

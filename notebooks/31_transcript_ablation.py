@@ -30,14 +30,13 @@ budget = "8K"
 # 95% interval on each drop (items resampled; pooled rows within evidence type).
 
 # %%
-from pathlib import Path
-
 from voxmem_analysis.analysis import ablation as A
 from voxmem_analysis import load_release, output
+from voxmem_analysis.paths import resolve
 from voxmem_analysis.plots import ablation as P
 
-release = load_release(data_dir)
-out = Path(out_dir)
+release = load_release(resolve(data_dir))
+out = resolve(out_dir)
 print(release.label())
 res = A.transcript_ablation_release(release, model=model, budget=budget, seed=seed, n_boot=n_boot)
 print(f"model: {res.model}")
@@ -50,10 +49,9 @@ res.unpaired
 
 # %%
 t2 = res.wide()
-output.save_table(t2, out, "table2", formats=("csv",))
+output.save_table(t2, out, "table2", formats=("csv",), show=False)
 output.save_table(A.printed_table2(t2), out, "table2", formats=("md", "tex"), synthetic=release.synthetic,
                   caption=f"Table 2: acoustic-evidence validation with {res.model} ({budget}, answerable items)")
-A.printed_table2(t2)
 
 # %% [markdown]
 # ## Figure

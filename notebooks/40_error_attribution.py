@@ -26,16 +26,15 @@ out_dir = "figures"
 # Proportions are macro-averaged over model × evidence-type cells with at least five errors.
 
 # %%
-from pathlib import Path
-
 import pandas as pd
 
 from voxmem_analysis.analysis import attribution as att
 from voxmem_analysis import load_release, output
+from voxmem_analysis.paths import resolve
 from voxmem_analysis.plots import attribution as P
 
-release = load_release(data_dir)
-out = Path(out_dir)
+release = load_release(resolve(data_dir))
+out = resolve(out_dir)
 models = release.models_in_64k_set()
 print(release.label())
 print("models:", ", ".join(models))
@@ -58,7 +57,6 @@ for p in problems:
 population = att.attribution_population(release.frame, audit, models=models)
 output.save_table(population.set_index("stage"), out, "attribution_population", digits=0,
                   synthetic=release.synthetic, caption="Appendix D.5: attribution population and exclusions")
-population
 
 # %%
 errors = att.attributed_errors(release.frame, audit, models=models)
@@ -71,7 +69,6 @@ errors.groupby(["class", "rule"]).size().rename("errors").to_frame()
 t20 = att.table20(errors)
 output.save_table(t20, out, "table20", digits=0, synthetic=release.synthetic,
                   caption="Table 20: attributed errors at 64K by subtype (top) and by evidence type (middle)")
-t20
 
 # %% [markdown]
 # ## Figure 7 — class shares by memory operation and by evidence type

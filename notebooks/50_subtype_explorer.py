@@ -18,7 +18,9 @@ n_boot = 10_000
 by = "subtype,evidence_type"   # any columns of the verdict frame, comma-separated
 budget = "32K"                 # "8K" "16K" "32K" "64K", or None for every budget pooled
 models = None                  # None: every model; or "Model-A,Model-B"
-ci = "auto"                    # "auto": item bootstrap where a question repeats in a slice (models or budgets pooled), else Wilson; or "wilson" / "bootstrap"
+interval = "auto"              # "auto": item bootstrap where a question repeats in a slice (models or budgets pooled), else Wilson; or "wilson" / "bootstrap"
+drill_cell = None              # items behind one slice: values of the `by` columns, e.g. "counting,speaker_information"; None: the lowest-accuracy slice
+drill_model = None             # the model whose items are listed (None: the first selected model)
 interactive = True             # widgets in JupyterLab; the reproduction runner sets False
 
 # %% [markdown]
@@ -36,14 +38,13 @@ interactive = True             # widgets in JupyterLab; the reproduction runner 
 # Opened in JupyterLab, the cell at the end shows drop-downs that recompute and redraw.
 
 # %%
-from pathlib import Path
-
 from voxmem_analysis.analysis import explore
 from voxmem_analysis import load_release, output
+from voxmem_analysis.paths import resolve
 from voxmem_analysis.plots.slices import slice_dot_plot
 
-release = load_release(data_dir)
-out = Path(out_dir)
+release = load_release(resolve(data_dir))
+out = resolve(out_dir)
 print(release.label())
 
 # %% [markdown]
@@ -53,18 +54,29 @@ print(release.label())
 # others; the bar is the interval, the dashed line the accuracy of every selected row pooled.
 
 # %%
-table = explore.explore_slices(release, by, budget=budget, models=models, ci=ci, n_boot=n_boot, seed=seed)
+table = explore.explore_slices(release, by, budget=budget, models=models, interval=interval, n_boot=n_boot, seed=seed)
 overall = explore.pooled_accuracy(release, budget=budget, models=models)
 
 # %%
 ax = slice_dot_plot(table, by, overall=overall, title=explore.slice_title(by, budget=budget, models=models))
-
-# %%
 name = explore.output_name(by, budget)
 output.save_figure(ax.figure, out, name, data=table, release=release)
 output.save_table(explore.labelled_table(table, by), out, name, synthetic=release.synthetic,
-                  caption=explore.slice_caption(by, budget=budget, models=models, ci=ci))
-table
+                  caption=explore.slice_caption(by, budget=budget, models=models, interval=interval))
+
+# %% [markdown]
+# ## The items behind one slice
+# Which items a model got wrong in the chosen slice: item id, subtype, evidence type, operation,
+# gold answer, response and verdict (`voxmem_analysis.analysis.items`; the same table as
+# `voxmem-analysis items --data DIR --model M --budget B --wrong --where ...`).
+
+# %%
+from voxmem_analysis.analysis.items import cell_items
+
+drill_title, drill = cell_items(release, table, by, model=drill_model or (models.split(",")[0] if models else None),
+                                budget=budget, cell=drill_cell)
+print(drill_title)
+drill[["item_id", "subtype", "evidence_type", "operation", "gold", "response", "status"]].head(25)
 
 # %% [markdown]
 # ## Interactive (JupyterLab)
@@ -75,5 +87,5 @@ table
 if interactive:
     from IPython.display import display
 
-    display(explore.widget(release, draw=slice_dot_plot, by=by, budget=budget, models=models, ci=ci,
+    display(explore.widget(release, draw=slice_dot_plot, by=by, budget=budget, models=models, interval=interval,
                            n_boot=n_boot, seed=seed))

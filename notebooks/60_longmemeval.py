@@ -29,15 +29,14 @@ n_boot = 10_000
 # example is **synthetic** (see `data/examples/longmemeval/README.md`).
 
 # %%
-from pathlib import Path
-
 from voxmem_analysis.analysis import verdicts as G
 from voxmem_analysis import output
+from voxmem_analysis.paths import resolve
 from voxmem_analysis.io.longmemeval import load_longmemeval, select_judge
 from voxmem_analysis.plots import verdicts as P
 
-data = load_longmemeval(manifest, questions, strict=True)
-out = Path(out_dir)
+data = load_longmemeval(resolve(manifest), resolve(questions), strict=True)
+out = resolve(out_dir)
 print(data.label())
 print(f"{data.frame.height} verdicts; systems: {', '.join(data.systems())}; budgets: {', '.join(map(str, data.budgets()))}")
 for p in data.warnings():
@@ -57,7 +56,6 @@ fig = P.accuracy_dots(sl, category="question_type", series="system", facet="budg
 output.save_figure(fig, out, "lme_accuracy_by_type", data=sl, release=data)
 output.save_table(sl.set_index("system"), out, "lme_slice", digits=1, synthetic=data.synthetic,
                   caption="Accuracy (%) by system, budget and question type, Wilson 95% CI")
-sl
 
 # %% [markdown]
 # ## Pairwise comparison of systems
@@ -71,7 +69,6 @@ fig = P.comparison_matrix(cmp, facet="budget")
 output.save_figure(fig, out, "lme_comparison_matrix", data=cmp, release=data)
 output.save_table(cmp.set_index("budget"), out, "lme_compare", digits=3, synthetic=data.synthetic,
                   caption=f"Pairwise differences (pp), paired bootstrap 95% CI ({n_boot} resamples, seed {seed}), exact McNemar, Holm")
-cmp
 
 # %% [markdown]
 # ## Scaling with the budget
@@ -84,12 +81,12 @@ if len([b for b in data.budgets() if b is not None]) >= 2:
     fig = P.scaling_curves(sc)
     output.save_figure(fig, out, "lme_scaling", data=sc, release=data)
     output.save_table(sc.set_index("system"), out, "lme_scaling", digits=3, synthetic=data.synthetic,
-                      caption=f"Accuracy by budget; change (pp) and retention vs {baseline}, paired bootstrap 95% CI")
+                      caption=f"Accuracy by budget; change (pp) and retention vs {baseline}, paired bootstrap 95% CI",
+                      show=False)
+    display(sc[sc["budget"] != sc["baseline_budget"]])  # the saved table without the baseline rows
     corr = G.scaling_correlations(sc)
     output.save_table(corr.set_index("budget"), out, "lme_scaling_correlations", digits=3, synthetic=data.synthetic,
                       caption="Spearman correlations over system x question-type cells (Appendix D.5)")
-    display(sc[sc["budget"] != sc["baseline"]])
-    display(corr)
 else:
     print("one budget only: no scaling analysis")
 
@@ -105,4 +102,3 @@ if len(jd):
                       caption="Judge agreement per question type")
 else:
     print("no system and budget has two judges")
-jd

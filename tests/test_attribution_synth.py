@@ -27,7 +27,7 @@ def synth(standin):
 def test_standin_population(standin):
     preds, items, models = standin
     assert items.height == 799
-    pop, chosen = S._population(preds, models)
+    pop, chosen = S.population(preds, models)
     assert len(chosen) == 10 and pop.height == 4740 and int(pop["_incorrect"].sum()) == 4137
     per_ev = pop.group_by("_ev").agg(pl.col("question_id").n_unique()).sort("_ev")
     assert dict(per_ev.iter_rows()) == {tx.AUDIO_NATIVE[0]: 126, tx.AUDIO_NATIVE[1]: 222, tx.AUDIO_NATIVE[2]: 126}
@@ -78,7 +78,7 @@ def test_only_population_errors_are_rewritten(synth, standin):
     both = preds.join(out, on=key, suffix="_new")
     changed = both.filter((pl.col("response").eq_missing(pl.col("response_new"))).not_()
                           | (pl.col("verdict").eq_missing(pl.col("verdict_new"))).not_())
-    pop, _ = S._population(preds, standin[2])
+    pop, _ = S.population(preds, standin[2])
     wrong = pop.filter(pl.col("_incorrect")).select(key)
     assert changed.join(wrong, on=key, how="anti").height == 0        # nothing outside the population changed
     assert both.filter(pl.col("verdict") == True)["verdict_new"].all()  # noqa: E712 - correct stay correct
@@ -196,8 +196,8 @@ def test_targets_come_from_the_published_table():
     hit = (edited["artifact"] == "table20") & (edited["row"] == "Cue-to-Fact") & (edited["column"] == "Bind.")
     edited.loc[hit, "value"] = 388.0
     edited.loc[(edited["artifact"] == "population") & (edited["row"] == "Empty"), "value"] = 170.0
-    got = S._published_targets(edited)
+    got = S.published_targets(edited)
     assert got["TABLE20_COUNTS"]["cue_to_fact"][1] == 388 and got["EXCLUSIONS"]["empty"] == 170
     with pytest.raises(KeyError, match=r"\(table20, Counting, Cells\)"):
-        S._published_targets(pub[~((pub["artifact"] == "table20") & (pub["row"] == "Counting")
+        S.published_targets(pub[~((pub["artifact"] == "table20") & (pub["row"] == "Counting")
                                    & (pub["column"] == "Cells"))])

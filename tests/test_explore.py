@@ -100,19 +100,19 @@ def test_parse_helpers():
 
 # ----------------------------------------------------------------------------- numbers
 def test_slices_by_model_hand_computed(release):
-    t = E.explore_slices(release, "model", ci="wilson")
+    t = E.explore_slices(release, "model", interval="wilson")
     assert t["model"].astype(str).tolist() == ["Model-A", "Model-B", "overall"]
     r = rows(t.assign(model=t["model"].astype(str)), "model")
     # A: 2 of 4 scored; B: 1 of 3 scored (the provider-rejected row is out)
-    assert (r["Model-A"]["correct"], r["Model-A"]["n"], r["Model-A"]["n_excluded"]) == (2, 4, 0)
-    assert (r["Model-B"]["correct"], r["Model-B"]["n"], r["Model-B"]["n_excluded"]) == (1, 3, 1)
-    assert (r["overall"]["correct"], r["overall"]["n"]) == (3, 7)
+    assert (r["Model-A"]["n_correct"], r["Model-A"]["n"], r["Model-A"]["n_excluded"]) == (2, 4, 0)
+    assert (r["Model-B"]["n_correct"], r["Model-B"]["n"], r["Model-B"]["n_excluded"]) == (1, 3, 1)
+    assert (r["overall"]["n_correct"], r["overall"]["n"]) == (3, 7)
     assert r["Model-A"]["accuracy"] == pytest.approx(50.0)
     assert r["Model-B"]["accuracy"] == pytest.approx(100 / 3)
     assert r["overall"]["accuracy"] == pytest.approx(300 / 7)
-    assert (r["Model-A"]["ci_low"], r["Model-A"]["ci_high"]) == pytest.approx(wilson(2, 4))
-    assert (r["Model-B"]["ci_low"], r["Model-B"]["ci_high"]) == pytest.approx(wilson(1, 3))
-    assert set(t["method"]) == {"wilson"}
+    assert (r["Model-A"]["accuracy_ci_low"], r["Model-A"]["accuracy_ci_high"]) == pytest.approx(wilson(2, 4))
+    assert (r["Model-B"]["accuracy_ci_low"], r["Model-B"]["accuracy_ci_high"]) == pytest.approx(wilson(1, 3))
+    assert set(t["interval"]) == {"wilson"}
 
 
 def test_slices_by_operation_and_budget(release):
@@ -128,7 +128,7 @@ def test_slices_by_operation_and_budget(release):
     assert dict(zip(t8["model"].astype(str), t8["accuracy"])) == pytest.approx(
         {"Model-A": 100.0, "Model-B": 0.0, "overall": 200 / 3})
     tb = E.explore_slices(release, "budget,operation", models="Model-B")
-    got = {(str(b), str(o)): (c, n) for b, o, c, n in tb[["budget", "operation", "correct", "n"]].itertuples(index=False)}
+    got = {(str(b), str(o)): (c, n) for b, o, c, n in tb[["budget", "operation", "n_correct", "n"]].itertuples(index=False)}
     assert got[("8K", "answer_refusal")] == (0, 1)
     assert got[("8K", "information_extraction")] == (0, 0)               # only a provider-rejected row
     assert got[("64K", "information_extraction")] == (0, 1)
@@ -137,12 +137,12 @@ def test_slices_by_operation_and_budget(release):
 
 
 def test_slices_bootstrap_is_seeded(release):
-    a = E.explore_slices(release, "operation", ci="bootstrap", n_boot=300, seed=7)
-    b = E.explore_slices(release, "operation", ci="bootstrap", n_boot=300, seed=7)
+    a = E.explore_slices(release, "operation", interval="bootstrap", n_boot=300, seed=7)
+    b = E.explore_slices(release, "operation", interval="bootstrap", n_boot=300, seed=7)
     pd.testing.assert_frame_equal(a, b)
-    assert a["method"].iloc[0] == "bootstrap"
+    assert a["interval"].iloc[0] == "bootstrap"
     assert a["accuracy"].iloc[0] == pytest.approx(100 / 3)
-    assert (a["ci_low"] <= a["accuracy"]).all() and (a["accuracy"] <= a["ci_high"]).all()
+    assert (a["accuracy_ci_low"] <= a["accuracy"]).all() and (a["accuracy"] <= a["accuracy_ci_high"]).all()
 
 
 def test_slices_reject_empty_selection_and_bad_column(release):
@@ -183,7 +183,7 @@ def test_titles_captions_names():
         "Accuracy by subtype \u00d7 evidence type \u2014 32K, all models"
     assert E.slice_title("model", models=["Model-A", "Model-B"]) == \
         "Accuracy by model \u2014 all budgets, Model-A, Model-B"
-    assert E.slice_caption("operation", budget="8K", models="Model-A", ci="bootstrap") == \
+    assert E.slice_caption("operation", budget="8K", models="Model-A", interval="bootstrap") == \
         "Accuracy by operation \u2014 8K, Model-A (%, 95% bootstrap interval)"
     assert E.output_name("subtype,evidence_type", "32K") == "explorer_subtype_evidence_type_32k"
     assert E.output_name("model", None) == "explorer_model_all"
@@ -240,7 +240,7 @@ def _points(ax):
 
 
 def test_dot_plot_one_errorbar_per_slice(release):
-    t = E.explore_slices(release, "model,operation", ci="wilson")
+    t = E.explore_slices(release, "model,operation", interval="wilson")
     ax = S.slice_dot_plot(t, "model,operation", overall=E.pooled_accuracy(release), title="T")
     slices = t[t["level"] == "slice"]
     assert len(slices) == 4
@@ -329,6 +329,6 @@ def test_notebook_defines_nothing():
 def test_auto_interval_bootstraps_pooled_budgets(release):
     """Each model pools 8K and 64K answers to the same questions: not independent, so auto bootstraps."""
     t = E.explore_slices(release, "model", n_boot=300, seed=3)
-    assert set(t["method"]) == {"bootstrap"}
+    assert set(t["interval"]) == {"bootstrap"}
     t8 = E.explore_slices(release, "model", budget="8K", n_boot=300, seed=3)
-    assert set(t8.loc[t8["level"] == "slice", "method"]) == {"wilson"}
+    assert set(t8.loc[t8["level"] == "slice", "interval"]) == {"wilson"}

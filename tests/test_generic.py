@@ -91,22 +91,22 @@ MACRO = {  # unweighted mean of the three type accuracies, in %
 
 def test_slice_counts_accuracy_overall_and_macro(frame):
     t = G.slice_accuracy(frame, ["system", "budget", "question_type"], item="question_id", n_boot=NB)
-    assert list(t.columns) == ["system", "budget", "question_type", "level", "correct", "n", "n_excluded",
-                               "accuracy", "ci_low", "ci_high", "method"]
+    assert list(t.columns) == ["system", "budget", "question_type", "level", "n_correct", "n", "n_excluded",
+                               "accuracy", "accuracy_ci_low", "accuracy_ci_high", "interval"]
     assert len(t) == 6 * 5
     for (s, b, q), (c, n) in SLICES.items():
         r = _row(t, system=s, budget=b, question_type=q)
-        assert (r["level"], r["correct"], r["n"], r["n_excluded"]) == ("slice", c, n, 0)
+        assert (r["level"], r["n_correct"], r["n"], r["n_excluded"]) == ("slice", c, n, 0)
         assert r["accuracy"] == pytest.approx(100 * c / n)
     for (s, b), (c, n) in OVERALL.items():
         r = _row(t, system=s, budget=b, question_type="overall")
-        assert (r["level"], r["correct"], r["n"]) == ("overall", c, n)
+        assert (r["level"], r["n_correct"], r["n"]) == ("overall", c, n)
         assert r["accuracy"] == pytest.approx(100 * c / n)
         m = _row(t, system=s, budget=b, question_type="macro")
-        assert m["level"] == "macro" and pd.isna(m["correct"]) and m["n"] == n
+        assert m["level"] == "macro" and pd.isna(m["n_correct"]) and m["n"] == n
         assert m["accuracy"] == pytest.approx(MACRO[(s, b)])
-        assert m["method"] == "bootstrap (strata: question_type)"
-        assert m["ci_low"] <= m["accuracy"] <= m["ci_high"]
+        assert m["interval"] == "bootstrap (strata: question_type)"
+        assert m["accuracy_ci_low"] <= m["accuracy"] <= m["accuracy_ci_high"]
     # order: systems as in the manifest, budgets numerically (32k < 115k), types, then overall, macro
     assert t["system"].tolist()[:10] == ["System-A"] * 10
     assert t["budget"].tolist()[:5] == ["32k"] * 5 and t["budget"].tolist()[5:10] == ["115k"] * 5
@@ -115,47 +115,47 @@ def test_slice_counts_accuracy_overall_and_macro(frame):
 
 def test_slice_wilson_matches_statsmodels(frame):
     t = G.slice_accuracy(frame, ["system", "budget", "question_type"], item="question_id", n_boot=NB)
-    w = t[t["method"] == "wilson"]
+    w = t[t["interval"] == "wilson"]
     assert len(w) == 24
     for r in w.itertuples(index=False):
-        lo, hi = proportion_confint(int(r.correct), int(r.n), alpha=0.05, method="wilson")
-        assert r.ci_low == pytest.approx(100 * lo, abs=1e-9)
-        assert r.ci_high == pytest.approx(100 * hi, abs=1e-9)
+        lo, hi = proportion_confint(int(r.n_correct), int(r.n), alpha=0.05, method="wilson")
+        assert r.accuracy_ci_low == pytest.approx(100 * lo, abs=1e-9)
+        assert r.accuracy_ci_high == pytest.approx(100 * hi, abs=1e-9)
     t90 = G.slice_accuracy(frame, ["system", "budget", "question_type"], ci_level=0.9)
     r = _row(t90, system="System-C", budget="32k", question_type=TR)   # 1 of 2
     lo, hi = proportion_confint(1, 2, alpha=0.10, method="wilson")
-    assert (r["ci_low"], r["ci_high"]) == (pytest.approx(100 * lo), pytest.approx(100 * hi))
+    assert (r["accuracy_ci_low"], r["accuracy_ci_high"]) == (pytest.approx(100 * lo), pytest.approx(100 * hi))
     # without item the macro row has no interval, and says so
     m = _row(t90, system="System-A", budget="32k", question_type="macro")
-    assert m["method"] == "none" and np.isnan(m["ci_low"]) and m["accuracy"] == pytest.approx(MACRO[("System-A", "32k")])
+    assert m["interval"] == "none" and np.isnan(m["accuracy_ci_low"]) and m["accuracy"] == pytest.approx(MACRO[("System-A", "32k")])
 
 
 def test_slice_bootstrap_uses_the_stats_engine(frame):
-    t = G.slice_accuracy(frame, ["system", "budget", "question_type"], ci="bootstrap", item="question_id",
+    t = G.slice_accuracy(frame, ["system", "budget", "question_type"], interval="bootstrap", item="question_id",
                          n_boot=NB, seed=3)
     # one row per item in a slice: the interval is the percentile interval of the stats engine's draws
     v = np.array(LABELS[("System-B", "115k")][:4], dtype=float)[:, None]  # B, 115k, user: 1 1 0 1
     reps = 100 * bootstrap_means(v, n_boot=NB, seed=3).replicates[:, 0]
     r = _row(t, system="System-B", budget="115k", question_type=SSU)
-    assert r["method"] == "bootstrap"
-    assert (r["ci_low"], r["ci_high"]) == tuple(pytest.approx(x) for x in np.percentile(reps, [2.5, 97.5]))
+    assert r["interval"] == "bootstrap"
+    assert (r["accuracy_ci_low"], r["accuracy_ci_high"]) == tuple(pytest.approx(x) for x in np.percentile(reps, [2.5, 97.5]))
     o = _row(t, system="System-A", budget="32k", question_type="overall")
-    assert o["method"] == "bootstrap (strata: question_type)" and o["accuracy"] == pytest.approx(70.0)
-    again = G.slice_accuracy(frame, ["system", "budget", "question_type"], ci="bootstrap", item="question_id",
+    assert o["interval"] == "bootstrap (strata: question_type)" and o["accuracy"] == pytest.approx(70.0)
+    again = G.slice_accuracy(frame, ["system", "budget", "question_type"], interval="bootstrap", item="question_id",
                              n_boot=NB, seed=3)
     pd.testing.assert_frame_equal(t, again)
     ok = t[t["n"] > 0]
-    assert ((ok["ci_low"] <= ok["accuracy"] + 1e-9) & (ok["accuracy"] <= ok["ci_high"] + 1e-9)).all()
+    assert ((ok["accuracy_ci_low"] <= ok["accuracy"] + 1e-9) & (ok["accuracy"] <= ok["accuracy_ci_high"] + 1e-9)).all()
 
 
 def test_slice_cluster_bootstrap_pools_rows_of_an_item():
     # item x appears twice (two systems), y once: pooled accuracy 2/3; bootstrap draws items
     df = pd.DataFrame({"arm": ["p", "q", "p"], "item": ["x", "x", "y"], "hit": [1, 1, 0]})
-    t = G.slice_accuracy(df, [], value="hit", scored=None, ci="bootstrap", item="item", n_boot=2000, seed=0)
+    t = G.slice_accuracy(df, [], value="hit", scored=None, interval="bootstrap", item="item", n_boot=2000, seed=0)
     r = t.iloc[0]
-    assert (r["level"], r["correct"], r["n"]) == ("overall", 2, 3)
+    assert (r["level"], r["n_correct"], r["n"]) == ("overall", 2, 3)
     # a resample holds x k times and y 2-k times: accuracy 2k / (2k + 2 - k) in {0, 2/3, 1}
-    assert r["ci_low"] == pytest.approx(0.0) and r["ci_high"] == pytest.approx(100.0)
+    assert r["accuracy_ci_low"] == pytest.approx(0.0) and r["accuracy_ci_high"] == pytest.approx(100.0)
 
 
 def test_slice_generic_columns_scored_and_no_type_column():
@@ -167,11 +167,11 @@ def test_slice_generic_columns_scored_and_no_type_column():
     # no type column among by: slice rows, then one overall row pooling everything
     assert t["level"].tolist() == ["slice"] * 4 + ["overall"]
     r = _row(t, arm="a", cat="y")
-    assert (r["correct"], r["n"]) == (1, 2)                     # null hit counts as wrong
+    assert (r["n_correct"], r["n"]) == (1, 2)                     # null hit counts as wrong
     r = _row(t, arm="b", cat="x")
-    assert (r["correct"], r["n"], r["n_excluded"]) == (0, 1, 1)   # the unscored row leaves n
+    assert (r["n_correct"], r["n"], r["n_excluded"]) == (0, 1, 1)   # the unscored row leaves n
     o = t.iloc[-1]
-    assert (o["arm"], o["cat"], o["correct"], o["n"], o["n_excluded"]) == ("overall", "overall", 3, 5, 1)
+    assert (o["arm"], o["cat"], o["n_correct"], o["n"], o["n_excluded"]) == ("overall", "overall", 3, 5, 1)
     # an explicit type column gives per-arm overall and macro rows
     t2 = G.slice_accuracy(df, ["arm", "cat"], value="hit", scored="counted", type_col="cat")
     m = _row(t2, arm="a", cat="macro")
@@ -183,7 +183,7 @@ def test_slice_bad_arguments(frame):
     with pytest.raises(G.AnalysisInputError, match=r"unknown column\(s\) \['nope'\]"):
         G.slice_accuracy(frame, ["system", "nope"])
     with pytest.raises(G.AnalysisInputError, match="needs the item column"):
-        G.slice_accuracy(frame, ["system"], ci="bootstrap")
+        G.slice_accuracy(frame, ["system"], interval="bootstrap")
     with pytest.raises(G.AnalysisInputError, match="binary"):
         G.slice_accuracy(pd.DataFrame({"g": ["a"], "v": [0.5]}), ["g"], value="v", scored=None)
     with pytest.raises(G.AnalysisInputError, match="one 'question_type' per item"):
@@ -225,7 +225,7 @@ def test_compare_hand_numbers(frame):
         assert (r["a_right_b_wrong"], r["a_wrong_b_right"]) == (rw, wr)
         assert r["p_mcnemar"] == pytest.approx(p)
         assert r["p_holm"] == pytest.approx(HOLM[(b, sa, sb)]) and r["n_family"] == 3
-        assert r["ci_low"] <= r["diff"] <= r["ci_high"]
+        assert r["diff_ci_low"] <= r["diff"] <= r["diff_ci_high"]
         # and statsmodels agrees on the exact McNemar p
         table = [[0, wr], [rw, 0]]
         assert r["p_mcnemar"] == pytest.approx(sm_mcnemar(table, exact=True).pvalue)
@@ -245,7 +245,7 @@ def test_compare_interval_is_the_paired_bootstrap(frame):
     ref = paired_bootstrap([a[i] for i in common], [c[i] for i in common], "drop", n_boot=NB, seed=7).iloc[0]
     r = _row(t, budget="32k", system_a="System-A", system_b="System-C")
     assert r["diff"] == pytest.approx(ref["estimate"])
-    assert (r["ci_low"], r["ci_high"]) == (pytest.approx(ref["ci_low"]), pytest.approx(ref["ci_high"]))
+    assert (r["diff_ci_low"], r["diff_ci_high"]) == (pytest.approx(ref["ci_low"]), pytest.approx(ref["ci_high"]))
     assert (r["n_boot"], r["seed"]) == (NB, 7)
 
 
@@ -287,12 +287,12 @@ def test_scaling_hand_numbers(frame):
         assert r["retention"] == pytest.approx(ret)
         assert r["change_ci_low"] <= r["change"] + 1e-9 <= r["change_ci_high"] + 2e-9
         b = _row(t, system=s, question_type=q, budget="32k")
-        assert pd.isna(b["change"]) and pd.isna(b["n_paired"]) and b["baseline"] == "32k"
+        assert pd.isna(b["change"]) and pd.isna(b["n_paired"]) and b["baseline_budget"] == "32k"
     # level accuracy uses every scored item at its budget: C temporal at 115k is 1 of 3
     r = _row(t, system="System-C", question_type=TR, budget="115k")
-    assert (r["correct"], r["n"], r["accuracy"]) == (1, 3, pytest.approx(100 / 3))
+    assert (r["n_correct"], r["n"], r["accuracy"]) == (1, 3, pytest.approx(100 / 3))
     lo, hi = proportion_confint(1, 3, method="wilson")
-    assert (r["ci_low"], r["ci_high"]) == (pytest.approx(100 * lo), pytest.approx(100 * hi))
+    assert (r["accuracy_ci_low"], r["accuracy_ci_high"]) == (pytest.approx(100 * lo), pytest.approx(100 * hi))
 
 
 def test_scaling_interval_is_the_paired_bootstrap(frame):
@@ -311,7 +311,7 @@ def test_scaling_interval_is_the_paired_bootstrap(frame):
 def test_scaling_correlations_match_scipy(frame):
     t = G.scaling_table(frame, baseline="32k", n_boot=NB)
     c = G.scaling_correlations(t)
-    assert c[["budget", "baseline", "x", "y"]].values.tolist() == [
+    assert c[["budget", "baseline_budget", "x", "y"]].values.tolist() == [
         ["115k", "32k", "baseline_accuracy", "retention"], ["115k", "32k", "baseline_accuracy", "change"]]
     cells = [v for k, v in SCALING.items() if k[1] != "overall"]   # the nine system x type cells
     x = [v[1] for v in cells]
@@ -387,36 +387,36 @@ def test_voxmem_release_through_slice(tiny_release):
     # Model-A: q10 8K right, q11 8K right | q10 64K wrong, q11 64K failed (wrong)
     # Model-B: q10 8K provider-rejected (out), q11 8K wrong | q10 64K ungraded (wrong), q11 64K right
     s = t[t["level"] == "slice"]
-    got = {(r.model, r.budget, r.correct, r.n, r.n_excluded) for r in s.itertuples()}
+    got = {(r.model, r.budget, r.n_correct, r.n, r.n_excluded) for r in s.itertuples()}
     assert got == {("Model-A", "8K", 2, 2, 0), ("Model-A", "64K", 0, 2, 0),
                    ("Model-B", "8K", 0, 1, 1), ("Model-B", "64K", 1, 2, 0)}
     assert s["budget"].tolist() == ["8K", "64K", "8K", "64K"]   # the Enum's order, not alphabetical
     t2 = G.slice_accuracy(rel.frame, "operation", item="question_id", n_boot=NB)
     ie, ar = _row(t2, operation="information_extraction"), _row(t2, operation="answer_refusal")
-    assert (ie["correct"], ie["n"], ie["n_excluded"]) == (1, 3, 1)
-    assert (ar["correct"], ar["n"]) == (2, 4)
+    assert (ie["n_correct"], ie["n"], ie["n_excluded"]) == (1, 3, 1)
+    assert (ar["n_correct"], ar["n"]) == (2, 4)
     assert _row(t2, operation="overall")["accuracy"] == pytest.approx(300 / 7)
     assert _row(t2, operation="macro")["accuracy"] == pytest.approx(100 * (1 / 3 + 1 / 2) / 2)
 
 
 def test_cli_slice_data_mode(tiny_release, capsys):
-    rc = main(["slice", "--data", str(tiny_release), "--by", "model,operation", "--ci", "wilson", "--n-boot", "200"])
+    rc = main(["slice", "--data", str(tiny_release), "--by", "model,operation", "--interval", "wilson", "--n-boot", "200"])
     out = capsys.readouterr().out
     assert rc == 0
     t = pd.read_csv(io.StringIO(out))
     assert list(t.columns[:3]) == ["model", "operation", "level"]
     r = _row(t, model="Model-B", operation="information_extraction")
-    assert (r["correct"], r["n"], r["n_excluded"]) == (0, 1, 1)
+    assert (r["n_correct"], r["n"], r["n_excluded"]) == (0, 1, 1)
     r = _row(t, model="Model-A", operation="overall")
-    assert (r["correct"], r["n"], r["accuracy"]) == (2, 4, 50.0)
+    assert (r["n_correct"], r["n"], r["accuracy"]) == (2, 4, 50.0)
     lo, hi = proportion_confint(2, 4, method="wilson")
-    assert r["ci_low"] == pytest.approx(100 * lo, abs=1e-4) and r["ci_high"] == pytest.approx(100 * hi, abs=1e-4)
+    assert r["accuracy_ci_low"] == pytest.approx(100 * lo, abs=1e-4) and r["accuracy_ci_high"] == pytest.approx(100 * hi, abs=1e-4)
     assert main(["slice", "--data", str(tiny_release), "--by", "model,no_such_column"]) == 2
     assert "no_such_column" in capsys.readouterr().err
 
 
 def test_cli_slice_auto_interval_accounts_for_repeated_questions(tiny_release, capsys):
-    """Pooling budgets repeats questions inside a slice: --ci auto switches to the item bootstrap."""
+    """Pooling budgets repeats questions inside a slice: --interval auto switches to the item bootstrap."""
     assert main(["slice", "--data", str(tiny_release), "--by", "model", "--n-boot", "200"]) == 0
     captured = capsys.readouterr()
     assert "interval: bootstrap (" in captured.err  # each model pools two budgets of the same questions
@@ -433,6 +433,6 @@ def test_auto_interval_is_chosen_per_row():
     df = pd.DataFrame({"system": ["a"] * 4 + ["b"] * 4, "question_id": list("wxyz") * 2,
                        "correct": [1, 1, 0, 0, 1, 0, 0, 0], "scored": [True] * 8})
     t = slice_accuracy(df, "system", item="question_id", n_boot=500, seed=1).set_index("system")
-    assert t.loc["a", "method"] == "wilson" and t.loc["b", "method"] == "wilson"     # one row per question
-    assert t.loc["overall", "method"] == "bootstrap"                                 # questions repeat
+    assert t.loc["a", "interval"] == "wilson" and t.loc["b", "interval"] == "wilson"     # one row per question
+    assert t.loc["overall", "interval"] == "bootstrap"                                 # questions repeat
     assert t.loc["overall", "accuracy"] == pytest.approx(37.5)

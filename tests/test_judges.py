@@ -221,8 +221,11 @@ def test_capability_refusal_pattern(text, expected):
 def test_wide_table13_labels(cmp):
     w = cmp.wide()
     assert w.index.tolist() == list(J.SLICE_LABELS)
-    assert w.columns.tolist() == ["n", "Gemini-3.7-Flash", "GPT-5.6-Luna", "\u0394 (pp)", "Agreement", "\u03ba"]
+    assert w.columns.tolist() == ["n", "Gemini-3.7-Flash", "GPT-5.6-Luna", "\u0394 (pp)", "Agreement", "\u03ba",
+                                  "\u03ba CI low", "\u03ba CI high"]
     assert w.loc["AR", "GPT-5.6-Luna"] == pytest.approx(100 * 5 / 6)
+    ok = w["\u03ba"].notna()
+    assert ((w.loc[ok, "\u03ba CI low"] <= w.loc[ok, "\u03ba"]) & (w.loc[ok, "\u03ba"] <= w.loc[ok, "\u03ba CI high"])).all()
 
 
 def test_pandas_input_and_all_budgets():

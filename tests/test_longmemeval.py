@@ -201,13 +201,13 @@ def test_cli_slice_manifest(capsys):
     assert "slicing by system,budget,question_type" in cap.err and "using 'gpt-4o'" in cap.err
     assert f"{C32}:9" in cap.err   # the warning, with file and line
     r = t[(t["system"] == "System-C") & (t["budget"] == "32k") & (t["question_type"] == "overall")].iloc[0]
-    assert (r["correct"], r["n"]) == (3, 9)
+    assert (r["n_correct"], r["n"]) == (3, 9)
     assert main(["slice", *ARGS, "--by", "system,is_abstention", "--judge", "llama-3.1-70b"]) == 0
     cap = capsys.readouterr()
     t = _csv(cap.out)
     # System-A abstention items u04_abs, m03_abs: llama at 32k 1, 0; gpt-4o at 115k 1, 1 -> 3 of 4
     r = t[(t["system"] == "System-A") & (t["is_abstention"].astype(str) == "True")].iloc[0]
-    assert (r["correct"], r["n"]) == (3, 4)
+    assert (r["n_correct"], r["n"]) == (3, 4)
     assert "pool 2 budgets" in cap.err and "using 'llama-3.1-70b'" in cap.err
     assert main(["slice", *ARGS, "--format", "md", "--n-boot", "100"]) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -150,7 +150,7 @@ def test_plan_parameters(monkeypatch, tmp_path):
 def test_broken_notebook_is_reported_and_the_others_still_produce(notebooks, tiny_release, tmp_path, capsys):
     out = tmp_path / "out"
     rc = main(["reproduce", "--data", str(tiny_release), "--out", str(out), "--notebooks", str(notebooks),
-               "--jobs", "2", "--n-boot", "50", "--no-progress"])
+               "--jobs", "2", "--n-boot", "50", "--no-progress", "--compare-published"])
     assert rc == 1
     printed = capsys.readouterr().out
     assert "02_broken" in printed and "FAILED" in printed and "ZeroDivisionError" in printed
@@ -216,7 +216,8 @@ def test_two_runs_give_identical_tables_and_figures(notebooks, tiny_release, tmp
     digests = []
     for k in (1, 2):
         out = tmp_path / f"run{k}"
-        s = R.run(tiny_release, out, jobs=2, seed=3, n_boot=50, notebooks_dir=notebooks, progress=False)
+        s = R.run(tiny_release, out, jobs=2, seed=3, n_boot=50, notebooks_dir=notebooks, progress=False,
+                  compare_published=True)
         assert s.exit_code == 0, s.tasks_failed
         digests.append(_digest(out))
     assert "figures/good_accuracy.pdf" in digests[0] and "figures/good_accuracy.png" in digests[0]

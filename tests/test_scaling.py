@@ -42,19 +42,24 @@ def test_paired_change_estimates_fixture(rel):
     pc = S.paired_change(rel, n_boot=500, seed=1).set_index("key")
     assert pc.loc["overall", "baseline"] == pytest.approx(50.0)
     assert pc.loc["overall", "comparison"] == pytest.approx(40.0)
-    assert pc.loc["overall", "drop"] == pytest.approx(10.0)
+    assert pc.loc["overall", "change"] == pytest.approx(-10.0)
     assert pc.loc["overall", "retention"] == pytest.approx(0.8)
-    assert pc.loc["Model-A", "drop"] == pytest.approx(20.0)
+    assert pc.loc["Model-A", "change"] == pytest.approx(-20.0)
     assert pc.loc["Model-A", "retention"] == pytest.approx(2 / 3)
     assert pc.loc["Model-A", "n"] == 5
-    assert pc.loc["paralinguistic_information", "drop"] == pytest.approx(-75.0)  # negative drop kept
+    assert pc.loc["paralinguistic_information", "change"] == pytest.approx(75.0)  # a gain is kept
     assert pc.loc["paralinguistic_information", "retention"] == pytest.approx(4.0)
     assert "Model-C" not in pc.index
-    for c in ("drop", "retention"):
-        ok = pc[c].notna() & pc[f"{c}_lo"].notna()
-        assert (pc.loc[ok, f"{c}_lo"] <= pc.loc[ok, c] + 1e-9).all()
-        assert (pc.loc[ok, f"{c}_hi"] >= pc.loc[ok, c] - 1e-9).all()
+    for c in ("change", "retention"):
+        ok = pc[c].notna() & pc[f"{c}_ci_low"].notna()
+        assert (pc.loc[ok, f"{c}_ci_low"] <= pc.loc[ok, c] + 1e-9).all()
+        assert (pc.loc[ok, f"{c}_ci_high"] >= pc.loc[ok, c] - 1e-9).all()
     t = artifacts.compute("table18", rel, n_boot=300)
+    full = S.paired_change(rel, n_boot=300)
+    # Table 18 prints the paper's drop: exactly the negated change, bounds swapped
+    assert (t["drop"].to_numpy() == -full["change"].to_numpy()).all()
+    assert (t["drop_lo"].to_numpy() == -full["change_ci_high"].to_numpy()).all()
+    assert (t["drop_hi"].to_numpy() == -full["change_ci_low"].to_numpy()).all()
     assert list(t.columns) == ["n", "8K", "64K", "drop", "drop_lo", "drop_hi", "retention", "retention_lo",
                                "retention_hi"]
     assert list(t.index[:5]) == ["Speech Semantics", "Speaker Identity", "Paralinguistic Cues",
@@ -67,9 +72,11 @@ def test_cells_and_spearman_vs_scipy(rel):
     assert a.loc[("Model-A", "speech_semantics"), "baseline"] == 100.0
     assert a.loc[("Model-A", "speech_semantics"), "comparison"] == 50.0
     assert np.isnan(a.loc[("Model-B", "speaker_information"), "retention"])  # 0 at 8K
-    sc = S.sensitivity_correlations(rel, cells=cells, measures=("retention", "change", "drop")).set_index("measure")
-    assert sc.loc["change", "rho"] == pytest.approx(-sc.loc["drop", "rho"])
-    for m in ("retention", "change", "drop"):
+    assert "drop" not in cells.columns        # one sign: change = comparison - baseline
+    sc = S.sensitivity_correlations(rel, cells=cells, measures=("retention", "change")).set_index("measure")
+    with pytest.raises(ValueError, match="measure must be"):
+        S.sensitivity_correlations(rel, cells=cells, measures=("drop",))
+    for m in ("retention", "change"):
         ok = cells["baseline"].notna() & cells[m].notna()
         ref = st.spearmanr(cells.loc[ok, "baseline"], cells.loc[ok, m])
         assert sc.loc[m, "rho"] == pytest.approx(ref.statistic)
@@ -130,31 +137,31 @@ def test_per_model_intervals_match_scipy(random_release):
     rel, info = random_release
     pc = S.paired_change(rel, n_boot=10_000, seed=0).set_index("key")
     for m, (c8, c64) in info["vecs"].items():
-        drop = lambda a, b: 100 * (a.mean() - b.mean())  # noqa: E731
+        change = lambda a, b: 100 * (b.mean() - a.mean())  # noqa: E731
         ret = lambda a, b: b.mean() / a.mean()  # noqa: E731
-        assert pc.loc[m, "drop"] == pytest.approx(drop(c8, c64))
+        assert pc.loc[m, "change"] == pytest.approx(change(c8, c64))
         assert pc.loc[m, "retention"] == pytest.approx(ret(c8, c64))
-        for name, f in (("drop", drop), ("retention", ret)):
+        for name, f in (("change", change), ("retention", ret)):
             lo, hi = _scipy_ci((c8, c64), f)
-            _close(pc.loc[m, f"{name}_lo"], lo, hi - lo)
-            _close(pc.loc[m, f"{name}_hi"], hi, hi - lo)
+            _close(pc.loc[m, f"{name}_ci_low"], lo, hi - lo)
+            _close(pc.loc[m, f"{name}_ci_high"], hi, hi - lo)
 
 
 def test_mean_over_models_intervals_match_scipy(random_release):
     rel, info = random_release
     pc = S.paired_change(rel, n_boot=10_000, seed=0).set_index("key")
     (a8, a64), (b8, b64) = info["vecs"]["M1"], info["vecs"]["M2"]
-    drop = lambda w, x, y, z: 100 * ((w.mean() + y.mean()) / 2 - (x.mean() + z.mean()) / 2)  # noqa: E731
+    change = lambda w, x, y, z: 100 * ((x.mean() + z.mean()) / 2 - (w.mean() + y.mean()) / 2)  # noqa: E731
     ret = lambda w, x, y, z: (x.mean() + z.mean()) / (w.mean() + y.mean())  # noqa: E731
     for key, mask in (("overall", np.ones(len(a8), bool)), ("speaker_information", info["ev"] == "speaker_information")):
         samples = tuple(v[mask] for v in (a8, a64, b8, b64))
-        assert pc.loc[key, "drop"] == pytest.approx(drop(*samples))
+        assert pc.loc[key, "change"] == pytest.approx(change(*samples))
         assert pc.loc[key, "retention"] == pytest.approx(ret(*samples))
         assert pc.loc[key, "n"] == mask.sum()
-        for name, f in (("drop", drop), ("retention", ret)):
+        for name, f in (("change", change), ("retention", ret)):
             lo, hi = _scipy_ci(samples, f)
-            _close(pc.loc[key, f"{name}_lo"], lo, hi - lo)
-            _close(pc.loc[key, f"{name}_hi"], hi, hi - lo)
+            _close(pc.loc[key, f"{name}_ci_low"], lo, hi - lo)
+            _close(pc.loc[key, f"{name}_ci_high"], hi, hi - lo)
 
 
 def test_bootstrap_is_seeded(random_release):
@@ -163,4 +170,4 @@ def test_bootstrap_is_seeded(random_release):
     b = S.paired_change(rel, n_boot=400, seed=3)
     c = S.paired_change(rel, n_boot=400, seed=4)
     pd.testing.assert_frame_equal(a, b)
-    assert not np.allclose(a["drop_lo"], c["drop_lo"])
+    assert not np.allclose(a["change_ci_low"], c["change_ci_low"])

@@ -90,10 +90,10 @@ def test_evidence_scaling_zero_reference_is_nan(rels):
 def test_paired_change_user(rels):
     pc = S.paired_change(rels["user"], baseline=None, comparison=None, n_boot=300, seed=2).set_index("key")
     assert set(pc["baseline_budget"]) == {"8K"} and set(pc["comparison_budget"]) == {"32K"}
-    assert pc.loc["overall", "drop"] == pytest.approx(0.0)
+    assert pc.loc["overall", "change"] == pytest.approx(0.0)
     assert pc.loc["overall", "retention"] == pytest.approx(1.0)
-    assert pc.loc["speaker_information", "drop"] == pytest.approx(50.0)
-    assert pc.loc["paralinguistic_information", "drop"] == pytest.approx(-50.0)
+    assert pc.loc["speaker_information", "change"] == pytest.approx(-50.0)
+    assert pc.loc["paralinguistic_information", "change"] == pytest.approx(50.0)
     assert pc.loc["paralinguistic_information", "retention"] == pytest.approx(3.0)
     assert pc.loc["Model-A", "n"] == 5 and pc.loc["Model-B", "n"] == 6
     t = S.table18(rels["user"], baseline=None, comparison=None, n_boot=100)
@@ -112,7 +112,7 @@ def test_paired_change_single_model_and_no_8k(rels):
     pc = S.paired_change(rels["no_8k"], baseline=None, n_boot=200).set_index("key")
     assert pc.loc["overall", "baseline"] == pytest.approx(60.0)    # (80 + 40) / 2 at 16K
     assert pc.loc["overall", "comparison"] == pytest.approx(40.0)
-    assert pc.loc["overall", "drop"] == pytest.approx(20.0)
+    assert pc.loc["overall", "change"] == pytest.approx(-20.0)
     with pytest.raises(VoxMemDataError, match="no model was run at both 8K and 64K"):
         S.paired_change(rels["no_8k"])
     f = S.fig6(rels["no_8k"], baseline=None)

@@ -13,7 +13,7 @@ from voxmem_analysis.stats import cohen_kappa
 def test_columns_and_hand_computed():
     out = cohen_kappa([1, 1, 0, 0, 1, 0, 1, 1], [1, 0, 0, 0, 1, 0, 1, 1])
     assert list(out.columns) == ["n", "n_dropped", "agreement", "kappa", "n11", "n10", "n01",
-                                 "n00"]
+                                 "n00", "kappa_se", "kappa_ci_low", "kappa_ci_high", "ci_level"]
     row = out.iloc[0]
     assert (row["n11"], row["n10"], row["n01"], row["n00"]) == (4, 1, 0, 3)
     # po = 7/8, pe = 5/8 * 4/8 + 3/8 * 4/8 = 1/2 -> kappa = 0.75

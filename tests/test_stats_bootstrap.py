@@ -25,7 +25,8 @@ from voxmem_analysis.stats import (
 )
 
 RESULT_COLUMNS = ["statistic", "estimate", "ci_low", "ci_high", "n", "n_series", "n_invalid",
-                  "n_boot", "seed", "ci_level"]
+                  "n_boot", "seed", "ci_level", "interval", "ci_low_mc_se", "ci_high_mc_se",
+                  "cluster", "n_clusters", "design_effect"]
 
 
 # ----------------------------------------------------------------------------- fixtures
@@ -117,8 +118,7 @@ def test_hand_computed_estimates_vector():
     y = [1, 0, 1, 0, 0, 0, 1, 0]          # 3/8 = 0.375
     out = paired_bootstrap(x, y, ["drop", "retention", "difference", "change", "baseline",
                                   "comparison"], n_boot=500, seed=0)
-    assert list(out.columns) == ["statistic", "estimate", "ci_low", "ci_high", "n",
-                                 "n_invalid", "n_boot", "seed", "ci_level"]
+    assert list(out.columns) == [c for c in RESULT_COLUMNS if c != "n_series"]
     got = dict(zip(out["statistic"], out["estimate"]))
     assert got == pytest.approx({"drop": 37.5, "retention": 0.5, "difference": 0.375,
                                  "change": -37.5, "baseline": 75.0, "comparison": 37.5})

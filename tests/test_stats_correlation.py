@@ -12,7 +12,8 @@ from voxmem_analysis.stats import spearman
 
 def test_columns_and_hand_computed():
     out = spearman([1, 2, 3, 4], [10, 20, 40, 30])
-    assert list(out.columns) == ["n", "n_dropped", "rho", "p_value"]
+    assert list(out.columns) == ["n", "n_dropped", "rho", "p_value", "rho_ci_low", "rho_ci_high",
+                                 "ci_level"]
     # d = (0, 0, 1, -1): rho = 1 - 6 * 2 / (4 * 15) = 0.8
     assert out["rho"].iloc[0] == pytest.approx(0.8)
     assert out["n"].iloc[0] == 4 and out["n_dropped"].iloc[0] == 0

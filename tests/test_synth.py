@@ -167,3 +167,14 @@ def test_parts_opt_out_is_explicit_and_recorded(tmp_path):
     assert not any((out / p).exists() for p in PARTS)
     assert json.loads((out / "release.json").read_text())["parts_omitted"] == list(PARTS)
     assert "parts_omitted" not in json.loads((COMMITTED / "release.json").read_text())
+
+
+def test_counts_file_round_trips(tmp_path):
+    """synth/counts.json (the calibrated correct counts, stored as data) is read and rewritten byte for byte."""
+    from voxmem_analysis.synth.counts import COUNTS_PATH, read_counts, write_counts
+
+    counts = read_counts()
+    assert len(counts) == 1210 and counts[("Audio-Flamingo-Next", "8K", ("speech_semantics", "multi_session_reasoning",
+                                                                        "multi_session_reasoning"))] == 34
+    write_counts(counts, tmp_path / "counts.json")
+    assert (tmp_path / "counts.json").read_bytes() == COUNTS_PATH.read_bytes()

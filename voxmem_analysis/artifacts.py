@@ -12,17 +12,19 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas is imported where tables are built: `table --list` stays light
+    import pandas as pd
 
 __all__ = ["Artifact", "artifact", "get", "names", "compute", "to_long", "ARTIFACT_MODULES"]
 
-#: Modules that register artifacts when imported (missing ones are skipped).
+#: Modules that register artifacts when imported (every one must exist).
 ARTIFACT_MODULES = (
     "voxmem_analysis.analysis.results", "voxmem_analysis.analysis.scaling", "voxmem_analysis.analysis.judges",
     "voxmem_analysis.analysis.ablation", "voxmem_analysis.analysis.attribution",
-    "voxmem_analysis.analysis.design",
+    "voxmem_analysis.analysis.design", "voxmem_analysis.analysis.amc",
+    "voxmem_analysis.analysis.scaling_model",
 )
 
 
@@ -54,11 +56,7 @@ def _load() -> None:
     if _loaded:
         return
     for mod in ARTIFACT_MODULES:
-        try:
-            importlib.import_module(mod)
-        except ModuleNotFoundError as exc:
-            if exc.name != mod:
-                raise
+        importlib.import_module(mod)
     _loaded = True
 
 
@@ -81,6 +79,8 @@ def compute(name: str, release, **params) -> pd.DataFrame:
 
 def to_long(table: pd.DataFrame, name: str) -> pd.DataFrame:
     """Wide paper table -> ``artifact,row,column,value`` (row-major, paper order, NaN cells dropped)."""
+    import pandas as pd
+
     rows = []
     for r, rec in zip(table.index, table.itertuples(index=False)):
         for c, v in zip(table.columns, rec):

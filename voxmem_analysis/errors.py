@@ -1,9 +1,19 @@
-"""Problems found in input data, and the exception that carries them."""
+"""Problems found in input data, and every exception class of the package.
+
+* :class:`VoxMemDataError` — input data breaks a rule; carries every :class:`Problem` found.
+* :class:`MissingDataError` — a (partial) release lacks what an analysis needs (a budget, …).
+* :class:`InputError` — one bad argument or column; :class:`AnalysisInputError` (label-free
+  analyses, :mod:`voxmem_analysis.analysis.verdicts`) and :class:`StatsInputError`
+  (:mod:`voxmem_analysis.stats`) are its two kinds.
+
+All are :class:`ValueError` subclasses; the CLI turns them into messages (no traceback).
+"""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-__all__ = ["Problem", "VoxMemDataError", "format_problems"]
+__all__ = ["Problem", "VoxMemDataError", "MissingDataError", "InputError", "AnalysisInputError", "StatsInputError",
+           "format_problems"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +59,47 @@ class VoxMemDataError(ValueError):
         shown = "\n".join(f"  {p}" for p in errors[:20])
         more = f"\n  ... and {len(errors) - 20} more" if len(errors) > 20 else ""
         super().__init__(f"{head}\n{shown}{more}")
+
+
+class MissingDataError(VoxMemDataError):
+    """The release lacks what an analysis needs (a budget, a second budget, AR source operations…).
+
+    ``reason`` is one sentence saying what is missing (printed by
+    :func:`voxmem_analysis.analysis.selection.section`); the single :class:`Problem` carries what
+    the release has instead.
+    """
+
+    def __init__(self, reason: str, detail: str | None = None, *, code: str = "missing_data",
+                 field: str | None = None):
+        self.reason = reason
+        super().__init__([Problem(code, "error", detail or reason, None, None, field)], reason)
+
+
+class InputError(VoxMemDataError):
+    """One invalid argument or column: a one-line message naming it (``field``)."""
+
+    code = "input"
+
+    def __init__(self, message: str, field: str | None = None):
+        self.field = field
+        self.problems = [Problem(self.code, "error", message, None, None, field)]
+        # Skip VoxMemDataError's multi-line summary: one argument, one message.
+        ValueError.__init__(self, message)
+
+
+class AnalysisInputError(InputError):
+    """A bad argument or column of a label-free analysis (:mod:`voxmem_analysis.analysis.verdicts`)."""
+
+    code = "analysis_input"
+
+
+class StatsInputError(InputError):
+    """Invalid argument passed to a statistics function (:mod:`voxmem_analysis.stats`)."""
+
+    code = "stats_input"
+
+    def __init__(self, message: str, *, field: str | None = None):
+        super().__init__(message, field)
 
 
 def format_problems(problems: list[Problem]) -> str:

@@ -4,14 +4,23 @@
 ``figures/NAME.{png,pdf}`` and the numbers it draws as ``figures/NAME.csv``.  PNG and PDF
 files carry no timestamps or software versions, so the same inputs give the same bytes.
 Figures made from a synthetic release get a visible "SYNTHETIC DATA" label.
+
+Inside a Jupyter kernel (JupyterLab, papermill, ``nbconvert --execute``) both functions also
+show what they wrote: the figure as the saved PNG's bytes (so the notebook shows exactly the
+file), the table as its caption and the DataFrame's rich output, rounded as in the Markdown
+file.  Elsewhere (scripts, the CLI, tests) they only write; ``show=True``/``False`` forces
+either way.  Showing never changes the bytes written.
 """
 from __future__ import annotations
 
+import io
+import sys
 from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["save_table", "save_figure", "table_to_latex", "table_to_markdown", "SYNTHETIC_LABEL", "stamp_synthetic"]
+__all__ = ["save_table", "save_figure", "table_to_latex", "table_to_markdown", "SYNTHETIC_LABEL", "stamp_synthetic",
+           "in_kernel", "display_frame"]
 
 SYNTHETIC_LABEL = "SYNTHETIC DATA \u2014 not real model output"
 _PNG_META = {"Software": None}
@@ -85,9 +94,56 @@ def table_to_latex(df: pd.DataFrame, digits: int = 1, caption: str | None = None
     return "\n".join(parts) + "\n"
 
 
+def in_kernel() -> bool:
+    """True when running in a Jupyter kernel (an IPython shell with a ``kernel``), not a script."""
+    if "IPython" not in sys.modules:   # a kernel has always imported it; never import it here
+        return False
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def _should_show(show: bool | None) -> bool:
+    return in_kernel() if show is None else bool(show)
+
+
+def _display(obj) -> None:
+    from IPython.display import display
+
+    display(obj)
+
+
+def display_frame(df: pd.DataFrame, digits: int = 1) -> pd.DataFrame:
+    """``df`` rounded as the saved Markdown/LaTeX tables round it (see :func:`column_digits`):
+    whole-number count columns as integers, the others to their decimals. Text columns unchanged."""
+    out = df.copy()
+    for c, d in zip(df.columns, column_digits(df, digits)):
+        col = df[c]
+        if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+            continue
+        if d == 0 and (col.dropna() == col.dropna().round()).all():
+            out[c] = col.round().astype("Int64")
+        else:
+            out[c] = col.round(d)
+    return out
+
+
+def _show_table(df: pd.DataFrame, digits: int, caption: str | None) -> None:
+    from IPython.display import Markdown
+
+    if caption:
+        _display(Markdown(f"**{caption}**"))
+    _display(display_frame(df, digits))
+
+
 def save_table(df: pd.DataFrame, out_dir, name: str, *, digits: int = 1, caption: str | None = None,
-               formats=("csv", "md", "tex"), synthetic: bool = False) -> list[Path]:
-    """Write ``out_dir/tables/name.{csv,md,tex}``; returns the paths written."""
+               formats=("csv", "md", "tex"), synthetic: bool = False, show: bool | None = None) -> list[Path]:
+    """Write ``out_dir/tables/name.{csv,md,tex}``; returns the paths written.
+
+    ``show`` (default: when in a Jupyter kernel) also displays the caption and ``df`` as rich
+    output, rounded as in the Markdown file (:func:`display_frame`).
+    """
     d = Path(out_dir) / "tables"
     d.mkdir(parents=True, exist_ok=True)
     if synthetic:
@@ -105,6 +161,8 @@ def save_table(df: pd.DataFrame, out_dir, name: str, *, digits: int = 1, caption
         p = d / f"{name}.tex"
         p.write_text(table_to_latex(df, digits, caption, label=f"tab:{name}"))
         written.append(p)
+    if _should_show(show):
+        _show_table(df, digits, caption)
     return written
 
 
@@ -113,9 +171,27 @@ def stamp_synthetic(fig) -> None:
     fig.text(0.995, 0.003, SYNTHETIC_LABEL, ha="right", va="bottom", fontsize=6.5, color="#b22222", alpha=0.9)
 
 
+def _show_figure(fig, png: Path | None, dpi: int) -> None:
+    """Display the saved PNG (or, with no PNG written, one rendered in memory) at half its pixel size."""
+    from IPython.display import Image
+
+    if png is not None:
+        data = png.read_bytes()
+    else:
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=dpi, metadata=_PNG_META, bbox_inches="tight")
+        data = buf.getvalue()
+    _display(Image(data=data, format="png", retina=True))
+
+
 def save_figure(fig, out_dir, name: str, *, data: pd.DataFrame | None = None, release=None,
-                synthetic: bool | None = None, formats=("png", "pdf"), dpi: int = 200) -> list[Path]:
-    """Write ``out_dir/figures/name.{png,pdf}`` (deterministic) and ``name.csv`` with ``data``."""
+                synthetic: bool | None = None, formats=("png", "pdf"), dpi: int = 200,
+                show: bool | None = None) -> list[Path]:
+    """Write ``out_dir/figures/name.{png,pdf}`` (deterministic) and ``name.csv`` with ``data``.
+
+    ``show`` (default: when in a Jupyter kernel) also displays the figure, after it is written,
+    as the PNG file's bytes.  The figure is closed either way.
+    """
     import matplotlib.pyplot as plt
 
     d = Path(out_dir) / "figures"
@@ -137,5 +213,7 @@ def save_figure(fig, out_dir, name: str, *, data: pd.DataFrame | None = None, re
         p = d / f"{name}.csv"
         data.to_csv(p, index=not isinstance(data.index, pd.RangeIndex), float_format="%.6g", lineterminator="\n")
         written.append(p)
+    if _should_show(show):
+        _show_figure(fig, d / f"{name}.png" if "png" in formats else None, dpi)
     plt.close(fig)
     return written

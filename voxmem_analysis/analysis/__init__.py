@@ -1,6 +1,7 @@
 """Analyses: a loaded release (or a label-free verdict frame) in, pandas DataFrames out.
 
-VoxMem tables (``results``, ``scaling``, ``judges``, ``ablation``, ``attribution``, ``design``),
-the subtype explorer (``explore``) and label-free verdict analyses (``verdicts``) shared with
-LongMemEval-format data.  No plotting here.
+The one accuracy group-by (``accuracy``) and the choice of predictions it runs on (``selection``);
+VoxMem tables (``results``, ``scaling``, ``judges``, ``ablation``, ``attribution`` with its rule
+engine ``attribution_rules``, ``design``), the subtype explorer (``explore``) and label-free verdict
+analyses (``verdicts``) shared with LongMemEval-format data.  No plotting here.
 """

@@ -42,6 +42,7 @@ import pandas as pd
 import polars as pl
 
 from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.artifacts import artifact
 from voxmem_analysis.errors import Problem, VoxMemDataError
 from voxmem_analysis.stats import mcnemar_exact, paired_bootstrap
 
@@ -296,15 +297,8 @@ def transcript_ablation_release(release, **kwargs) -> AblationResult:
     return transcript_ablation(release.ablation, **kwargs)
 
 
+@artifact("table2", title="Table 2: transcript-only ablation at 8K", needs=("ablation",))
 def table2(release, *, seed: int = 0, n_boot: int = 10_000, model: str | None = None,
            budget: str = _DEFAULT_BUDGET) -> pd.DataFrame:
     """Table 2: acoustic-evidence validation (full audio vs transcript only, 8K answerable)."""
     return transcript_ablation_release(release, model=model, budget=budget, seed=seed, n_boot=n_boot).wide()
-
-
-try:  # registry of `voxmem-analysis table NAME`
-    from voxmem_analysis.artifacts import artifact as _artifact
-except ImportError:  # pragma: no cover - artifacts.py absent
-    _artifact = None
-if _artifact is not None:
-    _artifact("table2", title="Table 2: transcript-only ablation at 8K", needs=("ablation",))(table2)

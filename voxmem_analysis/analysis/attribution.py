@@ -49,6 +49,10 @@ refusals (evidence- or capability-based, :func:`is_refusal`), empty generations
 ``commits == "truncated"``).  Every other incorrect prediction must have an audit record
 and is attributed; one lacking a record is counted as ``missing_record``, never dropped.
 
+Modules: the rule engine is :mod:`voxmem_analysis.analysis.attribution_rules`; reading and
+checking single records is :mod:`voxmem_analysis.io.attribution`; this module holds the
+population, the tables and the artifacts (and re-exports the rule engine's names).
+
 Public API
 ----------
 :func:`classify`, :data:`RULES`, :func:`rule_table`, :func:`is_refusal`,
@@ -61,10 +65,6 @@ Artifacts ``table20``, ``fig7``, ``fig10``, ``population`` are registered with
 """
 from __future__ import annotations
 
-import gzip
-import json
-import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
@@ -72,260 +72,27 @@ import numpy as np
 import pandas as pd
 
 from voxmem_analysis import taxonomy as tx
-from voxmem_analysis.io.jsonl import decode, iter_lines, parse_line
+from voxmem_analysis.analysis.attribution_rules import (AUDIT_FIELDS, COMMITS, COUNT_ANSWER_TYPES,
+                                                        NON_SPECIFIC_COMMITS, REFUSAL_PATTERNS, RELATIONS, RULES,
+                                                        SOURCES, VERDICT_ANSWER_TYPES, Rule, classify, is_refusal,
+                                                        make_refusal_detector, rule_table, rules_markdown)
+from voxmem_analysis.artifacts import artifact
 from voxmem_analysis.errors import Problem, VoxMemDataError
+from voxmem_analysis.io.attribution import check_records, drop_duplicate_records, read_audit_files
 
 __all__ = [
     "AUDIT_FIELDS", "COMMITS", "SOURCES", "RELATIONS", "NON_SPECIFIC_COMMITS", "VERDICT_ANSWER_TYPES",
     "COUNT_ANSWER_TYPES", "REFUSAL_PATTERNS", "STAGES", "Rule", "RULES", "classify", "rule_table",
     "rules_markdown", "is_refusal", "make_refusal_detector", "load_audit_records", "audit_records_frame",
-    "select_models", "population_frame", "attribution_population", "attributed_errors", "population_table",
-    "table20", "class_proportions", "BUDGET", "MIN_ERRORS", "POPULATION_ROWS", "WRONG_TIME_RELATIONS",
-    "ATTRIBUTION_ARTIFACTS",
+    "finish_audit", "select_models", "population_frame", "attribution_population", "attributed_errors",
+    "population_table", "table20", "class_proportions", "BUDGET", "MIN_ERRORS", "POPULATION_ROWS",
+    "WRONG_TIME_RELATIONS", "ATTRIBUTION_ARTIFACTS",
 ]
-
-# ----------------------------------------------------------------------------- vocabulary
-COMMITS: tuple[str, ...] = ("specific", "generic", "off_type", "none", "truncated")
-SOURCES: tuple[str, ...] = ("evidence", "other_session", "absent", "none")
-RELATIONS: tuple[str, ...] = (
-    "matches_gold", "wrong_value_same_session", "same_value_other_session", "earlier_state",
-    "later_state", "other_speaker", "count_off", "unrelated",
-)
-#: The auditor's record, in the order of the F.5 prompt.
-AUDIT_FIELDS: tuple[str, ...] = ("commits", "answer", "evidence_recovered", "source", "source_session", "relation", "why")
-_ENUMS = {"commits": COMMITS, "source": SOURCES, "relation": RELATIONS}
-NON_SPECIFIC_COMMITS: frozenset[str] = frozenset({"none", "generic", "off_type"})
-#: Answer types whose answer is a same-or-different verdict (E.2 ii).
-VERDICT_ANSWER_TYPES: frozenset[str] = frozenset({"yes_no", "boolean", "binary", "same_different"})
-#: Answer types that make a question a count question (E.2 i).
-COUNT_ANSWER_TYPES: frozenset[str] = frozenset({"number", "integer", "count", "numeric"})
-_VERDICT_RE = re.compile(
-    r"^\W*(yes|no|same|different|true|false|identical|not the same|they (?:do not|don't|do) match|match(?:es)?)\b", re.I)
-_NUMBER_RE = re.compile(
-    r"(?<!speaker )(?<!session )(?<!sessions )(?<!user )(?<!voice )(?<!room )\b(\d+|zero|one|two|three|four|five"
-    r"|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|twenty|thirty|once|twice|thrice|none)\b", re.I)
 
 BUDGET = "64K"
 MIN_ERRORS = 5
 #: Stages of the population, in the order they are applied (App. D.5).
 STAGES: tuple[str, ...] = ("correct", "refusal", "empty", "truncated", "attributed", "missing_record")
-
-
-# ----------------------------------------------------------------------------- rules
-@dataclass(frozen=True)
-class AuditContext:
-    """One audit record plus the item facts a rule may look at (normalised)."""
-
-    commits: str
-    answer: str | None
-    evidence_recovered: bool
-    source: str
-    source_session: object
-    relation: str
-    why: str | None
-    subtype: str | None
-    answer_type: str | None
-
-    @property
-    def non_specific(self) -> bool:
-        return self.commits in NON_SPECIFIC_COMMITS
-
-    @property
-    def cue_keyed(self) -> bool:
-        return self.subtype in tx.CUE_KEYED_SUBTYPES
-
-    @property
-    def count_question(self) -> bool:
-        return self.subtype == "counting" or (self.answer_type or "").lower() in COUNT_ANSWER_TYPES
-
-    @property
-    def verdict_answer(self) -> bool:
-        if (self.answer_type or "").lower() in VERDICT_ANSWER_TYPES:
-            return True
-        return bool(self.answer) and bool(_VERDICT_RE.match(str(self.answer)))
-
-    @property
-    def numeric_answer(self) -> bool:
-        """The answer states a number (a label such as "Speaker 3" or "Session 12" is not one)."""
-        return bool(self.answer) and bool(_NUMBER_RE.search(str(self.answer)))
-
-
-@dataclass(frozen=True)
-class Rule:
-    """One row of the rule table: ``condition(ctx) -> bool`` decides ``attribution_class``."""
-
-    name: str
-    condition: Callable[[AuditContext], bool]
-    attribution_class: str
-    paper_reference: str
-    description: str = ""
-
-
-RULES: tuple[Rule, ...] = (
-    Rule("answer_matches_gold", lambda c: c.relation == "matches_gold", "not_attributable",
-         "Table 19 (Not attributable); E.2 (iii)", "relation = matches_gold"),
-    Rule("cue_missed_no_commitment", lambda c: c.non_specific and not c.evidence_recovered, "recognition",
-         "Table 19 (Recognition: commits to nothing, a generic description or a wrong-type answer without "
-         "identifying the cue); Case 1", "commits non-specific and not evidence_recovered"),
-    Rule("cue_named_operation_not_performed", lambda c: c.non_specific and c.evidence_recovered, "operation",
-         "E.2 (i); Table 19 (Operation: the cue is identified but the requested operation is not carried out)",
-         "commits non-specific and evidence_recovered"),
-    Rule("count_answered_with_cue",
-         lambda c: c.count_question and c.commits == "specific" and c.evidence_recovered and not c.numeric_answer,
-         "operation", 'E.2 (i) ("I heard a crackling fire" to a how-many question)',
-         "count question, commits specific, evidence_recovered, answer contains no number"),
-    Rule("attached_to_other_speaker",
-         lambda c: c.relation == "other_speaker" and c.source == "evidence", "binding",
-         "Table 19 (Binding: the audit places it with another speaker); from a non-evidence session the "
-         "earlier stage (rules 6-7) decides, E.1",
-         "relation = other_speaker and source = evidence"),
-    Rule("cue_keyed_from_non_evidence_session", lambda c: c.source == "other_session" and c.cue_keyed, "binding",
-         "Table 19 (Binding: non-evidence session on a cue-keyed question); E.1; Case 3",
-         "source = other_session and subtype cue-keyed"),
-    Rule("non_evidence_session", lambda c: c.source == "other_session", "recognition",
-         "Table 19 (Localization: content from a non-evidence session, retrieval key not a cue); Case 2",
-         "source = other_session (subtype not cue-keyed)"),
-    Rule("verdict_decided_wrongly",
-         lambda c: c.subtype == "matching_resolution" and c.verdict_answer and c.evidence_recovered
-         and c.source == "evidence", "operation", "E.2 (ii); Case 5b",
-         "subtype Matching, verdict answer, evidence_recovered, source = evidence"),
-    Rule("count_off_after_locating", lambda c: c.relation == "count_off" and c.source == "evidence", "operation",
-         "Table 19 (Operation: a wrong count); Case 5", "relation = count_off and source = evidence"),
-    Rule("other_point_on_trajectory",
-         lambda c: c.relation in ("earlier_state", "later_state") and c.source == "evidence", "operation",
-         "Table 19 (Operation: another point on the same state trajectory); E.3",
-         "relation in {earlier_state, later_state} and source = evidence"),
-    Rule("wrong_value_from_evidence", lambda c: c.source == "evidence", "recognition",
-         "Table 19 (Recognition: reads a wrong value from an evidence session)", "source = evidence"),
-    Rule("invented_answer", lambda c: c.source == "absent", "unsupported",
-         "Table 19 (Unsupported, incl. invented inventories); Case 6", "source = absent"),
-    Rule("no_stage_rule", lambda c: True, "unsupported",
-         "Table 19 (Unsupported: any committed answer no stage rule covers)", "any other committed answer"),
-)
-
-
-def rules_markdown() -> str:
-    """The rule table as Markdown (identical to the one in this module's docstring)."""
-    lines = ["| # | rule | condition (audit record; first match wins) | class | paper |",
-             "| --- | --- | --- | --- | --- |"]
-    for i, r in enumerate(RULES, 1):
-        lines.append(f"| {i} | `{r.name}` | {r.description} | {r.attribution_class} | {r.paper_reference} |")
-    return "\n".join(lines)
-
-
-def rule_table() -> pd.DataFrame:
-    """The rule table as a DataFrame: ``order, rule, condition, attribution_class, paper_reference``."""
-    return pd.DataFrame([(i, r.name, r.description, r.attribution_class, r.paper_reference)
-                         for i, r in enumerate(RULES, 1)],
-                        columns=["order", "rule", "condition", "attribution_class", "paper_reference"])
-
-
-def _as_bool(v) -> bool | None:
-    if isinstance(v, (bool, np.bool_)):
-        return bool(v)
-    return None
-
-
-def _context(record: Mapping, subtype, answer_type) -> AuditContext:
-    for f in ("commits", "source", "relation"):
-        v = record.get(f)
-        if v not in _ENUMS[f]:
-            raise ValueError(f"audit field {f!r} has unknown value {v!r} (expected one of {', '.join(_ENUMS[f])})")
-    rec = _as_bool(record.get("evidence_recovered"))
-    if rec is None:
-        raise ValueError(f"audit field 'evidence_recovered' must be a boolean, got {record.get('evidence_recovered')!r}")
-    st = tx.normalize_subtype(subtype) if subtype is not None else None
-    if subtype is not None and st is None:
-        raise ValueError(f"unknown subtype {subtype!r}")
-    answer = record.get("answer")
-    return AuditContext(record["commits"], None if answer is None else str(answer), rec, record["source"],
-                        record.get("source_session"), record["relation"], record.get("why"), st,
-                        None if answer_type is None or (isinstance(answer_type, float) and np.isnan(answer_type))
-                        else str(answer_type))
-
-
-def classify(record: Mapping, *, subtype: str | None, answer_type: str | None = None) -> tuple[str, str]:
-    """Class of one wrong, committed answer from its audit record.
-
-    Parameters
-    ----------
-    record : mapping
-        The auditor's record (``commits, answer, evidence_recovered, source, source_session,
-        relation, why``); extra keys are ignored.
-    subtype : str
-        The item's subtype (any spelling :func:`taxonomy.normalize_subtype` accepts).  It
-        decides whether the retrieval key is a cue (binding vs localization).
-    answer_type : str, optional
-        The item's answer type (``number`` makes a count question, ``yes_no`` a verdict).
-
-    Returns
-    -------
-    (attribution_class, rule_name)
-        ``attribution_class`` is one of :data:`taxonomy.ATTRIBUTION_CLASSES`; ``rule_name``
-        the first rule of :data:`RULES` whose condition held.
-
-    Raises
-    ------
-    ValueError
-        For a truncated record (an exclusion, not a class), an unknown enum value or a
-        non-boolean ``evidence_recovered``.
-    """
-    ctx = _context(record, subtype, answer_type)
-    if ctx.commits == "truncated":
-        raise ValueError("truncated answers are excluded before attribution (App. D.5); they have no class")
-    for rule in RULES:
-        if rule.condition(ctx):
-            return rule.attribution_class, rule.name
-    raise AssertionError("the last rule always applies")  # pragma: no cover
-
-
-# ----------------------------------------------------------------------------- refusals
-#: Default refusal patterns (case-insensitive): evidence-based abstentions and
-#: capability/policy refusals.  A flat denial that anything was heard ("there was no
-#: background sound") is *not* a refusal: the auditor records it as ``commits = none``.
-REFUSAL_PATTERNS: tuple[str, ...] = (
-    r"\binsufficient (?:evidence|information|context|data)\b",
-    r"\bnot (?:enough|sufficient) (?:information|evidence|context|details?|data)\b",
-    r"\b(?:cannot|can ?not|can't|unable to|not able to|impossible to|not possible to) (?:be )?"
-    r"(?:determined?|tell|answer|say|know|identif(?:y|ied)|infer(?:red)?|recall|confirm|verif(?:y|ied))\b",
-    r"\b(?:does not|doesn't|do not|don't) (?:contain|provide|include|mention|specify|give) "
-    r"(?:enough |sufficient |any |the )?(?:information|evidence|details?|context)\b",
-    r"\bI (?:cannot|can ?not|can't|am unable to|am not able to|'m unable to|'m not able to) "
-    r"(?:hear|listen|process|access|perceive|play|analy[sz]e|remember)\b",
-    r"\b(?:no|without|don't have|do not have|lack) (?:access to|memory of|the ability to)\b",
-    r"\bas an AI\b",
-    r"\bI (?:do not|don't) (?:know|remember|recall|have (?:that|this|any|enough) information)\b",
-    r"\bno (?:information|evidence|record|mention|details?) (?:about|of|on|regarding|is available|available)\b",
-    r"\bnot (?:mentioned|specified|stated|provided|recorded) in (?:the|our|this) (?:conversation|history|sessions?|audio|chats?)\b",
-)
-
-
-def make_refusal_detector(patterns: Iterable[str] | None = None, *, extra: Iterable[str] = ()) -> Callable[[object], bool]:
-    """A refusal detector from regular expressions (default :data:`REFUSAL_PATTERNS`, plus ``extra``)."""
-    pats = tuple(REFUSAL_PATTERNS if patterns is None else patterns) + tuple(extra)
-    rx = re.compile("|".join(f"(?:{p})" for p in pats), re.I) if pats else None
-
-    def detector(text) -> bool:
-        if rx is None or text is None or not isinstance(text, str) or not text.strip():
-            return False
-        return bool(rx.search(text.replace("\u2019", "'").replace("\u2018", "'")))
-
-    return detector
-
-
-_DEFAULT_DETECTOR = make_refusal_detector()
-
-
-def is_refusal(text, patterns: Iterable[str] | None = None) -> bool:
-    """True when ``text`` declines to answer (evidence- or capability-based refusal).
-
-    Examples: "insufficient evidence", "It cannot be determined from our conversations",
-    "There is not enough information", "I cannot hear audio", "I have no access to previous
-    conversations", "I don't know".  ``None`` or blank text is not a refusal (it is an empty
-    generation).  Pass ``patterns`` (or build a detector with :func:`make_refusal_detector`)
-    to override the rule.
-    """
-    return (_DEFAULT_DETECTOR if patterns is None else make_refusal_detector(patterns))(text)
 
 
 # ----------------------------------------------------------------------------- frames
@@ -685,63 +452,9 @@ def class_proportions(errors: pd.DataFrame, by: str = "operation", *, min_errors
 
 
 # ----------------------------------------------------------------------------- audit records
-def _audit_files(root: Path) -> list[Path]:
-    base = root / "attribution"
-    if not base.is_dir():
-        return []
-    files = {p for g in ("*.jsonl", "*.jsonl.gz") for p in base.rglob(g) if p.is_file()}
-    return sorted(files, key=lambda p: p.relative_to(root).as_posix())
-
-
-def _check_record(obj, file: str | None, line: int | None) -> tuple[dict | None, list[Problem]]:
-    probs: list[Problem] = []
-
-    def err(code, msg, fld=None):
-        probs.append(Problem(code, "error", msg, file, line, fld))
-
-    if not isinstance(obj, dict):
-        err("not_an_object", f"record is a JSON {type(obj).__name__}, expected an object")
-        return None, probs
-    for f in ("model", "item_id"):
-        if not isinstance(obj.get(f), str) or not obj.get(f).strip():
-            err("missing_field", f"required field `{f}` is missing or empty", f)
-    for f in AUDIT_FIELDS:
-        if f not in obj:
-            err("missing_field", f"audit field `{f}` is missing", f)
-    for f, allowed in _ENUMS.items():
-        if f in obj and obj[f] not in allowed:
-            err("unknown_value", f"`{f}` is {obj[f]!r}; expected one of {', '.join(allowed)}", f)
-    if "evidence_recovered" in obj and not isinstance(obj["evidence_recovered"], bool):
-        err("invalid_value", f"`evidence_recovered` must be true or false, got {obj['evidence_recovered']!r}",
-            "evidence_recovered")
-    ss = obj.get("source_session")
-    if ss is not None and (isinstance(ss, bool) or not isinstance(ss, int)):
-        err("invalid_value", f"`source_session` must be a session number or null, got {ss!r}", "source_session")
-    for f in ("answer", "why"):
-        if obj.get(f) is not None and not isinstance(obj.get(f), str):
-            err("invalid_value", f"`{f}` must be a string or null, got {type(obj.get(f)).__name__}", f)
-    if probs:
-        return None, probs
-    row = {"model": obj["model"], "item_id": obj["item_id"], **{f: obj[f] for f in AUDIT_FIELDS},
-           "source_file": file, "source_line": line}
-    return row, probs
-
-
-def _finish_audit(rows: list[dict], problems: list[Problem], frame, models, strict: bool) -> pd.DataFrame:
-    # duplicates: every copy is reported and left out, so the prediction shows up as missing_record
-    seen: dict[tuple, list[dict]] = {}
-    for r in rows:
-        seen.setdefault((r["model"], r["item_id"]), []).append(r)
-    kept = []
-    for key, rs in seen.items():
-        if len(rs) == 1:
-            kept.append(rs[0])
-            continue
-        where = ", ".join(f"{r['source_file']}:{r['source_line']}" for r in rs)
-        for r in rs:
-            problems.append(Problem("duplicate_record", "error",
-                                    f"({key[0]}, {key[1]}) has {len(rs)} audit records ({where}); none is used",
-                                    r["source_file"], r["source_line"], "item_id"))
+def finish_audit(rows: list[dict], problems: list[Problem], frame, models, strict: bool) -> pd.DataFrame:
+    """Checked rows -> the audit frame: duplicates and records outside the population reported and left out."""
+    kept = drop_duplicate_records(rows, problems)
     if frame is not None:
         att = _population_attempts(frame, models)
         status = {(m, i): c for m, i, c in zip(att["model"], att["item_id"], att["correct"])}
@@ -772,13 +485,8 @@ def _finish_audit(rows: list[dict], problems: list[Problem], frame, models, stri
 def audit_records_frame(records: Iterable[Mapping], *, frame=None, models=None, strict: bool = True,
                         file: str | None = None) -> tuple[pd.DataFrame, list[Problem]]:
     """Validate in-memory audit records (same checks as :func:`load_audit_records`; ``line`` = 1-based position)."""
-    rows, problems = [], []
-    for i, obj in enumerate(records, 1):
-        row, p = _check_record(obj, file, i)
-        problems += p
-        if row is not None:
-            rows.append(row)
-    return _finish_audit(rows, problems, frame, models, strict), problems
+    rows, problems = check_records(records, file)
+    return finish_audit(rows, problems, frame, models, strict), problems
 
 
 def load_audit_records(release_dir, *, frame=None, models=None, strict: bool = True) -> tuple[pd.DataFrame, list[Problem]]:
@@ -803,30 +511,8 @@ def load_audit_records(release_dir, *, frame=None, models=None, strict: bool = T
         ``missing_field``, ``unknown_value``, ``invalid_value``, ``duplicate_record`` (all
         copies left out), ``not_in_population``, ``record_for_correct_prediction``.
     """
-    root = Path(release_dir)
-    problems: list[Problem] = []
-    rows: list[dict] = []
-    files = _audit_files(root)
-    if not files:
-        problems.append(Problem("no_audit_records", "error", "no attribution/**/*.jsonl files found", "attribution"))
-    for path in files:
-        rel = path.relative_to(root).as_posix()
-        try:
-            raw = path.read_bytes()
-            text = decode(gzip.decompress(raw) if path.suffix == ".gz" else raw)
-        except (OSError, EOFError, UnicodeDecodeError, gzip.BadGzipFile) as exc:
-            problems.append(Problem("file_unreadable", "error", f"cannot read file: {exc}", rel))
-            continue
-        for lineno, line in iter_lines(text):
-            obj, bad = parse_line(line)
-            if bad is not None:
-                problems.append(Problem("malformed_json", "error", bad[0], rel, lineno, bad[1]))
-                continue
-            row, p = _check_record(obj, rel, lineno)
-            problems += p
-            if row is not None:
-                rows.append(row)
-    return _finish_audit(rows, problems, frame, models, strict), problems
+    rows, problems = read_audit_files(release_dir)
+    return finish_audit(rows, problems, frame, models, strict), problems
 
 
 # ----------------------------------------------------------------------------- artifacts
@@ -867,25 +553,22 @@ def _figure_table(errors: pd.DataFrame, bys: Sequence[str]) -> pd.DataFrame:
     return out
 
 
-try:
-    from voxmem_analysis.artifacts import artifact as _artifact
-except ImportError:  # pragma: no cover - registry not available
-    _artifact = None
+@artifact("table20", title="Table 20: attributed errors at 64K by subtype and evidence type")
+def _table20_artifact(release, *, seed: int = 0, n_boot: int = 10_000, **_) -> pd.DataFrame:
+    return table20(_release_errors(release))
 
-if _artifact is not None:
-    @_artifact("table20", title="Table 20: attributed errors at 64K by subtype and evidence type")
-    def _table20_artifact(release, *, seed: int = 0, n_boot: int = 10_000, **_) -> pd.DataFrame:
-        return table20(_release_errors(release))
 
-    @_artifact("fig7", title="Figure 7: error attribution by memory operation and evidence type (macro %, 64K)")
-    def _fig7_artifact(release, *, seed: int = 0, n_boot: int = 10_000, **_) -> pd.DataFrame:
-        return _figure_table(_release_errors(release), ("operation", "evidence_type"))
+@artifact("fig7", title="Figure 7: error attribution by memory operation and evidence type (macro %, 64K)")
+def _fig7_artifact(release, *, seed: int = 0, n_boot: int = 10_000, **_) -> pd.DataFrame:
+    return _figure_table(_release_errors(release), ("operation", "evidence_type"))
 
-    @_artifact("fig10", title="Figure 10: error attribution by subtype (macro %, 64K)")
-    def _fig10_artifact(release, *, seed: int = 0, n_boot: int = 10_000, **_) -> pd.DataFrame:
-        return _figure_table(_release_errors(release), ("subtype",))
 
-    @_artifact("population", title="App. D.5/E.2/E.3/E.5: attribution population, exclusions and quoted shares (64K)")
-    def _population_artifact(release, *, seed: int = 0, n_boot: int = 10_000, **_) -> pd.DataFrame:
-        models, audit = _release_audit(release)
-        return population_table(release.frame, audit, models=models)
+@artifact("fig10", title="Figure 10: error attribution by subtype (macro %, 64K)")
+def _fig10_artifact(release, *, seed: int = 0, n_boot: int = 10_000, **_) -> pd.DataFrame:
+    return _figure_table(_release_errors(release), ("subtype",))
+
+
+@artifact("population", title="App. D.5/E.2/E.3/E.5: attribution population, exclusions and quoted shares (64K)")
+def _population_artifact(release, *, seed: int = 0, n_boot: int = 10_000, **_) -> pd.DataFrame:
+    models, audit = _release_audit(release)
+    return population_table(release.frame, audit, models=models)

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.analysis.accuracy import accuracy_table
 from voxmem_analysis.analysis.verdicts import MACRO, OVERALL, AnalysisInputError, level_order, slice_accuracy
 
 __all__ = [
@@ -183,13 +184,6 @@ def select_rows(frame, budget=None, models=None):
     return frame
 
 
-def _bool_column(frame, name: str) -> np.ndarray:
-    s = frame[name]
-    if _is_polars(frame):
-        return s.fill_null(False).cast(bool).to_numpy()
-    return s.astype(object).where(s.notna(), False).astype(bool).to_numpy()
-
-
 def pooled_accuracy(release_or_frame, *, budget=None, models=None) -> float:
     """Accuracy (%) of every selected verdict pooled: the plot's dashed line.
 
@@ -207,10 +201,7 @@ def pooled_accuracy(release_or_frame, *, budget=None, models=None) -> float:
         unscored rows are out); NaN when nothing is scored.
     """
     f = select_rows(_frame_of(release_or_frame), budget, models)
-    scored = _bool_column(f, "scored")
-    correct = _bool_column(f, "correct") & scored
-    n = int(scored.sum())
-    return 100.0 * int(correct.sum()) / n if n else float("nan")
+    return float(accuracy_table(f, [])["accuracy"].iloc[0])
 
 
 # ----------------------------------------------------------------------------- labels / order
@@ -273,7 +264,7 @@ def level_orders(values: Mapping[str, Sequence], *, model_order: Sequence | None
 
 
 # ----------------------------------------------------------------------------- the slices
-def explore_slices(release_or_frame, by, *, budget=None, models=None, ci: str = "auto", n_boot: int = 10_000,
+def explore_slices(release_or_frame, by, *, budget=None, models=None, interval: str = "auto", n_boot: int = 10_000,
                    seed: int = 0, model_order: Sequence | None = None) -> pd.DataFrame:
     """Accuracy per slice of the selected verdicts, in display order.
 
@@ -286,10 +277,10 @@ def explore_slices(release_or_frame, by, *, budget=None, models=None, ci: str = 
         the others: its colours).
     budget, models
         As in :func:`select_rows`.
-    ci : {"auto", "wilson", "bootstrap"}
+    interval : {"auto", "wilson", "bootstrap"}
         Wilson interval per slice, or a percentile bootstrap resampling ``item_id``.
     n_boot, seed : int
-        Bootstrap resamples and seed (recorded by ``slice_accuracy``; used with ``ci="bootstrap"``).
+        Bootstrap resamples and seed (recorded by ``slice_accuracy``; used with ``interval="bootstrap"``).
     model_order : sequence, optional
         Order of the models; default: the release's (``release.model_order()``).
 
@@ -297,20 +288,20 @@ def explore_slices(release_or_frame, by, *, budget=None, models=None, ci: str = 
     -------
     pandas.DataFrame
         The columns of :func:`voxmem_analysis.analysis.verdicts.slice_accuracy` (``*by, level,
-        correct, n, n_excluded, accuracy, ci_low, ci_high, method``), rows sorted by the
+        n_correct, n, n_excluded, accuracy, accuracy_ci_low, accuracy_ci_high, interval``), rows sorted by the
         ``by`` columns, each of which is an ordered pandas ``Categorical`` whose categories
         are :func:`level_orders` (``overall`` / ``macro`` last).
 
     Raises
     ------
     AnalysisInputError
-        Bad ``by`` / ``ci`` / budget / model, or no verdict selected.
+        Bad ``by`` / ``interval`` / budget / model, or no verdict selected.
     """
     cols = parse_by(by)
     frame = select_rows(_frame_of(release_or_frame), budget, models)
     if len(frame) == 0:
         raise AnalysisInputError(f"no verdicts selected (budget={budget!r}, models={models!r})", "budget")
-    table = slice_accuracy(frame, cols, ci=ci, item="question_id",
+    table = slice_accuracy(frame, cols, interval=interval, item="question_id",
                            n_boot=n_boot, seed=seed)
     if model_order is None:
         model_order = _model_order(release_or_frame)
@@ -343,9 +334,9 @@ def slice_title(by, *, budget=None, models=None) -> str:
     return f"Accuracy by {what} \u2014 {b or 'all budgets'}, {_models_text(models)}"
 
 
-def slice_caption(by, *, budget=None, models=None, ci: str = "auto") -> str:
+def slice_caption(by, *, budget=None, models=None, interval: str = "auto") -> str:
     """Table caption: :func:`slice_title` plus ``" (%, 95% wilson interval)"``."""
-    return f"{slice_title(by, budget=budget, models=models)} (%, 95% {ci} interval)"
+    return f"{slice_title(by, budget=budget, models=models)} (%, 95% {interval} interval)"
 
 
 def output_name(by, budget=None) -> str:
@@ -394,7 +385,7 @@ def grouping_choices(columns: Sequence[str], current=None) -> list[str]:
 
 
 def widget(release, *, draw: Callable, by: str = "subtype,evidence_type", budget=None, models=None,
-           ci: str = "auto", n_boot: int = 10_000, seed: int = 0):
+           interval: str = "auto", n_boot: int = 10_000, seed: int = 0):
     """Drop-downs (grouping, budget, model, interval) that recompute and redraw.
 
     Each change calls :func:`explore_slices`, :func:`pooled_accuracy` and :func:`slice_title`
@@ -407,7 +398,7 @@ def widget(release, *, draw: Callable, by: str = "subtype,evidence_type", budget
     draw : callable
         ``draw(table, by, overall=..., title=...)`` returning a matplotlib Axes, e.g.
         :func:`voxmem_analysis.plots.slices.slice_dot_plot`.
-    by, budget, models, ci, n_boot, seed
+    by, budget, models, interval, n_boot, seed
         Initial values, as in :func:`explore_slices`.
 
     Returns
@@ -428,7 +419,7 @@ def widget(release, *, draw: Callable, by: str = "subtype,evidence_type", budget
                                 description="budget")
     w_model = widgets.Dropdown(options=model_options, value=",".join(parse_models(models) or ["all"]),
                                description="model")
-    w_ci = widgets.Dropdown(options=["auto", "wilson", "bootstrap"], value=ci, description="interval")
+    w_ci = widgets.Dropdown(options=["auto", "wilson", "bootstrap"], value=interval, description="interval")
     w_out = widgets.Output()
 
     def redraw(*_):
@@ -436,7 +427,7 @@ def widget(release, *, draw: Callable, by: str = "subtype,evidence_type", budget
         with w_out:
             w_out.clear_output(wait=True)
             try:
-                table = explore_slices(release, g, budget=b, models=m, ci=c, n_boot=n_boot, seed=seed)
+                table = explore_slices(release, g, budget=b, models=m, interval=c, n_boot=n_boot, seed=seed)
             except AnalysisInputError as exc:
                 print(exc)
                 return

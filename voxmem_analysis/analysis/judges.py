@@ -25,6 +25,8 @@ Long-format columns (:func:`agreement_table`)
 ``slice``: row label; ``n``: scored pairs; ``judge1`` / ``judge2``: accuracy (%) under the
 production / second judge; ``delta_pp``: ``judge2 - judge1`` in percentage points;
 ``agreement``: percent of pairs with the same verdict (%); ``kappa``: Cohen's kappa;
+``kappa_ci_low`` / ``kappa_ci_high``: its asymptotic 95% interval (kappa -/+ 1.96 SE, SE from
+``statsmodels.stats.inter_rater.cohens_kappa``, clipped to [-1, 1]);
 ``n_production_only`` / ``n_second_only``: pairs credited by one judge only;
 ``judge1_name`` / ``judge2_name``: the judges' display names.
 
@@ -56,6 +58,7 @@ import pandas as pd
 import polars as pl
 
 from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.artifacts import artifact
 from voxmem_analysis.errors import Problem, VoxMemDataError
 from voxmem_analysis.stats import cohen_kappa, spearman
 
@@ -280,12 +283,13 @@ def _pair_stats(y1: np.ndarray, y2: np.ndarray) -> dict:
     if n == 0:
         nan = float("nan")
         return dict(n=0, judge1=nan, judge2=nan, delta_pp=nan, agreement=nan, kappa=nan,
-                    n_production_only=0, n_second_only=0)
+                    kappa_ci_low=nan, kappa_ci_high=nan, n_production_only=0, n_second_only=0)
     k = cohen_kappa(y1, y2).iloc[0]
     a1, a2 = 100.0 * y1.mean(), 100.0 * y2.mean()
     return dict(
         n=n, judge1=a1, judge2=a2, delta_pp=a2 - a1, agreement=100.0 * float(k["agreement"]),
-        kappa=float(k["kappa"]), n_production_only=int(k["n10"]), n_second_only=int(k["n01"]),
+        kappa=float(k["kappa"]), kappa_ci_low=float(k["kappa_ci_low"]), kappa_ci_high=float(k["kappa_ci_high"]),
+        n_production_only=int(k["n10"]), n_second_only=int(k["n01"]),
     )
 
 
@@ -319,7 +323,8 @@ def agreement_table(matched: JudgePairs) -> pd.DataFrame:
 
 
 def wide_table13(long: pd.DataFrame) -> pd.DataFrame:
-    """Table 13 as printed: index = slice labels, columns ``n, <judge 1>, <judge 2>, Δ (pp), Agreement, κ``."""
+    """Table 13 as printed: index = slice labels, columns ``n, <judge 1>, <judge 2>, Δ (pp), Agreement, κ``,
+    then ``κ CI low``, ``κ CI high`` (asymptotic 95% interval, statsmodels' SE; beyond the paper)."""
     j1, j2 = long["judge1_name"].iloc[0], long["judge2_name"].iloc[0]
     wide = pd.DataFrame({
         "n": long["n"].to_numpy(),
@@ -328,6 +333,8 @@ def wide_table13(long: pd.DataFrame) -> pd.DataFrame:
         "\u0394 (pp)": long["delta_pp"].to_numpy(),
         "Agreement": long["agreement"].to_numpy(),
         "\u03ba": long["kappa"].to_numpy(),
+        "\u03ba CI low": long["kappa_ci_low"].to_numpy(),
+        "\u03ba CI high": long["kappa_ci_high"].to_numpy(),
     }, index=pd.Index(long["slice"].to_list(), name="Slice"))
     return wide
 
@@ -514,11 +521,13 @@ def compare_judges(release, *, budget: str | None = _DEFAULT_BUDGET,
 
 
 # ----------------------------------------------------------------------------- artifacts
+@artifact("table13", title="Table 13: cross-judge agreement at 8K", needs=("judge2",))
 def table13(release, *, seed: int = 0, n_boot: int = 10_000, budget: str = _DEFAULT_BUDGET) -> pd.DataFrame:
     """Table 13: cross-judge agreement per slice at 8K (``seed``/``n_boot`` unused: no resampling)."""
     return compare_judges(release, budget=budget).wide()
 
 
+@artifact("judges", title="Appendix C.5: judge cross-validation figures", needs=("judge2",))
 def judges(release, *, seed: int = 0, n_boot: int = 10_000, budget: str = _DEFAULT_BUDGET,
            production_family: str = "Gemini") -> pd.DataFrame:
     """The Appendix C.5 figures as printed (labels of ``data/paper/published.csv``).
@@ -585,12 +594,3 @@ def printed_judges(wide: pd.DataFrame) -> pd.DataFrame:
         fmt = digits.get(c)
         out[c] = [_fmt_num(v, fmt) if fmt else _fmt_num(int(v) if v == v else v, ",") for v in wide[c]]
     return out
-
-
-try:  # registry of `voxmem-analysis table NAME`
-    from voxmem_analysis.artifacts import artifact as _artifact
-except ImportError:  # pragma: no cover - artifacts.py absent
-    _artifact = None
-if _artifact is not None:
-    _artifact("table13", title="Table 13: cross-judge agreement at 8K", needs=("judge2",))(table13)
-    _artifact("judges", title="Appendix C.5: judge cross-validation figures", needs=("judge2",))(judges)

@@ -45,7 +45,6 @@ means leave out models of unknown access group (the ``all`` mean keeps every mod
 """
 from __future__ import annotations
 
-import contextlib
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -53,8 +52,16 @@ import pandas as pd
 import polars as pl
 
 from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.analysis.accuracy import accuracy_table
 from voxmem_analysis.artifacts import artifact
-from voxmem_analysis.errors import Problem, VoxMemDataError
+from voxmem_analysis.stats import spearman
+from voxmem_analysis.analysis.selection import (GROUP_LABELS, GROUP_ORDER, OVERALL, PAIRINGS, MissingDataError,
+                                                baseline_budget, budgets_run, check_budgets, check_models,
+                                                comparison_budget, describe_budgets, describe_shared_set,
+                                                evidence_label, fig5_budget, fmt_budgets, mean_row_label,
+                                                missing_source_operations, models_at_budget, models_at_or_fail,
+                                                no_budget_error, order_frame, run_budgets, scored_predictions,
+                                                section, shared_set, skip_reason)
 
 __all__ = [
     "PAIRINGS", "OVERALL", "GROUP_LABELS", "GROUP_TITLES", "MissingDataError", "section", "skip_reason",
@@ -67,332 +74,21 @@ __all__ = [
     "evidence_label", "mean_row_label",
 ]
 
-PAIRINGS = ("all_budgets", "shared", "none")
-#: Code used in long frames for the pooled level of a grouping column ("Overall" when printed).
-OVERALL = "overall"
-#: Printed names of the access groups.
-GROUP_LABELS = {"proprietary": "proprietary", "open_weight": "open-weight", "all": "all"}
-_GROUP_ORDER = ("proprietary", "open_weight")
-_ID_COLUMNS = ["model", "question_id", "item_id", "budget", "evidence_type", "operation", "is_ar",
-               "source_operation", "status", "scored", "correct"]
-
-
-# ============================================================================ labels
-def evidence_label(code: str) -> str:
-    """Paper's full name of an evidence type (``"Overall"`` for :data:`OVERALL`)."""
-    return "Overall" if code == OVERALL else tx.EVIDENCE_LABELS.get(code, code)
-
-
-def mean_row_label(group: str, n_models: int) -> str:
-    """``"Mean proprietary (3)"``, ``"Mean open-weight (7)"``, ``"Mean all (10)"``."""
-    return f"Mean {GROUP_LABELS.get(group, group)} ({n_models})"
-
-
-# ============================================================================ partial releases
-class MissingDataError(VoxMemDataError):
-    """The release lacks what an analysis needs (a budget, a second budget, AR source operations…).
-
-    ``reason`` is one sentence saying what is missing (printed by :func:`section`); the single
-    :class:`~voxmem_analysis.errors.Problem` carries what the release has instead.
-    """
-
-    def __init__(self, reason: str, detail: str | None = None, *, code: str = "missing_data",
-                 field: str | None = None):
-        self.reason = reason
-        super().__init__([Problem(code, "error", detail or reason, None, None, field)], reason)
-
-
-def skip_reason(exc: BaseException) -> str:
-    """The one-line reason of a :class:`~voxmem_analysis.errors.VoxMemDataError` (its first line)."""
-    reason = getattr(exc, "reason", None)
-    if reason:
-        return reason
-    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-
-
-@contextlib.contextmanager
-def section(title: str, *, stream=None):
-    """Run a notebook section; if the release lacks what it needs, print why and carry on.
-
-    Only :class:`~voxmem_analysis.errors.VoxMemDataError` is caught (any other exception is a
-    bug and propagates).  The printed line is ``"<title>: skipped — <reason>"``::
-
-        with section("Table 15"):
-            display(table15(release, budget=budget))
-    """
-    import sys
-
-    try:
-        yield
-    except VoxMemDataError as exc:
-        print(f"{title}: skipped \u2014 {skip_reason(exc)}", file=stream or sys.stdout)
-
-
-def _fmt_budgets(bs) -> str:
-    bs = list(bs)
-    return ", ".join(bs) if bs else "none"
-
-
-# ============================================================================ item selection
-def _check_budgets(budgets) -> list[str]:
-    return tx.normalize_budgets(budgets)
-
-
-def _check_models(release, models) -> list[str]:
-    order = release.model_order()
-    if models is None:
-        return order
-    if isinstance(models, str):
-        models = [models]
-    unknown = [m for m in models if m not in order]
-    if unknown:
-        raise ValueError(f"models not in the release: {', '.join(map(repr, unknown))}; known: {', '.join(order)}")
-    wanted = set(models)
-    return [m for m in order if m in wanted]
-
-
-def run_budgets(release) -> dict[str, tuple[str, ...]]:
-    """Budgets each model was run at (C.6): at least one scored prediction there; 64K only for the 64K set.
-
-    Returns ``{model: ("8K", "16K", ...)}`` in the paper's model order.
-    """
-    fr = release.frame
-    present = (fr.filter(pl.col("scored")).select("model", pl.col("budget").cast(pl.Utf8))
-               .unique().group_by("model").agg(pl.col("budget")))
-    have = {r["model"]: set(r["budget"]) for r in present.iter_rows(named=True)}
-    in64 = set(release.models_in_64k_set())
-    out = {}
-    for m in release.model_order():
-        bs = have.get(m, set())
-        if m not in in64:
-            bs = bs - {"64K"}
-        out[m] = tuple(b for b in tx.BUDGETS if b in bs)
-    return out
-
-
-def models_at_budget(release, budget: str, models: Sequence[str] | None = None) -> list[str]:
-    """The models (paper order) run at ``budget`` among ``models`` (default: all)."""
-    rb = run_budgets(release)
-    return [m for m in _check_models(release, models) if budget in rb.get(m, ())]
-
-
-def budgets_run(release, models: Sequence[str] | None = None) -> list[str]:
-    """Budgets (paper order) at which at least one of ``models`` (default all) was run (:func:`run_budgets`)."""
-    rb = run_budgets(release)
-    have = {b for m in _check_models(release, models) for b in rb.get(m, ())}
-    return [b for b in tx.BUDGETS if b in have]
-
-
-def _require_budgets(release, models=None) -> list[str]:
-    present = budgets_run(release, models)
-    if not present:
-        raise MissingDataError("no model has a scored prediction at any budget",
-                               code="no_scored_predictions", field="verdict")
-    return present
-
-
-def comparison_budget(release, budget: str | None = None, *, models: Sequence[str] | None = None) -> str:
-    """The budget of the paper's 64K artifacts: ``budget`` if given, else 64K if any model was run
-    at 64K, else the longest budget present."""
-    if budget is not None:
-        return _check_budgets([budget])[0]
-    present = _require_budgets(release, models)
-    return "64K" if "64K" in present else present[-1]
-
-
-def baseline_budget(release, budget: str | None = None, *, models: Sequence[str] | None = None) -> str:
-    """The baseline of scaling comparisons: ``budget`` if given, else 8K if present, else the shortest."""
-    if budget is not None:
-        return _check_budgets([budget])[0]
-    present = _require_budgets(release, models)
-    return "8K" if "8K" in present else present[0]
-
-
-def fig5_budget(release, budget: str | None = None, *, models: Sequence[str] | None = None) -> str:
-    """Figure 5's budget: ``budget`` if given, else 32K if present, else the budget run by the most
-    models (the longer one on ties)."""
-    if budget is not None:
-        return _check_budgets([budget])[0]
-    present = _require_budgets(release, models)
-    if "32K" in present:
-        return "32K"
-    counts = {b: len(models_at_budget(release, b, models)) for b in present}
-    return max(present, key=lambda b: (counts[b], tx.BUDGETS.index(b)))
-
-
-def _why(chosen: str, requested, paper: str, present: list[str], otherwise: str) -> str:
-    if requested is not None:
-        return "as requested" + ("" if chosen in present else f"; no model was run at {chosen}")
-    return "the paper's" if chosen == paper else f"no model was run at {paper}; {otherwise}"
-
-
-def describe_budgets(release, *, comparison: str | None = None, fig5: str | None = None,
-                     models: Sequence[str] | None = None) -> str:
-    """Which budgets the main-results notebook uses, and why (a few printable lines)."""
-    present = _require_budgets(release, models)
-    counts = {b: len(models_at_budget(release, b, models)) for b in present}
-    b_cmp = comparison_budget(release, comparison, models=models)
-    b_f5 = fig5_budget(release, fig5, models=models)
-    runs = ", ".join(f"{b} ({counts[b]} model{'s' if counts[b] != 1 else ''})" for b in present)
-    missing = [b for b in tx.BUDGETS if b not in present]
-    return "\n".join([
-        f"Budgets run: {runs}" + (f"; not run: {_fmt_budgets(missing)}" if missing else ""),
-        f"Table 15, Table 16, Figure 8 at {b_cmp} "
-        f"({_why(b_cmp, comparison, '64K', present, 'the longest budget run')})",
-        f"Figure 5 at {b_f5} ({_why(b_f5, fig5, '32K', present, 'the budget run by the most models')})",
-    ])
-
-
-def shared_set(release, budget: str | None = "64K", models: Sequence[str] | None = None) -> tuple[list[str], list[str]]:
-    """Figure 8's model set and shared budgets: the models run at ``budget`` (the 64K set) and the
-    budgets every one of them was run at (all four on the paper's release).
-
-    Raises :class:`MissingDataError` when no model was run at ``budget``.
-    """
-    b = comparison_budget(release, budget, models=models)
-    ms = models_at_budget(release, b, models)
-    if not ms:
-        raise MissingDataError(f"no model was run at {b}",
-                               f"budgets run in this release: {_fmt_budgets(budgets_run(release, models))}; "
-                               f"pass budget= one of them", code="budget_not_run", field="context_length")
-    rb = run_budgets(release)
-    common = set.intersection(*(set(rb[m]) for m in ms))
-    return ms, [x for x in tx.BUDGETS if x in common]
-
-
-def describe_shared_set(models: Sequence[str], shared: Sequence[str], budget: str) -> str:
-    """Figure 8's title: ``"10 models run at 64K; questions judged at 8K, 16K, 32K, 64K by every one"``."""
-    k = len(models)
-    return (f"{k} model{'s' if k != 1 else ''} run at {budget}; questions judged at {_fmt_budgets(shared)} "
-            f"by {'every one' if k != 1 else 'it'}")
-
-
-def _no_budget_error(release, budgets, models) -> MissingDataError:
-    asked = _check_budgets(budgets)
-    return MissingDataError(f"no model was run at {_fmt_budgets(asked)}",
-                            f"budgets run in this release: {_fmt_budgets(budgets_run(release, models))}",
-                            code="budget_not_run", field="context_length")
-
-
-def missing_source_operations(release, *, models: Sequence[str] | None = None) -> str | None:
-    """Why Table 17's by-source-operation columns cannot be computed, or ``None`` when they can.
-
-    The source operation of a refusal (AR) item is that of its paired answerable question; it is
-    known only from an item table with ``paired_question_id`` (or a ``source_operation`` field).
-    """
-    fr = release.frame.filter(pl.col("is_ar") & pl.col("scored"))
-    if models is not None:
-        fr = fr.filter(pl.col("model").is_in(_check_models(release, models)))
-    if not fr.height:
-        return "no refusal (AR) item was scored"
-    if fr["source_operation"].drop_nulls().len() == 0:
-        return ("the source operation of every AR item is unknown (no items.csv with paired_question_id), "
-                "so the IE/MSR/TET columns of Table 17 are left out")
-    return None
-
-
-def _models_at_or_fail(release, budget: str, models=None) -> list[str]:
-    ms = models_at_budget(release, budget, models)
-    if not ms:
-        raise MissingDataError(f"no model was run at {budget}",
-                               f"budgets run in this release: {_fmt_budgets(budgets_run(release, models))}; "
-                               f"pass budget= one of them", code="budget_not_run", field="context_length")
-    return ms
-
-
-def scored_predictions(release, *, models: Sequence[str] | None = None, budgets: Iterable[str] | None = None,
-                       pairing: str = "all_budgets", shared_budgets: Iterable[str] | None = None) -> pd.DataFrame:
-    """The scored predictions that enter the accuracies, after the pairing rule.
-
-    Parameters
-    ----------
-    release : Release
-    models : list of str, optional
-        Models to keep (default all, paper order).  A model is kept at a budget only if it
-        was run there (:func:`run_budgets`).
-    budgets : list of str, optional
-        Budgets to return (default all four).  The pairing rule itself looks at every
-        budget a model was run at, whatever ``budgets`` shows.
-    pairing : {"all_budgets", "shared", "none"}
-        See the module docstring.
-    shared_budgets : list of str, optional
-        For ``pairing="shared"``: budgets at which a question must be judged for every model
-        (default all four).
-
-    Returns
-    -------
-    DataFrame
-        One row per (model, item) kept, columns ``model, question_id, item_id, budget,
-        evidence_type, operation, is_ar, source_operation, status, scored, correct``;
-        ``budget`` is a string, ``correct`` a bool.
-    """
-    if pairing not in PAIRINGS:
-        raise ValueError(f"pairing must be one of {', '.join(PAIRINGS)}, got {pairing!r}")
-    models = _check_models(release, models)
-    budgets = _check_budgets(budgets)
-    rb = run_budgets(release)
-    allowed = pl.DataFrame({"model": [m for m in models for b in rb[m]],
-                            "budget": [b for m in models for b in rb[m]]},
-                           schema={"model": pl.Utf8, "budget": pl.Utf8})
-    fr = (release.frame.select(_ID_COLUMNS).with_columns(pl.col("budget").cast(pl.Utf8))
-          .join(allowed, on=["model", "budget"], how="inner").filter(pl.col("scored")))
-    if pairing == "all_budgets":
-        need = allowed.group_by("model").agg(pl.len().alias("_need"))
-        keep = (fr.group_by("model", "question_id").agg(pl.col("budget").n_unique().alias("_have"))
-                .join(need, on="model").filter(pl.col("_have") == pl.col("_need")).select("model", "question_id"))
-        fr = fr.join(keep, on=["model", "question_id"], how="semi")
-    elif pairing == "shared":
-        sb = _check_budgets(shared_budgets)
-        ms = [m for m in models if set(sb) <= set(rb[m])]
-        if not ms:
-            raise ValueError(f"no model among {models} was run at all of {sb}")
-        sub = fr.filter(pl.col("model").is_in(ms) & pl.col("budget").is_in(sb))
-        keep = (sub.group_by("question_id").agg(pl.struct("model", "budget").n_unique().alias("_have"))
-                .filter(pl.col("_have") == len(ms) * len(sb)).select("question_id"))
-        fr = fr.filter(pl.col("model").is_in(ms)).join(keep, on="question_id", how="semi")
-    fr = fr.filter(pl.col("budget").is_in(budgets))
-    out = fr.to_pandas()
-    out["correct"] = out["correct"].fillna(False).astype(bool)
-    order = {m: i for i, m in enumerate(models)}
-    out = out.sort_values(["budget", "model", "question_id"],
-                          key=lambda s: s.map(order) if s.name == "model" else
-                          (s.map({b: i for i, b in enumerate(tx.BUDGETS)}) if s.name == "budget" else s),
-                          kind="stable").reset_index(drop=True)
-    return out
-
 
 # ============================================================================ accuracies
 def _per_model(pred: pd.DataFrame, by: list[str], overall: bool) -> pd.DataFrame:
+    """``model, budget, *by, n, n_correct, accuracy`` of scored predictions (:func:`accuracy_table`),
+    plus the pooled rows (every ``by`` column :data:`OVERALL`) when ``overall``; models in order of
+    first appearance (the paper's order in :func:`scored_predictions` output)."""
     keys = ["model", "budget", *by]
-    g = pred.groupby(keys, observed=True, sort=False)["correct"].agg(["size", "sum"]).reset_index()
-    parts = [g]
+    parts = [accuracy_table(pred, keys)]
     if overall and by:
-        o = pred.groupby(["model", "budget"], observed=True, sort=False)["correct"].agg(["size", "sum"]).reset_index()
+        o = accuracy_table(pred, ["model", "budget"])
         for c in by:
             o[c] = OVERALL
-        parts.append(o[g.columns])
-    out = pd.concat(parts, ignore_index=True).rename(columns={"size": "n", "sum": "n_correct"})
-    out["n_correct"] = out["n_correct"].astype(int)
-    out["accuracy"] = 100.0 * out["n_correct"] / out["n"]
-    return out
-
-
-def _order_frame(df: pd.DataFrame, models: list[str]) -> pd.DataFrame:
-    orders = {
-        "model": models,
-        "budget": list(tx.BUDGETS),
-        "operation": [*tx.OPERATIONS, OVERALL],
-        "source_operation": [*tx.OPERATIONS, OVERALL],
-        "evidence_type": [*tx.EVIDENCE_TYPES, OVERALL],
-        "group": [*_GROUP_ORDER, "unknown", "all"],
-    }
-    cols = [c for c in orders if c in df.columns]
-
-    def key(s):
-        o = {v: i for i, v in enumerate(orders[s.name])}
-        return s.map(lambda v: o.get(v, len(o)))
-
-    return df.sort_values(cols, key=key, kind="stable").reset_index(drop=True)
+        parts.append(o[parts[0].columns])
+    out = pd.concat(parts, ignore_index=True)[[*keys, "n", "n_correct", "accuracy"]]
+    return order_frame(out, list(dict.fromkeys(pred["model"])))
 
 
 def accuracy(release, by: str | Sequence[str] = ("evidence_type",), *, models: Sequence[str] | None = None,
@@ -421,12 +117,12 @@ def accuracy(release, by: str | Sequence[str] = ("evidence_type",), *, models: S
         sorted in the paper's order.
     """
     by = [by] if isinstance(by, str) else list(by)
-    models = _check_models(release, models)
+    models = check_models(release, models)
     pred = scored_predictions(release, models=models, budgets=budgets, pairing=pairing, shared_budgets=shared_budgets)
     if where is not None:
         mask = pl.from_pandas(pred[[c for c in pred.columns]]).select(where.alias("_w"))["_w"].to_numpy()
         pred = pred[mask.astype(bool)]
-    return _order_frame(_per_model(pred, by, overall), models)
+    return order_frame(_per_model(pred, by, overall), models)
 
 
 _UNKNOWN_GROUPS = ("unknown", "")
@@ -481,7 +177,7 @@ def group_means(acc: pd.DataFrame, groups: dict[str, Sequence[str]] | None = Non
         agg.insert(0, "group", g)
         parts.append(agg)
     out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["group", *by, value, "n_models"])
-    return _order_frame(out, [])
+    return order_frame(out, [])
 
 
 def evidence_accuracy(release, *, models: Sequence[str] | None = None, budgets: Iterable[str] | None = None,
@@ -515,24 +211,24 @@ def evidence_panels(release, *, budgets: Iterable[str] | None = None, models: Se
     """
     acc = evidence_accuracy(release, models=models, budgets=budgets, pairing=pairing)
     parts = []
-    for b in _check_budgets(budgets):
+    for b in check_budgets(budgets):
         sub = acc[acc["budget"] == b]
         if sub.empty:
             continue
         ms = list(dict.fromkeys(sub["model"]))
         groups = _access_groups(release, ms)
         every = _access_groups(release, ms, include_unknown=True)
-        order = [m for g in [*_GROUP_ORDER, *[g for g in every if g not in _GROUP_ORDER]] for m in every.get(g, [])]
+        order = [m for g in [*GROUP_ORDER, *[g for g in every if g not in GROUP_ORDER]] for m in every.get(g, [])]
         rank = {m: i for i, m in enumerate(order)}
         mrows = sub.assign(row=sub["model"], kind="model", n_models=1,
                            _o=sub["model"].map(rank)).sort_values(["_o"], kind="stable").drop(columns=["_o", "model"])
         gm = group_means(sub, groups, by=["budget", "evidence_type"])
-        gorder = [*[g for g in _GROUP_ORDER if g in groups], *[g for g in groups if g not in _GROUP_ORDER], "all"]
+        gorder = [*[g for g in GROUP_ORDER if g in groups], *[g for g in groups if g not in GROUP_ORDER], "all"]
         gm = gm.assign(row=["Mean " + GROUP_LABELS.get(g, g) for g in gm["group"]], kind="mean", n=np.nan,
                        _o=gm["group"].map({g: i for i, g in enumerate(gorder)})).sort_values("_o", kind="stable")
         parts += [mrows, gm.drop(columns="_o")]
     if not parts:
-        raise _no_budget_error(release, budgets, models)
+        raise no_budget_error(release, budgets, models)
     out = pd.concat(parts, ignore_index=True)
     return out[["budget", "row", "kind", "group", "evidence_type", "accuracy", "n", "n_models"]]
 
@@ -554,9 +250,9 @@ def group_summary(release, *, models: Sequence[str] | None = None, budgets: Iter
         gm = group_means(sub, _access_groups(release, list(dict.fromkeys(sub["model"]))), by=["budget", "evidence_type"])
         parts.append(gm)
     if not parts:
-        raise _no_budget_error(release, budgets, models)
+        raise no_budget_error(release, budgets, models)
     out = pd.concat(parts, ignore_index=True)
-    return _order_frame(out, [])
+    return order_frame(out, [])
 
 
 def answerable_vs_refusal(release, *, budget: str | None = "64K", models: Sequence[str] | None = None,
@@ -573,7 +269,7 @@ def answerable_vs_refusal(release, *, budget: str | None = "64K", models: Sequen
         ``model, answerable, ar, overall, n_answerable, n_ar, n`` (accuracies in %).
     """
     budget = comparison_budget(release, budget, models=models)
-    ms = _models_at_or_fail(release, budget, models)
+    ms = models_at_or_fail(release, budget, models)
     acc = accuracy(release, "is_ar", models=ms, budgets=[budget], pairing=pairing, overall=True)
     key = acc["is_ar"].map(lambda v: "overall" if v == OVERALL else ("ar" if bool(v) else "answerable"))
     acc = acc.assign(stratum=key)
@@ -595,22 +291,10 @@ def answerable_vs_refusal(release, *, budget: str | None = "64K", models: Sequen
     return out.drop(columns=["_o", "_a"]).reset_index(drop=True)
 
 
-def _spearman(x, y) -> tuple[float, float]:
-    try:
-        from voxmem_analysis.stats import spearman as _sp  # the package's engine, when present
-    except ImportError:  # pragma: no cover - stats package not there yet
-        _sp = None
-    if _sp is not None:
-        r = _sp(np.asarray(x, float), np.asarray(y, float))
-        if isinstance(r, pd.DataFrame):
-            rho = float(r["rho"].iloc[0]) if "rho" in r else float(r.iloc[0, 0])
-            p = float(r["p_value"].iloc[0]) if "p_value" in r else float("nan")
-            return rho, p
-        return float(r[0]), float(r[1])
-    from scipy.stats import spearmanr
-
-    res = spearmanr(x, y)
-    return float(res.statistic), float(res.pvalue)
+def _spearman(x, y) -> tuple[float, float, float, float]:
+    """rho, p and the Fisher-z 95% interval of rho (pingouin, via ``stats.spearman``)."""
+    r = spearman(np.asarray(x, float), np.asarray(y, float)).iloc[0]
+    return float(r["rho"]), float(r["p_value"]), float(r["rho_ci_low"]), float(r["rho_ci_high"])
 
 
 def answerable_refusal_summary(release, *, budget: str | None = "64K", models: Sequence[str] | None = None,
@@ -622,18 +306,20 @@ def answerable_refusal_summary(release, *, budget: str | None = "64K", models: S
     Returns
     -------
     DataFrame (one row)
-        ``budget, n_models, rho, p_value, n_questions, n_ar_questions, always_abstain`` —
-        ``always_abstain`` is the overall accuracy (%) of a system that always declines:
-        the AR share of the questions.
+        ``budget, n_models, rho, p_value, n_questions, n_ar_questions, always_abstain,
+        rho_ci_low, rho_ci_high`` — ``always_abstain`` is the overall accuracy (%) of a system
+        that always declines: the AR share of the questions; the last two are the Fisher-z 95%
+        interval of ρ (pingouin; NaN with fewer than four models).
     """
     budget = comparison_budget(release, budget, models=models)
     t = table if table is not None else answerable_vs_refusal(release, budget=budget, models=models, pairing=pairing)
-    rho, p = _spearman(t["answerable"], t["ar"]) if len(t) >= 3 else (np.nan, np.nan)
+    rho, p, lo, hi = _spearman(t["answerable"], t["ar"]) if len(t) >= 3 else (np.nan,) * 4
     pred = scored_predictions(release, models=list(t["model"]), budgets=[budget], pairing=pairing)
     q = pred.drop_duplicates("question_id")
     nq, nar = len(q), int(q["is_ar"].sum())
     return pd.DataFrame([{"budget": budget, "n_models": len(t), "rho": rho, "p_value": p, "n_questions": nq,
-                          "n_ar_questions": nar, "always_abstain": 100.0 * nar / nq if nq else np.nan}])
+                          "n_ar_questions": nar, "always_abstain": 100.0 * nar / nq if nq else np.nan,
+                          "rho_ci_low": lo, "rho_ci_high": hi}])
 
 
 def operation_evidence(release, *, budgets: Iterable[str] | None = None, models: Sequence[str] | None = None,
@@ -649,10 +335,10 @@ def operation_evidence(release, *, budgets: Iterable[str] | None = None, models:
         ``budget, operation, evidence_type, accuracy, n_models, n_questions`` for each valid
         cell (``n_questions``: distinct questions scored in the cell, over the models).
     """
-    budgets = _check_budgets(budgets)
+    budgets = check_budgets(budgets)
     parts = []
     for b in budgets:
-        ms = models_at_budget(release, b, models) if pairing != "shared" else _check_models(release, models)
+        ms = models_at_budget(release, b, models) if pairing != "shared" else check_models(release, models)
         if not ms:
             continue
         pred = scored_predictions(release, models=ms, budgets=[b], pairing=pairing, shared_budgets=shared_budgets)
@@ -664,11 +350,11 @@ def operation_evidence(release, *, budgets: Iterable[str] | None = None, models:
         nq = pred.groupby(["operation", "evidence_type"])["question_id"].nunique().rename("n_questions").reset_index()
         parts.append(cell.merge(nq, on=["operation", "evidence_type"], how="left"))
     if not parts:
-        raise _no_budget_error(release, budgets, models)
+        raise no_budget_error(release, budgets, models)
     out = pd.concat(parts, ignore_index=True)
     valid = set(tx.VALID_CELLS)
     out = out[[(o, e) in valid for o, e in zip(out["operation"], out["evidence_type"])]]
-    return _order_frame(out, [])
+    return order_frame(out, [])
 
 
 def refusal_breakdown(release, *, budgets: Iterable[str] | None = None, models: Sequence[str] | None = None,
@@ -683,7 +369,7 @@ def refusal_breakdown(release, *, budgets: Iterable[str] | None = None, models: 
         questions of the cell at that budget.  AR items whose source operation is unknown
         are left out of the by-source rows only.
     """
-    budgets = _check_budgets(budgets)
+    budgets = check_budgets(budgets)
     parts = []
     for b in budgets:
         ms = models_at_budget(release, b, models)
@@ -705,8 +391,8 @@ def refusal_breakdown(release, *, budgets: Iterable[str] | None = None, models: 
                               "models_at_budget": len(ms)})
     if not parts:
         if not budgets_run(release, models) or not any(models_at_budget(release, b, models) for b in budgets):
-            raise _no_budget_error(release, budgets, models)
-        raise MissingDataError("no refusal (AR) item was scored at " + _fmt_budgets(budgets),
+            raise no_budget_error(release, budgets, models)
+        raise MissingDataError("no refusal (AR) item was scored at " + fmt_budgets(budgets),
                                "Table 17 needs items with memory_operation answer_refusal",
                                code="no_ar_items", field="memory_operation")
     return pd.DataFrame(parts)
@@ -728,14 +414,14 @@ GROUP_TITLES = {"proprietary": "Proprietary", "open_weight": "Open-weight", "all
 def _model_evidence_wide(release, budget: str, *, models=None, pairing="all_budgets",
                          counts: bool = False) -> pd.DataFrame:
     budget = comparison_budget(release, budget, models=models)
-    ms = _models_at_or_fail(release, budget, models)
+    ms = models_at_or_fail(release, budget, models)
     acc = evidence_accuracy(release, models=ms, budgets=[budget], pairing=pairing)
     cols = [*tx.EVIDENCE_TYPES, OVERALL]
     wide = acc.pivot(index="model", columns="evidence_type", values="accuracy").reindex(index=ms, columns=cols)
     rows = [wide]
     groups = _access_groups(release, ms)
     gm = group_means(acc, groups, by=["evidence_type"])
-    for g in [*[g for g in _GROUP_ORDER if g in groups], *[g for g in groups if g not in _GROUP_ORDER], "all"]:
+    for g in [*[g for g in GROUP_ORDER if g in groups], *[g for g in groups if g not in GROUP_ORDER], "all"]:
         sub = gm[gm["group"] == g]
         if sub.empty:
             continue
@@ -773,14 +459,14 @@ def fig4(release, *, seed: int = 0, n_boot: int = 10_000, budgets=None, models=N
     """Rows ``"<budget>|<model>"``, ``"<budget>|Mean proprietary (k)"`` …, ``"<budget>|n"``;
     columns the four evidence types and ``Overall``.  Each budget has the models run there."""
     parts = []
-    for b in _check_budgets(budgets):
+    for b in check_budgets(budgets):
         if not models_at_budget(release, b, models):
             continue
         w = _model_evidence_wide(release, b, models=models, pairing=pairing, counts=True)
         w.index = [f"{b}|{i}" for i in w.index]
         parts.append(w)
     if not parts:
-        raise _no_budget_error(release, budgets, models)
+        raise no_budget_error(release, budgets, models)
     out = pd.concat(parts)
     out.index.name = "Budget|Model"
     return out
@@ -796,14 +482,14 @@ def groups_table(release, *, seed: int = 0, n_boot: int = 10_000, budgets=None, 
     acc = evidence_accuracy(release, models=models, budgets=budgets, pairing=pairing)
     cols = [*tx.EVIDENCE_TYPES, OVERALL]
     rows = {}
-    for b in _check_budgets(budgets):
+    for b in check_budgets(budgets):
         sub = acc[acc["budget"] == b]
         if sub.empty:
             continue
         ms = list(dict.fromkeys(sub["model"]))
         gm = group_means(sub, _access_groups(release, ms), by=["evidence_type"])
-        for g in [*[g for g in _GROUP_ORDER if g in set(gm["group"])],
-                  *[g for g in dict.fromkeys(gm["group"]) if g not in (*_GROUP_ORDER, "all")], "all"]:
+        for g in [*[g for g in GROUP_ORDER if g in set(gm["group"])],
+                  *[g for g in dict.fromkeys(gm["group"]) if g not in (*GROUP_ORDER, "all")], "all"]:
             s = gm[gm["group"] == g].set_index("evidence_type")
             rec = {evidence_label(c): s["accuracy"].get(c, np.nan) for c in cols}
             rec["Models"] = float(s["n_models"].max())
@@ -815,7 +501,7 @@ def groups_table(release, *, seed: int = 0, n_boot: int = 10_000, budgets=None, 
         if len(top) >= 3:
             rows[f"{b}|Top-3 spread"] = {"Overall": float(top[0] - top[2])}
     if not rows:
-        raise _no_budget_error(release, budgets, models)
+        raise no_budget_error(release, budgets, models)
     out = pd.DataFrame.from_dict(rows, orient="index").reindex(columns=[*_EVIDENCE_COLS, "Overall", "Models"])
     out.index.name = "Budget|Row"
     return out
@@ -828,17 +514,19 @@ def table16(release, *, seed: int = 0, n_boot: int = 10_000, budget: str | None 
     column), ``All`` (``Spearman rho``, ``Spearman p`` between the two columns over models)
     and ``Always abstain`` (``Overall``: overall accuracy of a system that always declines,
     the AR share of the questions).  Columns ``Answerable``, ``AR``, ``Spearman rho``,
-    ``Spearman p``, ``Overall``.  ``budget`` as in :func:`table15`; ρ is empty with fewer than
-    three models."""
+    ``Spearman p``, ``Overall``, then ``rho CI low`` / ``rho CI high`` (Fisher-z 95% interval of
+    ρ, pingouin; beyond the paper).  ``budget`` as in :func:`table15`; ρ is empty with fewer than
+    three models (its interval with fewer than four)."""
     budget = comparison_budget(release, budget, models=models)
     t = answerable_vs_refusal(release, budget=budget, models=models, pairing=pairing)
     s = answerable_refusal_summary(release, budget=budget, pairing=pairing, table=t)
     out = t.set_index("model")[["answerable", "ar"]].rename(columns={"answerable": "Answerable", "ar": "AR"})
-    out = out.reindex(columns=["Answerable", "AR", "Spearman rho", "Spearman p", "Overall"])
+    out = out.reindex(columns=["Answerable", "AR", "Spearman rho", "Spearman p", "Overall", "rho CI low", "rho CI high"])
     nq = float(s["n_questions"].iloc[0])
     nar = float(s["n_ar_questions"].iloc[0])
     out.loc["n", ["Answerable", "AR", "Overall"]] = [nq - nar, nar, nq]
-    out.loc["All", ["Spearman rho", "Spearman p"]] = [s["rho"].iloc[0], s["p_value"].iloc[0]]
+    out.loc["All", ["Spearman rho", "Spearman p", "rho CI low", "rho CI high"]] = [
+        s["rho"].iloc[0], s["p_value"].iloc[0], s["rho_ci_low"].iloc[0], s["rho_ci_high"].iloc[0]]
     out.loc["Always abstain", "Overall"] = s["always_abstain"].iloc[0]
     out.index.name = "Model"
     return out
@@ -907,9 +595,9 @@ def fig8(release, *, seed: int = 0, n_boot: int = 10_000, budgets=None, models=N
     (``pairing="shared"``, :func:`shared_set`).  Rows for the ``budgets`` given (default: those
     shared budgets)."""
     ms, shared = shared_set(release, budget, models)
-    bs = shared if budgets is None else [b for b in _check_budgets(budgets) if b in shared]
+    bs = shared if budgets is None else [b for b in check_budgets(budgets) if b in shared]
     if not bs:
         raise MissingDataError(f"the models run at {comparison_budget(release, budget, models=models)} share none of "
-                               f"the budgets {_fmt_budgets(_check_budgets(budgets))}",
-                               f"they share: {_fmt_budgets(shared)}", code="budget_not_run", field="context_length")
+                               f"the budgets {fmt_budgets(check_budgets(budgets))}",
+                               f"they share: {fmt_budgets(shared)}", code="budget_not_run", field="context_length")
     return _opev_wide(operation_evidence(release, budgets=bs, models=ms, pairing="shared", shared_budgets=shared), True)

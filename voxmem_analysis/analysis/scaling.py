@@ -12,12 +12,13 @@ them from the release (:func:`~voxmem_analysis.analysis.results.baseline_budget`
 shortest budget; :func:`~voxmem_analysis.analysis.results.comparison_budget`: 64K if run, else the
 longest).  The models are those run at both (at 64K: the 64K set); Figure 6 draws the
 budgets every one of them was run at.  When that is impossible (one budget only, no model at
-both) a :class:`~voxmem_analysis.analysis.results.MissingDataError` says so.
+both) a :class:`~voxmem_analysis.errors.MissingDataError` says so.
 
 Definitions
 -----------
-* **Drop** (percentage points) = baseline accuracy − comparison accuracy (8K − 64K by
-  default).  Nothing assumes its sign: a negative drop is a gain with length.
+* **Change** (percentage points) = comparison accuracy − baseline accuracy (64K − 8K by
+  default; the paper's D.5 sign): negative for a loss.  Nothing assumes its sign.  Table 18
+  prints the paper's *drop*, its negative (``drop`` = −``change``; :func:`table18`).
 * **Retention** = comparison accuracy / baseline accuracy (may exceed 1; undefined when
   the baseline accuracy is 0).  For a mean over models it is the ratio of the means
   (Table 18 top rows: 33.7 / 48.0 = 0.703), not the mean of per-model ratios.
@@ -36,8 +37,12 @@ import pandas as pd
 
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.artifacts import artifact
-from voxmem_analysis.analysis.results import (OVERALL, MissingDataError, _check_budgets, _check_models, _fmt_budgets, _order_frame,
-                      accuracy, baseline_budget, budgets_run, comparison_budget, evidence_label, run_budgets)
+from voxmem_analysis.analysis.clusters import attach_cluster, cluster_column
+from voxmem_analysis.analysis.results import accuracy
+from voxmem_analysis.analysis.selection import (OVERALL, baseline_budget, budgets_run, check_budgets, check_models,
+                                                comparison_budget, evidence_label, fmt_budgets, order_frame,
+                                                run_budgets, scored_predictions)
+from voxmem_analysis.errors import MissingDataError
 from voxmem_analysis.stats import paired_bootstrap_frame, spearman
 
 __all__ = ["ScalingPlan", "scaling_plan", "describe_scaling", "scaling_models", "evidence_scaling", "paired_change",
@@ -64,12 +69,12 @@ class ScalingPlan:
     def title(self) -> str:
         """Figure title: ``"8K→64K: 10 models run at 8K, 16K, 32K, 64K"``."""
         k = len(self.models)
-        return f"{self.arrow}: {k} model{'s' if k != 1 else ''} run at {_fmt_budgets(self.budgets)}"
+        return f"{self.arrow}: {k} model{'s' if k != 1 else ''} run at {fmt_budgets(self.budgets)}"
 
 
 def _not_run_both(release, b0, b1, models) -> MissingDataError:
     return MissingDataError(f"no model was run at both {b0} and {b1}",
-                            f"budgets run in this release: {_fmt_budgets(budgets_run(release, models))}; "
+                            f"budgets run in this release: {fmt_budgets(budgets_run(release, models))}; "
                             f"pass baseline=/comparison= budgets some model was run at",
                             code="budget_not_run", field="context_length")
 
@@ -95,13 +100,13 @@ def scaling_plan(release, *, baseline: str | None = None, comparison: str | None
     ValueError
         ``baseline`` equals ``comparison``, or an unknown budget/model name.
     """
-    cand = _check_models(release, models)
+    cand = check_models(release, models)
     rb = run_budgets(release)
     b1 = comparison_budget(release, comparison, models=cand)
     at1 = [m for m in cand if b1 in rb[m]]
     if not at1:
         raise MissingDataError(f"no model was run at {b1}",
-                               f"budgets run in this release: {_fmt_budgets(budgets_run(release, cand))}; "
+                               f"budgets run in this release: {fmt_budgets(budgets_run(release, cand))}; "
                                f"pass comparison= one of them", code="budget_not_run", field="context_length")
     if baseline is None:
         others = [b for b in budgets_run(release, at1) if b != b1]
@@ -110,7 +115,7 @@ def scaling_plan(release, *, baseline: str | None = None, comparison: str | None
             only = "the release was run at one budget only" if len(present) == 1 else \
                 f"the models run at {b1} were run at no other budget"
             raise MissingDataError(f"scaling needs two budgets, but {only} ({b1})",
-                                   f"budgets run in this release: {_fmt_budgets(present)}",
+                                   f"budgets run in this release: {fmt_budgets(present)}",
                                    code="one_budget", field="context_length")
         b0 = "8K" if "8K" in others else others[0]
     else:
@@ -121,11 +126,11 @@ def scaling_plan(release, *, baseline: str | None = None, comparison: str | None
     if not ms:
         raise _not_run_both(release, b0, b1, cand)
     if budgets is not None:
-        bs = sorted(set(_check_budgets(budgets)) | {b0, b1}, key=tx.BUDGETS.index)
+        bs = sorted(set(check_budgets(budgets)) | {b0, b1}, key=tx.BUDGETS.index)
         ms = [m for m in ms if set(bs) <= set(rb[m])]
         if not ms:
-            raise MissingDataError(f"no model run at {b0} and {b1} was also run at every one of {_fmt_budgets(bs)}",
-                                   f"budgets run in this release: {_fmt_budgets(budgets_run(release, cand))}",
+            raise MissingDataError(f"no model run at {b0} and {b1} was also run at every one of {fmt_budgets(bs)}",
+                                   f"budgets run in this release: {fmt_budgets(budgets_run(release, cand))}",
                                    code="budget_not_run", field="context_length")
     else:
         common = set.intersection(*(set(rb[m]) for m in ms))
@@ -147,21 +152,21 @@ def describe_scaling(release, *, baseline: str | None = None, comparison: str | 
     if baseline is None and plan.baseline != "8K":
         why.append(f"no model run at {plan.comparison} was run at 8K, so the baseline is the shortest, {plan.baseline}")
     k = len(plan.models)
-    lines = [f"Budgets run: {_fmt_budgets(present)}",
+    lines = [f"Budgets run: {fmt_budgets(present)}",
              f"Scaling {plan.arrow} (baseline {plan.baseline}, comparison {plan.comparison}"
              + (": " + "; ".join(why) if why else "") + ")",
              f"Models ({k}, run at both): {', '.join(plan.models)}",
              f"Figure 6 budgets ({f'each run by all {k} models' if k != 1 else 'those it was run at'}): "
-             f"{_fmt_budgets(plan.budgets)}"]
+             f"{fmt_budgets(plan.budgets)}"]
     return "\n".join(lines)
 
 
 def scaling_models(release, models: Sequence[str] | None = None, budgets: Iterable[str] | None = None) -> list[str]:
     """Models run at every one of ``budgets`` (default: the 64K set, run at all four budgets)."""
-    bs = _check_budgets(budgets)
+    bs = check_budgets(budgets)
     if models is None:
         models = release.models_in_64k_set()
-    models = _check_models(release, models)
+    models = check_models(release, models)
     rb = run_budgets(release)
     return [m for m in models if set(bs) <= set(rb[m])]
 
@@ -195,7 +200,7 @@ def evidence_scaling(release, *, models: Sequence[str] | None = None, budgets: I
     """
     plan = scaling_plan(release, baseline=reference, comparison=comparison, models=models, budgets=budgets)
     ref = plan.baseline
-    bs = list(plan.budgets) if budgets is None else _check_budgets(budgets)
+    bs = list(plan.budgets) if budgets is None else check_budgets(budgets)
     acc = accuracy(release, "evidence_type", models=list(plan.models),
                    budgets=sorted(set(bs) | {ref}, key=tx.BUDGETS.index), pairing=pairing, overall=True)
     m = acc.groupby(["budget", "evidence_type"], sort=False).agg(
@@ -205,28 +210,49 @@ def evidence_scaling(release, *, models: Sequence[str] | None = None, budgets: I
     with np.errstate(divide="ignore", invalid="ignore"):
         m["retention"] = m["accuracy"].astype(float) / ref_acc.replace(0.0, np.nan)
     m = m[m["budget"].isin(bs)].assign(reference_budget=ref)
-    return _order_frame(m[["budget", "evidence_type", "accuracy", "retention", "n_models", "reference_budget"]], [])
+    return order_frame(m[["budget", "evidence_type", "accuracy", "retention", "n_models", "reference_budget"]], [])
 
 
 def _bootstrap_long(boot: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """Engine output (one row per statistic) -> one row per key with estimate/lo/hi columns."""
+    """Engine output (one row per statistic) -> one row per key: ``change``, ``retention`` with
+    ``<stat>_ci_low``, ``<stat>_ci_high``, ``<stat>_n_invalid``.
+
+    The engine runs the statistic ``drop`` (baseline − comparison); ``change`` is its exact
+    negation (``0.0 - drop``, bounds swapped), so Table 18, which prints the paper's drop,
+    gets back the engine's numbers bit for bit (:func:`table18`).
+    """
     wide = {}
     for rec in boot.to_dict("records"):
         k = tuple(rec[c] for c in keys)
         row = wide.setdefault(k, {**{c: rec[c] for c in keys}, "n": rec["n"], "n_models": rec["n_series"],
-                                  "n_boot": rec["n_boot"], "seed": rec["seed"]})
+                                  "n_boot": rec["n_boot"], "seed": rec["seed"], "cluster": rec["cluster"],
+                                  "n_clusters": rec["n_clusters"], "interval": rec["interval"]})
         s = rec["statistic"]
+        if s == "drop":
+            row["change"] = 0.0 - rec["estimate"]
+            row["change_ci_low"], row["change_ci_high"] = 0.0 - rec["ci_high"], 0.0 - rec["ci_low"]
+            row["change_n_invalid"] = rec["n_invalid"]
+            row["change_ci_low_mc_se"], row["change_ci_high_mc_se"] = rec["ci_high_mc_se"], rec["ci_low_mc_se"]
+            row["change_design_effect"] = rec["design_effect"]
+            continue
         row[s] = rec["estimate"]
-        if s in ("drop", "retention"):
-            row[f"{s}_lo"], row[f"{s}_hi"] = rec["ci_low"], rec["ci_high"]
-            row[f"{s}_invalid"] = rec["n_invalid"]
+        if s == "retention":
+            row["retention_ci_low"], row["retention_ci_high"] = rec["ci_low"], rec["ci_high"]
+            row["retention_n_invalid"] = rec["n_invalid"]
+            row["retention_ci_low_mc_se"], row["retention_ci_high_mc_se"] = rec["ci_low_mc_se"], rec["ci_high_mc_se"]
+            row["retention_design_effect"] = rec["design_effect"]
     return pd.DataFrame(list(wide.values()))
 
 
 def paired_change(release, *, baseline: str | None = "8K", comparison: str | None = "64K",
                   models: Sequence[str] | None = None, pairing: str = "all_budgets", n_boot: int = 10_000,
-                  seed: int = 0, ci: float = 0.95) -> pd.DataFrame:
+                  seed: int = 0, ci_level: float = 0.95, cluster: str = "item",
+                  interval: str = "percentile") -> pd.DataFrame:
     """Table 18: paired change from ``baseline`` to ``comparison`` with percentile bootstrap intervals.
+
+    ``cluster="family"`` resamples question families (a refusal question with its source,
+    :mod:`voxmem_analysis.analysis.clusters`) instead of questions; ``interval="bca"`` gives
+    bias-corrected and accelerated intervals (beyond the paper).
 
     Rows: one per evidence type (mean over the models), ``overall`` (mean over the models of
     the pooled accuracy) and one per model (pooled over evidence types).  Items are
@@ -234,24 +260,28 @@ def paired_change(release, *, baseline: str | None = "8K", comparison: str | Non
     resample; an item enters a model's accuracy only if judged at both budgets.  One seed
     serves every row (each row's resampling is reproducible alone with that seed).
     Models: those run at both budgets; budgets ``None``: chosen from the release
-    (:func:`scaling_plan`, which raises :class:`~voxmem_analysis.analysis.results.MissingDataError`).
+    (:func:`scaling_plan`, which raises :class:`~voxmem_analysis.errors.MissingDataError`).
 
     Returns
     -------
     DataFrame
         ``level`` (``"evidence_type"`` or ``"model"``), ``key`` (evidence code, ``overall``
         or model name), ``n`` (items), ``n_models``, ``baseline``, ``comparison`` (accuracy %),
-        ``drop``, ``drop_lo``, ``drop_hi`` (pp), ``retention``, ``retention_lo``,
-        ``retention_hi``, ``drop_invalid``, ``retention_invalid`` (resamples where the
-        statistic was undefined), ``n_boot``, ``seed``.
+        ``change`` = comparison − baseline (pp; negative for a loss), ``change_ci_low``,
+        ``change_ci_high``, ``retention`` = comparison / baseline, ``retention_ci_low``,
+        ``retention_ci_high``, ``change_n_invalid``, ``retention_n_invalid`` (resamples where the
+        statistic was undefined), ``ci_level``, ``n_boot``, ``seed``, ``baseline_budget``,
+        ``comparison_budget``; then ``interval``, ``cluster`` (resampling unit: ``item`` or
+        ``family``), ``n_clusters``, ``change_design_effect``, ``retention_design_effect``
+        (replicate variance under cluster over item resampling; 1 for items) and the
+        Monte-Carlo standard error of every endpoint (``<stat>_ci_low_mc_se``, ``<stat>_ci_high_mc_se``).
     """
-    from voxmem_analysis.analysis.results import scored_predictions
-
     plan = scaling_plan(release, baseline=baseline, comparison=comparison, models=models)
     b0, b1, ms = plan.baseline, plan.comparison, list(plan.models)
-    pred = scored_predictions(release, models=ms, budgets=[b0, b1], pairing=pairing)
+    pred = attach_cluster(scored_predictions(release, models=ms, budgets=[b0, b1], pairing=pairing), release, cluster)
     kw = dict(item="question_id", series="model", condition="budget", value="correct", baseline=b0,
-              comparison=b1, statistics=_STAT_COLUMNS, n_boot=n_boot, seed=seed, ci=ci)
+              comparison=b1, statistics=_STAT_COLUMNS, n_boot=n_boot, seed=seed, ci=ci_level,
+              cluster=cluster_column(cluster), interval=interval)
     ev = _bootstrap_long(paired_bootstrap_frame(pred, groups="evidence_type", aggregate="mean", **kw),
                          ["evidence_type"]).rename(columns={"evidence_type": "key"})
     ov = _bootstrap_long(paired_bootstrap_frame(pred, aggregate="mean", **kw), [])
@@ -263,27 +293,29 @@ def paired_change(release, *, baseline: str | None = "8K", comparison: str | Non
     ev = ev.set_index("key").reindex([e for e in tx.EVIDENCE_TYPES if e in set(ev["key"])]).reset_index()
     pm = pm.set_index("key").reindex([m for m in ms if m in set(pm["key"])]).reset_index()
     out = pd.concat([ev, ov, pm], ignore_index=True)
-    out["baseline_budget"], out["comparison_budget"] = b0, b1
-    cols = ["level", "key", "n", "n_models", "baseline", "comparison", "drop", "drop_lo", "drop_hi",
-            "retention", "retention_lo", "retention_hi", "drop_invalid", "retention_invalid", "n_boot", "seed",
-            "baseline_budget", "comparison_budget"]
+    out["ci_level"], out["baseline_budget"], out["comparison_budget"] = ci_level, b0, b1
+    cols = ["level", "key", "n", "n_models", "baseline", "comparison", "change", "change_ci_low", "change_ci_high",
+            "retention", "retention_ci_low", "retention_ci_high", "change_n_invalid", "retention_n_invalid",
+            "ci_level", "n_boot", "seed", "baseline_budget", "comparison_budget", "interval", "cluster", "n_clusters",
+            "change_design_effect", "retention_design_effect", "change_ci_low_mc_se", "change_ci_high_mc_se",
+            "retention_ci_low_mc_se", "retention_ci_high_mc_se"]
+    out["cluster"] = cluster
     return out[cols]
 
 
 def cell_changes(release, *, baseline: str | None = "8K", comparison: str | None = "64K",
                  models: Sequence[str] | None = None, pairing: str = "all_budgets",
                  evidence_types: Sequence[str] | None = None) -> pd.DataFrame:
-    """Per model × evidence type cell: baseline and comparison accuracy, drop and retention.
+    """Per model × evidence type cell: baseline and comparison accuracy, change and retention.
 
     Budgets and models as in :func:`paired_change`.
 
     Returns
     -------
     DataFrame
-        ``model, evidence_type, baseline, comparison, drop, retention, change, n,
-        baseline_budget, comparison_budget`` (accuracies in %; ``drop`` = baseline −
-        comparison, ``change`` = comparison − baseline, both in points; ``retention`` NaN when
-        the baseline accuracy is 0).
+        ``model, evidence_type, baseline, comparison, retention, change, n,
+        baseline_budget, comparison_budget`` (accuracies in %; ``change`` = comparison −
+        baseline in points, negative for a loss; ``retention`` NaN when the baseline accuracy is 0).
     """
     plan = scaling_plan(release, baseline=baseline, comparison=comparison, models=models)
     b0, b1, ms = plan.baseline, plan.comparison, list(plan.models)
@@ -294,13 +326,12 @@ def cell_changes(release, *, baseline: str | None = "8K", comparison: str | None
     w = w.reindex(columns=[b0, b1])
     n = acc[acc["budget"] == b0].set_index(["model", "evidence_type"])["n"]
     out = pd.DataFrame({"baseline": w[b0], "comparison": w[b1]}).reset_index()
-    out["drop"] = out["baseline"] - out["comparison"]
     out["change"] = out["comparison"] - out["baseline"]
     with np.errstate(divide="ignore", invalid="ignore"):
         out["retention"] = out["comparison"] / out["baseline"].replace(0.0, np.nan)
     out["n"] = [int(n.get((m, e), 0)) for m, e in zip(out["model"], out["evidence_type"])]
     out["baseline_budget"], out["comparison_budget"] = b0, b1
-    return _order_frame(out, ms)
+    return order_frame(out, ms)
 
 
 def sensitivity_correlations(release, *, baseline: str | None = "8K", comparison: str | None = "64K",
@@ -312,7 +343,7 @@ def sensitivity_correlations(release, *, baseline: str | None = "8K", comparison
     The correlations run over the model × evidence cells of :func:`cell_changes` (by default
     the ten 64K models × four evidence types = 40 cells).  The paper's "change in percentage
     points" is ``change`` = comparison − baseline (negative for a loss), which gives its
-    ρ = −0.77; ``"drop"`` (baseline − comparison) is also accepted and has the opposite sign.
+    ρ = −0.77 (the drop, baseline − comparison, would have the opposite sign).
 
     Returns
     -------
@@ -324,8 +355,8 @@ def sensitivity_correlations(release, *, baseline: str | None = "8K", comparison
                                                        models=models, pairing=pairing)
     parts = []
     for measure in measures:
-        if measure not in ("retention", "change", "drop"):
-            raise ValueError(f"measure must be 'retention', 'change' or 'drop', got {measure!r}")
+        if measure not in ("retention", "change"):
+            raise ValueError(f"measure must be 'retention' or 'change', got {measure!r}")
         r = spearman(c["baseline"].to_numpy(float), c[measure].to_numpy(float))
         r.insert(0, "measure", measure)
         parts.append(r)
@@ -356,19 +387,34 @@ def fig6(release, *, seed: int = 0, n_boot: int = 10_000, models=None, budgets=N
 
 @artifact("table18", title="Table 18: paired change 8K to 64K with 95% bootstrap CIs, by evidence type and per model")
 def table18(release, *, seed: int = 0, n_boot: int = 10_000, models=None, pairing: str = "all_budgets",
-            baseline: str | None = "8K", comparison: str | None = "64K") -> pd.DataFrame:
+            baseline: str | None = "8K", comparison: str | None = "64K", cluster: str = "item",
+            interval: str = "percentile", mc_se: bool = False) -> pd.DataFrame:
     """Rows: evidence types (full names), ``Overall``, then models; columns ``n``, ``8K``,
     ``64K`` (the ``baseline`` and ``comparison`` budgets), ``drop``, ``drop_lo``, ``drop_hi``,
-    ``retention``, ``retention_lo``, ``retention_hi``.  Budgets and models as in
-    :func:`paired_change`."""
+    ``retention``, ``retention_lo``, ``retention_hi``, as printed in the paper (``drop`` =
+    baseline − comparison = −``change`` of :func:`paired_change`; its bounds are the negated
+    ``change_ci_high``, ``change_ci_low``).  Budgets and models as in :func:`paired_change`.
+
+    Beyond the paper: ``cluster="family"`` resamples question families and adds the columns
+    ``cluster`` and ``drop deff`` / ``retention deff`` (design effects); ``interval="bca"``
+    gives BCa intervals; ``mc_se=True`` adds the Monte-Carlo standard error of every endpoint
+    (``drop_lo mc_se`` ...).  The defaults print the paper's table unchanged."""
     pc = paired_change(release, baseline=baseline, comparison=comparison, models=models, pairing=pairing,
-                       n_boot=n_boot, seed=seed)
+                       n_boot=n_boot, seed=seed, cluster=cluster, interval=interval)
     b0, b1 = pc["baseline_budget"].iloc[0], pc["comparison_budget"].iloc[0]
     out = pd.DataFrame({
         "n": pc["n"].astype(float), b0: pc["baseline"], b1: pc["comparison"],
-        "drop": pc["drop"], "drop_lo": pc["drop_lo"], "drop_hi": pc["drop_hi"],
-        "retention": pc["retention"], "retention_lo": pc["retention_lo"], "retention_hi": pc["retention_hi"],
+        "drop": 0.0 - pc["change"], "drop_lo": 0.0 - pc["change_ci_high"], "drop_hi": 0.0 - pc["change_ci_low"],
+        "retention": pc["retention"], "retention_lo": pc["retention_ci_low"], "retention_hi": pc["retention_ci_high"],
     })
+    if cluster != "item":
+        out["cluster"] = cluster
+        out["drop deff"] = pc["change_design_effect"].to_numpy()
+        out["retention deff"] = pc["retention_design_effect"].to_numpy()
+    if mc_se:
+        for col, src in (("drop_lo", "change_ci_high"), ("drop_hi", "change_ci_low"),
+                         ("retention_lo", "retention_ci_low"), ("retention_hi", "retention_ci_high")):
+            out[f"{col} mc_se"] = pc[f"{src}_mc_se"].to_numpy()
     out.index = [evidence_label(k) if lv == "evidence_type" else k for lv, k in zip(pc["level"], pc["key"])]
     out.index.name = "Row"
     return out
@@ -377,7 +423,8 @@ def table18(release, *, seed: int = 0, n_boot: int = 10_000, models=None, pairin
 @artifact("d5", title="Appendix D.5: Spearman rho of retention and of the point change vs 8K accuracy over model x evidence cells")
 def d5(release, *, seed: int = 0, n_boot: int = 10_000, models=None, pairing: str = "all_budgets",
        baseline: str | None = "8K", comparison: str | None = "64K") -> pd.DataFrame:
-    """Rows ``retention`` and ``change`` (columns ``rho``, ``p``, ``n`` = cells used) and ``cells``
+    """Rows ``retention`` and ``change`` (columns ``rho``, ``p``, ``n`` = cells used, then ``rho CI
+    low`` / ``rho CI high``: Fisher-z 95% interval, pingouin; beyond the paper) and ``cells``
     (column ``n`` = model x evidence cells with an 8K and a 64K accuracy).
 
     ``change`` is the paper's D.5 "change in percentage points", 64K − 8K, correlated with 8K
@@ -387,9 +434,10 @@ def d5(release, *, seed: int = 0, n_boot: int = 10_000, models=None, pairing: st
     """
     cells = cell_changes(release, models=models, pairing=pairing, baseline=baseline, comparison=comparison)
     sc = sensitivity_correlations(release, cells=cells, measures=("retention", "change"))
-    out = pd.DataFrame({"rho": sc["rho"].to_numpy(), "p": sc["p_value"].to_numpy(), "n": sc["n"].astype(float).to_numpy()},
+    out = pd.DataFrame({"rho": sc["rho"].to_numpy(), "p": sc["p_value"].to_numpy(), "n": sc["n"].astype(float).to_numpy(),
+                        "rho CI low": sc["rho_ci_low"].to_numpy(), "rho CI high": sc["rho_ci_high"].to_numpy()},
                        index=["retention", "change"])
     n_cells = int((cells["baseline"].notna() & cells["comparison"].notna()).sum())
-    out.loc["cells"] = [np.nan, np.nan, float(n_cells)]
+    out.loc["cells"] = [np.nan, np.nan, float(n_cells), np.nan, np.nan]
     out.index.name = "Measure"
     return out

@@ -10,8 +10,11 @@ Conventions
 -----------
 * **Accuracy** of a set of rows is ``100 * sum(value) / n`` over the rows whose ``scored``
   column is true (``scored=None``: every row).  A null ``value`` on a scored row counts as 0
-  (incorrect).  Accuracies, differences and changes are in percent / percentage points;
-  retention is a ratio.
+  (incorrect); the counts come from :func:`voxmem_analysis.analysis.accuracy.accuracy_by_code`,
+  the group-by behind every accuracy of the package.  Accuracies, differences and changes are in
+  percent / percentage points; retention is a ratio.  Column names follow one vocabulary:
+  ``n``, ``n_correct``, ``<stat>_ci_low`` / ``<stat>_ci_high``, ``ci_level`` (the level),
+  ``interval`` (the method), ``change`` = comparison − baseline, ``baseline_budget``.
 * **Items** (``item=``) are the resampling unit of every bootstrap (a cluster bootstrap:
   all rows of a drawn item come along) and the pairing unit of paired comparisons.
 * **Type column**: the column whose levels are "types" (``question_type``,
@@ -33,13 +36,14 @@ import numpy as np
 import pandas as pd
 
 from voxmem_analysis import taxonomy as tx
-from voxmem_analysis.errors import Problem, VoxMemDataError
+from voxmem_analysis.analysis.accuracy import accuracy_by_code
+from voxmem_analysis.errors import AnalysisInputError
 from voxmem_analysis.io.longmemeval import QUESTION_TYPES, budget_sort_key
-from voxmem_analysis.stats import (STATISTICS, StatsInputError, cohen_kappa, holm, iter_bootstrap_counts, mcnemar_exact,
+from voxmem_analysis.stats import (STATISTICS, StatsInputError, cochran_q, cohen_kappa, holm, iter_bootstrap_counts, mcnemar_exact,
                     paired_bootstrap_frame, spearman, wilson_interval)
 
 __all__ = [
-    "TYPE_COLUMNS", "OVERALL", "MACRO", "AnalysisInputError", "level_order",
+    "TYPE_COLUMNS", "OVERALL", "MACRO", "INTERVALS", "AnalysisInputError", "level_order",
     "slice_accuracy", "compare_systems", "scaling_table", "scaling_correlations",
     "judge_agreement", "judge_agreement_pairs",
 ]
@@ -48,20 +52,12 @@ __all__ = [
 TYPE_COLUMNS: tuple[str, ...] = ("question_type", "evidence_type", "operation", "subtype", "source_operation")
 OVERALL = "overall"
 MACRO = "macro"
-_CI_METHODS = ("auto", "wilson", "bootstrap")
+#: Interval methods of :func:`slice_accuracy` (``interval=``).
+INTERVALS = ("auto", "wilson", "bootstrap")
 _KNOWN_ORDERS: tuple[tuple, ...] = (
     tuple(tx.BUDGETS), tuple(tx.EVIDENCE_TYPES), tuple(tx.OPERATIONS), tuple(tx.SUBTYPES),
     tuple(QUESTION_TYPES), tuple(tx.STATUSES),
 )
-
-
-class AnalysisInputError(VoxMemDataError):
-    """A bad argument or column (a :class:`VoxMemDataError`, hence a ``ValueError``)."""
-
-    def __init__(self, message: str, field: str | None = None):
-        self.field = field
-        self.problems = [Problem("analysis_input", "error", message, None, None, field)]
-        ValueError.__init__(self, message)
 
 
 def _fail(message: str, field: str | None = None):
@@ -280,9 +276,9 @@ def _check_boot(n_boot, seed, ci_level) -> None:
 
 
 # ============================================================================ slicing
-def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "scored", ci: str = "auto",
+def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "scored", interval: str = "auto",
                    item: str | None = None, type_col: str | None = "auto", n_boot: int = 10_000, seed: int = 0,
-                   ci_level: float = 0.95) -> pd.DataFrame:
+                   ci_level: float = 0.95, cluster: str | None = None) -> pd.DataFrame:
     """Accuracy per slice of a verdict frame, with the overall row and the macro-average.
 
     Parameters
@@ -292,12 +288,12 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
     by : str or list of str
         Columns to slice by (``"system,question_type"`` is split on commas).
     value : str, default "correct"
-        Boolean / 0-1 column (numeric allowed with ``ci="bootstrap"``); null counts as 0.
+        Boolean / 0-1 column (numeric allowed with ``interval="bootstrap"``); null counts as 0.
     scored : str or None, default "scored"
         Boolean column: rows where it is false are out of the denominator (counted in
         ``n_excluded``).  None: every row counts.
-    ci : {"auto", "wilson", "bootstrap"}
-        Interval of slice and overall rows: Wilson score interval, or percentile interval of
+    interval : {"auto", "wilson", "bootstrap"}
+        Interval method of slice and overall rows: Wilson score interval, or percentile interval of
         an item (cluster) bootstrap (needs ``item``).  "auto" (default): per row, the item
         bootstrap when an item occurs more than once in it (several systems or budgets pooled:
         their verdicts on one question are not independent, and a Wilson interval would be far
@@ -309,41 +305,49 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
         "auto": the last of ``by`` in :data:`TYPE_COLUMNS`.
     n_boot, seed, ci_level
         Bootstrap resamples, seed, confidence level.
+    cluster : str, optional
+        Column naming each item's cluster (e.g. a question family; constant within an item):
+        bootstrap rows then draw whole clusters ("auto" bootstraps where a cluster repeats in
+        a row), stratified by type only where no cluster spans two types, and the columns
+        ``cluster`` and ``design_effect`` (replicate variance under cluster over item
+        resampling; NaN for Wilson rows) are added.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``*by, level, correct, n, n_excluded, accuracy, ci_low, ci_high, method``:
+        Columns ``*by, level, n_correct, n, n_excluded, accuracy, accuracy_ci_low, accuracy_ci_high,
+        interval`` (then ``cluster, design_effect`` with ``cluster``):
 
         - ``level = "slice"``: one row per combination of ``by`` values present;
         - ``level = "overall"``: with a type column, per combination of the other ``by``
           columns, every type pooled (``type_col`` = ``"overall"``); without one, a single
           row pooling every row (every ``by`` column = ``"overall"``);
         - ``level = "macro"`` (only with a type column): unweighted mean of that group's
-          type accuracies (types with ``n > 0``); ``correct`` is null, ``n`` the pooled n.
+          type accuracies (types with ``n > 0``); ``n_correct`` is null, ``n`` the pooled n.
 
-        ``accuracy``, ``ci_low``, ``ci_high`` in percent.  ``method``: ``wilson``,
+        ``accuracy``, ``accuracy_ci_low``, ``accuracy_ci_high`` in percent.  ``interval`` (the
+        method used): ``wilson``,
         ``bootstrap``, ``bootstrap (strata: <type_col>)`` (overall / macro rows resample items
         within types, so each type keeps its size) or ``none`` (macro row without ``item``).
 
     Notes
     -----
-    Wilson: :func:`voxmem_analysis.stats.wilson_interval` on (correct, n).  Bootstrap: the
+    Wilson: :func:`voxmem_analysis.stats.wilson_interval` on (n_correct, n).  Bootstrap: the
     items of the slice are drawn with replacement (:func:`voxmem_analysis.stats.iter_bootstrap_counts`)
     and the accuracy recomputed as resampled correct / resampled n; each slice is resampled
     afresh with ``seed``.  Without an item column duplicated within a slice (e.g. one
     model per slice), each item is one row.
     """
     by = _as_list(by)
-    if ci not in _CI_METHODS:
-        _fail(f"ci must be one of {_CI_METHODS}, got {ci!r}", "ci")
-    if ci == "bootstrap" and item is None:
-        _fail("ci='bootstrap' needs the item column (item=...) to resample", "item")
+    if interval not in INTERVALS:
+        _fail(f"interval must be one of {INTERVALS}, got {interval!r}", "interval")
+    if interval == "bootstrap" and item is None:
+        _fail("interval='bootstrap' needs the item column (item=...) to resample", "item")
     _check_boot(n_boot, seed, ci_level)
     tcol = _resolve_type_col(by, type_col)
-    df = _to_pandas(frame, [*by, value, scored, item])
+    df = _to_pandas(frame, [*by, value, scored, item] + ([cluster] if cluster else []))
     v, s = _values(df, value, scored)
-    if ci in ("wilson", "auto"):
+    if interval in ("wilson", "auto"):
         _check_binary(v, s, value, "the Wilson interval")
     orders = _objectify(df, by)
     items = None if item is None else df[item].astype(object).to_numpy()
@@ -351,6 +355,10 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
         _fail(f"item column {item!r} has missing values", item)
     if tcol is not None and items is not None:
         _item_strata(items, df[tcol].to_numpy(), item, tcol)
+    units = items
+    if cluster is not None:
+        units = (_cluster_of(df, item, cluster).reindex(items).to_numpy(dtype=object) if item is not None
+                 else _cluster_of(df.assign(_row=np.arange(len(df))), "_row", cluster).to_numpy(dtype=object))
 
     def wilson_row(c, n):
         if n == 0:
@@ -360,63 +368,108 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
 
     def boot_row(idx, strata_col=None):
         st = None if strata_col is None else df[strata_col].to_numpy()[idx]
-        W, M = _cluster_sums(items[idx], v[idx], s[idx], None, n_boot=n_boot, seed=seed, strata=st)
+        if cluster is not None and st is not None and not _constant_within(units[idx], st):
+            st = None  # a cluster spans two strata: resample clusters unstratified
+        W, M = _cluster_sums(units[idx], v[idx], s[idx], None, n_boot=n_boot, seed=seed, strata=st)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return _interval(100.0 * W[:, 0] / M[:, 0], ci_level)
+            reps = 100.0 * W[:, 0] / M[:, 0]
+            deff = np.nan
+            if cluster is not None:
+                Wi, Mi = _cluster_sums(items[idx] if items is not None else np.arange(len(idx)), v[idx], s[idx],
+                                       None, n_boot=n_boot, seed=seed, strata=st)
+                deff = _variance_ratio(reps, 100.0 * Wi[:, 0] / Mi[:, 0])
+        return (*_interval(reps, ci_level), deff, st is not None)
 
-    def row(keys, idx, level, strata_col=None):
-        c, n = float(v[idx][s[idx]].sum()), int(s[idx].sum())
-        method_here = ci
-        if ci == "auto":
-            repeated = items is not None and len(pd.unique(items[idx])) < len(idx)
+    def row(keys, idx, level, counts, strata_col=None):
+        c, n, n_excluded = counts
+        method_here = interval
+        if interval == "auto":
+            repeated = units is not None and len(pd.unique(units[idx])) < len(idx)
             method_here = "bootstrap" if repeated else "wilson"
+        deff = np.nan
         if method_here == "wilson":
             acc, lo, hi = wilson_row(c, n)
             method = "wilson"
         else:
             acc = 100.0 * c / n if n else float("nan")
-            lo, hi = boot_row(idx, strata_col) if n else (float("nan"), float("nan"))
-            method = "bootstrap" if strata_col is None else f"bootstrap (strata: {strata_col})"
-        return {**keys, "level": level, "correct": c, "n": n, "n_excluded": int(len(idx) - s[idx].sum()),
-                "accuracy": acc, "ci_low": lo, "ci_high": hi, "method": method}
+            lo, hi, deff, stratified = boot_row(idx, strata_col) if n else (np.nan, np.nan, np.nan, False)
+            method = _method_label(strata_col if stratified or (cluster is None and strata_col) else None, cluster)
+        extra = {} if cluster is None else {"cluster": cluster, "design_effect": deff}
+        return {**keys, "level": level, "n_correct": c, "n": n, "n_excluded": n_excluded,
+                "accuracy": acc, "accuracy_ci_low": lo, "accuracy_ci_high": hi, "interval": method, **extra}
 
     rows: list[dict] = []
-    for key, idx in (_groups(df, by) if by else ()):
-        rows.append(row(dict(zip(by, key)), idx, "slice"))
+    slices = list(_groups(df, by)) if by else []
+    for (key, idx), counts in zip(slices, _group_counts(v, s, slices)):
+        rows.append(row(dict(zip(by, key)), idx, "slice", counts))
     rest = [c for c in by if c != tcol]
-    if tcol is None:
-        rows.append(row({c: OVERALL for c in by}, np.arange(len(df)), "overall"))
-    else:
-        for key, idx in _groups(df, rest):
+    pooled = list(_groups(df, rest)) if tcol is not None else [((), np.arange(len(df)))]
+    for (key, idx), counts in zip(pooled, _group_counts(v, s, pooled)):
+        if tcol is None:
+            rows.append(row({c: OVERALL for c in by}, idx, "overall", counts))
+        else:
             keys = dict(zip(rest, key))
-            rows.append(row({**keys, tcol: OVERALL}, idx, "overall", tcol))
-            rows.append(_macro_row(df, idx, v, s, items, keys, tcol, n_boot=n_boot, seed=seed, ci_level=ci_level))
-    out = pd.DataFrame(rows, columns=[*by, "level", "correct", "n", "n_excluded", "accuracy", "ci_low", "ci_high", "method"])
+            rows.append(row({**keys, tcol: OVERALL}, idx, "overall", counts, tcol))
+            rows.append(_macro_row(df, idx, v, s, units, keys, tcol, n_boot=n_boot, seed=seed, ci_level=ci_level,
+                                   cluster=cluster))
+    out = pd.DataFrame(rows, columns=[*by, "level", "n_correct", "n", "n_excluded", "accuracy", "accuracy_ci_low",
+                                      "accuracy_ci_high", "interval"] + ([] if cluster is None else
+                                                                         ["cluster", "design_effect"]))
     if np.isin(v[s], (0.0, 1.0)).all():
-        out["correct"] = pd.array(out["correct"].round(), dtype="Int64")
+        out["n_correct"] = pd.array(out["n_correct"].round(), dtype="Int64")
     out["n"] = out["n"].astype("int64")
     out["n_excluded"] = out["n_excluded"].astype("int64")
     return _sort(out, by, orders)
 
 
-def _macro_row(df, idx, v, s, items, keys, tcol, *, n_boot, seed, ci_level) -> dict:
+def _group_counts(v: np.ndarray, s: np.ndarray, groups: list) -> list[tuple[float, int, int]]:
+    """``(n_correct, n, n_excluded)`` of each ``(key, rows)`` group, through :func:`accuracy_by_code`."""
+    if not groups:
+        return []
+    code = np.full(len(v), -1, dtype=np.int64)
+    for i, (_, idx) in enumerate(groups):
+        code[idx] = i
+    inside = code >= 0
+    c, n, excl = accuracy_by_code(v[inside], s[inside], code[inside], len(groups))
+    return [(float(c[i]), int(n[i]), int(excl[i])) for i in range(len(groups))]
+
+
+def _constant_within(units: np.ndarray, strata: np.ndarray) -> bool:
+    per = pd.DataFrame({"u": units, "s": strata})
+    return bool((per.groupby("u")["s"].nunique(dropna=False) <= 1).all())
+
+
+def _variance_ratio(reps: np.ndarray, ref: np.ndarray) -> float:
+    a, b = reps[np.isfinite(reps)], ref[np.isfinite(ref)]
+    vb = float(np.var(b, ddof=1)) if b.size > 1 else np.nan
+    return float(np.var(a, ddof=1)) / vb if a.size > 1 and vb > 0 else float("nan")
+
+
+def _method_label(strata_col: str | None, cluster: str | None) -> str:
+    parts = ([f"strata: {strata_col}"] if strata_col else []) + ([f"cluster: {cluster}"] if cluster else [])
+    return "bootstrap" + (f" ({'; '.join(parts)})" if parts else "")
+
+
+def _macro_row(df, idx, v, s, items, keys, tcol, *, n_boot, seed, ci_level, cluster=None) -> dict:
     types = df[tcol].to_numpy()[idx]
     tcode, tlab = pd.factorize(pd.Series(types, dtype=object), use_na_sentinel=False)
     sv, ss = v[idx], s[idx]
-    corr = np.bincount(tcode, weights=np.where(ss, sv, 0.0), minlength=len(tlab))
-    n = np.bincount(tcode, weights=ss.astype(float), minlength=len(tlab))
+    corr, n, _ = accuracy_by_code(sv, ss, tcode, len(tlab))
     ok = n > 0
     acc = 100.0 * float(np.mean(corr[ok] / n[ok])) if ok.any() else float("nan")
     lo = hi = float("nan")
     method = "none"
     if items is not None and ok.any():
-        W, M = _cluster_sums(items[idx], sv, ss, tcode, n_boot=n_boot, seed=seed, strata=types)
+        st = types if cluster is None or _constant_within(items[idx], types) else None
+        W, M = _cluster_sums(items[idx], sv, ss, tcode, n_boot=n_boot, seed=seed, strata=st)
         with np.errstate(divide="ignore", invalid="ignore"):
             reps = 100.0 * np.mean(W[:, ok] / M[:, ok], axis=1)
         lo, hi = _interval(reps, ci_level)
-        method = f"bootstrap (strata: {tcol})"
-    return {**keys, tcol: MACRO, "level": "macro", "correct": float("nan"), "n": int(ss.sum()),
-            "n_excluded": int(len(idx) - ss.sum()), "accuracy": acc, "ci_low": lo, "ci_high": hi, "method": method}
+        method = _method_label(tcol if st is not None else None, cluster)
+    extra = {} if cluster is None else {"cluster": cluster, "design_effect": np.nan}
+    return {**keys, tcol: MACRO, "level": "macro", "n_correct": float("nan"), "n": int(ss.sum()),
+            "n_excluded": int(len(idx) - ss.sum()), "accuracy": acc, "accuracy_ci_low": lo, "accuracy_ci_high": hi,
+            "interval": method, **extra}
 
 
 # ============================================================================ pairwise comparison
@@ -430,7 +483,7 @@ def _check_unique(df: pd.DataFrame, keys: list[str], hint: str) -> None:
 def compare_systems(frame, *, system: str = "system", item: str = "question_id", budget: str | None = None,
                     value: str = "correct", scored: str | None = "scored", groups: Sequence[str] | None = None,
                     systems: Sequence | None = None, n_boot: int = 10_000, seed: int = 0, ci_level: float = 0.95,
-                    alpha: float = 0.05, family: str = "budget") -> pd.DataFrame:
+                    alpha: float = 0.05, family: str = "budget", cluster: str | None = None) -> pd.DataFrame:
     """Every pair of systems at the same budget, on the items both have scored.
 
     Parameters
@@ -450,6 +503,10 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
     family : {"budget", "table"}
         The Holm family: all pairs at the same budget (and the same ``groups`` values), the
         default — the comparisons a reader makes at once; or every row of the table.
+    cluster : str, optional
+        Item-level column naming each item's cluster (e.g. a question family): the bootstrap
+        then draws whole clusters, and the columns ``cluster`` and ``diff_design_effect``
+        (replicate variance under cluster over item resampling) are added.
 
     Returns
     -------
@@ -457,11 +514,14 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
         One row per (budget, groups, system_a, system_b) with ``a`` before ``b`` in system
         order; columns ``n_a, n_b`` (scored items of each), ``n_common``, ``only_a, only_b``
         (scored items of one system missing or unscored for the other: reported, left out),
-        ``correct_a, correct_b, acc_a, acc_b`` (on the common items, %), ``diff`` =
-        ``acc_a - acc_b`` (pp) and its paired bootstrap interval ``ci_low, ci_high``,
+        ``n_correct_a, n_correct_b, acc_a, acc_b`` (on the common items, %), ``diff`` =
+        ``acc_a - acc_b`` (pp) and its paired bootstrap interval ``diff_ci_low, diff_ci_high``,
         ``a_right_b_wrong, a_wrong_b_right`` (discordant pairs), ``p_mcnemar`` (exact,
         two-sided), ``p_holm`` (Holm within the ``family``), ``n_family`` (the number of tests
-        it adjusts for), ``reject``, ``n_boot, seed``.
+        it adjusts for), ``reject``, ``n_boot, seed``, then ``p_cochran`` and ``n_cochran``:
+        Cochran's Q omnibus p-value over every system of the group on the items all of them
+        scored, and those items (NaN / 0 with fewer than three systems or non-binary values);
+        read the pairwise tests when the omnibus rejects.
 
     Notes
     -----
@@ -472,12 +532,13 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
     """
     _check_boot(n_boot, seed, ci_level)
     gcols = ([budget] if budget else []) + _as_list(groups)
-    df = _to_pandas(frame, [*gcols, system, item, value, scored])
+    df = _to_pandas(frame, [*gcols, system, item, value, scored] + ([cluster] if cluster else []))
     v, s = _values(df, value, scored)
     df = df.assign(_v=v, _s=s)
     orders = _objectify(df, [*gcols, system])
     _check_unique(df, [*gcols, system, item],
                   "each system needs one verdict per item and budget (several judges? select one, or add `judge` to groups)")
+    cluster_of = _cluster_of(df, item, cluster)
     binary = bool(np.isin(v[s], (0.0, 1.0)).all())
     sys_order = list(systems) if systems is not None else [x for x in orders[system] if x is not None]
     rows: list[dict] = []
@@ -495,11 +556,11 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
             ya, yb = xa.loc[common].to_numpy(), xb.loc[common].to_numpy()
             r = {**dict(zip(gcols, key)), "system_a": a, "system_b": b, "n_a": len(xa), "n_b": len(xb),
                  "n_common": len(common), "only_a": len(xa) - len(common), "only_b": len(xb) - len(common),
-                 "correct_a": float(ya.sum()), "correct_b": float(yb.sum()),
+                 "n_correct_a": float(ya.sum()), "n_correct_b": float(yb.sum()),
                  "acc_a": 100 * ya.mean() if len(common) else np.nan,
                  "acc_b": 100 * yb.mean() if len(common) else np.nan}
             r["diff"] = r["acc_a"] - r["acc_b"]
-            r["ci_low"] = r["ci_high"] = np.nan
+            r["diff_ci_low"] = r["diff_ci_high"] = np.nan
             r["a_right_b_wrong"] = r["a_wrong_b_right"] = pd.NA
             r["p_mcnemar"] = np.nan
             if len(common) and binary:
@@ -509,24 +570,28 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
                 pid = len(rows)
                 long_parts.append(pd.DataFrame({
                     "_pair": pid, "_series": 0, "_item": np.concatenate([common.to_numpy(dtype=object)] * 2),
-                    "_role": ["a"] * len(common) + ["b"] * len(common), "_val": np.concatenate([ya, yb])}))
+                    "_role": ["a"] * len(common) + ["b"] * len(common), "_val": np.concatenate([ya, yb]),
+                    **({} if cluster_of is None else
+                       {"_cluster": np.concatenate([cluster_of.loc[common].to_numpy(dtype=object)] * 2)})}))
             rows.append(r)
     if long_parts:
         boot = paired_bootstrap_frame(pd.concat(long_parts, ignore_index=True), item="_item", series="_series",
                                       condition="_role", value="_val", baseline="a", comparison="b", groups="_pair",
                                       statistics={"diff": STATISTICS["drop"]}, aggregate="mean",
-                                      n_boot=n_boot, seed=seed, ci=ci_level)
-        for pid, lo, hi in zip(boot["_pair"], boot["ci_low"], boot["ci_high"]):
-            rows[int(pid)]["ci_low"], rows[int(pid)]["ci_high"] = float(lo), float(hi)
-    cols = [*gcols, "system_a", "system_b", "n_a", "n_b", "n_common", "only_a", "only_b", "correct_a", "correct_b",
-            "acc_a", "acc_b", "diff", "ci_low", "ci_high", "a_right_b_wrong", "a_wrong_b_right", "p_mcnemar"]
+                                      n_boot=n_boot, seed=seed, ci=ci_level,
+                                      cluster=None if cluster_of is None else "_cluster")
+        for pid, lo, hi, de in zip(boot["_pair"], boot["ci_low"], boot["ci_high"], boot["design_effect"]):
+            rows[int(pid)]["diff_ci_low"], rows[int(pid)]["diff_ci_high"] = float(lo), float(hi)
+            rows[int(pid)]["diff_design_effect"] = float(de)
+    cols = [*gcols, "system_a", "system_b", "n_a", "n_b", "n_common", "only_a", "only_b", "n_correct_a",
+            "n_correct_b", "acc_a", "acc_b", "diff", "diff_ci_low", "diff_ci_high", "a_right_b_wrong", "a_wrong_b_right", "p_mcnemar"]
     out = pd.DataFrame(rows, columns=cols)
     for c in ("a_right_b_wrong", "a_wrong_b_right"):
         out[c] = out[c].astype("Int64")
     if binary:
-        for c in ("correct_a", "correct_b"):
+        for c in ("n_correct_a", "n_correct_b"):
             out[c] = pd.array(out[c].round(), dtype="Int64")
-    for c in ("acc_a", "acc_b", "diff", "ci_low", "ci_high"):
+    for c in ("acc_a", "acc_b", "diff", "diff_ci_low", "diff_ci_high"):
         out[c] = out[c].astype(float) + 0.0  # no negative zeros
     if family not in ("budget", "table"):
         _fail(f"family must be 'budget' or 'table', got {family!r}", "family")
@@ -543,7 +608,51 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
             out.loc[idx, "n_family"] = int(out.loc[idx, "p_mcnemar"].notna().sum())
     out["reject"] = out["reject"].astype(bool)
     out["n_boot"], out["seed"] = n_boot, seed
+    out = _omnibus(out, df, gcols, system, item, binary)
+    if cluster is not None:
+        out["cluster"] = cluster
+        out["diff_design_effect"] = [r.get("diff_design_effect", np.nan) for r in rows]
     return _sort(out, gcols, orders)
+
+
+def _cluster_of(df: pd.DataFrame, item: str, cluster: str | None) -> pd.Series | None:
+    """item -> cluster label (one per item, none missing), or None without a cluster column."""
+    if cluster is None:
+        return None
+    if df[cluster].isna().any():
+        _fail(f"cluster column {cluster!r} has missing values; every item needs a cluster", cluster)
+    per = df[[item, cluster]].drop_duplicates()
+    if per[item].duplicated().any():
+        _fail(f"cluster column {cluster!r} must be constant within an item; "
+              f"{per[item][per[item].duplicated()].nunique()} item(s) have several values", cluster)
+    return per.set_index(item)[cluster]
+
+
+def _omnibus(out: pd.DataFrame, df: pd.DataFrame, gcols: list[str], system: str, item: str,
+             binary: bool) -> pd.DataFrame:
+    """Cochran's Q over the systems of each group (3 or more), on the items all of them scored."""
+    out["p_cochran"], out["n_cochran"] = np.nan, 0
+    if not binary or out.empty:
+        return out
+    sc = df[df["_s"]]
+    for key, idx in _groups(sc, gcols):
+        part = sc.iloc[idx]
+        wide = part.pivot_table(index=item, columns=system, values="_v", aggfunc="first", observed=True).dropna()
+        names = set(out.loc[_match_rows(out, gcols, key), "system_a"]) | set(out.loc[_match_rows(out, gcols, key), "system_b"])
+        wide = wide[[c for c in wide.columns if c in names]]
+        if wide.shape[1] < 3 or wide.empty:
+            continue
+        q = cochran_q(wide.to_numpy(float)).iloc[0]
+        rows = _match_rows(out, gcols, key)
+        out.loc[rows, "p_cochran"], out.loc[rows, "n_cochran"] = float(q["p_value"]), int(q["n"])
+    return out
+
+
+def _match_rows(out: pd.DataFrame, gcols: list[str], key) -> np.ndarray:
+    mask = np.ones(len(out), dtype=bool)
+    for c, k in zip(gcols, key):
+        mask &= (out[c] == k).to_numpy() if not _is_null(k) else out[c].isna().to_numpy()
+    return mask
 
 
 # ============================================================================ scaling
@@ -562,7 +671,7 @@ _SCALING_STATS = ("change", "retention", "baseline", "comparison")
 def scaling_table(frame, *, system: str = "system", type_col: str | None = "question_type", item: str = "question_id",
                   budget: str = "budget", baseline, value: str = "correct", scored: str | None = "scored",
                   budgets: Sequence | None = None, groups: Sequence[str] | None = None, n_boot: int = 10_000,
-                  seed: int = 0, ci_level: float = 0.95) -> pd.DataFrame:
+                  seed: int = 0, ci_level: float = 0.95, cluster: str | None = None) -> pd.DataFrame:
     """Accuracy at each budget, and change / retention relative to the baseline budget.
 
     Parameters
@@ -579,19 +688,23 @@ def scaling_table(frame, *, system: str = "system", type_col: str | None = "ques
         Further key columns (e.g. ``["judge"]``).
     n_boot, seed, ci_level
         Paired bootstrap settings.
+    cluster : str, optional
+        Item-level cluster column (e.g. a question family): the paired bootstrap draws whole
+        clusters (``overall`` rows stratified by type only if no cluster spans two types) and
+        the columns ``cluster`` and ``change_design_effect`` are added.
 
     Returns
     -------
     pandas.DataFrame
         One row per (groups, system, type, budget), the pooled type labelled ``overall``
-        (``level`` = ``slice`` / ``overall``).  Columns: ``n, correct, accuracy, ci_low,
-        ci_high`` (all scored items at that budget, Wilson, %); for budgets other than the
+        (``level`` = ``slice`` / ``overall``).  Columns: ``n, n_correct, accuracy,
+        accuracy_ci_low, accuracy_ci_high`` (all scored items at that budget, Wilson, %); for budgets other than the
         baseline, on the items scored at **both** budgets: ``n_paired``,
         ``acc_baseline_paired``, ``acc_paired`` (%), ``change`` = ``acc_paired -
         acc_baseline_paired`` (pp) with ``change_ci_low, change_ci_high``, ``retention`` =
         ``acc_paired / acc_baseline_paired`` with ``retention_ci_low, retention_ci_high``
         and ``retention_n_invalid`` (resamples where the baseline accuracy was 0);
-        ``baseline``, ``n_boot``, ``seed``.  Baseline rows have null paired columns.
+        ``baseline_budget``, ``ci_level``, ``n_boot``, ``seed``.  Baseline rows have null paired columns.
 
     Notes
     -----
@@ -603,10 +716,11 @@ def scaling_table(frame, *, system: str = "system", type_col: str | None = "ques
     _check_boot(n_boot, seed, ci_level)
     gcols = _as_list(groups)
     tcols = [type_col] if type_col else []
-    df = _to_pandas(frame, [*gcols, system, budget, *tcols, item, value, scored])
+    df = _to_pandas(frame, [*gcols, system, budget, *tcols, item, value, scored] + ([cluster] if cluster else []))
     v, s = _values(df, value, scored)
     df = df.assign(_v=v, _s=s)
     orders = _objectify(df, [*gcols, system, budget, *tcols])
+    _cluster_of(df, item, cluster)  # checks: one cluster per item, none missing
     _check_unique(df, [*gcols, system, budget, item],
                   "each system needs one verdict per item and budget (several judges? select one, or add `judge` to groups)")
     levels = [b for b in orders[budget] if b is not None]
@@ -616,8 +730,8 @@ def scaling_table(frame, *, system: str = "system", type_col: str | None = "ques
         orders[budget] = levels
     base = _match_level(baseline, levels, budget)
     by = [*gcols, system, budget, *tcols]
-    acc = slice_accuracy(df, by, value="_v", scored="_s", ci="wilson", type_col=type_col, ci_level=ci_level)
-    acc = acc[acc["level"] != "macro"].drop(columns=["method", "n_excluded"])
+    acc = slice_accuracy(df, by, value="_v", scored="_s", interval="wilson", type_col=type_col, ci_level=ci_level)
+    acc = acc[acc["level"] != "macro"].drop(columns=["interval", "n_excluded"])
     if not tcols:
         acc = acc[acc["level"] == "slice"].assign(level="overall")
     tname = type_col or "_type"
@@ -633,11 +747,14 @@ def scaling_table(frame, *, system: str = "system", type_col: str | None = "ques
         calls = [(gcols + tcols, None)] if tcols else []
         calls.append((gcols, type_col))
         for grp, strata in calls:
+            if cluster and strata and not _constant_within(sub[cluster].to_numpy(), sub[strata].to_numpy()):
+                strata = None  # a cluster spans two types: resample clusters unstratified
             try:
                 res = paired_bootstrap_frame(sub, item=item, series=system, condition=budget,
                                              value="_v", judged="_s", baseline=base, comparison=b,
                                              groups=grp or None, statistics=_SCALING_STATS, aggregate=None,
-                                             strata=strata, n_boot=n_boot, seed=seed, ci=ci_level)
+                                             strata=strata, n_boot=n_boot, seed=seed, ci=ci_level,
+                                             cluster=cluster)
             except StatsInputError:
                 continue  # no item scored at both budgets for any system: paired columns stay null
             if not tcols or grp == gcols:
@@ -650,7 +767,8 @@ def scaling_table(frame, *, system: str = "system", type_col: str | None = "ques
     if paired:
         p = pd.concat(paired, ignore_index=True)
         picks = {
-            "change": {"n": "n_paired", "estimate": "change", "ci_low": "change_ci_low", "ci_high": "change_ci_high"},
+            "change": {"n": "n_paired", "estimate": "change", "ci_low": "change_ci_low", "ci_high": "change_ci_high",
+                       "design_effect": "change_design_effect"},
             "retention": {"estimate": "retention", "ci_low": "retention_ci_low", "ci_high": "retention_ci_high",
                           "n_invalid": "retention_n_invalid"},
             "baseline": {"estimate": "acc_baseline_paired"},
@@ -667,10 +785,16 @@ def scaling_table(frame, *, system: str = "system", type_col: str | None = "ques
         out[c] = pd.array(out[c], dtype="Float64").round().astype("Int64")
     for c in ("change", "change_ci_low", "change_ci_high", "retention", "retention_ci_low", "retention_ci_high"):
         out[c] = out[c].astype(float) + 0.0  # no negative zeros
-    out["baseline"] = base
-    out["n_boot"], out["seed"] = n_boot, seed
-    out = out[[*gcols, system, tname, budget, "level", "n", "correct", "accuracy", "ci_low", "ci_high", *pcols,
-               "baseline", "n_boot", "seed"]]
+    out["baseline_budget"] = base
+    out["ci_level"], out["n_boot"], out["seed"] = ci_level, n_boot, seed
+    extra = []
+    if cluster is not None:
+        out["cluster"] = cluster
+        if "change_design_effect" not in out:
+            out["change_design_effect"] = np.nan
+        extra = ["cluster", "change_design_effect"]
+    out = out[[*gcols, system, tname, budget, "level", "n", "n_correct", "accuracy", "accuracy_ci_low",
+               "accuracy_ci_high", *pcols, "baseline_budget", "ci_level", "n_boot", "seed", *extra]]
     if not tcols:
         out = out.drop(columns=[tname])
         return _sort(out, [*gcols, system, budget], orders)
@@ -689,11 +813,11 @@ def scaling_correlations(table: pd.DataFrame, *, system: str = "system", type_co
     Returns
     -------
     pandas.DataFrame
-        ``*groups, budget, baseline, x, y, n, n_dropped, rho, p_value`` (``n`` = cells used;
+        ``*groups, budget, baseline_budget, x, y, n, n_dropped, rho, p_value`` (``n`` = cells used;
         ``n_dropped`` = cells with an undefined value, e.g. retention with a zero baseline).
     """
     gcols = _as_list(groups)
-    need = [*gcols, system, type_col, budget, "level", "acc_baseline_paired", "change", "retention", "baseline"]
+    need = [*gcols, system, type_col, budget, "level", "acc_baseline_paired", "change", "retention", "baseline_budget"]
     t = _to_pandas(table, need)
     t = t[(t["level"] == "slice") & t["acc_baseline_paired"].notna()]
     rows = []
@@ -702,10 +826,10 @@ def scaling_correlations(table: pd.DataFrame, *, system: str = "system", type_co
         part = t.iloc[idx]
         for y in ("retention", "change"):
             r = spearman(part["acc_baseline_paired"].to_numpy(float), part[y].to_numpy(float)).iloc[0]
-            rows.append({**dict(zip([*gcols, budget], key)), "baseline": part["baseline"].iloc[0],
+            rows.append({**dict(zip([*gcols, budget], key)), "baseline_budget": part["baseline_budget"].iloc[0],
                          "x": "baseline_accuracy", "y": y, "n": int(r["n"]), "n_dropped": int(r["n_dropped"]),
                          "rho": float(r["rho"]), "p_value": float(r["p_value"])})
-    out = pd.DataFrame(rows, columns=[*gcols, budget, "baseline", "x", "y", "n", "n_dropped", "rho", "p_value"])
+    out = pd.DataFrame(rows, columns=[*gcols, budget, "baseline_budget", "x", "y", "n", "n_dropped", "rho", "p_value"])
     return _sort(out, [*gcols, budget], orders)
 
 

@@ -1,4 +1,8 @@
-"""``voxmem-analysis compare --manifest FILE --questions FILE``: every pair of systems at each budget.
+"""``voxmem-analysis compare``: paired comparison of systems, on LongMemEval verdicts or VoxMem data.
+
+* ``--manifest FILE --questions FILE``: every pair of systems at each budget (LongMemEval format).
+* ``--data DIR --models A,B[,C...] --budget B``: every pair of the given VoxMem models at one
+  budget, on the items both were scored on (:func:`voxmem_analysis.analysis.paired.compare_models`).
 
 On the questions both systems have: accuracies, the difference (pp) with a paired
 bootstrap interval, the exact McNemar p and the Holm-adjusted p over all pairs
@@ -7,24 +11,74 @@ counted in ``only_a`` / ``only_b``.
 """
 from __future__ import annotations
 
-from voxmem_analysis.commands.slice import add_judge_arg, add_manifest_args, add_output_args, emit, load_manifest, one_judge, run_guarded
+import sys
+
+from voxmem_analysis.commands._shared import (add_data_args, add_judge_arg, add_manifest_args, add_output_args, emit,
+                                              load, load_manifest, one_judge, run_guarded, synthetic_banner)
 
 
 def register(sub) -> None:
-    p = sub.add_parser("compare", help="paired comparison of every pair of systems at the same budget (LongMemEval format)",
+    p = sub.add_parser("compare", help="paired comparison of systems at the same budget: bootstrap interval of the "
+                                       "difference, exact McNemar, Holm (--data DIR or --manifest FILE)",
                        description=__doc__.split("\n\n")[0])
-    add_manifest_args(p)
+    add_data_args(p, required=False)
+    add_manifest_args(p, required=False, lenient=False)
+    p.add_argument("--models", default=None, metavar="A,B[,C...]", help="with --data: the models to compare (two or more)")
+    p.add_argument("--budget", default=None, metavar="B", help="with --data: the context length (8K, 16K, 32K, 64K)")
+    p.add_argument("--answerable-only", action="store_true",
+                   help="with --data: leave out the answer-refusal (AR) items (default: all scored items)")
+    p.add_argument("--cluster", default="item", metavar="UNIT",
+                   help="bootstrap resampling unit: item (default) or family (VoxMem: a refusal question with its "
+                        "source; LongMemEval: X_abs with X); with --manifest also any column of the verdict frame.  "
+                        "Adds the design effect (clustered / item-level variance)")
     add_judge_arg(p)
     add_output_args(p)
     p.set_defaults(func=lambda a: run_guarded(run, a))
 
 
 def run(args) -> int:
+    if bool(args.data) == bool(args.manifest):
+        print("give either --data DIR --models A,B --budget B, or --manifest FILE --questions FILE", file=sys.stderr)
+        return 2
+    if args.data:
+        return _run_data(args)
+    if not args.questions:
+        print("--manifest needs --questions FILE (the question types come from it)", file=sys.stderr)
+        return 2
     from voxmem_analysis.analysis.verdicts import compare_systems
 
     data = load_manifest(args)
     frame = one_judge(data, args)
+    cluster = None if args.cluster == "item" else args.cluster
+    if cluster == "family":  # LongMemEval: an abstention question X_abs belongs with X
+        from voxmem_analysis.analysis.clusters import with_abstention_families
+
+        frame = with_abstention_families(frame)
     table = compare_systems(frame, system="system", item="question_id", budget="budget",
-                            n_boot=args.n_boot, seed=args.seed)
+                            n_boot=args.n_boot, seed=args.seed, cluster=cluster)
     emit(table, args.format, "Pairwise comparison of systems (diff = acc_a - acc_b, pp)")
+    return 0
+
+
+def _run_data(args) -> int:
+    from voxmem_analysis.analysis.paired import compare_models
+
+    models = [m.strip() for m in (args.models or "").split(",") if m.strip()]
+    if len(models) < 2 or not args.budget:
+        print("with --data, give --models A,B[,C...] (two or more) and --budget B", file=sys.stderr)
+        return 2
+    release = load(args)
+    synthetic_banner(release)
+    try:
+        table = compare_models(release, models, args.budget, answerable_only=args.answerable_only,
+                               n_boot=args.n_boot, seed=args.seed, cluster=args.cluster)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    what = "answerable items" if args.answerable_only else "items"
+    title = (f"Paired comparison at {table['budget'].iloc[0]} on the {what} both models were scored on "
+             f"(diff = acc_a - acc_b, pp; exact McNemar; Holm over {len(table)} pair(s))")
+    if release.synthetic:
+        title += " [SYNTHETIC DATA - not real model output]"
+    emit(table, args.format, title)
     return 0

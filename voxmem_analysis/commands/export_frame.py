@@ -24,6 +24,10 @@ def run(args) -> int:
     if out.is_dir():
         print(f"--out {str(out)!r} is a directory; give a file name ending in .parquet or .csv", file=sys.stderr)
         return 2
+    from voxmem_analysis.io.amc import is_amc_release
+
+    if is_amc_release(args.data):
+        return _run_amc(args, out)
     try:
         release = load(args)
     except VoxMemDataError as exc:
@@ -42,5 +46,37 @@ def run(args) -> int:
         print(f"cannot write {str(out)!r}: {exc}", file=sys.stderr)
         return 1
     print(f"wrote {frame.height} predictions x {frame.width} columns to {out}"
+          + ("  [SYNTHETIC DATA - not real model output]" if release.synthetic else ""))
+    return 0
+
+
+def _run_amc(args, out: Path) -> int:
+    """The rubric-level frame of an Audio MultiChallenge release (one row per model x modality x rubric item)."""
+    import polars as pl
+
+    from voxmem_analysis.io.amc import load_amc
+
+    try:
+        release = load_amc(args.data, strict=not args.lenient)
+    except VoxMemDataError as exc:
+        return fail(exc)
+    if args.lenient and release.errors():
+        print(f"# --lenient: {sum(p.count for p in release.errors())} error(s); rows left out: "
+              f"{release.stats.get('rejected_rows', 0)} rejected, {release.stats.get('incomplete_task_rows', 0)} "
+              "in tasks with incomplete rubric verdicts", file=sys.stderr)
+    frame = pl.from_pandas(release.frame())
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".part")
+    try:
+        if out.suffix == ".parquet":
+            frame.write_parquet(tmp)
+        else:
+            frame.write_csv(tmp)
+        os.replace(tmp, out)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        print(f"cannot write {str(out)!r}: {exc}", file=sys.stderr)
+        return 1
+    print(f"wrote {frame.height} rubric verdicts x {frame.width} columns to {out}"
           + ("  [SYNTHETIC DATA - not real model output]" if release.synthetic else ""))
     return 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from voxmem_analysis.commands.slice import add_manifest_args, add_output_args, emit, load_manifest, run_guarded
+from voxmem_analysis.commands._shared import add_manifest_args, add_output_args, emit, load_manifest, run_guarded
 
 
 def register(sub) -> None:

@@ -28,6 +28,13 @@ def register(sub) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar (one line per finished task)")
     p.add_argument("--list", action="store_true", help="list the notebooks and their parameters, run nothing")
     p.add_argument("--report-only", action="store_true", help="rebuild OUT/report/index.html from OUT, run nothing")
+    p.add_argument("--compare-published", action="store_true",
+                   help="also on a release that is not the paper's: the reproduction scoreboard (reproduction.csv) "
+                        "and the paper audit (default: only for the paper's calibrated release)")
+    p.add_argument("--include-examples", action="store_true",
+                   help="also run the notebooks on bundled examples (the LongMemEval notebook 60)")
+    p.add_argument("--embed", action="store_true",
+                   help="inline the figures into report/index.html (base64) so the one file can be shared")
     p.set_defaults(func=run)
 
 
@@ -58,7 +65,7 @@ def run(args) -> int:
     if args.report_only:
         from voxmem_analysis.reproduce.report import write_report
 
-        print(write_report(args.out))
+        print(write_report(args.out, embed=args.embed))
         return 0
     if not args.data:
         print("--data DIR is required", file=sys.stderr)
@@ -78,7 +85,9 @@ def run(args) -> int:
     try:
         summary = run_all(args.data, args.out, jobs=args.jobs, seed=args.seed, n_boot=args.n_boot, only=args.only,
                           notebooks_dir=args.notebooks, overrides=overrides, timeout=args.timeout,
-                          progress=False if args.no_progress else None)
+                          progress=False if args.no_progress else None,
+                          compare_published=args.compare_published, include_examples=args.include_examples,
+                          embed=args.embed)
     except (FileNotFoundError, ValueError) as exc:
         print(str(exc), file=sys.stderr)
         return 2

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from voxmem_analysis.commands.slice import add_judge_arg, add_manifest_args, add_output_args, emit, load_manifest, one_judge, run_guarded
+from voxmem_analysis.commands._shared import add_judge_arg, add_manifest_args, add_output_args, emit, load_manifest, one_judge, run_guarded
 
 
 def register(sub) -> None:
@@ -21,6 +21,9 @@ def register(sub) -> None:
     p.add_argument("--baseline", required=True, metavar="BUDGET", help="the baseline budget, as written in the manifest")
     p.add_argument("--part", choices=("both", "table", "correlations"), default="both",
                    help="print the scaling table, the correlations, or both (default)")
+    p.add_argument("--cluster", default="item", metavar="UNIT",
+                   help="bootstrap resampling unit: item (default), family (an abstention question X_abs with X), or "
+                        "any column of the verdict frame; adds the columns cluster and change_design_effect")
     add_judge_arg(p)
     add_output_args(p)
     p.set_defaults(func=lambda a: run_guarded(run, a))
@@ -35,9 +38,14 @@ def run(args) -> int:
               file=sys.stderr)
         return 1
     frame = one_judge(data, args)
-    table = scaling_table(frame, baseline=args.baseline, n_boot=args.n_boot, seed=args.seed)
+    cluster = None if args.cluster == "item" else args.cluster
+    if cluster == "family":
+        from voxmem_analysis.analysis.clusters import with_abstention_families
+
+        frame = with_abstention_families(frame)
+    table = scaling_table(frame, baseline=args.baseline, n_boot=args.n_boot, seed=args.seed, cluster=cluster)
     if args.part in ("both", "table"):
-        emit(table, args.format, f"Accuracy (%) by budget; change (pp) and retention vs {table['baseline'].iloc[0]}")
+        emit(table, args.format, f"Accuracy (%) by budget; change (pp) and retention vs {table['baseline_budget'].iloc[0]}")
     if args.part == "both":
         sys.stdout.write("\n")
     if args.part in ("both", "correlations"):

@@ -5,110 +5,24 @@ Two sources, one function (:func:`voxmem_analysis.analysis.verdicts.slice_accura
 * ``--data DIR``: a VoxMem release; slices the tidy verdict frame by any of its columns
   (``model, budget, evidence_type, operation, subtype, answer_type, session_count`` ...);
   default ``--by model,budget,evidence_type``.  Every row's own scored predictions (no
-  pairing rule across budgets).
+  pairing rule across budgets).  ``--model``, ``--budget`` and ``--where EXPR`` (a polars SQL
+  WHERE clause, :mod:`voxmem_analysis.analysis.subsets`) select the verdicts; slicing by
+  ``subtype`` counts the answerable items only, as the paper's subtypes do
+  (``--include-refusal`` adds the refusal items under their source subtype).  ``--out FILE``
+  writes the table, ``--plot FILE`` the subtype explorer's dot plot.
 * ``--manifest FILE --questions FILE``: LongMemEval-format verdicts
   (:mod:`voxmem_analysis.io.longmemeval`); default ``--by system,question_type`` (``budget`` is
   added when the manifest has several budgets).
-
-This module also holds the helpers the other LongMemEval commands (``compare``,
-``scaling``, ``judges``) share.
 """
 from __future__ import annotations
 
 import sys
-from collections import Counter
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    import pandas as pd
-
-from voxmem_analysis.errors import VoxMemDataError
-from voxmem_analysis.commands._shared import add_data_args, fail, load, synthetic_banner
+from voxmem_analysis.commands._shared import (add_data_args, add_judge_arg, add_manifest_args, add_output_args, emit,
+                                              load, load_manifest, note, one_judge, run_guarded, synthetic_banner)
 
 _DATA_DEFAULT_BY = "model,budget,evidence_type"
 _MANIFEST_DEFAULT_BY = "system,question_type"
-
-
-# ----------------------------------------------------------------------------- shared helpers
-def add_manifest_args(p, *, required: bool = True, lenient: bool = True) -> None:
-    p.add_argument("--manifest", required=required, metavar="FILE",
-                   help="CSV path,system[,budget][,judge] listing evaluate_qa.py output files (paths relative to it)")
-    p.add_argument("--questions", required=required, metavar="FILE",
-                   help="question file: the LongMemEval question JSON, or CSV/JSONL/JSON with question_id,question_type")
-    if lenient:
-        p.add_argument("--lenient", action="store_true", help="leave out bad lines (reported) instead of failing")
-        p.add_argument("--convention", choices=("paper", "harness"), default="paper",
-                       help="paper: ungraded verdicts count as incorrect (default); harness: they leave the denominator")
-
-
-def add_output_args(p, *, bootstrap: bool = True) -> None:
-    p.add_argument("--format", choices=("csv", "md"), default="csv", help="csv (default) or Markdown")
-    if bootstrap:
-        p.add_argument("--seed", type=int, default=0, help="seed of bootstrap intervals (default 0)")
-        p.add_argument("--n-boot", type=int, default=10_000, help="bootstrap resamples (default 10000)")
-
-
-def add_judge_arg(p) -> None:
-    p.add_argument("--judge", default=None, metavar="NAME",
-                   help="where a system and budget have verdicts from several judges, use this one "
-                        "(default: the first listed in the manifest; the choice is printed)")
-
-
-def note(msg: str) -> None:
-    print(f"# {msg}", file=sys.stderr)
-
-
-def load_manifest(args):
-    """Load ``--manifest``/``--questions``; print warnings (and, lenient, errors) to stderr."""
-    from voxmem_analysis.io.longmemeval import load_longmemeval
-
-    data = load_longmemeval(args.manifest, args.questions, strict=not getattr(args, "lenient", False),
-                            convention=getattr(args, "convention", "paper"))
-    if data.synthetic:
-        note(data.label())
-    shown = data.errors() + data.warnings()
-    for p in shown:
-        print(str(p), file=sys.stderr)
-    if shown:
-        counts = Counter(p.code for p in shown)
-        note(f"{len(data.errors())} error(s), {len(data.warnings())} warning(s): "
-             + ", ".join(f"{c}={n}" for c, n in sorted(counts.items())))
-    return data
-
-
-def one_judge(data, args):
-    """The frame with one judge per (system, budget); notes on stderr."""
-    from voxmem_analysis.io.longmemeval import select_judge
-
-    frame, notes = select_judge(data.frame, getattr(args, "judge", None))
-    for n in notes:
-        note(n)
-    return frame
-
-
-def emit(df: pd.DataFrame, fmt: str, title: str | None = None) -> None:
-    """Print a tidy table: CSV (``%.6g``, empty for missing) or a Markdown table."""
-    if fmt == "md":
-        if title:
-            sys.stdout.write(f"{title}\n\n")
-        clean = df.astype(object).where(df.notna(), None)  # pd.NA -> empty cell
-        sys.stdout.write(clean.to_markdown(index=False, floatfmt=".4g", missingval="") + "\n")
-    else:
-        df.to_csv(sys.stdout, index=False, float_format="%.6g", lineterminator="\n")
-
-
-def run_guarded(func, args) -> int:
-    """Run ``func(args)``; bad arguments exit 2, bad data exit 1, each with its message."""
-    from voxmem_analysis.analysis.verdicts import AnalysisInputError
-
-    try:
-        return func(args)
-    except AnalysisInputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except VoxMemDataError as exc:
-        return fail(exc)
 
 
 # ----------------------------------------------------------------------------- slice
@@ -119,13 +33,28 @@ def register(sub) -> None:
     add_manifest_args(p, required=False, lenient=False)
     p.add_argument("--by", default=None, metavar="COL[,COL...]",
                    help=f"columns to slice by (default: {_DATA_DEFAULT_BY} with --data, {_MANIFEST_DEFAULT_BY} with --manifest)")
-    p.add_argument("--ci", choices=("auto", "wilson", "bootstrap"), default="auto",
+    p.add_argument("--interval", choices=("auto", "wilson", "bootstrap"), default="auto",
                    help="interval: Wilson score, or percentile bootstrap over questions; auto (default) uses the "
                         "bootstrap when a slice holds several rows of one question (several models or budgets "
                         "pooled), since their verdicts are not independent, and Wilson otherwise")
+    p.add_argument("--cluster", default="item", metavar="UNIT",
+                   help="bootstrap resampling unit: item (default) or family (VoxMem: a refusal question with its "
+                        "source; LongMemEval: X_abs with X); with --manifest also any column of the verdict frame.  "
+                        "Adds the columns cluster and design_effect (clustered / item-level variance)")
     p.add_argument("--type-col", default="auto", metavar="COL",
                    help="column pooled into the overall row and averaged into the macro row "
                         "(default: auto = last of question_type/evidence_type/operation/subtype in --by; 'none' to disable)")
+    g = p.add_argument_group("with --data")
+    g.add_argument("--model", default=None, metavar="NAME[,NAME...]", help="only these models")
+    g.add_argument("--budget", default=None, metavar="B[,B...]", help="only these context lengths (8K, 16K, 32K, 64K)")
+    g.add_argument("--where", default=None, metavar="EXPR",
+                   help="polars SQL WHERE clause on the verdict frame, e.g. \"evidence_type = 'speech_semantics' "
+                        "AND session_count >= 20\" (see data/README.md)")
+    g.add_argument("--include-refusal", action="store_true",
+                   help="with --by subtype: also count the answer-refusal items under their source subtype "
+                        "(default: answerable items only, as the paper's subtypes)")
+    p.add_argument("--out", default=None, metavar="FILE", help="write the table to FILE (csv or md by --format)")
+    p.add_argument("--plot", default=None, metavar="FILE", help="write the dot plot of the slices (PNG/PDF/SVG by suffix)")
     add_judge_arg(p)
     add_output_args(p)
     p.set_defaults(func=run)
@@ -145,11 +74,16 @@ def _run(args) -> int:
     from voxmem_analysis.analysis.verdicts import slice_accuracy
 
     type_col = None if args.type_col in ("none", "") else args.type_col
+    label = None
     if args.data:
         release = load(args)
         synthetic_banner(release)
-        frame = release.frame
+        label = release.label() if release.synthetic else None
         by = [c.strip() for c in (args.by or _DATA_DEFAULT_BY).split(",") if c.strip()]
+        frame = _select(release.frame, by, args)
+    elif args.model or args.budget or args.where or args.include_refusal:
+        print("--model, --budget, --where and --include-refusal need --data DIR", file=sys.stderr)
+        return 2
     else:
         data = load_manifest(args)
         by = [c.strip() for c in (args.by or _MANIFEST_DEFAULT_BY).split(",") if c.strip()]
@@ -163,11 +97,88 @@ def _run(args) -> int:
                 note(f"warning: slices pool {len(budgets)} budgets ({', '.join(map(str, budgets))}); add budget to --by to separate them")
         if "judge" not in by:
             frame = one_judge(data, args)
-    table = slice_accuracy(frame, by, ci=args.ci, item="question_id", type_col=type_col,
-                           n_boot=args.n_boot, seed=args.seed)
-    if args.ci == "auto":
-        used = sorted(set(table.loc[table["level"] != "macro", "method"]))
+    frame, cluster = _with_cluster(frame, args, release if args.data else None)
+    table = slice_accuracy(frame, by, interval=args.interval, item="question_id", type_col=type_col,
+                           n_boot=args.n_boot, seed=args.seed, cluster=cluster)
+    if args.interval == "auto":
+        used = sorted(set(table.loc[table["level"] != "macro", "interval"]))
         note("interval: " + ", ".join(used) + " (auto: item bootstrap where a question repeats within a row, "
              "e.g. several models or budgets pooled; Wilson otherwise)")
-    emit(table, args.format, f"Accuracy (%) by {', '.join(by)}")
+    title = f"Accuracy (%) by {', '.join(by)}" + (f" [{label}]" if label else "")
+    _write(table, args, title)
+    if args.plot:
+        from voxmem_analysis.analysis.explore import slice_title
+
+        budget = args.budget if args.data else None
+        ptitle = slice_title(by, budget=budget, models=args.model if args.data else None)
+        _plot(table, by, args.plot, ptitle + ("\nSYNTHETIC DATA - not real model output" if label else ""), frame)
     return 0
+
+
+def _with_cluster(frame, args, release):
+    """(frame, cluster column or None) for ``--cluster``: item, family, or a column of the frame."""
+    from voxmem_analysis.analysis.clusters import attach_cluster, with_abstention_families
+
+    if args.cluster == "item":
+        return frame, None
+    if args.cluster == "family":
+        if release is not None:
+            pdf = frame.to_pandas() if hasattr(frame, "to_pandas") else frame
+            return attach_cluster(pdf, release, "family"), "family"
+        return with_abstention_families(frame), "family"
+    return frame, args.cluster
+
+
+def _select(frame, by: list[str], args):
+    """The --data verdicts after --model/--budget/--where and the answerable-only rule; notes on stderr."""
+    from voxmem_analysis.analysis.subsets import pooling_notes, select_verdicts
+    from voxmem_analysis.analysis.verdicts import AnalysisInputError
+
+    answerable_only = "subtype" in by and not args.include_refusal
+    try:
+        out = select_verdicts(frame, models=args.model, budget=args.budget, where=args.where,
+                              answerable_only=answerable_only)
+    except ValueError as exc:
+        raise AnalysisInputError(str(exc)) from None
+    if answerable_only:
+        n_ar = select_verdicts(frame, models=args.model, budget=args.budget, where=args.where).height - out.height
+        note(f"subtype slices count the answerable items only, as in the paper: {n_ar} answer-refusal "
+             f"prediction(s) left out (--include-refusal counts them under their source subtype)")
+    for n in pooling_notes(out, by):
+        note(n)
+    if out.height == 0:
+        raise AnalysisInputError("no verdicts selected (check --model, --budget, --where)")
+    return out
+
+
+def _write(table, args, title: str) -> None:
+    if not args.out:
+        emit(table, args.format, title)
+        return
+    import contextlib
+
+    with open(args.out, "w", encoding="utf-8", newline="") as fh, contextlib.redirect_stdout(fh):
+        emit(table, args.format, title)
+    note(f"wrote {args.out}")
+
+
+def _plot(table, by: list[str], path: str, title: str, frame) -> None:
+    """The subtype explorer's dot plot of ``table``; the dashed line is every selected verdict pooled."""
+    import matplotlib
+    import pandas as pd
+
+    matplotlib.use("Agg")
+    from voxmem_analysis.analysis.explore import level_orders, pooled_accuracy
+    from voxmem_analysis.plots.slices import slice_dot_plot
+
+    t = table.copy()
+    orders = level_orders({c: t[c] for c in by})
+    for c in by:
+        t[c] = pd.Categorical(t[c].astype(object), categories=orders[c], ordered=True)
+    ax = slice_dot_plot(t.sort_values(by, kind="stable"), by, overall=pooled_accuracy(frame), title=title)
+    leg = ax.get_legend()
+    if leg is not None:  # beside the axes, where it hides no interval
+        ax.legend(handles=leg.legend_handles, labels=[x.get_text() for x in leg.get_texts()],
+                  title=leg.get_title().get_text(), loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+    ax.figure.savefig(path, dpi=150, bbox_inches="tight")
+    note(f"wrote {path}")

@@ -15,10 +15,41 @@ def register(sub) -> None:
                    help="print the calibration report; exit 1 if a calibrated number is out of tolerance")
     p.add_argument("--data", metavar="DIR", default=None, help="with --check and no --out: release to check")
     p.add_argument("--n-boot", type=int, default=10_000, help="bootstrap resamples for the Table 18 intervals")
+    p.add_argument("--benchmark", choices=("voxmem", "amc"), default="voxmem",
+                   help="amc: the SYNTHETIC Audio MultiChallenge release (voxmem_analysis.synth.amc)")
     p.set_defaults(func=run)
 
 
+def _run_amc(args) -> int:
+    """``synth --benchmark amc``: write and/or check the SYNTHETIC Audio MultiChallenge release."""
+    from voxmem_analysis.synth.amc import DEFAULT_SEED, calibration_report, known_misprints, write_amc_release
+
+    seed = DEFAULT_SEED if args.seed is None else args.seed
+    target = args.out or args.data
+    if target is None:
+        print("synth --benchmark amc: give --out DIR (or --check --data DIR)", file=sys.stderr)
+        return 2
+    if args.out:
+        write_amc_release(args.out, seed=seed)
+        print(f"SYNTHETIC Audio MultiChallenge release written to {args.out} (seed {seed}); "
+              f"calibration report: {args.out}/CALIBRATION.md")
+    if not args.check:
+        return 0
+    rep = calibration_report(target)
+    off = rep[~rep["within_tolerance"]]
+    known = known_misprints()
+    unexplained = [r for r in off.itertuples(index=False) if (r.artifact, r.row, r.column) not in known]
+    for r in off.itertuples(index=False):
+        tag = "known misprint" if (r.artifact, r.row, r.column) in known else "OUT OF TOLERANCE"
+        print(f"{tag}: {r.artifact} {r.row} {r.column}: published {r.published:g}, reproduced {r.reproduced:.4f}")
+    print(f"[AMC] {int(rep['within_tolerance'].sum())}/{len(rep)} published numbers within tolerance; "
+          f"{len(off) - len(unexplained)} known misprint(s); {len(unexplained)} unexplained")
+    return 1 if unexplained else 0
+
+
 def run(args) -> int:
+    if args.benchmark == "amc":
+        return _run_amc(args)
     from voxmem_analysis.synth.release import DEFAULT_SEED, write_release
 
     if args.seed is None:

@@ -1,57 +1,175 @@
-"""``voxmem-analysis table NAME --data DIR --format long|csv|md|tex``: print one artifact."""
+"""``voxmem-analysis table NAME --data DIR [--budget B ...] --format long|csv|md|tex``: print one artifact.
+
+Each artifact's analysis parameters (``budget``, ``comparison``, ``baseline``, ``models``,
+``pairing`` ...) become command-line options, read from the artifact function's signature;
+``table NAME --help`` lists those the artifact takes.
+"""
 from __future__ import annotations
 
+import argparse
+import inspect
+import re
 import sys
 
 from voxmem_analysis.errors import VoxMemDataError
 from voxmem_analysis.commands._shared import add_data_args, fail, load, synthetic_banner
 
+#: Parameters whose value is a comma-separated list on the command line.
+_LIST_PARAMS = ("models", "budgets")
+_HELP = {
+    "budget": "context length the artifact is computed at (8K, 16K, 32K, 64K)",
+    "comparison": "longer budget of a scaling comparison (8K..64K)",
+    "baseline": "shorter budget of a scaling comparison (8K..64K)",
+    "budgets": "comma-separated budgets to include",
+    "models": "comma-separated model names to include (as in the predictions' `model` field)",
+    "model": "one model name",
+    "pairing": "which predictions enter: all_budgets (each budget's own scored items) or a pairing rule",
+    "source_operations": "true/false: Table 17's by-source-operation columns",
+    "production_family": "model family of the production judge",
+    "cluster": "bootstrap resampling unit: item (questions, the paper's) or family (a refusal question "
+               "with its source question); the output then states the design effect",
+    "interval": "bootstrap interval: percentile (the paper's) or bca (bias-corrected and accelerated)",
+    "mc_se": "true/false: add the Monte-Carlo standard error of every interval endpoint",
+}
 
-def register(sub) -> None:
-    p = sub.add_parser("table", help="print one of the paper's tables/figure tables (see --list)")
-    p.add_argument("name", nargs="?", help="artifact name, e.g. table15, fig5, table18")
+
+def _general_args(p, *, defaults: bool = True) -> None:
     add_data_args(p, required=False)
     p.add_argument("--format", choices=("long", "csv", "md", "tex"), default="long",
                    help="long: CSV artifact,row,column,value (default)")
-    p.add_argument("--seed", type=int, default=0, help="seed of bootstrap intervals")
-    p.add_argument("--n-boot", type=int, default=10_000, help="bootstrap resamples")
+    p.add_argument("--seed", type=int, default=0, help="seed of bootstrap intervals (default 0)")
+    p.add_argument("--n-boot", type=int, default=10_000, help="bootstrap resamples (default 10000)")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("table", add_help=False,
+                       help="print one of the paper's tables/figure tables (see --list; NAME --help for its options)",
+                       description=__doc__.split("\n\n")[0])
+    p.add_argument("-h", "--help", action="store_true", help="show this help (NAME --help: the artifact's options)")
+    p.add_argument("name", nargs="?", help="artifact name, e.g. table15, fig5, table18")
+    _general_args(p)
     p.add_argument("--list", action="store_true", help="list the artifact names")
-    p.set_defaults(func=run)
+    p.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    p.set_defaults(func=run, _parser=p)
+
+
+def artifact_parameters(art) -> dict[str, inspect.Parameter]:
+    """The analysis parameters of an artifact (keyword arguments besides ``seed``/``n_boot``)."""
+    sig = inspect.signature(art.func)
+    return {n: q for n, q in list(sig.parameters.items())[1:]
+            if q.kind in (q.KEYWORD_ONLY, q.POSITIONAL_OR_KEYWORD) and n not in ("seed", "n_boot")}
+
+
+def _to_bool(text: str) -> bool:
+    t = text.strip().lower()
+    if t in ("true", "yes", "1"):
+        return True
+    if t in ("false", "no", "0"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
+def _to_list(text: str) -> list[str]:
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
+def artifact_parser(art) -> argparse.ArgumentParser:
+    """The full parser of ``table NAME``: general options plus the artifact's own parameters."""
+    p = argparse.ArgumentParser(prog=f"voxmem-analysis table {art.name}", description=art.title)
+    _general_args(p)
+    g = p.add_argument_group(f"parameters of {art.name}")
+    for name, q in artifact_parameters(art).items():
+        flag = "--" + name.replace("_", "-")
+        default = q.default if q.default is not inspect.Parameter.empty else None
+        shown = ",".join(default) if isinstance(default, (list, tuple)) else default
+        text = _HELP.get(name, name.replace("_", " "))
+        if name in _LIST_PARAMS:
+            conv = _to_list
+        elif isinstance(default, bool) or "bool" in str(q.annotation):
+            conv = _to_bool
+        else:
+            conv = str
+        g.add_argument(flag, dest=f"param_{name}", type=conv, default=None, metavar=name.upper(),
+                       help=f"{text} (default: {shown if shown is not None else 'chosen from the data'})")
+    return p
+
+
+def cli_message(text: str) -> str:
+    """Rewrite a library hint ``pass budget= one of them`` into the option that sets it (``--budget``)."""
+    return re.sub(r"\bpass (\w+)= ", lambda m: "pass --" + m.group(1).replace("_", "-") + " ", text)
+
+
+def retitle(title: str, params: dict) -> str:
+    """The registry title with the paper's budgets replaced by those passed (``at 64K`` -> ``at 32K``)."""
+    b = str(params.get("budget") or "").upper()
+    if b:
+        title = re.sub(r"\bat (8K|16K|32K|64K)\b", f"at {b}", title).replace("64K model set", f"models run at {b}")
+    base, cmp_ = str(params.get("baseline") or "").upper(), str(params.get("comparison") or "").upper()
+    m = re.search(r"\b(8K|16K|32K|64K) to (8K|16K|32K|64K)\b", title)
+    if m and (base or cmp_):
+        title = title.replace(m.group(0), f"{base or m.group(1)} to {cmp_ or m.group(2)}")
+    return title
 
 
 def run(args) -> int:
     from voxmem_analysis import artifacts
 
-    if args.list or not args.name:
-        for n in artifacts.names():
-            print(f"{n:10s} {artifacts.get(n).title}")
+    if args.help and not args.name:
+        args._parser.print_help()
         return 0
-    if not args.data:
-        print("--data DIR is required", file=sys.stderr)
-        return 2
+    if args.list or not args.name:
+        from voxmem_analysis.commands._catalogue import catalogue
+
+        titles = catalogue() or {n: artifacts.get(n).title for n in artifacts.names()}
+        for n in sorted(titles):
+            print(f"{n:10s} {titles[n]}")
+        return 0
     try:
         art = artifacts.get(args.name)
     except KeyError as exc:
         print(exc.args[0], file=sys.stderr)
         return 2
-    try:
-        release = load(args)
+    parser = artifact_parser(art)
+    if args.help or "-h" in args.rest or "--help" in args.rest:
+        parser.print_help()
+        return 0
+    base = argparse.Namespace(**{k: v for k, v in vars(args).items() if k not in ("rest", "func", "_parser")})
+    opts = parser.parse_args(args.rest, namespace=base)
+    if not opts.data:
+        print(f"--data DIR is required (voxmem-analysis table {art.name} --data DIR)", file=sys.stderr)
+        return 2
+    params = {k[len("param_"):]: v for k, v in vars(opts).items() if k.startswith("param_") and v is not None}
+    return _print(art, opts, params)
+
+
+def _print(art, opts, params: dict) -> int:
+    from voxmem_analysis import artifacts
+    from voxmem_analysis.output import SYNTHETIC_LABEL, table_to_latex, table_to_markdown
+
+    from voxmem_analysis.io.amc import is_amc_release, load_amc
+
+    try:  # an Audio MultiChallenge release (release.json "benchmark": "audio-multichallenge") has its own loader
+        release = load_amc(opts.data, strict=not opts.lenient) if is_amc_release(opts.data) else load(opts)
     except VoxMemDataError as exc:
         return fail(exc)
     synthetic_banner(release)
     try:
-        table = art(release, seed=args.seed, n_boot=args.n_boot)
-    except VoxMemDataError as exc:  # e.g. the release lacks the part this artifact needs
-        return fail(exc)
-    from voxmem_analysis.output import SYNTHETIC_LABEL, table_to_latex, table_to_markdown
-
+        table = art(release, seed=opts.seed, n_boot=opts.n_boot, **params)
+    except VoxMemDataError as exc:  # e.g. the release lacks the budget or part this artifact needs
+        print(cli_message(str(exc)), file=sys.stderr)
+        return 1
+    except ValueError as exc:       # an unknown budget or model name
+        print(f"error: {cli_message(str(exc))}", file=sys.stderr)
+        return 2
     title = f"{art.title} [{SYNTHETIC_LABEL}]" if release.synthetic else art.title
-
-    if args.format == "long":
+    if params:
+        title = retitle(title, params)
+        title += " (" + ", ".join(f"{k}={','.join(v) if isinstance(v, list) else v}" for k, v in params.items()) + ")"
+    if opts.format == "long":
         artifacts.to_long(table, art.name).to_csv(sys.stdout, index=False, float_format="%.6g", lineterminator="\n")
-    elif args.format == "csv":
+    elif opts.format == "csv":
         table.to_csv(sys.stdout, float_format="%.6g", lineterminator="\n")
-    elif args.format == "md":
+    elif opts.format == "md":
         sys.stdout.write(table_to_markdown(table, caption=title))
     else:
         sys.stdout.write(table_to_latex(table, caption=title, label=f"tab:{art.name}"))

@@ -14,12 +14,10 @@ list of problems, each counted, so nothing disappears silently.
 from __future__ import annotations
 
 import gzip
-import hashlib
 import zlib
 import io
 import json
 import os
-import pickle
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -30,18 +28,17 @@ import polars as pl
 
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.errors import Problem, VoxMemDataError
+from voxmem_analysis.io import bulk as bk
+from voxmem_analysis.io import cache as _cache
 from voxmem_analysis.io.jsonl import decode, iter_lines, parse_object
 from voxmem_analysis.io.schema import COLUMN_NAMES, ITEM_FIELDS, REQUIRED_FIELDS, REQUIRED_ITEM_FIELDS
 from voxmem_analysis.io.scoring import ScoringRules, apply_scoring
 
 __all__ = ["Release", "load_release", "read_predictions", "read_items", "read_models", "BUDGET_DTYPE", "CACHE_ENV"]
 
-#: When this environment variable names a folder, ``load_release`` keeps a parsed copy of each
-#: release there, keyed by the release's file names, sizes and modification times, the
-#: scoring rules and the package version, and reuses it while nothing changed.  The
-#: reproduction runner sets it to a folder inside its own output for the duration of a run,
-#: so its notebooks parse the release once instead of once each.  Unset: no caching.
-CACHE_ENV = "VOXMEM_RELEASE_CACHE"
+#: When this environment variable names a folder, ``load_release`` caches parsed releases there
+#: (see :mod:`voxmem_analysis.io.cache`; the reproduction runner sets it for one run).
+CACHE_ENV = _cache.CACHE_ENV
 
 BUDGET_DTYPE = pl.Enum(list(tx.BUDGETS))
 _PRED_GLOBS = ("*.jsonl", "*.jsonl.gz")
@@ -214,47 +211,72 @@ def _parse_bool(v):
 
 
 def read_predictions(root: Path, sub: str = "predictions", *, items: pl.DataFrame | None = None,
-                     condition_from_dir: bool = False) -> tuple[pl.DataFrame, list[Problem], dict]:
+                     condition_from_dir: bool = False, bulk: bool = True) -> tuple[pl.DataFrame, list[Problem], dict]:
     """Parse every harness file below ``root/sub``.
 
     Returns the rows that passed (as a polars frame, before scoring), the problems and
-    counts (``lines``, ``rows``, ``rejected_lines``, ``duplicates_identical``).
+    counts (``lines``, ``rows``, ``rejected_lines``, ``duplicates_identical``).  ``bulk``
+    (default) reads the files with the columnar reader of :mod:`voxmem_analysis.io.bulk`;
+    ``bulk=False`` reads every line with :func:`parse_prediction_line`.  Both give the same
+    frame, problems and counts.
     """
     root = Path(root)
     problems: list[Problem] = []
     files = _prediction_files(root, sub)
-    stats = {"files": len(files), "files_unreadable": 0, "lines": 0, "rows": 0, "rejected_lines": 0,
-             "duplicates_identical": 0}
     for p in _unread_files(root, sub, files):
         problems.append(Problem("file_not_read", "warning",
                                 "not read: only *.jsonl and *.jsonl.gz files (lower case) are predictions"
                                 + (" (broken link)" if p.is_symlink() and not p.exists() else ""),
                                 _rel(p, root)))
-    item_index: dict[str, dict] = {}
-    if items is not None:
-        item_index = {r["item_id"]: r for r in items.iter_rows(named=True)}
+    if bulk and bk.items_supported(items):
+        from voxmem_analysis.io.bulk_reader import read_files_bulk
+
+        frame, more, stats = read_files_bulk(root, sub, files, items, condition_from_dir)
+        return frame, problems + more, stats
+    return _read_by_line(root, sub, files, items, condition_from_dir, problems)
+
+
+def read_file_text(path: Path, rel: str) -> tuple[str | None, Problem | None]:
+    """The decoded text of one prediction file, or the problem that stops it from being read."""
+    try:
+        return decode(_open_text(path)), None
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        return None, Problem("file_unreadable", "error", f"cannot read file (damaged or not gzip): {exc}", rel)
+    except UnicodeDecodeError as exc:
+        return None, Problem("not_utf8", "error", f"file is not UTF-8 text: {exc}", rel)
+
+
+def file_condition(root: Path, sub: str, path: Path, condition_from_dir: bool) -> str | None:
+    """Ablation condition named by the first folder below ``root/sub`` (None elsewhere)."""
+    parts = path.relative_to(root / sub).parts
+    return parts[0] if condition_from_dir and len(parts) > 1 else None
+
+
+def item_index_of(items: pl.DataFrame | None) -> dict[str, dict]:
+    return {r["item_id"]: r for r in items.iter_rows(named=True)} if items is not None else {}
+
+
+def _read_by_line(root: Path, sub: str, files: list[Path], items, condition_from_dir: bool, problems: list[Problem]):
+    stats = {"files": len(files), "files_unreadable": 0, "lines": 0, "rows": 0, "rejected_lines": 0,
+             "duplicates_identical": 0}
+    item_index = item_index_of(items)
     rows: list[dict] = []
     seen: dict[tuple, tuple[str, object, object, int]] = {}
 
     for path in files:
         rel = _rel(path, root)
-        try:
-            text = decode(_open_text(path))
-        except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
-            problems.append(Problem("file_unreadable", "error", f"cannot read file (damaged or not gzip): {exc}", rel))
-            stats["files_unreadable"] += 1
-            continue
-        except UnicodeDecodeError as exc:
-            problems.append(Problem("not_utf8", "error", f"file is not UTF-8 text: {exc}", rel))
+        text, bad = read_file_text(path, rel)
+        if bad is not None:
+            problems.append(bad)
             stats["files_unreadable"] += 1
             continue
         lines = list(iter_lines(text))
         if not lines:
             problems.append(Problem("empty_file", "warning", "file holds no predictions", rel))
-        condition = path.relative_to(root / sub).parts[0] if condition_from_dir and len(path.relative_to(root / sub).parts) > 1 else None
+        condition = file_condition(root, sub, path, condition_from_dir)
         for lineno, line in lines:
             stats["lines"] += 1
-            row, errs = _parse_line(line, rel, lineno, item_index, condition)
+            row, errs = parse_prediction_line(line, rel, lineno, item_index, condition)
             problems.extend(errs)
             if row is None or any(e.severity == "error" for e in errs):
                 stats["rejected_lines"] += 1
@@ -277,10 +299,12 @@ def read_predictions(root: Path, sub: str = "predictions", *, items: pl.DataFram
             seen[key] = (rel, row["verdict"], row["response"], lineno)
             rows.append(row)
     stats["rows"] = len(rows)
-    return _rows_to_frame(rows), problems, stats
+    return rows_to_frame(rows), problems, stats
 
 
-def _parse_line(line: str, rel: str, lineno: int, item_index: dict, condition: str | None):
+def parse_prediction_line(line: str, rel: str, lineno: int, item_index: dict, condition: str | None):
+    """``(row, problems)`` of one harness line (``row`` is None when it cannot be read); the
+    definition of what a line means, which the columnar reader reproduces for plain lines."""
     errs: list[Problem] = []
 
     def err(code, msg, fld=None, sev="error"):
@@ -296,6 +320,12 @@ def _parse_line(line: str, rel: str, lineno: int, item_index: dict, condition: s
         elif not isinstance(rec.get(f), str):
             err("invalid_field", f"`{f}` must be a string, got {type(rec.get(f)).__name__} {rec.get(f)!r}", f)
     for k, v in rec.items():
+        try:
+            k.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = k.encode("utf-8", "backslashreplace").decode("utf-8")
+            err("invalid_unicode", f"field name `{shown}` is not valid Unicode (an unpaired surrogate escape)", shown)
+            continue
         if isinstance(v, str):
             try:
                 v.encode("utf-8")
@@ -427,16 +457,19 @@ def _parse_line(line: str, rel: str, lineno: int, item_index: dict, condition: s
 
 
 def _as_int(v):
-    """A whole number, or None (bools, fractions and text that is not an integer are None)."""
+    """A whole number, or None (bools, fractions, text that is not an integer and numbers outside
+    the 64-bit range are None)."""
     if v is None or v == "" or isinstance(v, bool):
         return None
     if isinstance(v, int):
-        return v
-    if isinstance(v, float):
-        return int(v) if v.is_integer() else None
-    if isinstance(v, str) and v.strip().lstrip("-").isdigit():
-        return int(v.strip())
-    return None
+        out = v
+    elif isinstance(v, float):
+        out = int(v) if v.is_integer() else None
+    elif isinstance(v, str) and v.strip().lstrip("-").isdigit():
+        out = int(v.strip())
+    else:
+        return None
+    return out if out is not None and -2**63 <= out < 2**63 else None
 
 
 _TYPES = {
@@ -446,7 +479,7 @@ _TYPES = {
 }
 
 
-def _rows_to_frame(rows: list[dict]) -> pl.DataFrame:
+def rows_to_frame(rows: list[dict]) -> pl.DataFrame:
     cols: dict[str, list] = defaultdict(list)
     keys: list[str] = list(COLUMN_NAMES)
     extra_keys: list[str] = []
@@ -614,7 +647,8 @@ def _cross_checks(frame: pl.DataFrame, problems: list[Problem]) -> None:
                                 None, None, "item_id", r["n_items"] - r["n"]))
 
 
-def load_release(path, *, strict: bool = True, rules: ScoringRules | None = None) -> Release:
+def load_release(path, *, strict: bool = True, rules: ScoringRules | None = None, cache: bool | None = None,
+                 bulk: bool = True) -> Release:
     """Load a release directory into a :class:`Release`.
 
     Parameters
@@ -626,22 +660,42 @@ def load_release(path, *, strict: bool = True, rules: ScoringRules | None = None
         lines that broke a rule are left out and reported in ``Release.problems``.
     rules : ScoringRules
         Scoring convention and provider-rejection rule (paper's by default).
+    cache : bool or None
+        Reuse / keep a parsed copy in the cache folder (:mod:`voxmem_analysis.io.cache`).
+        ``None`` (default): only when ``$VOXMEM_RELEASE_CACHE`` is set.  The command line
+        passes ``True`` unless ``--no-cache`` is given.
+    bulk : bool
+        Columnar reader (default) or the line-by-line reader; both give the same release.
     """
     root = Path(path)
     rules = rules or ScoringRules()
     if not root.is_dir():
         raise VoxMemDataError([Problem("no_release", "error", f"release directory {str(root)!r} does not exist")])
-    cache_file = _cache_file(root, rules)
-    if cache_file is not None and cache_file.exists():
-        try:
-            release = pickle.loads(cache_file.read_bytes())
-        except Exception:  # noqa: BLE001 - a damaged cache entry is ignored and rebuilt
-            release = None
+    if cache is None:
+        cache = bool(os.environ.get(CACHE_ENV))
+    key = folder = None
+    if cache:
+        from voxmem_analysis import __version__
+
+        folder = _cache.cache_dir()
+        # strict and lenient loads read the same Release (strict only decides whether to raise after
+        # reading), so one entry serves both: the runner's lenient task and its strict notebooks share it
+        key = _cache.release_key(root, (__version__, rules.convention, rules.rejection_pattern))
+        release = _cache.read_entry(folder, key)
         if isinstance(release, Release):
             release.path = root
             if strict and release.errors():
                 raise VoxMemDataError(release.problems, f"{len(release.errors())} error(s) in release {str(root)!r}")
             return release
+    release = _read_release(root, rules, bulk)
+    if key is not None:
+        _cache.write_entry(folder, key, release)
+    if strict and release.errors():
+        raise VoxMemDataError(release.problems, f"{len(release.errors())} error(s) in release {str(root)!r}")
+    return release
+
+
+def _read_release(root: Path, rules: ScoringRules, bulk: bool) -> Release:
     problems: list[Problem] = []
     meta: dict = {}
     if (root / "release.json").exists():
@@ -665,7 +719,7 @@ def load_release(path, *, strict: bool = True, rules: ScoringRules | None = None
     items = _add_source_operation(items)
     if not _prediction_files(root, "predictions"):
         problems.append(Problem("no_predictions", "error", "no predictions/**/*.jsonl[.gz] files found", "predictions"))
-    frame, p, stats = read_predictions(root, "predictions", items=items)
+    frame, p, stats = read_predictions(root, "predictions", items=items, bulk=bulk)
     problems += p
     if stats["files"] and not stats["rows"] and not any(q.severity == "error" for q in p):
         problems.append(Problem("no_predictions", "error", "the prediction files hold no predictions", "predictions"))
@@ -675,12 +729,12 @@ def load_release(path, *, strict: bool = True, rules: ScoringRules | None = None
     problems += p
     judge2 = ablation = None
     if _prediction_files(root, "judge2"):
-        judge2, p, s = read_predictions(root, "judge2", items=items)
+        judge2, p, s = read_predictions(root, "judge2", items=items, bulk=bulk)
         problems += p
         judge2 = apply_scoring(judge2, rules)
         stats["judge2_rows"] = s["rows"]
     if _prediction_files(root, "ablation"):
-        ablation, p, s = read_predictions(root, "ablation", items=items, condition_from_dir=True)
+        ablation, p, s = read_predictions(root, "ablation", items=items, condition_from_dir=True, bulk=bulk)
         problems += p
         ablation = apply_scoring(ablation, rules)
         stats["ablation_rows"] = s["rows"]
@@ -692,36 +746,8 @@ def load_release(path, *, strict: bool = True, rules: ScoringRules | None = None
                                 "no models.csv flags the 64K set, so it is inferred as the models with a complete "
                                 "64K run; left out (some 64K items missing or provider-rejected): " + ", ".join(left_out),
                                 "models.csv", None, "in_64k_set", len(left_out)))
-    release = Release(root, frame, models, items.drop("_items_file", "_source_operation", strict=False) if items is not None else None,
-                      judge2, ablation, meta, problems, stats, rules)
-    if cache_file is not None:
-        _write_cache(cache_file, release)
-    if strict and release.errors():
-        raise VoxMemDataError(problems, f"{len(release.errors())} error(s) in release {str(root)!r}")
-    return release
-
-
-def _cache_file(root: Path, rules: ScoringRules) -> Path | None:
-    folder = os.environ.get(CACHE_ENV)
-    if not folder:
-        return None
-    from voxmem_analysis import __version__
-
-    h = hashlib.sha256(f"{__version__}|{rules.convention}|{rules.rejection_pattern}|{root.resolve()}".encode())
-    for p in sorted(q for q in root.rglob("*") if q.is_file()):
-        st = p.stat()
-        h.update(f"{p.relative_to(root).as_posix()}|{st.st_size}|{st.st_mtime_ns}\n".encode())
-    return Path(folder) / f"release-{h.hexdigest()[:32]}.pickle"
-
-
-def _write_cache(path: Path, release: Release) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.part")
-        tmp.write_bytes(pickle.dumps(release, protocol=pickle.HIGHEST_PROTOCOL))
-        os.replace(tmp, path)  # atomic: a concurrent reader sees the old state or the whole file
-    except OSError:
-        pass  # caching is an optimisation only
+    return Release(root, frame, models, items.drop("_items_file", "_source_operation", strict=False) if items is not None else None,
+                   judge2, ablation, meta, problems, stats, rules)
 
 
 def _collapse(problems: list[Problem], limit: int = 50) -> list[Problem]:

@@ -36,9 +36,22 @@ def reserve_footer(fig, inches: float = FOOTER_IN) -> None:
         eng.set(rect=(0, f, 1, 1 - f))
 
 
-def _text_color(cmap, norm, v) -> str:
-    r, g, b, _ = cmap(norm(v))
-    return "white" if (0.299 * r + 0.587 * g + 0.114 * b) < 0.5 else "black"
+def _annotated_heatmap(ax, grid: pd.DataFrame, labels: np.ndarray, *, cmap: str,
+                       vrange: tuple[float, float], fontsize: float) -> None:
+    """``seaborn.heatmap`` of *grid* with the strings *labels* as annotations (NaN cells blank).
+
+    seaborn picks black or white text per cell from the cell colour's luminance.
+    """
+    import seaborn as sns
+
+    sns.heatmap(grid, annot=labels, fmt="", cmap=cmap, vmin=vrange[0], vmax=vrange[1], cbar=False,
+                ax=ax, annot_kws={"fontsize": fontsize}, xticklabels=False, yticklabels=False)
+
+
+def _cell_of(text) -> tuple[int, int]:
+    """(row, column) of a seaborn annotation, whose anchor is the cell centre (j + .5, i + .5)."""
+    x, y = text.get_position()
+    return int(np.floor(y)), int(np.floor(x))
 
 
 def _n_models(k: int) -> str:
@@ -102,31 +115,32 @@ def evidence_heatmaps(data: pd.DataFrame, *, budgets: Sequence[str] | None = Non
             grid = sub.pivot_table(index="row", columns="evidence_type", values="accuracy", sort=False)
             grid = grid.reindex(index=rows, columns=cols)
             arr = grid.to_numpy(float)
-            ax.imshow(np.ma.masked_invalid(arr), cmap=cm, norm=norm, aspect="auto", interpolation="none")
-            ax.set_facecolor(_NA_COLOR)
             if annotate:
-                for i in range(arr.shape[0]):
-                    for j in range(arr.shape[1]):
-                        v = arr[i, j]
-                        if np.isfinite(v):
-                            bold = rows[i] in mean_rows or cols[j] == "overall"
-                            ax.text(j, i, f"{v:.1f}", ha="center", va="center", fontsize=6.6,
-                                    color=_text_color(cm, norm, v), fontweight="bold" if bold else "normal")
-                        else:
-                            ax.text(j, i, "\u2013", ha="center", va="center", fontsize=6.6, color="#888888")
+                labels = np.vectorize(lambda v: f"{v:.1f}")(arr)
+                _annotated_heatmap(ax, grid, labels, cmap=cmap, vrange=vrange, fontsize=6.6)
+                for t in ax.texts:
+                    i, j = _cell_of(t)
+                    t.set_fontweight("bold" if rows[i] in mean_rows or cols[j] == "overall" else "normal")
+                for i, j in zip(*np.nonzero(~np.isfinite(arr))):
+                    ax.text(j + 0.5, i + 0.5, "\u2013", ha="center", va="center", fontsize=6.6, color="#888888")
+            else:
+                _annotated_heatmap(ax, grid, np.full(arr.shape, ""), cmap=cmap, vrange=vrange, fontsize=6.6)
+            ax.set_facecolor(_NA_COLOR)
             n_models = int(sub.loc[sub["kind"] == "model", "row"].nunique())
             ax.set_title(f"{b}  ({_n_models(n_models)})")
-            ax.set_xticks(range(len(cols)), [_EV_TICKS.get(c, c) for c in cols], rotation=90, fontsize=7)
-            ax.set_yticks(range(len(rows)), rows, fontsize=7)
+            ax.set_xticks(np.arange(len(cols)) + 0.5, [_EV_TICKS.get(c, c) for c in cols], rotation=90, fontsize=7)
+            ax.set_yticks(np.arange(len(rows)) + 0.5, rows, fontsize=7)
+            ax.set_xlabel("")
+            ax.set_ylabel("")
             ax.tick_params(length=0)
             for side in ("top", "right", "left", "bottom"):
                 ax.spines[side].set_visible(False)
             if 0 < n_prop < len(model_rows):
-                ax.axhline(n_prop - 0.5, color="black", lw=0.8)
+                ax.axhline(n_prop, color="black", lw=0.8)
             if mean_rows:
-                ax.axhline(len(model_rows) - 0.5, color="black", lw=1.8)
+                ax.axhline(len(model_rows), color="black", lw=1.8)
             if "overall" in cols:
-                ax.axvline(cols.index("overall") - 0.5, color="white", lw=2.5)
+                ax.axvline(cols.index("overall"), color="white", lw=2.5)
         sm = plt.cm.ScalarMappable(norm=norm, cmap=cm)
         cb = fig.colorbar(sm, ax=list(axes), shrink=0.6 if len(rows) > 4 else 0.9, pad=0.02,
                           aspect=30 if len(rows) > 4 else 15)
@@ -168,34 +182,39 @@ def operation_heatmap(data: pd.DataFrame, *, budget: str | None = None, ax=None,
     ops, evs = list(tx.OPERATIONS), list(tx.EVIDENCE_TYPES)
     acc = sub.pivot_table(index="operation", columns="evidence_type", values="accuracy").reindex(index=ops, columns=evs)
     nq = sub.pivot_table(index="operation", columns="evidence_type", values="n_questions").reindex(index=ops, columns=evs)
-    cm = plt.get_cmap(cmap)
-    norm = colors.Normalize(*vrange)
     with paper_style():
         fig = None
         if ax is None:
             fig, ax = plt.subplots(figsize=(4.6, 3.3), constrained_layout=True)
-        im = ax.imshow(np.ma.masked_invalid(acc.to_numpy(float)), cmap=cm, norm=norm, aspect="auto", interpolation="none")
+        valid = np.array([[(op, ev) in tx.VALID_CELLS for ev in evs] for op in ops])
+        shown = acc.where(valid)
+        labels = np.full(acc.shape, "", dtype=object)
+        for i, j in zip(*np.nonzero(np.isfinite(shown.to_numpy(float)))):
+            n = nq.iloc[i, j]
+            labels[i, j] = (f"{acc.iloc[i, j]:.1f}\nn={int(n)}" if show_n and np.isfinite(n)
+                            else f"{acc.iloc[i, j]:.1f}")
+        _annotated_heatmap(ax, shown, labels, cmap=cmap, vrange=vrange, fontsize=8.5)
+        for t in ax.texts:  # the count line smaller than the score: split into two texts
+            if "\n" in t.get_text():
+                score, count = t.get_text().split("\n")
+                x, y = t.get_position()
+                t.set_text(score)
+                t.set_y(y - 0.1)
+                ax.text(x, y + 0.22, count, ha="center", va="center", fontsize=6.5, color=t.get_color())
         ax.set_facecolor("white")
         for i, op in enumerate(ops):
             for j, ev in enumerate(evs):
-                v = acc.loc[op, ev]
-                if (op, ev) not in tx.VALID_CELLS:
-                    ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="#f4f4f4", edgecolor="#9a9a9a",
+                if not valid[i, j]:
+                    ax.add_patch(Rectangle((j, i), 1, 1, facecolor="#f4f4f4", edgecolor="#9a9a9a",
                                            hatch="////", lw=0))
-                    ax.text(j, i, "excluded\nby design", ha="center", va="center", fontsize=6.5, color="#555555",
-                            bbox=dict(facecolor="#f4f4f4", edgecolor="none", pad=0.6))
-                elif np.isfinite(v):
-                    n = nq.loc[op, ev]
-                    c = _text_color(cm, norm, v)
-                    if show_n and np.isfinite(n):
-                        ax.text(j, i - 0.1, f"{v:.1f}", ha="center", va="center", fontsize=8.5, color=c)
-                        ax.text(j, i + 0.22, f"n={int(n)}", ha="center", va="center", fontsize=6.5, color=c)
-                    else:
-                        ax.text(j, i, f"{v:.1f}", ha="center", va="center", fontsize=8.5, color=c)
-                else:
-                    ax.text(j, i, "no items", ha="center", va="center", fontsize=6.5, color="#888888")
-        ax.set_xticks(range(len(evs)), [_EV_TICKS[e] for e in evs], fontsize=7.5)
-        ax.set_yticks(range(len(ops)), [tx.OPERATION_LABELS[o] for o in ops])
+                    ax.text(j + 0.5, i + 0.5, "excluded\nby design", ha="center", va="center", fontsize=6.5,
+                            color="#555555", bbox=dict(facecolor="#f4f4f4", edgecolor="none", pad=0.6))
+                elif not np.isfinite(acc.iloc[i, j]):
+                    ax.text(j + 0.5, i + 0.5, "no items", ha="center", va="center", fontsize=6.5, color="#888888")
+        ax.set_xticks(np.arange(len(evs)) + 0.5, [_EV_TICKS[e] for e in evs], fontsize=7.5, rotation=0)
+        ax.set_yticks(np.arange(len(ops)) + 0.5, [tx.OPERATION_LABELS[o] for o in ops], rotation=0)
+        ax.set_xlabel("")
+        ax.set_ylabel("")
         ax.tick_params(length=0)
         for side in ("top", "right", "left", "bottom"):
             ax.spines[side].set_visible(False)
@@ -204,7 +223,8 @@ def operation_heatmap(data: pd.DataFrame, *, budget: str | None = None, ax=None,
             title = f"{budget}  ({_n_models(k)})" if k else budget
         ax.set_title(title)
         if colorbar and fig is not None:
-            fig.colorbar(im, ax=ax, shrink=0.85, pad=0.02).set_label("Mean accuracy (%)")
+            sm = plt.cm.ScalarMappable(norm=colors.Normalize(*vrange), cmap=plt.get_cmap(cmap))
+            fig.colorbar(sm, ax=ax, shrink=0.85, pad=0.02).set_label("Mean accuracy (%)")
         if fig is not None:
             reserve_footer(fig)
         return fig if fig is not None else ax.figure
@@ -324,7 +344,9 @@ def answerable_refusal_scatter(data: pd.DataFrame, *, summary: pd.DataFrame | No
             at = f"{s['budget']}: " if "budget" in s.index else ""
             k = int(s["n_models"])
             if np.isfinite(s["rho"]):
-                corr = f"Spearman \u03c1 = {s['rho']:.2f} ({_fmt_p(s['p_value'])}, {_n_models(k)})"
+                ci = (f" [{s['rho_ci_low']:.2f}, {s['rho_ci_high']:.2f}]"
+                      if np.isfinite(s.get("rho_ci_low", np.nan)) else "")
+                corr = f"Spearman \u03c1 = {s['rho']:.2f}{ci} ({_fmt_p(s['p_value'])}, {_n_models(k)})"
             else:
                 corr = f"Spearman \u03c1 not defined ({_n_models(k)}; needs at least 3)"
             ab = s["always_abstain"]

@@ -12,7 +12,7 @@ from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.plots.results import reserve_footer
 from voxmem_analysis.plots.style import EVIDENCE_COLORS, paper_style
 
-__all__ = ["evidence_scaling_lines", "change_forest", "sensitivity_scatter"]
+__all__ = ["evidence_scaling_lines", "change_forest", "sensitivity_scatter", "odds_ratio_forest"]
 
 _OVERALL_COLOR = "#333333"
 _MARKERS = {"speech_semantics": "o", "speaker_information": "s", "paralinguistic_information": "^",
@@ -139,7 +139,10 @@ def change_forest(data: pd.DataFrame, *, title: str | None = None):
         reserve_footer(fig)
         for r, lab, col, yy, bold in rows:
             for ax, s, ref in ((a1, "drop", 0.0), (a2, "retention", 1.0)):
-                est, lo, hi = r[s], r[f"{s}_lo"], r[f"{s}_hi"]
+                if s == "drop":  # drawn as the paper's drop: the negated change of paired_change
+                    est, lo, hi = 0.0 - r["change"], 0.0 - r["change_ci_high"], 0.0 - r["change_ci_low"]
+                else:
+                    est, lo, hi = r[s], r[f"{s}_ci_low"], r[f"{s}_ci_high"]
                 if not np.isfinite(est):
                     continue
                 ax.errorbar(est, yy, xerr=[[max(est - lo, 0)], [max(hi - est, 0)]] if np.isfinite(lo) else None,
@@ -214,4 +217,58 @@ def sensitivity_scatter(data: pd.DataFrame, *, correlations: pd.DataFrame | None
                     head += f"\nSpearman \u03c1 not defined ({int(r['n'])} cells)"
             ax.set_title(head, fontsize=8.5)
         _legend_on_top(fig, a1, title)
+    return fig
+
+
+def odds_ratio_forest(data: pd.DataFrame, *, title: str | None = None):
+    """The ``scaling_model`` figure: odds ratio of a correct answer per doubling of the history.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`voxmem_analysis.analysis.scaling_model.scaling_model` output (``evidence_type,
+        odds_ratio, or_ci_low, or_ci_high, budgets, cluster``); one row per evidence type, then
+        ``overall`` (drawn bold below a rule).
+
+    Returns
+    -------
+    matplotlib Figure
+        Log-scaled x axis; the dotted line at 1 is "no change with length".
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+    rows = list(data.itertuples(index=False))
+    with paper_style():
+        fig, ax = plt.subplots(figsize=(5.0, 0.26 * len(rows) + 1.75), constrained_layout=True)
+        reserve_footer(fig)
+        for y, r in enumerate(rows):
+            bold = r.evidence_type == "overall"
+            ax.errorbar(r.odds_ratio, y, xerr=[[r.odds_ratio - r.or_ci_low], [r.or_ci_high - r.odds_ratio]],
+                        fmt=_MARKERS.get(r.evidence_type, "o"), color=_color(r.evidence_type), ms=5 if bold else 4.2,
+                        capsize=2.5, lw=1.2)
+            ax.annotate(f"{r.odds_ratio:.3f} [{r.or_ci_low:.3f}, {r.or_ci_high:.3f}]", (1.0, y),
+                        xycoords=("axes fraction", "data"), xytext=(4, 0), textcoords="offset points",
+                        va="center", fontsize=7, fontweight="bold" if bold else "normal")
+        ax.set_xscale("log")
+        lo = min(float(data["or_ci_low"].min()), 0.95)
+        ax.set_xlim(lo * 0.97, 1.03)
+        ticks = [t for t in (0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0) if lo * 0.97 <= t <= 1.03]
+        ax.xaxis.set_major_locator(FixedLocator(ticks))
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.axvline(1.0, color="#999999", lw=0.8, ls=":")
+        if "overall" in set(data["evidence_type"]) and len(rows) > 1:
+            ax.axhline(len(rows) - 1.5, color="#bbbbbb", lw=0.6)
+        ax.set_yticks(range(len(rows)), [_label(r.evidence_type) for r in rows])
+        for t, r in zip(ax.get_yticklabels(), rows):
+            if r.evidence_type == "overall":
+                t.set_fontweight("bold")
+        ax.invert_yaxis()
+        ax.grid(axis="x", color="#eeeeee", lw=0.6)
+        budgets = str(data["budgets"].iloc[0]) if "budgets" in data and len(data) else ""
+        unit = str(data["cluster"].iloc[0]) if "cluster" in data and len(data) else "question_id"
+        ax.set_xlabel("Odds ratio per doubling of the history (robust 95% CI)\n"
+                      f"GEE logistic, model fixed effects, exchangeable within {unit}; {budgets}", fontsize=8)
+        ax.set_title(title or "Odds of a correct answer per doubling")
     return fig

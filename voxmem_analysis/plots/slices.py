@@ -15,7 +15,7 @@ from voxmem_analysis.analysis.explore import column_name, parse_by, slice_label
 from voxmem_analysis.plots.verdicts import SERIES_COLORS
 from voxmem_analysis.plots.style import EVIDENCE_COLORS, GROUP_COLORS, OPERATION_COLORS, paper_style
 
-__all__ = ["PALETTES", "SINGLE_COLOR", "slice_dot_plot"]
+__all__ = ["PALETTES", "SINGLE_COLOR", "slice_dot_plot", "slice_facets"]
 
 #: Colour of each value of a colour column, when the taxonomy has one (else :data:`SERIES_COLORS`, cycled).
 PALETTES = {"evidence_type": EVIDENCE_COLORS, "operation": OPERATION_COLORS, "source_operation": OPERATION_COLORS,
@@ -51,7 +51,7 @@ def slice_dot_plot(data: pd.DataFrame, by, *, overall: float | None = None, titl
     data : pandas.DataFrame
         :func:`voxmem_analysis.analysis.explore.explore_slices` (or
         :func:`voxmem_analysis.analysis.verdicts.slice_accuracy`) output: the ``by`` columns and
-        ``level, accuracy, ci_low, ci_high, method``.  Only ``level == "slice"`` rows are drawn.
+        ``level, accuracy, accuracy_ci_low, accuracy_ci_high, interval``.  Only ``level == "slice"`` rows are drawn.
     by : str or sequence of str
         The columns ``data`` was sliced by: the first gives the rows (y axis), the others
         the colours (one dot per slice, dodged within a row).
@@ -101,14 +101,14 @@ def slice_dot_plot(data: pd.DataFrame, by, *, overall: float | None = None, titl
             else:
                 color, name = SINGLE_COLOR, None
             acc = sub["accuracy"].to_numpy(float)
-            err = np.vstack([acc - sub["ci_low"].to_numpy(float), sub["ci_high"].to_numpy(float) - acc])
+            err = np.vstack([acc - sub["accuracy_ci_low"].to_numpy(float), sub["accuracy_ci_high"].to_numpy(float) - acc])
             ax.errorbar(acc, pos, xerr=err, fmt="o", ms=4.5, capsize=2, lw=1.1, color=color, label=name)
         ax.set_yticks(range(len(ys)), [slice_label(y_col, _value(v)) for v in ys])
         ax.invert_yaxis()
         if overall is not None and np.isfinite(overall):
             ax.axvline(overall, ls="--", lw=0.8, color="#555555", label=f"all pooled ({overall:.1f})")
         ax.set_xlim(0, 100)
-        methods = sorted({str(m).split(" ")[0] for m in t["method"]}) if len(t) else []
+        methods = sorted({str(m).split(" ")[0] for m in t["interval"]}) if len(t) else []
         names = {"wilson": "Wilson", "bootstrap": "item-bootstrap"}
         ax.set_xlabel("Accuracy (%) with 95% " + " / ".join(names.get(m, m) for m in methods) + " interval")
         ax.set_ylabel("")
@@ -118,3 +118,67 @@ def slice_dot_plot(data: pd.DataFrame, by, *, overall: float | None = None, titl
         ax.set_title(title or "")
         ax.grid(axis="x", lw=0.4, alpha=0.5)
     return ax
+
+
+def slice_facets(data: pd.DataFrame, by, *, col: str = "budget", overall: dict | None = None,
+                 col_wrap: int | None = None, height: float | None = None, title: str | None = None):
+    """Small multiples of :func:`slice_dot_plot`, one panel per value of ``col`` (seaborn ``FacetGrid``).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Several :func:`voxmem_analysis.analysis.explore.explore_slices` tables stacked, with a
+        column ``col`` telling them apart (e.g. one table per budget).
+    by : str or sequence of str
+        As in :func:`slice_dot_plot` (rows, then colours), shared by every panel.
+    col : str, default "budget"
+        Facet column; panels follow its categories (or first appearance).
+    overall : dict, optional
+        Pooled accuracy (%) per facet value, drawn as each panel's dashed line.
+    col_wrap : int, optional
+        Panels per row (default: all in one row, at most 4).
+    height : float, optional
+        Panel height in inches (default: from the number of rows).
+    title : str, optional
+        Figure title.
+
+    Returns
+    -------
+    seaborn.FacetGrid
+        The grid (``.figure`` is the matplotlib Figure; ``.axes_dict`` maps facet value -> Axes).
+        Rows are shared: a slice missing from a panel leaves its row empty there.  One colour
+        legend right of the panels and one x label below them; each panel's dashed line is
+        its own pooled accuracy.
+    """
+    import seaborn as sns
+
+    if col not in data.columns:
+        raise ValueError(f"data has no facet column {col!r}; stack explore_slices tables with it")
+    facets = _levels(data[col])
+    n_rows = len(_levels(data[data["level"] == "slice"][parse_by(by)[0]]))
+    wrap = col_wrap or min(len(facets), 4)
+    with paper_style():
+        g = sns.FacetGrid(data, col=col, col_order=facets, col_wrap=wrap if len(facets) > wrap else None,
+                          sharex=True, sharey=True, height=height or min(1.2 + 0.3 * n_rows, 12), aspect=1.1,
+                          despine=False)
+        xlabel, handles, legend_title = "", {}, None
+        for value, ax in g.axes_dict.items():
+            sub = data[data[col] == value]
+            pooled = (overall or {}).get(value)
+            slice_dot_plot(sub, by, overall=pooled, title=f"{value}", ax=ax)
+            xlabel = ax.get_xlabel() or xlabel
+            ax.set_xlabel("")
+            leg = ax.get_legend()
+            if leg is not None:
+                legend_title = leg.get_title().get_text() or None
+                for h, lab in zip(*ax.get_legend_handles_labels()):
+                    if not lab.startswith("all pooled"):  # the pooled line differs per panel
+                        handles.setdefault(lab, h)
+                leg.remove()
+        g.figure.supxlabel(xlabel, fontsize=9)
+        if handles:
+            g.add_legend(legend_data=handles, title=legend_title)
+        if title:
+            g.figure.suptitle(title)
+        g.tight_layout()
+    return g

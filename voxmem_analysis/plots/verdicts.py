@@ -53,7 +53,7 @@ def accuracy_dots(data: pd.DataFrame, *, category: str = "question_type", series
     ----------
     data : DataFrame
         :func:`voxmem_analysis.analysis.verdicts.slice_accuracy` output (columns ``category, series,
-        value, ci_low, ci_high``); rows ``overall`` / ``macro`` are drawn below a separator.
+        value, <value>_ci_low, <value>_ci_high``); rows ``overall`` / ``macro`` are drawn below a separator.
     category, series, value : str
         Column names.
     facet : str or None, default "budget"
@@ -114,8 +114,9 @@ def _dots(ax, data, cats, systems, category, series, value) -> None:
             r = sub.loc[c]
             ys.append(i + (j - (k - 1) / 2) * step)
             xs.append(float(r[value]))
-            lo.append(float(r[value]) - float(r["ci_low"]) if pd.notna(r["ci_low"]) else 0.0)
-            hi.append(float(r["ci_high"]) - float(r[value]) if pd.notna(r["ci_high"]) else 0.0)
+            rlo, rhi = r[f"{value}_ci_low"], r[f"{value}_ci_high"]
+            lo.append(float(r[value]) - float(rlo) if pd.notna(rlo) else 0.0)
+            hi.append(float(rhi) - float(r[value]) if pd.notna(rhi) else 0.0)
         color = SERIES_COLORS[j % len(SERIES_COLORS)]
         ax.errorbar(xs, ys, xerr=[lo, hi], fmt=_MARKERS[j % len(_MARKERS)], color=color, ms=5, lw=1.1,
                     capsize=2, label=str(s))
@@ -137,7 +138,7 @@ def scaling_curves(data: pd.DataFrame, *, budget: str = "budget", series: str = 
     ----------
     data : DataFrame
         :func:`voxmem_analysis.analysis.verdicts.scaling_table` output (``budget, series, panel,
-        value, ci_low, ci_high``); budgets are placed in the order they first appear
+        value, <value>_ci_low, <value>_ci_high``); budgets are placed in the order they first appear
         (the analysis sorts them).  Bars are the Wilson intervals of each level.
 
     Returns
@@ -165,7 +166,7 @@ def scaling_curves(data: pd.DataFrame, *, budget: str = "budget", series: str = 
                     continue
                 xs = np.array([x[b] for b in sub[budget]], dtype=float) + (j - (k - 1) / 2) * off
                 y = sub[value].to_numpy(float)
-                err = np.vstack([y - sub["ci_low"].to_numpy(float), sub["ci_high"].to_numpy(float) - y])
+                err = np.vstack([y - sub[f"{value}_ci_low"].to_numpy(float), sub[f"{value}_ci_high"].to_numpy(float) - y])
                 a.errorbar(xs, y, yerr=err, color=SERIES_COLORS[j % len(SERIES_COLORS)],
                            marker=_MARKERS[j % len(_MARKERS)], ms=4, lw=1.3, capsize=2, label=str(s))
             a.set_title(str(p).capitalize() if p in _SPECIAL else str(p), fontsize=8, fontweight="bold" if p in _SPECIAL else None)
@@ -240,6 +241,7 @@ def comparison_matrix(data: pd.DataFrame, *, p_value: str = "p_holm", facet: str
 
 def _matrix(ax, data, systems, p_value, cmap, norm):
     import matplotlib.pyplot as plt
+    import seaborn as sns
 
     n = len(systems)
     pos = {s: i for i, s in enumerate(systems)}
@@ -250,18 +252,16 @@ def _matrix(ax, data, systems, p_value, cmap, norm):
         d = float(r.diff)
         M[i, j], M[j, i] = d + 0.0, -d + 0.0
         marks[i][j] = marks[j][i] = significance_mark(float(getattr(r, p_value)))
-    im = ax.imshow(np.ma.masked_invalid(M), cmap=cmap, norm=norm)
+    labels = np.array([[f"{M[i, j]:+.1f}{marks[i][j]}" if np.isfinite(M[i, j]) else "" for j in range(n)]
+                       for i in range(n)], dtype=object)
+    # seaborn draws the annotated cells and picks black/white text from each cell's luminance;
+    # the norm is symmetric around 0, i.e. linear from vmin to vmax
+    sns.heatmap(M, annot=labels, fmt="", cmap=cmap, vmin=norm.vmin, vmax=norm.vmax, cbar=False, ax=ax,
+                annot_kws={"fontsize": 8}, xticklabels=False, yticklabels=False)
+    im = ax.collections[0]
     for i in range(n):
-        for j in range(n):
-            if i == j:
-                ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, color="#eeeeee"))
-                continue
-            if not np.isfinite(M[i, j]):
-                continue
-            r, g, b, _ = cmap(norm(M[i, j]))
-            tc = "white" if (0.299 * r + 0.587 * g + 0.114 * b) < 0.5 else "black"
-            ax.text(j, i, f"{M[i, j]:+.1f}{marks[i][j]}", ha="center", va="center", fontsize=8, color=tc)
-    ax.set_xticks(range(n), [str(s) for s in systems], rotation=30, ha="right")
-    ax.set_yticks(range(n), [str(s) for s in systems])
+        ax.add_patch(plt.Rectangle((i, i), 1, 1, color="#eeeeee"))
+    ax.set_xticks(np.arange(n) + 0.5, [str(s) for s in systems], rotation=30, ha="right")
+    ax.set_yticks(np.arange(n) + 0.5, [str(s) for s in systems], rotation=0)
     ax.spines[:].set_visible(False)
     return im

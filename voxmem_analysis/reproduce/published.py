@@ -29,7 +29,7 @@ from voxmem_analysis import taxonomy as tx
 
 __all__ = [
     "COLUMNS", "ARTIFACTS", "UNITS", "COMPARATORS", "KINDS", "ROW_LABELS", "COLUMN_LABELS",
-    "PACKAGE_CSV", "REPO_CSV", "published", "lookup", "normalize_label", "sync",
+    "PACKAGE_CSV", "REPO_CSV", "AMC_ARTIFACTS", "BENCHMARKS", "published", "lookup", "normalize_label", "sync",
 ]
 
 COLUMNS: tuple[str, ...] = (
@@ -139,6 +139,12 @@ def _read(source) -> pd.DataFrame:
     return df
 
 
+#: Artifacts of the Audio MultiChallenge paper (seed 004), kept in the same CSV with the prefix
+#: ``amc_``; :func:`published` returns them only for ``benchmark="amc"`` (or ``"all"``).
+AMC_ARTIFACTS: tuple[str, ...] = ("amc_table2", "amc_table3", "amc_table4", "amc_table5")
+BENCHMARKS: tuple[str, ...] = ("voxmem", "amc", "all")
+
+
 @lru_cache(maxsize=4)
 def _cached(path: str | None) -> pd.DataFrame:
     if path is not None:
@@ -147,13 +153,21 @@ def _cached(path: str | None) -> pd.DataFrame:
         return _read(fh)
 
 
-def published(path: str | Path | None = None) -> pd.DataFrame:
+def published(path: str | Path | None = None, *, benchmark: str = "voxmem") -> pd.DataFrame:
     """All published numbers as a DataFrame (a fresh copy on every call).
 
     ``path`` reads another file with the same columns (default: the packaged CSV).
     Columns: the CSV's, with ``value``/``tolerance`` as floats, plus ``decimals``.
+    ``benchmark``: ``"voxmem"`` (default, the VoxMem paper's rows), ``"amc"`` (the Audio
+    MultiChallenge rows, artifacts ``amc_*``) or ``"all"``.
     """
-    return _cached(None if path is None else str(path)).copy()
+    if benchmark not in BENCHMARKS:
+        raise ValueError(f"benchmark must be one of {BENCHMARKS}, got {benchmark!r}")
+    df = _cached(None if path is None else str(path))
+    if benchmark != "all":
+        amc = df["artifact"].str.startswith("amc_")
+        df = df[amc if benchmark == "amc" else ~amc].reset_index(drop=True)
+    return df.copy()
 
 
 def lookup(artifact: str, row: str, column: str, *, published_df: pd.DataFrame | None = None) -> float:

@@ -6,29 +6,43 @@ and ``tables/*.csv`` -- so a report can be rebuilt at any time without re-runnin
 (``voxmem-analysis reproduce --report-only --out DIR``).
 
 The page is plain HTML with one inlined stylesheet (``resources/report.css``) and no
-JavaScript.  It shows, in order: a banner naming the data it was made from (and, for a
-synthetic release, that the data is SYNTHETIC, not real model output); summary cards; the
-run summary with each failing notebook's error cell; the published-vs-reproduced numbers
-grouped by artifact, artifacts with failures first and failing numbers first inside each;
-the consistency audit of the paper's own numbers (failing identities first); the release's
-validation problems by code; the figures (PNG, linked with their PDF and CSV) and the tables
-(CSV rendered, linked with Markdown and LaTeX), grouped by the notebook that wrote them.
-Figures and tables are linked relatively (``../figures/NAME.png``), so the folder can be moved
-as a whole.
+JavaScript, in one of two modes (``run.json`` ``release.mode``, see
+:mod:`voxmem_analysis.reproduce.mode`):
+
+* ``paper`` (the paper's release, or ``--compare-published``): a banner naming the data (and,
+  for a synthetic release, that it is SYNTHETIC, not real model output); summary cards; the run
+  summary with each failing notebook's error cell; the published-vs-reproduced numbers grouped
+  by artifact, failures first; the consistency audit of the paper's own numbers; the release's
+  validation problems; the figures and the tables.
+* ``analysis`` (any other release): the banner; "your runs" (models x budgets, counts,
+  accuracies); the figures and tables; the paper's published numbers as labelled reference
+  columns where comparable (:mod:`voxmem_analysis.reproduce.reference`); the skipped sections
+  with their reasons; validation; the run summary.  No scoreboard, no audit.
+
+Every figure and table is captioned "Figure N: ..." / "Table N: ..." as in the paper
+(:func:`captions`; outputs the paper does not number get "Figure S1" ...); wide figures span
+the page; tables of at most 20 rows are open; Table 15 is shown in the paper's order.  Figures
+are linked relatively (``../figures/NAME.png``), so the folder can be moved as a whole, or
+inlined as base64 with ``embed=True`` (``--embed``) so the one HTML file can be shared.
 """
 from __future__ import annotations
 
+import base64
 import html
 import json
 import math
+import re
 from importlib import resources
 from pathlib import Path
 from string import Template
 
-__all__ = ["write_report", "render_report"]
+import pandas as pd
+
+__all__ = ["write_report", "render_report", "captions", "paper_order_table15", "report_mode_of"]
 
 _REPO_ROOT = Path(__file__).resolve().parents[2]
 _MAX_TABLE_ROWS = 40
+_OPEN_ROWS = 20   # tables this short are shown open
 
 
 def _e(x) -> str:
@@ -50,6 +64,8 @@ def _num(v, digits: int = 3) -> str:
         return ""
     if f == int(f) and abs(f) < 1e12:
         return f"{int(f)}"
+    if abs(f) < 10 ** -digits:   # e.g. a p-value: keep it visibly non-zero
+        return f"{f:.1e}"
     return f"{f:.{digits}f}".rstrip("0").rstrip(".")
 
 
@@ -96,9 +112,11 @@ def _banner(run: dict) -> str:
         return (f'<div class="banner synthetic"><p><span class="tag">SYNTHETIC DATA</span>'
                 f'<b>This report was made from the synthetic release <code>{_e(data)}</code> ({_e(name)}): '
                 f'SYNTHETIC data, not real model output.</b></p>'
-                f'<p>Its verdicts were generated, not produced by any model{_e(_desc(rel))}. Agreement with the '
-                f'paper below shows that the analysis code gives back the published numbers from data built to '
-                f'contain them; it is not evidence about any real model. {_e(params)}.</p></div>')
+                f'<p>Its verdicts were generated, not produced by any model{_e(_desc(rel))}. '
+                + ('Agreement with the paper below shows that the analysis code gives back the published numbers '
+                   'from data built to contain them; it is not evidence about any real model. '
+                   if rel.get("mode") != "analysis" else 'Nothing in it is evidence about any real model. ')
+                + f'{_e(params)}.</p></div>')
     return (f'<div class="banner"><p><span class="tag real">DATA</span>Made from the release '
             f'<code>{_e(data)}</code> ({_e(name)}). {_e(rel.get("description") or "")}</p>'
             f'<p>{_e(params)}.</p></div>')
@@ -116,6 +134,12 @@ def _cards(run: dict, repro, audit) -> str:
     n_skip = sum(nb["status"] == "skipped" for nb in nbs)
     cards = [("bad" if n_fail else "ok", f"{n_ok}/{len(nbs)}", "notebooks ran",
               f"{n_fail} failed, {n_skip} skipped; wall time {run.get('wall_seconds', 0):.1f} s")]
+    runs = (run.get("release") or {}).get("runs") or []
+    if (run.get("release") or {}).get("mode") == "analysis" and runs:
+        ms = list(dict.fromkeys(r["model"] for r in runs))
+        bs = list(dict.fromkeys(r["budget"] for r in runs))
+        cards.append(("ok", f"{len(ms)} \u00d7 {len(bs)}", "models \u00d7 budgets run",
+                      f"{', '.join(ms[:4])}{' ...' if len(ms) > 4 else ''} at {', '.join(bs)}"))
     rp = run.get("reproduction") or {}
     if rp.get("numbers") is not None:
         bad = rp["outside"] + rp["missing"]
@@ -248,8 +272,10 @@ def _reproduction_section(run: dict, repro) -> str:
                         f'<td class="num">{_num(r["published"])}</td><td class="num">{_num(r["reproduced"])}</td>'
                         f'<td class="num">{_signed(r["delta"])}</td><td>{_e(r["kind"])}</td>'
                         f'<td><span class="pill {css}">{label}</span></td></tr>')
+        title = _registry_title(art)
         out.append(f'<details class="{cls}"{opened}><summary>{_e(art)}<span class="counts">'
-                   f'{len(rows) - n_fail - n_miss}/{len(rows)} within tolerance'
+                   + (f'{_e(title)} &middot; ' if title else "")
+                   + f'{len(rows) - n_fail - n_miss}/{len(rows)} within tolerance'
                    + (f", {n_fail} outside" if n_fail else "") + (f", {n_miss} not reproduced" if n_miss else "")
                    + "</span></summary>"
                    '<div class="wide"><table><tr><th>row</th><th>column</th><th class="num">published</th>'
@@ -346,10 +372,86 @@ def _by_notebook(files: list[Path], out: Path, own: dict[str, str]) -> dict[str,
     return dict(sorted(groups.items()))
 
 
-def _figures_section(run: dict, out: Path) -> str:
+# ----------------------------------------------------------------------------- captions
+_NUMBERED = re.compile(r"^(Figure of Table|Figure|Table|Appendix|App\.)\s*[A-Z]?\.?\d")
+_LABEL_TAIL = re.compile(r"\s*\[SYNTHETIC DATA[^\]]*\]\s*$")
+
+
+def _md_caption(path: Path) -> str | None:
+    """First line of a Markdown table written by ``output.save_table`` (its caption), label removed."""
+    try:
+        with path.open(encoding="utf-8") as fh:
+            first = fh.readline().strip()
+    except OSError:
+        return None
+    if not first or first.startswith("|"):
+        return None
+    return _LABEL_TAIL.sub("", first).strip() or None
+
+
+def _registry_title(name: str) -> str | None:
+    try:
+        from voxmem_analysis import artifacts
+
+        return artifacts.get(name).title
+    except Exception:  # noqa: BLE001 - an unknown name has no title
+        return None
+
+
+def _humanize(stem: str) -> str:
+    if stem.startswith("lme_"):
+        return "LongMemEval example (synthetic): " + stem[4:].replace("_", " ")
+    return stem.replace("_", " ").strip().capitalize()
+
+
+def captions(out: Path) -> dict[str, str]:
+    """``{"figures/x.png" | "tables/x.csv": "Figure N: ..." | "Table N: ..."}`` for every output.
+
+    The paper's number comes from the table's own caption (``tables/NAME.md``) or the artifact
+    registry (``fig4_model_evidence.png`` -> artifact ``fig4``); outputs the paper does not
+    number get ``Figure S1``, ``Table S1`` ... in file order.
+    """
+    caps: dict[str, str] = {}
+    extra = {"figures": 0, "tables": 0}
+    for kind, ext, word in (("tables", "csv", "Table"), ("figures", "png", "Figure")):
+        for f in sorted((out / kind).glob(f"*.{ext}")):
+            prefix = f.stem.split("_", 1)[0]
+            text = (_md_caption(out / "tables" / f"{f.stem}.md") or _md_caption(out / "tables" / f"{prefix}.md")
+                    or _registry_title(f.stem) or _registry_title(prefix))
+            if text and kind == "figures" and text.startswith("Table "):
+                num, _, rest = text.partition(":")
+                text = f"Figure of {num}:{rest}"
+            if not text or not _NUMBERED.match(text):
+                extra[kind] += 1
+                text = f"{word} S{extra[kind]}: {text or _humanize(f.stem)}"
+            caps[f"{kind}/{f.name}"] = text
+    return caps
+
+
+# ----------------------------------------------------------------------------- figures and tables
+def _png_size(f: Path) -> tuple[int, int] | None:
+    """(width, height) from a PNG's header, or None."""
+    try:
+        with f.open("rb") as fh:
+            head = fh.read(24)
+    except OSError:
+        return None
+    if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+def _img_src(f: Path, embed: bool) -> str:
+    if embed:
+        return "data:image/png;base64," + base64.b64encode(f.read_bytes()).decode("ascii")
+    return f"../figures/{_e(f.name)}"
+
+
+def _figures_section(run: dict, out: Path, embed: bool = False, caps: dict | None = None) -> str:
     pngs = sorted((out / "figures").glob("*.png"))
     if not pngs:
         return '<p class="lead">No figures were written.</p>'
+    caps = caps if caps is not None else captions(out)
     parts = []
     for nb, files in _by_notebook(pngs, out, _owners(run)).items():
         figs = []
@@ -358,9 +460,14 @@ def _figures_section(run: dict, out: Path) -> str:
             for ext in ("pdf", "csv"):
                 if f.with_suffix(f".{ext}").exists():
                     links.append(f'<a href="../figures/{_e(f.stem)}.{ext}">{ext.upper()}</a>')
-            figs.append(f'<figure><a href="../figures/{_e(f.name)}"><img src="../figures/{_e(f.name)}" '
-                        f'alt="{_e(f.stem)}" loading="lazy"></a><figcaption><b>{_e(f.stem)}</b> '
-                        f'<span class="links">{"".join(links)}</span></figcaption></figure>')
+            src = _img_src(f, embed)
+            cap = caps.get(f"figures/{f.name}", f.stem)
+            size = _png_size(f)
+            wide = ' class="span"' if size and size[0] > 1.6 * size[1] else ""
+            figs.append(f'<figure{wide}><a href="{src if not embed else "../figures/" + _e(f.name)}"><img src="{src}" '
+                        f'alt="{_e(cap)}" loading="lazy"></a><figcaption><b>{_e(cap)}</b> '
+                        f'<span class="file">{_e(f.stem)}</span> <span class="links">{"".join(links)}</span>'
+                        f'</figcaption></figure>')
         parts.append(f"<h3>{_e(nb)}</h3><div class=\"figs\">{''.join(figs)}</div>")
     return "\n".join(parts)
 
@@ -383,10 +490,28 @@ def _table_html(df) -> str:
     return f'<div class="wide"><table><tr>{head}</tr>{"".join(body)}</table></div>{more}'
 
 
-def _tables_section(run: dict, out: Path) -> str:
+def paper_order_table15(df):
+    """Table 15 as the paper prints it: models by Overall accuracy, highest first, then the
+    group means and the ``n`` row (counts as integers)."""
+    if df is None or "Overall" not in df.columns or not len(df):
+        return df
+    key = df.columns[0]
+    labels = df[key].astype(str)
+    special = labels.str.startswith("Mean ") | (labels == "n")
+    models = df[~special].sort_values("Overall", ascending=False, kind="stable")
+    out = pd.concat([models, df[special & labels.str.startswith("Mean ")], df[labels == "n"]])
+    n_row = out[key].astype(str) == "n"
+    for c in out.columns[1:]:
+        out[c] = out[c].astype(object)
+        out.loc[n_row, c] = [None if pd.isna(v) else int(round(float(v))) for v in out.loc[n_row, c]]
+    return out.reset_index(drop=True)
+
+
+def _tables_section(run: dict, out: Path, caps: dict | None = None) -> str:
     csvs = sorted((out / "tables").glob("*.csv"))
     if not csvs:
         return '<p class="lead">No tables were written.</p>'
+    caps = caps if caps is not None else captions(out)
     parts = []
     for nb, files in _by_notebook(csvs, out, _owners(run)).items():
         parts.append(f"<h3>{_e(nb)}</h3>")
@@ -396,16 +521,106 @@ def _tables_section(run: dict, out: Path) -> str:
                 if f.with_suffix(f".{ext}").exists():
                     links.append(f'<a href="../tables/{_e(f.stem)}.{ext}">{label}</a>')
             df = _read_csv(f)
+            if f.stem == "table15":
+                df = paper_order_table15(df)
             inner = _table_html(df) if df is not None else "<p>(unreadable CSV)</p>"
-            parts.append(f'<details><summary>{_e(f.stem)}<span class="counts">'
-                         f'{"" if df is None else f"{len(df)} rows"} &middot; {" ".join(links)}</span></summary>'
-                         f"{inner}</details>")
+            opened = " open" if df is not None and len(df) <= _OPEN_ROWS else ""
+            parts.append(f'<details{opened}><summary>{_e(caps.get(f"tables/{f.name}", f.stem))}<span class="counts">'
+                         f'{_e(f.stem)} &middot; {"" if df is None else f"{len(df)} rows"} &middot; '
+                         f'{" ".join(links)}</span></summary>{inner}</details>')
     return "\n".join(parts)
 
 
+# ----------------------------------------------------------------------------- analysis mode
+def _runs_section(run: dict) -> str:
+    rel = run.get("release") or {}
+    runs = rel.get("runs") or []
+    names = rel.get("model_names") or list(dict.fromkeys(r["model"] for r in runs))
+    if not runs:
+        return '<p class="lead">No predictions were read.</p>'
+    head = ('<tr><th>model</th><th>budget</th><th class="num">predictions</th><th class="num">scored</th>'
+            '<th class="num">correct</th><th class="num">accuracy %</th><th class="num">answerable %</th>'
+            '<th class="num">refusal (AR) %</th></tr>')
+    body = "".join(f'<tr><td><b>{_e(r["model"])}</b></td><td>{_e(r["budget"])}</td><td class="num">{r["predictions"]}</td>'
+                   f'<td class="num">{r["scored"]}</td><td class="num">{r["correct"]}</td>'
+                   f'<td class="num">{_num(r.get("accuracy"), 1)}</td><td class="num">{_num(r.get("accuracy_answerable"), 1)}'
+                   f'</td><td class="num">{_num(r.get("accuracy_refusal"), 1)}</td></tr>' for r in runs)
+    budgets = list(dict.fromkeys(r["budget"] for r in runs))
+    return (f'<p class="lead"><b>{len(names)} model{"s" if len(names) != 1 else ""}</b>: '
+            + ", ".join(f"<b>{_e(m)}</b>" for m in names)
+            + f"; budgets run: {_e(', '.join(budgets))}. Accuracy is the paper's (Appendix C.4): correct / scored, "
+              "failed and ungraded predictions count as incorrect, provider rejections leave the denominator.</p>"
+            + f'<div class="wide"><table>{head}{body}</table></div>')
+
+
+def _reference_section(out: Path) -> str:
+    from voxmem_analysis.reproduce.published import published
+    from voxmem_analysis.reproduce.reference import accuracy_reference, retention_reference
+
+    fig4, fig6 = _read_csv(out / "tables" / "fig4.csv"), _read_csv(out / "tables" / "fig6.csv")
+    intro = ('<p class="lead">For orientation only: the paper\'s published numbers where they are '
+             'comparable with yours (same budget, same breakdown), in columns labelled <b>paper</b>. '
+             'They come from other models and, on the paper\'s side, other item sets; no pass/fail is implied. '
+             'The paper\'s own numbers: <code>data/paper/published.csv</code>.</p>')
+    if fig4 is None:
+        return intro + '<p class="lead">Not available: no Figure 4 table (tables/fig4.csv) was written.</p>'
+    pub = published()
+    parts = [intro]
+    for b, table in accuracy_reference(fig4, pub):
+        has_paper = any(str(c).startswith("paper") for c in table.columns)
+        note = "" if has_paper else f" &mdash; the paper publishes no accuracy by evidence type at {_e(b)}"
+        parts.append(f"<h3>Figure 4 / Table 15 at {_e(b)}: accuracy (%) by evidence type{note}</h3>"
+                     + _table_html(table))
+    ret = retention_reference(fig6, pub)
+    if ret is None:
+        parts.append('<h3>Scaling curve (Figure 6)</h3><p class="lead">No comparable published number: the paper '
+                     'publishes retention at 64K (% of 8K); your runs do not include both 8K and 64K.</p>')
+    else:
+        parts.append("<h3>Figure 6: retention at 64K (% of 8K)</h3>" + _table_html(ret))
+    return "\n".join(parts)
+
+
+def _skipped_section(run: dict) -> str:
+    rows = [(nb["name"], nb.get("reason") or "") for nb in run.get("notebooks", []) if nb["status"] == "skipped"]
+    if not rows:
+        return '<p class="lead">Every section ran.</p>'
+    body = "".join(f"<tr><td><code>{_e(n)}</code></td><td>{_e(r)}</td></tr>" for n, r in rows)
+    return ('<p class="lead">Sections the data does not support (or that need an optional part), with the reason. '
+            'Each lists what to add to the release folder (data/README.md).</p>'
+            f'<table><tr><th>section (notebook)</th><th>why it was skipped</th></tr>{body}</table>')
+
+
 # ----------------------------------------------------------------------------- entry points
-def render_report(out_dir) -> str:
-    """The report page of the output folder ``out_dir`` as HTML text."""
+def _section(anchor: str, heading: str, body: str) -> tuple[str, str, str]:
+    return anchor, heading, body
+
+
+def _paper_sections(run, out, repro, audit, embed, caps) -> list[tuple[str, str, str]]:
+    return [_section("run", "Run summary", _run_section(run)),
+            _section("reproduction", "Published vs reproduced numbers", _reproduction_section(run, repro)),
+            _section("audit", "Consistency audit of the paper's numbers", _audit_section(run, audit)),
+            _section("validation", "Validation of the release", _validation_section(run)),
+            _section("figures", "Figures", _figures_section(run, out, embed, caps)),
+            _section("tables", "Tables", _tables_section(run, out, caps))]
+
+
+def _analysis_sections(run, out, embed, caps) -> list[tuple[str, str, str]]:
+    return [_section("runs", "Your runs", _runs_section(run)),
+            _section("figures", "Figures", _figures_section(run, out, embed, caps)),
+            _section("tables", "Tables", _tables_section(run, out, caps)),
+            _section("reference", "The paper's numbers, for reference", _reference_section(out)),
+            _section("skipped", "Skipped sections", _skipped_section(run)),
+            _section("validation", "Validation of the release", _validation_section(run)),
+            _section("run", "Run summary", _run_section(run))]
+
+
+def report_mode_of(run: dict) -> str:
+    """``analysis`` when run.json says so (a release that is not the paper's), else ``paper``."""
+    return "analysis" if (run.get("release") or {}).get("mode") == "analysis" else "paper"
+
+
+def render_report(out_dir, *, embed: bool = False) -> str:
+    """The report page of the output folder ``out_dir`` as HTML text (``embed``: figures inlined)."""
     from voxmem_analysis import __version__
 
     out = Path(out_dir)
@@ -413,33 +628,44 @@ def render_report(out_dir) -> str:
         run = json.loads((out / "run.json").read_text())
     except (OSError, ValueError):
         run = {"notebooks": [], "data_dir": "?", "out_dir": str(out)}
-    repro = _read_csv(out / "reproduction.csv")
-    if repro is not None:
-        repro = repro.astype(object).where(repro.notna(), None)
-    audit = _read_csv(out / "audit.csv")
-    if audit is not None:
-        audit = audit.astype(object).where(audit.notna(), None)
+    repro, audit = (_read_csv(out / f) for f in ("reproduction.csv", "audit.csv"))
+    repro = None if repro is None else repro.astype(object).where(repro.notna(), None)
+    audit = None if audit is None else audit.astype(object).where(audit.notna(), None)
     rel = run.get("release") or {}
-    synthetic = bool(rel.get("synthetic"))
-    title = "VoxMem reproduction report" + (" (SYNTHETIC DATA)" if synthetic else "")
-    lead = (f"Every notebook of the workbook executed on <code>{_e(_display_path(rel.get('path') or run.get('data_dir')))}</code>, "
-            f"each published number of the paper compared with the number computed here, and an audit of the "
-            f"paper's internal consistency.")
+    synthetic, mode, caps = bool(rel.get("synthetic")), report_mode_of(run), captions(out)
+    data = _e(_display_path(rel.get("path") or run.get("data_dir")))
+    if mode == "analysis":
+        names = ", ".join(rel.get("model_names") or []) or "?"
+        title = f"VoxMem analysis report: {names}"
+        lead = (f"Every table and figure the release <code>{data}</code> supports, for your runs first; sections it "
+                f"cannot support are listed with the reason. The paper's numbers appear only as a labelled "
+                f"reference (this release is not the paper's, so there is no reproduction scoreboard; "
+                f"<code>--compare-published</code> adds one).")
+        sections = _analysis_sections(run, out, embed, caps)
+    else:
+        title = "VoxMem reproduction report"
+        lead = (f"Every notebook of the workbook executed on <code>{data}</code>, each published number of the paper "
+                f"compared with the number computed here, and an audit of the paper's internal consistency.")
+        sections = _paper_sections(run, out, repro, audit, embed, caps)
+    title += " (SYNTHETIC DATA)" if synthetic else ""
     footer = (f"voxmem-analysis {_e(__version__)} &middot; <code>voxmem-analysis reproduce --data "
               f"{_e(_display_path(run.get('data_dir')))} --out {_e(_display_path(run.get('out_dir')))}"
               f" --seed {_e(run.get('seed'))} --n-boot {_e(run.get('n_boot'))}</code>"
               + (" &middot; SYNTHETIC DATA &mdash; not real model output" if synthetic else ""))
+    nav = "".join(f'<a href="#{a}">{_e(h)}</a>' for a, h, _ in sections)
+    body = "\n".join(f'<h2 id="{a}">{_e(h)}</h2>\n{b}' for a, h, b in sections)
     return Template(_resource("report.html")).substitute(
-        title=_e(title), css=_resource("report.css"), banner=_banner(run), lead=lead,
-        cards=_cards(run, repro, audit), run=_run_section(run), reproduction=_reproduction_section(run, repro),
-        audit=_audit_section(run, audit), validation=_validation_section(run),
-        figures=_figures_section(run, out), tables=_tables_section(run, out), footer=footer)
+        title=_e(title), css=_resource("report.css"), banner=_banner(run), lead=lead, nav=nav,
+        cards=_cards(run, repro, audit), body=body, footer=footer)
 
 
-def write_report(out_dir) -> Path:
-    """Write ``out_dir/report/index.html`` from the files of ``out_dir``; return its path."""
+def write_report(out_dir, *, embed: bool = False) -> Path:
+    """Write ``out_dir/report/index.html`` from the files of ``out_dir``; return its path.
+
+    ``embed=True`` inlines every figure (base64 PNG), so the one HTML file can be shared.
+    """
     out = Path(out_dir)
     path = out / "report" / "index.html"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_report(out), encoding="utf-8")
+    path.write_text(render_report(out, embed=embed), encoding="utf-8")
     return path

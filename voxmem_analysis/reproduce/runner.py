@@ -8,11 +8,13 @@ process pool of ``jobs`` workers:
   ``python3``.  The runner injects the parameters a notebook declares among
   :data:`RUNNER_PARAMETERS` (``data_dir``, ``out_dir``, ``seed``, ``n_boot``; ``interactive``
   is set to ``False``), plus ``manifest`` / ``questions`` for notebooks that take a
-  LongMemEval manifest (run on ``data/examples/longmemeval/`` when it exists, skipped
-  otherwise).  Each notebook writes into its own staging folder, whose files are then moved
+  LongMemEval manifest (run on ``data/examples/longmemeval/`` only with ``include_examples``
+  or when named in ``only``; skipped, with the reason, otherwise).  Each notebook writes into its own staging folder, whose files are then moved
   under ``OUT`` -- so every output is attributed to the notebook that wrote it, and a file
   written by two notebooks is reported.
-* one task computes ``OUT/reproduction.csv`` (:mod:`voxmem_analysis.reproduce.scoreboard`) and
+* one task reads the release (models, budgets, counts: the report's "your runs") and, in
+  ``paper`` mode only (:mod:`voxmem_analysis.reproduce.mode`: the paper's release, or
+  ``compare_published``), computes ``OUT/reproduction.csv`` (:mod:`voxmem_analysis.reproduce.scoreboard`) and
   ``OUT/audit.csv`` (``voxmem_analysis.reproduce.paper_audit.audit_published``) and counts the release's
   validation problems.
 
@@ -54,6 +56,8 @@ PACKAGE_DIR = Path(__file__).resolve().parents[1]
 REPO_ROOT = PACKAGE_DIR.parent
 NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
 LONGMEMEVAL_EXAMPLE = REPO_ROOT / "data" / "examples" / "longmemeval"
+#: The bundled SYNTHETIC Audio MultiChallenge release (notebooks declaring ``amc_data_dir``).
+AMC_EXAMPLE = REPO_ROOT / "data" / "synthetic-amc"
 KERNEL_NAME = "python3"
 #: Parameters the runner sets in every notebook that declares them.
 RUNNER_PARAMETERS = ("data_dir", "out_dir", "seed", "n_boot")
@@ -202,6 +206,21 @@ def _longmemeval_inputs() -> dict:
     return found
 
 
+def _amc_release_dir(data_dir, include_examples: bool) -> str | None:
+    """``data_dir`` when it is an Audio MultiChallenge release (release.json ``"benchmark":
+    "audio-multichallenge"``), else the bundled synthetic one when examples are included."""
+    def is_amc(path: Path) -> bool:
+        try:
+            meta = json.loads((path / "release.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return False
+        return isinstance(meta, dict) and str(meta.get("benchmark", "")).lower() == "audio-multichallenge"
+
+    if is_amc(Path(data_dir)):
+        return str(data_dir)
+    return str(AMC_EXAMPLE) if include_examples and is_amc(AMC_EXAMPLE) else None
+
+
 _REQUIRES = re.compile(r"^#\s*requires:\s*(.+)$", re.MULTILINE)
 
 
@@ -217,15 +236,28 @@ def missing_parts(script: str, data_dir) -> list[str]:
 
 
 def plan_parameters(declared: dict, *, data_dir: str, out_dir: str, seed: int, n_boot: int,
-                    overrides: dict | None = None) -> tuple[dict, str | None]:
-    """The parameters to inject into a notebook declaring ``declared``, or a reason to skip it."""
+                    overrides: dict | None = None, include_examples: bool = True) -> tuple[dict, str | None]:
+    """The parameters to inject into a notebook declaring ``declared``, or a reason to skip it.
+
+    A notebook taking a LongMemEval ``manifest`` runs on the bundled example, not on the release:
+    it is skipped unless ``include_examples``.
+    """
     given = {"data_dir": data_dir, "out_dir": out_dir, "seed": seed, "n_boot": n_boot, "interactive": False}
     inject = {k: v for k, v in given.items() if k in declared}
+    if "manifest" in declared and not include_examples:
+        return {}, ("runs on the bundled LongMemEval example (synthetic), not on this release; "
+                    "add --include-examples to run it")
     if "manifest" in declared:
         lme = _longmemeval_inputs()
         if not lme:
             return {}, f"takes a LongMemEval `manifest`; no example at {_shown(LONGMEMEVAL_EXAMPLE / 'manifest.csv')}"
         inject.update({k: v for k, v in lme.items() if k in declared})
+    elif "amc_data_dir" in declared:
+        amc = _amc_release_dir(data_dir, include_examples)
+        if amc is None:
+            return {}, ("takes an Audio MultiChallenge release (`amc_data_dir`): --data is none, and the bundled "
+                        f"synthetic one ({_shown(AMC_EXAMPLE)}) runs only with --include-examples")
+        inject["amc_data_dir"] = amc
     elif "data_dir" not in declared:
         return {}, "its parameters cell declares neither `data_dir` nor `manifest`"
     for k, v in (overrides or {}).items():
@@ -269,7 +301,8 @@ def _error_from_exception(exc, script: str) -> ErrorCell:
 
 
 def execute_notebook(path, *, data_dir, out_dir, seed: int = 0, n_boot: int = 10_000,
-                     overrides: dict | None = None, timeout: float | None = 900) -> NotebookResult:
+                     overrides: dict | None = None, timeout: float | None = 900,
+                     include_examples: bool = True) -> NotebookResult:
     """Convert and execute one notebook; outputs go to ``OUT/.staging/NAME`` (see :func:`run`).
 
     Never raises for a failing notebook: the failure is in the result.
@@ -295,7 +328,8 @@ def execute_notebook(path, *, data_dir, out_dir, seed: int = 0, n_boot: int = 10
             result.status, result.reason = "skipped", "no cell tagged `parameters`"
             return result
         inject, reason = plan_parameters(declared_parameters(pcell.source), data_dir=str(data_dir),
-                                         out_dir=str(stage), seed=seed, n_boot=n_boot, overrides=overrides)
+                                         out_dir=str(stage), seed=seed, n_boot=n_boot, overrides=overrides,
+                                         include_examples=include_examples)
         result.parameters = {k: v for k, v in inject.items() if k != "out_dir"}
         if reason:
             result.status, result.reason = "skipped", reason
@@ -367,11 +401,20 @@ def _execute(src, dst, params, cwd, log_path, timeout) -> None:
 
 
 # ----------------------------------------------------------------------------- reproduction task
-def reproduction_task(data_dir, out_dir, *, seed: int = 0, n_boot: int = 10_000) -> dict:
-    """Load the release, write ``reproduction.csv`` and ``audit.csv``; return what the report needs."""
+def reproduction_task(data_dir, out_dir, *, seed: int = 0, n_boot: int = 10_000,
+                      compare_published: bool = False) -> dict:
+    """Load the release, write ``reproduction.csv`` and ``audit.csv``; return what the report needs.
+
+    Only in ``paper`` mode (:mod:`voxmem_analysis.reproduce.mode`: the paper's release, or
+    ``compare_published``); on any other release the report describes the runs instead.
+    """
     t0 = time.perf_counter()
     out = Path(out_dir)
     info: dict = {"release": {}, "reproduction": {}, "audit": {}, "problems": [], "failed": []}
+    if _amc_release_dir(data_dir, False) is not None:
+        _amc_reproduction(data_dir, out, info, seed=seed, n_boot=n_boot)
+        info["seconds"] = round(time.perf_counter() - t0, 2)
+        return info
     try:
         from voxmem_analysis.io.release import load_release
 
@@ -387,10 +430,18 @@ def reproduction_task(data_dir, out_dir, *, seed: int = 0, n_boot: int = 10_000)
             c = counts.setdefault(key, {"severity": p.severity, "code": p.code, "count": 0, "example": str(p)})
             c["count"] += int(getattr(p, "count", 1) or 1)
         info["problems"] = [counts[k] for k in sorted(counts)]
+        from voxmem_analysis.reproduce.mode import describe_runs, is_paper_release, report_mode
+
+        info["release"].update(mode=report_mode(release.meta, compare_published),
+                               paper_release=is_paper_release(release.meta), runs=describe_runs(release),
+                               model_names=release.model_order())
     except Exception as exc:  # noqa: BLE001
         info["failed"].append("load")
         info["release"] = {"path": str(Path(data_dir).resolve()), "error": f"{type(exc).__name__}: {exc}",
                            "synthetic": None}
+        info["seconds"] = round(time.perf_counter() - t0, 2)
+        return info
+    if info["release"]["mode"] != "paper":
         info["seconds"] = round(time.perf_counter() - t0, 2)
         return info
     try:
@@ -416,6 +467,39 @@ def reproduction_task(data_dir, out_dir, *, seed: int = 0, n_boot: int = 10_000)
         info["audit"] = {"error": f"{type(exc).__name__}: {exc}"}
     info["seconds"] = round(time.perf_counter() - t0, 2)
     return info
+
+
+def _amc_reproduction(data_dir, out: Path, info: dict, *, seed: int, n_boot: int) -> None:
+    """An Audio MultiChallenge release: ``reproduction.csv`` against the AMC paper's numbers
+    (``published(benchmark="amc")``, same tolerance rules); no audit.csv (the AMC paper's
+    inconsistencies are listed by ``voxmem_analysis.synth.amc.inconsistencies``)."""
+    try:
+        from voxmem_analysis.io.amc import load_amc
+
+        release = load_amc(data_dir, strict=False)
+        info["release"] = {"path": str(Path(data_dir).resolve()), "name": release.name,
+                           "synthetic": bool(release.synthetic), "label": release.label(),
+                           "description": str(release.meta.get("description") or ""),
+                           "predictions": int(len(release.verdicts)), "models": len(release.systems()),
+                           "stats": dict(release.stats), "mode": "paper", "paper_release": False,
+                           "runs": [], "model_names": [f"{m}|{o}" for m, o in release.systems()],
+                           "benchmark": "audio-multichallenge"}
+        info["problems"] = [{"severity": p.severity, "code": p.code, "count": p.count, "example": str(p)}
+                            for p in release.problems]
+    except Exception as exc:  # noqa: BLE001
+        info["failed"].append("load")
+        info["release"] = {"path": str(Path(data_dir).resolve()), "error": f"{type(exc).__name__}: {exc}",
+                           "synthetic": None}
+        return
+    try:
+        from voxmem_analysis.reproduce import scoreboard as rp
+
+        table = rp.reproduction_table(release, seed=seed, n_boot=n_boot)
+        rp.write_csv(table, out / "reproduction.csv")
+        info["reproduction"] = rp.summarize(table)
+    except Exception as exc:  # noqa: BLE001
+        info["failed"].append("reproduction")
+        info["reproduction"] = {"error": f"{type(exc).__name__}: {exc}"}
 
 
 # ----------------------------------------------------------------------------- merging outputs
@@ -459,7 +543,8 @@ def _remove_previous_outputs(out: Path, previous: dict, names: set[str] | None) 
 def run(data_dir, out_dir, *, jobs: int | None = None, seed: int = 0, n_boot: int = 10_000, only=None,
         notebooks_dir=None, overrides: dict | None = None, timeout: float | None = 900,
         progress: bool | None = None, reproduction: bool = True, report: bool = True,
-        stream=None) -> RunSummary:
+        stream=None, compare_published: bool = False, include_examples: bool = False,
+        embed: bool = False) -> RunSummary:
     """Execute the notebooks and the reproduction task in parallel; write run.json and the report.
 
     Parameters
@@ -479,7 +564,14 @@ def run(data_dir, out_dir, *, jobs: int | None = None, seed: int = 0, n_boot: in
     progress : bool
         tqdm progress bar (default: when stderr is a terminal; otherwise one line per task).
     reproduction, report : bool
-        Also write reproduction.csv/audit.csv, and report/index.html.
+        Also write reproduction.csv/audit.csv (paper mode only), and report/index.html.
+    compare_published : bool
+        Write the reproduction scoreboard and the paper audit even when the release is not the
+        paper's (:mod:`voxmem_analysis.reproduce.mode`).
+    include_examples : bool
+        Also run the notebooks on bundled examples (LongMemEval); always when named in ``only``.
+    embed : bool
+        Inline the figures into report/index.html (one shareable file).
     """
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
@@ -515,10 +607,12 @@ def run(data_dir, out_dir, *, jobs: int | None = None, seed: int = 0, n_boot: in
                              initargs=(threads, str(out / _STAGING / "release-cache")), mp_context=ctx) as pool:
         futures = {}
         if reproduction:
-            futures[pool.submit(reproduction_task, str(data), str(out), seed=seed, n_boot=n_boot)] = "reproduction"
+            futures[pool.submit(reproduction_task, str(data), str(out), seed=seed, n_boot=n_boot,
+                                compare_published=compare_published)] = "reproduction"
         for p in order:
             futures[pool.submit(execute_notebook, p, data_dir=str(data), out_dir=str(out), seed=seed, n_boot=n_boot,
-                                overrides=overrides, timeout=timeout)] = p.stem
+                                overrides=overrides, timeout=timeout,
+                                include_examples=include_examples or bool(only))] = p.stem
         bar = _progress(total, progress)
         for fut in as_completed(futures):
             key = futures[fut]
@@ -568,7 +662,7 @@ def run(data_dir, out_dir, *, jobs: int | None = None, seed: int = 0, n_boot: in
         try:
             from voxmem_analysis.reproduce.report import write_report
 
-            write_report(out)
+            write_report(out, embed=embed)
         except Exception as exc:  # noqa: BLE001
             summary.tasks_failed.append(f"report: {type(exc).__name__}: {exc}")
     summary.wall_seconds = round(time.perf_counter() - t_start, 2)
@@ -640,10 +734,13 @@ def print_summary(summary: RunSummary, stream=None) -> None:
         w(f"release {summary.data_dir}: could not be loaded: {rel['error']}\n")
     elif rel:
         w(f"release: {rel.get('label')} ({rel.get('predictions')} predictions, {rel.get('models')} models)\n")
+        if rel.get("mode") == "analysis":
+            w(f"report mode: analysis of your runs ({', '.join(rel.get('model_names') or [])}); not the paper's "
+              f"release, so no reproduction scoreboard or paper audit (--compare-published adds them)\n")
     rp = summary.reproduction or {}
     if rp.get("error"):
         w(f"reproduction.csv: FAILED: {rp['error']}\n")
-    elif rp:
+    elif rp.get("numbers") is not None:
         w(f"reproduction.csv: {rp['numbers']} published numbers, {rp['within']} within tolerance, "
           f"{rp['outside']} outside, {rp['missing']} not reproduced"
           + (f" ({rp['seconds']:.1f} s, with audit.csv)" if rp.get("seconds") else "") + "\n")

@@ -144,7 +144,7 @@ def reproduction_table(release, published: pd.DataFrame | None = None, *, seed: 
     if published is None:
         from voxmem_analysis.reproduce.published import published as _published
 
-        published = _published()
+        published = _published(benchmark=getattr(release, "benchmark", "voxmem"))
     long, errors = compute_long(release, published["artifact"].tolist(), seed=seed, n_boot=n_boot)
     out = compare(published, long)
     out.attrs["artifact_errors"] = errors

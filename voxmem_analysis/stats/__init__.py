@@ -1,10 +1,16 @@
 """Statistics on arrays and long frames; every function returns a pandas DataFrame.
 
-- :mod:`~voxmem_analysis.stats.bootstrap` -- paired item bootstrap (Appendix D.4, Table 18).
-- :mod:`~voxmem_analysis.stats.intervals` -- Wilson score intervals.
-- :mod:`~voxmem_analysis.stats.tests` -- exact McNemar test, Holm adjustment.
-- :mod:`~voxmem_analysis.stats.correlation` -- Spearman correlation (Appendix D.5).
-- :mod:`~voxmem_analysis.stats.agreement` -- Cohen's kappa between two judges.
+- :mod:`~voxmem_analysis.stats.bootstrap` -- paired item (or cluster) bootstrap (Appendix D.4,
+  Table 18), percentile or BCa intervals with the Monte-Carlo error of each endpoint.
+- :mod:`~voxmem_analysis.stats.intervals` -- Wilson score intervals (statsmodels).
+- :mod:`~voxmem_analysis.stats.tests` -- exact McNemar (statsmodels), Cochran's Q (pingouin),
+  Holm adjustment.
+- :mod:`~voxmem_analysis.stats.correlation` -- Spearman correlation with CI (pingouin; D.5).
+- :mod:`~voxmem_analysis.stats.agreement` -- Cohen's kappa with SE and CI (statsmodels).
+- :mod:`~voxmem_analysis.stats.power` -- power of a paired comparison (statsmodels.stats.power).
+
+The libraries (statsmodels, pingouin) are imported inside the functions that use them, so
+``import voxmem_analysis.stats`` stays fast.
 
 Invalid arguments raise :class:`StatsInputError` (a ``ValueError``).
 """
@@ -13,6 +19,7 @@ from __future__ import annotations
 from voxmem_analysis.stats._validation import StatsInputError
 from voxmem_analysis.stats.agreement import cohen_kappa
 from voxmem_analysis.stats.bootstrap import (
+    INTERVALS,
     STATISTICS,
     BootstrapMeans,
     Statistic,
@@ -29,15 +36,19 @@ from voxmem_analysis.stats.bootstrap import (
 )
 from voxmem_analysis.stats.correlation import spearman
 from voxmem_analysis.stats.intervals import wilson_interval
-from voxmem_analysis.stats.tests import holm, mcnemar_exact
+from voxmem_analysis.stats.power import (items_needed, minimum_detectable_difference, paired_power,
+                                         power_summary)
+from voxmem_analysis.stats.tests import cochran_q, holm, mcnemar_exact
 
 __all__ = [
     # bootstrap
     "paired_bootstrap", "paired_bootstrap_matrix", "paired_bootstrap_frame", "bootstrap_means",
     "iter_bootstrap_counts", "BootstrapMeans", "Statistic", "STATISTICS", "difference", "ratio",
-    "mean_difference", "mean_ratio", "mean_level",
+    "mean_difference", "mean_ratio", "mean_level", "INTERVALS",
     # intervals, tests, correlation, agreement
-    "wilson_interval", "mcnemar_exact", "holm", "spearman", "cohen_kappa",
+    "wilson_interval", "mcnemar_exact", "holm", "cochran_q", "spearman", "cohen_kappa",
+    # power
+    "paired_power", "minimum_detectable_difference", "items_needed", "power_summary",
     # errors
     "StatsInputError",
 ]

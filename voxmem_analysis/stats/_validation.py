@@ -12,34 +12,9 @@ from typing import Any
 
 import numpy as np
 
-try:  # the workbook's data-error hierarchy; stats stays usable without it
-    from voxmem_analysis.errors import Problem as _Problem
-    from voxmem_analysis.errors import VoxMemDataError as _Base
-except ImportError:  # pragma: no cover - only when the package is vendored without errors.py
-    _Problem = None
-    _Base = ValueError
+from voxmem_analysis.errors import StatsInputError  # defined with the other error classes
 
 __all__ = ["StatsInputError", "require"]
-
-
-class StatsInputError(_Base):  # type: ignore[misc, valid-type]
-    """Invalid argument passed to a statistics function (a :class:`ValueError`).
-
-    Parameters
-    ----------
-    message : str
-        What is wrong and what was expected.
-    field : str, optional
-        Name of the offending argument or column.
-    """
-
-    def __init__(self, message: str, *, field: str | None = None):
-        self.field = field
-        if _Problem is not None:
-            self.problems = [_Problem(code="stats_input", severity="error",
-                                      message=message, field=field)]
-        # Skip VoxMemDataError's multi-line summary: one argument, one message.
-        ValueError.__init__(self, message)
 
 
 def require(condition: Any, message: str, *, field: str | None = None) -> None:

@@ -1,17 +1,18 @@
 """Agreement between two binary raters (e.g. two judges)."""
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from voxmem_analysis.stats._validation import as_float_vector, check_binary, require
+from voxmem_analysis.stats._validation import as_float_vector, check_binary, check_ci, require
 
 __all__ = ["cohen_kappa"]
 
 
-def cohen_kappa(a: Any, b: Any) -> pd.DataFrame:
+def cohen_kappa(a: Any, b: Any, *, ci: float = 0.95) -> pd.DataFrame:
     """Raw agreement and Cohen's kappa for two binary rating vectors.
 
     Parameters
@@ -19,6 +20,8 @@ def cohen_kappa(a: Any, b: Any) -> pd.DataFrame:
     a, b : array-like of bool or 0/1, shape (n,)
         Ratings of the same items by two raters (e.g. judge 1 and judge 2 verdicts).
         Pairs with a missing rating (NaN/None) on either side are dropped.
+    ci : float, default 0.95
+        Confidence level of the kappa interval.
 
     Returns
     -------
@@ -30,7 +33,10 @@ def cohen_kappa(a: Any, b: Any) -> pd.DataFrame:
         - ``agreement`` -- observed agreement :math:`p_o = (n_{11} + n_{00}) / n`;
         - ``kappa`` -- Cohen's kappa (NaN when undefined, see Notes);
         - ``n11`` -- both 1;  ``n10`` -- ``a = 1, b = 0``;  ``n01`` -- ``a = 0, b = 1``;
-          ``n00`` -- both 0.
+          ``n00`` -- both 0;
+        - ``kappa_se`` -- asymptotic standard error of kappa (Fleiss, Cohen & Everitt 1969);
+        - ``kappa_ci_low``, ``kappa_ci_high`` -- ``kappa -/+ z * kappa_se``, clipped to
+          [-1, 1];  ``ci_level`` -- the confidence level.
 
     Notes
     -----
@@ -40,15 +46,18 @@ def cohen_kappa(a: Any, b: Any) -> pd.DataFrame:
     .. math:: \\kappa = \\frac{p_o - p_e}{1 - p_e}.
 
     :math:`\\kappa` is undefined (NaN) when :math:`p_e = 1`, i.e. both raters give one and the
-    same constant rating, and when ``n == 0``.  Equals
-    ``sklearn.metrics.cohen_kappa_score(a, b)`` otherwise.
+    same constant rating, and when ``n == 0``.  kappa and its standard error come from
+    ``statsmodels.stats.inter_rater.cohens_kappa`` on the 2x2 table (imported lazily);
+    kappa equals ``sklearn.metrics.cohen_kappa_score(a, b)``.
 
     Examples
     --------
-    >>> cohen_kappa([1, 1, 0, 0, 1, 0, 1, 1], [1, 0, 0, 0, 1, 0, 1, 1]).round(4)
-       n  n_dropped  agreement  kappa  n11  n10  n01  n00
-    0  8          0      0.875   0.75    4    1    0    3
+    >>> out = cohen_kappa([1, 1, 0, 0, 1, 0, 1, 1], [1, 0, 0, 0, 1, 0, 1, 1])
+    >>> out[["n", "agreement", "kappa", "kappa_se", "kappa_ci_low", "kappa_ci_high"]].round(4)
+       n  agreement  kappa  kappa_se  kappa_ci_low  kappa_ci_high
+    0  8      0.875   0.75    0.2264        0.3062            1.0
     """
+    check_ci(ci)
     av = as_float_vector(a, "a")
     bv = as_float_vector(b, "b")
     require(av.shape == bv.shape, f"a and b must have the same length, got {av.size} and "
@@ -62,14 +71,23 @@ def cohen_kappa(a: Any, b: Any) -> pd.DataFrame:
     n10 = int(((av == 1) & (bv == 0)).sum())
     n01 = int(((av == 0) & (bv == 1)).sum())
     n00 = n - n11 - n10 - n01
-    agreement = kappa = float("nan")
+    agreement = kappa = se = lo = hi = float("nan")
     if n:
-        po = (n11 + n00) / n
+        agreement = (n11 + n00) / n
         pa, pb = (n11 + n10) / n, (n11 + n01) / n
-        pe = pa * pb + (1 - pa) * (1 - pb)
-        agreement = po
-        if pe < 1:
-            kappa = (po - pe) / (1 - pe)
+        if pa * pb + (1 - pa) * (1 - pb) < 1:
+            from scipy.stats import norm
+            from statsmodels.stats.inter_rater import cohens_kappa  # lazy: ~2 s to import
+
+            with warnings.catch_warnings():  # its z-test divides by 0 when agreement is perfect
+                warnings.simplefilter("ignore", RuntimeWarning)
+                res = cohens_kappa(np.array([[n11, n10], [n01, n00]], dtype=float))
+            kappa, se = float(res["kappa"]), float(res["std_kappa"])
+            if np.isnan(se) and abs(float(res["var_kappa"])) < 1e-12:
+                se = 0.0  # one rater constant: kappa is 0 on every sample; rounding made var < 0
+            z = float(norm.ppf(0.5 + check_ci(ci) / 2))
+            lo, hi = max(-1.0, kappa - z * se), min(1.0, kappa + z * se)
     return pd.DataFrame({"n": [n], "n_dropped": [int((~ok).sum())], "agreement": [agreement],
                          "kappa": [kappa], "n11": [n11], "n10": [n10], "n01": [n01],
-                         "n00": [n00]})
+                         "n00": [n00], "kappa_se": [se], "kappa_ci_low": [lo],
+                         "kappa_ci_high": [hi], "ci_level": [float(ci)]})

@@ -45,7 +45,7 @@ from voxmem_analysis.stats._validation import as_float_matrix, as_float_vector, 
 __all__ = [
     "Statistic", "STATISTICS", "difference", "ratio", "mean_difference", "mean_ratio",
     "mean_level", "BootstrapMeans", "iter_bootstrap_counts", "bootstrap_means",
-    "paired_bootstrap", "paired_bootstrap_matrix", "paired_bootstrap_frame",
+    "paired_bootstrap", "paired_bootstrap_matrix", "paired_bootstrap_frame", "INTERVALS",
 ]
 
 #: Upper bound on the number of ``int64`` draws held at once (rows x items of one block).
@@ -351,7 +351,7 @@ def _strata_codes(strata: Any, n: int) -> np.ndarray | None:
 
 
 def iter_bootstrap_counts(n_units: int, *, n_boot: int = 10_000, seed: int = 0,
-                          strata: Any = None) -> Iterator[np.ndarray]:
+                          strata: Any = None, clusters: Any = None) -> Iterator[np.ndarray]:
     """Yield the bootstrap count matrix ``C`` in blocks of resamples.
 
     Parameters
@@ -365,6 +365,10 @@ def iter_bootstrap_counts(n_units: int, *, n_boot: int = 10_000, seed: int = 0,
     strata : array-like of length n_units, optional
         Stratum label per unit; units are then drawn with replacement within each stratum,
         keeping every stratum's size fixed.
+    clusters : array-like of length n_units, optional
+        Cluster label per unit (e.g. the question family).  Whole clusters are then drawn
+        with replacement (within strata, which must be constant within a cluster), and every
+        unit of a drawn cluster gets the cluster's count.
 
     Yields
     ------
@@ -380,7 +384,9 @@ def iter_bootstrap_counts(n_units: int, *, n_boot: int = 10_000, seed: int = 0,
     stratum :math:`s` gets an independent multinomial(:math:`n_s`, uniform) over its units.
     The stream is consumed block by block (at most 1,000 rows, at most 4 million draws per
     block), strata in sorted label order, so ``C`` depends only on ``n_units``, ``n_boot``,
-    ``seed`` and the strata (indices are drawn as ``int32``).
+    ``seed`` and the strata (indices are drawn as ``int32``).  With clusters, the cluster
+    count matrix is drawn exactly as above with the clusters as units (in sorted label
+    order) and expanded to the units, so rows no longer sum to ``n_units`` exactly.
 
     Examples
     --------
@@ -393,6 +399,10 @@ def iter_bootstrap_counts(n_units: int, *, n_boot: int = 10_000, seed: int = 0,
             f"n_units must be a positive integer, got {n_units!r}", field="n_units")
     n_boot, seed = _check_n_boot_seed(n_boot, seed)
     n_units = int(n_units)
+    if clusters is not None:
+        yield from _cluster_counts(n_units, n_boot=n_boot, seed=seed, strata=strata,
+                                   clusters=clusters)
+        return
     codes = _strata_codes(strata, n_units)
     members = None if codes is None else [np.flatnonzero(codes == s)
                                           for s in range(int(codes.max()) + 1)]
@@ -411,11 +421,33 @@ def iter_bootstrap_counts(n_units: int, *, n_boot: int = 10_000, seed: int = 0,
         yield counts.reshape(rows, n_units).astype(np.float64)
 
 
-def _resampled_sums(A: np.ndarray, *, n_boot: int, seed: int,
-                    strata: np.ndarray | None) -> np.ndarray:
-    """``C @ A`` for the count matrix of (n_boot, seed, strata), computed block by block."""
+def _cluster_counts(n_units: int, *, n_boot: int, seed: int, strata: Any,
+                    clusters: Any) -> Iterator[np.ndarray]:
+    """Cluster-level count matrix blocks expanded to the units (see iter_bootstrap_counts)."""
+    ccodes = _strata_codes(clusters, n_units)
+    require(ccodes is not None, "clusters must give one label per unit", field="clusters")
+    n_clusters = int(ccodes.max()) + 1
+    cstrata = None
+    if strata is not None:
+        scodes = _strata_codes(strata, n_units)
+        per = pd.DataFrame({"c": ccodes, "s": scodes})
+        nun = per.groupby("c")["s"].nunique()
+        require((nun <= 1).all(), f"strata must be constant within a cluster; "
+                f"{int((nun > 1).sum())} cluster(s) span several strata", field="strata")
+        cstrata = per.drop_duplicates("c").sort_values("c")["s"].to_numpy()
+    for Cc in iter_bootstrap_counts(n_clusters, n_boot=n_boot, seed=seed, strata=cstrata):
+        yield Cc[:, ccodes]
+
+
+def _resampled_sums(A: np.ndarray, *, n_boot: int, seed: int, strata: np.ndarray | None,
+                    clusters: np.ndarray | None = None) -> np.ndarray:
+    """``C @ A`` for the count matrix of (n_boot, seed, strata, clusters), block by block."""
     out = np.empty((n_boot, A.shape[1]), dtype=np.float64)
     r = 0
+    if clusters is not None:  # C @ A == Cc @ (A summed within clusters): far fewer columns
+        A = pd.DataFrame(A).groupby(clusters, sort=True).sum().to_numpy()
+        strata = None if strata is None else pd.Series(strata).groupby(
+            clusters, sort=True).first().to_numpy()
     with _single_threaded_blas():
         for C in iter_bootstrap_counts(A.shape[0], n_boot=n_boot, seed=seed, strata=strata):
             out[r:r + C.shape[0]] = C @ A
@@ -540,15 +572,67 @@ def _combine_mask(mask: Any, shape: tuple[int, ...], base: np.ndarray) -> np.nda
 # Summaries
 # =========================================================================================
 
-def _percentile_interval(reps: np.ndarray, ci: float) -> tuple[float, float, int]:
-    """NaN-aware percentile interval of one statistic's replicates; also n_invalid."""
-    reps = np.where(np.isfinite(reps), reps, np.nan)
-    n_invalid = int(np.isnan(reps).sum())
-    if n_invalid == reps.size:
-        return float("nan"), float("nan"), n_invalid
+def _quantile_mc_se(valid: np.ndarray, q: float) -> float:
+    """Monte-Carlo standard error of the *q*-quantile of *valid* replicates.
+
+    The quantile's own sampling error over resamples: with B replicates the empirical
+    q-quantile has standard error about sqrt(q (1 - q) / B) / f(x_q); the density f is
+    estimated by the difference quotient of the empirical quantile function, so
+    SE ~ (Q(q + d) - Q(q - d)) / 2 with d = sqrt(q (1 - q) / B) (a sectioning-free,
+    distribution-free estimate; Hall & Martin 1988).
+    """
+    b = valid.size
+    if b < 2 or not 0.0 < q < 1.0:
+        return float("nan")
+    d = np.sqrt(q * (1 - q) / b)
+    lo, hi = np.quantile(valid, [max(q - d, 0.0), min(q + d, 1.0)])
+    return float((hi - lo) / 2.0)
+
+
+def _bca_levels(valid: np.ndarray, est: float, jack: np.ndarray | None,
+                ci: float) -> tuple[float, float]:
+    """Adjusted percentile levels of the BCa interval (Efron 1987); NaN if undefined."""
+    from scipy.stats import norm
+
     alpha = 1.0 - ci
-    lo, hi = np.nanpercentile(reps, [100 * alpha / 2, 100 * (1 - alpha / 2)])
-    return float(lo), float(hi), n_invalid
+    if jack is None or not np.isfinite(est):
+        return float("nan"), float("nan")
+    # bias correction, ties split half/half (scores are 0/1: replicates tie often)
+    frac = (np.sum(valid < est) + 0.5 * np.sum(valid == est)) / valid.size
+    jack = jack[np.isfinite(jack)]
+    if not 0.0 < frac < 1.0 or jack.size < 3:
+        return float("nan"), float("nan")
+    z0 = norm.ppf(frac)
+    dev = jack.mean() - jack
+    den = 6.0 * np.sum(dev ** 2) ** 1.5
+    a = float(np.sum(dev ** 3) / den) if den > 0 else 0.0
+    zs = norm.ppf([alpha / 2, 1 - alpha / 2])
+    levels = norm.cdf(z0 + (z0 + zs) / (1 - a * (z0 + zs)))
+    return float(levels[0]), float(levels[1])
+
+
+def _interval(reps: np.ndarray, est: float, ci: float, method: str,
+              jack: np.ndarray | None = None) -> dict:
+    """Interval, invalid count and Monte-Carlo SE of each endpoint for one statistic."""
+    reps = np.where(np.isfinite(reps), reps, np.nan)
+    valid = reps[~np.isnan(reps)]
+    n_invalid = int(reps.size - valid.size)
+    out = {"ci_low": float("nan"), "ci_high": float("nan"), "n_invalid": n_invalid,
+           "ci_low_mc_se": float("nan"), "ci_high_mc_se": float("nan")}
+    if valid.size == 0:
+        return out
+    alpha = 1.0 - ci
+    if method == "bca":
+        q_lo, q_hi = _bca_levels(valid, est, jack, ci)
+        if not np.isfinite(q_lo):
+            return out
+        lo, hi = np.quantile(valid, [q_lo, q_hi])
+    else:
+        q_lo, q_hi = alpha / 2, 1 - alpha / 2
+        lo, hi = np.nanpercentile(reps, [100 * q_lo, 100 * q_hi])
+    out.update(ci_low=float(lo), ci_high=float(hi), ci_low_mc_se=_quantile_mc_se(valid, q_lo),
+               ci_high_mc_se=_quantile_mc_se(valid, q_hi))
+    return out
 
 
 def _finite_or_nan(x: float) -> float:
@@ -556,47 +640,83 @@ def _finite_or_nan(x: float) -> float:
 
 
 _RESULT_COLUMNS = ["statistic", "estimate", "ci_low", "ci_high", "n", "n_series", "n_invalid",
-                   "n_boot", "seed", "ci_level"]
+                   "n_boot", "seed", "ci_level", "interval", "ci_low_mc_se", "ci_high_mc_se",
+                   "cluster", "n_clusters", "design_effect"]
+INTERVALS = ("percentile", "bca")
+
+
+def _accuracies(A: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Baseline and comparison accuracies from stacked sums ``[B*M | C*M | M]`` (rows)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return A[:, :k] / A[:, 2 * k:], A[:, k:2 * k] / A[:, 2 * k:]
+
+
+def _jackknife(A: np.ndarray, k: int, clusters: np.ndarray | None):
+    """Leave-one-unit-out accuracies (unit = cluster when given), for BCa's acceleration."""
+    U = A if clusters is None else pd.DataFrame(A).groupby(clusters, sort=True).sum().to_numpy()
+    return _accuracies(U.sum(axis=0)[None, :] - U, k)
 
 
 def _paired_core(B: np.ndarray, Cm: np.ndarray, M: np.ndarray, *, stats: list[Statistic],
                  aggregate: str | None, series: Sequence[Any], n_boot: int, seed: int,
-                 ci: float, strata: np.ndarray | None) -> list[dict]:
-    """Engine shared by the three public entry points; returns result rows (dicts)."""
+                 ci: float, strata: np.ndarray | None, clusters: np.ndarray | None = None,
+                 cluster_name: str = "item", interval: str = "percentile") -> list[dict]:
+    """Engine shared by the three public entry points; returns result rows (dicts).
+
+    With ``clusters`` the resampling draws whole clusters, and the item-level bootstrap is
+    run as well (same seed) to report the design effect: the variance of the statistic's
+    replicates under cluster resampling over its variance under item resampling.
+    """
     keep = M.any(axis=1)
     require(keep.any(), "no item is judged at both conditions for any series; nothing to "
             "bootstrap", field="mask")
     B, Cm, M = B[keep], Cm[keep], M[keep]
     strata = None if strata is None else strata[keep]
+    clusters = None if clusters is None else pd.factorize(clusters[keep], sort=True)[0]
+    if clusters is not None and strata is not None:
+        nun = pd.Series(strata).groupby(clusters).nunique()
+        require((nun <= 1).all(), f"strata must be constant within a {cluster_name} cluster; "
+                f"{int((nun > 1).sum())} cluster(s) span several strata", field="strata")
     n_units, k = M.shape
-    Mf = M.astype(np.float64)
-    A = np.hstack([np.where(M, B, 0.0), np.where(M, Cm, 0.0), Mf])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        tot = A.sum(axis=0)
-        est_b = (tot[:k] / tot[2 * k:])[None, :]
-        est_c = (tot[k:2 * k] / tot[2 * k:])[None, :]
-        S = _resampled_sums(A, n_boot=n_boot, seed=seed, strata=strata)
-        rep_b = S[:, :k] / S[:, 2 * k:]
-        rep_c = S[:, k:2 * k] / S[:, 2 * k:]
-    n_per_series = M.sum(axis=0)
-    common = {"n_boot": n_boot, "seed": seed, "ci_level": ci}
+    A = np.hstack([np.where(M, B, 0.0), np.where(M, Cm, 0.0), M.astype(np.float64)])
+    est_b, est_c = _accuracies(A.sum(axis=0)[None, :], k)
+    rep_b, rep_c = _accuracies(_resampled_sums(A, n_boot=n_boot, seed=seed, strata=strata,
+                                               clusters=clusters), k)
+    item_reps = None
+    if clusters is not None:
+        item_reps = _accuracies(_resampled_sums(A, n_boot=n_boot, seed=seed, strata=strata), k)
+    jack = _jackknife(A, k, clusters) if interval == "bca" else None
+    n_clusters = n_units if clusters is None else int(clusters.max()) + 1
+    common = {"n_boot": n_boot, "seed": seed, "ci_level": ci, "interval": interval,
+              "cluster": cluster_name, "n_clusters": n_clusters}
+
+    def one(s: Statistic, sl: slice) -> dict:
+        est = _finite_or_nan(s(est_b[:, sl], est_c[:, sl])[0])
+        reps = s(rep_b[:, sl], rep_c[:, sl])
+        jk = None if jack is None else s(jack[0][:, sl], jack[1][:, sl])
+        row = {"statistic": s.name, "estimate": est, **_interval(reps, est, ci, interval, jk)}
+        deff = 1.0
+        if item_reps is not None:
+            v_item = _finite_var(s(item_reps[0][:, sl], item_reps[1][:, sl]))
+            deff = _finite_var(reps) / v_item if v_item > 0 else float("nan")
+        return {**row, "design_effect": deff, **common}
+
     rows: list[dict] = []
     if aggregate == "mean":
         for s in stats:
-            est = _finite_or_nan(s(est_b, est_c)[0])
-            lo, hi, bad = _percentile_interval(s(rep_b, rep_c), ci)
-            rows.append({"statistic": s.name, "estimate": est, "ci_low": lo, "ci_high": hi,
-                         "n": int(n_units), "n_series": int(k), "n_invalid": bad, **common})
+            rows.append({**one(s, slice(None)), "n": int(n_units), "n_series": int(k)})
     else:
+        n_per_series = M.sum(axis=0)
         for j in range(k):
-            sl = slice(j, j + 1)
             for s in stats:
-                est = _finite_or_nan(s(est_b[:, sl], est_c[:, sl])[0])
-                lo, hi, bad = _percentile_interval(s(rep_b[:, sl], rep_c[:, sl]), ci)
-                rows.append({"series": series[j], "statistic": s.name, "estimate": est,
-                             "ci_low": lo, "ci_high": hi, "n": int(n_per_series[j]),
-                             "n_series": 1, "n_invalid": bad, **common})
+                rows.append({"series": series[j], **one(s, slice(j, j + 1)),
+                             "n": int(n_per_series[j]), "n_series": 1})
     return rows
+
+
+def _finite_var(reps: np.ndarray) -> float:
+    v = reps[np.isfinite(reps)]
+    return float(np.var(v, ddof=1)) if v.size > 1 else float("nan")
 
 
 # =========================================================================================
@@ -607,7 +727,8 @@ def paired_bootstrap_matrix(baseline: Any, comparison: Any, mask: Any = None, *,
                             statistics: Any = ("drop", "retention"),
                             aggregate: str | None = "mean", series: Sequence[Any] | None = None,
                             n_boot: int = 10_000, seed: int = 0, ci: float = 0.95,
-                            strata: Any = None) -> pd.DataFrame:
+                            strata: Any = None, clusters: Any = None,
+                            interval: str = "percentile") -> pd.DataFrame:
     """Paired item bootstrap of statistics of ``k`` series measured at two conditions.
 
     Parameters
@@ -639,6 +760,12 @@ def paired_bootstrap_matrix(baseline: Any, comparison: Any, mask: Any = None, *,
         Confidence level of the percentile interval.
     strata : array-like of length n_items, optional
         Resample items within these strata (e.g. evidence type), keeping their sizes fixed.
+    clusters : array-like of length n_items, optional
+        Cluster label per item (e.g. ``family_id``): resample whole clusters instead of
+        items (:func:`iter_bootstrap_counts`), and report the design effect.
+    interval : {"percentile", "bca"}, default "percentile"
+        Percentile interval, or bias-corrected and accelerated (BCa; acceleration from the
+        leave-one-unit-out jackknife, unit = cluster when clustered).
 
     Returns
     -------
@@ -654,7 +781,15 @@ def paired_bootstrap_matrix(baseline: Any, comparison: Any, mask: Any = None, *,
           ``"mean"``, the series' paired items for ``None``;
         - ``n_series`` -- series the statistic averages over (1 for per-series rows);
         - ``n_invalid`` -- replicates where the statistic was not finite (excluded);
-        - ``n_boot``, ``seed``, ``ci_level`` -- the settings used.
+        - ``n_boot``, ``seed``, ``ci_level``, ``interval`` -- the settings used;
+        - ``ci_low_mc_se``, ``ci_high_mc_se`` -- Monte-Carlo standard error of each endpoint
+          (the resampling noise of the interval itself, not sampling error): about
+          ``sqrt(q (1 - q) / n_boot) / f(endpoint)``; to bring it to a target ``t``, use
+          ``n_boot * (mc_se / t) ** 2`` resamples;
+        - ``cluster`` -- the resampling unit (``"item"``, or the cluster column's name);
+          ``n_clusters`` -- units resampled (clusters, or items when item-level);
+        - ``design_effect`` -- replicate variance under cluster resampling over that under
+          item resampling (same seed); 1.0 for item-level rows.
 
     Notes
     -----
@@ -704,14 +839,20 @@ def paired_bootstrap_matrix(baseline: Any, comparison: Any, mask: Any = None, *,
     require(len(labels) == k, f"series must give one label per column ({k}), got "
             f"{len(labels)}", field="series")
     codes = _strata_codes(strata, B.shape[0])
+    ccodes = _strata_codes(clusters, B.shape[0])
+    require(interval in INTERVALS, f"interval must be one of {INTERVALS}, got {interval!r}",
+            field="interval")
     rows = _paired_core(B, Cm, M, stats=stats, aggregate=aggregate, series=labels,
-                        n_boot=n_boot, seed=seed, ci=ci, strata=codes)
+                        n_boot=n_boot, seed=seed, ci=ci, strata=codes, clusters=ccodes,
+                        cluster_name="item" if clusters is None else "cluster",
+                        interval=interval)
     cols = (["series"] if aggregate is None else []) + _RESULT_COLUMNS
     return pd.DataFrame(rows, columns=cols)
 
 
 def paired_bootstrap(x: Any, y: Any, statistic: Any = "difference", *, n_boot: int = 10_000,
-                     seed: int = 0, ci: float = 0.95, strata: Any = None) -> pd.DataFrame:
+                     seed: int = 0, ci: float = 0.95, strata: Any = None, clusters: Any = None,
+                     interval: str = "percentile") -> pd.DataFrame:
     """Paired bootstrap for two per-item score vectors (``x`` = baseline, ``y`` = comparison).
 
     Parameters
@@ -732,13 +873,16 @@ def paired_bootstrap(x: Any, y: Any, statistic: Any = "difference", *, n_boot: i
         Confidence level.
     strata : array-like of length n, optional
         Resample within strata.
+    clusters : array-like of length n, optional
+        Resample whole clusters (see :func:`paired_bootstrap_matrix`).
+    interval : {"percentile", "bca"}, default "percentile"
+        Interval method.
 
     Returns
     -------
     pandas.DataFrame
-        One row per statistic; columns ``statistic, estimate, ci_low, ci_high, n,
-        n_invalid, n_boot, seed, ci_level`` as in :func:`paired_bootstrap_matrix` (``n`` =
-        complete pairs).
+        One row per statistic; the columns of :func:`paired_bootstrap_matrix` without
+        ``n_series`` (``n`` = complete pairs).
 
     Notes
     -----
@@ -762,7 +906,7 @@ def paired_bootstrap(x: Any, y: Any, statistic: Any = "difference", *, n_boot: i
             f"{yv.size}", field="y")
     out = paired_bootstrap_matrix(xv[:, None], yv[:, None], statistics=statistic,
                                   aggregate="mean", n_boot=n_boot, seed=seed, ci=ci,
-                                  strata=strata)
+                                  strata=strata, clusters=clusters, interval=interval)
     return out.drop(columns="n_series")
 
 
@@ -789,8 +933,9 @@ def _to_pandas(data: Any, columns: list[str]) -> pd.DataFrame:
 
 
 def _pivot_pairs(df: pd.DataFrame, *, item: str, series: str, condition: str, value: str,
-                 baseline: Any, comparison: Any, judged: str | None, strata: str | None):
-    """Long rows -> (B, C, M, item_labels, series_labels, strata_codes)."""
+                 baseline: Any, comparison: Any, judged: str | None, strata: str | None,
+                 cluster: str | None = None):
+    """Long rows -> (B, C, M, item_labels, series_labels, strata_codes, cluster_codes)."""
     cond = df[condition]
     is_b = (cond == baseline).to_numpy(dtype=bool, na_value=False)
     is_c = (cond == comparison).to_numpy(dtype=bool, na_value=False)
@@ -820,15 +965,23 @@ def _pivot_pairs(df: pd.DataFrame, *, item: str, series: str, condition: str, va
     Cm = np.full((n_i, n_s), np.nan)
     B[icode[~is_c], scode[~is_c]] = vals[~is_c]
     Cm[icode[is_c], scode[is_c]] = vals[is_c]
-    codes = None
-    if strata is not None:
-        per_item = pd.DataFrame({"i": icode, "s": sub[strata].to_numpy()})
-        nun = per_item.groupby("i")["s"].nunique(dropna=False)
-        require((nun <= 1).all(), f"strata column {strata!r} must be constant within an item; "
-                f"{int((nun > 1).sum())} item(s) have several values", field=strata)
-        first = per_item.drop_duplicates("i").sort_values("i")["s"].to_numpy()
-        codes = _strata_codes(first, n_i)
-    return B, Cm, ~np.isnan(B) & ~np.isnan(Cm), ilabels, slabels, codes
+    codes, ccodes = (None if col is None else _per_item_codes(sub[col], icode, n_i, col, what)
+                     for col, what in ((strata, "strata"), (cluster, "cluster")))
+    return B, Cm, ~np.isnan(B) & ~np.isnan(Cm), ilabels, slabels, codes, ccodes
+
+
+def _per_item_codes(col: pd.Series, icode: np.ndarray, n_i: int, name: str,
+                    what: str) -> np.ndarray:
+    """One code per item from an item-level column (must be constant within an item)."""
+    per_item = pd.DataFrame({"i": icode, "s": col.to_numpy()})
+    nun = per_item.groupby("i")["s"].nunique(dropna=False)
+    require((nun <= 1).all(), f"{what} column {name!r} must be constant within an item; "
+            f"{int((nun > 1).sum())} item(s) have several values", field=name)
+    if what == "cluster":
+        require(per_item["s"].notna().all(), f"cluster column {name!r} has missing values; "
+                "every item needs a cluster", field=name)
+    first = per_item.drop_duplicates("i").sort_values("i")["s"].to_numpy()
+    return _strata_codes(first, n_i)
 
 
 def _to_float_column(col: pd.Series, name: str) -> np.ndarray:
@@ -849,7 +1002,8 @@ def paired_bootstrap_frame(data: Any, *, item: str = "question_id", series: str 
                            statistics: Any = ("drop", "retention"),
                            aggregate: str | None = "mean", strata: str | None = None,
                            judged: str | None = None, n_boot: int = 10_000, seed: int = 0,
-                           ci: float = 0.95) -> pd.DataFrame:
+                           ci: float = 0.95, cluster: str | None = None,
+                           interval: str = "percentile") -> pd.DataFrame:
     """Paired item bootstrap from a long frame (one row per series x item x condition).
 
     Parameters
@@ -888,13 +1042,21 @@ def paired_bootstrap_frame(data: Any, *, item: str = "question_id", series: str 
         reproduced alone by running its group's data with the same seed.
     ci : float, default 0.95
         Confidence level.
+    cluster : str, optional
+        Item-level column naming each item's cluster (e.g. ``"family_id"``: a refusal
+        question and its source question).  Whole clusters are resampled; the output's
+        ``cluster`` column holds this name and ``design_effect`` the variance ratio against
+        item resampling.  ``None`` (default) resamples items.
+    interval : {"percentile", "bca"}, default "percentile"
+        Interval method (see :func:`paired_bootstrap_matrix`).
 
     Returns
     -------
     pandas.DataFrame
         Columns: the ``groups`` columns; the ``series`` column (named as the ``series``
         argument, only when ``aggregate=None``); then ``statistic, estimate, ci_low,
-        ci_high, n, n_series, n_invalid, n_boot, seed, ci_level`` as in
+        ci_high, n, n_series, n_invalid, n_boot, seed, ci_level, interval, ci_low_mc_se,
+        ci_high_mc_se, cluster, n_clusters, design_effect`` as in
         :func:`paired_bootstrap_matrix` (``n`` = items of the group judged at both
         conditions by at least one series, or by the row's series when ``aggregate=None``;
         ``n_series`` = series averaged).
@@ -943,8 +1105,10 @@ def paired_bootstrap_frame(data: Any, *, item: str = "question_id", series: str 
     stats = _resolve_statistics(statistics)
     n_boot, seed = _check_n_boot_seed(n_boot, seed)
     ci = check_ci(ci)
+    require(interval in INTERVALS, f"interval must be one of {INTERVALS}, got {interval!r}",
+            field="interval")
     needed = list(dict.fromkeys([item, series, condition, value, *group_cols]
-                                + ([strata] if strata else []) + ([judged] if judged else [])))
+                                + [c for c in (strata, judged, cluster) if c]))
     df = _to_pandas(data, needed)
     present = pd.unique(df[condition].dropna())
     for which, lvl in (("baseline", baseline), ("comparison", comparison)):
@@ -958,16 +1122,18 @@ def paired_bootstrap_frame(data: Any, *, item: str = "question_id", series: str 
         parts = [((), df)]
     rows: list[dict] = []
     for key, part in parts:
-        B, Cm, M, _, slabels, codes = _pivot_pairs(
+        B, Cm, M, _, slabels, codes, ccodes = _pivot_pairs(
             part, item=item, series=series, condition=condition, value=value,
-            baseline=baseline, comparison=comparison, judged=judged, strata=strata)
+            baseline=baseline, comparison=comparison, judged=judged, strata=strata,
+            cluster=cluster)
         has = M.any(axis=0)
         if not has.any():
             continue
         B, Cm, M = B[:, has], Cm[:, has], M[:, has]
         labels = [slabels[j] for j in np.flatnonzero(has)]
         got = _paired_core(B, Cm, M, stats=stats, aggregate=aggregate, series=labels,
-                           n_boot=n_boot, seed=seed, ci=ci, strata=codes)
+                           n_boot=n_boot, seed=seed, ci=ci, strata=codes, clusters=ccodes,
+                           cluster_name=cluster or "item", interval=interval)
         for r in got:
             if aggregate is None:
                 r[series] = r.pop("series")

@@ -1,25 +1,27 @@
-"""Rank correlation."""
+"""Rank correlation with a confidence interval (pingouin at run time)."""
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats as _st
 
-from voxmem_analysis.stats._validation import as_float_vector, require
+from voxmem_analysis.stats._validation import as_float_vector, check_ci, require
 
 __all__ = ["spearman"]
 
 
-def spearman(x: Any, y: Any) -> pd.DataFrame:
-    """Spearman rank correlation with a two-sided p-value, dropping incomplete pairs.
+def spearman(x: Any, y: Any, *, ci: float = 0.95) -> pd.DataFrame:
+    """Spearman rank correlation with p-value and Fisher-z interval, dropping incomplete pairs.
 
     Parameters
     ----------
     x, y : array-like of float, shape (n,)
         Paired observations (e.g. per model x evidence cell: 8K accuracy and retention).
         A pair with NaN/None on either side is dropped and counted.
+    ci : float, default 0.95
+        Confidence level of the interval.
 
     Returns
     -------
@@ -30,20 +32,27 @@ def spearman(x: Any, y: Any) -> pd.DataFrame:
         - ``n_dropped`` -- pairs dropped for a missing value;
         - ``rho`` -- Spearman's rho (NaN if fewer than 2 pairs or a constant variable);
         - ``p_value`` -- two-sided p-value for :math:`\\rho = 0` (NaN if ``n < 3`` or rho
-          is NaN).
+          is NaN);
+        - ``rho_ci_low``, ``rho_ci_high`` -- confidence interval for rho (NaN if ``n < 4``);
+        - ``ci_level`` -- the confidence level.
 
     Notes
     -----
-    :math:`\\rho` is the Pearson correlation of the mid-ranks (ties get their average rank).
-    The p-value uses :math:`t = \\rho\\sqrt{(n-2)/(1-\\rho^2)}` on :math:`n - 2` degrees of
-    freedom, as ``scipy.stats.spearmanr`` does; with :math:`|\\rho| = 1` it is 0.
+    :math:`\\rho` is the Pearson correlation of the mid-ranks (ties get their average rank);
+    the p-value uses :math:`t = \\rho\\sqrt{(n-2)/(1-\\rho^2)}` on :math:`n - 2` degrees of
+    freedom (as ``scipy.stats.spearmanr``).  The interval is Fisher's:
+    :math:`\\tanh(\\operatorname{atanh}\\rho \\pm z_{1-\\alpha/2}/\\sqrt{n-3})`.
+    rho and p come from ``pingouin.corr(method="spearman")``; the interval from
+    ``pingouin.compute_esci`` (the same formula as ``corr``'s ``CI95`` column, which
+    ``corr`` rounds to 2 decimals).  pingouin is imported lazily (seconds to import).
 
     Examples
     --------
     >>> spearman([1, 2, 3, 4, 5, None], [5, 6, 7, 8, 7, 1]).round(4)
-       n  n_dropped     rho  p_value
-    0  5          1  0.8208   0.0886
+       n  n_dropped     rho  p_value  rho_ci_low  rho_ci_high  ci_level
+    0  5          1  0.8208   0.0886     -0.2229       0.9878      0.95
     """
+    ci = check_ci(ci)
     xv = as_float_vector(x, "x")
     yv = as_float_vector(y, "y")
     require(xv.shape == yv.shape, f"x and y must have the same length, got {xv.size} and "
@@ -51,21 +60,25 @@ def spearman(x: Any, y: Any) -> pd.DataFrame:
     require(not (np.isinf(xv).any() or np.isinf(yv).any()),
             "x and y must not contain infinite values", field="x")
     ok = ~np.isnan(xv) & ~np.isnan(yv)
+    xs, ys = xv[ok], yv[ok]
     n = int(ok.sum())
-    rho = p = float("nan")
-    if n >= 2:
-        rx = _st.rankdata(xv[ok])
-        ry = _st.rankdata(yv[ok])
-        dx, dy = rx - rx.mean(), ry - ry.mean()
-        den = np.sqrt((dx * dx).sum() * (dy * dy).sum())
-        if den > 0:
-            rho = float(np.clip((dx * dy).sum() / den, -1.0, 1.0))
-    if n >= 3 and np.isfinite(rho):
-        df = n - 2
-        if abs(rho) == 1.0:
-            p = 0.0
-        else:
-            t = rho * np.sqrt(df / ((1.0 - rho) * (1.0 + rho)))
-            p = float(2 * _st.t.sf(abs(t), df))
+    rho = p = lo = hi = float("nan")
+    varies = n >= 2 and np.ptp(xs) > 0 and np.ptp(ys) > 0
+    if varies and n == 2:
+        rho = 1.0 if (xs[1] - xs[0]) * (ys[1] - ys[0]) > 0 else -1.0
+    elif varies:
+        import pingouin as pg  # lazy: ~3 s to import
+
+        with warnings.catch_warnings():  # pingouin warns that it cannot estimate power for n <= 4
+            warnings.simplefilter("ignore", RuntimeWarning)
+            warnings.simplefilter("ignore", UserWarning)
+            res = pg.corr(xs, ys, method="spearman")
+            rho = float(np.clip(res["r"].iloc[0], -1.0, 1.0))
+            p = 0.0 if abs(rho) == 1.0 else float(res["p_val"].iloc[0] if "p_val" in res
+                                                  else res["p-val"].iloc[0])
+            if n >= 4:
+                lo, hi = (float(v) for v in pg.compute_esci(stat=rho, nx=n, ny=n, eftype="r",
+                                                             confidence=ci, decimals=15))
     return pd.DataFrame({"n": [n], "n_dropped": [int((~ok).sum())], "rho": [rho],
-                         "p_value": [p]})
+                         "p_value": [p], "rho_ci_low": [lo], "rho_ci_high": [hi],
+                         "ci_level": [ci]})

@@ -5,7 +5,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats as _st
 
 from voxmem_analysis.stats._validation import as_float_vector, check_ci, require
 
@@ -46,7 +45,9 @@ def wilson_interval(successes: Any, n: Any, *, ci: float = 0.95) -> pd.DataFrame
               \\sqrt{\\frac{\\hat p(1-\\hat p)}{n} + \\frac{z^2}{4n^2}} .
 
     Unlike the Wald interval it stays inside [0, 1] and has sensible width at
-    :math:`\\hat p \\in \\{0, 1\\}`.  The bound at 0 (1) is exact when no (every) trial succeeds; endpoints are clipped to
+    :math:`\\hat p \\in \\{0, 1\\}`.  Computed by
+    ``statsmodels.stats.proportion.proportion_confint(method="wilson")``; this wrapper only
+    validates the arguments (workbook error messages), handles ``n == 0`` and returns a frame.  The bound at 0 (1) is exact when no (every) trial succeeds; endpoints are clipped to
     [0, 1] against rounding.
 
     Examples
@@ -74,15 +75,15 @@ def wilson_interval(successes: Any, n: Any, *, ci: float = 0.95) -> pd.DataFrame
     if bad.any():
         require(False, f"successes must lie in [0, n]; {int(bad.sum())} element(s) do not, "
                 f"e.g. successes={x[bad][0]:g}, n={m[bad][0]:g}", field="successes")
-    z = _st.norm.ppf(1 - (1 - ci) / 2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p = x / m
-        denom = 1 + z * z / m
-        centre = (p + z * z / (2 * m)) / denom
-        half = z / denom * np.sqrt(p * (1 - p) / m + z * z / (4 * m * m))
-        lo = np.where(x == 0, 0.0, np.clip(centre - half, 0.0, 1.0))
-        hi = np.where(x == m, 1.0, np.clip(centre + half, 0.0, 1.0))
+    from statsmodels.stats.proportion import proportion_confint  # lazy: ~2 s to import
+
     empty = m == 0
+    safe_m = np.where(empty, 1.0, m)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lo, hi = proportion_confint(x, safe_m, alpha=1.0 - ci, method="wilson")
+        p = x / safe_m
+    lo = np.where(x == 0, 0.0, np.clip(lo, 0.0, 1.0))
+    hi = np.where(x == m, 1.0, np.clip(hi, 0.0, 1.0))
     p, lo, hi = (np.where(empty, np.nan, a) for a in (p, lo, hi))
     return pd.DataFrame({"successes": x.astype(np.int64), "n": m.astype(np.int64),
                          "proportion": p, "ci_low": lo, "ci_high": hi, "ci_level": ci})

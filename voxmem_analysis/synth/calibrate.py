@@ -7,7 +7,7 @@ L1 slack on every published number (design.targets(), retention ratios, the
 App. D.5 error count) and a weak two-tier L1 pull toward a smooth multiplicative
 prior (model ability x cell difficulty x length decay).
 
-The solution is stored in ``_counts.py`` (``python -m voxmem_analysis.synth.calibrate``
+The solution is stored in ``counts.json`` (``python -m voxmem_analysis.synth.calibrate``
 rewrites it) so that generating the release needs no solver and is byte-reproducible.
 """
 from __future__ import annotations
@@ -231,14 +231,12 @@ def solve(time_limit: float = 300.0) -> dict[tuple[str, str, tuple], int]:
 
 
 def write_counts(counts, path=None) -> None:
-    import pathlib
-    path = pathlib.Path(path or pathlib.Path(__file__).with_name("_counts.py"))
-    lines = ['"""Correct counts per (model, budget, cell) solved by calibrate.py. Generated; do not edit."""',
-             "# cell = (evidence_type, operation, source_operation)", "COUNTS = {"]
-    for (m, b, c), k in sorted(counts.items(), key=lambda kv: (D.MODEL_NAMES.index(kv[0][0]), BUDGETS.index(kv[0][1]), CELLS.index(kv[0][2]))):
-        lines.append(f"    ({m!r}, {b!r}, {c!r}): {k},")
-    lines.append("}")
-    path.write_text("\n".join(lines) + "\n")
+    """Store ``counts`` in ``synth/counts.json`` (or ``path``), in model, budget, cell order."""
+    from voxmem_analysis.synth.counts import write_counts as write_file
+
+    order = sorted(counts.items(), key=lambda kv: (D.MODEL_NAMES.index(kv[0][0]), BUDGETS.index(kv[0][1]),
+                                                   CELLS.index(kv[0][2])))
+    write_file(dict(order), path)
 
 
 if __name__ == "__main__":  # pragma: no cover

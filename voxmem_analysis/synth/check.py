@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import gzip
 import io
-import json
 import pathlib
 
 import numpy as np
@@ -104,20 +103,10 @@ def _matrix(df: pl.DataFrame, budget: str, models, evs) -> np.ndarray:
 
 
 def _bootstrap(B: np.ndarray, C: np.ndarray, n_boot: int, seed: int) -> dict[str, tuple[float, float]]:
-    try:
-        from voxmem_analysis.stats.bootstrap import paired_bootstrap_matrix
-        out = paired_bootstrap_matrix(B, C, statistics=("drop", "retention"), n_boot=n_boot, seed=seed)
-        return {r.statistic: (float(r.ci_low), float(r.ci_high)) for r in out.itertuples()}
-    except ImportError:  # pragma: no cover - fallback while the stats engine is absent
-        rng = np.random.default_rng(seed)
-        n = B.shape[0]
-        W = rng.multinomial(n, np.full(n, 1.0 / n), size=n_boot).astype(float)
-        b = (W @ np.nan_to_num(B)) / n
-        c = (W @ np.nan_to_num(C)) / n
-        drop = 100 * (b.mean(1) - c.mean(1))
-        ret = c.mean(1) / b.mean(1)
-        return {"drop": tuple(np.percentile(drop, [2.5, 97.5])),
-                "retention": tuple(np.percentile(ret, [2.5, 97.5]))}
+    from voxmem_analysis.stats.bootstrap import paired_bootstrap_matrix
+
+    out = paired_bootstrap_matrix(B, C, statistics=("drop", "retention"), n_boot=n_boot, seed=seed)
+    return {r.statistic: (float(r.ci_low), float(r.ci_high)) for r in out.itertuples()}
 
 
 def _spearman(x, y) -> tuple[float, float]:

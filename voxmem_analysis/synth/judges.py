@@ -52,7 +52,8 @@ the AR 8K predictions that step 5 re-worded; ``judge2`` holds the 8K rows of
 
 :func:`judge2_calibration_report` returns target vs achieved for every number.
 :func:`standin_inputs` builds a stand-in item table, predictions and model registry from
-``synth.design`` / ``synth._counts`` for development until ``synth.core`` exists.
+``synth.design`` / ``synth/counts.json``: a small, fast input for tests (the release itself comes from
+:mod:`voxmem_analysis.synth.release`).
 """
 from __future__ import annotations
 
@@ -605,14 +606,16 @@ def judge2_calibration_report(preds: pl.DataFrame, judge2: pl.DataFrame, models)
 
 # ============================================================================ stand-in
 def standin_inputs(seed: int = 0, budgets: tuple[str, ...] = tx.BUDGETS):
-    """Stand-in (items, preds, models) until ``synth.core`` exists.
+    """Stand-in (items, preds, models) for tests, without the release generator.
 
-    Built from ``synth.design`` (cells, models, 8K rejections) and ``synth._counts`` (the
+    Built from ``synth.design`` (cells, models, 8K rejections) and ``synth/counts.json`` (the
     calibrated correct counts): one harness row per (model, budget, item), responses
     rendered from the gold answer, a few failed generations.  Not the release generator.
     """
     from voxmem_analysis.synth import design as D
-    from voxmem_analysis.synth._counts import COUNTS
+    from voxmem_analysis.synth.counts import read_counts
+
+    counts = read_counts()
 
     rng = np.random.default_rng([seed, 7001])
     items = []
@@ -663,7 +666,7 @@ def standin_inputs(seed: int = 0, budgets: tuple[str, ...] = tx.BUDGETS):
             order = rng.permutation(len(qids))
             rejected = set(order[:rej].tolist())
             pool = [i for i in order.tolist() if i not in rejected]
-            k = min(COUNTS.get((model, b, cell), 0), len(pool))
+            k = min(counts.get((model, b, cell), 0), len(pool))
             correct = set(pool[:k])
             for i, qid in enumerate(qids):
                 is_ar = op == D.AR

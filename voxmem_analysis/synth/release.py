@@ -6,7 +6,7 @@ FORMATS §1), ``items.csv`` (FORMATS §2), ``models.csv``, ``release.json``,
 in :data:`PARTS`; a failure there raises).  Nothing here is real model output.
 
 How verdicts are made: the integer correct counts per (model, budget, cell) come
-from ``_counts.py`` (solved once by ``calibrate.py`` against the paper's numbers);
+from ``counts.json`` (solved once by ``calibrate.py`` against the paper's numbers);
 which items are correct is decided by ranking a latent score per (model, item,
 budget) = shared item easiness + model-specific term + a random walk over budgets
 (shared across models in part), and taking the top k of each cell.  So an item
@@ -25,9 +25,9 @@ import numpy as np
 import pandas as pd
 import polars as pl
 
-from voxmem_analysis.taxonomy import BUDGETS, EVIDENCE_TYPES, budget_tokens
+from voxmem_analysis.taxonomy import BUDGETS, budget_tokens
 from voxmem_analysis.synth import design as D
-from voxmem_analysis.synth.design import AR, ENV, IE, MSR, PARA, SEM, SPK, TET
+from voxmem_analysis.synth.design import AR, ENV, IE, MSR, PARA, SEM, SPK
 
 DEFAULT_SEED = 20260
 BENCHMARK_VERSION = "voxmem-1.0-synthetic"
@@ -430,8 +430,8 @@ def _write_predictions(root: pathlib.Path, preds: pl.DataFrame) -> None:
 
 
 def load_counts() -> dict:
-    from voxmem_analysis.synth._counts import COUNTS
-    return {"k": COUNTS, "runs": set(D.runs())}
+    from voxmem_analysis.synth.counts import read_counts
+    return {"k": read_counts(), "runs": set(D.runs())}
 
 
 def build(seed: int = DEFAULT_SEED) -> dict:

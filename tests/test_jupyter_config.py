@@ -1,0 +1,103 @@
+"""The repository's Jupyter configuration: jupytext pairing that keeps the scripts clean, and the
+JupyterLab setting (installed into the environment) that opens ``.py`` notebooks as notebooks."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+jupytext = pytest.importorskip("jupytext")
+nbformat = pytest.importorskip("nbformat")
+
+NOTEBOOKS = sorted((REPO / "notebooks").glob("[0-9][0-9]_*.py"))
+LAB_OVERRIDES = REPO / "jupyterlab" / "overrides.json"
+INSTALLED = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.d" / "voxmem-analysis.json"
+JUPYTEXT_LAB = Path(sys.prefix) / "share" / "jupyter" / "labextensions" / "jupyterlab-jupytext"
+
+
+def _copy_project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / "notebooks").mkdir(parents=True)
+    shutil.copy(REPO / "jupytext.toml", root / "jupytext.toml")
+    for nb in NOTEBOOKS:
+        shutil.copy(nb, root / "notebooks" / nb.name)
+    return root
+
+
+def _as_lab_would_save(nb) -> None:
+    """What a JupyterLab session adds before saving: outputs, kernel/widget metadata, cell UI state."""
+    nb.metadata["language_info"] = {"name": "python", "version": "3.11.2", "mimetype": "text/x-python"}
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}, "version_major": 2,
+                                                                             "version_minor": 0}}
+    for c in nb.cells:
+        c.metadata.update(scrolled=True, collapsed=False, jupyter={"source_hidden": False},
+                          execution={"iopub.execute_input": "2026-12-01T00:00:00Z"})
+        if c.cell_type == "code":
+            c["execution_count"] = 1
+            c["outputs"] = [nbformat.v4.new_output("stream", name="stdout", text="ran\n")]
+
+
+def test_saving_from_jupyterlab_changes_only_the_edited_line(tmp_path):
+    from jupytext import TextFileContentsManager   # the contents manager JupyterLab's server uses
+
+    root = _copy_project(tmp_path)
+    cm = TextFileContentsManager(root_dir=str(root))
+    for script in NOTEBOOKS:
+        rel = f"notebooks/{script.name}"
+        model = cm.get(rel, content=True)
+        assert model["type"] == "notebook", rel
+        nb = model["content"]
+        _as_lab_would_save(nb)
+        params = nb.cells[0]
+        assert "parameters" in params.metadata.get("tags", []), rel
+        params.source = params.source + "\nedited = 1"
+        cm.save({"type": "notebook", "format": "json", "content": nb}, rel)
+        before = script.read_text(encoding="utf-8").splitlines()
+        after = (root / rel).read_text(encoding="utf-8").splitlines()
+        added = [line for line in after if line not in before]
+        assert added == ["edited = 1"] and len(after) == len(before) + 1, (rel, added)
+        paired = json.loads((root / rel).with_suffix(".ipynb").read_text())
+        assert any(c.get("outputs") for c in paired["cells"]), f"{rel}: the paired .ipynb lost the outputs"
+        assert "widgets" in paired["metadata"]
+
+
+def test_jupytext_sync_leaves_every_script_byte_identical(tmp_path):
+    root = _copy_project(tmp_path)
+    subprocess.run([sys.executable, "-m", "jupytext", "--sync", *(f"notebooks/{p.name}" for p in NOTEBOOKS)],
+                   cwd=root, check=True, capture_output=True, timeout=300)
+    for script in NOTEBOOKS:
+        assert (root / "notebooks" / script.name).read_bytes() == script.read_bytes(), script.name
+        assert (root / "notebooks" / script.name).with_suffix(".ipynb").is_file()
+
+
+def test_paired_notebooks_are_git_ignored():
+    if shutil.which("git") is None or not (REPO / ".git").exists():
+        pytest.skip("not a git checkout")
+    r = subprocess.run(["git", "check-ignore", "-q", "notebooks/20_context_scaling.ipynb"], cwd=REPO)
+    assert r.returncode == 0
+    r = subprocess.run(["git", "check-ignore", "-q", "notebooks/20_context_scaling.py"], cwd=REPO)
+    assert r.returncode == 1
+
+
+def test_lab_setting_names_the_jupytext_viewer_for_python_files():
+    setting = json.loads(LAB_OVERRIDES.read_text())
+    viewers = setting["@jupyterlab/docmanager-extension:plugin"]["defaultViewers"]
+    assert viewers == {"python": "Jupytext Notebook"}
+    # the factory and file-type names the installed jupytext extension registers
+    code = "".join(p.read_text(encoding="utf-8", errors="replace") for p in (JUPYTEXT_LAB / "static").glob("*.js"))
+    assert 'FACTORY="Jupytext Notebook"' in code
+    assert '"python"' in code
+
+
+def test_lab_setting_is_installed_in_the_environment():
+    if not INSTALLED.is_file():
+        pytest.fail(f"{INSTALLED} is missing: `make install` (or `make lab-settings`) installs it")
+    assert json.loads(INSTALLED.read_text()) == json.loads(LAB_OVERRIDES.read_text())
+    makefile = (REPO / "Makefile").read_text()
+    assert "share/jupyter/lab/settings/overrides.d/voxmem-analysis.json" in makefile

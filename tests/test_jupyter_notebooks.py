@@ -1,0 +1,115 @@
+"""Every notebook runs with its default parameters from ``notebooks/`` and shows what it saves.
+
+papermill executes each notebook with ``cwd=notebooks/`` (as JupyterLab and ``nbconvert``
+start the kernel) and only ``out_dir`` changed -- to a *relative* path, which must resolve
+against the repository root and so lands in the test's temporary folder.  The executed
+notebook must hold every saved figure as an image output, byte for byte the PNG on disk, and
+a rich (HTML) output for every saved table.  ``jupyter nbconvert --execute`` and the
+reproduction runner's executed copies are checked the same way on one notebook each.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+jupytext = pytest.importorskip("jupytext")
+papermill = pytest.importorskip("papermill")
+
+from voxmem_analysis.paths import ROOT_ENV, resolve  # noqa: E402
+from voxmem_analysis.reproduce.runner import declared_parameters, discover, execute_notebook, missing_parts  # noqa: E402
+
+NOTEBOOKS = discover(REPO / "notebooks")
+
+
+def _images(nb: dict) -> list[bytes]:
+    return [base64.b64decode(o["data"]["image/png"]) for c in nb["cells"] if c["cell_type"] == "code"
+            for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
+
+
+def _html_outputs(nb: dict) -> int:
+    return sum("text/html" in o.get("data", {}) for c in nb["cells"] if c["cell_type"] == "code"
+               for o in c.get("outputs", []))
+
+
+def _errors(nb: dict) -> list[str]:
+    return [f"{o['ename']}: {o['evalue']}" for c in nb["cells"] if c["cell_type"] == "code"
+            for o in c.get("outputs", []) if o.get("output_type") == "error"]
+
+
+def _assert_shows_what_it_saved(nb: dict, out: Path) -> None:
+    saved = {p.name: p.read_bytes() for p in sorted((out / "figures").glob("*.png"))}
+    shown = _images(nb)
+    assert sorted(shown) == sorted(saved.values()), (
+        f"{len(shown)} image output(s) for {len(saved)} saved figure(s): {sorted(saved)}")
+    tables = list((out / "tables").glob("*.md"))
+    assert _html_outputs(nb) >= len(tables), f"{_html_outputs(nb)} rich outputs for {len(tables)} tables"
+
+
+def _to_ipynb(script: Path, dst: Path) -> Path:
+    jupytext.write(jupytext.read(script), dst)
+    return dst
+
+
+@pytest.fixture(autouse=True)
+def _no_root_override(monkeypatch):
+    monkeypatch.delenv(ROOT_ENV, raising=False)
+
+
+@pytest.mark.parametrize("script", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_papermill_from_notebooks_dir_with_default_parameters(script, tmp_path):
+    nb = jupytext.read(script)
+    declared = declared_parameters(nb.cells[0].source)
+    data = declared.get("data_dir")
+    if isinstance(data, str) and missing_parts(script.read_text(encoding="utf-8"), resolve(data)):
+        pytest.skip(f"the default release lacks a part {script.name} requires")
+    out = tmp_path / "out"
+    rel_out = os.path.relpath(out, REPO)          # relative: resolved against the repository root
+    assert not Path(rel_out).is_absolute()
+    executed = tmp_path / f"{script.stem}.run.ipynb"
+    papermill.execute_notebook(str(_to_ipynb(script, tmp_path / f"{script.stem}.ipynb")), str(executed),
+                               parameters={"out_dir": rel_out}, kernel_name="python3", progress_bar=False,
+                               cwd=str(REPO / "notebooks"))
+    result = json.loads(executed.read_text())
+    assert not _errors(result)
+    assert out.is_dir(), "relative out_dir was not resolved against the repository root"
+    _assert_shows_what_it_saved(result, out)
+    if any((out / "figures").glob("*.png")):
+        assert _images(result)
+
+
+def test_nbconvert_execute_runs_in_the_notebook_folder(tmp_path):
+    """``jupyter nbconvert --execute`` starts the kernel beside the notebook: a copy outside the
+    repository still finds the release (the package's project) and shows its figures."""
+    script = REPO / "notebooks" / "05_benchmark_design.py"
+    nb = jupytext.read(script)
+    out = tmp_path / "out"
+    nb.cells[0].source = nb.cells[0].source.replace('out_dir = "figures"', f"out_dir = {str(out)!r}")
+    assert str(out) in nb.cells[0].source
+    src = tmp_path / "work" / "05_benchmark_design.ipynb"
+    src.parent.mkdir()
+    jupytext.write(nb, src)
+    env = {k: v for k, v in os.environ.items() if k != ROOT_ENV}
+    subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute", "--inplace",
+                    "--ExecutePreprocessor.kernel_name=python3", str(src)],
+                   check=True, env=env, cwd=tmp_path, capture_output=True, timeout=600)
+    result = json.loads(src.read_text())
+    assert not _errors(result)
+    assert len(_images(result)) == 2                       # Figure 2(a), session roles
+    _assert_shows_what_it_saved(result, out)
+
+
+def test_runner_executed_copies_show_the_figures(tmp_path):
+    script = REPO / "notebooks" / "20_context_scaling.py"
+    res = execute_notebook(script, data_dir=REPO / "data" / "synthetic", out_dir=tmp_path, n_boot=200, seed=1)
+    assert res.status == "ok", res.error
+    executed = json.loads((tmp_path / res.executed).read_text())
+    assert len(_images(executed)) >= 3                      # Figure 6, Table 18 forest, D.5 scatter, ...
+    _assert_shows_what_it_saved(executed, tmp_path / ".staging" / script.stem)

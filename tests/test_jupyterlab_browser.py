@@ -1,0 +1,220 @@
+"""JupyterLab, as a user meets it: double-click a notebook, Run All, see the figures.
+
+Starts JupyterLab from the project's environment (``python -m jupyterlab``) on a free local
+port with an empty HOME and empty Jupyter config/data/runtime folders, so the only settings in
+play are the ones the project installs into its environment (``make install``: the settings
+override under ``.venv/share/jupyter/lab/settings/overrides.d/``).  Headless Chromium (the
+system package, driven by Playwright) opens ``notebooks/20_context_scaling.py`` through the
+file-browser URL, runs all cells from the Run menu, and the test checks that the notebook
+view (not the text editor) shows the script and that the figures render as images.  The
+server is stopped at the end; autosave is off, so nothing is written next to the notebook.
+
+``VOXMEM_ROOT`` points the notebook's relative paths at a temporary project root whose
+``data`` links to the repository's, so the default ``out_dir = "figures"`` lands there.
+
+Chromium comes from the system package manager (``.ci/run`` installs it); if it is missing the
+test installs it with apt-get when it can (root), and is skipped only when that is impossible.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+NOTEBOOK = "notebooks/20_context_scaling.py"
+TIMEOUT_S = 180                     # each wait; generous for a loaded 2-core machine
+RUN_TIMEOUT_S = 900                 # Run All of the whole notebook (default n_boot) on such a machine
+CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run", "--disable-dev-shm-usage"]
+OVERRIDES = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.d" / "voxmem-analysis.json"
+
+
+def _chromium() -> str:
+    """Path of the system Chromium, installed with apt-get if missing and possible; else skip."""
+    for name in ("/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser")):
+        if name and os.access(name, os.X_OK):
+            return name
+    apt = shutil.which("apt-get")
+    if not apt or os.geteuid() != 0:
+        pytest.skip("Chromium is not installed and cannot be installed here (needs apt-get as root); "
+                    "install the `chromium` package")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    log = ""
+    for cmd in ([apt, "install", "-y", "-qq", "chromium"], [apt, "update", "-qq"],
+                [apt, "install", "-y", "-qq", "chromium"]):
+        r = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=1800)
+        log += r.stdout[-500:] + r.stderr[-500:]
+        if os.access("/usr/bin/chromium", os.X_OK):
+            return "/usr/bin/chromium"
+    pytest.skip(f"Chromium could not be installed with apt-get: {log[-800:]}")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _lab_env(tmp: Path, root: Path) -> dict:
+    """A clean user: empty HOME and Jupyter folders; user settings: autosave off, no windowing;
+    VOXMEM_ROOT=root."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "IPYTHON"))}
+    dirs = {"HOME": "home", "JUPYTER_CONFIG_DIR": "config", "JUPYTER_DATA_DIR": "data",
+            "JUPYTER_RUNTIME_DIR": "runtime", "IPYTHONDIR": "ipython"}
+    for var, sub in dirs.items():
+        (tmp / sub).mkdir(parents=True, exist_ok=True)
+        env[var] = str(tmp / sub)
+    user = tmp / "config" / "lab" / "user-settings" / "@jupyterlab" / "docmanager-extension"
+    user.mkdir(parents=True)
+    (user / "plugin.jupyterlab-settings").write_text(json.dumps({"autosave": False}))
+    # every cell in the DOM (no virtual scrolling), so all outputs can be inspected
+    tracker = tmp / "config" / "lab" / "user-settings" / "@jupyterlab" / "notebook-extension"
+    tracker.mkdir(parents=True)
+    (tracker / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
+    env.update(JUPYTER_PREFER_ENV_PATH="1", VOXMEM_ROOT=str(root), PYTHONHASHSEED="0")
+    env.pop("JUPYTERLAB_DIR", None)
+    return env
+
+
+def _wait_http(url: str, proc: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + TIMEOUT_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"JupyterLab exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=5) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(1)
+    raise AssertionError(f"JupyterLab did not answer at {url} within {TIMEOUT_S} s:\n{log.read_text()[-3000:]}")
+
+
+@pytest.fixture
+def lab(tmp_path):
+    """A JupyterLab server on a free port (token off, no browser, root_dir = the repository)."""
+    assert OVERRIDES.is_file(), f"{OVERRIDES} is missing: run `make install` (it installs the JupyterLab settings)"
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "data").symlink_to(REPO / "data", target_is_directory=True)
+    port = _free_port()
+    log = tmp_path / "jupyterlab.log"
+    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
+           "--ServerApp.port_retries=0", "--IdentityProvider.token=", "--ServerApp.password=",
+           f"--ServerApp.root_dir={REPO}", "--LabApp.news_url=None",
+           "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    if os.geteuid() == 0:           # CI containers run as root
+        cmd.append("--allow-root")
+    with open(log, "w") as fh:
+        proc = subprocess.Popen(cmd, cwd=REPO, env=_lab_env(tmp_path / "user", root), stdin=subprocess.DEVNULL,
+                                stdout=fh, stderr=subprocess.STDOUT)
+    try:
+        _wait_http(f"http://127.0.0.1:{port}/api/status", proc, log)
+        yield {"url": f"http://127.0.0.1:{port}", "root": root, "log": log}
+    finally:
+        proc.terminate()            # the server shuts its kernels down on SIGTERM
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=30)
+
+
+def _run_all_cells(page) -> None:
+    """Run > Run All Cells; again if no cell started (a click while the kernel was still connecting)."""
+    started = """() => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt')]
+                     .some(p => /\\[(\\*|\\d+)\\]/.test(p.textContent))"""
+    for attempt in range(3):
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        item = page.locator(".lm-Menu-item:visible", has_text="Run All Cells").first
+        item.wait_for(state="visible")
+        page.wait_for_timeout(500)   # let the menu settle before clicking an entry
+        item.click()
+        try:
+            page.wait_for_function(started, timeout=30_000)
+            return
+        except Exception:  # noqa: BLE001 - playwright's TimeoutError; try the menu again
+            page.keyboard.press("Escape")
+    raise AssertionError("Run > Run All Cells started no cell (3 attempts)")
+
+
+def _wait_for_idle_kernel(page) -> None:
+    page.wait_for_function(
+        """() => { const el = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook-ExecutionIndicator');
+                   return el && el.getAttribute('data-status') === 'idle'; }""", timeout=TIMEOUT_S * 1000)
+
+
+def _open_and_run(page, url: str, shot: Path) -> dict:
+    """Open the notebook through the file-browser URL, check the view, run all cells, wait for figures."""
+    page.goto(f"{url}/lab/tree/{NOTEBOOK}", timeout=TIMEOUT_S * 1000)
+    panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+    page.locator(".jp-NotebookPanel:not(.lm-mod-hidden), .jp-FileEditor").first.wait_for(state="visible")
+    seen = {"editor": page.locator(".jp-FileEditor:visible").count(),
+            "tab": page.locator("#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current .lm-TabBar-tabLabel").first.inner_text()}
+    if seen["editor"]:
+        page.screenshot(path=str(shot))
+        return seen                 # opened in the text editor: the test fails on this
+    page.wait_for_function("""() => document.querySelectorAll(
+        '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell').length >= 4""")
+    _wait_for_idle_kernel(page)
+    _run_all_cells(page)
+    # done: no cell queued or running any more (after an error the queue is cleared)
+    page.wait_for_function("""() => ![...document.querySelectorAll(
+        '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt')].some(p => p.textContent.includes('*'))""",
+                           timeout=RUN_TIMEOUT_S * 1000)
+    _wait_for_idle_kernel(page)
+    images = panel.locator(".jp-OutputArea-output img")
+    images.first.wait_for(state="visible", timeout=10_000)
+    page.wait_for_function("""() => [...document.querySelectorAll(
+        '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output img')].every(i => i.complete && i.naturalWidth > 0)""")
+    images.first.scroll_into_view_if_needed()
+    page.screenshot(path=str(shot))
+    seen["prompts"] = panel.locator(".jp-CodeCell .jp-InputPrompt").all_inner_texts()
+    seen["errors"] = panel.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
+                                   ).all_inner_texts()
+    seen["widths"] = [images.nth(i).evaluate("i => i.naturalWidth") for i in range(images.count())]
+    return seen
+
+
+def test_notebook_opens_as_notebook_runs_and_shows_figures(lab, tmp_path):
+    chromium = _chromium()
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the [test] extra")
+    shot = tmp_path / "jupyterlab_20_context_scaling.png"
+    script = (REPO / NOTEBOOK).read_bytes()
+    paired = (REPO / NOTEBOOK).with_suffix(".ipynb")
+    paired_before = paired.exists()
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.set_default_timeout(TIMEOUT_S * 1000)
+            try:
+                seen = _open_and_run(page, lab["url"], shot)
+            except Exception as exc:
+                page.screenshot(path=str(tmp_path / "failure.png"))
+                raise AssertionError(f"{exc}\n(screenshot: {tmp_path / 'failure.png'}; server log:\n"
+                                     f"{lab['log'].read_text()[-2000:]})") from exc
+        finally:
+            browser.close()
+    print(f"screenshot: {shot}")
+    assert seen["editor"] == 0, f"the script opened in the text editor (screenshot: {shot})"
+    assert seen["tab"] == Path(NOTEBOOK).name
+    assert not [e for e in seen["errors"] if "Traceback" in e or "Error" in e], seen["errors"]
+    assert all(p.strip().startswith("[") and "*" not in p and p.strip() != "[ ]:" for p in seen["prompts"]), \
+        seen["prompts"]
+    saved = sorted(f.name for f in (lab["root"] / "figures" / "figures").glob("*.png"))
+    assert {"fig6_context_scaling.png", "table18_forest.png", "d5_sensitivity.png"} <= set(saved)
+    assert len(seen["widths"]) == len(saved) and min(seen["widths"]) > 300, (seen["widths"], saved)
+    assert (REPO / NOTEBOOK).read_bytes() == script, "the tracked script was rewritten"
+    assert paired.exists() == paired_before, "a paired .ipynb was written next to the script"

@@ -1,0 +1,117 @@
+"""Resampling clusters: which questions belong together (``--cluster {item,family}``).
+
+VoxMem derives every answer-refusal (AR) question from an answerable *source* question and
+replays the source's history for it, so the two are not independent observations: a
+*family* is a source question together with its refusal variant(s) (799 questions in 669
+families in the paper's release).  The items file states it twice: ``family_id`` (shared by
+a question and its variants) and ``paired_question_id`` (on a refusal item: its source).
+:func:`question_families` reads ``family_id`` and falls back to ``paired_question_id`` (else
+the question itself) where ``family_id`` is missing.
+
+:func:`attach_cluster` adds the cluster column a bootstrap resamples by:
+``cluster="item"`` resamples questions (the paper's Appendix D.4), ``cluster="family"``
+whole families; the bootstrap output then states the unit and the design effect
+(clustered over item-level replicate variance).
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+__all__ = ["CLUSTERS", "check_cluster", "question_families", "attach_cluster", "cluster_column"]
+
+#: Accepted resampling units.
+CLUSTERS = ("item", "family")
+
+
+def check_cluster(cluster: str) -> str:
+    """Validate a resampling unit name (``"item"`` or ``"family"``)."""
+    if cluster not in CLUSTERS:
+        raise ValueError(f"cluster must be one of {', '.join(CLUSTERS)}, got {cluster!r}")
+    return cluster
+
+
+def question_families(source) -> pd.DataFrame:
+    """One row per question: ``question_id, family`` (see the module docstring).
+
+    Parameters
+    ----------
+    source : Release or DataFrame
+        A release (its verdict frame is read) or a pandas/polars frame with ``question_id``
+        and ``family_id`` and/or ``paired_question_id``.
+
+    Returns
+    -------
+    DataFrame
+        ``question_id``, ``family`` (the family id; a refusal question without ``family_id``
+        takes its source's id, any other question its own).
+
+    Raises
+    ------
+    ValueError
+        A question listed with two different families.
+    """
+    fr = getattr(source, "frame", source)
+    cols = [c for c in ("question_id", "family_id", "paired_question_id") if c in fr.columns]
+    if "question_id" not in cols:
+        raise ValueError("cannot find question families: the data has no question_id column")
+    df = fr.select(cols).to_pandas() if hasattr(fr, "select") and not isinstance(fr, pd.DataFrame) \
+        else fr.loc[:, cols]
+    df = df.drop_duplicates()
+    fam = df["question_id"].astype(str)
+    if "paired_question_id" in df:
+        src = df["paired_question_id"]
+        fam = src.where(src.notna() & (src.astype(str) != ""), fam).astype(str)
+    if "family_id" in df:
+        fam = df["family_id"].where(df["family_id"].notna(), fam).astype(str)
+    out = pd.DataFrame({"question_id": df["question_id"].to_numpy(), "family": fam.to_numpy()}).drop_duplicates()
+    dup = out["question_id"].duplicated(keep=False)
+    if dup.any():
+        q = out.loc[dup, "question_id"].iloc[0]
+        raise ValueError(f"question {q!r} belongs to several families "
+                         f"({sorted(out.loc[out['question_id'] == q, 'family'])}); family_id must be "
+                         "constant per question")
+    return out.reset_index(drop=True)
+
+
+def cluster_column(cluster: str, item: str = "question_id") -> str | None:
+    """Column a bootstrap resamples by for ``cluster`` (``None`` = the item itself)."""
+    return None if check_cluster(cluster) == "item" else "family"
+
+
+def attach_cluster(pred: pd.DataFrame, source, cluster: str, *, item: str = "question_id") -> pd.DataFrame:
+    """Add the ``family`` column to ``pred`` when ``cluster="family"`` (unchanged for ``"item"``).
+
+    Raises
+    ------
+    ValueError
+        A question of ``pred`` has no family in ``source``.
+    """
+    if check_cluster(cluster) == "item":
+        return pred
+    fam = question_families(source).rename(columns={"question_id": item})
+    out = pred.merge(fam, on=item, how="left", validate="many_to_one")
+    if out["family"].isna().any():
+        miss = out.loc[out["family"].isna(), item].iloc[0]
+        raise ValueError(f"question {miss!r} has no family in the release")
+    return out
+
+
+#: LongMemEval marks an abstention question derived from question ``X`` as ``X_abs``.
+ABSTENTION_SUFFIX = "_abs"
+
+
+def with_abstention_families(frame, *, item: str = "question_id", column: str = "family") -> pd.DataFrame:
+    """LongMemEval verdicts (pandas or polars) with a ``family`` column: ``X_abs`` joins ``X``.
+
+    LongMemEval derives each abstention question from an answerable one and gives it the
+    source's id plus ``_abs`` -- the same structure as VoxMem's refusal families.
+    """
+    df = frame.to_pandas() if hasattr(frame, "to_pandas") and not isinstance(frame, pd.DataFrame) else frame.copy()
+    if item not in df.columns:
+        raise ValueError(f"cannot form families: the data has no {item!r} column")
+    ids = df[item].astype(str)
+    df[column] = ids.where(~ids.str.endswith(ABSTENTION_SUFFIX), ids.str[: -len(ABSTENTION_SUFFIX)])
+    return df
+
+
+__all__ += ["ABSTENTION_SUFFIX", "with_abstention_families"]

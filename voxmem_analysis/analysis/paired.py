@@ -1,0 +1,70 @@
+"""Paired comparison of models on VoxMem data (``voxmem-analysis compare --data DIR``).
+
+:func:`compare_models` compares every pair of the given models at one budget, on the items
+*both* were scored on (answerable and refusal items alike, unless ``answerable_only``): the
+accuracy difference (pp) with a seeded paired item bootstrap interval, the exact McNemar
+p-value of the discordant pairs and Holm's adjustment across the pairs.  The computation is
+:func:`voxmem_analysis.analysis.verdicts.compare_systems` (itself built on
+:func:`voxmem_analysis.stats.paired_bootstrap_frame`, :func:`voxmem_analysis.stats.mcnemar_exact`
+and :func:`voxmem_analysis.stats.holm`) applied to the release's verdict frame.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import pandas as pd
+import polars as pl
+
+from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.analysis.clusters import attach_cluster, cluster_column
+from voxmem_analysis.analysis.verdicts import compare_systems
+
+__all__ = ["compare_models", "check_models", "check_budget"]
+
+
+def check_budget(budget: str) -> str:
+    """The canonical budget label (``32k`` -> ``32K``); ``ValueError`` naming the choices."""
+    b = str(budget).strip().upper()
+    if b not in tx.BUDGETS:
+        raise ValueError(f"unknown budget {budget!r}; one of {', '.join(tx.BUDGETS)}")
+    return b
+
+
+def check_models(release, models: Sequence[str]) -> list[str]:
+    """``models`` as given, each checked against the release's models (``ValueError`` lists them)."""
+    known = release.model_order()
+    bad = [m for m in models if m not in known]
+    if bad:
+        raise ValueError(f"unknown model(s) {', '.join(map(repr, bad))}; the release has: {', '.join(known)}")
+    return list(models)
+
+
+def compare_models(release, models: Sequence[str], budget: str, *, answerable_only: bool = False,
+                   n_boot: int = 10_000, seed: int = 0, alpha: float = 0.05, cluster: str = "item") -> pd.DataFrame:
+    """Every pair of ``models`` at ``budget`` on the items both were scored on.
+
+    Returns the table of :func:`~voxmem_analysis.analysis.verdicts.compare_systems` (one row
+    per pair ``model_a``, ``model_b`` in the order given): scored items of each, the common items, the
+    accuracies on them, ``diff`` = ``acc_a - acc_b`` (pp) with its bootstrap interval, the
+    discordant counts ``a_right_b_wrong`` / ``a_wrong_b_right``, ``p_mcnemar`` (exact,
+    two-sided) and ``p_holm`` (Holm over the pairs).  Items only one model was scored on are
+    counted (``only_a``, ``only_b``) and left out.  ``cluster="family"`` resamples question
+    families (a refusal question with its source) in the bootstrap and adds ``cluster`` and
+    ``diff_design_effect`` (:mod:`voxmem_analysis.analysis.clusters`).
+    """
+    b = check_budget(budget)
+    ms = check_models(release, models)
+    if len(ms) < 2 or len(set(ms)) != len(ms):
+        raise ValueError(f"give at least two different models, got {', '.join(ms) or 'none'}")
+    fr = release.frame.filter(pl.col("model").is_in(ms) & (pl.col("budget").cast(pl.Utf8) == b))
+    if answerable_only:
+        fr = fr.filter(~pl.col("is_ar"))
+    missing = [m for m in ms if m not in set(fr["model"].to_list())]
+    if missing:
+        raise ValueError(f"no prediction of {', '.join(missing)} at {b}")
+    fr = fr.select("model", "item_id", "question_id", "budget", "correct", "scored").with_columns(
+        pl.col("budget").cast(pl.Utf8))
+    fr = attach_cluster(fr.to_pandas(), release, cluster)
+    table = compare_systems(fr, system="model", item="item_id", budget="budget", systems=ms,
+                            n_boot=n_boot, seed=seed, alpha=alpha, cluster=cluster_column(cluster))
+    return table.rename(columns={"system_a": "model_a", "system_b": "model_b"})

@@ -1,0 +1,103 @@
+"""How small a difference can a release detect?  Observed discordance and paired power.
+
+A paired comparison's power depends on the number of items and on the *discordance* -- the
+share of items on which the two compared systems disagree (one right, the other wrong);
+see :mod:`voxmem_analysis.stats.power`.  :func:`observed_discordance` measures it on a release,
+for every pair of models at one budget (``compare="models"``) or for every model between two
+budgets (``compare="budgets"``), on the items both sides were scored on.
+:func:`release_power` then gives the minimum detectable difference at that discordance.
+"""
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from voxmem_analysis.analysis.selection import check_models, run_budgets, scored_predictions
+from voxmem_analysis.errors import MissingDataError
+from voxmem_analysis.stats.power import power_summary
+
+__all__ = ["observed_discordance", "release_power"]
+
+
+def _pair_row(first: pd.Series, second: pd.Series, **keys) -> dict:
+    both = first.index.intersection(second.index)
+    x, y = first.loc[both].to_numpy(bool), second.loc[both].to_numpy(bool)
+    n10, n01 = int((x & ~y).sum()), int((~x & y).sum())
+    n = int(len(both))
+    return {**keys, "n": n, "n10": n10, "n01": n01,
+            "discordance": (n10 + n01) / n if n else np.nan,
+            "difference": (n10 - n01) / n if n else np.nan}
+
+
+def observed_discordance(release, *, compare: str = "models", budget: str = "8K",
+                         comparison: str = "64K", models: Sequence[str] | None = None) -> pd.DataFrame:
+    """Discordance of every paired comparison of a kind, on the items both sides were scored on.
+
+    Parameters
+    ----------
+    release : Release
+    compare : {"models", "budgets"}
+        ``"models"``: every pair of models run at ``budget``; ``"budgets"``: every model run
+        at ``budget`` and ``comparison``, the first against the second.
+    budget, comparison : str
+        Budgets (``comparison`` only for ``compare="budgets"``).
+    models : list of str, optional
+
+    Returns
+    -------
+    DataFrame
+        ``a, b`` (models, or budgets), ``model`` (for budgets), ``n`` (items both scored),
+        ``n10, n01`` (a right & b wrong, the reverse), ``discordance`` = (n10 + n01) / n and
+        ``difference`` = (n10 - n01) / n (shares).
+    """
+    if compare not in ("models", "budgets"):
+        raise ValueError(f"compare must be 'models' or 'budgets', got {compare!r}")
+    ms = check_models(release, models)
+    rb = run_budgets(release)
+    need = [budget] if compare == "models" else [budget, comparison]
+    ms = [m for m in ms if set(need) <= set(rb[m])]
+    if len(ms) < (2 if compare == "models" else 1):
+        raise MissingDataError(f"no {'pair of models' if compare == 'models' else 'model'} was run at "
+                               f"{' and '.join(need)}", "pass --budget (and --comparison) budgets that were run",
+                               code="budget_not_run", field="context_length")
+    pred = scored_predictions(release, models=ms, budgets=need, pairing="none")
+    series = {(m, b): g.set_index("question_id")["correct"] for (m, b), g in pred.groupby(["model", "budget"])}
+    rows = []
+    if compare == "models":
+        for ma, mb in combinations(ms, 2):
+            if (ma, budget) in series and (mb, budget) in series:
+                rows.append(_pair_row(series[(ma, budget)], series[(mb, budget)], a=ma, b=mb, budget=budget))
+    else:
+        for m in ms:
+            if (m, budget) in series and (m, comparison) in series:
+                rows.append(_pair_row(series[(m, budget)], series[(m, comparison)], a=budget, b=comparison,
+                                      model=m))
+    return pd.DataFrame(rows)
+
+
+def release_power(release, *, compare: str = "models", budget: str = "8K", comparison: str = "64K",
+                  models: Sequence[str] | None = None, target: float | None = None, alpha: float = 0.05,
+                  power: float = 0.8) -> pd.DataFrame:
+    """Minimum detectable difference at the release's median observed discordance and item count.
+
+    Returns
+    -------
+    DataFrame
+        One row: ``compare, comparisons`` (pairs measured), ``discordance_min``,
+        ``discordance_max`` and the columns of :func:`voxmem_analysis.stats.power.power_summary`
+        at the median ``discordance`` and median ``n``.
+    """
+    d = observed_discordance(release, compare=compare, budget=budget, comparison=comparison, models=models)
+    d = d[d["n"] > 0]
+    if d.empty:
+        raise MissingDataError("no paired comparison has an item scored on both sides", None,
+                               code="no_pairs", field="question_id")
+    psi, n = float(d["discordance"].median()), int(d["n"].median())
+    out = power_summary(n, psi, target=target, alpha=alpha, power=power)
+    out.insert(0, "comparisons", len(d))
+    out.insert(0, "compare", compare)
+    out["discordance_min"], out["discordance_max"] = float(d["discordance"].min()), float(d["discordance"].max())
+    return out

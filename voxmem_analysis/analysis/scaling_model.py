@@ -1,0 +1,146 @@
+"""A model of the context-length effect: odds ratio per doubling of the history (GEE).
+
+Table 18 compares two budgets by a ratio of means.  :func:`scaling_model` uses every budget
+at once: per evidence type (and pooled, ``overall``), a logistic GEE
+
+.. math:: \\operatorname{logit} P(\\text{correct}_{qmb}) = \\alpha_m + \\beta \\log_2(b / 8\\text{K}),
+
+with model fixed effects :math:`\\alpha_m`, a Binomial family, an exchangeable working
+correlation within clusters of ``question_id`` (the same question is answered by every model
+at every budget), and robust (sandwich) standard errors.  :math:`e^{\\beta}` is the odds ratio
+of a correct answer per doubling of the history (8K -> 16K -> 32K -> 64K), common to the
+models; below 1 means accuracy falls with length.
+
+Data: the same selection as Table 18 -- the models run at the comparison budget and at the
+baseline (the 64K set), and for each model the questions it was scored on at every budget
+it was run at (``pairing="all_budgets"``); every budget the 64K set was run at enters.
+Fitted by ``statsmodels`` (imported when the artifact runs).
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.analysis.clusters import attach_cluster, check_cluster
+from voxmem_analysis.analysis.scaling import scaling_plan
+from voxmem_analysis.analysis.selection import OVERALL, evidence_label, scored_predictions
+from voxmem_analysis.artifacts import artifact
+
+__all__ = ["fit_doubling_gee", "scaling_model", "scaling_model_table", "budget_doublings"]
+
+
+def budget_doublings(budget: pd.Series, reference: str = "8K") -> np.ndarray:
+    """``log2(budget / reference)`` for budget labels like ``"32K"`` (8K -> 0, 64K -> 3)."""
+    def kilo(b: str) -> float:
+        s = str(b).strip().upper()
+        if not s.endswith("K") or not s[:-1].isdigit():
+            raise ValueError(f"budget {b!r} is not of the form '<number>K'")
+        return float(s[:-1])
+    ref = kilo(reference)
+    return np.log2(np.array([kilo(b) for b in budget], dtype=float) / ref)
+
+
+def fit_doubling_gee(data: pd.DataFrame, *, groups: str = "question_id", ci: float = 0.95) -> dict:
+    """Fit ``correct ~ doublings + C(model)`` by GEE (Binomial, exchangeable) and summarise the slope.
+
+    Parameters
+    ----------
+    data : DataFrame
+        Columns ``correct`` (bool/0-1), ``doublings`` (float), ``model`` and ``groups``.
+    groups : str
+        Cluster column (``question_id``; ``family`` for families).
+    ci : float
+        Level of the robust Wald interval.
+
+    Returns
+    -------
+    dict
+        ``n_obs, n_clusters, n_models, log_or, robust_se, odds_ratio, or_ci_low, or_ci_high,
+        p_value, working_corr, converged``.
+    """
+    import statsmodels.api as sm
+    import statsmodels.formula.api as smf
+    from scipy.stats import norm
+
+    df = data.assign(correct=data["correct"].astype(float)).sort_values([groups, "model", "doublings"],
+                                                                      kind="stable")
+    n_models = int(df["model"].nunique())
+    formula = "correct ~ doublings" + (" + C(model)" if n_models > 1 else "")
+    model = smf.gee(formula, groups=groups, data=df, family=sm.families.Binomial(),
+                    cov_struct=sm.cov_struct.Exchangeable())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = model.fit()
+    converged = not any("converge" in str(w.message).lower() for w in caught)
+    b, se = float(res.params["doublings"]), float(res.bse["doublings"])
+    z = float(norm.ppf(0.5 + ci / 2))
+    return {"n_obs": int(len(df)), "n_clusters": int(df[groups].nunique()), "n_models": n_models,
+            "log_or": b, "robust_se": se, "odds_ratio": float(np.exp(b)), "or_ci_low": float(np.exp(b - z * se)),
+            "or_ci_high": float(np.exp(b + z * se)), "p_value": float(res.pvalues["doublings"]),
+            "working_corr": float(res.cov_struct.dep_params), "converged": converged}
+
+
+def scaling_model(release, *, models: Sequence[str] | None = None, baseline: str | None = "8K",
+                  comparison: str | None = "64K", pairing: str = "all_budgets", cluster: str = "item",
+                  ci: float = 0.95) -> pd.DataFrame:
+    """Odds ratio of a correct answer per doubling of the history, per evidence type and pooled.
+
+    Parameters
+    ----------
+    release : Release
+    models, baseline, comparison, pairing
+        As in :func:`voxmem_analysis.analysis.scaling.paired_change` (Table 18): the models run at
+        both budgets; every budget all of them were run at enters the fit.
+    cluster : {"item", "family"}
+        GEE clusters: ``question_id`` (default, as specified) or the question family.
+    ci : float
+        Level of the robust interval.
+
+    Returns
+    -------
+    DataFrame
+        One row per evidence type then ``overall``: ``evidence_type`` and the fields of
+        :func:`fit_doubling_gee`, plus ``budgets`` (those fitted), ``cluster``.
+    """
+    plan = scaling_plan(release, baseline=baseline, comparison=comparison, models=models)
+    budgets = list(plan.budgets)
+    pred = scored_predictions(release, models=list(plan.models), budgets=budgets, pairing=pairing)
+    pred = attach_cluster(pred, release, check_cluster(cluster))
+    groups = "question_id" if cluster == "item" else "family"
+    pred = pred.assign(doublings=budget_doublings(pred["budget"], reference=budgets[0]))
+    rows = []
+    parts = [(e, pred[pred["evidence_type"] == e]) for e in tx.EVIDENCE_TYPES] + [(OVERALL, pred)]
+    for ev, part in parts:
+        if part.empty or part["budget"].nunique() < 2:
+            continue
+        rows.append({"evidence_type": ev, **fit_doubling_gee(part, groups=groups, ci=ci)})
+    out = pd.DataFrame(rows)
+    out["budgets"] = ", ".join(budgets)
+    out["reference_budget"] = budgets[0]
+    out["cluster"] = groups
+    return out
+
+
+@artifact("scaling_model", title="Context-length model: odds ratio of a correct answer per doubling of the "
+                                 "history (GEE, model fixed effects, robust 95% CI), 64K set")
+def scaling_model_table(release, *, seed: int = 0, n_boot: int = 10_000, models=None, pairing: str = "all_budgets",
+                        baseline: str | None = "8K", comparison: str | None = "64K",
+                        cluster: str = "item") -> pd.DataFrame:
+    """Rows: evidence types (full names) and ``Overall``; columns ``OR per doubling``,
+    ``CI low``, ``CI high`` (robust 95%), ``p``, ``working corr.``, ``observations``,
+    ``questions``, ``models``.  ``seed``/``n_boot`` are accepted for the registry and unused
+    (the fit is deterministic)."""
+    sm = scaling_model(release, models=models, baseline=baseline, comparison=comparison, pairing=pairing,
+                       cluster=cluster)
+    out = pd.DataFrame({
+        "OR per doubling": sm["odds_ratio"].to_numpy(), "CI low": sm["or_ci_low"].to_numpy(),
+        "CI high": sm["or_ci_high"].to_numpy(), "p": sm["p_value"].to_numpy(),
+        "working corr.": sm["working_corr"].to_numpy(), "observations": sm["n_obs"].astype(float).to_numpy(),
+        "clusters": sm["n_clusters"].astype(float).to_numpy(), "models": sm["n_models"].astype(float).to_numpy(),
+    }, index=[evidence_label(e) for e in sm["evidence_type"]])
+    out.index.name = "Evidence type"
+    return out

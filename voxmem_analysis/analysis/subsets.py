@@ -1,0 +1,93 @@
+"""Selecting the verdicts a command-line slice or drill-down is about, and saying what it pools.
+
+* :func:`filter_where` -- a polars SQL ``WHERE`` clause on the verdict frame (``--where``);
+* :func:`select_verdicts` -- models, budgets, answerable-only, ``where`` in one call;
+* :func:`pooling_notes` -- what a table sliced ``by`` some columns pools (several budgets,
+  several models, model sets that differ across budgets) and what that does to its intervals.
+
+``--where`` accepts any polars SQL boolean expression over the frame's columns
+(:mod:`voxmem_analysis.io.schema`): comparisons (``=``, ``<>``, ``<``, ``>=``), ``AND``/``OR``/
+``NOT``, ``IN (...)``, ``LIKE``, ``IS NULL``; strings in single quotes; boolean columns
+(``is_ar``, ``correct``, ``scored``) directly, e.g.
+``"evidence_type IN ('speech_semantics', 'speaker_information') AND session_count >= 20"``.
+It is evaluated by polars' SQL engine on the in-memory frame only (no files, no functions with
+side effects).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import polars as pl
+
+from voxmem_analysis import taxonomy as tx
+
+__all__ = ["filter_where", "select_verdicts", "pooling_notes"]
+
+
+def filter_where(frame: pl.DataFrame, where: str | None) -> pl.DataFrame:
+    """``frame`` filtered by a polars SQL ``WHERE`` clause; ``ValueError`` quoting the clause if it fails."""
+    if not where:
+        return frame
+    if ";" in where:
+        raise ValueError(f"--where {where!r}: one boolean expression, no ';'")
+    fr = frame.with_columns(pl.col(c).cast(pl.Utf8) for c, t in frame.schema.items() if isinstance(t, pl.Enum))
+    try:
+        return fr.sql(f"SELECT * FROM self WHERE {where}").cast(frame.schema)
+    except Exception as exc:  # noqa: BLE001 - polars raises several SQL error classes
+        raise ValueError(f"--where {where!r}: {str(exc).splitlines()[0]}") from None
+
+
+def _budgets(budget) -> list[str] | None:
+    if budget in (None, "", "all"):
+        return None
+    parts = budget if isinstance(budget, (list, tuple)) else str(budget).split(",")
+    out = []
+    for b in (str(x).strip().upper() for x in parts if str(x).strip()):
+        if b not in tx.BUDGETS:
+            raise ValueError(f"unknown budget {b!r}; one of {', '.join(tx.BUDGETS)}")
+        out.append(b)
+    return out
+
+
+def select_verdicts(frame: pl.DataFrame, *, models: Sequence[str] | str | None = None, budget=None,
+                    where: str | None = None, answerable_only: bool = False) -> pl.DataFrame:
+    """The verdicts of ``models`` (list or comma-separated) at ``budget`` (one or a list), filtered
+    by ``where``, without the answer-refusal items when ``answerable_only``.
+
+    ``ValueError`` for an unknown model or budget (listing the known ones).
+    """
+    ms = [m.strip() for m in models.split(",")] if isinstance(models, str) else models
+    if ms:
+        have = set(frame["model"].unique().to_list())
+        bad = [m for m in ms if m not in have]
+        if bad:
+            raise ValueError(f"unknown model(s) {', '.join(map(repr, bad))}; the data has: {', '.join(sorted(have))}")
+        frame = frame.filter(pl.col("model").is_in(list(ms)))
+    bs = _budgets(budget)
+    if bs:
+        frame = frame.filter(pl.col("budget").cast(pl.Utf8).is_in(bs))
+    if answerable_only:
+        frame = frame.filter(~pl.col("is_ar"))
+    return filter_where(frame, where)
+
+
+def pooling_notes(frame: pl.DataFrame, by: Sequence[str]) -> list[str]:
+    """Sentences on what each row of a table sliced ``by`` pools, and on its standard error."""
+    notes = []
+    fr = frame.filter(pl.col("scored"))
+    budgets = [b for b in tx.BUDGETS if b in set(fr["budget"].cast(pl.Utf8).to_list())]
+    models = sorted(set(fr["model"].to_list()))
+    if "budget" not in by and len(budgets) > 1:
+        notes.append(f"each row pools {len(budgets)} budgets ({', '.join(budgets)}): a question counts once per "
+                     f"budget, so n overstates the independent items and a binomial standard error "
+                     f"(sqrt(p(1-p)/n)) is too small; the item bootstrap (--interval auto|bootstrap) resamples questions")
+    if "model" not in by and len(models) > 1:
+        notes.append(f"each row pools {len(models)} models: verdicts of one question by different models are "
+                     f"correlated, so the same caution on standard error applies; add model to --by to separate them")
+    if "budget" in by and "model" not in by and len(budgets) > 1:
+        sets = {b: set(fr.filter(pl.col("budget").cast(pl.Utf8) == b)["model"].to_list()) for b in budgets}
+        if len({frozenset(s) for s in sets.values()}) > 1:
+            notes.append("the model set differs across budgets (" + ", ".join(f"{len(sets[b])} at {b}" for b in budgets)
+                         + "): differences between budget rows mix context length with which models were run; "
+                           "use --model or --where to compare one set")
+    return notes

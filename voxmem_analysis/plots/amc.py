@@ -1,0 +1,118 @@
+"""Figures of the Audio MultiChallenge paper (Figures 5-9), drawn from the artifact tables.
+
+Each function takes the DataFrame returned by the matching artifact of
+:mod:`voxmem_analysis.analysis.amc` and returns a matplotlib Figure; nothing is computed here.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from voxmem_analysis.plots.style import paper_style
+
+__all__ = ["plot_grouped", "plot_audio_cue", "plot_rubric_types", "plot_bins", "plot_length", "AXIS_COLORS"]
+
+#: Okabe-Ito colours per AMC axis (and "All").
+AXIS_COLORS = {"IM": "#0072B2", "IR": "#E69F00", "SC": "#009E73", "VE": "#CC79A7", "All": "#333333"}
+_PAIR = ("#D55E00", "#56B4E9", "#009E73")
+
+
+def _short(label: str) -> str:
+    model, _, mod = str(label).partition("|")
+    return f"{model} ({mod[0]})" if mod else model
+
+
+def plot_grouped(table: pd.DataFrame, columns, *, xlabel: str, title: str, colors=_PAIR):
+    """Horizontal grouped bars: one group per row of ``table``, one bar per column."""
+    import matplotlib.pyplot as plt
+
+    rows = [r for r in table.index if "|" in str(r)]
+    data = table.loc[rows, list(columns)]
+    with paper_style():
+        fig, ax = plt.subplots(figsize=(6.4, 0.34 * len(rows) + 1.2))
+        h = 0.8 / len(columns)
+        y = np.arange(len(rows))
+        for i, (c, col) in enumerate(zip(columns, colors)):
+            ax.barh(y + (i - (len(columns) - 1) / 2) * h, data[c].to_numpy(), height=h, color=col, label=str(c))
+        ax.set_yticks(y, [_short(r) for r in rows])
+        ax.invert_yaxis()
+        ax.set_xlabel(xlabel)
+        ax.set_xlim(0, 100)
+        ax.set_title(title, loc="left")
+        ax.grid(axis="x", color="#dddddd", linewidth=0.6)
+        ax.set_axisbelow(True)
+        ax.legend(loc="lower right", frameon=False, ncol=len(columns))
+        fig.tight_layout()
+    return fig
+
+
+def plot_audio_cue(table: pd.DataFrame, *, metric: str = "APR"):
+    """Figure 5: Inference Memory ``metric`` for audio-cue vs semantic tasks per system."""
+    n = table.iloc[0]
+    title = (f"Inference Memory {metric}:\naudio-cue (n={int(n['Audio-cue n'])}) vs "
+             f"semantic (n={int(n['Semantic n'])}) tasks")
+    t = table.rename(columns={f"Audio-cue {metric}": "Audio-cue", f"Semantic {metric}": "Semantic"})
+    return plot_grouped(t, ["Semantic", "Audio-cue"], xlabel=f"{metric} (%)", title=title)
+
+
+def plot_rubric_types(table: pd.DataFrame, types, *, title: str):
+    """Figures 6 and 7: ARS by rubric type (``types`` = the type columns of the table)."""
+    counts = ", ".join(f"{t} n={int(table.iloc[0][f'{t} n'])}" for t in types if f"{t} n" in table.columns)
+    return plot_grouped(table, list(types), xlabel="ARS (%)", title=f"{title}\n(tasks: {counts})")
+
+
+def plot_bins(table: pd.DataFrame):
+    """Figure 8: APR by (a) turn count and (b) cumulative user-audio bin, one line per axis; bin n
+    (tasks) printed under each x label."""
+    import matplotlib.pyplot as plt
+
+    axes_cols = [c for c in ("IM", "IR", "SC", "VE", "All") if c in table.columns]
+    with paper_style():
+        fig, panels = plt.subplots(1, 2, figsize=(9.0, 3.4), sharey=True)
+        for ax, var, name in zip(panels, ("turns", "duration"), ("(a) turn count", "(b) cumulative user audio")):
+            part = table[[str(i).startswith(var + "|") for i in table.index]]
+            part = part[part["All n"].fillna(0) > 0]  # an empty bin has nothing to draw
+            x = np.arange(len(part))
+            for c in axes_cols:
+                ax.plot(x, part[c].to_numpy(dtype=float), marker="o", ms=3.5, color=AXIS_COLORS[c], label=c,
+                        linewidth=2.0 if c == "All" else 1.2)
+            labels = [f"{str(i).split('|', 1)[1]}\nn={int(part.loc[i, 'All n'])}" for i in part.index]
+            ax.set_xticks(x, labels)
+            ax.set_title(name, loc="left")
+            ax.grid(axis="y", color="#dddddd", linewidth=0.6)
+        panels[0].set_ylabel("APR (%), pooled over systems")
+        panels[0].set_ylim(0, None)
+        panels[1].legend(frameon=False, loc="upper right", ncol=3)
+        fig.tight_layout()
+    return fig
+
+
+def plot_length(table: pd.DataFrame):
+    """Figure 9: ARS vs mean response length per system, with the Pearson and Spearman rows."""
+    import matplotlib.pyplot as plt
+
+    pts = table[[("|" in str(i)) for i in table.index]]
+    cor = table.loc[[i for i in ("Pearson r", "Spearman rho") if i in table.index]]
+    x, y = pts["Mean tokens"].to_numpy(dtype=float), pts["ARS"].to_numpy(dtype=float)
+    with paper_style():
+        fig, ax = plt.subplots(figsize=(8.6, 4.4))
+        text = [_short(i).endswith("(T)") for i in pts.index]
+        ax.scatter(x[text], y[text], s=22, color="#0072B2", label="Text output", zorder=3)
+        ax.scatter(x[~np.array(text)], y[~np.array(text)], s=22, color="#D55E00", marker="s",
+                   label="Audio output", zorder=3)
+        slope, icpt = np.polyfit(x, y, 1)
+        xs = np.linspace(x.min(), x.max(), 50)
+        ax.plot(xs, icpt + slope * xs, color="#777777", linewidth=1, linestyle="--")
+        for k, (xi, yi) in enumerate(zip(x, y), 1):  # numbered points, names in a key (no overlapping labels)
+            ax.annotate(str(k), (xi, yi), xytext=(3, 1), textcoords="offset points", fontsize=6, color="#444444")
+        key = "\n".join(f"{k:>2}  {_short(lab)}" for k, lab in enumerate(pts.index, 1))
+        ax.text(1.02, 1.0, key, transform=ax.transAxes, va="top", ha="left", fontsize=6.5, family="DejaVu Sans Mono")
+        lines = [f"{'Pearson r' if i.startswith('Pearson') else 'Spearman ρ'} = {r['estimate']:.2f} "
+                 f"[{r['ci_low']:.2f}, {r['ci_high']:.2f}], n={int(r['n'])}" for i, r in cor.iterrows()]
+        ax.text(0.02, 0.98, "\n".join(lines), transform=ax.transAxes, va="top", fontsize=7.5)
+        ax.set_xlabel("Mean response length (tokens)")
+        ax.set_ylabel("ARS (%)")
+        ax.legend(frameon=False, loc="lower right")
+        ax.grid(color="#eeeeee", linewidth=0.6)
+        fig.tight_layout()
+    return fig
