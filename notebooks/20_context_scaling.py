@@ -81,6 +81,22 @@ with section(f"Table 18 ({arrow})"):
                               f"({n_boot} resamples, seed {seed})")
 
 # %% [markdown]
+# ### Table 18 with question families resampled (beyond the paper)
+# Each refusal question replays the history of the answerable question it was derived from, so the
+# two are not independent. Resampling whole families instead of questions gives the intervals
+# below; `drop deff` / `retention deff` are the design effects (family-level over question-level
+# bootstrap variance; 1 = the pairing adds nothing), `... mc_se` the Monte-Carlo standard error
+# of each endpoint (`voxmem-analysis table table18 --cluster family --mc-se true`).
+
+# %%
+with section(f"Table 18, family resampling ({arrow})"):
+    t18f = S.table18(release, baseline=b0, comparison=b1, models=models, n_boot=n_boot, seed=seed,
+                     cluster="family", mc_se=True)
+    output.save_table(t18f, out, "table18_family", digits=3, synthetic=release.synthetic,
+                      caption=f"Table 18 with question families resampled, {plan.arrow}: design effects and "
+                              f"Monte-Carlo SEs ({n_boot} resamples, seed {seed})")
+
+# %% [markdown]
 # ## A model of the length effect — odds ratio per doubling of the history (beyond the paper)
 # Table 18 compares two budgets by a ratio of means. Using every budget at once, a logistic GEE
 # per evidence type (model fixed effects; exchangeable correlation within each question; robust

@@ -182,3 +182,16 @@ def test_explorer_cell_items_are_the_slice_items(synthetic):
     low = t[t["level"] == "slice"].sort_values("accuracy", kind="stable").iloc[0]
     title, _ = cell_items(synthetic, t, "subtype,evidence_type", budget="32K")
     assert f"subtype = {low['subtype']}" in title
+
+
+def test_where_is_a_filter_only():
+    from voxmem_analysis.analysis.subsets import filter_where
+
+    f = pl.DataFrame({"a": [1, 2, 3], "s": ["x", "from y", "z"]})
+    assert filter_where(f, "s = 'from y' OR a >= 3")["a"].to_list() == [2, 3]
+    assert filter_where(f, "a IN (1, 3) AND s LIKE 'x%'")["a"].to_list() == [1]
+    for bad in ("a = 1 UNION ALL SELECT * FROM read_csv('/etc/passwd')", "a = 1; DROP", "a IN (SELECT a FROM self)"):
+        with pytest.raises(ValueError, match="one boolean expression"):
+            filter_where(f, bad)
+    with pytest.raises(ValueError, match="--where"):
+        filter_where(f, "no_such_column = 1")

@@ -32,6 +32,7 @@ import pytest
 from conftest import REPO
 
 NOTEBOOK = "notebooks/20_context_scaling.py"
+EXPLORER = "notebooks/50_subtype_explorer.py"
 TIMEOUT_S = 180                     # each wait; generous for a loaded 2-core machine
 RUN_TIMEOUT_S = 900                 # Run All of the whole notebook (default n_boot) on such a machine
 CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
@@ -101,27 +102,38 @@ def _wait_http(url: str, proc: subprocess.Popen, log: Path) -> None:
     raise AssertionError(f"JupyterLab did not answer at {url} within {TIMEOUT_S} s:\n{log.read_text()[-3000:]}")
 
 
-@pytest.fixture
-def lab(tmp_path):
-    """A JupyterLab server on a free port (token off, no browser, root_dir = the repository)."""
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    return _chromium()
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory, chromium):
+    """A JupyterLab server on a free port (token off, no browser, root_dir = the repository).
+
+    Checkpoints go to a temporary folder, so opening a notebook leaves nothing in the repository.
+    """
     assert OVERRIDES.is_file(), f"{OVERRIDES} is missing: run `make install` (it installs the JupyterLab settings)"
-    root = tmp_path / "root"
+    tmp = tmp_path_factory.mktemp("lab")
+    root = tmp / "root"
     root.mkdir()
     (root / "data").symlink_to(REPO / "data", target_is_directory=True)
     port = _free_port()
-    log = tmp_path / "jupyterlab.log"
-    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
-           "--ServerApp.port_retries=0", "--IdentityProvider.token=", "--ServerApp.password=",
-           f"--ServerApp.root_dir={REPO}", "--LabApp.news_url=None",
-           "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    log = tmp / "jupyterlab.log"
+    jupyter = Path(sys.executable).with_name("jupyter")      # .venv/bin/jupyter lab, as a user starts it
+    cmd = [str(jupyter), "lab"] if jupyter.is_file() else [sys.executable, "-m", "jupyterlab"]
+    cmd += ["--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1", "--ServerApp.port_retries=0",
+            "--IdentityProvider.token=", "--ServerApp.password=", f"--ServerApp.root_dir={REPO}",
+            f"--FileCheckpoints.checkpoint_dir={tmp / 'checkpoints'}", "--LabApp.news_url=None",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
     if os.geteuid() == 0:           # CI containers run as root
         cmd.append("--allow-root")
     with open(log, "w") as fh:
-        proc = subprocess.Popen(cmd, cwd=REPO, env=_lab_env(tmp_path / "user", root), stdin=subprocess.DEVNULL,
+        proc = subprocess.Popen(cmd, cwd=REPO, env=_lab_env(tmp / "user", root), stdin=subprocess.DEVNULL,
                                 stdout=fh, stderr=subprocess.STDOUT)
     try:
         _wait_http(f"http://127.0.0.1:{port}/api/status", proc, log)
-        yield {"url": f"http://127.0.0.1:{port}", "root": root, "log": log}
+        yield {"url": f"http://127.0.0.1:{port}", "root": root, "log": log, "chromium": chromium}
     finally:
         proc.terminate()            # the server shuts its kernels down on SIGTERM
         try:
@@ -155,9 +167,9 @@ def _wait_for_idle_kernel(page) -> None:
                    return el && el.getAttribute('data-status') === 'idle'; }""", timeout=TIMEOUT_S * 1000)
 
 
-def _open_and_run(page, url: str, shot: Path) -> dict:
+def _open_and_run(page, url: str, notebook: str, shot: Path) -> dict:
     """Open the notebook through the file-browser URL, check the view, run all cells, wait for figures."""
-    page.goto(f"{url}/lab/tree/{NOTEBOOK}", timeout=TIMEOUT_S * 1000)
+    page.goto(f"{url}/lab/tree/{notebook}?reset", timeout=TIMEOUT_S * 1000)   # reset: no earlier tabs
     panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
     page.locator(".jp-NotebookPanel:not(.lm-mod-hidden), .jp-FileEditor").first.wait_for(state="visible")
     seen = {"editor": page.locator(".jp-FileEditor:visible").count(),
@@ -187,20 +199,21 @@ def _open_and_run(page, url: str, shot: Path) -> dict:
     return seen
 
 
-def test_notebook_opens_as_notebook_runs_and_shows_figures(lab, tmp_path):
-    chromium = _chromium()
+def _in_lab(lab, notebook: str, tmp_path: Path, then=None) -> dict:
+    """Open ``notebook`` in headless Chromium, run it (``_open_and_run``), then ``then(page, tmp_path)``."""
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the [test] extra")
-    shot = tmp_path / "jupyterlab_20_context_scaling.png"
-    script = (REPO / NOTEBOOK).read_bytes()
-    paired = (REPO / NOTEBOOK).with_suffix(".ipynb")
+    shot = tmp_path / f"jupyterlab_{Path(notebook).stem}.png"
+    paired = (REPO / notebook).with_suffix(".ipynb")
     paired_before = paired.exists()
     with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+        browser = p.chromium.launch(executable_path=lab["chromium"], headless=True, args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.set_default_timeout(TIMEOUT_S * 1000)
             try:
-                seen = _open_and_run(page, lab["url"], shot)
+                seen = _open_and_run(page, lab["url"], notebook, shot)
+                if then is not None and not seen["editor"]:
+                    seen.update(then(page, tmp_path))
             except Exception as exc:
                 page.screenshot(path=str(tmp_path / "failure.png"))
                 raise AssertionError(f"{exc}\n(screenshot: {tmp_path / 'failure.png'}; server log:\n"
@@ -209,12 +222,46 @@ def test_notebook_opens_as_notebook_runs_and_shows_figures(lab, tmp_path):
             browser.close()
     print(f"screenshot: {shot}")
     assert seen["editor"] == 0, f"the script opened in the text editor (screenshot: {shot})"
-    assert seen["tab"] == Path(NOTEBOOK).name
+    assert seen["tab"] == Path(notebook).name
     assert not [e for e in seen["errors"] if "Traceback" in e or "Error" in e], seen["errors"]
     assert all(p.strip().startswith("[") and "*" not in p and p.strip() != "[ ]:" for p in seen["prompts"]), \
         seen["prompts"]
+    assert paired.exists() == paired_before, "JupyterLab saved the notebook (a paired .ipynb appeared)"
+    return seen
+
+
+def test_notebook_opens_as_notebook_runs_and_shows_figures(lab, tmp_path):
+    seen = _in_lab(lab, NOTEBOOK, tmp_path)
     saved = sorted(f.name for f in (lab["root"] / "figures" / "figures").glob("*.png"))
     assert {"fig6_context_scaling.png", "table18_forest.png", "d5_sensitivity.png"} <= set(saved)
     assert len(seen["widths"]) == len(saved) and min(seen["widths"]) > 300, (seen["widths"], saved)
-    assert (REPO / NOTEBOOK).read_bytes() == script, "the tracked script was rewritten"
-    assert paired.exists() == paired_before, "a paired .ipynb was written next to the script"
+
+
+def _change_budget(page, shot_dir: Path) -> dict:
+    """In the explorer's widgets, pick another budget and wait for the widget's figure to be redrawn."""
+    panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+    selects = panel.locator(".widget-dropdown select")
+    selects.nth(2).wait_for(state="visible")
+    widget_img = panel.locator(".widget-output img, .jupyter-widgets-output-area img").first
+    widget_img.wait_for(state="visible")
+    before = widget_img.get_attribute("src")
+    budget = next(selects.nth(i) for i in range(selects.count())
+                  if "all" in selects.nth(i).locator("option").all_inner_texts())
+    options = budget.locator("option").all_inner_texts()
+    target = next(o for o in options if o != budget.input_value())
+    budget.select_option(label=target)
+    page.wait_for_function("""([sel, before]) => { const i = document.querySelector(sel);
+                              return i && i.complete && i.naturalWidth > 0 && i.getAttribute('src') !== before; }""",
+                           arg=[".jp-NotebookPanel:not(.lm-mod-hidden) .widget-output img, "
+                                ".jp-NotebookPanel:not(.lm-mod-hidden) .jupyter-widgets-output-area img", before],
+                           timeout=RUN_TIMEOUT_S * 1000)
+    widget_img.scroll_into_view_if_needed()
+    page.screenshot(path=str(shot_dir / "jupyterlab_50_widget_redrawn.png"))
+    return {"dropdowns": selects.count(), "budget_picked": target}
+
+
+def test_subtype_explorer_widgets_redraw_in_lab(lab, tmp_path):
+    seen = _in_lab(lab, EXPLORER, tmp_path, then=_change_budget)
+    assert seen["dropdowns"] >= 3 and seen["budget_picked"]
+    saved = list((lab["root"] / "figures" / "figures").glob("explorer_*.png"))
+    assert saved and len(seen["widths"]) > len(saved)      # the saved figures, plus the widget's own

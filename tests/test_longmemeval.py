@@ -242,8 +242,10 @@ def test_cli_bad_input_exits_1(tmp_path, capsys):
     assert main(["compare", "--manifest", str(BAD / "manifest.csv"), "--questions", str(BAD / "questions.csv")]) == 1
     err = capsys.readouterr().err
     assert f"{BADFILE}:2" in err and "manifest.csv:3 [path]" in err
+    # lenient: the bad lines are left out (reported) and one system remains: nothing to compare (issue 11)
     assert main(["compare", "--manifest", str(BAD / "manifest.csv"), "--questions", str(BAD / "questions.csv"),
-                 "--lenient", "--n-boot", "100"]) == 0
+                 "--lenient", "--n-boot", "100"]) == 2
+    assert "compare needs at least two systems; found 1" in capsys.readouterr().err
     (tmp_path / "v").write_text((FIX / "verdicts" / "hyp_A_32k.jsonl.eval-results-gpt-4o-2024-08-06").read_text())
     (tmp_path / "m.csv").write_text("path,system,budget\nv,A,32k\n")
     one = ["--manifest", str(tmp_path / "m.csv"), "--questions", str(FIX / "questions.json")]

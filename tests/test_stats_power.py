@@ -49,3 +49,38 @@ def test_summary_and_bad_input():
         items_needed(0.5, 0.2)
     with pytest.raises(ValueError, match="n must be a positive integer"):
         minimum_detectable_difference(0, 0.2)
+
+
+def test_power_command(capsys):
+    from voxmem_analysis.cli import main
+
+    assert main(["power", "--n", "799", "--discordance", "0.2", "--target", "3"]) in (0, None)
+    out = capsys.readouterr()
+    header, row = out.out.strip().splitlines()
+    vals = dict(zip(header.split(","), row.split(",")))
+    assert vals["items_needed"] == "1742" and float(vals["mdd_pp"]) == pytest.approx(4.42592, abs=1e-4)
+    assert "n and discordance: given" in out.err
+    assert main(["power", "--n", "799"]) == 2                     # discordance missing: a message, no traceback
+    assert "give --n and --discordance" in capsys.readouterr().err
+
+
+def test_power_command_measures_a_release(capsys):
+    from voxmem_analysis.analysis.power import observed_discordance
+    from voxmem_analysis.cli import main
+    from voxmem_analysis import load_release
+
+    from conftest import SYNTHETIC
+
+    assert main(["power", "--data", str(SYNTHETIC), "--compare", "budgets"]) in (0, None)
+    out = capsys.readouterr()
+    vals = dict(zip(*[line.split(",") for line in out.out.strip().splitlines()]))
+    d = observed_discordance(load_release(SYNTHETIC), compare="budgets")
+    # independent: the median share of items a model answers differently at 8K and 64K
+    rel = load_release(SYNTHETIC).frame.to_pandas()
+    rel = rel[rel["scored"] & rel["budget"].astype(str).isin(["8K", "64K"])]
+    w = rel.pivot_table(index=["model", "question_id"], columns=rel["budget"].astype(str), values="correct",
+                        aggfunc="first").dropna()
+    shares = (w["8K"] != w["64K"]).groupby(level=0).mean()
+    assert float(vals["discordance"]) == pytest.approx(float(np.median(shares)), abs=1e-6)
+    assert len(d) == len(shares)
+    assert "SYNTHETIC" in out.err

@@ -6,6 +6,8 @@
   analyses, :mod:`voxmem_analysis.analysis.verdicts`) and :class:`StatsInputError`
   (:mod:`voxmem_analysis.stats`) are its two kinds.
 
+* :class:`ResourceLimitError` — a computation would exceed a memory or size limit (a huge ``n_boot``).
+
 All are :class:`ValueError` subclasses; the CLI turns them into messages (no traceback).
 """
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 __all__ = ["Problem", "VoxMemDataError", "MissingDataError", "InputError", "AnalysisInputError", "StatsInputError",
-           "format_problems"]
+           "ResourceLimitError", "format_problems"]
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,9 @@ class VoxMemDataError(ValueError):
     def __init__(self, problems: list[Problem], summary: str | None = None):
         self.problems = list(problems)
         errors = [p for p in self.problems if p.severity == "error"]
-        head = summary or f"{len(errors)} error(s) in input data"
+        # the total counts findings: a summary problem ("... and 40 more like the above") carries
+        # their number in `count`, so it is not one error, nor are the lines it stands for left out
+        head = summary or f"{sum(p.count for p in errors)} error(s) in input data"
         shown = "\n".join(f"  {p}" for p in errors[:20])
         more = f"\n  ... and {len(errors) - 20} more" if len(errors) > 20 else ""
         super().__init__(f"{head}\n{shown}{more}")
@@ -100,6 +104,21 @@ class StatsInputError(InputError):
 
     def __init__(self, message: str, *, field: str | None = None):
         super().__init__(message, field)
+
+
+class ResourceLimitError(ValueError):
+    """A computation would need more memory (or resamples) than the configured limit.
+
+    Raised before anything is allocated (:mod:`voxmem_analysis.stats.resources`); the message
+    names the estimate, the limit and how to change either.  Deliberately *not* a
+    :class:`VoxMemDataError`: nothing is wrong with the data, and a notebook section must not
+    treat it as "the release lacks this part" and skip it.
+    """
+
+    def __init__(self, message: str, *, field: str | None = None, estimate: float | None = None,
+                 limit: float | None = None):
+        self.field, self.estimate, self.limit = field, estimate, limit
+        super().__init__(message)
 
 
 def format_problems(problems: list[Problem]) -> str:

@@ -326,12 +326,39 @@ def cell_changes(release, *, baseline: str | None = "8K", comparison: str | None
     w = w.reindex(columns=[b0, b1])
     n = acc[acc["budget"] == b0].set_index(["model", "evidence_type"])["n"]
     out = pd.DataFrame({"baseline": w[b0], "comparison": w[b1]}).reset_index()
-    out["change"] = out["comparison"] - out["baseline"]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out["retention"] = out["comparison"] / out["baseline"].replace(0.0, np.nan)
+    out["change"], out["retention"] = _exact_change_retention(acc, out, b0, b1)
     out["n"] = [int(n.get((m, e), 0)) for m, e in zip(out["model"], out["evidence_type"])]
     out["baseline_budget"], out["comparison_budget"] = b0, b1
     return order_frame(out, ms)
+
+
+def _exact_change_retention(acc: pd.DataFrame, cells: pd.DataFrame, b0: str, b1: str) -> tuple[np.ndarray, np.ndarray]:
+    """``change`` (pp) and ``retention`` of ``cells`` from the integer counts of ``acc``.
+
+    Each value is one correctly rounded division of two exact integers
+    (change = 100 (c1 n0 - c0 n1) / (n0 n1), retention = c1 n0 / (c0 n1)), so cells whose exact
+    values are equal get equal floats and rank ties (Spearman, App. D.5) are kept; the difference
+    or ratio of two rounded percentages would split them.  NaN where a count is missing;
+    retention NaN when the baseline count is 0.
+    """
+    key = ["model", "evidence_type"]
+    counts = acc.set_index([*key, "budget"])[["n", "n_correct"]]
+    idx = pd.MultiIndex.from_frame(cells[key])
+
+    def at(budget: str, col: str) -> np.ndarray:
+        s = counts[col].xs(budget, level="budget") if budget in set(acc["budget"]) else pd.Series(dtype=float)
+        return s.reindex(idx).to_numpy(dtype=float)
+
+    n0, c0, n1, c1 = at(b0, "n"), at(b0, "n_correct"), at(b1, "n"), at(b1, "n_correct")
+    ok = ~(np.isnan(n0) | np.isnan(c0) | np.isnan(n1) | np.isnan(c1)) & (n0 > 0) & (n1 > 0)
+    change = np.full(len(cells), np.nan)
+    retention = np.full(len(cells), np.nan)
+    for i in np.flatnonzero(ok):  # Python integers: exact products of any size
+        a0, m0, a1, m1 = int(c0[i]), int(n0[i]), int(c1[i]), int(n1[i])
+        change[i] = (100 * (a1 * m0 - a0 * m1)) / (m0 * m1)
+        if a0 > 0:
+            retention[i] = (a1 * m0) / (a0 * m1)
+    return change, retention
 
 
 def sensitivity_correlations(release, *, baseline: str | None = "8K", comparison: str | None = "64K",
@@ -407,6 +434,8 @@ def table18(release, *, seed: int = 0, n_boot: int = 10_000, models=None, pairin
         "drop": 0.0 - pc["change"], "drop_lo": 0.0 - pc["change_ci_high"], "drop_hi": 0.0 - pc["change_ci_low"],
         "retention": pc["retention"], "retention_lo": pc["retention_ci_low"], "retention_hi": pc["retention_ci_high"],
     })
+    if interval != "percentile":
+        out["interval"] = interval
     if cluster != "item":
         out["cluster"] = cluster
         out["drop deff"] = pc["change_design_effect"].to_numpy()

@@ -10,11 +10,13 @@
 ``NOT``, ``IN (...)``, ``LIKE``, ``IS NULL``; strings in single quotes; boolean columns
 (``is_ar``, ``correct``, ``scored``) directly, e.g.
 ``"evidence_type IN ('speech_semantics', 'speaker_information') AND session_count >= 20"``.
-It is evaluated by polars' SQL engine on the in-memory frame only (no files, no functions with
-side effects).
+It is evaluated by polars' SQL engine on the in-memory frame only: sub-queries, joins and table
+functions (``SELECT``, ``FROM``, ``UNION``, ``JOIN``, ``WITH``, ``read_*``, ``scan_*``) and ``;``
+are refused outside string literals.
 """
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 import polars as pl
@@ -23,13 +25,19 @@ from voxmem_analysis import taxonomy as tx
 
 __all__ = ["filter_where", "select_verdicts", "pooling_notes"]
 
+#: Words that would make ``--where`` more than a filter (sub-queries, joins, table functions).
+_FORBIDDEN = re.compile(r"\b(select|from|union|join|with|read_\w+|scan_\w+)\b", re.I)
+
 
 def filter_where(frame: pl.DataFrame, where: str | None) -> pl.DataFrame:
     """``frame`` filtered by a polars SQL ``WHERE`` clause; ``ValueError`` quoting the clause if it fails."""
     if not where:
         return frame
-    if ";" in where:
-        raise ValueError(f"--where {where!r}: one boolean expression, no ';'")
+    bare = re.sub(r"'(?:[^']|'')*'", "''", where)   # the clause without its string literals
+    bad = _FORBIDDEN.search(bare)
+    if ";" in bare or bad:
+        raise ValueError(f"--where {where!r}: one boolean expression on the frame's columns "
+                         f"({'no ;' if ';' in bare else f'no {bad.group(0)!r}'})")
     fr = frame.with_columns(pl.col(c).cast(pl.Utf8) for c, t in frame.schema.items() if isinstance(t, pl.Enum))
     try:
         return fr.sql(f"SELECT * FROM self WHERE {where}").cast(frame.schema)

@@ -38,6 +38,7 @@ import pandas as pd
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.analysis.accuracy import accuracy_by_code
 from voxmem_analysis.errors import AnalysisInputError
+from voxmem_analysis.stats.resources import check_bootstrap_memory, check_n_boot
 from voxmem_analysis.io.longmemeval import QUESTION_TYPES, budget_sort_key
 from voxmem_analysis.stats import (STATISTICS, StatsInputError, cochran_q, cohen_kappa, holm, iter_bootstrap_counts, mcnemar_exact,
                     paired_bootstrap_frame, spearman, wilson_interval)
@@ -249,6 +250,7 @@ def _cluster_sums(items: np.ndarray, v: np.ndarray, s: np.ndarray, cells: np.nda
         per_item[icode] = strata
         st = per_item[keep]
     A = np.hstack([W, M])
+    check_bootstrap_memory(n_boot, 2 * k, arrays=2, what="the item bootstrap")
     out = np.empty((n_boot, 2 * k))
     r = 0
     for C in iter_bootstrap_counts(A.shape[0], n_boot=n_boot, seed=seed, strata=st):
@@ -269,6 +271,7 @@ def _interval(reps: np.ndarray, level: float) -> tuple[float, float]:
 def _check_boot(n_boot, seed, ci_level) -> None:
     if not isinstance(n_boot, (int, np.integer)) or isinstance(n_boot, bool) or n_boot < 1:
         _fail(f"n_boot must be a positive integer, got {n_boot!r}", "n_boot")
+    check_n_boot(n_boot)
     if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
         _fail(f"seed must be a non-negative integer, got {seed!r}", "seed")
     if not (isinstance(ci_level, (int, float)) and 0 < ci_level < 1):
@@ -278,7 +281,8 @@ def _check_boot(n_boot, seed, ci_level) -> None:
 # ============================================================================ slicing
 def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "scored", interval: str = "auto",
                    item: str | None = None, type_col: str | None = "auto", n_boot: int = 10_000, seed: int = 0,
-                   ci_level: float = 0.95, cluster: str | None = None) -> pd.DataFrame:
+                   ci_level: float = 0.95, cluster: str | None = None,
+                   separate: str | Sequence[str] | None = None) -> pd.DataFrame:
     """Accuracy per slice of a verdict frame, with the overall row and the macro-average.
 
     Parameters
@@ -311,6 +315,11 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
         a row), stratified by type only where no cluster spans two types, and the columns
         ``cluster`` and ``design_effect`` (replicate variance under cluster over item
         resampling; NaN for Wilson rows) are added.
+    separate : str or list of str, optional
+        Columns of ``by`` that are never pooled (e.g. ``"system"``): no overall or macro row
+        mixes two of their values.  With a type column the overall rows are per value anyway;
+        without one (or when the type column is among them) the pooled rows are left out when
+        the column holds more than one value.  Default: pool as described below.
 
     Returns
     -------
@@ -404,6 +413,8 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
         rows.append(row(dict(zip(by, key)), idx, "slice", counts))
     rest = [c for c in by if c != tcol]
     pooled = list(_groups(df, rest)) if tcol is not None else [((), np.arange(len(df)))]
+    if _pools_across(df, by, tcol, separate):
+        pooled = []
     for (key, idx), counts in zip(pooled, _group_counts(v, s, pooled)):
         if tcol is None:
             rows.append(row({c: OVERALL for c in by}, idx, "overall", counts))
@@ -420,6 +431,21 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
     out["n"] = out["n"].astype("int64")
     out["n_excluded"] = out["n_excluded"].astype("int64")
     return _sort(out, by, orders)
+
+
+def _pools_across(df: pd.DataFrame, by: list[str], tcol: str | None, separate) -> bool:
+    """Whether the overall/macro rows would pool several values of a ``separate`` column."""
+    cols = [c for c in _as_list(separate) if c in by and (tcol is None or c == tcol)]
+    return any(df[c].nunique(dropna=False) > 1 for c in cols)
+
+
+def pooled_across(frame, by, separate, *, type_col: str | None = "auto") -> list[str]:
+    """The columns of ``separate`` whose values the pooled rows of :func:`slice_accuracy` would mix
+    (left out with ``separate=``); ``[]`` when the pooled rows stay within each of their values."""
+    by = _as_list(by)
+    tcol = _resolve_type_col(by, type_col)
+    df = _to_pandas(frame, [c for c in _as_list(separate) if c in by])
+    return [c for c in _as_list(separate) if _pools_across(df, by, tcol, [c])]
 
 
 def _group_counts(v: np.ndarray, s: np.ndarray, groups: list) -> list[tuple[float, int, int]]:
@@ -541,6 +567,7 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
     cluster_of = _cluster_of(df, item, cluster)
     binary = bool(np.isin(v[s], (0.0, 1.0)).all())
     sys_order = list(systems) if systems is not None else [x for x in orders[system] if x is not None]
+    _require_pairs(df, gcols, system, sys_order)
     rows: list[dict] = []
     long_parts: list[pd.DataFrame] = []
     sc = df[df["_s"]]
@@ -613,6 +640,22 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
         out["cluster"] = cluster
         out["diff_design_effect"] = [r.get("diff_design_effect", np.nan) for r in rows]
     return _sort(out, gcols, orders)
+
+
+def _require_pairs(df: pd.DataFrame, gcols: list[str], system: str, systems: Sequence) -> None:
+    """Raise :class:`AnalysisInputError` unless some group (budget) holds two of ``systems``.
+
+    A comparison of fewer than two systems has no pair: an empty table would look like a
+    result, so it is an error that names the systems found.
+    """
+    wanted = set(systems)
+    found = sorted({str(x) for x in df[system].dropna() if x in wanted})
+    if len(found) < 2:
+        _fail(f"compare needs at least two systems; found {len(found)}"
+              + (f" ({', '.join(found)})" if found else "") + ": list two or more systems", system)
+    if gcols and not any(len(set(df[system].iloc[idx].dropna()) & wanted) >= 2 for _, idx in _groups(df, gcols)):
+        _fail(f"compare needs two systems at the same {', '.join(gcols)}; no {', '.join(gcols)} has more than one "
+              f"of {', '.join(found)}", system)
 
 
 def _cluster_of(df: pd.DataFrame, item: str, cluster: str | None) -> pd.Series | None:

@@ -11,6 +11,7 @@ import sys
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from voxmem_analysis.commands._guards import n_boot_arg, regex_arg
 from voxmem_analysis.errors import AnalysisInputError, VoxMemDataError
 
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ def add_data_args(p, required: bool = True) -> None:
     p.add_argument("--data", required=required, metavar="DIR", help="release directory (see data/README.md)")
     p.add_argument("--convention", choices=("paper", "harness"), default="paper",
                    help="paper: ungraded predictions count as incorrect (default); harness: they leave the denominator")
-    p.add_argument("--rejection-pattern", metavar="REGEX", default=None,
+    p.add_argument("--rejection-pattern", metavar="REGEX", default=None, type=regex_arg,
                    help="regular expression on the `error` field that marks a provider rejection")
     p.add_argument("--lenient", action="store_true", help="leave out bad lines (reported) instead of failing")
     p.add_argument("--no-cache", action="store_true",
@@ -74,7 +75,7 @@ def add_output_args(p, *, bootstrap: bool = True) -> None:
     p.add_argument("--format", choices=("csv", "md"), default="csv", help="csv (default) or Markdown")
     if bootstrap:
         p.add_argument("--seed", type=int, default=0, help="seed of bootstrap intervals (default 0)")
-        p.add_argument("--n-boot", type=int, default=10_000, help="bootstrap resamples (default 10000)")
+        p.add_argument("--n-boot", type=n_boot_arg, default=10_000, help="bootstrap resamples (default 10000)")
 
 
 def add_judge_arg(p) -> None:
@@ -98,9 +99,11 @@ def load_manifest(args):
     shown = data.errors() + data.warnings()
     for p in shown:
         print(str(p), file=sys.stderr)
-    if shown:
-        counts = Counter(p.code for p in shown)
-        note(f"{len(data.errors())} error(s), {len(data.warnings())} warning(s): "
+    if shown:  # totals count findings: a summary line ("... and 40 more") carries its count, not 1
+        counts = Counter()
+        for p in shown:
+            counts[p.code] += p.count
+        note(f"{sum(p.count for p in data.errors())} error(s), {sum(p.count for p in data.warnings())} warning(s): "
              + ", ".join(f"{c}={n}" for c, n in sorted(counts.items())))
     return data
 

@@ -24,6 +24,10 @@ def run(args) -> int:
     if out.is_dir():
         print(f"--out {str(out)!r} is a directory; give a file name ending in .parquet or .csv", file=sys.stderr)
         return 2
+    from voxmem_analysis.commands._guards import check_outputs
+
+    if check_outputs("export-frame", files={"--out": args.out}):
+        return 2
     from voxmem_analysis.io.amc import is_amc_release
 
     if is_amc_release(args.data):

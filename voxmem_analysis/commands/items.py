@@ -31,7 +31,10 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from voxmem_analysis.analysis.items import item_table
+    from voxmem_analysis.commands._guards import check_outputs
 
+    if check_outputs("items", files={"--out": args.out}):
+        return 2
     try:
         release = load(args)
         synthetic_banner(release)
@@ -48,6 +51,9 @@ def run(args) -> int:
         title += " [SYNTHETIC DATA - not real model output]"
     print(f"# {title}", file=sys.stderr)
     if args.out:
+        from pathlib import Path
+
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         with open(args.out, "w", encoding="utf-8", newline="") as fh:
             _write(table, args.format, title, fh)
         print(f"# wrote {args.out}", file=sys.stderr)

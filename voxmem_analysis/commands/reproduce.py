@@ -9,6 +9,8 @@ import ast
 import re
 import sys
 
+from voxmem_analysis.commands._guards import n_boot_arg
+
 
 def register(sub) -> None:
     p = sub.add_parser("reproduce", help="execute every notebook and write figures, tables, reproduction.csv and a report",
@@ -18,7 +20,7 @@ def register(sub) -> None:
     p.add_argument("--data", metavar="DIR", help="release directory (see data/README.md)")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created)")
     p.add_argument("--jobs", type=int, default=None, metavar="N", help="notebooks run in parallel (default: cores)")
-    p.add_argument("--n-boot", type=int, default=10_000, metavar="N", help="bootstrap resamples (default 10000)")
+    p.add_argument("--n-boot", type=n_boot_arg, default=10_000, metavar="N", help="bootstrap resamples (default 10000)")
     p.add_argument("--seed", type=int, default=0, metavar="N", help="seed of every bootstrap (default 0)")
     p.add_argument("--only", metavar="NAME,...", help="run only these notebooks (e.g. 10_main_results,20)")
     p.add_argument("--notebooks", metavar="DIR", help="folder of notebooks (default: the repository's notebooks/)")
@@ -69,6 +71,10 @@ def run(args) -> int:
         return 0
     if not args.data:
         print("--data DIR is required", file=sys.stderr)
+        return 2
+    from voxmem_analysis.commands._guards import check_outputs
+
+    if check_outputs("reproduce", folders={"--out": args.out}):
         return 2
     if not Path(args.data).is_dir():
         print(f"release directory {args.data!r} does not exist", file=sys.stderr)

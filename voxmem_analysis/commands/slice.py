@@ -55,6 +55,9 @@ def register(sub) -> None:
                         "(default: answerable items only, as the paper's subtypes)")
     p.add_argument("--out", default=None, metavar="FILE", help="write the table to FILE (csv or md by --format)")
     p.add_argument("--plot", default=None, metavar="FILE", help="write the dot plot of the slices (PNG/PDF/SVG by suffix)")
+    p.add_argument("--pool", action="store_true",
+                   help="with system (--manifest) or model (--data) in --by: also the overall row pooling "
+                        "several systems (default: none; each system is its own analysis)")
     add_judge_arg(p)
     add_output_args(p)
     p.set_defaults(func=run)
@@ -67,6 +70,10 @@ def run(args) -> int:
     if args.manifest and not args.questions:
         print("--manifest needs --questions FILE (the question types come from it)", file=sys.stderr)
         return 2
+    from voxmem_analysis.commands._guards import check_outputs
+
+    if check_outputs("slice", files={"--out": args.out, "--plot": args.plot}):
+        return 2
     return run_guarded(_run, args)
 
 
@@ -75,6 +82,10 @@ def _run(args) -> int:
 
     type_col = None if args.type_col in ("none", "") else args.type_col
     label = None
+    if args.data and args.judge:
+        print("--judge selects among the judges of a --manifest; a VoxMem release (--data) has one verdict per "
+              "prediction (judge agreement: `voxmem-analysis table table13 --data DIR`)", file=sys.stderr)
+        return 2
     if args.data:
         release = load(args)
         synthetic_banner(release)
@@ -95,11 +106,11 @@ def _run(args) -> int:
                 note(f"several budgets ({', '.join(map(str, budgets))}): slicing by {','.join(by)}")
             else:
                 note(f"warning: slices pool {len(budgets)} budgets ({', '.join(map(str, budgets))}); add budget to --by to separate them")
-        if "judge" not in by:
-            frame = one_judge(data, args)
+        frame = one_judge(data, args) if "judge" not in by else _only_judge(frame, args.judge)
     frame, cluster = _with_cluster(frame, args, release if args.data else None)
+    separate = _separate(frame, by, "model" if args.data else "system", args)
     table = slice_accuracy(frame, by, interval=args.interval, item="question_id", type_col=type_col,
-                           n_boot=args.n_boot, seed=args.seed, cluster=cluster)
+                           n_boot=args.n_boot, seed=args.seed, cluster=cluster, separate=separate)
     if args.interval == "auto":
         used = sorted(set(table.loc[table["level"] != "macro", "interval"]))
         note("interval: " + ", ".join(used) + " (auto: item bootstrap where a question repeats within a row, "
@@ -113,6 +124,34 @@ def _run(args) -> int:
         ptitle = slice_title(by, budget=budget, models=args.model if args.data else None)
         _plot(table, by, args.plot, ptitle + ("\nSYNTHETIC DATA - not real model output" if label else ""), frame)
     return 0
+
+
+def _only_judge(frame, judge: str | None):
+    """``--by ...,judge`` with ``--judge NAME``: the verdicts of that judge only (noted)."""
+    if judge is None:
+        return frame
+    import polars as pl
+
+    from voxmem_analysis.analysis.verdicts import AnalysisInputError
+
+    judges = sorted(str(j) for j in frame["judge"].drop_nulls().unique().to_list())
+    if judge not in judges:
+        raise AnalysisInputError(f"--judge {judge!r} is not in the data; judges: {', '.join(judges)}", "judge")
+    note(f"--judge {judge}: only its verdicts")
+    return frame.filter(pl.col("judge") == judge)
+
+
+def _separate(frame, by: list[str], system: str, args) -> list[str] | None:
+    """The system column, kept out of the pooled rows unless ``--pool`` (noted when it matters)."""
+    from voxmem_analysis.analysis.verdicts import pooled_across
+
+    if args.pool or system not in by:
+        return None
+    type_col = None if args.type_col in ("none", "") else args.type_col
+    if pooled_across(frame, by, [system], type_col=type_col):
+        note(f"no overall or macro row pooling several {system}s (each {system} is its own analysis); "
+             f"--pool adds it")
+    return [system]
 
 
 def _with_cluster(frame, args, release):
@@ -156,7 +195,9 @@ def _write(table, args, title: str) -> None:
         emit(table, args.format, title)
         return
     import contextlib
+    from pathlib import Path
 
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     with open(args.out, "w", encoding="utf-8", newline="") as fh, contextlib.redirect_stdout(fh):
         emit(table, args.format, title)
     note(f"wrote {args.out}")
@@ -180,5 +221,8 @@ def _plot(table, by: list[str], path: str, title: str, frame) -> None:
     if leg is not None:  # beside the axes, where it hides no interval
         ax.legend(handles=leg.legend_handles, labels=[x.get_text() for x in leg.get_texts()],
                   title=leg.get_title().get_text(), loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+    from pathlib import Path
+
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     ax.figure.savefig(path, dpi=150, bbox_inches="tight")
     note(f"wrote {path}")

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import sys
 
+from voxmem_analysis.commands._guards import n_boot_arg
+
 
 def register(sub) -> None:
     p = sub.add_parser("supplement", help="bundle LaTeX tables, PDF figures and every number into a folder and a zip",
@@ -17,7 +19,7 @@ def register(sub) -> None:
                    help="take the figures from this `reproduce` output (same data, seed, n-boot) instead of "
                         "running the notebooks")
     p.add_argument("--seed", type=int, default=0, metavar="N", help="bootstrap seed (default 0)")
-    p.add_argument("--n-boot", type=int, default=10_000, metavar="N", help="bootstrap resamples (default 10000)")
+    p.add_argument("--n-boot", type=n_boot_arg, default=10_000, metavar="N", help="bootstrap resamples (default 10000)")
     p.add_argument("--jobs", type=int, default=None, metavar="N", help="notebooks run in parallel (default: cores)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
@@ -27,8 +29,11 @@ def run(args) -> int:
     from pathlib import Path
 
     from voxmem_analysis.errors import VoxMemDataError
+    from voxmem_analysis.commands._guards import check_outputs
     from voxmem_analysis.reproduce.supplement import build_supplement
 
+    if check_outputs("supplement", folders={"--out": args.out}):
+        return 2
     if args.from_dir and not (Path(args.from_dir) / "figures").is_dir():
         print(f"--from {args.from_dir!r}: no figures/ folder there (run `voxmem-analysis reproduce` first)",
               file=sys.stderr)

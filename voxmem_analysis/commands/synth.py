@@ -4,6 +4,8 @@ from __future__ import annotations
 import sys
 import time
 
+from voxmem_analysis.commands._guards import n_boot_arg
+
 
 def register(sub) -> None:
     p = sub.add_parser("synth", help="write the calibrated SYNTHETIC release (not real model output)")
@@ -14,7 +16,7 @@ def register(sub) -> None:
     p.add_argument("--check", action="store_true",
                    help="print the calibration report; exit 1 if a calibrated number is out of tolerance")
     p.add_argument("--data", metavar="DIR", default=None, help="with --check and no --out: release to check")
-    p.add_argument("--n-boot", type=int, default=10_000, help="bootstrap resamples for the Table 18 intervals")
+    p.add_argument("--n-boot", type=n_boot_arg, default=10_000, help="bootstrap resamples for the Table 18 intervals")
     p.add_argument("--benchmark", choices=("voxmem", "amc"), default="voxmem",
                    help="amc: the SYNTHETIC Audio MultiChallenge release (voxmem_analysis.synth.amc)")
     p.set_defaults(func=run)
@@ -48,6 +50,10 @@ def _run_amc(args) -> int:
 
 
 def run(args) -> int:
+    from voxmem_analysis.commands._guards import check_outputs
+
+    if check_outputs("synth", folders={"--out": args.out}):
+        return 2
     if args.benchmark == "amc":
         return _run_amc(args)
     from voxmem_analysis.synth.release import DEFAULT_SEED, write_release

@@ -13,6 +13,7 @@ import sys
 
 from voxmem_analysis.errors import VoxMemDataError
 from voxmem_analysis.commands._shared import add_data_args, fail, load, synthetic_banner
+from voxmem_analysis.commands._guards import n_boot_arg
 
 #: Parameters whose value is a comma-separated list on the command line.
 _LIST_PARAMS = ("models", "budgets")
@@ -38,7 +39,7 @@ def _general_args(p, *, defaults: bool = True) -> None:
     p.add_argument("--format", choices=("long", "csv", "md", "tex"), default="long",
                    help="long: CSV artifact,row,column,value (default)")
     p.add_argument("--seed", type=int, default=0, help="seed of bootstrap intervals (default 0)")
-    p.add_argument("--n-boot", type=int, default=10_000, help="bootstrap resamples (default 10000)")
+    p.add_argument("--n-boot", type=n_boot_arg, default=10_000, help="bootstrap resamples (default 10000)")
 
 
 def register(sub) -> None:

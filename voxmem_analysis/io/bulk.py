@@ -32,7 +32,7 @@ import polars as pl
 from voxmem_analysis import taxonomy as tx
 
 __all__ = ["STR_FIELDS", "BOOL_FIELDS", "INT_FIELDS", "SCHEMA", "ITEM_STR_FIELDS", "split_lines", "suspect_lines",
-           "parse_lines", "build_rows", "items_supported"]
+           "parse_lines", "parse_text", "build_rows", "items_supported"]
 
 STR_FIELDS = ("item_id", "model", "question_id", "context_length", "family_id", "evidence_type", "memory_operation",
               "subtype", "expected_response", "answer_type", "answer_normalization", "question_text", "gold_json",
@@ -134,6 +134,17 @@ def parse_lines(lines: pl.Series) -> tuple[pl.DataFrame | None, list[int]]:
     return (pl.concat(parts) if parts else None), rejected
 
 
+def parse_text(data: bytes, n_lines: int) -> pl.DataFrame | None:
+    """All lines of ``data`` (files' texts joined by newlines) in one parser call, or None when the
+    parser rejects any of them or its rows do not match the ``n_lines`` non-blank lines one to one
+    (then :func:`parse_lines` reads the plain lines alone)."""
+    try:
+        frame = pl.read_ndjson(io.BytesIO(data), schema=SCHEMA)
+    except Exception:  # noqa: BLE001 - any complaint: the careful path decides
+        return None
+    return frame if frame.height == n_lines else None
+
+
 def items_supported(items: pl.DataFrame | None) -> bool:
     """The bulk path joins the item table; it handles the column types ``read_items`` produces."""
     if items is None:
@@ -223,9 +234,9 @@ def _clean_mask(has_items: bool) -> pl.Expr:
         _blank_or_null(c("g.subtype")) | c("subtype_n").is_not_null(),
         (c("operation") == "answer_refusal") == is_ar,
         ~((c("evidence_type_n") == "speech_semantics") & (c("operation") == "information_extraction")),
-        ~((c("allow_abstention") == False) & is_ar),  # noqa: E712 - null is allowed
+        ~(~c("allow_abstention").fill_null(True) & is_ar),      # false (not null) on a refusal item
         c("system_prompt_delivery").is_null() | c("system_prompt_delivery").is_in(["native", "folded"]),
-        ~((c("verdict") == True) & resp_blank),  # noqa: E712
+        ~(c("verdict").fill_null(False) & resp_blank),          # true verdict, empty response
     ]
     return pl.all_horizontal([e.fill_null(False) for e in conds])
 

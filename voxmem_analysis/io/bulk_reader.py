@@ -85,6 +85,7 @@ def _split_and_read(batch: list[tuple], state: _State) -> None:
     texts, fis, rels, conds = (list(x) for x in zip(*batch))
     batch.clear()
     lines = bk.split_lines(texts, fis, rels, conds)
+    data = "\n".join(texts).encode()
     del texts
     counts = dict(lines.group_by("_fi").len().iter_rows())
     for fi, rel in zip(fis, rels):
@@ -92,14 +93,22 @@ def _split_and_read(batch: list[tuple], state: _State) -> None:
             state.add(fi, -1, 0, Problem("empty_file", "warning", "file holds no predictions", rel))
     state.stats["lines"] += lines.height
     if lines.height:
-        _read_batch(lines, state)
+        _read_batch(lines, data, state)
 
 
-def _read_batch(lines: pl.DataFrame, state: _State) -> None:
-    """Bulk-read the plain lines of ``lines``; the others go through the per-line reader."""
+def _read_batch(lines: pl.DataFrame, data: bytes, state: _State) -> None:
+    """Bulk-read the plain lines of ``lines`` (whose files' texts ``data`` holds); the others go
+    through the per-line reader."""
     suspect = bk.suspect_lines(lines["line"])
     plain = lines.filter(~suspect)
-    rec, rejected = bk.parse_lines(plain["line"])
+    whole = bk.parse_text(data, lines.height)
+    del data
+    if whole is not None:   # one call for the batch: keep the plain lines' rows
+        kept = whole.filter(~suspect) if suspect.any() else whole
+        rec, rejected = kept.with_columns(pl.int_range(0, plain.height, dtype=pl.Int64).alias("_pos")), []
+        del whole, kept
+    else:
+        rec, rejected = bk.parse_lines(plain["line"])
     slow = [lines.filter(suspect)]
     if rejected:
         slow.append(plain[rejected])
@@ -108,9 +117,12 @@ def _read_batch(lines: pl.DataFrame, state: _State) -> None:
         rec = pl.concat([rec, meta[rec["_pos"].to_list()] if rejected else meta], how="horizontal")
         rows = bk.build_rows(rec, state.items, state.has_items)
         rows = rows.with_columns(rec["_fi"].alias("_fi"))
+        del rec
         clean = rows["_clean"]
-        state.vec.append(rows.filter(clean).drop("_clean", "_pos"))
-        if not clean.all():
+        if clean.all():
+            state.vec.append(rows.drop("_clean", "_pos"))
+        else:
+            state.vec.append(rows.filter(clean).drop("_clean", "_pos"))
             slow.append(plain[rows.filter(~clean)["_pos"].to_list()])
     for r in pl.concat(slow).sort("_fi", "lineno").iter_rows(named=True):
         row, errs = parse_prediction_line(r["line"], r["_file"], r["lineno"], state.item_index, r["_cond"])

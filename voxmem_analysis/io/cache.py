@@ -8,12 +8,12 @@ Where
     a cache folder that cannot be written is simply not used.
 Key
     SHA-256 of the package version, the scoring rules, the release's resolved
-    path and, for every file below it, its relative path, size, ``mtime_ns`` and BLAKE2b hash of
+    path and, for every file below it, its relative path, size, ``mtime_ns`` and SHA-256 hash of
     its bytes.  A changed, added or removed file (even with the same size and time) is a new key.
     Strict and lenient loads share an entry: both read the same release, and a strict load of
     an entry holding errors raises, as a fresh strict load does.
 Entry
-    ``release-<key>.pickle``: a 16-byte magic, the BLAKE2b-256 digest of the payload, then the
+    ``release-<key>.pickle``: a 16-byte magic, the SHA-256 digest of the payload, then the
     payload (a pickled ``Release``; its polars frames pickle as Arrow IPC).  The digest is
     checked *before* the payload is unpickled: a truncated or damaged entry is ignored and
     rewritten, never trusted.  Entries are written to a temporary file and renamed, so a
@@ -49,7 +49,7 @@ def cache_dir() -> Path:
 
 
 def _file_digest(path: Path) -> str:
-    h = hashlib.blake2b(digest_size=16)
+    h = hashlib.sha256()   # hardware-accelerated on current CPUs: about 2x BLAKE2b here (README, Performance)
     with open(path, "rb") as fh:
         while chunk := fh.read(_HASH_CHUNK):
             h.update(chunk)
@@ -80,7 +80,7 @@ def read_entry(folder: Path, key: str):
     if len(blob) < head or blob[:len(_MAGIC)] != _MAGIC:
         return None
     payload = blob[head:]
-    if hashlib.blake2b(payload, digest_size=32).digest() != blob[len(_MAGIC):head]:
+    if hashlib.sha256(payload).digest() != blob[len(_MAGIC):head]:
         return None
     try:
         return pickle.loads(payload)
@@ -95,7 +95,7 @@ def write_entry(folder: Path, key: str, obj) -> None:
         payload = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
         folder.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f"{path.name}.{os.getpid()}.part")
-        tmp.write_bytes(_MAGIC + hashlib.blake2b(payload, digest_size=32).digest() + payload)
+        tmp.write_bytes(_MAGIC + hashlib.sha256(payload).digest() + payload)
         os.replace(tmp, path)
     except (OSError, pickle.PicklingError):
         pass  # caching is an optimisation only

@@ -136,7 +136,7 @@ def slice_facets(data: pd.DataFrame, by, *, col: str = "budget", overall: dict |
     overall : dict, optional
         Pooled accuracy (%) per facet value, drawn as each panel's dashed line.
     col_wrap : int, optional
-        Panels per row (default: all in one row, at most 4).
+        Panels per row (default: 2 x 2 for four panels, else one row of at most 3).
     height : float, optional
         Panel height in inches (default: from the number of rows).
     title : str, optional
@@ -156,7 +156,7 @@ def slice_facets(data: pd.DataFrame, by, *, col: str = "budget", overall: dict |
         raise ValueError(f"data has no facet column {col!r}; stack explore_slices tables with it")
     facets = _levels(data[col])
     n_rows = len(_levels(data[data["level"] == "slice"][parse_by(by)[0]]))
-    wrap = col_wrap or min(len(facets), 4)
+    wrap = col_wrap or (2 if len(facets) == 4 else min(len(facets), 3))
     with paper_style():
         g = sns.FacetGrid(data, col=col, col_order=facets, col_wrap=wrap if len(facets) > wrap else None,
                           sharex=True, sharey=True, height=height or min(1.2 + 0.3 * n_rows, 12), aspect=1.1,

@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from voxmem_analysis.stats._validation import as_float_matrix, as_float_vector, check_ci, require
+from voxmem_analysis.stats.resources import check_bootstrap_memory, check_n_boot
 
 __all__ = [
     "Statistic", "STATISTICS", "difference", "ratio", "mean_difference", "mean_ratio",
@@ -333,6 +334,7 @@ def _check_n_boot_seed(n_boot: Any, seed: Any) -> tuple[int, int]:
     require(isinstance(n_boot, (int, np.integer)) and not isinstance(n_boot, bool)
             and n_boot >= 1, f"n_boot must be a positive integer, got {n_boot!r}",
             field="n_boot")
+    check_n_boot(n_boot)
     require(isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0,
             f"seed must be a non-negative integer (it is passed to numpy.random.default_rng "
             f"and reported in the output), got {seed!r}", field="seed")
@@ -547,6 +549,7 @@ def bootstrap_means(values: Any, mask: Any = None, *, n_boot: int = 10_000, seed
     codes = None if codes is None else codes[keep]
     k = V.shape[1]
     A = np.hstack([np.where(M, V, 0.0), M.astype(np.float64)])
+    check_bootstrap_memory(n_boot, A.shape[1], arrays=2, what="bootstrap_means")
     with np.errstate(divide="ignore", invalid="ignore"):
         tot = A.sum(axis=0)
         est = tot[:k] / tot[k:]
@@ -679,6 +682,9 @@ def _paired_core(B: np.ndarray, Cm: np.ndarray, M: np.ndarray, *, stats: list[St
                 f"{int((nun > 1).sum())} cluster(s) span several strata", field="strata")
     n_units, k = M.shape
     A = np.hstack([np.where(M, B, 0.0), np.where(M, Cm, 0.0), M.astype(np.float64)])
+    # resampled sums (3k columns) + the two accuracy arrays (2k) + one statistic's replicates (k);
+    # twice the sums and accuracies with clusters (the item-level run for the design effect)
+    check_bootstrap_memory(n_boot, k, arrays=(11 if clusters is not None else 6), what="the paired bootstrap")
     est_b, est_c = _accuracies(A.sum(axis=0)[None, :], k)
     rep_b, rep_c = _accuracies(_resampled_sums(A, n_boot=n_boot, seed=seed, strata=strata,
                                                clusters=clusters), k)

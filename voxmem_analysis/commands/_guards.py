@@ -1,0 +1,105 @@
+"""Checks run before a command does any work: output paths, ``--n-boot``, regular expressions.
+
+Each check turns a mistake that would otherwise surface as a Python traceback, or only after
+minutes of computing, into one message naming the option, the path and what to do:
+
+* :func:`output_problem` / :func:`check_outputs` -- an output file or folder that cannot be
+  written: a path under a regular file, a folder that exists as a file (or a file path that is
+  a folder), a folder that cannot be created (no permission, a read-only or special file
+  system).  The check creates the folders above the output (they would be created anyway) and
+  a scratch folder in the nearest one, removed at once.
+* :func:`n_boot_arg` -- ``type=`` of every ``--n-boot``: a positive whole number, at most
+  :func:`voxmem_analysis.stats.resources.max_n_boot` (exit 2 through argparse).
+* :func:`regex_arg` -- ``type=`` of ``--rejection-pattern``: a valid regular expression.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from pathlib import Path
+
+__all__ = ["output_problem", "check_outputs", "n_boot_arg", "regex_arg"]
+
+
+def _first_existing(path: Path) -> Path:
+    p = path
+    while not os.path.lexists(p) and p != p.parent:
+        p = p.parent
+    return p
+
+
+def output_problem(path, option: str, *, folder: bool = False) -> str | None:
+    """Why ``path`` cannot be written (as a file, or a folder with ``folder=True``), or ``None``."""
+    p = Path(os.path.abspath(os.path.expanduser(str(path))))
+    shown = f"{option} {str(path)!r}"
+    if folder and p.exists() and not p.is_dir():
+        return f"{shown} is a regular file, not a folder; give a folder path (it is created if missing)"
+    if not folder and p.is_dir():
+        return f"{shown} is a folder; give a file name"
+    base = _first_existing(p if folder else p.parent)
+    if not base.is_dir():
+        return (f"{shown}: {str(base)!r} is a regular file, so no folder can be created under it; "
+                f"choose a path in a folder")
+    if not os.access(base, os.W_OK | os.X_OK):
+        return (f"{shown}: cannot write in the folder {str(base)!r} (permission denied); "
+                f"choose a location you can write to")
+    if not folder and p.exists() and not os.access(p, os.W_OK):
+        return f"{shown} exists and is not writable (permission denied); choose another file"
+    return _probe(p if (folder and p.is_dir()) else p.parent, shown)
+
+
+def _probe(parent: Path, shown: str) -> str | None:
+    """Create ``parent`` (the folders above the output, written anyway) and a scratch folder in
+    it, removed at once: the only test that also holds for root and special file systems."""
+    import tempfile
+
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        os.rmdir(tempfile.mkdtemp(prefix=".voxmem-probe-", dir=parent))
+    except OSError as exc:
+        return (f"{shown}: cannot write in the folder {str(parent)!r} ({exc.strerror or exc}); "
+                f"choose a location you can write to")
+    return None
+
+
+def check_outputs(command: str, files: dict | None = None, folders: dict | None = None) -> int:
+    """Print one message per unusable output and return 2; 0 when every given path can be written.
+
+    ``files`` / ``folders`` map an option name (``"--out"``) to its value (``None``: not given).
+    """
+    found = [output_problem(v, k) for k, v in (files or {}).items() if v]
+    found += [output_problem(v, k, folder=True) for k, v in (folders or {}).items() if v]
+    found = [m for m in found if m]
+    for m in found:
+        print(f"error: {command}: {m}", file=sys.stderr)
+    return 2 if found else 0
+
+
+def n_boot_arg(text: str) -> int:
+    """argparse ``type=`` of ``--n-boot``: a whole number from 1 to the maximum (see stats.resources)."""
+    from voxmem_analysis.errors import ResourceLimitError
+    from voxmem_analysis.stats.resources import check_n_boot
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of resamples, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    try:
+        check_n_boot(value, option="--n-boot")
+    except ResourceLimitError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return value
+
+
+def regex_arg(text: str) -> str:
+    """argparse ``type=`` of a regular-expression option: the text, if it compiles."""
+    try:
+        re.compile(text)
+    except re.error as exc:
+        raise argparse.ArgumentTypeError(f"not a valid regular expression ({exc}): {text!r}; "
+                                         "escape special characters such as ( [ + with a backslash") from None
+    return text
