@@ -49,9 +49,10 @@ $(LAB_SETTINGS): jupyterlab/overrides.json | $(STAMP)
 	mkdir -p $(dir $@)
 	cp $< $@
 
+# make lab LAB_ARGS="--port=8890 --no-browser" passes options on to JupyterLab
 lab: $(STAMP) $(LAB_SETTINGS)
 	env -u JUPYTERLAB_DIR JUPYTER_PREFER_ENV_PATH=1 $(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" \
-	    $(if $(filter 0,$(shell id -u)),--allow-root)
+	    $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info

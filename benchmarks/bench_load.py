@@ -9,9 +9,9 @@ runs side by side, alternating, ``--repeat`` times each:
 * ``voxmem-analysis export-frame --no-cache`` (the real path: parse, validate, score, write Parquet);
 * ``voxmem-analysis export-frame`` with a warm parsed-release cache (from the 2nd repeat on).
 
-Prints medians of wall time and peak resident memory (``/usr/bin/time -f '%e %M'``, or
-``resource.getrusage`` of the child when ``/usr/bin/time`` is missing) and the ratios to the
-floor.  Not a test: it prints numbers.  Replicated releases are built once under
+Prints medians of wall time, CPU time (user + system: less sensitive than wall time to other
+jobs on a shared machine) and peak resident memory (``/usr/bin/time``, or ``resource.getrusage``
+of the children when ``/usr/bin/time`` is missing) and the ratios to the floor.  Not a test: it prints numbers.  Replicated releases are built once under
 ``benchmarks/.cache/`` (about 130 MB at 30x).
 
     .venv/bin/python benchmarks/bench_load.py [--scales 1,4,10,30] [--repeat 3]
@@ -80,21 +80,23 @@ def replicate(n: int) -> Path:
     return out
 
 
-def timed(cmd: list[str], env: dict | None = None) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MiB) of one command."""
+def timed(cmd: list[str], env: dict | None = None) -> tuple[float, float, float]:
+    """Wall seconds, peak RSS (MiB) and CPU seconds (user + system) of one command."""
     gnu_time = shutil.which("time", path="/usr/bin")
     with tempfile.NamedTemporaryFile("r", suffix=".time") as fh:
-        full = [gnu_time, "-f", "%e %M", "-o", fh.name, *cmd] if gnu_time else cmd
+        full = [gnu_time, "-f", "%e %M %U %S", "-o", fh.name, *cmd] if gnu_time else cmd
         t = time.perf_counter()
-        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         done = subprocess.run(full, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         wall = time.perf_counter() - t
         if done.returncode:
             raise SystemExit(f"{' '.join(cmd)} failed:\n{done.stderr[-2000:]}")
         if gnu_time:
-            _, kb = fh.read().split()[-2:]
-            return wall, int(kb) / 1024
-    return wall, max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
+            _, kb, user, system = fh.read().split()[-4:]
+            return wall, int(kb) / 1024, float(user) + float(system)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return wall, max(before.ru_maxrss, after.ru_maxrss) / 1024, cpu
 
 
 def predictions(root: Path) -> int:
@@ -114,24 +116,24 @@ def bench_scale(n: int, repeat: int, work: Path) -> dict:
     floor_py.write_text(FLOOR)
     out = work / "frame.parquet"
     cli = [str(BIN / "voxmem-analysis"), "export-frame", "--data", str(root), "--out", str(out)]
-    runs: dict[str, list[tuple[float, float]]] = {"floor": [], "export": [], "cached": []}
+    runs: dict[str, list[tuple[float, float, float]]] = {"floor": [], "export": [], "cached": []}
     for i in range(repeat):
         runs["floor"].append(timed([sys.executable, str(floor_py), str(root)], env))
         runs["export"].append(timed(cli + ["--no-cache"], env))
         if i == 0:
             timed(cli, env)   # fills the cache
         runs["cached"].append(timed(cli, env))
-    med = {k: (statistics.median(w for w, _ in v), statistics.median(m for _, m in v)) for k, v in runs.items()}
+    med = {k: tuple(statistics.median(r[i] for r in v) for i in range(3)) for k, v in runs.items()}
     return {"scale": n, "predictions": predictions(root), **med}
 
 
 def report(rows: list[dict]) -> None:
-    print(f"\n{'scale':>5} {'predictions':>11} | {'floor s':>7} {'MiB':>6} | {'export s':>8} {'MiB':>6} {'x floor':>7} "
-          f"{'mem x':>6} | {'cached s':>8} {'x floor':>7}")
+    print(f"\n{'scale':>5} {'predictions':>11} | {'floor s':>7} {'cpu s':>6} {'MiB':>6} | {'export s':>8} {'cpu s':>6} "
+          f"{'MiB':>6} {'x floor':>7} {'cpu x':>6} {'mem x':>6} | {'cached s':>8} {'x floor':>7}")
     for r in rows:
-        (fw, fm), (ew, em), (cw, _) = r["floor"], r["export"], r["cached"]
-        print(f"{r['scale']:>4}x {r['predictions']:>11,} | {fw:>7.2f} {fm:>6.0f} | {ew:>8.2f} {em:>6.0f} {ew / fw:>7.2f} "
-              f"{em / fm:>6.2f} | {cw:>8.2f} {cw / fw:>7.2f}")
+        (fw, fm, fc), (ew, em, ec), (cw, _, _) = r["floor"], r["export"], r["cached"]
+        print(f"{r['scale']:>4}x {r['predictions']:>11,} | {fw:>7.2f} {fc:>6.2f} {fm:>6.0f} | {ew:>8.2f} {ec:>6.2f} "
+              f"{em:>6.0f} {ew / fw:>7.2f} {ec / fc:>6.2f} {em / fm:>6.2f} | {cw:>8.2f} {cw / fw:>7.2f}")
 
 
 def parquet_table(n_rows: int) -> None:

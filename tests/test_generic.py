@@ -420,7 +420,11 @@ def test_cli_slice_auto_interval_accounts_for_repeated_questions(tiny_release, c
     assert main(["slice", "--data", str(tiny_release), "--by", "model", "--n-boot", "200"]) == 0
     captured = capsys.readouterr()
     assert "interval: bootstrap (" in captured.err  # each model pools two budgets of the same questions
+    # no row pools several models unless --pool (issue 11); that pooled row repeats questions
     assert main(["slice", "--data", str(tiny_release), "--by", "model,budget", "--n-boot", "200"]) == 0
+    captured = capsys.readouterr()
+    assert "interval: wilson (" in captured.err and "--pool adds it" in captured.err
+    assert main(["slice", "--data", str(tiny_release), "--by", "model,budget", "--n-boot", "200", "--pool"]) == 0
     captured = capsys.readouterr()
     assert "interval: bootstrap, wilson" in captured.err
 

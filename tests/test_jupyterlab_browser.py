@@ -1,19 +1,22 @@
 """JupyterLab, as a user meets it: double-click a notebook, Run All, see the figures.
 
-Starts JupyterLab from the project's environment (``python -m jupyterlab``) on a free local
-port with an empty HOME and empty Jupyter config/data/runtime folders, so the only settings in
-play are the ones the project installs into its environment (``make install``: the settings
-override under ``.venv/share/jupyter/lab/settings/overrides.d/``).  Headless Chromium (the
-system package, driven by Playwright) opens ``notebooks/20_context_scaling.py`` through the
-file-browser URL, runs all cells from the Run menu, and the test checks that the notebook
-view (not the text editor) shows the script and that the figures render as images.  The
-server is stopped at the end; autosave is off, so nothing is written next to the notebook.
+Starts ``.venv/bin/jupyter lab`` on a free local port with an empty HOME and empty Jupyter
+config/data/runtime folders, so the only settings in play are the ones the project installs
+into its environment (``make install``: the override under
+``.venv/share/jupyter/lab/settings/overrides.d/``).  Headless Chromium (the system package,
+driven by Playwright) opens ``notebooks/20_context_scaling.py`` through the file-browser URL,
+runs all cells from the Run menu, and the test checks that the notebook view (not the text
+editor) shows the script and that every saved figure renders as an image; a second test does
+the same with the subtype explorer (notebook 50) and changes one of its widgets.  The server
+is stopped at the end.  Autosave is off and checkpoints go to a temporary folder, so nothing is
+written into the repository.
 
-``VOXMEM_ROOT`` points the notebook's relative paths at a temporary project root whose
+``VOXMEM_ROOT`` points the notebooks' relative paths at a temporary project root whose
 ``data`` links to the repository's, so the default ``out_dir = "figures"`` lands there.
 
 Chromium comes from the system package manager (``.ci/run`` installs it); if it is missing the
 test installs it with apt-get when it can (root), and is skipped only when that is impossible.
+Playwright (the ``[test]`` extra) drives that executable; no browser is downloaded.
 """
 from __future__ import annotations
 
@@ -201,7 +204,7 @@ def _open_and_run(page, url: str, notebook: str, shot: Path) -> dict:
 
 def _in_lab(lab, notebook: str, tmp_path: Path, then=None) -> dict:
     """Open ``notebook`` in headless Chromium, run it (``_open_and_run``), then ``then(page, tmp_path)``."""
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the [test] extra")
+    from playwright import sync_api   # the [test] extra: missing is an error, not a skip
     shot = tmp_path / f"jupyterlab_{Path(notebook).stem}.png"
     paired = (REPO / notebook).with_suffix(".ipynb")
     paired_before = paired.exists()

@@ -59,9 +59,10 @@ class VoxMemDataError(ValueError):
         errors = [p for p in self.problems if p.severity == "error"]
         # the total counts findings: a summary problem ("... and 40 more like the above") carries
         # their number in `count`, so it is not one error, nor are the lines it stands for left out
-        head = summary or f"{sum(p.count for p in errors)} error(s) in input data"
+        total = sum(p.count for p in errors)
+        head = summary or f"{total} error(s) in input data"
         shown = "\n".join(f"  {p}" for p in errors[:20])
-        more = f"\n  ... and {len(errors) - 20} more" if len(errors) > 20 else ""
+        more = f"\n  ... and {total - sum(p.count for p in errors[:20])} more" if len(errors) > 20 else ""
         super().__init__(f"{head}\n{shown}{more}")
 
 

@@ -316,6 +316,8 @@ def cell_changes(release, *, baseline: str | None = "8K", comparison: str | None
         ``model, evidence_type, baseline, comparison, retention, change, n,
         baseline_budget, comparison_budget`` (accuracies in %; ``change`` = comparison −
         baseline in points, negative for a loss; ``retention`` NaN when the baseline accuracy is 0).
+        ``change`` and ``retention`` are computed from the integer counts (one division each),
+        not from the rounded accuracies, so cells with equal exact values are equal (D.5 ties).
     """
     plan = scaling_plan(release, baseline=baseline, comparison=comparison, models=models)
     b0, b1, ms = plan.baseline, plan.comparison, list(plan.models)
