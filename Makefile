@@ -39,6 +39,7 @@ supplement: reproduce
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_bootstrap.py
 	$(BIN)/python benchmarks/bench_load.py
+	$(BIN)/python benchmarks/bench_cli.py
 	$(BIN)/python benchmarks/bench_reproduce.py
 
 # JupyterLab in the repository, with the project's kernel and settings (see README, "Working in JupyterLab").

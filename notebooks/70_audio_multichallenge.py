@@ -85,6 +85,10 @@ f5.loc[["Mean"]]
 
 # %% [markdown]
 # ## Figure 8 — APR by turn count and by cumulative user audio
+#
+# Under each bin: its task count `n` and the count per axis (IM/IR/SC/VE). A point resting on fewer
+# than 5 tasks is an open grey marker joined by a dotted line (read it as anecdote, not a rate);
+# a bin with fewer than 5 tasks in all is shaded.
 
 # %%
 f8 = A.amc_fig8(release)

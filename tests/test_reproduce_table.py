@@ -116,7 +116,7 @@ def test_write_csv_is_plain_and_stable(tmp_path):
     out = rp.compare(PUB, REP)
     p = rp.write_csv(out, tmp_path / "r.csv")
     text = p.read_text()
-    assert text.splitlines()[0] == "artifact,row,column,published,reproduced,delta,kind,within_tolerance"
-    assert "tA,Model-A,Overall,21,21.5,0.5,calibrated,True" in text
-    assert "tA,Model-A,AR,50,,,derived,False" in text
+    assert text.splitlines()[0] == "artifact,row,column,published,reproduced,delta,kind,within_tolerance,status,note"
+    assert "tA,Model-A,Overall,21,21.5,0.5,calibrated,True,within,\n" in text
+    assert "tA,Model-A,AR,50,,,derived,False,missing,\n" in text
     assert "\r" not in text

@@ -7,6 +7,8 @@
   (:mod:`voxmem_analysis.stats`) are its two kinds.
 
 * :class:`ResourceLimitError` — a computation would exceed a memory or size limit (a huge ``n_boot``).
+* :class:`OutputFolderError` (and :class:`OutputLockedError`) — an output folder that cannot be
+  used as asked: locked by another run, holding foreign files, or a mix of two releases.
 
 All are :class:`ValueError` subclasses; the CLI turns them into messages (no traceback).
 """
@@ -15,7 +17,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 __all__ = ["Problem", "VoxMemDataError", "MissingDataError", "InputError", "AnalysisInputError", "StatsInputError",
-           "ResourceLimitError", "format_problems"]
+           "ResourceLimitError", "OutputFolderError", "OutputLockedError", "format_problems"]
 
 
 @dataclass(frozen=True)
@@ -120,6 +122,15 @@ class ResourceLimitError(ValueError):
                  limit: float | None = None):
         self.field, self.estimate, self.limit = field, estimate, limit
         super().__init__(message)
+
+
+class OutputFolderError(ValueError):
+    """An output folder cannot be used as asked (``reproduce --out``): it is not a reproduce output
+    and not empty, or ``--only`` would mix two releases in one report.  The message says what to do."""
+
+
+class OutputLockedError(OutputFolderError):
+    """Another ``reproduce`` run is writing into the same output folder (its lock names pid and host)."""
 
 
 def format_problems(problems: list[Problem]) -> str:

@@ -1,4 +1,9 @@
-"""``voxmem-analysis validate --data DIR``: counts per model x budget x status, and every problem."""
+"""``voxmem-analysis validate --data DIR``: counts per model x budget x status, and every problem.
+
+An Audio MultiChallenge release (``release.json`` ``"benchmark": "audio-multichallenge"``) is read
+with the AMC loader (:func:`voxmem_analysis.io.amc.load_amc`): counts of tasks per axis, rubric
+items, verdict rows per part and system, and every problem (``file:line [field]``).
+"""
 from __future__ import annotations
 
 import sys
@@ -15,6 +20,10 @@ def register(sub) -> None:
 def run(args) -> int:
     import polars as pl
 
+    from voxmem_analysis.io.amc import is_amc_release
+
+    if is_amc_release(args.data):
+        return _run_amc(args)
     release = load(args, strict=False)
     f = release.frame
     print(f"release: {release.path}  ({release.label()})")
@@ -72,3 +81,48 @@ def _optional_parts(release) -> list:
             problems = [Problem("attribution_unreadable", "error", f"cannot read attribution/: {exc}", "attribution")]
         out += list(problems)
     return out
+
+
+def _run_amc(args) -> int:
+    """``validate`` of an Audio MultiChallenge release: read leniently so every problem is listed;
+    say what strict mode (the default of ``table`` / ``export-frame``) and ``--lenient`` would do."""
+    import pandas as pd
+
+    from voxmem_analysis.io.amc import load_amc
+
+    release = load_amc(args.data, strict=False)
+    st = release.stats
+    print(f"release: {release.path}  ({release.label()}; Audio MultiChallenge)")
+    axes = release.tasks["axis"].value_counts().reindex(["IM", "IR", "SC", "VE"], fill_value=0)
+    print(f"tasks: {st.get('tasks', 0)} (" + ", ".join(f"{a} {n}" for a, n in axes.items()) + ")"
+          f"  rubric items: {st.get('rubrics', 0)}")
+    rows = []
+    for part in ("verdicts", "tts", "cascaded", "human", "judges"):
+        df = getattr(release, part)
+        if df is not None:
+            rows.append({"part": part, "systems": len(release.systems(part)), "rows": len(df),
+                         "tasks": int(df["task_id"].nunique())})
+    if release.lengths is not None:
+        rows.append({"part": "response_lengths", "systems": int(release.lengths[["model", "output_modality"]]
+                                                                 .drop_duplicates().shape[0]),
+                     "rows": len(release.lengths), "tasks": int(release.lengths["task_id"].nunique())})
+    if rows:
+        print(pd.DataFrame(rows).to_string(index=False))
+    left_out = {k: v for k, v in st.items() if k.startswith(("rejected_", "incomplete_")) and v}
+    print("rows left out by --lenient: " + (", ".join(f"{k}={v}" for k, v in left_out.items()) if left_out else "none"))
+    errors, warnings = release.errors(), release.warnings()
+    shown: dict[str, int] = {}
+    for pr in errors + warnings:   # the first 10 of each code, then a count of the rest
+        shown[pr.code] = shown.get(pr.code, 0) + 1
+        if shown[pr.code] <= 10:
+            print(str(pr), file=sys.stderr)
+    for code, n in shown.items():
+        if n > 10:
+            print(f"... and {n - 10} more {code} problem(s)", file=sys.stderr)
+    if shown:
+        print("problems by code: " + ", ".join(f"{c} {n}" for c, n in shown.items()))
+    if errors:
+        print("strict mode (the default of table / export-frame) refuses this release; --lenient leaves the rows "
+              "above out", file=sys.stderr)
+    print(f"{sum(p.count for p in errors)} error(s), {sum(p.count for p in warnings)} warning(s)")
+    return 1 if errors else 0

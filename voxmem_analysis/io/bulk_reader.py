@@ -21,7 +21,7 @@ from voxmem_analysis.io.schema import COLUMN_NAMES
 
 __all__ = ["read_files_bulk"]
 
-_BATCH_BYTES = 64 * 2**20
+_BATCH_BYTES = 16 * 2**20
 _EXTRA_TAIL = ("question_text", "gold_json", "judge_raw")
 
 

@@ -61,29 +61,67 @@ def plot_rubric_types(table: pd.DataFrame, types, *, title: str):
     return plot_grouped(table, list(types), xlabel="ARS (%)", title=f"{title}\n(tasks: {counts})")
 
 
-def plot_bins(table: pd.DataFrame):
-    """Figure 8: APR by (a) turn count and (b) cumulative user-audio bin, one line per axis; bin n
-    (tasks) printed under each x label."""
-    import matplotlib.pyplot as plt
+def _bin_labels(part: pd.DataFrame, cols, min_n: int) -> list[str]:
+    """x labels: the bin, its task count, and the count per axis (IM/IR/SC/VE), ``*`` below ``min_n``."""
+    out = []
+    for i in part.index:
+        per = "/".join(f"{int(part.loc[i, f'{c} n'])}" + ("*" if part.loc[i, f"{c} n"] < min_n else "")
+                       for c in cols if c != "All" and f"{c} n" in part.columns)
+        out.append(f"{str(i).split('|', 1)[1]}\nn={int(part.loc[i, 'All n'])}\n{per}")
+    return out
 
-    axes_cols = [c for c in ("IM", "IR", "SC", "VE", "All") if c in table.columns]
+
+def _draw_bin_panel(ax, part: pd.DataFrame, cols, min_n: int) -> None:
+    """One panel of Figure 8: a line per axis; points resting on fewer than ``min_n`` tasks are
+    drawn as open grey markers joined by dotted lines, and a bin whose total is below ``min_n``
+    is shaded grey."""
+    x = np.arange(len(part))
+    for c in cols:
+        y = part[c].to_numpy(dtype=float)
+        n = part[f"{c} n"].to_numpy(dtype=float) if f"{c} n" in part.columns else np.full(len(y), np.inf)
+        small = n < min_n
+        width = 2.0 if c == "All" else 1.2
+        ax.plot(x, y, color=AXIS_COLORS[c], linewidth=0.8, linestyle=":", alpha=0.7)  # joins small bins
+        ax.plot(x, np.where(small, np.nan, y), marker="o", ms=3.5, color=AXIS_COLORS[c], label=c, linewidth=width)
+        if small.any():  # unclipped, so a 0 % point shows whole (an empty unclipped line upsets tight_layout)
+            ax.plot(x[small], y[small], linestyle="none", marker="o", ms=4.5, markerfacecolor="white",
+                    markeredgecolor="#999999", markeredgewidth=1.0, zorder=4, clip_on=False)
+    for k, total in enumerate(part["All n"].to_numpy(dtype=float)):
+        if total < min_n:
+            ax.axvspan(k - 0.5, k + 0.5, color="#eeeeee", zorder=0)
+    ax.set_xticks(x, _bin_labels(part, cols, min_n), fontsize=7)
+    ax.grid(axis="y", color="#dddddd", linewidth=0.6)
+
+
+def plot_bins(table: pd.DataFrame, *, min_n: int = 5):
+    """Figure 8: APR by (a) turn count and (b) cumulative user-audio bin, one line per axis.
+
+    Under each x label: the bin's task count ``n`` and the count per axis (IM/IR/SC/VE, ``*`` when
+    below ``min_n``).  A point resting on fewer than ``min_n`` tasks is an open grey marker (joined
+    by a dotted line, not the solid one); a bin with fewer than ``min_n`` tasks in all is shaded.
+    Empty bins are not drawn.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    cols = [c for c in ("IM", "IR", "SC", "VE", "All") if c in table.columns]
     with paper_style():
-        fig, panels = plt.subplots(1, 2, figsize=(9.0, 3.4), sharey=True)
+        fig, panels = plt.subplots(1, 2, figsize=(10.0, 3.9), sharey=True)
         for ax, var, name in zip(panels, ("turns", "duration"), ("(a) turn count", "(b) cumulative user audio")):
             part = table[[str(i).startswith(var + "|") for i in table.index]]
             part = part[part["All n"].fillna(0) > 0]  # an empty bin has nothing to draw
-            x = np.arange(len(part))
-            for c in axes_cols:
-                ax.plot(x, part[c].to_numpy(dtype=float), marker="o", ms=3.5, color=AXIS_COLORS[c], label=c,
-                        linewidth=2.0 if c == "All" else 1.2)
-            labels = [f"{str(i).split('|', 1)[1]}\nn={int(part.loc[i, 'All n'])}" for i in part.index]
-            ax.set_xticks(x, labels)
+            _draw_bin_panel(ax, part, cols, min_n)
             ax.set_title(name, loc="left")
-            ax.grid(axis="y", color="#dddddd", linewidth=0.6)
         panels[0].set_ylabel("APR (%), pooled over systems")
         panels[0].set_ylim(0, None)
-        panels[1].legend(frameon=False, loc="upper right", ncol=3)
-        fig.tight_layout()
+        handles, labels = panels[1].get_legend_handles_labels()
+        handles.append(Line2D([], [], linestyle=":", marker="o", markerfacecolor="white", markeredgecolor="#999999",
+                              color="#999999"))
+        labels.append(f"< {min_n} tasks")
+        panels[1].legend(handles, labels, frameon=False, loc="upper right", ncol=3, fontsize=7)
+        fig.text(0.01, 0.01, f"x labels: bin, tasks n, tasks per axis IM/IR/SC/VE (* fewer than {min_n})",
+                 fontsize=7, color="#555555")
+        fig.tight_layout(rect=(0, 0.03, 1, 1))
     return fig
 
 

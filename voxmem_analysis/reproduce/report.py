@@ -147,6 +147,9 @@ def _cards(run: dict, repro, audit) -> str:
                       f"{rp['outside']} outside tolerance, {rp['missing']} not reproduced"))
     elif rp.get("error"):
         cards.append(("bad", "error", "reproduction.csv", rp["error"]))
+    if rp.get("paper_inconsistent"):
+        cards.append(("warn", f"{rp['paper_inconsistent']}", "known paper inconsistencies",
+                      "printed numbers the paper contradicts itself on (status paper_inconsistent); not failures"))
     au = run.get("audit") or {}
     if au.get("identities") is not None:
         cards.append(("warn" if au.get("fail") else "ok", f"{au.get('hold')}/{au['identities']}",
@@ -225,6 +228,8 @@ def _headline(err: dict) -> str:
 
 def _status(row) -> tuple[int, str, str]:
     """(sort key, css class, label) of a reproduction row: failures first."""
+    if row.get("status") == "paper_inconsistent":
+        return 1, "warn", "paper inconsistent"
     if row["reproduced"] is None or (isinstance(row["reproduced"], float) and math.isnan(row["reproduced"])):
         return 1, "missing", "not reproduced"
     if _bool(row["within_tolerance"]):
@@ -252,6 +257,22 @@ def _reproduction_section(run: dict, repro) -> str:
                         for a, n in missing.items())
         out.append(f"<h3>Not reproduced</h3><ul>{items}</ul>")
     recs = repro.to_dict("records")
+    amc = [r for r in recs if str(r["artifact"]).startswith("amc_")]
+    if amc and len(amc) < len(recs):
+        out.append("<h3>VoxMem</h3>")
+        out += _artifact_groups([r for r in recs if not str(r["artifact"]).startswith("amc_")])
+        out.append('<h3>Audio MultiChallenge</h3><p class="lead">The AMC paper\'s Tables 2-5 (artifacts '
+                   '<code>amc_*</code>), computed from the bundled SYNTHETIC Audio MultiChallenge release '
+                   '<code>data/synthetic-amc</code> with the same tolerance rules.</p>')
+        out += _artifact_groups(amc)
+    else:
+        out += _artifact_groups(recs)
+    return "\n".join(out)
+
+
+def _artifact_groups(recs: list[dict]) -> list[str]:
+    """One collapsible table per artifact of ``recs`` (reproduction rows), worst first."""
+    out: list[str] = []
     groups: dict[str, list[dict]] = {}
     for r in recs:
         groups.setdefault(str(r["artifact"]), []).append(r)
@@ -263,25 +284,29 @@ def _reproduction_section(run: dict, repro) -> str:
 
     for art, rows in sorted(groups.items(), key=badness):
         st = [_status(r) for r in rows]
-        n_fail, n_miss = sum(s[0] == 0 for s in st), sum(s[0] == 1 for s in st)
-        cls = "has-fail" if n_fail else ("has-missing" if n_miss else "")
-        opened = " open" if (n_fail or n_miss) else ""
+        n_fail = sum(s[0] == 0 for s in st)
+        n_miss = sum(s[0] == 1 and s[1] == "missing" for s in st)
+        n_inc = sum(s[1] == "warn" for s in st)
+        cls = "has-fail" if n_fail else ("has-missing" if (n_miss or n_inc) else "")
+        opened = " open" if (n_fail or n_miss or n_inc) else ""
         body = []
         for (key, css, label), r in sorted(zip(st, rows), key=lambda t: t[0][0]):
             body.append(f'<tr class="{css if css != "ok" else ""}"><td>{_e(r["row"])}</td><td>{_e(r["column"])}</td>'
                         f'<td class="num">{_num(r["published"])}</td><td class="num">{_num(r["reproduced"])}</td>'
                         f'<td class="num">{_signed(r["delta"])}</td><td>{_e(r["kind"])}</td>'
-                        f'<td><span class="pill {css}">{label}</span></td></tr>')
+                        f'<td><span class="pill {css}">{label}</span>'
+                        + (f' {_e(r["note"])}' if r.get("note") else "") + '</td></tr>')
         title = _registry_title(art)
         out.append(f'<details class="{cls}"{opened}><summary>{_e(art)}<span class="counts">'
                    + (f'{_e(title)} &middot; ' if title else "")
-                   + f'{len(rows) - n_fail - n_miss}/{len(rows)} within tolerance'
+                   + f'{len(rows) - n_fail - n_miss - n_inc}/{len(rows)} within tolerance'
                    + (f", {n_fail} outside" if n_fail else "") + (f", {n_miss} not reproduced" if n_miss else "")
+                   + (f", {n_inc} known paper inconsistency" if n_inc else "")
                    + "</span></summary>"
                    '<div class="wide"><table><tr><th>row</th><th>column</th><th class="num">published</th>'
                    '<th class="num">reproduced</th><th class="num">delta</th><th>kind</th><th>status</th></tr>'
                    + "".join(body) + "</table></div></details>")
-    return "\n".join(out)
+    return out
 
 
 def _audit_rows(recs: list[dict], cols: list[str]) -> str:
@@ -642,6 +667,13 @@ def render_report(out_dir, *, embed: bool = False) -> str:
                 f"reference (this release is not the paper's, so there is no reproduction scoreboard; "
                 f"<code>--compare-published</code> adds one).")
         sections = _analysis_sections(run, out, embed, caps)
+    elif rel.get("benchmark") == "audio-multichallenge":
+        title = f"Audio MultiChallenge reproduction report: {rel.get('name') or '?'}"
+        lead = (f"The Audio MultiChallenge notebook(s) executed on the AMC release <code>{data}</code> (the VoxMem "
+                f"notebooks are skipped: not a VoxMem release), and each number the AMC paper prints in its "
+                f"Tables 2-5 compared with the number computed here; the paper's known inconsistencies are marked "
+                f"<code>paper_inconsistent</code> in the scoreboard (no audit.csv: the VoxMem paper audit does not apply).")
+        sections = [s for s in _paper_sections(run, out, repro, audit, embed, caps) if s[0] != "audit"]
     else:
         title = "VoxMem reproduction report"
         lead = (f"Every notebook of the workbook executed on <code>{data}</code>, each published number of the paper "

@@ -9,7 +9,10 @@ process pool of ``jobs`` workers:
   :data:`RUNNER_PARAMETERS` (``data_dir``, ``out_dir``, ``seed``, ``n_boot``; ``interactive``
   is set to ``False``), plus ``manifest`` / ``questions`` for notebooks that take a
   LongMemEval manifest (run on ``data/examples/longmemeval/`` only with ``include_examples``
-  or when named in ``only``; skipped, with the reason, otherwise).  Each notebook writes into its own staging folder, whose files are then moved
+  or when named in ``only``; skipped, with the reason, otherwise), and ``amc_data_dir`` for the
+  Audio MultiChallenge notebook (``--data`` if it is an AMC release; the bundled SYNTHETIC
+  ``data/synthetic-amc`` on the paper's release or with ``include_examples``).  On an AMC release
+  every other notebook is skipped: "not a VoxMem release".  Each notebook writes into its own staging folder, whose files are then moved
   under ``OUT`` -- so every output is attributed to the notebook that wrote it, and a file
   written by two notebooks is reported.
 * one task reads the release (models, budgets, counts: the report's "your runs") and, in
@@ -206,19 +209,40 @@ def _longmemeval_inputs() -> dict:
     return found
 
 
+def _release_meta(path) -> dict:
+    try:
+        meta = json.loads((Path(path) / "release.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def _is_amc(path) -> bool:
+    return str(_release_meta(path).get("benchmark", "")).lower() == "audio-multichallenge"
+
+
+def _is_paper_release(path) -> bool:
+    from voxmem_analysis.reproduce.mode import is_paper_release
+
+    return is_paper_release(_release_meta(path))
+
+
 def _amc_release_dir(data_dir, include_examples: bool) -> str | None:
     """``data_dir`` when it is an Audio MultiChallenge release (release.json ``"benchmark":
-    "audio-multichallenge"``), else the bundled synthetic one when examples are included."""
-    def is_amc(path: Path) -> bool:
-        try:
-            meta = json.loads((path / "release.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return False
-        return isinstance(meta, dict) and str(meta.get("benchmark", "")).lower() == "audio-multichallenge"
-
-    if is_amc(Path(data_dir)):
+    "audio-multichallenge"``), else the bundled synthetic one on the paper's release (reproduction
+    mode regenerates every table and figure from ``data/``) or when examples are included."""
+    if _is_amc(data_dir):
         return str(data_dir)
-    return str(AMC_EXAMPLE) if include_examples and is_amc(AMC_EXAMPLE) else None
+    bundled = include_examples or _is_paper_release(data_dir)
+    return str(AMC_EXAMPLE) if bundled and _is_amc(AMC_EXAMPLE) else None
+
+
+def not_for_release(script: str, data_dir) -> str | None:
+    """Why a notebook does not run on ``data_dir``: on an Audio MultiChallenge release only the
+    notebooks taking ``amc_data_dir`` run; the others are skipped as "not a VoxMem release"."""
+    if not _is_amc(data_dir) or re.search(r"^amc_data_dir\s*[:=]", script, re.MULTILINE):
+        return None
+    return "not a VoxMem release (an Audio MultiChallenge release: only the AMC notebooks run on it)"
 
 
 _REQUIRES = re.compile(r"^#\s*requires:\s*(.+)$", re.MULTILINE)
@@ -256,7 +280,8 @@ def plan_parameters(declared: dict, *, data_dir: str, out_dir: str, seed: int, n
         amc = _amc_release_dir(data_dir, include_examples)
         if amc is None:
             return {}, ("takes an Audio MultiChallenge release (`amc_data_dir`): --data is none, and the bundled "
-                        f"synthetic one ({_shown(AMC_EXAMPLE)}) runs only with --include-examples")
+                        f"synthetic one ({_shown(AMC_EXAMPLE)}) runs only on the paper's release or with "
+                        "--include-examples")
         inject["amc_data_dir"] = amc
     elif "data_dir" not in declared:
         return {}, "its parameters cell declares neither `data_dir` nor `manifest`"
@@ -317,6 +342,10 @@ def execute_notebook(path, *, data_dir, out_dir, seed: int = 0, n_boot: int = 10
         import jupytext
         import nbformat
 
+        other = not_for_release(script, data_dir)
+        if other:
+            result.status, result.reason = "skipped", other
+            return result
         missing = missing_parts(script, data_dir)
         if missing:
             result.status = "skipped"
@@ -411,7 +440,7 @@ def reproduction_task(data_dir, out_dir, *, seed: int = 0, n_boot: int = 10_000,
     t0 = time.perf_counter()
     out = Path(out_dir)
     info: dict = {"release": {}, "reproduction": {}, "audit": {}, "problems": [], "failed": []}
-    if _amc_release_dir(data_dir, False) is not None:
+    if _is_amc(data_dir):
         _amc_reproduction(data_dir, out, info, seed=seed, n_boot=n_boot)
         info["seconds"] = round(time.perf_counter() - t0, 2)
         return info
@@ -447,7 +476,8 @@ def reproduction_task(data_dir, out_dir, *, seed: int = 0, n_boot: int = 10_000,
     try:
         from voxmem_analysis.reproduce import scoreboard as rp
 
-        table = rp.reproduction_table(release, seed=seed, n_boot=n_boot)
+        table = _with_amc_rows(rp.reproduction_table(release, seed=seed, n_boot=n_boot), data_dir,
+                               seed=seed, n_boot=n_boot)
         rp.write_csv(table, out / "reproduction.csv")
         info["reproduction"] = rp.summarize(table)
     except Exception as exc:  # noqa: BLE001
@@ -471,19 +501,15 @@ def reproduction_task(data_dir, out_dir, *, seed: int = 0, n_boot: int = 10_000,
 
 def _amc_reproduction(data_dir, out: Path, info: dict, *, seed: int, n_boot: int) -> None:
     """An Audio MultiChallenge release: ``reproduction.csv`` against the AMC paper's numbers
-    (``published(benchmark="amc")``, same tolerance rules); no audit.csv (the AMC paper's
+    (``published(benchmark="amc")``, same tolerance rules; the paper's known misprint marked
+    ``paper_inconsistent`` by :mod:`voxmem_analysis.reproduce.amc`); no audit.csv (the AMC paper's
     inconsistencies are listed by ``voxmem_analysis.synth.amc.inconsistencies``)."""
     try:
         from voxmem_analysis.io.amc import load_amc
+        from voxmem_analysis.reproduce.amc import release_info
 
         release = load_amc(data_dir, strict=False)
-        info["release"] = {"path": str(Path(data_dir).resolve()), "name": release.name,
-                           "synthetic": bool(release.synthetic), "label": release.label(),
-                           "description": str(release.meta.get("description") or ""),
-                           "predictions": int(len(release.verdicts)), "models": len(release.systems()),
-                           "stats": dict(release.stats), "mode": "paper", "paper_release": False,
-                           "runs": [], "model_names": [f"{m}|{o}" for m, o in release.systems()],
-                           "benchmark": "audio-multichallenge"}
+        info["release"] = {**release_info(release), "mode": "paper", "paper_release": False, "runs": []}
         info["problems"] = [{"severity": p.severity, "code": p.code, "count": p.count, "example": str(p)}
                             for p in release.problems]
     except Exception as exc:  # noqa: BLE001
@@ -493,13 +519,29 @@ def _amc_reproduction(data_dir, out: Path, info: dict, *, seed: int, n_boot: int
         return
     try:
         from voxmem_analysis.reproduce import scoreboard as rp
+        from voxmem_analysis.reproduce.amc import amc_scoreboard
 
-        table = rp.reproduction_table(release, seed=seed, n_boot=n_boot)
+        table = amc_scoreboard(release, seed=seed, n_boot=n_boot)
         rp.write_csv(table, out / "reproduction.csv")
         info["reproduction"] = rp.summarize(table)
     except Exception as exc:  # noqa: BLE001
         info["failed"].append("reproduction")
         info["reproduction"] = {"error": f"{type(exc).__name__}: {exc}"}
+
+
+def _with_amc_rows(table, data_dir, *, seed: int, n_boot: int):
+    """On the paper's release: the VoxMem scoreboard followed by the 214 AMC rows computed from the
+    bundled SYNTHETIC AMC release (:mod:`voxmem_analysis.reproduce.amc`); else ``table`` unchanged."""
+    if not _is_paper_release(data_dir) or not _is_amc(AMC_EXAMPLE):
+        return table
+    import pandas as pd
+
+    from voxmem_analysis.reproduce.amc import amc_scoreboard
+
+    amc = amc_scoreboard(AMC_EXAMPLE, seed=seed, n_boot=n_boot)
+    both = pd.concat([table, amc], ignore_index=True)
+    both.attrs["artifact_errors"] = {**table.attrs.get("artifact_errors", {}), **amc.attrs.get("artifact_errors", {})}
+    return both
 
 
 # ----------------------------------------------------------------------------- merging outputs
@@ -733,7 +775,9 @@ def print_summary(summary: RunSummary, stream=None) -> None:
     if rel.get("error"):
         w(f"release {summary.data_dir}: could not be loaded: {rel['error']}\n")
     elif rel:
-        w(f"release: {rel.get('label')} ({rel.get('predictions')} predictions, {rel.get('models')} models)\n")
+        amc = rel.get("benchmark") == "audio-multichallenge"
+        w(f"release: {rel.get('label')} ({rel.get('predictions')} {'rubric verdicts' if amc else 'predictions'}, "
+          f"{rel.get('models')} {'model x output-modality systems' if amc else 'models'})\n")
         if rel.get("mode") == "analysis":
             w(f"report mode: analysis of your runs ({', '.join(rel.get('model_names') or [])}); not the paper's "
               f"release, so no reproduction scoreboard or paper audit (--compare-published adds them)\n")
@@ -743,7 +787,16 @@ def print_summary(summary: RunSummary, stream=None) -> None:
     elif rp.get("numbers") is not None:
         w(f"reproduction.csv: {rp['numbers']} published numbers, {rp['within']} within tolerance, "
           f"{rp['outside']} outside, {rp['missing']} not reproduced"
-          + (f" ({rp['seconds']:.1f} s, with audit.csv)" if rp.get("seconds") else "") + "\n")
+          + (f", {rp['paper_inconsistent']} known paper inconsistenc{'y' if rp['paper_inconsistent'] == 1 else 'ies'}"
+             if rp.get("paper_inconsistent") else "")
+          + (f" ({rp['seconds']:.1f} s" + (", with audit.csv)" if summary.audit else ")") if rp.get("seconds") else "")
+          + "\n")
+        by_bench = rp.get("by_benchmark") or {}
+        for b, c in (by_bench.items() if len(by_bench) > 1 else ()):
+            w(f"  {'Audio MultiChallenge' if b == 'amc' else 'VoxMem'}: {c['within']}/{c['numbers']} within tolerance"
+              + (f", {c['paper_inconsistent']} known paper inconsistency" if c.get("paper_inconsistent") else "") + "\n")
+        for note in rp.get("inconsistent_notes") or ():
+            w(f"  paper inconsistency: {note}\n")
         if rp.get("missing_artifacts"):
             w("  not reproduced: " + "; ".join(f"{a} ({n})" for a, n in rp["missing_artifacts"].items()) + "\n")
         for a, e in (rp.get("artifact_errors") or {}).items():

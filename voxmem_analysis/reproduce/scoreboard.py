@@ -22,6 +22,13 @@ Columns
     The published comparator applied with its tolerance: ``approx`` ``|delta| <= tolerance``;
     ``lt`` ``reproduced < published``; ``le`` ``reproduced <= published + tolerance``.  A
     published number without a reproduced counterpart is ``False``.
+``status``
+    ``within``, ``outside`` (reproduced, outside tolerance), ``missing`` (no reproduced value) or
+    ``paper_inconsistent``: outside tolerance where the paper contradicts itself -- a known
+    misprint listed by :func:`mark_paper_inconsistent` (e.g. AMC Table 2's IR 65.283, which no count
+    over 120 tasks gives; 79/120 = 65.83).  Counted apart from ``outside`` by :func:`summarize`.
+``note``
+    Why a row is ``paper_inconsistent``; empty otherwise.
 
 Rows come in the published table's order.  Nothing is dropped: a published number with no
 reproduced value is kept (``reproduced`` empty) and counted by :func:`summarize`.
@@ -33,9 +40,12 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["COLUMNS", "reproduction_table", "compute_long", "compare", "summarize", "write_csv"]
+__all__ = ["COLUMNS", "STATUSES", "reproduction_table", "compute_long", "compare", "mark_paper_inconsistent",
+           "summarize", "write_csv"]
 
-COLUMNS = ("artifact", "row", "column", "published", "reproduced", "delta", "kind", "within_tolerance")
+COLUMNS = ("artifact", "row", "column", "published", "reproduced", "delta", "kind", "within_tolerance",
+           "status", "note")
+STATUSES = ("within", "outside", "missing", "paper_inconsistent")
 _EPS = 1e-9
 
 
@@ -113,12 +123,32 @@ def compare(published: pd.DataFrame, reproduced: pd.DataFrame) -> pd.DataFrame:
         raw = lookup.get(key)
         rep = _number(raw)
         delta = (rep - pub) if (rep is not None and pub is not None) else None
-        rows.append((rec.artifact, rec.row, rec.column, pub, rep, delta, rec.kind,
-                     _within(str(rec.comparator), pub, rep, _number(rec.tolerance) or 0.0)))
+        ok = _within(str(rec.comparator), pub, rep, _number(rec.tolerance) or 0.0)
+        status = "within" if ok else ("missing" if rep is None else "outside")
+        rows.append((rec.artifact, rec.row, rec.column, pub, rep, delta, rec.kind, ok, status, ""))
     out = pd.DataFrame(rows, columns=list(COLUMNS))
     for col in ("published", "reproduced", "delta"):
         out[col] = out[col].astype(float)
     out["within_tolerance"] = out["within_tolerance"].astype(bool)
+    return out
+
+
+def mark_paper_inconsistent(table: pd.DataFrame, known) -> pd.DataFrame:
+    """Set ``status`` to ``paper_inconsistent`` (and ``note``) on the rows ``known`` names.
+
+    ``known`` maps ``(artifact, row, column)`` to the note explaining the paper's inconsistency.
+    Only a row that is reproduced but outside tolerance is re-marked (``within_tolerance`` stays
+    ``False``: the printed number is not reproduced); a known misprint that *is* reproduced, or
+    has no reproduced value, keeps its status -- the note is still attached.
+    """
+    out = table.copy()
+    keys = list(zip(out["artifact"].astype(str), out["row"].astype(str), out["column"].astype(str)))
+    for i, key in enumerate(keys):
+        if key in known:
+            out.iloc[i, out.columns.get_loc("note")] = str(known[key])
+            if out["status"].iat[i] == "outside":
+                out.iloc[i, out.columns.get_loc("status")] = "paper_inconsistent"
+    out.attrs.update(table.attrs)
     return out
 
 
@@ -154,12 +184,17 @@ def reproduction_table(release, published: pd.DataFrame | None = None, *, seed: 
 def summarize(table: pd.DataFrame) -> dict:
     """Counts for the run summary and the report.
 
-    ``numbers``, ``within``, ``outside`` (reproduced but outside tolerance), ``missing`` (no
-    reproduced value), ``missing_artifacts`` ``{artifact: count}``, ``artifact_errors``,
-    ``by_kind`` ``{kind: {"numbers", "within"}}``, ``by_artifact`` ``{artifact: {"numbers", "within", "missing"}}``.
+    ``numbers``, ``within``, ``outside`` (reproduced but outside tolerance, known paper
+    inconsistencies excepted), ``missing`` (no reproduced value), ``paper_inconsistent`` (outside
+    tolerance where the paper contradicts itself) with their ``inconsistent_notes``,
+    ``missing_artifacts`` ``{artifact: count}``, ``artifact_errors``,
+    ``by_kind`` ``{kind: {"numbers", "within"}}``, ``by_artifact`` ``{artifact: {"numbers", "within", "missing"}}``,
+    ``by_benchmark`` ``{"voxmem" | "amc": {"numbers", "within", "outside", "missing", "paper_inconsistent"}}``.
     """
     missing = table["reproduced"].isna()
     within = table["within_tolerance"].astype(bool)
+    status = table["status"] if "status" in table else pd.Series("", index=table.index)
+    inconsistent = status.eq("paper_inconsistent")
     by_kind = {k: {"numbers": int(len(g)), "within": int(g["within_tolerance"].sum())}
                for k, g in table.groupby("kind", sort=True)}
     by_artifact = {a: {"numbers": int(len(g)), "within": int(g["within_tolerance"].sum()),
@@ -167,11 +202,28 @@ def summarize(table: pd.DataFrame) -> dict:
                    for a, g in table.groupby("artifact", sort=False)}
     return {
         "numbers": int(len(table)), "within": int(within.sum()),
-        "outside": int((~within & ~missing).sum()), "missing": int(missing.sum()),
+        "outside": int((~within & ~missing & ~inconsistent).sum()), "missing": int(missing.sum()),
+        "paper_inconsistent": int(inconsistent.sum()),
+        "inconsistent_notes": [f"{r.artifact} {r.row} / {r.column}: {r.note}"
+                               for r in table[inconsistent].itertuples(index=False)],
+        "by_benchmark": _by_benchmark(table, within, missing, inconsistent),
         "missing_artifacts": {a: int(n) for a, n in table.loc[missing, "artifact"].value_counts(sort=False).items()},
         "artifact_errors": dict(table.attrs.get("artifact_errors", {})),
         "by_kind": by_kind, "by_artifact": by_artifact,
     }
+
+
+def _by_benchmark(table, within, missing, inconsistent) -> dict:
+    """Counts per benchmark (``amc`` for the ``amc_*`` artifacts, else ``voxmem``), in that order."""
+    bench = table["artifact"].astype(str).str.startswith("amc_").map({True: "amc", False: "voxmem"})
+    out = {}
+    for b in ("voxmem", "amc"):
+        m = bench.eq(b)
+        if m.any():
+            out[b] = {"numbers": int(m.sum()), "within": int((within & m).sum()),
+                      "outside": int((~within & ~missing & ~inconsistent & m).sum()),
+                      "missing": int((missing & m).sum()), "paper_inconsistent": int((inconsistent & m).sum())}
+    return out
 
 
 def write_csv(table: pd.DataFrame, path) -> Path:

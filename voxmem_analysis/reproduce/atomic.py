@@ -1,0 +1,385 @@
+"""Atomic output of ``reproduce``: one run per folder, built beside it, swapped in when complete.
+
+For an output folder ``OUT = /some/where/out`` a run uses, in ``/some/where/``:
+
+* ``.out.voxmem-reproduce.lock`` -- the lock: JSON with the pid, host, start time and command of
+  the run writing ``OUT``.  A second run refuses, naming them.  A lock whose process is gone (same
+  host, no such pid) is stale: it is removed and said so.
+* ``.out.voxmem-staging-<pid>/`` -- the whole new output is built here.  Only when the run is
+  complete is it swapped in: ``OUT`` is renamed to ``.out.voxmem-previous-<pid>/``, the staging
+  folder to ``OUT``, and the previous folder removed.  Until that moment the previous complete
+  output is untouched; an interrupted run (Ctrl-C, ``--no-keep-going`` after a failed notebook,
+  a crash) only removes its staging folder.  A later run cleans what a killed run left (and
+  restores ``OUT`` from ``.out.voxmem-previous-*`` if a swap was cut short).
+
+What ``OUT`` then holds: only this run's files -- plus, with ``--only``, the outputs of the
+notebooks not re-run (copied from the previous output, recorded as ``earlier`` in run.json).
+Files no reproduce run wrote are never deleted: outside ``figures/``, ``tables/``, ``notebooks/``
+and ``report/`` they stay where they are; inside those folders (stale outputs of an older run, or
+a user's own file) they move to ``OUT/earlier-files/`` so the report does not show them.  Both
+are said.  A non-empty folder that holds no earlier run (no ``run.json``) is refused, and so is
+``--only`` with another ``--data`` than the run in ``OUT`` (that would mix two releases in one
+report).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import sys
+import time
+from pathlib import Path
+
+from voxmem_analysis.errors import OutputFolderError, OutputLockedError
+
+__all__ = ["LOCK_SUFFIX", "RUNNER_FILES", "RUNNER_FOLDERS", "KEPT_FOLDER", "StagedOutput", "lock_path",
+           "acquire_lock", "release_lock", "read_lock", "pid_alive", "foreign_files"]
+
+LOCK_SUFFIX = ".voxmem-reproduce.lock"
+_STAGING_TAG = ".voxmem-staging-"
+_PREVIOUS_TAG = ".voxmem-previous-"
+#: Files and folders of ``OUT`` that belong to the runner (replaced by every run).
+RUNNER_FILES = ("run.json", "reproduction.csv", "audit.csv")
+RUNNER_FOLDERS = ("figures", "tables", "notebooks", "report", ".staging")
+#: Where files found inside the runner's folders that no run wrote are moved.
+KEPT_FOLDER = "earlier-files"
+#: A lock file younger than this whose content cannot be read is being written: in use.
+_FRESH_LOCK_SECONDS = 60
+
+
+# ----------------------------------------------------------------------------- the lock
+def lock_path(out: Path) -> Path:
+    out = Path(out)
+    return out.parent / f".{out.name}{LOCK_SUFFIX}"
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists on this machine."""
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    except (OverflowError, ValueError):
+        return False
+    return True
+
+
+def read_lock(path: Path) -> dict | None:
+    try:
+        info = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return info if isinstance(info, dict) else None
+
+
+def _lock_holder(info: dict, path: Path) -> str:
+    return (f"pid {info.get('pid')} on host {info.get('host')}, started {info.get('started')}; "
+            f"lock file {str(path)!r}")
+
+
+def acquire_lock(out: Path, notes: list[str]) -> Path:
+    """Create the lock of ``out`` or raise :class:`OutputLockedError`; a stale lock is replaced (noted)."""
+    path = lock_path(out)
+    payload = json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                          "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                          "command": " ".join(sys.argv)}) + "\n"
+    for _ in range(3):
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            _check_existing_lock(path, out, notes)
+            continue
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(payload)
+        return path
+    raise OutputLockedError(f"--out {str(out)!r}: could not take the lock {str(path)!r} (another run keeps "
+                            f"taking it); try again")
+
+
+def _check_existing_lock(path: Path, out: Path, notes: list[str]) -> None:
+    """Remove ``path`` if stale (noted); raise :class:`OutputLockedError` if a live run holds it."""
+    info = read_lock(path)
+    if info is None:
+        try:
+            age = time.time() - path.stat().st_mtime
+        except FileNotFoundError:
+            return  # released meanwhile: try again
+        if age < _FRESH_LOCK_SECONDS:
+            raise OutputLockedError(f"--out {str(out)!r} is being written by another `voxmem-analysis reproduce` "
+                                    f"(lock file {str(path)!r}, just created); wait for it to finish, or choose "
+                                    f"another --out")
+        notes.append(f"removed an unreadable lock file {str(path)!r} ({age:.0f} s old)")
+    elif info.get("host") == socket.gethostname() and not pid_alive(info.get("pid", -1)):
+        notes.append(f"removed a stale lock: the run that held --out {str(out)!r} ({_lock_holder(info, path)}) "
+                     f"has ended without releasing it")
+    else:
+        other_host = info.get("host") != socket.gethostname()
+        raise OutputLockedError(
+            f"--out {str(out)!r} is being written by another `voxmem-analysis reproduce` ({_lock_holder(info, path)}); "
+            f"wait for it to finish, or choose another --out"
+            + ("; if that run is no longer active (its machine restarted), delete the lock file" if other_host else ""))
+    path.unlink(missing_ok=True)
+
+
+def release_lock(path: Path | None) -> None:
+    """Remove the lock if this process holds it."""
+    if path is None:
+        return
+    info = read_lock(path)
+    if info is not None and info.get("pid") == os.getpid() and info.get("host") == socket.gethostname():
+        path.unlink(missing_ok=True)
+
+
+# ----------------------------------------------------------------------------- what belongs to a run
+def _attributed(previous: dict) -> set[str]:
+    """Files (relative to OUT) a run's run.json says it wrote."""
+    own: set[str] = set()
+    for nb in previous.get("notebooks", []) + previous.get("earlier", []):
+        own.update(str(o) for o in nb.get("outputs") or [])
+        if nb.get("executed"):
+            own.add(str(nb["executed"]))
+            own.add(str(Path(nb["executed"]).with_suffix(".log").as_posix()))
+    return own
+
+
+_EXECUTED = re.compile(r"^notebooks/\d{2}_[A-Za-z0-9_]+\.(ipynb|log)$")
+
+
+def _is_runner_file(rel: str, attributed: set[str]) -> bool:
+    return (rel in attributed or rel in RUNNER_FILES or rel == "report/index.html" or rel.startswith(".staging/")
+            or _EXECUTED.match(rel) is not None)
+
+
+def _walk_files(root: Path) -> list[str]:
+    """Every file (and symlink) below ``root``, relative, sorted; symlinked folders are not entered."""
+    found: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        base = Path(dirpath)
+        for d in list(dirnames):
+            if (base / d).is_symlink():
+                dirnames.remove(d)
+                filenames.append(d)
+        found += [(base / f).relative_to(root).as_posix() for f in filenames]
+    return sorted(found)
+
+
+def foreign_files(folder: Path, previous: dict) -> list[tuple[str, str]]:
+    """Files of ``folder`` (a previous OUT) that no reproduce run wrote, and where they go in the
+    new OUT: ``(relative path, destination)``; inside the runner's folders the destination is
+    under :data:`KEPT_FOLDER`, elsewhere the same path."""
+    own = _attributed(previous)
+    out = []
+    for rel in _walk_files(folder):
+        if _is_runner_file(rel, own):
+            continue
+        top = rel.split("/", 1)[0]
+        out.append((rel, f"{KEPT_FOLDER}/{rel}" if top in RUNNER_FOLDERS else rel))
+    return out
+
+
+def _free(dest: Path) -> Path:
+    k = 1
+    cand = dest
+    while os.path.lexists(cand):
+        cand = dest.with_name(f"{dest.stem}.{k}{dest.suffix}")
+        k += 1
+    return cand
+
+
+def carry_over(previous_dir: Path, new_out: Path, previous: dict) -> list[str]:
+    """Move the foreign files of ``previous_dir`` into ``new_out``; one note per kind of move."""
+    moved_in_place, moved_aside = [], []
+    for rel, dest in foreign_files(previous_dir, previous):
+        if dest == rel and os.path.lexists(new_out / rel):  # the new run wrote that path: keep both
+            dest = f"{KEPT_FOLDER}/{rel}"
+        target = _free(new_out / dest)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(previous_dir / rel, target)
+        shown = target.relative_to(new_out).as_posix()
+        (moved_in_place if shown == rel else moved_aside).append(rel if shown == rel else f"{rel} -> {shown}")
+    notes = []
+    if moved_in_place:
+        notes.append(f"kept {len(moved_in_place)} file(s) in the output folder that reproduce did not write: "
+                     + _some(moved_in_place))
+    if moved_aside:
+        notes.append(f"moved {len(moved_aside)} file(s) that no reproduce run wrote out of the report's folders "
+                     f"(stale outputs of an older run, or your own; not deleted, not in the report): "
+                     + _some(moved_aside))
+    return notes
+
+
+def _some(items: list[str], n: int = 5) -> str:
+    return ", ".join(items[:n]) + (f" ... and {len(items) - n} more" if len(items) > n else "")
+
+
+# ----------------------------------------------------------------------------- staging and swap
+def _read_run(folder: Path) -> dict:
+    try:
+        run = json.loads((folder / "run.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return run if isinstance(run, dict) else {}
+
+
+def _link_or_copy(src: Path, dst: Path) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+class StagedOutput:
+    """Context manager of one run into ``out`` (see the module text): lock, staging folder, swap.
+
+    ``with StagedOutput(out, data=..., only=names) as st:`` takes the lock, cleans what an
+    interrupted run left, checks the folder (raising :class:`OutputFolderError`), and creates
+    ``st.staging`` seeded with what the runner reads of the previous run (``run.json``,
+    ``reproduction.csv``, ``audit.csv`` and, with ``only``, the outputs of the other notebooks).
+    :meth:`commit` swaps it in.  Leaving the block without a commit (an exception, Ctrl-C)
+    removes the staging folder and leaves ``out`` as it was; :attr:`notes` says what happened.
+    """
+
+    def __init__(self, out, *, data, only: set[str] | None = None):
+        self.out = Path(out).resolve()
+        self.data = str(Path(data).resolve())
+        self.only = set(only) if only else None
+        self.staging = self.out.parent / f".{self.out.name}{_STAGING_TAG}{os.getpid()}"
+        self.notes: list[str] = []
+        self.previous: dict = {}
+        self.committed = False
+        self.abandoned = False
+        self._lock: Path | None = None
+
+    # -- entering
+    def __enter__(self) -> "StagedOutput":
+        try:
+            self.out.parent.mkdir(parents=True, exist_ok=True)
+            self._lock = acquire_lock(self.out, self.notes)
+        except OSError as exc:
+            raise OutputFolderError(f"--out {str(self.out)!r}: cannot create the lock beside it in "
+                                    f"{str(self.out.parent)!r} ({exc.strerror or exc}); reproduce builds the new "
+                                    f"output there and swaps it in when complete: choose an --out whose parent "
+                                    f"folder you can write to") from None
+        try:
+            self._recover()
+            self.previous = _read_run(self.out)
+            self._check()
+            self.staging.mkdir()
+            self._seed()
+        except BaseException:
+            self._discard()
+            release_lock(self._lock)
+            raise
+        return self
+
+    def _recover(self) -> None:
+        """Clean up after a run that was killed: restore a cut-short swap, drop staging folders."""
+        name = self.out.name
+        for d in sorted(self.out.parent.glob(f".{name}{_PREVIOUS_TAG}*")):
+            if not self.out.exists():
+                os.rename(d, self.out)
+                self.notes.append(f"restored the previous output from {d.name} (a swap was cut short)")
+            else:
+                self.notes += carry_over(d, self.out, _read_run(d))
+                shutil.rmtree(d, ignore_errors=True)
+        for d in sorted(self.out.parent.glob(f".{name}{_STAGING_TAG}*")):
+            shutil.rmtree(d, ignore_errors=True)
+            self.notes.append(f"removed {d.name}, the unfinished staging folder of an interrupted run")
+
+    def _check(self) -> None:
+        if self.out.exists() and not self.out.is_dir():
+            raise OutputFolderError(f"--out {str(self.out)!r} is a regular file, not a folder")
+        visible = [p.name for p in self.out.iterdir() if not p.name.startswith(".")] if self.out.is_dir() else []
+        if visible and not self.previous:
+            raise OutputFolderError(
+                f"--out {str(self.out)!r} is not empty and holds no earlier reproduce run (no run.json): it has "
+                f"{_some(sorted(visible), 3)}; reproduce fills an output folder of its own: choose a new or empty "
+                f"folder")
+        if self.only and self.previous and self.previous.get("data_dir") not in (None, self.data):
+            raise OutputFolderError(
+                f"--out {str(self.out)!r} holds a run on {self.previous.get('data_dir')!r}; --only with --data "
+                f"{self.data!r} would mix two releases in one report.  Rerun without --only (every notebook), "
+                f"or choose another --out")
+
+    def _seed(self) -> None:
+        """Copy (hard-link) into the staging folder what the runner reads of the previous run."""
+        prev = self.previous
+        if not prev:
+            return
+        for f in RUNNER_FILES:
+            if (self.out / f).is_file():
+                _link_or_copy(self.out / f, self.staging / f)
+        if not self.only:
+            return
+        for nb in prev.get("notebooks", []) + prev.get("earlier", []):
+            if nb.get("name") in self.only:
+                continue
+            rels = list(nb.get("outputs") or []) + ([nb["executed"]] if nb.get("executed") else [])
+            rels += [str(Path(nb["executed"]).with_suffix(".log").as_posix())] if nb.get("executed") else []
+            for rel in rels:
+                src = self.out / rel
+                if src.is_file() and self.out in src.resolve().parents:
+                    _link_or_copy(src, self.staging / rel)
+
+    # -- leaving
+    def commit(self) -> None:
+        """Swap the staging folder in as ``out``; the previous output's foreign files are carried over."""
+        blocked = _block_sigint()
+        try:
+            previous_dir = None
+            if self.out.exists():
+                previous_dir = self.out.parent / f".{self.out.name}{_PREVIOUS_TAG}{os.getpid()}"
+                os.rename(self.out, previous_dir)
+            try:
+                os.rename(self.staging, self.out)
+            except OSError:
+                if previous_dir is not None:
+                    os.rename(previous_dir, self.out)
+                raise
+            self.committed = True
+        finally:
+            _unblock_sigint(blocked)
+        if previous_dir is not None:
+            self.notes += carry_over(previous_dir, self.out, self.previous)
+            shutil.rmtree(previous_dir, ignore_errors=True)
+
+    def abandon(self, why: str) -> None:
+        """Give the run up (``why``: e.g. a failed notebook): staging removed, ``out`` left as it was."""
+        self._discard()
+        kept = "the previous complete output is untouched" if self.out.exists() else "nothing was written"
+        self.notes.append(f"stopped before the output was complete ({why}): {str(self.out)!r} left as it was "
+                          f"({kept}); the unfinished run was removed")
+        self.abandoned = True
+
+    def _discard(self) -> None:
+        if not self.committed:
+            shutil.rmtree(self.staging, ignore_errors=True)
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        try:
+            if not self.committed and not self.abandoned:
+                if exc_type is None:
+                    self.abandon("the run ended without committing its output")
+                else:
+                    self.abandon("Ctrl-C" if issubclass(exc_type, KeyboardInterrupt) else exc_type.__name__)
+        finally:
+            release_lock(self._lock)
+
+
+def _block_sigint():
+    """Hold Ctrl-C during the two renames of the swap (main thread only); delivered after."""
+    try:
+        return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _unblock_sigint(previous) -> None:
+    if previous is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
