@@ -1,8 +1,8 @@
 """The columnar path of :func:`voxmem_analysis.io.release.read_predictions`.
 
-Files are decompressed and split into lines per file, then read in batches of a few dozen
-megabytes: the plain lines by :mod:`voxmem_analysis.io.bulk` in one parser call per batch, the
-others by the per-line reader.  Duplicates (same model, item, budget and condition) are found
+Files are decompressed, then split into lines and read in batches of up to 16 MB of text
+(the plain lines by :mod:`voxmem_analysis.io.bulk` in one parser call per batch, the
+others by the per-line reader).  Duplicates (same model, item, budget and condition) are found
 over all files at once, in file and line order, as the per-line reader finds them.  Problems are
 returned in the per-line reader's order (file, line; a line's own problems before its duplicate
 finding), so both paths give the same list.
