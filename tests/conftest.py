@@ -15,6 +15,21 @@ REPO = Path(__file__).resolve().parents[1]
 SYNTHETIC = REPO / "data" / "synthetic"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _cache_outside_home(tmp_path_factory):
+    """The parsed-release cache of every test (and of the commands tests start) goes to a temporary
+    folder, never to the user's ~/.cache (VOXMEM_CACHE_DIR, see voxmem_analysis.io.cache)."""
+    import os
+
+    old = os.environ.get("VOXMEM_CACHE_DIR")
+    os.environ["VOXMEM_CACHE_DIR"] = str(tmp_path_factory.mktemp("voxmem-cache"))
+    yield
+    if old is None:
+        os.environ.pop("VOXMEM_CACHE_DIR", None)
+    else:
+        os.environ["VOXMEM_CACHE_DIR"] = old
+
+
 def harness_line(**over) -> dict:
     """One scored prediction exactly as score_voxmembench.py writes it (FORMATS.md §1)."""
     rec = {

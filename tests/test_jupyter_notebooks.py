@@ -1,6 +1,6 @@
 """Every notebook runs with its default parameters from ``notebooks/`` and shows what it saves.
 
-papermill executes each notebook with ``cwd=notebooks/`` (as JupyterLab and ``nbconvert``
+``papermill --cwd notebooks`` executes each notebook (as JupyterLab and ``nbconvert``
 start the kernel) and only ``out_dir`` changed -- to a *relative* path, which must resolve
 against the repository root and so lands in the test's temporary folder.  The executed
 notebook must hold every saved figure as an image output, byte for byte the PNG on disk, and
@@ -74,9 +74,13 @@ def test_papermill_from_notebooks_dir_with_default_parameters(script, tmp_path):
     rel_out = os.path.relpath(out, REPO)          # relative: resolved against the repository root
     assert not Path(rel_out).is_absolute()
     executed = tmp_path / f"{script.stem}.run.ipynb"
-    papermill.execute_notebook(str(_to_ipynb(script, tmp_path / f"{script.stem}.ipynb")), str(executed),
-                               parameters={"out_dir": rel_out}, kernel_name="python3", progress_bar=False,
-                               cwd=str(REPO / "notebooks"))
+    src = _to_ipynb(script, tmp_path / f"{script.stem}.ipynb")
+    # the papermill command, as a user runs it (one process per notebook)
+    cmd = [sys.executable, "-m", "papermill", str(src), str(executed), "--cwd", "notebooks", "-p", "out_dir", rel_out,
+           "-k", "python3", "--no-progress-bar", "--execution-timeout", "900"]
+    run = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=1200,
+                         env={k: v for k, v in os.environ.items() if k != ROOT_ENV})
+    assert run.returncode == 0, run.stderr[-3000:]
     result = json.loads(executed.read_text())
     assert not _errors(result)
     assert out.is_dir(), "relative out_dir was not resolved against the repository root"

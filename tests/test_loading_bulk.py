@@ -144,3 +144,30 @@ def test_randomly_corrupted_files_same_both_ways(tmp_path_factory, lines, with_i
     if with_items:
         shutil.copy(SYNTHETIC / "items.csv", root / "items.csv")
     assert_same(root)
+
+
+def test_issue11_input_cases_same_both_ways(tmp_path):
+    """Symlinked folders and files, extensions in any case, CR-only line endings, a gzip stream cut
+    short, ablation conditions spelled otherwise / unknown / missing, a model spelled two ways."""
+    import gzip
+
+    root = tmp_path / "r"
+    write_jsonl(root / "predictions" / "model-a" / "p.JSONL", [harness_line(), harness_line(item_id="q_00010_64k",
+                                                                                             context_length="64K")])
+    other = write_jsonl(tmp_path / "elsewhere" / "model-b" / "p.jsonl", [harness_line(model="Model-B")]).parent
+    (root / "predictions" / "model-b").symlink_to(other, target_is_directory=True)
+    (root / "predictions" / "model-b-loop").symlink_to(root / "predictions", target_is_directory=True)
+    (root / "predictions" / "model-c").mkdir()
+    (root / "predictions" / "model-c" / "p.jsonl").write_bytes(
+        "".join(json.dumps(harness_line(model="Model-C", item_id=f"q_{i:05d}_8k", question_id=f"q_{i:05d}")) + "\r"
+                for i in range(20, 26)).encode())
+    blob = gzip.compress("".join(json.dumps(harness_line(model="Model-D", item_id=f"q_{i:05d}_8k", question_id=f"q_{i:05d}"))
+                                 + "\n" for i in range(30, 130)).encode(), mtime=0)
+    (root / "predictions" / "model-d").mkdir()
+    (root / "predictions" / "model-d" / "p.Jsonl.Gz").write_bytes(blob[: len(blob) * 2 // 3])
+    write_jsonl(root / "predictions" / "model-e" / "p.jsonl", [harness_line(model="model a")])
+    write_jsonl(root / "ablation" / "FULL_AUDIO" / "m" / "p.jsonl", [harness_line(), harness_line(
+        item_id="q_00010_16k", context_length="16K", input_condition="transcript")])
+    write_jsonl(root / "ablation" / "transcript_only" / "m" / "p.jsonl", [harness_line(input_condition="whisper")])
+    write_jsonl(root / "ablation" / "top.jsonl", [harness_line(), harness_line(model="B", input_condition="full_audio")])
+    assert_same(root)

@@ -122,7 +122,7 @@ def test_bad_verdicts_lenient_reports_with_file_and_line():
         ("manifest_missing_value", "error", man, 4, "path"),
         ("malformed_json", "error", BADFILE, 2, None),
         ("missing_field", "error", BADFILE, 3, "question_id"),
-        ("invalid_label", "warning", BADFILE, 4, "autoeval_label.label"),
+        ("label_as_text", "warning", BADFILE, 4, "autoeval_label.label"),   # "yes" read as true (issue 11)
         ("missing_label", "warning", BADFILE, 5, "autoeval_label"),
         ("unknown_question", "error", BADFILE, 6, "question_id"),
         ("duplicate_identical", "warning", BADFILE, 7, "question_id"),
@@ -132,11 +132,11 @@ def test_bad_verdicts_lenient_reports_with_file_and_line():
     }
     f = d.frame
     assert list(zip(f["question_id"], f["label"], f["status"], f["source_line"])) == [
-        ("u01", True, "graded", 1), ("u03", None, "ungraded", 4), ("u04_abs", None, "ungraded", 5),
+        ("u01", True, "graded", 1), ("u03", True, "graded", 4), ("u04_abs", None, "ungraded", 5),
         ("m01", True, "graded", 8)]
-    assert f["correct"].to_list() == [True, False, False, True]
+    assert f["correct"].to_list() == [True, True, False, True]
     assert d.stats["rejected_lines"] == 5 and d.stats["lines"] == 10 and d.stats["duplicates_identical"] == 1
-    assert "'yes'" in next(p.message for p in d.problems if p.code == "invalid_label")
+    assert "'yes'" in next(p.message for p in d.problems if p.code == "label_as_text")
     assert "zz99" in next(p.message for p in d.problems if p.code == "unknown_question")
 
 

@@ -62,7 +62,8 @@ def test_files_not_read_are_reported(tmp_path):
     (root / "predictions" / "dangling.jsonl").symlink_to(tmp_path / "nowhere")
     rel = load_release(root)
     notread = {p.file for p in rel.problems if p.code == "file_not_read"}
-    assert notread == {"predictions/b.JSONL", "predictions/dangling.jsonl"}
+    assert notread == {"predictions/dangling.jsonl"}  # the extension is read in any letter case (issue 11)
+    assert set(rel.frame["model"].to_list()) == {"Model-A", "Model-B"}
 
 
 def test_unicode_line_separators_inside_strings(tmp_path):

@@ -76,7 +76,7 @@ from voxmem_analysis.analysis.attribution_rules import (AUDIT_FIELDS, COMMITS, C
                                                         NON_SPECIFIC_COMMITS, REFUSAL_PATTERNS, RELATIONS, RULES,
                                                         SOURCES, VERDICT_ANSWER_TYPES, Rule, classify, is_refusal,
                                                         make_refusal_detector, rule_table, rules_markdown)
-from voxmem_analysis.artifacts import artifact
+from voxmem_analysis.artifacts import artifact, memoised
 from voxmem_analysis.errors import Problem, VoxMemDataError
 from voxmem_analysis.io.attribution import check_records, drop_duplicate_records, read_audit_files
 
@@ -520,6 +520,7 @@ def load_audit_records(release_dir, *, frame=None, models=None, strict: bool = T
 ATTRIBUTION_ARTIFACTS: tuple[str, ...] = ("table20", "fig7", "fig10", "population")
 
 
+@memoised("attribution.release_audit")  # read once per run for Table 20, Figures 7/10, population
 def _release_audit(release) -> tuple[list[str], pd.DataFrame]:
     """(selected systems, validated audit records) of a release; a clear error when it has no ``attribution/``."""
     path = getattr(release, "path", None)
@@ -536,6 +537,7 @@ def _release_audit(release) -> tuple[list[str], pd.DataFrame]:
     return models, audit
 
 
+@memoised("attribution.release_errors")
 def _release_errors(release) -> pd.DataFrame:
     models, audit = _release_audit(release)
     return attributed_errors(release.frame, audit, models=models)

@@ -31,6 +31,8 @@ def add_data_args(p, required: bool = True) -> None:
 
 
 def load(args, strict: bool | None = None):
+    """The release of ``--data``, read strictly unless ``--lenient``; what was found is printed on
+    standard error (:func:`report_problems`).  ``strict`` given: the caller (``validate``) prints."""
     from voxmem_analysis.io.release import load_release
     from voxmem_analysis.io.scoring import DEFAULT_REJECTION_PATTERN, ScoringRules
 
@@ -38,16 +40,46 @@ def load(args, strict: bool | None = None):
                          convention=args.convention)
     release = load_release(args.data, strict=(not args.lenient) if strict is None else strict, rules=rules,
                            cache=not getattr(args, "no_cache", False))
-    if args.lenient and strict is None:
-        # lenient mode leaves bad lines out: say so, every time (nothing disappears silently)
-        errs = release.errors()
-        if errs or release.stats.get("rejected_lines"):
-            print(f"# --lenient: {release.stats.get('rejected_lines', 0)} line(s) left out, "
-                  f"{sum(p.count for p in errs)} error(s); `voxmem-analysis validate --data {args.data}` lists them",
-                  file=sys.stderr)
-            for p in errs[:10]:
-                print(f"#   {p}", file=sys.stderr)
+    if strict is None:
+        report_problems(release.problems, source=f"release {args.data!r}", lenient=bool(args.lenient),
+                        left_out=release.stats.get("rejected_lines", 0),
+                        hint=f"`voxmem-analysis validate --data {args.data}` lists them all")
     return release
+
+
+#: Findings printed one by one before the rest are summarised by code.
+SHOWN_PROBLEMS = 20
+
+
+def report_problems(problems, *, source: str, lenient: bool, left_out: int | None = None, hint: str | None = None,
+                    limit: int = SHOWN_PROBLEMS, stream=None) -> None:
+    """Print what loading found on standard error: the one rule of every command that analyses data.
+
+    Whatever would leave data out of an analysis (or, with ``--lenient``, was left out) is said
+    with counts and names: a ``#`` line with the totals by code, then the findings themselves
+    (errors first, ``limit`` at most), then where to see the rest.  A summary finding ("... and 40
+    more like the above") counts as the findings it stands for.  Nothing is printed when nothing
+    was found.  Standard output is left to the tables, so ``pandas.read_csv`` of it works.
+    """
+    stream = stream or sys.stderr
+    errors = [p for p in problems if p.severity == "error"]
+    warnings = [p for p in problems if p.severity != "error"]
+    if not errors and not warnings:
+        return
+    counts = Counter()
+    for p in errors + warnings:
+        counts[p.code] += p.count
+    head = (f"# {source}: {sum(p.count for p in errors)} error(s), {sum(p.count for p in warnings)} warning(s) ("
+            + ", ".join(f"{c}={n}" for c, n in sorted(counts.items())) + ")")
+    if lenient and errors:
+        head += f"; --lenient left out {left_out} line(s)" if left_out is not None else "; --lenient left them out"
+    print(head, file=stream)
+    shown = (errors + warnings)[:limit]
+    for p in shown:
+        print(f"#   {p}", file=stream)
+    rest = len(errors) + len(warnings) - len(shown)
+    if rest > 0:
+        print(f"#   ... {rest} more finding(s)" + (f": {hint}" if hint else ""), file=stream)
 
 
 def fail(exc: VoxMemDataError) -> int:
@@ -65,6 +97,8 @@ def add_manifest_args(p, *, required: bool = True, lenient: bool = True) -> None
                    help="CSV path,system[,budget][,judge] listing evaluate_qa.py output files (paths relative to it)")
     p.add_argument("--questions", required=required, metavar="FILE",
                    help="question file: the LongMemEval question JSON, or CSV/JSONL/JSON with question_id,question_type")
+    p.add_argument("--type-key", default=None, metavar="FIELD",
+                   help="field of the question file holding the question type (default: question_type, else type)")
     if lenient:
         p.add_argument("--lenient", action="store_true", help="leave out bad lines (reported) instead of failing")
         p.add_argument("--convention", choices=("paper", "harness"), default="paper",
@@ -93,18 +127,11 @@ def load_manifest(args):
     from voxmem_analysis.io.longmemeval import load_longmemeval
 
     data = load_longmemeval(args.manifest, args.questions, strict=not getattr(args, "lenient", False),
-                            convention=getattr(args, "convention", "paper"))
+                            convention=getattr(args, "convention", "paper"), type_key=getattr(args, "type_key", None))
     if data.synthetic:
         note(data.label())
-    shown = data.errors() + data.warnings()
-    for p in shown:
-        print(str(p), file=sys.stderr)
-    if shown:  # totals count findings: a summary line ("... and 40 more") carries its count, not 1
-        counts = Counter()
-        for p in shown:
-            counts[p.code] += p.count
-        note(f"{sum(p.count for p in data.errors())} error(s), {sum(p.count for p in data.warnings())} warning(s): "
-             + ", ".join(f"{c}={n}" for c, n in sorted(counts.items())))
+    report_problems(data.problems, source=f"manifest {args.manifest!r}", lenient=bool(getattr(args, "lenient", False)),
+                    left_out=data.stats.get("rejected_lines"))
     return data
 
 
@@ -112,7 +139,7 @@ def one_judge(data, args):
     """The frame with one judge per (system, budget); notes on stderr."""
     from voxmem_analysis.io.longmemeval import select_judge
 
-    frame, notes = select_judge(data.frame, getattr(args, "judge", None))
+    frame, notes = select_judge(data.frame, getattr(args, "judge", None), data.dropped)
     for n in notes:
         note(n)
     return frame

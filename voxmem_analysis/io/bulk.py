@@ -30,6 +30,7 @@ import re
 import polars as pl
 
 from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.io.schema import ABLATION_CONDITIONS
 
 __all__ = ["STR_FIELDS", "BOOL_FIELDS", "INT_FIELDS", "SCHEMA", "ITEM_STR_FIELDS", "split_lines", "suspect_lines",
            "parse_lines", "parse_text", "build_rows", "items_supported"]
@@ -237,6 +238,9 @@ def _clean_mask(has_items: bool) -> pl.Expr:
         ~(~c("allow_abstention").fill_null(True) & is_ar),      # false (not null) on a refusal item
         c("system_prompt_delivery").is_null() | c("system_prompt_delivery").is_in(["native", "folded"]),
         ~(c("verdict").fill_null(False) & resp_blank),          # true verdict, empty response
+        # ablation lines: the condition (line's, else folder's) is already canonical
+        c("_cond").is_null() | pl.when(_blank_or_null(c("input_condition"))).then(c("_cond"))
+        .otherwise(c("input_condition")).is_in(list(ABLATION_CONDITIONS)),
     ]
     return pl.all_horizontal([e.fill_null(False) for e in conds])
 

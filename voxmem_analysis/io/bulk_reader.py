@@ -63,8 +63,9 @@ def read_files_bulk(root: Path, sub: str, files: list[Path], items, condition_fr
     for fi, path in enumerate(files):
         rel = _rel(path, root)
         text, bad = read_file_text(path, rel)
-        if bad is not None:
-            state.add(fi, -1, 0, bad)
+        for p in bad:  # CR line endings, a gzip stream cut short (text kept up to the cut), unreadable
+            state.add(fi, -1, 0, p)
+        if text is None:
             state.stats["files_unreadable"] += 1
             continue
         batch.append((text, fi, rel, file_condition(root, sub, path, condition_from_dir)))

@@ -59,9 +59,17 @@ def _file_digest(path: Path) -> str:
 def release_key(root: Path, parts: tuple) -> str:
     """Key of the release below ``root`` read with ``parts`` (version, rules, strictness...)."""
     h = hashlib.sha256(repr((tuple(parts), str(root.resolve()))).encode())
-    for p in sorted(q for q in root.rglob("*") if q.is_file()):
-        st = p.stat()
-        h.update(f"{p.relative_to(root).as_posix()}|{st.st_size}|{st.st_mtime_ns}|{_file_digest(p)}\n".encode())
+    from voxmem_analysis.io.files import walk_files  # symlinked folders followed, as load_release reads them
+
+    for p in walk_files(root):
+        if not p.is_file():
+            continue
+        try:
+            st = p.stat()
+            seal = f"{st.st_size}|{st.st_mtime_ns}|{_file_digest(p)}"
+        except OSError:  # unreadable: load_release reports it; the key changes once it can be read
+            seal = "unreadable"
+        h.update(f"{p.relative_to(root).as_posix()}|{seal}\n".encode())
     return h.hexdigest()[:32]
 
 

@@ -33,7 +33,6 @@ left out, and counted).
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import json
 import re
@@ -43,6 +42,7 @@ from pathlib import Path
 import pandas as pd
 import polars as pl
 
+from voxmem_analysis.io.files import read_text
 from voxmem_analysis.io.jsonl import iter_lines, parse_line, parse_object
 from voxmem_analysis.errors import Problem, VoxMemDataError
 
@@ -90,18 +90,11 @@ def budget_sort_key(value) -> tuple:
 
 
 def _read_text(path: Path, rel: str, problems: list[Problem]) -> str | None:
-    try:
-        raw = path.read_bytes()
-        if path.name.endswith(".gz"):
-            raw = gzip.decompress(raw)
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
-        problems.append(Problem("file_unreadable", "error", f"cannot read file: {exc}", rel))
-        return None
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        problems.append(Problem("not_utf8", "error", f"file is not UTF-8 text: {exc}", rel))
-        return None
+    """The text of a file (``.gz`` any case); what reading found goes to ``problems`` (see
+    :func:`voxmem_analysis.io.files.read_text`: bare-CR line endings, a gzip stream cut short)."""
+    text, found = read_text(path, rel)
+    problems.extend(found)
+    return text
 
 
 def _jsonable(v):
@@ -125,17 +118,26 @@ def read_manifest(path) -> tuple[pd.DataFrame, list[Problem]]:
         absolute path of the verdict file; ``budget``/``judge`` None when empty), one row per
         usable manifest row; rows with an error are left out and reported.
     """
+    frame, problems, _ = _read_manifest(path)
+    return frame, problems
+
+
+def _read_manifest(path) -> tuple[pd.DataFrame, list[Problem], list[dict]]:
+    """:func:`read_manifest` plus the rows whose verdict file cannot be read (``system, budget,
+    judge, manifest_line, reason``), so that what they leave out can be named."""
+    dropped: list[dict] = []
     path = Path(path)
     rel = str(path)
     problems: list[Problem] = []
     cols = [*MANIFEST_COLUMNS, "manifest_line", "resolved"]
     empty = pd.DataFrame(columns=cols)
     if not path.is_file():
-        problems.append(Problem("no_manifest", "error", f"manifest {rel!r} does not exist"))
-        return empty, problems
+        what = "is a folder, not a file" if path.is_dir() else "does not exist"
+        problems.append(Problem("no_manifest", "error", f"manifest {rel!r} {what}"))
+        return empty, problems, dropped
     text = _read_text(path, rel, problems)
     if text is None:
-        return empty, problems
+        return empty, problems, dropped
     reader = csv.reader(io.StringIO(text))
     header: list[str] | None = None
     rows: list[dict] = []
@@ -160,7 +162,7 @@ def read_manifest(path) -> tuple[pd.DataFrame, list[Problem]]:
                     problems.append(Problem("manifest_missing_column", "error",
                                             f"manifest has no `{c}` column (header: {','.join(header)})", rel, lineno, c))
             if any(p.severity == "error" for p in problems):
-                return empty, problems
+                return empty, problems, dropped
             continue
         if len(fields) != len(header):
             problems.append(Problem("manifest_bad_row", "error",
@@ -179,6 +181,8 @@ def read_manifest(path) -> tuple[pd.DataFrame, list[Problem]]:
             what = "is a directory, not a file" if resolved.is_dir() else "does not exist"
             problems.append(Problem("missing_file", "error", f"verdict file {rec['path']!r} {what} "
                                     f"(looked for {resolved})", rel, lineno, "path"))
+            dropped.append({"system": rec["system"], "budget": rec.get("budget"), "judge": rec.get("judge"),
+                            "manifest_line": lineno, "reason": f"file {what}"})
             continue
         key = str(resolved)
         if key in seen_paths:
@@ -193,14 +197,15 @@ def read_manifest(path) -> tuple[pd.DataFrame, list[Problem]]:
         problems.append(Problem("manifest_empty", "error", "manifest has no header and no rows", rel))
     elif not rows and not any(p.severity == "error" for p in problems):
         problems.append(Problem("manifest_empty", "error", "manifest lists no verdict file", rel))
-    return (pd.DataFrame(rows, columns=cols) if rows else empty), problems
+    return (pd.DataFrame(rows, columns=cols) if rows else empty), problems, dropped
 
 
 # ----------------------------------------------------------------------------- questions
-def _json_array_entries(text: str):
-    """Yield ``(object, 1-based line)`` for each element of a top-level JSON array."""
+def _json_array_entries(text: str, start: int = 0):
+    """Yield ``(object, 1-based line)`` for each element of the JSON array at ``start`` (a
+    top-level array by default)."""
     dec = json.JSONDecoder()
-    i = _WS.match(text, 0).end()
+    i = _WS.match(text, start).end()
     if text[i:i + 1] != "[":
         raise ValueError("expected a JSON list")
     i = _WS.match(text, i + 1).end()
@@ -222,19 +227,32 @@ def _json_array_entries(text: str):
             raise json.JSONDecodeError("expected ',' or ']' after a list element", text, i)
 
 
-def _question_records(path: Path, rel: str, text: str, problems: list[Problem]):
-    """(question_id, question_type, line) triples from any supported layout."""
+def _type_of(rec: dict, type_key: str | None):
+    """The question type of a record: ``type_key`` when given, else ``question_type``, else ``type``."""
+    if type_key:
+        return rec.get(type_key)
+    return rec["question_type"] if "question_type" in rec else rec.get("type")
+
+
+def _type_name(type_key: str | None) -> str:
+    return f"`{type_key}`" if type_key else "`question_type` (or `type`)"
+
+
+def _question_records(path: Path, rel: str, text: str, problems: list[Problem], type_key: str | None = None):
+    """(record, line) pairs from any supported layout."""
     name = path.name.lower().removesuffix(".gz")
     stripped = text.lstrip()
     if name.endswith((".csv", ".tsv")) or (not name.endswith((".json", ".jsonl", ".ndjson"))
                                             and not stripped.startswith(("[", "{"))):
         reader = csv.DictReader(io.StringIO(text), delimiter="\t" if name.endswith(".tsv") else ",")
         fields = [f.strip() for f in (reader.fieldnames or [])]
-        missing = [f for f in ("question_id", "question_type") if f not in fields]
+        has_type = (type_key in fields) if type_key else ("question_type" in fields or "type" in fields)
+        missing = [f for f, ok in (("question_id", "question_id" in fields), (type_key or "question_type", has_type)) if not ok]
         if missing:
             problems.append(Problem("questions_missing_field", "error",
-                                    f"question table has no column(s) {missing} (columns: {fields})",
-                                    rel, 1, missing[0]))
+                                    f"question table has no column(s) {missing} (columns: {fields})"
+                                    + ("" if type_key else "; the type may be in `question_type` or `type`, or name "
+                                       "its column with --type-key"), rel, 1, missing[0]))
             return
         reader.fieldnames = fields
         for rec in reader:
@@ -268,12 +286,14 @@ def _question_records(path: Path, rel: str, text: str, problems: list[Problem]):
         problems.append(Problem("malformed_json", "error", f"not a JSON list of questions ({exc})", rel, 1))
 
 
-def read_questions(path) -> tuple[pl.DataFrame, list[Problem]]:
+def read_questions(path, type_key: str | None = None) -> tuple[pl.DataFrame, list[Problem]]:
     """Read a question file into ``question_id, question_type, is_abstention, source_line``.
 
     Accepted layouts: the LongMemEval JSON list (objects with ``question_id`` and
     ``question_type`` among other fields), a JSON object ``{question_id: question_type}``,
     JSONL, CSV or TSV with those two columns (``.gz`` allowed).  Other fields are ignored.
+    The type is read from ``question_type``, else from ``type``; ``type_key`` names another
+    field (``--type-key`` on the command line).
     """
     path = Path(path)
     rel = str(path)
@@ -288,19 +308,19 @@ def read_questions(path) -> tuple[pl.DataFrame, list[Problem]]:
         return pl.DataFrame(schema=schema), problems
     seen: dict[str, tuple[str, int | None]] = {}
     n_entries = 0
-    for rec, lineno in _question_records(path, rel, text, problems):
+    for rec, lineno in _question_records(path, rel, text, problems, type_key):
         n_entries += 1
         where = f"entry {n_entries}" if lineno is None else None
         if not isinstance(rec, dict):
             problems.append(Problem("not_an_object", "error",
                                     f"question entry is a JSON {type(rec).__name__}, expected an object", rel, lineno))
             continue
-        qid, qtype = rec.get("question_id"), rec.get("question_type")
+        qid, qtype = rec.get("question_id"), _type_of(rec, type_key)
         bad = False
-        for fld, v in (("question_id", qid), ("question_type", qtype)):
+        for fld, shown, v in (("question_id", "`question_id`", qid), (type_key or "question_type", _type_name(type_key), qtype)):
             if _blank(v) or isinstance(v, (dict, list, bool)):
                 problems.append(Problem("missing_field", "error",
-                                        f"`{fld}` is missing or empty{' (' + where + ')' if where else ''}", rel, lineno, fld))
+                                        f"{shown} is missing or empty{' (' + where + ')' if where else ''}", rel, lineno, fld))
                 bad = True
         if bad:
             continue
@@ -328,16 +348,119 @@ def read_questions(path) -> tuple[pl.DataFrame, list[Problem]]:
 
 
 # ----------------------------------------------------------------------------- verdicts
-def _parse_verdict(line: str, rel: str, lineno: int, questions: dict[str, str], convention: str):
+#: Text and number spellings of a label read as a boolean (each read is reported as a warning).
+LABEL_TRUE: tuple[str, ...] = ("true", "yes", "1")
+LABEL_FALSE: tuple[str, ...] = ("false", "no", "0")
+
+
+def read_label(value) -> tuple[bool | None, str | None]:
+    """``(label, how)`` of a label value: a JSON boolean as it is (``how`` None); the text
+    ``"true"/"false"``, ``"yes"/"no"``, ``"1"/"0"`` (any case, spaces ignored: ``how="text"``)
+    and the numbers 1/0 (``how="number"``) as booleans; null: ``(None, "missing")``; anything
+    else ``(None, "invalid")`` -- an error for the line."""
+    if value is None:
+        return None, "missing"
+    if isinstance(value, bool):
+        return value, None
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return bool(value), "number"
+    if isinstance(value, str):
+        t = value.strip().lower()
+        if t in LABEL_TRUE or t in LABEL_FALSE:
+            return t in LABEL_TRUE, "text"
+    return None, "invalid"
+
+
+def _verdict_layout(text: str) -> str:
+    """``jsonl`` (one object per line, evaluate_qa.py), ``array`` (a JSON list of those objects) or
+    ``results`` (a JSON object whose ``results`` list holds them), by the first non-space character."""
+    head = text.lstrip()[:1]
+    if head == "[":
+        return "array"
+    if head == "{":
+        try:
+            obj = json.loads(text)
+        except (ValueError, RecursionError):
+            return "jsonl"
+        if isinstance(obj, dict) and isinstance(obj.get("results"), list):
+            return "results"
+    return "jsonl"
+
+
+def _results_start(text: str) -> int:
+    """Index of the ``[`` of the top-level ``results`` member of a JSON object (text known to parse)."""
+    dec = json.JSONDecoder()
+    i = _WS.match(text, text.index("{") + 1).end()
+    while True:
+        key, i = dec.raw_decode(text, i)
+        i = _WS.match(text, i).end() + 1          # the colon
+        i = _WS.match(text, i).end()
+        if key == "results":
+            return i
+        _, i = dec.raw_decode(text, i)
+        i = _WS.match(text, _WS.match(text, i).end() + 1).end()   # the comma
+
+
+def _verdict_entries(text: str, rel: str):
+    """``(line, record or None, problems)`` for each verdict of a file in any layout (see
+    :func:`_verdict_layout`); an array cut short by bad JSON reports where, and how many entries
+    were read before it (the rest of the file is lost)."""
+    layout = _verdict_layout(text)
+    if layout == "jsonl":
+        for lineno, line in iter_lines(text):
+            rec, bad = parse_object(line)
+            yield lineno, rec, ([] if bad is None else [Problem(bad[0], "error", bad[1], rel, lineno, bad[2])])
+        return
+    n = 0
+    try:
+        for obj, lineno in _json_array_entries(text, _results_start(text) if layout == "results" else 0):
+            n += 1
+            if isinstance(obj, dict):
+                yield lineno, obj, []
+            else:
+                yield lineno, None, [Problem("not_an_object", "error",
+                                             f"verdict entry is a JSON {type(obj).__name__}, expected an object", rel, lineno)]
+    except (json.JSONDecodeError, RecursionError, ValueError) as exc:
+        where = getattr(exc, "lineno", None)
+        msg = getattr(exc, "msg", str(exc))
+        yield where, None, [Problem("malformed_json", "error",
+                                    f"not valid JSON ({msg}); {n} entr(ies) of the {'results list' if layout == 'results' else 'JSON list'} "
+                                    "were read before it, the rest of the file is lost", rel, where)]
+
+
+def _label_of(rec: dict, rep) -> tuple[bool | None, str | None, dict]:
+    """``(label, judge model, extra autoeval fields)`` of a verdict record: ``autoeval_label`` as
+    evaluate_qa.py writes it (``{"model": ..., "label": ...}``), a flat ``autoeval_label`` value, or
+    a ``correct`` field (results documents); see :func:`read_label` for the values accepted."""
+    auto = rec.get("autoeval_label")
+    judge_model, extras = None, {}
+    if isinstance(auto, dict):
+        judge_model = None if auto.get("model") is None else str(auto.get("model"))
+        extras = {f"autoeval_{k}": _jsonable(v) for k, v in auto.items() if k not in ("model", "label")}
+        value, fld = auto.get("label"), "autoeval_label.label"
+    elif auto is None and "correct" in rec:
+        value, fld = rec["correct"], "correct"
+    else:
+        value, fld = auto, "autoeval_label"
+    label, how = read_label(value)
+    if how == "missing":
+        rep("missing_label", f"`{fld}` is missing or null: ungraded, counted incorrect", fld, "warning")
+    elif how == "invalid":
+        rep("invalid_label", f"`{fld}` must be true or false (also read: \"yes\"/\"no\", \"true\"/\"false\", 1/0), "
+            f"got {value!r}", fld)
+    elif how is not None:
+        rep("label_as_text" if how == "text" else "label_as_number",
+            f"`{fld}` is the {how} {value!r}; read as {str(label).lower()}", fld, "warning")
+    return label, judge_model, extras
+
+
+def _parse_verdict(rec: dict, rel: str, lineno: int, questions: dict[str, str], convention: str):
+    """``(row, problems)`` of one verdict record (``row`` None when it has an error)."""
     errs: list[Problem] = []
 
     def rep(code, msg, fld=None, sev="error"):
         errs.append(Problem(code, sev, msg, rel, lineno, fld))
 
-    rec, bad = parse_object(line)
-    if bad is not None:
-        rep(*bad)
-        return None, errs
     qid = rec.get("question_id")
     if _blank(qid) or isinstance(qid, (dict, list, bool)):
         rep("missing_field", "required field `question_id` is missing or empty", "question_id")
@@ -349,29 +472,7 @@ def _parse_verdict(line: str, rel: str, lineno: int, questions: dict[str, str], 
     elif not _blank(rec.get("question_type")) and str(rec["question_type"]) != qtype:
         rep("question_mismatch", f"question_type is {rec['question_type']!r} here but {qtype!r} in the question file",
             "question_type")
-    auto = rec.get("autoeval_label")
-    label = judge_model = None
-    auto_extras: dict = {}
-    if auto is None:
-        rep("missing_label", "no `autoeval_label`: ungraded, counted incorrect", "autoeval_label", "warning")
-    elif not isinstance(auto, dict):
-        rep("invalid_label", f"`autoeval_label` must be an object, got {type(auto).__name__}: ungraded, counted incorrect",
-            "autoeval_label", "warning")
-    else:
-        judge_model = None if auto.get("model") is None else str(auto.get("model"))
-        auto_extras = {f"autoeval_{k}": _jsonable(v) for k, v in auto.items() if k not in ("model", "label")}
-        if "label" not in auto or auto["label"] is None:
-            rep("missing_label", "`autoeval_label.label` is missing or null: ungraded, counted incorrect",
-                "autoeval_label.label", "warning")
-        elif isinstance(auto["label"], str) and auto["label"].strip().lower() in ("true", "false"):
-            label = auto["label"].strip().lower() == "true"   # as the VoxMem loader reads "true"/"false"
-            rep("label_as_text", f"`autoeval_label.label` is the text {auto['label']!r}; read as a boolean",
-                "autoeval_label.label", "warning")
-        elif not isinstance(auto["label"], bool):
-            rep("invalid_label", f"`autoeval_label.label` must be true or false, got {auto['label']!r}: "
-                "ungraded, counted incorrect", "autoeval_label.label", "warning")
-        else:
-            label = auto["label"]
+    label, judge_model, auto_extras = _label_of(rec, rep)
     hyp = rec.get("hypothesis")
     if hyp is not None and not isinstance(hyp, str):
         rep("invalid_field", f"`hypothesis` should be a string, got {type(hyp).__name__}; kept as JSON text",
@@ -386,7 +487,8 @@ def _parse_verdict(line: str, rel: str, lineno: int, questions: dict[str, str], 
         "scored": True if convention == "paper" else status == "graded", "status": status,
         "judge_model": judge_model, "source_file": rel, "source_line": lineno,
     }
-    extras = {k: _jsonable(v) for k, v in rec.items() if k not in _KNOWN_FIELDS}
+    used = _KNOWN_FIELDS | ({"correct"} if rec.get("autoeval_label") is None and "correct" in rec else set())
+    extras = {k: _jsonable(v) for k, v in rec.items() if k not in used}
     extras.update(auto_extras)
     for k, v in extras.items():
         row[f"record_{k}" if k in _SCHEMA else k] = v
@@ -432,6 +534,9 @@ class LongMemEvalData:
     problems : list of Problem
     stats : dict
         ``files, lines, rows, rejected_lines, duplicates_identical, ungraded``.
+    dropped : list of dict
+        Manifest rows none of whose verdicts were kept (file missing or unreadable, every line
+        rejected): ``system, budget, judge, manifest_line, reason`` (:func:`select_judge` names them).
     """
 
     frame: pl.DataFrame
@@ -441,6 +546,7 @@ class LongMemEvalData:
     stats: dict = field(default_factory=dict)
     manifest_path: Path | None = None
     questions_path: Path | None = None
+    dropped: list[dict] = field(default_factory=list)
 
     @property
     def synthetic(self) -> bool:
@@ -480,7 +586,8 @@ class LongMemEvalData:
         return [p for p in self.problems if p.severity == "warning"]
 
 
-def load_longmemeval(manifest, questions, *, strict: bool = True, convention: str = "paper") -> LongMemEvalData:
+def load_longmemeval(manifest, questions, *, strict: bool = True, convention: str = "paper",
+                     type_key: str | None = None) -> LongMemEvalData:
     """Load the verdict files a manifest lists, with each question's type.
 
     Parameters
@@ -495,6 +602,12 @@ def load_longmemeval(manifest, questions, *, strict: bool = True, convention: st
     convention : {"paper", "harness"}
         ``paper``: ungraded verdicts count as incorrect and stay in the denominator;
         ``harness``: they leave it (``scored`` false).
+    type_key : str, optional
+        Field of the question file holding the question type (default ``question_type``, else ``type``).
+
+    Verdict files may be JSON Lines (evaluate_qa.py), a JSON list of the same objects, or a JSON
+    object with a ``results`` list; labels may be ``autoeval_label.label``, a flat
+    ``autoeval_label`` value or a ``correct`` field (see :func:`read_label` for the values read).
 
     Returns
     -------
@@ -504,9 +617,9 @@ def load_longmemeval(manifest, questions, *, strict: bool = True, convention: st
         raise ValueError(f"convention must be 'paper' or 'harness', got {convention!r}")
     manifest, questions = Path(manifest), Path(questions)
     problems: list[Problem] = []
-    man, p = read_manifest(manifest)
+    man, p, dropped = _read_manifest(manifest)
     problems += p
-    qframe, p = read_questions(questions)
+    qframe, p = read_questions(questions, type_key)
     problems += p
     qmap = dict(zip(qframe["question_id"].to_list(), qframe["question_type"].to_list()))
     stats = {"files": 0, "lines": 0, "rows": 0, "rejected_lines": 0, "duplicates_identical": 0, "ungraded": 0}
@@ -516,54 +629,68 @@ def load_longmemeval(manifest, questions, *, strict: bool = True, convention: st
     if qmap:  # without questions every line would be reported as unknown
         for m in man.itertuples(index=False):
             stats["files"] += 1
-            rel = m.path
-            text = _read_text(Path(m.resolved), rel, problems)
-            kept = 0
-            if text is None:
-                n_rows.append(0)
-                continue
-            lines = list(iter_lines(text))
-            if not lines:
-                problems.append(Problem("empty_file", "warning", "file holds no verdicts", rel))
-            for lineno, line in lines:
-                stats["lines"] += 1
-                row, errs = _parse_verdict(line, rel, lineno, qmap, convention)
-                problems += errs
-                if row is None:
-                    stats["rejected_lines"] += 1
-                    continue
-                judge = m.judge if m.judge is not None else row["judge_model"]
-                row = {"system": m.system, "budget": m.budget, "judge": judge, **row}
-                key = (m.system, m.budget, judge, row["question_id"])
-                if key in seen:
-                    f0, l0, lab0, hyp0 = seen[key]
-                    if lab0 == row["label"]:
-                        stats["duplicates_identical"] += 1
-                        same = "same label" + ("" if hyp0 == row["hypothesis"] else " (different hypothesis)")
-                        problems.append(Problem("duplicate_identical", "warning",
-                                                f"({m.system}, {m.budget}, {judge}, {row['question_id']}) already read at "
-                                                f"{f0}:{l0} with the {same}; copy ignored", rel, lineno, "question_id"))
-                    else:
-                        stats["rejected_lines"] += 1
-                        problems.append(Problem("duplicate_conflict", "error",
-                                                f"({m.system}, {m.budget}, {judge}, {row['question_id']}) read twice with "
-                                                f"different labels (first at {f0}:{l0}: {lab0!r}; here {row['label']!r})",
-                                                rel, lineno, "autoeval_label.label"))
-                    continue
-                seen[key] = (rel, lineno, row["label"], row["hypothesis"])
-                stats["ungraded"] += row["status"] == "ungraded"
-                rows.append(row)
-                kept += 1
+            kept, lost = _read_verdict_file(m, qmap, convention, problems, stats, seen, rows)
             n_rows.append(kept)
+            if not kept:
+                dropped.append({"system": m.system, "budget": m.budget, "judge": m.judge,
+                                "manifest_line": m.manifest_line, "reason": lost})
     man = man.assign(n_rows=n_rows if len(n_rows) == len(man) else [0] * len(man))
     frame = _frame(rows)
     stats["rows"] = frame.height
     _cross_checks(frame, qframe, problems)
-    data = LongMemEvalData(frame, qframe, man, _collapse(problems), stats, manifest, questions)
+    data = LongMemEvalData(frame, qframe, man, _collapse(problems), stats, manifest, questions, dropped)
     if strict and data.errors():
-        raise VoxMemDataError(data.problems, f"{len(data.errors())} error(s) in LongMemEval verdicts "
+        raise VoxMemDataError(data.problems, f"{sum(p.count for p in data.errors())} error(s) in LongMemEval verdicts "
                                              f"(manifest {str(manifest)!r}, questions {str(questions)!r})")
     return data
+
+
+def _read_verdict_file(m, qmap: dict, convention: str, problems: list[Problem], stats: dict, seen: dict,
+                       rows: list[dict]) -> tuple[int, str]:
+    """Read the verdict file of manifest row ``m`` into ``rows``: ``(rows kept, why none were)``."""
+    rel = m.path
+    text = _read_text(Path(m.resolved), rel, problems)
+    kept = rejected = 0
+    if text is None:
+        return 0, "file unreadable"
+    empty = True
+    for lineno, rec, errs in _verdict_entries(text, rel):
+        empty = False
+        stats["lines"] += 1
+        row = None
+        if rec is not None:
+            row, errs = _parse_verdict(rec, rel, lineno, qmap, convention)
+        problems += errs
+        if row is None:
+            stats["rejected_lines"] += 1
+            rejected += 1
+            continue
+        judge = m.judge if m.judge is not None else row["judge_model"]
+        row = {"system": m.system, "budget": m.budget, "judge": judge, **row}
+        key = (m.system, m.budget, judge, row["question_id"])
+        if key in seen:
+            f0, l0, lab0, hyp0 = seen[key]
+            if lab0 == row["label"]:
+                stats["duplicates_identical"] += 1
+                same = "same label" + ("" if hyp0 == row["hypothesis"] else " (different hypothesis)")
+                problems.append(Problem("duplicate_identical", "warning",
+                                        f"({m.system}, {m.budget}, {judge}, {row['question_id']}) already read at "
+                                        f"{f0}:{l0} with the {same}; copy ignored", rel, lineno, "question_id"))
+            else:
+                stats["rejected_lines"] += 1
+                rejected += 1
+                problems.append(Problem("duplicate_conflict", "error",
+                                        f"({m.system}, {m.budget}, {judge}, {row['question_id']}) read twice with "
+                                        f"different labels (first at {f0}:{l0}: {lab0!r}; here {row['label']!r})",
+                                        rel, lineno, "autoeval_label.label"))
+            continue
+        seen[key] = (rel, lineno, row["label"], row["hypothesis"])
+        stats["ungraded"] += row["status"] == "ungraded"
+        rows.append(row)
+        kept += 1
+    if empty:
+        problems.append(Problem("empty_file", "warning", "file holds no verdicts", rel))
+    return kept, (f"all {rejected} line(s) rejected" if rejected else "file holds no verdicts")
 
 
 def _cross_checks(frame: pl.DataFrame, questions: pl.DataFrame, problems: list[Problem]) -> None:
@@ -600,12 +727,16 @@ def _collapse(problems: list[Problem], limit: int = 50) -> list[Problem]:
 
 
 # ----------------------------------------------------------------------------- judges
-def select_judge(frame: pl.DataFrame, judge: str | None = None) -> tuple[pl.DataFrame, list[str]]:
+def select_judge(frame: pl.DataFrame, judge: str | None = None,
+                 dropped: list[dict] | None = None) -> tuple[pl.DataFrame, list[str]]:
     """Keep one judge per (system, budget), so no question is counted twice.
 
     Where a (system, budget) has verdicts from several judges, keep ``judge`` if it is one
     of them, else the first judge listed (manifest order).  Returns the frame and one note
-    per (system, budget) where a choice was made (never silent: print them).
+    per (system, budget) where a choice was made (never silent: print them): several judges,
+    ``judge`` asked for but absent there, or a manifest row in ``dropped``
+    (:attr:`LongMemEvalData.dropped`) whose verdicts were left out -- scored with another judge,
+    or in no table at all.
     """
     if judge is not None and judge not in set(frame["judge"].drop_nulls().to_list()):
         raise VoxMemDataError([Problem("unknown_judge", "error",
@@ -615,14 +746,26 @@ def select_judge(frame: pl.DataFrame, judge: str | None = None) -> tuple[pl.Data
     keep = []
     judges = (frame.with_row_index("_r").group_by("system", "budget", maintain_order=True)
               .agg(pl.col("judge").unique(maintain_order=True).alias("judges")))
+    chosen_at: dict[tuple, object] = {}
     for r in judges.iter_rows(named=True):
         js = r["judges"]
         chosen = js[0] if judge is None or judge not in js else judge
+        chosen_at[(r["system"], r["budget"])] = chosen
         if len(js) > 1:
             notes.append(f"system {r['system']!r} at budget {r['budget']} has verdicts from {len(js)} judges "
                          f"({', '.join(map(str, js))}); using {chosen!r}")
+        elif judge is not None and chosen != judge:
+            notes.append(f"system {r['system']!r} at budget {r['budget']} has no verdicts from judge {judge!r}; "
+                         f"using {chosen!r}")
         keep.append({"system": r["system"], "budget": r["budget"], "judge": chosen})
-    if not notes:
+    for d in dropped or []:
+        what = (f"the verdicts of system {d['system']!r} at budget {d['budget']}"
+                + (f" by judge {d['judge']!r}" if d.get("judge") is not None else "")
+                + f" (manifest line {d['manifest_line']}) were left out: {d['reason']}")
+        other = chosen_at.get((d["system"], d["budget"]))
+        notes.append(f"{what}; scored with judge {other!r} instead" if other is not None and other != d.get("judge")
+                     else f"{what}; that system and budget are in no table" if other is None else what)
+    if not any(len(js) > 1 for js in judges["judges"].to_list()):
         return frame, notes
     sel = pl.DataFrame(keep, schema={"system": pl.Utf8, "budget": pl.Utf8, "judge": pl.Utf8})
     out = frame.join(sel, on=["system", "budget", "judge"], how="semi", nulls_equal=True)

@@ -14,7 +14,6 @@ list of problems, each counted, so nothing disappears silently.
 from __future__ import annotations
 
 import gzip
-import zlib
 import io
 import json
 import os
@@ -30,8 +29,10 @@ from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.errors import Problem, VoxMemDataError
 from voxmem_analysis.io import bulk as bk
 from voxmem_analysis.io import cache as _cache
+from voxmem_analysis.io import files as rf
 from voxmem_analysis.io.jsonl import decode, iter_lines, parse_object
-from voxmem_analysis.io.schema import COLUMN_NAMES, ITEM_FIELDS, REQUIRED_FIELDS, REQUIRED_ITEM_FIELDS
+from voxmem_analysis.io.schema import (ABLATION_CONDITIONS, COLUMN_NAMES, ITEM_FIELDS, REQUIRED_FIELDS,
+                                       REQUIRED_ITEM_FIELDS, normalize_condition)
 from voxmem_analysis.io.scoring import ScoringRules, apply_scoring
 
 __all__ = ["Release", "load_release", "read_predictions", "read_items", "read_models", "BUDGET_DTYPE", "CACHE_ENV"]
@@ -50,36 +51,26 @@ _MODEL_COLUMNS = ["model", "family", "access", "architecture", "llm_params_b", "
 
 # ----------------------------------------------------------------------------- files
 def _prediction_files(root: Path, sub: str) -> list[Path]:
-    base = root / sub
-    if not base.is_dir():
-        return []
-    files = {p for g in _PRED_GLOBS for p in base.rglob(g) if p.is_file()}
-    return sorted(files, key=lambda p: p.relative_to(root).as_posix())
+    """``*.jsonl`` / ``*.jsonl.gz`` files (any case) below ``root/sub``, symlinks followed."""
+    return _listing(root, sub)[0]
 
 
-def _unread_files(root: Path, sub: str, read: list[Path]) -> list[Path]:
-    """Files below ``root/sub`` that are not read as predictions (reported, never silently skipped)."""
-    base = root / sub
-    if not base.is_dir():
-        return []
-    seen = set(read)
-    out = [p for p in base.rglob("*") if (p.is_file() or p.is_symlink()) and p not in seen
-           and not p.name.startswith(".") and p.name.lower() not in ("readme.md", "readme.txt", "readme")]
-    return sorted(out, key=lambda p: _rel(p, root))
+def _listing(root: Path, sub: str) -> tuple[list[Path], list[Path], list[Problem]]:
+    """``(prediction files, other files, problems of the walk)`` below ``root/sub``."""
+    found, _, problems = rf.walk(root / sub, root)
+    preds, other = rf.prediction_files(found)
+    return preds, other, problems
 
 
 def _open_text(path: Path):
     raw = path.read_bytes()
-    if path.suffix == ".gz":
+    if rf.is_gzip_name(path.name):
         raw = gzip.decompress(raw)
     return raw
 
 
 def _rel(path: Path, root: Path) -> str:
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return str(path)
+    return rf.rel(path, root)
 
 
 # ----------------------------------------------------------------------------- items
@@ -221,11 +212,10 @@ def read_predictions(root: Path, sub: str = "predictions", *, items: pl.DataFram
     frame, problems and counts.
     """
     root = Path(root)
-    problems: list[Problem] = []
-    files = _prediction_files(root, sub)
-    for p in _unread_files(root, sub, files):
+    files, unread, problems = _listing(root, sub)
+    for p in unread:
         problems.append(Problem("file_not_read", "warning",
-                                "not read: only *.jsonl and *.jsonl.gz files (lower case) are predictions"
+                                "not read: only *.jsonl and *.jsonl.gz files (any letter case) are predictions"
                                 + (" (broken link)" if p.is_symlink() and not p.exists() else ""),
                                 _rel(p, root)))
     if bulk and bk.items_supported(items):
@@ -236,20 +226,20 @@ def read_predictions(root: Path, sub: str = "predictions", *, items: pl.DataFram
     return _read_by_line(root, sub, files, items, condition_from_dir, problems)
 
 
-def read_file_text(path: Path, rel: str) -> tuple[str | None, Problem | None]:
-    """The decoded text of one prediction file, or the problem that stops it from being read."""
-    try:
-        return decode(_open_text(path)), None
-    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
-        return None, Problem("file_unreadable", "error", f"cannot read file (damaged or not gzip): {exc}", rel)
-    except UnicodeDecodeError as exc:
-        return None, Problem("not_utf8", "error", f"file is not UTF-8 text: {exc}", rel)
+def read_file_text(path: Path, rel: str) -> tuple[str | None, list[Problem]]:
+    """The decoded text of one prediction file (None when nothing can be read) and what reading
+    it found: see :func:`voxmem_analysis.io.files.read_text` (CR line endings, a gzip stream
+    cut short: the lines before the cut are read and the loss is an error)."""
+    return rf.read_text(path, rel)
 
 
 def file_condition(root: Path, sub: str, path: Path, condition_from_dir: bool) -> str | None:
-    """Ablation condition named by the first folder below ``root/sub`` (None elsewhere)."""
-    parts = path.relative_to(root / sub).parts
-    return parts[0] if condition_from_dir and len(parts) > 1 else None
+    """Ablation condition named by the first folder below ``root/sub`` (None outside ablation runs;
+    ``""`` for a file directly in ``root/sub``: its lines must name their own condition)."""
+    if not condition_from_dir:
+        return None
+    parts = Path(rf.rel(path, root / sub)).parts
+    return parts[0] if len(parts) > 1 else ""
 
 
 def item_index_of(items: pl.DataFrame | None) -> dict[str, dict]:
@@ -266,8 +256,8 @@ def _read_by_line(root: Path, sub: str, files: list[Path], items, condition_from
     for path in files:
         rel = _rel(path, root)
         text, bad = read_file_text(path, rel)
-        if bad is not None:
-            problems.append(bad)
+        problems.extend(bad)
+        if text is None:
             stats["files_unreadable"] += 1
             continue
         lines = list(iter_lines(text))
@@ -302,18 +292,59 @@ def _read_by_line(root: Path, sub: str, files: list[Path], items, condition_from
     return rows_to_frame(rows), problems, stats
 
 
+class _Findings(list):
+    """Problems of one line; calling it adds one (``code, message, field, severity``)."""
+
+    def __init__(self, rel: str, lineno: int):
+        super().__init__()
+        self.rel, self.lineno = rel, lineno
+
+    def __call__(self, code, msg, fld=None, sev="error"):
+        self.append(Problem(code, sev, msg, self.rel, self.lineno, fld))
+
+    def fatal(self) -> bool:
+        return any(e.severity == "error" for e in self)
+
+
 def parse_prediction_line(line: str, rel: str, lineno: int, item_index: dict, condition: str | None):
     """``(row, problems)`` of one harness line (``row`` is None when it cannot be read); the
-    definition of what a line means, which the columnar reader reproduces for plain lines."""
-    errs: list[Problem] = []
+    definition of what a line means, which the columnar reader reproduces for plain lines.
 
-    def err(code, msg, fld=None, sev="error"):
-        errs.append(Problem(code, sev, msg, rel, lineno, fld))
+    ``condition``: None outside ``ablation/``; there, the input condition its folder names
+    (``""`` for a file directly in ``ablation/``); a line's own ``input_condition`` overrides it.
+    """
+    err = _Findings(rel, lineno)
+    rec = _line_record(line, err)
+    if rec is None:
+        return None, list(err)
+    if rec["model"] != rec["model"].strip():
+        err("model_whitespace", f"model name {rec['model']!r} has leading or trailing spaces: it is a different "
+            "model from the name without them", "model", "warning")
+    item_id = str(rec["item_id"])
+    item = item_index.get(item_id)
+    if item_index and item is None:
+        err("unknown_item", f"item_id {item_id!r} is not in the item table", "item_id")
+    get = _getter(rec, item)
+    if item is not None:
+        _item_mismatches(rec, item, err)
+    cell = _item_cell(rec, item_id, get, err)
+    flags = _line_flags(rec, cell["is_ar"], err)
+    cond = _line_condition(rec, condition, err)
+    if err.fatal():
+        return None, list(err)
+    row = _line_row(rec, item, get, cell, flags, err)
+    if cond is not None:
+        row["input_condition"] = cond
+    row.update(_line_extras(rec, item, get))
+    return row, list(err)
 
+
+def _line_record(line: str, err: _Findings) -> dict | None:
+    """The line's JSON object when it parses, has its required fields and valid Unicode."""
     rec, bad = parse_object(line)
     if bad is not None:
         err(*bad)
-        return None, errs
+        return None
     for f in REQUIRED_FIELDS:
         if rec.get(f) in (None, ""):
             err("missing_field", f"required field `{f}` is missing or empty", f)
@@ -331,31 +362,31 @@ def parse_prediction_line(line: str, rel: str, lineno: int, item_index: dict, co
                 v.encode("utf-8")
             except UnicodeEncodeError:
                 err("invalid_unicode", f"`{k}` holds text that is not valid Unicode (an unpaired surrogate escape)", k)
-    if errs:
-        return None, errs
-    if rec["model"] != rec["model"].strip():
-        err("model_whitespace", f"model name {rec['model']!r} has leading or trailing spaces: it is a different "
-            "model from the name without them", "model", "warning")
-    item_id = str(rec["item_id"])
-    item = item_index.get(item_id)
-    if item_index and item is None:
-        err("unknown_item", f"item_id {item_id!r} is not in the item table", "item_id")
+    return None if err else rec
 
+
+def _getter(rec: dict, item: dict | None):
     def get(f):
         v = rec.get(f)
         if v is None and item is not None:
             v = item.get(f)
         return v
+    return get
 
-    # item fields: the line's value, else the item table's; both present and different -> error
-    if item is not None:
-        for f in ("question_id", "context_length", "evidence_type", "memory_operation", "subtype", "expected_response", "family_id"):
-            a, b = rec.get(f), item.get(f)
-            if a is not None and b not in (None, "") and str(a) != str(b):
-                norm = {"context_length": tx.normalize_budget, "evidence_type": tx.normalize_evidence,
-                        "memory_operation": tx.normalize_operation, "subtype": tx.normalize_subtype}.get(f)
-                if norm is None or norm(a) != norm(b):
-                    err("item_mismatch", f"`{f}` is {a!r} here but {b!r} in the item table", f)
+
+def _item_mismatches(rec: dict, item: dict, err: _Findings) -> None:
+    """Item fields: the line's value, else the item table's; both present and different -> error."""
+    for f in ("question_id", "context_length", "evidence_type", "memory_operation", "subtype", "expected_response", "family_id"):
+        a, b = rec.get(f), item.get(f)
+        if a is not None and b not in (None, "") and str(a) != str(b):
+            norm = {"context_length": tx.normalize_budget, "evidence_type": tx.normalize_evidence,
+                    "memory_operation": tx.normalize_operation, "subtype": tx.normalize_subtype}.get(f)
+            if norm is None or norm(a) != norm(b):
+                err("item_mismatch", f"`{f}` is {a!r} here but {b!r} in the item table", f)
+
+
+def _item_cell(rec: dict, item_id: str, get, err: _Findings) -> dict:
+    """Question, budget and taxonomy labels of the line (checked, normalised)."""
     m = _ITEM_ID.match(item_id)
     for f in REQUIRED_ITEM_FIELDS:
         if get(f) in (None, "") and not (f == "question_id" and m) and not (f == "context_length" and m):
@@ -390,30 +421,54 @@ def parse_prediction_line(line: str, rel: str, lineno: int, item_index: dict, co
     if not m and budget:
         err("item_id_no_budget", f"item_id {item_id!r} does not end in its context length (e.g. `_32k`); "
             "items are told apart by (item_id, context_length)", "item_id", "warning")
-    flags = {}
+    return {"qid": qid, "budget": budget, "ev": ev, "op": op, "st": st, "is_ar": is_ar}
+
+
+def _line_flags(rec: dict, is_ar: bool, err: _Findings) -> dict:
+    """Verdict, flags, prompt settings and response of the line (checked)."""
+    out = {}
     for f in ("provider_rejected", "synthetic"):
-        flags[f], ok = _parse_bool(rec.get(f))
+        out[f], ok = _parse_bool(rec.get(f))
         if not ok:
             err("invalid_field", f"{f} must be true, false or null, got {rec.get(f)!r}", f)
-    verdict, ok = _parse_bool(rec.get("verdict"))
+    out["verdict"], ok = _parse_bool(rec.get("verdict"))
     if not ok:
         err("invalid_verdict", f"verdict must be true, false or null, got {rec.get('verdict')!r}", "verdict")
-    allow, ok = _parse_bool(rec.get("allow_abstention"))
+    out["allow"], ok = _parse_bool(rec.get("allow_abstention"))
     if not ok:
         err("invalid_field", f"allow_abstention must be a boolean, got {rec.get('allow_abstention')!r}", "allow_abstention")
-    if allow is False and is_ar:
+    if out["allow"] is False and is_ar:
         err("ar_without_abstention", "refusal item scored under the no-abstention prompt (allow_abstention=false): its score is meaningless", "allow_abstention")
-    delivery = rec.get("system_prompt_delivery")
+    delivery = out["delivery"] = rec.get("system_prompt_delivery")
     if delivery is not None and delivery not in _DELIVERY:
         err("unknown_label", f"system_prompt_delivery {delivery!r} is neither 'native' nor 'folded'", "system_prompt_delivery", "warning")
-    response = rec.get("response")
+    response = out["response"] = rec.get("response")
     if response is not None and not isinstance(response, str):
         err("invalid_field", f"response must be a string or null, got {type(response).__name__}", "response")
-    if verdict is True and (response is None or not str(response).strip()):
+    if out["verdict"] is True and (response is None or not str(response).strip()):
         err("inconsistent_verdict", "verdict is true but the response is empty", "verdict")
-    if errs and any(e.severity == "error" for e in errs):
-        return None, errs
+    return out
 
+
+def _line_condition(rec: dict, condition: str | None, err: _Findings) -> str | None:
+    """The ablation input condition of a line (None outside ``ablation/``): its own
+    ``input_condition``, else its folder's; another spelling of a known condition is read as
+    that condition (warning), anything else is an error."""
+    if condition is None:
+        return None
+    raw = rec.get("input_condition") or condition
+    canon = normalize_condition(raw)
+    if canon is None:
+        shown = "missing (neither the line nor its folder below ablation/ names one)" if raw in (None, "") else repr(raw)
+        err("unknown_condition", f"input_condition {shown}: expected one of {', '.join(ABLATION_CONDITIONS)}",
+            "input_condition")
+    elif canon != raw:
+        err("condition_spelling", f"input_condition {raw!r} read as {canon!r}", "input_condition", "warning")
+    return canon
+
+
+def _line_row(rec: dict, item: dict | None, get, cell: dict, flags: dict, err: _Findings) -> dict:
+    """The frame row of a line that passed every check."""
     ints = {}
     for f in ("n_audio_clips", "session_count", "evidence_session_count", "samekey_haystack_session_count"):
         v = rec.get(f) if f == "n_audio_clips" else get(f)
@@ -421,6 +476,7 @@ def parse_prediction_line(line: str, rel: str, lineno: int, item_index: dict, co
         if v not in (None, "") and ints[f] is None:
             err("invalid_field", f"`{f}` should be a whole number, got {v!r}; read as missing", f, "warning")
     paired = get("paired_question_id")
+    is_ar, op = cell["is_ar"], cell["op"]
     source_op = op if not is_ar else None
     if is_ar:
         if rec.get("source_operation"):
@@ -428,32 +484,36 @@ def parse_prediction_line(line: str, rel: str, lineno: int, item_index: dict, co
         elif item is not None and item.get("_source_operation"):
             source_op = item["_source_operation"]
     row = {
-        "model": str(rec["model"]), "question_id": str(qid), "item_id": item_id, "budget": budget,
-        "family_id": None if get("family_id") is None else str(get("family_id")),
-        "evidence_type": ev, "operation": op, "subtype": st, "is_ar": is_ar, "source_operation": source_op,
-        "paired_question_id": None if paired in (None, "") else str(paired),
+        "model": str(rec["model"]), "question_id": str(cell["qid"]), "item_id": str(rec["item_id"]),
+        "budget": cell["budget"], "family_id": None if get("family_id") is None else str(get("family_id")),
+        "evidence_type": cell["ev"], "operation": op, "subtype": cell["st"], "is_ar": is_ar,
+        "source_operation": source_op, "paired_question_id": None if paired in (None, "") else str(paired),
         "answer_type": get("answer_type"), "answer_normalization": get("answer_normalization"),
-        "verdict": verdict, "correct": None, "status": None, "scored": None,
-        "judge": rec.get("judge"), "allow_abstention": allow, "system_prompt_delivery": delivery,
+        "verdict": flags["verdict"], "correct": None, "status": None, "scored": None,
+        "judge": rec.get("judge"), "allow_abstention": flags["allow"], "system_prompt_delivery": flags["delivery"],
         "n_audio_clips": ints["n_audio_clips"], "session_count": ints["session_count"],
         "evidence_session_count": ints["evidence_session_count"],
         "samekey_haystack_session_count": ints["samekey_haystack_session_count"],
-        "response": response, "error": None if rec.get("error") is None else str(rec.get("error")),
-        "synthetic": bool(flags["synthetic"]), "source_file": rel, "source_line": lineno,
+        "response": flags["response"], "error": None if rec.get("error") is None else str(rec.get("error")),
+        "synthetic": bool(flags["synthetic"]), "source_file": err.rel, "source_line": err.lineno,
     }
     if flags["provider_rejected"] is not None:
         row["provider_rejected"] = flags["provider_rejected"]
-    if condition is not None:  # ablation runs: the folder names the condition; a line's field overrides it
-        row["input_condition"] = rec.get("input_condition") or condition
-    known = set(COLUMN_NAMES) | set(ITEM_FIELDS) | {"context_length", "memory_operation", "expected_response",
-                                                     "question_text", "gold_json", "judge_raw", "input_condition",
-                                                     "provider_rejected"}
-    extras = {k: _jsonable(v) for k, v in rec.items() if k not in known}
+    return row
+
+
+_KNOWN_KEYS = set(COLUMN_NAMES) | set(ITEM_FIELDS) | {"context_length", "memory_operation", "expected_response",
+                                                       "question_text", "gold_json", "judge_raw", "input_condition",
+                                                       "provider_rejected"}
+
+
+def _line_extras(rec: dict, item: dict | None, get) -> dict:
+    """Fields the frame does not declare, kept as extra columns (dicts and lists as JSON text)."""
+    extras = {k: _jsonable(v) for k, v in rec.items() if k not in _KNOWN_KEYS}
     extras["question_text"] = rec.get("question_text") if rec.get("question_text") is not None else (item or {}).get("question_text")
     extras["gold_json"] = _jsonable(get("gold_json"))
     extras["judge_raw"] = _jsonable(rec.get("judge_raw"))
-    row.update(extras)
-    return row, errs
+    return extras
 
 
 def _as_int(v):
@@ -549,7 +609,8 @@ class Release:
     def models_in_64k_set(self) -> list[str]:
         """The models reported at 64K (paper Appendix C.6, Table 14).
 
-        ``in_64k_set`` in ``models.csv`` when any model is flagged there.  Otherwise the models
+        ``in_64k_set`` in ``models.csv`` when any model is flagged there (a flagged model without
+        any 64K prediction is left out: ``load_release`` reports it as an error).  Otherwise the models
         with a *complete* 64K run: a prediction for every item seen at 64K and none of them
         rejected by the provider (a model whose 64K calls were mostly rejected for context
         length did not take 64K histories, and must not enter the set: the pairing rule of C.6
@@ -557,7 +618,9 @@ class Release:
         """
         flagged = [m for m in self.models.loc[self.models["in_64k_set"], "model"] if m in set(self.model_order())]
         if flagged:
-            return flagged
+            # a flagged model without a single 64K prediction is not in the set (load_release reports it)
+            at64 = set(self.frame.filter(pl.col("budget") == "64K")["model"].unique().to_list())
+            return [m for m in flagged if m in at64]
         return [m for m in self.model_order() if m in self._complete_at("64K")]
 
     def _complete_at(self, budget: str) -> set[str]:
@@ -738,6 +801,8 @@ def _read_release(root: Path, rules: ScoringRules, bulk: bool) -> Release:
         problems += p
         ablation = apply_scoring(ablation, rules)
         stats["ablation_rows"] = s["rows"]
+    _model_identity([f for f in (frame, judge2, ablation) if f is not None], problems)
+    _registry_claims(frame, models, problems)
     problems = _collapse(problems)
     _pending = Release(root, frame, models, None, None, None, meta, [], stats, rules)
     left_out = _pending.incomplete_64k_models() if frame.height else []
@@ -748,6 +813,96 @@ def _read_release(root: Path, rules: ScoringRules, bulk: bool) -> Release:
                                 "models.csv", None, "in_64k_set", len(left_out)))
     return Release(root, frame, models, items.drop("_items_file", "_source_operation", strict=False) if items is not None else None,
                    judge2, ablation, meta, problems, stats, rules)
+
+
+_SPELLING = re.compile(r"[\s_\-]+")
+
+
+def _first_seen(frames: list[pl.DataFrame]) -> pl.DataFrame:
+    """``model, folder, source_file, source_line``: where each model first appears in each folder."""
+    parts = [f.select("model", "source_file", "source_line") for f in frames if f.height]
+    if not parts:
+        return pl.DataFrame(schema={"model": pl.Utf8, "folder": pl.Utf8, "source_file": pl.Utf8, "source_line": pl.Int64})
+    df = pl.concat(parts).with_columns(pl.col("source_file").str.replace(r"/[^/]*$", "").alias("folder"))
+    return (df.sort("source_file", "source_line").group_by("model", "folder", maintain_order=True)
+            .agg(pl.col("source_file").first(), pl.col("source_line").first()))
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.casefold()).strip("-")
+
+
+def _model_folder(folder: str, names: list[str]) -> bool:
+    """A folder named after one of the models it holds (``predictions/<model>/``, with the name in
+    any case and punctuation: ``gemini-2-5-pro`` for ``Gemini-2.5-Pro``), below predictions/,
+    judge2/ or a condition folder of ablation/.  Other folders (``predictions/8k/``) may hold
+    several models."""
+    depth = folder.count("/")
+    if depth < (2 if folder.startswith("ablation/") else 1):
+        return False
+    own = _slug(folder.rsplit("/", 1)[-1])
+    return any(_slug(n) == own for n in names)
+
+
+def _model_identity(frames: list[pl.DataFrame], problems: list[Problem]) -> None:
+    """One model identity per folder, and one spelling per model (errors naming files and lines).
+
+    Two names that differ only in letter case, spaces, ``-`` or ``_`` (``GPT-4o`` / ``gpt 4o``)
+    are one model spelled two ways: an error, never merged silently (the analyses would show two
+    half models).  A folder named after a model (``predictions/<model>/``) that holds lines of
+    another model name is an error too.
+    """
+    seen = _first_seen(frames)
+    if not seen.height:
+        return
+    for folder, grp in seen.group_by("folder", maintain_order=True):
+        if grp.height > 1 and _model_folder(folder[0], grp["model"].to_list()):
+            names = "; ".join(f"{r['model']!r} (first at {r['source_file']}:{r['source_line']})" for r in grp.iter_rows(named=True))
+            second = grp.row(1, named=True)
+            problems.append(Problem("mixed_models_in_folder", "error",
+                                    f"folder {folder[0]}/ holds {grp.height} model names: {names}; a model folder holds "
+                                    "one model (correct the `model` field or move the files)",
+                                    second["source_file"], second["source_line"], "model"))
+    first = seen.group_by("model", maintain_order=True).agg(pl.col("source_file").first(), pl.col("source_line").first())
+    first = first.with_columns(pl.col("model").map_elements(lambda m: _SPELLING.sub("-", m.strip().casefold()),
+                                                            return_dtype=pl.Utf8).alias("_key"))
+    for _, grp in first.group_by("_key", maintain_order=True):
+        if grp.height > 1:
+            names = "; ".join(f"{r['model']!r} (first at {r['source_file']}:{r['source_line']})" for r in grp.iter_rows(named=True))
+            second = grp.row(1, named=True)
+            problems.append(Problem("model_spelling", "error",
+                                    f"one model spelled {grp.height} ways: {names}; names differing only in letter case, "
+                                    "spaces, '-' or '_' are one model: use one spelling",
+                                    second["source_file"], second["source_line"], "model"))
+
+
+def _registry_claims(frame: pl.DataFrame, models: pd.DataFrame, problems: list[Problem]) -> None:
+    """What models.csv says, checked against the predictions: a model flagged ``in_64k_set`` needs
+    64K predictions (none: error; fewer than the items seen at 64K: warning), and a model listed
+    there without any predictions is named (warning)."""
+    if not len(models):
+        return
+    present = set(frame["model"].unique().to_list()) if frame.height else set()
+    at64 = frame.filter(pl.col("budget") == "64K") if frame.height else frame
+    n_items = at64["item_id"].n_unique() if at64.height else 0
+    per = dict(at64.group_by("model").agg(pl.col("item_id").n_unique()).iter_rows()) if at64.height else {}
+    for m in models.loc[models["in_64k_set"], "model"]:
+        if m not in present:
+            continue
+        if not per.get(m):
+            problems.append(Problem("registry_64k_missing", "error",
+                                    f"models.csv flags {m!r} as in the 64K set (in_64k_set=true) but the release has no "
+                                    "64K predictions for it: add them or set in_64k_set=false",
+                                    "models.csv", None, "in_64k_set"))
+        elif per[m] < n_items:
+            problems.append(Problem("registry_64k_incomplete", "warning",
+                                    f"models.csv flags {m!r} as in the 64K set but it has {per[m]} of the {n_items} items "
+                                    "seen at 64K", "models.csv", None, "in_64k_set", n_items - per[m]))
+    absent = [m for m in models["model"] if m not in present]
+    if absent and (frame.height or len(absent) < len(models)):
+        problems.append(Problem("registry_model_absent", "warning",
+                                f"models.csv lists {len(absent)} model(s) with no predictions in this release: "
+                                + ", ".join(absent), "models.csv", None, "model", len(absent)))
 
 
 def _collapse(problems: list[Problem], limit: int = 50) -> list[Problem]:

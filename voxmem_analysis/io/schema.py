@@ -11,9 +11,11 @@ are kept as extra columns after these.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-__all__ = ["Column", "FRAME_COLUMNS", "COLUMN_NAMES", "REQUIRED_FIELDS", "describe_columns"]
+__all__ = ["Column", "FRAME_COLUMNS", "COLUMN_NAMES", "REQUIRED_FIELDS", "ABLATION_CONDITIONS", "normalize_condition",
+           "describe_columns"]
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,22 @@ ITEM_FIELDS: tuple[str, ...] = (
 REQUIRED_ITEM_FIELDS: tuple[str, ...] = (
     "question_id", "context_length", "evidence_type", "memory_operation", "expected_response",
 )
+
+
+#: Input conditions of the text-substitution ablation (paper section 4.4), as ``input_condition`` holds them.
+ABLATION_CONDITIONS: tuple[str, ...] = ("full_audio", "transcript_only")
+_CONDITION_ALIASES = {"full_audio": "full_audio", "full": "full_audio", "audio": "full_audio",
+                      "transcript_only": "transcript_only", "transcript": "transcript_only",
+                      "text_only": "transcript_only"}
+
+
+def normalize_condition(value) -> str | None:
+    """The canonical input condition of ``value`` (any case; spaces, dashes and dots read as ``_``;
+    ``full``/``audio`` and ``transcript``/``text_only`` as aliases), or None when it is not one."""
+    if not isinstance(value, str):
+        return None
+    key = re.sub(r"[^a-z0-9]+", "_", value.strip().lower()).strip("_")
+    return _CONDITION_ALIASES.get(key)
 
 
 def describe_columns() -> str:

@@ -386,7 +386,7 @@ def execute_notebook(path, *, data_dir, out_dir, seed: int = 0, n_boot: int = 10
     return result
 
 
-def _worker_init(threads: int | None, cache_dir: str | None = None) -> None:
+def _worker_init(threads: int | None, cache_dir: str | None = None, memo_dir: str | None = None) -> None:
     """Set up a worker process of the pool (the kernels it starts inherit its environment).
 
     * ``PYTHONHASHSEED=0`` and thread pools sized to ``cores // jobs`` (polars, BLAS), so
@@ -400,6 +400,10 @@ def _worker_init(threads: int | None, cache_dir: str | None = None) -> None:
         from voxmem_analysis.io.release import CACHE_ENV
 
         os.environ[CACHE_ENV] = cache_dir
+    if memo_dir:  # an artifact computed by a notebook is read back by reproduction.csv (artifacts.memoised)
+        from voxmem_analysis.artifacts import MEMO_ENV
+
+        os.environ[MEMO_ENV] = memo_dir
     if threads:
         for var in ("POLARS_MAX_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
             os.environ[var] = str(threads)
@@ -582,6 +586,15 @@ def _remove_previous_outputs(out: Path, previous: dict, names: set[str] | None) 
 
 
 # ----------------------------------------------------------------------------- the run
+def _estimated_seconds(path: Path) -> float:
+    """A notebook's expected time with no earlier run to go by: rendering figures (PNG + PDF) is most
+    of it on the paper's release, so about 3 s per ``save_figure`` call plus kernel start-up."""
+    try:
+        return 3.0 + 3.0 * path.read_text(encoding="utf-8").count("save_figure(")
+    except OSError:
+        return 0.0
+
+
 def run(data_dir, out_dir, *, jobs: int | None = None, seed: int = 0, n_boot: int = 10_000, only=None,
         notebooks_dir=None, overrides: dict | None = None, timeout: float | None = 900,
         progress: bool | None = None, reproduction: bool = True, report: bool = True,
@@ -633,9 +646,10 @@ def run(data_dir, out_dir, *, jobs: int | None = None, seed: int = 0, n_boot: in
         for f in ("reproduction.csv", "audit.csv"):
             (out / f).unlink(missing_ok=True)
 
-    # longest first (as measured last time) keeps both workers busy until the end
+    # longest first (as measured last time; in a fresh OUT estimated from the figures it saves)
+    # keeps both workers busy until the end
     last = {nb["name"]: nb.get("seconds", 0) for nb in previous.get("notebooks", [])}
-    order = sorted(paths, key=lambda p: (-last.get(p.stem, 0.0), p.name))
+    order = sorted(paths, key=lambda p: (-last.get(p.stem, _estimated_seconds(p)), p.name))
     summary = RunSummary(str(data), str(out), seed, n_boot, jobs, [], only=[p.stem for p in paths] if only else None)
     results: dict[str, NotebookResult] = {}
     owner: dict[str, str] = {}
@@ -646,15 +660,16 @@ def run(data_dir, out_dir, *, jobs: int | None = None, seed: int = 0, n_boot: in
 
     ctx = multiprocessing.get_context("forkserver")
     with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init,
-                             initargs=(threads, str(out / _STAGING / "release-cache")), mp_context=ctx) as pool:
+                             initargs=(threads, str(out / _STAGING / "release-cache"),
+                                       str(out / _STAGING / "artifact-memo")), mp_context=ctx) as pool:
         futures = {}
-        if reproduction:
-            futures[pool.submit(reproduction_task, str(data), str(out), seed=seed, n_boot=n_boot,
-                                compare_published=compare_published)] = "reproduction"
         for p in order:
             futures[pool.submit(execute_notebook, p, data_dir=str(data), out_dir=str(out), seed=seed, n_boot=n_boot,
                                 overrides=overrides, timeout=timeout,
                                 include_examples=include_examples or bool(only))] = p.stem
+        if reproduction:  # last: the artifacts the notebooks computed are read from the run's memo
+            futures[pool.submit(reproduction_task, str(data), str(out), seed=seed, n_boot=n_boot,
+                                compare_published=compare_published)] = "reproduction"
         bar = _progress(total, progress)
         for fut in as_completed(futures):
             key = futures[fut]
