@@ -55,9 +55,13 @@ def observed_discordance(release, *, compare: str = "models", budget: str = "8K"
     """
     if compare not in ("models", "budgets"):
         raise ValueError(f"compare must be 'models' or 'budgets', got {compare!r}")
+    need = [budget] if compare == "models" else [budget, comparison]
+    if any(b is None for b in need):
+        raise MissingDataError("the release has no " + ("budget" if compare == "models" else "two budgets")
+                               + " to compare", "pass --budget (and --comparison) budgets that were run",
+                               code="budget_not_run", field="context_length")
     ms = check_models(release, models)
     rb = run_budgets(release)
-    need = [budget] if compare == "models" else [budget, comparison]
     ms = [m for m in ms if set(need) <= set(rb[m])]
     if len(ms) < (2 if compare == "models" else 1):
         raise MissingDataError(f"no {'pair of models' if compare == 'models' else 'model'} was run at "
