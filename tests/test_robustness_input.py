@@ -275,7 +275,47 @@ def test_a_lenient_command_names_what_it_left_out(tmp_path, capsys):
     write_jsonl(root / "predictions" / "model-b" / "p.jsonl", ["{broken", harness_line(model="Model-B")])
     code, out, err = _run(capsys, "slice", "--data", root, "--by", "model", "--lenient")
     assert code == 0
-    assert "1 error(s)" in err and "--lenient left out 1 line(s)" in err
+    assert "1 error(s)" in err and "; 1 line(s) left out" in err
     assert "ERROR malformed_json: predictions/model-b/p.jsonl:1" in err
     code, _, err = _run(capsys, "slice", "--data", root, "--by", "model")
     assert code == 1 and "predictions/model-b/p.jsonl:1" in err
+
+
+def test_reproduce_reports_the_release_findings_before_running(tmp_path, capsys):
+    from voxmem_analysis.commands._shared import report_release
+
+    root = _release(tmp_path)
+    write_jsonl(root / "predictions" / "model-b" / "p.jsonl", ["{broken", harness_line(model="Model-B")])
+    report_release(root)
+    err = capsys.readouterr().err
+    assert f"# 1 error(s), 0 warning(s) in release {str(root)!r} (malformed_json=1); 1 line(s) left out" in err
+    assert "predictions/model-b/p.jsonl:1" in err
+
+
+def test_release_json_that_is_a_folder_is_an_error_not_a_traceback(tmp_path, capsys):
+    root = _release(tmp_path)
+    (root / "release.json").mkdir()
+    with pytest.raises(VoxMemDataError, match="release.json cannot be read: Is a directory"):
+        load_release(root, cache=False)
+    code, _, err = _run(capsys, "validate", "--data", root)
+    assert code == 1 and "release_json_unreadable" in err
+
+
+def test_an_unreadable_or_unusable_judge2_folder_is_not_skipped_silently(tmp_path, monkeypatch):
+    root = _release(tmp_path)
+    (root / "ablation" / "full_audio").mkdir(parents=True)
+    (root / "ablation" / "full_audio" / "runs.json").write_text("[]")
+    write_jsonl(root / "judge2" / "model-a" / "p.jsonl", [harness_line(judge="judge-2")])
+    real = os.scandir
+    locked = str(root / "judge2")
+
+    def scandir(path="."):
+        if str(path) == locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    rel = load_release(root, strict=False, cache=False)
+    assert rel.judge2 is None
+    found = {(p.code, p.severity, p.file) for p in rel.problems if p.file and not p.file.startswith("predictions")}
+    assert found == {("folder_unreadable", "error", "judge2"), ("file_not_read", "warning", "ablation/full_audio/runs.json")}

@@ -170,6 +170,6 @@ def test_error_totals_count_every_finding_not_summary_lines(tmp_path, capsys):
     code, out, err = _run(capsys, "slice", "--manifest", man, "--questions", _questions(tmp_path), "--by", "system",
                           "--lenient")
     assert code == 0
-    assert ": 70 error(s), 0 warning(s) (unknown_question=70); --lenient left out 70 line(s)" in err
+    assert f"# 70 error(s), 0 warning(s) in manifest {str(man)!r} (unknown_question=70); 70 line(s) left out" in err
     assert all(not line.startswith("#") for line in out.splitlines())
     assert "S" not in set(pd.read_csv(io.StringIO(out))["system"])

@@ -107,7 +107,7 @@ def to_long(table: pd.DataFrame, name: str) -> pd.DataFrame:
 #: Folder of the run-scoped memo.  Set only by the reproduction runner, to a folder inside its
 #: staging area that is deleted with the run: outside a run nothing is stored or read.
 MEMO_ENV = "VOXMEM_ARTIFACT_MEMO"
-#: Optional file receiving one line per memoised call: pid, name, hit/miss, seconds (benchmarks).
+#: Optional file receiving one line per memoised call: task, name, hit/miss, seconds (benchmarks).
 MEMO_LOG_ENV = "VOXMEM_MEMO_LOG"
 _MEMO_MAGIC = b"voxmem-memo-v1\n"
 
@@ -160,12 +160,13 @@ def memoised(name: str):
 
 
 def _memo_log(name: str, outcome: str, t0: float) -> None:
-    """One line per memoised call in ``$VOXMEM_MEMO_LOG`` when set (benchmarks/bench_reproduce.py)."""
+    """One line per memoised call in ``$VOXMEM_MEMO_LOG`` when set (benchmarks/bench_reproduce.py):
+    the working folder's name (a notebook's staging folder in a run), name, hit/miss, seconds."""
     log = os.environ.get(MEMO_LOG_ENV)
     if log:
         try:
             with open(log, "a", encoding="utf-8") as fh:
-                fh.write(f"{os.getpid()}\t{name}\t{outcome}\t{time.perf_counter() - t0:.3f}\n")
+                fh.write(f"{os.path.basename(os.getcwd())}\t{name}\t{outcome}\t{time.perf_counter() - t0:.3f}\n")
         except OSError:
             pass
 

@@ -52,12 +52,12 @@ SHOWN_PROBLEMS = 20
 
 
 def report_problems(problems, *, source: str, lenient: bool, left_out: int | None = None, hint: str | None = None,
-                    limit: int = SHOWN_PROBLEMS, stream=None) -> None:
+                    limit: int | None = SHOWN_PROBLEMS, stream=None) -> None:
     """Print what loading found on standard error: the one rule of every command that analyses data.
 
     Whatever would leave data out of an analysis (or, with ``--lenient``, was left out) is said
     with counts and names: a ``#`` line with the totals by code, then the findings themselves
-    (errors first, ``limit`` at most), then where to see the rest.  A summary finding ("... and 40
+    (errors first, ``limit`` at most; None: all), then where to see the rest.  A summary finding ("... and 40
     more like the above") counts as the findings it stands for.  Nothing is printed when nothing
     was found.  Standard output is left to the tables, so ``pandas.read_csv`` of it works.
     """
@@ -69,17 +69,35 @@ def report_problems(problems, *, source: str, lenient: bool, left_out: int | Non
     counts = Counter()
     for p in errors + warnings:
         counts[p.code] += p.count
-    head = (f"# {source}: {sum(p.count for p in errors)} error(s), {sum(p.count for p in warnings)} warning(s) ("
+    head = (f"# {sum(p.count for p in errors)} error(s), {sum(p.count for p in warnings)} warning(s) in {source} ("
             + ", ".join(f"{c}={n}" for c, n in sorted(counts.items())) + ")")
     if lenient and errors:
-        head += f"; --lenient left out {left_out} line(s)" if left_out is not None else "; --lenient left them out"
+        head += f"; {left_out} line(s) left out" if left_out is not None else "; left out"
     print(head, file=stream)
-    shown = (errors + warnings)[:limit]
+    shown = (errors + warnings)[:limit] if limit is not None else errors + warnings
     for p in shown:
         print(f"#   {p}", file=stream)
     rest = len(errors) + len(warnings) - len(shown)
     if rest > 0:
         print(f"#   ... {rest} more finding(s)" + (f": {hint}" if hint else ""), file=stream)
+
+
+def report_release(path) -> None:
+    """Print the findings of the release at ``path`` on standard error, for commands that hand the
+    release to other code which reads it leniently (``reproduce``): the same lines as :func:`load`."""
+    from voxmem_analysis.io.amc import is_amc_release
+    from voxmem_analysis.io.release import load_release
+
+    try:
+        if is_amc_release(path):
+            return
+        release = load_release(path, strict=False, cache=True)
+    except VoxMemDataError as exc:  # no release at all: the command says so itself
+        report_problems(exc.problems, source=f"release {str(path)!r}", lenient=True)
+        return
+    report_problems(release.problems, source=f"release {str(path)!r}", lenient=True,
+                    left_out=release.stats.get("rejected_lines", 0),
+                    hint=f"`voxmem-analysis validate --data {path}` lists them all")
 
 
 def fail(exc: VoxMemDataError) -> int:
@@ -130,8 +148,9 @@ def load_manifest(args):
                             convention=getattr(args, "convention", "paper"), type_key=getattr(args, "type_key", None))
     if data.synthetic:
         note(data.label())
+    # every finding (there is no `validate` for manifests); a code repeated over 50 times in one file is summarised
     report_problems(data.problems, source=f"manifest {args.manifest!r}", lenient=bool(getattr(args, "lenient", False)),
-                    left_out=data.stats.get("rejected_lines"))
+                    left_out=data.stats.get("rejected_lines"), limit=None)
     return data
 
 

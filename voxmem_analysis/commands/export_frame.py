@@ -1,8 +1,10 @@
 """``voxmem-analysis export-frame --data DIR --out FILE``: write the tidy verdict frame."""
 from __future__ import annotations
 
+import json
 import os
 import sys
+import threading
 from pathlib import Path
 
 from voxmem_analysis.errors import VoxMemDataError
@@ -28,10 +30,11 @@ def run(args) -> int:
 
     if check_outputs("export-frame", files={"--out": args.out}):
         return 2
-    from voxmem_analysis.io.amc import is_amc_release
-
-    if is_amc_release(args.data):
+    if _is_amc(args.data):
         return _run_amc(args, out)
+    # pandas is needed only for models.csv, read after the predictions: import it meanwhile, while the
+    # parser (which releases the GIL) works; the loader's own import then finds it done
+    threading.Thread(target=_import_pandas, daemon=True).start()
     try:
         release = load(args)
     except VoxMemDataError as exc:
@@ -52,6 +55,24 @@ def run(args) -> int:
     print(f"wrote {frame.height} predictions x {frame.width} columns to {out}"
           + ("  [SYNTHETIC DATA - not real model output]" if release.synthetic else ""))
     return 0
+
+
+def _import_pandas() -> None:
+    try:
+        import pandas  # noqa: F401
+    except Exception:  # noqa: BLE001 - the loader's own import reports any problem
+        pass
+
+
+def _is_amc(path) -> bool:
+    """:func:`voxmem_analysis.io.amc.is_amc_release` without importing that module (and pandas)."""
+    from voxmem_analysis.io.jsonl import decode
+
+    try:
+        meta = json.loads(decode((Path(path) / "release.json").read_bytes()))
+    except (OSError, ValueError, RecursionError):
+        return False
+    return isinstance(meta, dict) and str(meta.get("benchmark", "")).lower() == "audio-multichallenge"
 
 
 def _run_amc(args, out: Path) -> int:

@@ -86,6 +86,9 @@ def run(args) -> int:
             print(f"--parameter expects NAME=VALUE, got {item!r}", file=sys.stderr)
             return 2
         overrides[name] = _literal(value)
+    from voxmem_analysis.commands._shared import report_release
+
+    report_release(args.data)  # what the release's lenient reading leaves out, on stderr (issue 11)
     from voxmem_analysis.reproduce.runner import run as run_all
 
     try:

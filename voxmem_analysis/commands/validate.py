@@ -50,7 +50,8 @@ def run(args) -> int:
         release.warnings() + [p for p in extra if p.severity == "warning"]
     for pr in errors + warnings:
         print(str(pr), file=sys.stderr)
-    print(f"{len(errors)} error(s), {len(warnings)} warning(s)")
+    # totals count findings: a summary line ("... and 40 more like the above") counts as the 40 it stands for
+    print(f"{sum(p.count for p in errors)} error(s), {sum(p.count for p in warnings)} warning(s)")
     return 1 if errors else 0
 
 

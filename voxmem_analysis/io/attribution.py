@@ -9,12 +9,13 @@ records (:func:`drop_duplicate_records`); the check against the attribution popu
 """
 from __future__ import annotations
 
-import gzip
 from pathlib import Path
 from typing import Iterable, Mapping
 
 from voxmem_analysis.errors import Problem
-from voxmem_analysis.io.jsonl import decode, iter_lines, parse_line
+from voxmem_analysis.io.files import prediction_files, read_text, walk
+from voxmem_analysis.io.files import rel as relpath
+from voxmem_analysis.io.jsonl import iter_lines, parse_line
 
 __all__ = ["COMMITS", "SOURCES", "RELATIONS", "AUDIT_FIELDS", "AUDIT_ENUMS", "audit_files", "check_record", "check_records",
            "read_audit_files", "drop_duplicate_records"]
@@ -32,12 +33,13 @@ AUDIT_ENUMS = {"commits": COMMITS, "source": SOURCES, "relation": RELATIONS}
 
 
 def audit_files(root: Path) -> list[Path]:
-    """``<root>/attribution/**/*.jsonl[.gz]``, sorted by relative path."""
-    base = root / "attribution"
-    if not base.is_dir():
-        return []
-    files = {p for g in ("*.jsonl", "*.jsonl.gz") for p in base.rglob(g) if p.is_file()}
-    return sorted(files, key=lambda p: p.relative_to(root).as_posix())
+    """``<root>/attribution/**/*.jsonl[.gz]`` (any letter case, symlinks followed), sorted by relative path."""
+    return _audit_listing(Path(root))[0]
+
+
+def _audit_listing(root: Path) -> tuple[list[Path], list[Problem]]:
+    found, _, problems = walk(root / "attribution", root)
+    return prediction_files(found)[0], problems
 
 
 def check_record(obj, file: str | None, line: int | None) -> tuple[dict | None, list[Problem]]:
@@ -95,16 +97,14 @@ def read_audit_files(release_dir) -> tuple[list[dict], list[Problem]]:
     root = Path(release_dir)
     problems: list[Problem] = []
     rows: list[dict] = []
-    files = audit_files(root)
+    files, problems = _audit_listing(root)
     if not files:
         problems.append(Problem("no_audit_records", "error", "no attribution/**/*.jsonl files found", "attribution"))
     for path in files:
-        rel = path.relative_to(root).as_posix()
-        try:
-            raw = path.read_bytes()
-            text = decode(gzip.decompress(raw) if path.suffix == ".gz" else raw)
-        except (OSError, EOFError, UnicodeDecodeError, gzip.BadGzipFile) as exc:
-            problems.append(Problem("file_unreadable", "error", f"cannot read file: {exc}", rel))
+        rel = relpath(path, root)
+        text, found = read_text(path, rel)   # CR line endings, a gzip stream cut short: see io/files.py
+        problems += found
+        if text is None:
             continue
         for lineno, line in iter_lines(text):
             obj, bad = parse_line(line)

@@ -61,6 +61,8 @@ ITEM_INT_FIELDS = ("session_count", "evidence_session_count", "samekey_haystack_
 _TOKEN = (r'"[a-z_]+"[ \t]*:[ \t]*[^ \t]|\\\\"[ \t]*:|\\"[a-z_]+"[ \t]*:|\\?"[ \t]*:|[\x00-\x08\x0a-\x1f\x{feff}]'
           r'|\\(?:[^"\\/bfnrtu]|u(?:[dD][89abAB]|001[c-fC-F]|[0-9a-fA-F]{0,3}[^0-9a-fA-F]))')
 _KEY_TOKEN = re.compile(r'"([a-z_]+)"[ \t]*:[ \t]*(.)$')
+_HARMLESS = re.compile(r'\\"[ \t]*:$')
+_SCREEN_SLICE = 4096
 _TYPE_CHARS = {**{f: '"n' for f in STR_FIELDS}, **{f: "tfn" for f in BOOL_FIELDS}, **{f: "0-n" for f in INT_FIELDS}}
 _ITEM_ID = r"^(.+)_(\d+[kK])$"
 _EXPECTED = ("answer", "insufficient_evidence")
@@ -81,10 +83,13 @@ def split_lines(texts: list[str], files: list[int], names: list[str], conditions
 
 
 def _signature_ok(signature: str) -> bool:
-    """The tokens of one line (see ``_TOKEN``; escaped quotes left out, digits as 0) name known
-    keys, each once, each holding a value of its schema type (or null), and nothing else."""
+    """The tokens of one line (see ``_TOKEN``; digits as 0; an escaped quote before a colon, inside
+    a string, is harmless and skipped) name known keys, each once, each holding a value of its
+    schema type (or null), and nothing else."""
     seen = set()
     for tok in signature.split("|") if signature else []:
+        if _HARMLESS.match(tok):
+            continue
         m = _KEY_TOKEN.match(tok)
         if m is None or m.group(1) in seen or m.group(2) not in _TYPE_CHARS.get(m.group(1), ""):
             return False
@@ -98,9 +103,12 @@ def suspect_lines(lines: pl.Series) -> pl.Series:
     Lines written by one harness share a handful of *signatures* (their key tokens, in order);
     each distinct signature is checked once (repeated keys, key names, value types).
     """
-    tokens = lines.str.extract_all(_TOKEN)
-    signature = (tokens.list.eval(pl.element().filter(~pl.element().str.contains(r'^\\"[ \t]*:$')))
-                 .list.join("|").str.replace_all("[1-9]", "0"))
+    # one expression per slice of lines, run side by side on polars' thread pool
+    expr = pl.col("line").str.extract_all(_TOKEN).list.join("|").str.replace_all("[1-9]", "0")
+    frame = lines.to_frame("line")
+    step = max(_SCREEN_SLICE, -(-frame.height // 8))
+    parts = pl.collect_all([frame.slice(i, step).lazy().select(expr) for i in range(0, frame.height, step)])
+    signature = pl.concat(parts).to_series() if parts else pl.Series("line", [], dtype=pl.Utf8)
     verdict = {sig: not _signature_ok(sig) for sig in signature.unique().to_list()}
     return signature.replace_strict(verdict, return_dtype=pl.Boolean)
 

@@ -1,6 +1,7 @@
 """Reading JSON Lines the way the harness writes them, shared by every loader.
 
-* Lines are split on ``\\n`` only (``\\r`` stripped): ``str.splitlines`` would also split on
+* Lines are split on ``\\n`` only (``\\r`` stripped; files with bare ``\\r`` line breaks are
+  converted before, by :func:`voxmem_analysis.io.files.read_text`): ``str.splitlines`` would also split on
   U+2028, U+2029 and U+0085, which are legal inside JSON strings written with
   ``ensure_ascii=False``, and would shift every later line number.
 * A UTF-8 byte-order mark at the start of a file is accepted.

@@ -3,7 +3,10 @@
 A *release directory* is the folder an evaluation run wrote (see ``data/README.md``):
 ``predictions/**/*.jsonl[.gz]`` in the public harness's format, plus optional
 ``items.*``, ``models.csv``, ``judge2/``, ``ablation/``, ``attribution/`` and
-``release.json``.
+``release.json``.  Files are found and opened by :mod:`voxmem_analysis.io.files` (extensions
+in any letter case, symbolic links followed with loop protection, unreadable folders and files
+reported, bare-CR line endings, gzip streams cut short); after reading, one identity per model
+(:func:`_model_identity`) and the registry's claims (:func:`_registry_claims`) are checked.
 
 ``load_release(path)`` validates everything it reads.  In strict mode (default) any
 error raises :class:`~voxmem_analysis.errors.VoxMemDataError` listing *every* problem
@@ -21,8 +24,8 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import polars as pl
 
 from voxmem_analysis import taxonomy as tx
@@ -34,6 +37,9 @@ from voxmem_analysis.io.jsonl import decode, iter_lines, parse_object
 from voxmem_analysis.io.schema import (ABLATION_CONDITIONS, COLUMN_NAMES, ITEM_FIELDS, REQUIRED_FIELDS,
                                        REQUIRED_ITEM_FIELDS, normalize_condition)
 from voxmem_analysis.io.scoring import ScoringRules, apply_scoring
+
+if TYPE_CHECKING:  # pandas is imported where models.csv is read: export-frame imports it on a thread meanwhile
+    import pandas as pd
 
 __all__ = ["Release", "load_release", "read_predictions", "read_items", "read_models", "BUDGET_DTYPE", "CACHE_ENV"]
 
@@ -123,6 +129,8 @@ _BOOL_TEXT = {"true", "false", "1", "0", "yes", "no", ""}
 
 def _check_registry(reg: pd.DataFrame) -> list[Problem]:
     """Problems of a models.csv table (line numbers count the header as line 1)."""
+    import pandas as pd
+
     out: list[Problem] = []
     seen: dict[str, int] = {}
     for i, r in enumerate(reg.to_dict("records"), start=2):
@@ -153,6 +161,8 @@ def _check_registry(reg: pd.DataFrame) -> list[Problem]:
 
 def read_models(root: Path, present: list[str]) -> tuple[pd.DataFrame, list[Problem]]:
     """Read ``models.csv`` (the Table 12 registry); models it lacks get empty group columns."""
+    import pandas as pd
+
     problems: list[Problem] = []
     path = root / "models.csv"
     reg = pd.DataFrame(columns=_MODEL_COLUMNS)
@@ -649,6 +659,8 @@ class Release:
 
     def pandas(self, frame: pl.DataFrame | None = None) -> pd.DataFrame:
         """The verdict frame as pandas, ``budget`` as an ordered categorical."""
+        import pandas as pd
+
         df = (self.frame if frame is None else frame).to_pandas()
         df["budget"] = pd.Categorical(df["budget"].astype(str), categories=list(tx.BUDGETS), ordered=True)
         return df
@@ -748,14 +760,27 @@ def load_release(path, *, strict: bool = True, rules: ScoringRules | None = None
         if isinstance(release, Release):
             release.path = root
             if strict and release.errors():
-                raise VoxMemDataError(release.problems, f"{len(release.errors())} error(s) in release {str(root)!r}")
+                raise VoxMemDataError(release.problems, f"{_n_errors(release)} error(s) in release {str(root)!r}")
             return release
     release = _read_release(root, rules, bulk)
     if key is not None:
         _cache.write_entry(folder, key, release)
     if strict and release.errors():
-        raise VoxMemDataError(release.problems, f"{len(release.errors())} error(s) in release {str(root)!r}")
+        raise VoxMemDataError(release.problems, f"{_n_errors(release)} error(s) in release {str(root)!r}")
     return release
+
+
+def _empty_part(root: Path, sub: str) -> list[Problem]:
+    """Why an optional part (``judge2/``, ``ablation/``) that exists gave no prediction file: folders
+    that cannot be read (error), links not followed, files that are not ``*.jsonl[.gz]`` (warnings)."""
+    _, unread, problems = _listing(root, sub)
+    return problems + [Problem("file_not_read", "warning", "not read: only *.jsonl and *.jsonl.gz files (any letter "
+                               "case) are predictions", _rel(p, root)) for p in unread]
+
+
+def _n_errors(release: Release) -> int:
+    """Errors found (a summary line "... and 40 more like the above" counts as the 40 it stands for)."""
+    return sum(p.count for p in release.errors())
 
 
 def _read_release(root: Path, rules: ScoringRules, bulk: bool) -> Release:
@@ -768,6 +793,9 @@ def _read_release(root: Path, rules: ScoringRules, bulk: bool) -> Release:
             problems.append(Problem("malformed_json", "error", f"release.json is not valid JSON: {exc.msg}", "release.json", exc.lineno))
         except (UnicodeDecodeError, RecursionError, ValueError) as exc:
             problems.append(Problem("malformed_json", "error", f"release.json cannot be read: {exc}", "release.json"))
+        except OSError as exc:  # a folder, no permission
+            problems.append(Problem("release_json_unreadable", "error",
+                                    f"release.json cannot be read: {exc.strerror or exc}", "release.json"))
         if not isinstance(meta, dict):
             problems.append(Problem("invalid_field", "error", f"release.json must hold a JSON object, got {type(meta).__name__}",
                                     "release.json"))
@@ -796,11 +824,15 @@ def _read_release(root: Path, rules: ScoringRules, bulk: bool) -> Release:
         problems += p
         judge2 = apply_scoring(judge2, rules)
         stats["judge2_rows"] = s["rows"]
+    else:
+        problems += _empty_part(root, "judge2")
     if _prediction_files(root, "ablation"):
         ablation, p, s = read_predictions(root, "ablation", items=items, condition_from_dir=True, bulk=bulk)
         problems += p
         ablation = apply_scoring(ablation, rules)
         stats["ablation_rows"] = s["rows"]
+    else:
+        problems += _empty_part(root, "ablation")
     _model_identity([f for f in (frame, judge2, ablation) if f is not None], problems)
     _registry_claims(frame, models, problems)
     problems = _collapse(problems)
