@@ -257,16 +257,25 @@ def main(argv=None) -> int:
                        else Path(tmp) / f"out{k}_{len(walls[label])}_{label[:3]}")
                 out.parent.mkdir(parents=True, exist_ok=True)
                 r = one_run(Path(args.data), out, args.jobs, args.extra, env)
+                failed = [nb["name"] for nb in r["run"].get("notebooks", []) if nb["status"] == "failed"]
+                if r["rc"] or failed:   # a broken run is not a timing: reported, left out of the medians
+                    _print_run(f"run {k + 1} ({label}) FAILED ({', '.join(failed) or 'exit code'}), not counted", r)
+                    if not args.out:
+                        shutil.rmtree(out, ignore_errors=True)
+                    continue
                 sums[label].append({c: sum(d.get(c, 0.0) for d in r["stages"].values()) for c in _COLS})
                 if not args.out:
                     shutil.rmtree(out, ignore_errors=True)
                 walls[label].append(r["wall"])
                 _print_run(f"run {k + 1} ({label})", r)
     for label, ws in walls.items():
+        if not ws:
+            print(f"\nwall time ({label}): no successful run")
+            continue
         print(f"\nwall time ({label}): min {min(ws):.1f} s, median {statistics.median(ws):.1f} s over {len(ws)} run(s); "
               "median task seconds summed over tasks: "
               + ", ".join(f"{c} {statistics.median(x[c] for x in sums[label]):.1f}" for c in _COLS))
-    if args.compare_ref:
+    if args.compare_ref and walls["working tree"] and walls[args.compare_ref]:
         new, old = statistics.median(walls["working tree"]), statistics.median(walls[args.compare_ref])
         print(f"working tree / {args.compare_ref}: {new / old:.2f}")
     return 0

@@ -128,7 +128,7 @@ def coverage_study(n_replicates: int = 1000, n_boot: int = 2000, seed: int = 0,
             rng = np.random.default_rng([seed, r])
             base, comp = simulate(sc, rng)
             res = paired_bootstrap_matrix(base, comp, aggregate=sc.aggregate, n_boot=n_boot,
-                                          seed=r, ci=ci)
+                                          seed=r, ci_level=ci)
             for stat in ("drop", "retention"):
                 rows = res[res["statistic"] == stat]
                 t = tv[stat] if sc.aggregate == "mean" else tv[f"{stat}_j"][rows["series"]]
@@ -190,7 +190,7 @@ def cluster_coverage(n_replicates: int = 400, n_boot: int = 1000, seed: int = 0,
     for r in range(n_replicates):
         base, comp, fam = simulate_families(sc, n_families, np.random.default_rng([seed, 7, r]))
         for unit, cl in (("item", None), ("family", fam)):
-            row = paired_bootstrap_matrix(base, comp, statistics="drop", n_boot=n_boot, seed=r, ci=ci,
+            row = paired_bootstrap_matrix(base, comp, statistics="drop", n_boot=n_boot, seed=r, ci_level=ci,
                                           clusters=cl).iloc[0]
             res[unit]["hit"].append(row["ci_low"] <= t <= row["ci_high"])
             res[unit]["width"].append(row["ci_high"] - row["ci_low"])

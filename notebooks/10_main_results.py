@@ -38,7 +38,7 @@ fig5_budget = None
 # %%
 from IPython.display import display
 
-from voxmem_analysis import load_release, output
+from voxmem_analysis import artifacts, load_release, output
 from voxmem_analysis.paths import resolve
 from voxmem_analysis.analysis import results as R
 from voxmem_analysis.plots import results as P
@@ -93,7 +93,8 @@ with R.section(f"Table 15 ({b_cmp})"):
 with R.section(f"Figure 5 ({b_fig5})"):
     oe5 = R.operation_evidence(release, budgets=[b_fig5], models=models)
     fig = P.operation_heatmap(oe5)
-    output.save_figure(fig, out, f"fig5_operation_evidence_{b_fig5.lower()}", data=oe5, release=release)
+    output.save_figure(fig, out, f"fig5_operation_evidence_{b_fig5.lower()}", data=oe5, release=release,
+                       caption=artifacts.caption("fig5", budget=b_fig5))
     display(R.fig5(release, budget=b_fig5, models=models))
 
 # %% [markdown]
@@ -107,9 +108,10 @@ with R.section(f"Figure 8 (models run at {b_cmp})"):
     oe_shared = R.operation_evidence(release, budgets=shared, models=ms8, pairing="shared", shared_budgets=shared)
     # the paper leaves out Figure 5's budget (drawn above on all models) but keeps the comparison budget
     drawn = [b for b in shared if b != b_fig5 or b == b_cmp]
+    caption8 = f"{artifacts.caption('fig8', budget=b_cmp)} ({R.describe_shared_set(ms8, shared, b_cmp)})"
     print("Figure 8:", R.describe_shared_set(ms8, shared, b_cmp), "| panels:", ", ".join(drawn))
     fig = P.operation_heatmaps(oe_shared, budgets=drawn, title=R.describe_shared_set(ms8, shared, b_cmp))
-    output.save_figure(fig, out, "fig8_operation_evidence_shared", data=oe_shared, release=release)
+    output.save_figure(fig, out, "fig8_operation_evidence_shared", data=oe_shared, release=release, caption=caption8)
     display(R.fig8(release, budget=b_cmp, models=models))
 
 # %% [markdown]

@@ -3,7 +3,11 @@
 * (a) a lower layer never imports a higher one (module- and function-level imports alike);
 * (b) the package root holds at most 12 modules;
 * (c) no function is longer than 100 lines of code (docstring, comments and blank lines aside);
-* (d) at most 2 imports of another module's ``_private`` names across the package.
+* (d) at most 2 imports of another module's ``_private`` names across the package;
+* (e) one vocabulary: no function takes the confidence level as ``ci`` (it is ``ci_level``).
+
+The fifth condition of issue 16 (at most 4 places repeating a run of six or more lines) needs the
+``duplicates`` tool, which a user's machine does not have: it is counted by hand, not here.
 
 The layers are those of CONTRIBUTING.md.  Nothing is imported or run: the tests read files.
 """
@@ -202,6 +206,29 @@ def test_the_allowlist_holds_no_function_already_split():
 def test_at_most_two_private_imports_across_modules():
     found = private_imports()
     assert len(found) <= MAX_PRIVATE_IMPORTS, found
+
+
+def ci_arguments(package: Path = PACKAGE) -> list[str]:
+    """Functions with a parameter named ``ci`` (the deprecated name of ``ci_level``)."""
+    out = []
+    for path in _modules(package):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                a = node.args
+                if any(arg.arg == "ci" for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs]):
+                    out.append(f"{_rel(path, package)}:{node.lineno} {node.name}")
+    return out
+
+
+def test_the_confidence_level_is_called_ci_level():
+    assert ci_arguments() == [], "call the confidence level ci_level= (stats.ci_level_alias keeps ci= working)"
+
+
+def test_the_ci_check_finds_a_ci_argument(tmp_path):
+    fake = tmp_path / NAME
+    fake.mkdir()
+    (fake / "m.py").write_text("def f(x, *, ci=0.95):\n    return x\n\ndef g(x, *, ci_level=0.95):\n    return x\n")
+    assert ci_arguments(fake) == ["m.py:1 f"]
 
 
 @pytest.mark.parametrize("source, n", [

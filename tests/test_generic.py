@@ -354,7 +354,7 @@ def test_judge_agreement_hand_numbers_and_sklearn(lme):
         assert r["n"] == n and r["acc_a"] == pytest.approx(acc_a) and r["acc_b"] == pytest.approx(acc_b)
         assert r["agreement"] == pytest.approx(agree) and r["kappa"] == pytest.approx(kappa, abs=1e-12)
         assert (r["n11"], r["n10"], r["n01"], r["n00"]) == cells
-        assert r["delta_pp"] == pytest.approx(acc_b - acc_a)
+        assert r["diff"] == pytest.approx(acc_a - acc_b)  # first minus second, as compare_systems
         ids = {SSU: IDS[:4], MS: IDS[4:7], TR: IDS[7:], "overall": IDS}[q]
         assert r["kappa"] == pytest.approx(cohen_kappa_score([ja[i] for i in ids], [jb[i] for i in ids]), abs=1e-12)
 
@@ -376,6 +376,18 @@ def test_judge_agreement_pairs(lme):
     assert t[["system", "budget", "judge_a", "judge_b"]].drop_duplicates().values.tolist() == [
         ["System-A", "32k", "gpt-4o", "llama-3.1-70b"]]
     assert _row(t, question_type="overall")["kappa"] == pytest.approx(0.16 / 0.46)
+    assert _row(t, question_type="overall")["diff"] == pytest.approx(70.0 - 60.0)  # gpt-4o minus llama
+
+
+def test_judge_agreement_and_compare_systems_share_one_sign():
+    # the same two 0/1 vectors as two judges and as two systems: diff = first minus second in both
+    a = pd.DataFrame({"question_id": list("pqrs"), "system": "A", "correct": [1, 1, 1, 0]})
+    b = pd.DataFrame({"question_id": list("pqrs"), "system": "B", "correct": [1, 0, 0, 0]})
+    ja = G.judge_agreement(a, b, keys=["question_id"], scored=None, type_col=None)
+    cs = G.compare_systems(pd.concat([a, b]), scored=None, n_boot=200, seed=0)
+    assert ja["diff"].iloc[0] == pytest.approx(50.0)
+    assert (cs["system_a"].iloc[0], cs["system_b"].iloc[0]) == ("A", "B")
+    assert cs["diff"].iloc[0] == pytest.approx(50.0)
 
 
 # ============================================================================ VoxMem frames, same code

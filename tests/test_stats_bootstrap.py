@@ -472,7 +472,7 @@ def test_bootstrap_means_masks_and_drops_empty_rows():
     ({"n_boot": 0}, "n_boot must be a positive integer"),
     ({"seed": -1}, "seed must be a non-negative integer"),
     ({"seed": 1.5}, "seed must be a non-negative integer"),
-    ({"ci": 95}, "ci must be a confidence level"),
+    ({"ci_level": 95}, "ci_level must be a confidence level"),
     ({"statistic": "mean"}, "unknown statistic 'mean'"),
     ({"statistic": []}, "statistics is empty"),
     ({"statistic": ["drop", "drop"]}, "must be unique"),

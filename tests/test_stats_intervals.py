@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hst
@@ -31,7 +32,7 @@ def test_matches_statsmodels_on_a_grid(ci):
     sizes = [1, 2, 5, 13, 30, 147, 799]
     n = np.repeat(sizes, 9)
     x = np.concatenate([np.linspace(0, m, 9).round().astype(int) for m in sizes])
-    out = wilson_interval(x, n, ci=ci)
+    out = wilson_interval(x, n, ci_level=ci)
     lo, hi = proportion_confint(x, n, alpha=1 - ci, method="wilson")
     np.testing.assert_allclose(out["ci_low"], lo, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(out["ci_high"], hi, rtol=1e-10, atol=1e-12)
@@ -42,7 +43,7 @@ def test_matches_statsmodels_on_a_grid(ci):
 @given(n=hst.integers(1, 5000), frac=hst.floats(0, 1), ci=hst.floats(0.5, 0.999))
 def test_matches_statsmodels_property(n, frac, ci):
     x = int(round(frac * n))
-    out = wilson_interval(x, n, ci=ci).iloc[0]
+    out = wilson_interval(x, n, ci_level=ci).iloc[0]
     lo, hi = proportion_confint(x, n, alpha=1 - ci, method="wilson")
     assert out["ci_low"] == pytest.approx(max(lo, 0.0), rel=1e-9, abs=1e-12)
     assert out["ci_high"] == pytest.approx(min(hi, 1.0), rel=1e-9, abs=1e-12)
@@ -76,5 +77,15 @@ def test_bad_input_raises_value_error(x, n, match):
 
 
 def test_bad_ci_raises():
-    with pytest.raises(ValueError, match="ci must be a confidence level"):
-        wilson_interval(1, 2, ci=1.0)
+    with pytest.raises(ValueError, match="ci_level must be a confidence level"):
+        wilson_interval(1, 2, ci_level=1.0)
+
+
+def test_ci_is_a_deprecated_alias_of_ci_level():
+    # ci= (the name before issue 16) still works for one release, with a DeprecationWarning
+    with pytest.warns(DeprecationWarning, match=r"wilson_interval\(ci=\.\.\.\) is deprecated"):
+        old = wilson_interval(18, 30, ci=0.9)
+    pd.testing.assert_frame_equal(old, wilson_interval(18, 30, ci_level=0.9))
+    assert old["ci_level"].iloc[0] == 0.9
+    with pytest.raises(ValueError, match="give ci_level only"):
+        wilson_interval(18, 30, ci=0.9, ci_level=0.9)

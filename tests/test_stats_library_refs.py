@@ -30,7 +30,7 @@ def _wilson_hand(x: float, n: float, ci: float) -> tuple[float, float]:
 @given(hst.integers(1, 2000), hst.floats(0, 1), hst.sampled_from([0.8, 0.9, 0.95, 0.99]))
 def test_wilson_equals_the_score_formula(n, frac, ci):
     x = int(round(frac * n))
-    row = wilson_interval(x, n, ci=ci).iloc[0]
+    row = wilson_interval(x, n, ci_level=ci).iloc[0]
     lo, hi = _wilson_hand(x, n, ci)
     assert row["ci_low"] == pytest.approx(lo, abs=1e-12)
     assert row["ci_high"] == pytest.approx(hi, abs=1e-12)
@@ -74,7 +74,7 @@ def _kappa_hand(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
 def test_kappa_and_se_equal_the_fleiss_formula(pairs):
     a = np.array([p for p, _ in pairs], dtype=int)
     b = np.array([q for _, q in pairs], dtype=int)
-    row = cohen_kappa(a, b, ci=0.9).iloc[0]
+    row = cohen_kappa(a, b, ci_level=0.9).iloc[0]
     pa, pb = a.mean(), b.mean()
     if pa * pb + (1 - pa) * (1 - pb) >= 1:
         assert np.isnan(row["kappa"]) and np.isnan(row["kappa_se"])
@@ -104,7 +104,7 @@ def test_spearman_ci_is_fisher_z_of_scipy_rho(pairs, ci):
     y = np.array([b for _, b in pairs], float)
     if np.ptp(x) == 0 or np.ptp(y) == 0:
         return
-    row = spearman(x, y, ci=ci).iloc[0]
+    row = spearman(x, y, ci_level=ci).iloc[0]
     ref = st.spearmanr(x, y)
     assert row["rho"] == pytest.approx(ref.statistic, abs=1e-12)
     if abs(ref.statistic) < 1:

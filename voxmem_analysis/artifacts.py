@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Callable
 if TYPE_CHECKING:  # pandas is imported where tables are built: `table --list` stays light
     import pandas as pd
 
-__all__ = ["Artifact", "artifact", "get", "names", "compute", "to_long", "ARTIFACT_MODULES", "memoised", "MEMO_ENV"]
+__all__ = ["Artifact", "artifact", "get", "names", "compute", "to_long", "retitle", "caption", "ARTIFACT_MODULES",
+           "memoised", "MEMO_ENV"]
 
 #: Modules that register artifacts when imported (every one must exist).
 ARTIFACT_MODULES = (
@@ -88,6 +89,40 @@ def get(name: str) -> Artifact:
 
 def compute(name: str, release, **params) -> pd.DataFrame:
     return get(name)(release, **params)
+
+
+_BUDGET = r"(8K|16K|32K|64K)"
+
+
+def retitle(title: str, params: dict) -> str:
+    """``title`` with the paper's budgets replaced by those in ``params``.
+
+    ``budget``: ``at 64K`` -> ``at 32K`` and ``64K model set`` -> ``models run at 32K`` (kept for
+    64K itself); ``baseline`` / ``comparison``: ``8K to 64K`` -> ``8K to 32K``.  Other text and
+    parameters left as they are (``None`` or empty: the title's own budget).
+
+    >>> retitle("Table 15: accuracy (%) at 64K, 64K model set", {"budget": "32k"})
+    'Table 15: accuracy (%) at 32K, models run at 32K'
+    """
+    import re
+
+    b = str(params.get("budget") or "").upper()
+    if b:
+        title = re.sub(rf"\bat {_BUDGET}\b", f"at {b}", title)
+        if b != "64K":
+            title = title.replace("64K model set", f"models run at {b}")
+    base, cmp_ = str(params.get("baseline") or "").upper(), str(params.get("comparison") or "").upper()
+    m = re.search(rf"\b{_BUDGET} to {_BUDGET}\b", title)
+    if m and (base or cmp_):
+        title = title.replace(m.group(0), f"{base or m.group(1)} to {cmp_ or m.group(2)}")
+    return title
+
+
+def caption(name: str, **params) -> str:
+    """The registry title of artifact ``name`` for the parameters used (:func:`retitle`): what a
+    notebook passes as the caption of the figure or table it saves, so the report's caption
+    names the budgets of the run, not the paper's."""
+    return retitle(get(name).title, params)
 
 
 def to_long(table: pd.DataFrame, name: str) -> pd.DataFrame:

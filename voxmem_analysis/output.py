@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 __all__ = ["save_table", "save_figure", "table_to_latex", "table_to_markdown", "SYNTHETIC_LABEL", "stamp_synthetic",
-           "in_kernel", "display_frame"]
+           "in_kernel", "display_frame", "figure_caption"]
 
 SYNTHETIC_LABEL = "SYNTHETIC DATA \u2014 not real model output"
 _PNG_META = {"Software": None}
@@ -171,6 +171,18 @@ def stamp_synthetic(fig) -> None:
     fig.text(0.995, 0.003, SYNTHETIC_LABEL, ha="right", va="bottom", fontsize=6.5, color="#b22222", alpha=0.9)
 
 
+def figure_caption(png) -> str | None:
+    """The caption :func:`save_figure` stored in a PNG (its ``Title``), or None (none, or not a PNG)."""
+    try:
+        from PIL import Image
+
+        with Image.open(png) as im:
+            text = getattr(im, "text", {}) or {}
+    except Exception:  # noqa: BLE001 - unreadable or not an image: no caption
+        return None
+    return text.get("Title") or None
+
+
 def _show_figure(fig, png: Path | None, dpi: int) -> None:
     """Display the saved PNG (or, with no PNG written, one rendered in memory) at half its pixel size."""
     from IPython.display import Image
@@ -186,11 +198,13 @@ def _show_figure(fig, png: Path | None, dpi: int) -> None:
 
 def save_figure(fig, out_dir, name: str, *, data: pd.DataFrame | None = None, release=None,
                 synthetic: bool | None = None, formats=("png", "pdf"), dpi: int = 200,
-                show: bool | None = None) -> list[Path]:
+                show: bool | None = None, caption: str | None = None) -> list[Path]:
     """Write ``out_dir/figures/name.{png,pdf}`` (deterministic) and ``name.csv`` with ``data``.
 
     ``show`` (default: when in a Jupyter kernel) also displays the figure, after it is written,
-    as the PNG file's bytes.  The figure is closed either way.
+    as the PNG file's bytes.  The figure is closed either way.  ``caption`` (e.g. "Figure 8: ...
+    models run at 32K") is stored as the ``Title`` of the PNG and the PDF, where the report reads
+    it (:func:`figure_caption`); the same caption gives the same bytes.
     """
     import matplotlib.pyplot as plt
 
@@ -201,13 +215,14 @@ def save_figure(fig, out_dir, name: str, *, data: pd.DataFrame | None = None, re
     if synthetic:
         stamp_synthetic(fig)
     written = []
+    title = {"Title": caption} if caption else {}
     if "png" in formats:
         p = d / f"{name}.png"
-        fig.savefig(p, dpi=dpi, metadata=_PNG_META, bbox_inches="tight")
+        fig.savefig(p, dpi=dpi, metadata={**_PNG_META, **title}, bbox_inches="tight")
         written.append(p)
     if "pdf" in formats:
         p = d / f"{name}.pdf"
-        fig.savefig(p, metadata=_PDF_META, bbox_inches="tight")
+        fig.savefig(p, metadata={**_PDF_META, **title}, bbox_inches="tight")
         written.append(p)
     if data is not None:
         p = d / f"{name}.csv"

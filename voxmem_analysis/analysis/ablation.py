@@ -44,7 +44,7 @@ import polars as pl
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.artifacts import artifact, memoised
 from voxmem_analysis.errors import Problem, VoxMemDataError
-from voxmem_analysis.stats import mcnemar_exact, paired_bootstrap
+from voxmem_analysis.stats import ci_level_alias, mcnemar_exact, paired_bootstrap
 
 __all__ = [
     "CONDITIONS", "ROW_LABELS", "AblationPairs", "AblationResult", "ablation_pairs",
@@ -190,7 +190,9 @@ def ablation_pairs(ablation, *, model: str | None = None, budget: str | None = _
     return AblationPairs(model, pairs, unpaired, allow, problems)
 
 
-def ablation_table(paired: AblationPairs, *, seed: int = 0, n_boot: int = 10_000, ci: float = 0.95) -> pd.DataFrame:
+@ci_level_alias
+def ablation_table(paired: AblationPairs, *, seed: int = 0, n_boot: int = 10_000,
+                   ci_level: float = 0.95) -> pd.DataFrame:
     """Table 2 in long format (columns in the module docstring)."""
     ev = paired.pairs.get_column("evidence_type").to_numpy()
     yf = paired.pairs.get_column("correct_full").to_numpy().astype(bool)
@@ -209,15 +211,15 @@ def ablation_table(paired: AblationPairs, *, seed: int = 0, n_boot: int = 10_000
         if n:
             # strata keep each evidence type's size fixed in the pooled rows
             strata = ev[m] if len(members) > 1 else None
-            boot = paired_bootstrap(f.astype(float), t.astype(float), "drop", n_boot=n_boot, seed=seed, ci=ci,
+            boot = paired_bootstrap(f.astype(float), t.astype(float), "drop", n_boot=n_boot, seed=seed, ci_level=ci_level,
                                     strata=strata).iloc[0]
-            lo, hi, nb, ci_level = float(boot["ci_low"]), float(boot["ci_high"]), int(boot["n_boot"]), float(boot["ci_level"])
+            lo, hi, nb, level = float(boot["ci_low"]), float(boot["ci_high"]), int(boot["n_boot"]), float(boot["ci_level"])
         else:
             lo = hi = np.nan
-            nb, ci_level = n_boot, ci
+            nb, level = n_boot, ci_level
         p_value = float(mcnemar_exact(f, t)["p_value"].iloc[0]) if n else np.nan
         row.update(ci_low=lo, ci_high=hi, n_full_only=b, n_transcript_only=c, p_value=p_value,
-                   n_boot=nb, seed=seed, ci_level=ci_level, warnings=warn)
+                   n_boot=nb, seed=seed, ci_level=level, warnings=warn)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -265,8 +267,9 @@ class AblationResult:
         return wide_table2(self.table)
 
 
+@ci_level_alias
 def transcript_ablation(ablation, *, model: str | None = None, budget: str | None = _DEFAULT_BUDGET,
-                        seed: int = 0, n_boot: int = 10_000, ci: float = 0.95) -> AblationResult:
+                        seed: int = 0, n_boot: int = 10_000, ci_level: float = 0.95) -> AblationResult:
     """Full audio vs transcript only for one model (Table 2), from an ablation frame.
 
     Parameters
@@ -276,7 +279,7 @@ def transcript_ablation(ablation, *, model: str | None = None, budget: str | Non
     model : str, optional
         Required when the frame holds several models.
     budget : str, default "8K"
-    seed, n_boot, ci
+    seed, n_boot, ci_level
         Paired bootstrap of the drop (``numpy.random.default_rng(seed)``; each row uses the
         seed afresh; pooled rows resample within evidence types).
 
@@ -285,7 +288,7 @@ def transcript_ablation(ablation, *, model: str | None = None, budget: str | Non
     AblationResult
     """
     paired = ablation_pairs(ablation, model=model, budget=budget)
-    return AblationResult(paired.model, ablation_table(paired, seed=seed, n_boot=n_boot, ci=ci),
+    return AblationResult(paired.model, ablation_table(paired, seed=seed, n_boot=n_boot, ci_level=ci_level),
                           paired.unpaired, list(paired.problems))
 
 

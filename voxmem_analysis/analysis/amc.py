@@ -24,7 +24,8 @@ from scipy import stats as _st
 from voxmem_analysis.artifacts import artifact
 from voxmem_analysis.errors import Problem, VoxMemDataError
 from voxmem_analysis.io.amc import AXES, AXIS_LABELS
-from voxmem_analysis.stats import bootstrap_means, cohen_kappa, mcnemar_exact, spearman, wilson_interval
+from voxmem_analysis.stats import (bootstrap_means, ci_level_alias, cohen_kappa, mcnemar_exact, spearman,
+                                   wilson_interval)
 
 __all__ = [
     "task_scores", "apr_ars", "per_axis", "judge_agreement", "macro_f1", "tts_comparison",
@@ -57,17 +58,18 @@ def task_scores(frame: pd.DataFrame, keys=SYSTEM) -> pd.DataFrame:
     return out
 
 
-def _ars_interval(scores: pd.DataFrame, keys, *, n_boot: int, seed: int, ci: float) -> pd.DataFrame:
+def _ars_interval(scores: pd.DataFrame, keys, *, n_boot: int, seed: int, ci_level: float) -> pd.DataFrame:
     """Bootstrap over tasks of the mean share, one column per ``keys`` group (shared resamples)."""
     wide = scores.pivot_table(index="task_id", columns=list(keys), values="share", aggfunc="first", sort=False)
     res = bootstrap_means(wide.to_numpy(dtype=float), n_boot=n_boot, seed=seed)
-    lo, hi = np.nanpercentile(res.replicates, [50 * (1 - ci), 50 * (1 + ci)], axis=0)
+    lo, hi = np.nanpercentile(res.replicates, [50 * (1 - ci_level), 50 * (1 + ci_level)], axis=0)
     idx = wide.columns if isinstance(wide.columns, pd.MultiIndex) else pd.Index(wide.columns, name=keys[0])
     return pd.DataFrame({"ARS_lo": 100 * lo, "ARS_hi": 100 * hi}, index=idx)
 
 
+@ci_level_alias
 def apr_ars(data, *, part: str = "verdicts", by=(), tasks=None, seed: int = 0, n_boot: int = 10_000,
-            ci: float = 0.95, keys=SYSTEM) -> pd.DataFrame:
+            ci_level: float = 0.95, keys=SYSTEM) -> pd.DataFrame:
     """APR and ARS (percent) per system and ``by`` group, with Wilson and bootstrap intervals.
 
     Columns: ``keys + by``, ``n_tasks``, ``passes``, ``APR``, ``APR_lo``, ``APR_hi``, ``ARS``,
@@ -83,12 +85,12 @@ def apr_ars(data, *, part: str = "verdicts", by=(), tasks=None, seed: int = 0, n
     out = scores.groupby(grp, sort=False).agg(n_tasks=("task_id", "size"), passes=("passed", "sum"),
                                               ARS=("share", "mean")).reset_index()
     out["ARS"] *= 100
-    w = wilson_interval(out["passes"].to_numpy(), out["n_tasks"].to_numpy(), ci=ci)
+    w = wilson_interval(out["passes"].to_numpy(), out["n_tasks"].to_numpy(), ci_level=ci_level)
     out["APR"] = 100 * w["proportion"].to_numpy()
     out["APR_lo"], out["APR_hi"] = 100 * w["ci_low"].to_numpy(), 100 * w["ci_high"].to_numpy()
     out["ARS_lo"] = out["ARS_hi"] = np.nan
     if n_boot and len(out):
-        iv = _ars_interval(scores, grp, n_boot=n_boot, seed=seed, ci=ci).reset_index()
+        iv = _ars_interval(scores, grp, n_boot=n_boot, seed=seed, ci_level=ci_level).reset_index()
         out = out.drop(columns=["ARS_lo", "ARS_hi"]).merge(iv, on=grp, how="left")
     return out[grp + ["n_tasks", "passes", "APR", "APR_lo", "APR_hi", "ARS", "ARS_lo", "ARS_hi"]]
 
@@ -351,16 +353,18 @@ def amc_fig8(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFrame:
 
 
 # ----------------------------------------------------------------------------- Figure 9
-def correlation_interval(r: float, n: int, *, method: str, ci: float = 0.95) -> tuple[float, float]:
+@ci_level_alias
+def correlation_interval(r: float, n: int, *, method: str, ci_level: float = 0.95) -> tuple[float, float]:
     """Fisher-z interval: Pearson ``se = 1/sqrt(n-3)``; Spearman Bonett-Wright ``sqrt((1+r^2/2)/(n-3))``."""
     if n <= 3 or not np.isfinite(r) or abs(r) >= 1:
         return np.nan, np.nan
     se = np.sqrt((1 + r * r / 2) / (n - 3)) if method == "spearman" else 1 / np.sqrt(n - 3)
-    z, q = np.arctanh(r), _st.norm.ppf(0.5 + ci / 2)
+    z, q = np.arctanh(r), _st.norm.ppf(0.5 + ci_level / 2)
     return float(np.tanh(z - q * se)), float(np.tanh(z + q * se))
 
 
-def length_correlation(release, *, ci: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame]:
+@ci_level_alias
+def length_correlation(release, *, ci_level: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per system ARS and mean response length (tokens), and their Pearson / Spearman correlation.
 
     Returns ``(points, correlations)``: points ``model, output_modality, ARS, mean_tokens``;
@@ -377,7 +381,7 @@ def length_correlation(release, *, ci: float = 0.95) -> tuple[pd.DataFrame, pd.D
     sp = spearman(pts["mean_tokens"], pts["ARS"]).iloc[0]
     rows = []
     for method, est, p in (("pearson", float(pr[0]), float(pr[1])), ("spearman", float(sp["rho"]), float(sp["p_value"]))):
-        lo, hi = correlation_interval(est, n, method=method, ci=ci)
+        lo, hi = correlation_interval(est, n, method=method, ci_level=ci_level)
         rows.append({"method": method, "estimate": est, "ci_low": lo, "ci_high": hi, "p_value": p, "n": n})
     return pts, pd.DataFrame(rows)
 

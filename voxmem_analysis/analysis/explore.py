@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.output import stamp_synthetic
 from voxmem_analysis.analysis.accuracy import accuracy_table
 from voxmem_analysis.analysis.verdicts import MACRO, OVERALL, AnalysisInputError, level_order, slice_accuracy
 
@@ -389,7 +390,9 @@ def widget(release, *, draw: Callable, by: str = "subtype,evidence_type", budget
     """Drop-downs (grouping, budget, model, interval) that recompute and redraw.
 
     Each change calls :func:`explore_slices`, :func:`pooled_accuracy` and :func:`slice_title`
-    and hands the result to ``draw`` -- the same calls the notebook makes.
+    and hands the result to ``draw`` -- the same calls the notebook makes.  The figure of a
+    synthetic release gets the visible "SYNTHETIC DATA" label
+    (:func:`voxmem_analysis.output.stamp_synthetic`), as every saved figure does.
 
     Parameters
     ----------
@@ -434,6 +437,8 @@ def widget(release, *, draw: Callable, by: str = "subtype,evidence_type", budget
             ax = draw(table, g, overall=pooled_accuracy(release, budget=b, models=m),
                       title=slice_title(g, budget=b, models=m))
             fig = ax.figure
+            if getattr(release, "synthetic", False):  # as output.save_figure labels every saved figure
+                stamp_synthetic(fig)
             display(fig)
             import matplotlib.pyplot as plt
 

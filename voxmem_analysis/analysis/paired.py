@@ -40,7 +40,8 @@ def check_models(release, models: Sequence[str]) -> list[str]:
 
 
 def compare_models(release, models: Sequence[str], budget: str, *, answerable_only: bool = False,
-                   n_boot: int = 10_000, seed: int = 0, alpha: float = 0.05, cluster: str = "item") -> pd.DataFrame:
+                   n_boot: int = 10_000, seed: int = 0, alpha: float = 0.05, cluster: str = "item",
+                   interval: str = "percentile", mc_se: bool = False) -> pd.DataFrame:
     """Every pair of ``models`` at ``budget`` on the items both were scored on.
 
     Returns the table of :func:`~voxmem_analysis.analysis.verdicts.compare_systems` (one row
@@ -50,7 +51,9 @@ def compare_models(release, models: Sequence[str], budget: str, *, answerable_on
     two-sided) and ``p_holm`` (Holm over the pairs).  Items only one model was scored on are
     counted (``only_a``, ``only_b``) and left out.  ``cluster="family"`` resamples question
     families (a refusal question with its source) in the bootstrap and adds ``cluster`` and
-    ``diff_design_effect`` (:mod:`voxmem_analysis.analysis.clusters`).
+    ``diff_design_effect`` (:mod:`voxmem_analysis.analysis.clusters`).  ``interval="bca"`` gives
+    BCa endpoints; ``mc_se=True`` adds ``interval``, ``diff_ci_low_mc_se`` and ``diff_ci_high_mc_se``
+    (the Monte-Carlo standard error of each endpoint), as in ``compare_systems``.
     """
     b = check_budget(budget)
     ms = check_models(release, models)
@@ -66,5 +69,6 @@ def compare_models(release, models: Sequence[str], budget: str, *, answerable_on
         pl.col("budget").cast(pl.Utf8))
     fr = attach_cluster(fr.to_pandas(), release, cluster)
     table = compare_systems(fr, system="model", item="item_id", budget="budget", systems=ms,
-                            n_boot=n_boot, seed=seed, alpha=alpha, cluster=cluster_column(cluster))
+                            n_boot=n_boot, seed=seed, alpha=alpha, cluster=cluster_column(cluster),
+                            interval=interval, mc_se=mc_se)
     return table.rename(columns={"system_a": "model_a", "system_b": "model_b"})

@@ -70,7 +70,7 @@ __all__ = [
     "missing_source_operations", "run_budgets", "models_at_budget", "scored_predictions",
     "accuracy", "group_means", "evidence_accuracy", "evidence_panels", "group_summary", "answerable_vs_refusal",
     "answerable_refusal_summary", "operation_evidence", "refusal_breakdown",
-    "table15", "table16", "table17", "fig4", "fig5", "fig8", "groups_table",
+    "table15", "table16", "table17", "fig4", "fig5", "fig8", "groups_table", "TABLE15_PAPER_ORDER", "paper_row_order",
     "evidence_label", "mean_row_label",
 ]
 
@@ -438,19 +438,41 @@ def _model_evidence_wide(release, budget: str, *, models=None, pairing="all_budg
     return out
 
 
+#: Table 15's model rows as the paper prints them (Appendix D.1: by Overall accuracy, highest first);
+#: ``data/paper/published.csv`` lists its rows in this order (checked by tests/test_workbook_gaps.py).
+TABLE15_PAPER_ORDER = (
+    "Gemini-3.1-Pro", "Gemini-3.8-Flash", "Ultravox-v0.6-Llama-3.1-8B", "Gemini-2.5-Pro", "Qwen3-Omni-30B-A3B",
+    "Gemma-4-E4B-it", "Audio-Flamingo-Next", "Baichuan-Audio-7B", "Baichuan-Omni-1.5-7B", "FireRedAudio-9B",
+)
+
+
+def paper_row_order(models, paper_order) -> list:
+    """``models`` in the paper's order when every one of them is a row of the paper's table
+    (``paper_order``), else unchanged (the release's order: ``models.csv``'s ``order`` column)."""
+    models = list(models)
+    if not models or not set(models) <= set(paper_order):
+        return models
+    return [m for m in paper_order if m in set(models)]
+
+
 @artifact("table15", title="Table 15: accuracy (%) at 64K by evidence type, 64K model set, with group means")
 def table15(release, *, seed: int = 0, n_boot: int = 10_000, budget: str | None = "64K", models=None,
             pairing: str = "all_budgets") -> pd.DataFrame:
     """Table 15 as printed, plus the caption's question counts.
 
-    Rows: the models run at ``budget`` (paper order), ``Mean proprietary (k)``,
+    Rows: the models run at ``budget`` -- in the paper's row order (:data:`TABLE15_PAPER_ORDER`)
+    when they are all models of the paper's Table 15, else in the release's order
+    (``models.csv``'s ``order`` column) --, ``Mean proprietary (k)``,
     ``Mean open-weight (k)`` (only for models whose access group is known), ``Mean all (k)``
     and ``n`` (questions per column); columns: ``Speech Semantics``, ``Speaker Identity``,
     ``Paralinguistic Cues``, ``Environmental Sound``, ``Overall``.  ``budget=None``:
     :func:`comparison_budget` (64K if run, else the longest budget present); a budget no model
     was run at raises :class:`MissingDataError`.
     """
-    return _model_evidence_wide(release, budget, models=models, pairing=pairing, counts=True)
+    out = _model_evidence_wide(release, budget, models=models, pairing=pairing, counts=True)
+    rows = [str(r) for r in out.index]
+    ms = [r for r in rows if not (r.startswith("Mean ") or r == "n")]
+    return out.loc[paper_row_order(ms, TABLE15_PAPER_ORDER) + [r for r in rows if r not in ms]]
 
 
 @artifact("fig4", title="Figure 4: accuracy (%) by model, evidence type and budget (with pooled Overall)")
@@ -586,7 +608,7 @@ def fig5(release, *, seed: int = 0, n_boot: int = 10_000, budget: str | None = "
     return _opev_wide(operation_evidence(release, budgets=[budget], models=models, pairing=pairing), False)
 
 
-@artifact("fig8", title="Figure 8: operation x evidence cells at every budget, 64K set on the shared item set")
+@artifact("fig8", title="Figure 8: operation x evidence cells per budget, 64K model set on the shared item set")
 def fig8(release, *, seed: int = 0, n_boot: int = 10_000, budgets=None, models=None,
          budget: str | None = "64K") -> pd.DataFrame:
     """Rows ``"<budget>|<OP>"``; columns as :func:`fig5`.  Models: those run at ``budget`` (the

@@ -281,7 +281,7 @@ def paired_change(release, *, baseline: str | None = "8K", comparison: str | Non
     b0, b1, ms = plan.baseline, plan.comparison, list(plan.models)
     pred = attach_cluster(scored_predictions(release, models=ms, budgets=[b0, b1], pairing=pairing), release, cluster)
     kw = dict(item="question_id", series="model", condition="budget", value="correct", baseline=b0,
-              comparison=b1, statistics=_STAT_COLUMNS, n_boot=n_boot, seed=seed, ci=ci_level,
+              comparison=b1, statistics=_STAT_COLUMNS, n_boot=n_boot, seed=seed, ci_level=ci_level,
               cluster=cluster_column(cluster), interval=interval)
     ev = _bootstrap_long(paired_bootstrap_frame(pred, groups="evidence_type", aggregate="mean", **kw),
                          ["evidence_type"]).rename(columns={"evidence_type": "key"})

@@ -29,6 +29,7 @@ from voxmem_analysis.analysis.clusters import attach_cluster, check_cluster
 from voxmem_analysis.analysis.scaling import scaling_plan
 from voxmem_analysis.analysis.selection import OVERALL, evidence_label, scored_predictions
 from voxmem_analysis.artifacts import artifact
+from voxmem_analysis.stats import ci_level_alias
 
 __all__ = ["fit_doubling_gee", "scaling_model", "scaling_model_table", "budget_doublings"]
 
@@ -44,7 +45,8 @@ def budget_doublings(budget: pd.Series, reference: str = "8K") -> np.ndarray:
     return np.log2(np.array([kilo(b) for b in budget], dtype=float) / ref)
 
 
-def fit_doubling_gee(data: pd.DataFrame, *, groups: str = "question_id", ci: float = 0.95) -> dict:
+@ci_level_alias
+def fit_doubling_gee(data: pd.DataFrame, *, groups: str = "question_id", ci_level: float = 0.95) -> dict:
     """Fit ``correct ~ doublings + C(model)`` by GEE (Binomial, exchangeable) and summarise the slope.
 
     Parameters
@@ -53,8 +55,8 @@ def fit_doubling_gee(data: pd.DataFrame, *, groups: str = "question_id", ci: flo
         Columns ``correct`` (bool/0-1), ``doublings`` (float), ``model`` and ``groups``.
     groups : str
         Cluster column (``question_id``; ``family`` for families).
-    ci : float
-        Level of the robust Wald interval.
+    ci_level : float
+        Level of the robust Wald interval (``ci=``: deprecated name).
 
     Returns
     -------
@@ -77,16 +79,17 @@ def fit_doubling_gee(data: pd.DataFrame, *, groups: str = "question_id", ci: flo
         res = model.fit()
     converged = not any("converge" in str(w.message).lower() for w in caught)
     b, se = float(res.params["doublings"]), float(res.bse["doublings"])
-    z = float(norm.ppf(0.5 + ci / 2))
+    z = float(norm.ppf(0.5 + ci_level / 2))
     return {"n_obs": int(len(df)), "n_clusters": int(df[groups].nunique()), "n_models": n_models,
             "log_or": b, "robust_se": se, "odds_ratio": float(np.exp(b)), "or_ci_low": float(np.exp(b - z * se)),
             "or_ci_high": float(np.exp(b + z * se)), "p_value": float(res.pvalues["doublings"]),
             "working_corr": float(res.cov_struct.dep_params), "converged": converged}
 
 
+@ci_level_alias
 def scaling_model(release, *, models: Sequence[str] | None = None, baseline: str | None = "8K",
                   comparison: str | None = "64K", pairing: str = "all_budgets", cluster: str = "item",
-                  ci: float = 0.95) -> pd.DataFrame:
+                  ci_level: float = 0.95) -> pd.DataFrame:
     """Odds ratio of a correct answer per doubling of the history, per evidence type and pooled.
 
     Parameters
@@ -97,8 +100,8 @@ def scaling_model(release, *, models: Sequence[str] | None = None, baseline: str
         both budgets; every budget all of them were run at enters the fit.
     cluster : {"item", "family"}
         GEE clusters: ``question_id`` (default, as specified) or the question family.
-    ci : float
-        Level of the robust interval.
+    ci_level : float
+        Level of the robust interval (``ci=``: deprecated name).
 
     Returns
     -------
@@ -117,7 +120,7 @@ def scaling_model(release, *, models: Sequence[str] | None = None, baseline: str
     for ev, part in parts:
         if part.empty or part["budget"].nunique() < 2:
             continue
-        rows.append({"evidence_type": ev, **fit_doubling_gee(part, groups=groups, ci=ci)})
+        rows.append({"evidence_type": ev, **fit_doubling_gee(part, groups=groups, ci_level=ci_level)})
     out = pd.DataFrame(rows)
     out["budgets"] = ", ".join(budgets)
     out["reference_budget"] = budgets[0]

@@ -29,6 +29,7 @@ Conventions
 """
 from __future__ import annotations
 
+import functools
 import itertools
 from typing import Sequence
 
@@ -38,6 +39,7 @@ import pandas as pd
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.analysis.accuracy import accuracy_by_code
 from voxmem_analysis.errors import AnalysisInputError
+from voxmem_analysis.stats.bootstrap import bootstrap_interval as endpoint_interval
 from voxmem_analysis.stats.resources import check_bootstrap_memory, check_n_boot
 from voxmem_analysis.io.longmemeval import QUESTION_TYPES, budget_sort_key
 from voxmem_analysis.stats import (STATISTICS, StatsInputError, cochran_q, cohen_kappa, holm, iter_bootstrap_counts, mcnemar_exact,
@@ -259,13 +261,38 @@ def _cluster_sums(items: np.ndarray, v: np.ndarray, s: np.ndarray, cells: np.nda
     return out[:, :k], out[:, k:]
 
 
-def _interval(reps: np.ndarray, level: float) -> tuple[float, float]:
-    reps = reps[np.isfinite(reps)]
-    if not reps.size:
-        return float("nan"), float("nan")
-    a = 1.0 - level
-    lo, hi = np.percentile(reps, [100 * a / 2, 100 * (1 - a / 2)])
-    return float(lo), float(hi)
+#: Bootstrap interval methods of :func:`slice_accuracy` and :func:`compare_systems` (``bootstrap_interval=`` /
+#: ``interval=``): the stats layer's percentile and BCa intervals.
+BOOTSTRAP_INTERVALS = ("percentile", "bca")
+
+
+def _interval(reps: np.ndarray, level: float, *, estimate: float = float("nan"), method: str = "percentile",
+              jackknife=None) -> tuple[float, float, float, float]:
+    """``(ci_low, ci_high, ci_low_mc_se, ci_high_mc_se)`` of the replicates (non-finite ones dropped),
+    by :func:`voxmem_analysis.stats.bootstrap.bootstrap_interval`; ``jackknife`` (a callable giving the
+    leave-one-unit-out values) is called for BCa only."""
+    jack = jackknife() if method == "bca" and jackknife is not None else None
+    if method == "bca" and jack is None:
+        return (float("nan"),) * 4
+    r = endpoint_interval(reps, estimate, ci_level=level, method=method, jackknife=jack)
+    return r["ci_low"], r["ci_high"], r["ci_low_mc_se"], r["ci_high_mc_se"]
+
+
+def _jackknife_accuracy(units: np.ndarray, v: np.ndarray, s: np.ndarray, cells: np.ndarray | None = None,
+                        ok: np.ndarray | None = None) -> np.ndarray:
+    """Accuracy (%) with each unit (item or cluster holding a scored row) left out in turn; with
+    ``cells``, the mean over the cells ``ok`` of their accuracies (the macro average)."""
+    ucode, ulab = pd.factorize(pd.Series(units, dtype=object), sort=True)
+    cells = np.zeros(len(units), dtype=np.int64) if cells is None else cells
+    k = int(cells.max()) + 1 if len(cells) else 1
+    W, M = np.zeros((len(ulab), k)), np.zeros((len(ulab), k))
+    np.add.at(W, (ucode, cells), np.where(s, v, 0.0))
+    np.add.at(M, (ucode, cells), s.astype(float))
+    keep = M.sum(axis=1) > 0
+    W, M = W[keep], M[keep]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        acc = 100.0 * (W.sum(axis=0) - W) / (M.sum(axis=0) - M)
+        return acc[:, 0] if ok is None else np.mean(acc[:, ok], axis=1)
 
 
 def _check_boot(n_boot, seed, ci_level) -> None:
@@ -282,7 +309,8 @@ def _check_boot(n_boot, seed, ci_level) -> None:
 def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "scored", interval: str = "auto",
                    item: str | None = None, type_col: str | None = "auto", n_boot: int = 10_000, seed: int = 0,
                    ci_level: float = 0.95, cluster: str | None = None,
-                   separate: str | Sequence[str] | None = None) -> pd.DataFrame:
+                   separate: str | Sequence[str] | None = None, bootstrap_interval: str = "percentile",
+                   mc_se: bool = False) -> pd.DataFrame:
     """Accuracy per slice of a verdict frame, with the overall row and the macro-average.
 
     Parameters
@@ -320,6 +348,14 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
         mixes two of their values.  With a type column the overall rows are per value anyway;
         without one (or when the type column is among them) the pooled rows are left out when
         the column holds more than one value.  Default: pool as described below.
+    bootstrap_interval : {"percentile", "bca"}, default "percentile"
+        Endpoints of the bootstrap rows (and macro rows): percentile, or bias-corrected and
+        accelerated (BCa; acceleration from the leave-one-item-out accuracies -- one cluster out
+        with ``cluster``), as :func:`voxmem_analysis.stats.bootstrap.bootstrap_interval`.
+    mc_se : bool, default False
+        Add ``accuracy_ci_low_mc_se`` and ``accuracy_ci_high_mc_se``: the Monte-Carlo standard
+        error of each bootstrap endpoint (the resampling noise of the interval itself, the stats
+        layer's ``ci_low_mc_se`` / ``ci_high_mc_se``; NaN for Wilson rows).
 
     Returns
     -------
@@ -337,7 +373,8 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
         ``accuracy``, ``accuracy_ci_low``, ``accuracy_ci_high`` in percent.  ``interval`` (the
         method used): ``wilson``,
         ``bootstrap``, ``bootstrap (strata: <type_col>)`` (overall / macro rows resample items
-        within types, so each type keeps its size) or ``none`` (macro row without ``item``).
+        within types, so each type keeps its size) or ``none`` (macro row without ``item``);
+        ``bca`` joins the parentheses for BCa endpoints (``bootstrap (bca; strata: ...)``).
 
     Notes
     -----
@@ -352,6 +389,9 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
         _fail(f"interval must be one of {INTERVALS}, got {interval!r}", "interval")
     if interval == "bootstrap" and item is None:
         _fail("interval='bootstrap' needs the item column (item=...) to resample", "item")
+    if bootstrap_interval not in BOOTSTRAP_INTERVALS:
+        _fail(f"bootstrap_interval must be one of {BOOTSTRAP_INTERVALS}, got {bootstrap_interval!r}",
+              "bootstrap_interval")
     _check_boot(n_boot, seed, ci_level)
     tcol = _resolve_type_col(by, type_col)
     df = _to_pandas(frame, [*by, value, scored, item] + ([cluster] if cluster else []))
@@ -372,7 +412,7 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
     def wilson_row(c, n):
         if n == 0:
             return float("nan"), float("nan"), float("nan")
-        w = wilson_interval(int(round(c)), int(n), ci=ci_level).iloc[0]
+        w = wilson_interval(int(round(c)), int(n), ci_level=ci_level).iloc[0]
         return 100.0 * c / n, 100.0 * float(w["ci_low"]), 100.0 * float(w["ci_high"])
 
     def boot_row(idx, strata_col=None):
@@ -387,7 +427,10 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
                 Wi, Mi = _cluster_sums(items[idx] if items is not None else np.arange(len(idx)), v[idx], s[idx],
                                        None, n_boot=n_boot, seed=seed, strata=st)
                 deff = _variance_ratio(reps, 100.0 * Wi[:, 0] / Mi[:, 0])
-        return (*_interval(reps, ci_level), deff, st is not None)
+        est = 100.0 * float(np.where(s[idx], v[idx], 0.0).sum()) / float(s[idx].sum())
+        jack = functools.partial(_jackknife_accuracy, units[idx], v[idx], s[idx])
+        return (*_interval(reps, ci_level, estimate=est, method=bootstrap_interval, jackknife=jack), deff,
+                st is not None)
 
     def row(keys, idx, level, counts, strata_col=None):
         c, n, n_excluded = counts
@@ -395,17 +438,19 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
         if interval == "auto":
             repeated = units is not None and len(pd.unique(units[idx])) < len(idx)
             method_here = "bootstrap" if repeated else "wilson"
-        deff = np.nan
+        deff = se_lo = se_hi = np.nan
         if method_here == "wilson":
             acc, lo, hi = wilson_row(c, n)
             method = "wilson"
         else:
             acc = 100.0 * c / n if n else float("nan")
-            lo, hi, deff, stratified = boot_row(idx, strata_col) if n else (np.nan, np.nan, np.nan, False)
-            method = _method_label(strata_col if stratified or (cluster is None and strata_col) else None, cluster)
+            lo, hi, se_lo, se_hi, deff, stratified = boot_row(idx, strata_col) if n else (np.nan,) * 5 + (False,)
+            method = _method_label(strata_col if stratified or (cluster is None and strata_col) else None, cluster,
+                                   bootstrap_interval)
         extra = {} if cluster is None else {"cluster": cluster, "design_effect": deff}
         return {**keys, "level": level, "n_correct": c, "n": n, "n_excluded": n_excluded,
-                "accuracy": acc, "accuracy_ci_low": lo, "accuracy_ci_high": hi, "interval": method, **extra}
+                "accuracy": acc, "accuracy_ci_low": lo, "accuracy_ci_high": hi, "interval": method,
+                "accuracy_ci_low_mc_se": se_lo, "accuracy_ci_high_mc_se": se_hi, **extra}
 
     rows: list[dict] = []
     slices = list(_groups(df, by)) if by else []
@@ -422,10 +467,12 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
             keys = dict(zip(rest, key))
             rows.append(row({**keys, tcol: OVERALL}, idx, "overall", counts, tcol))
             rows.append(_macro_row(df, idx, v, s, units, keys, tcol, n_boot=n_boot, seed=seed, ci_level=ci_level,
+                                   bootstrap_interval=bootstrap_interval,
                                    cluster=cluster))
     out = pd.DataFrame(rows, columns=[*by, "level", "n_correct", "n", "n_excluded", "accuracy", "accuracy_ci_low",
-                                      "accuracy_ci_high", "interval"] + ([] if cluster is None else
-                                                                         ["cluster", "design_effect"]))
+                                      "accuracy_ci_high", "interval"]
+                       + (["accuracy_ci_low_mc_se", "accuracy_ci_high_mc_se"] if mc_se else [])
+                       + ([] if cluster is None else ["cluster", "design_effect"]))
     if np.isin(v[s], (0.0, 1.0)).all():
         out["n_correct"] = pd.array(out["n_correct"].round(), dtype="Int64")
     out["n"] = out["n"].astype("int64")
@@ -471,31 +518,34 @@ def _variance_ratio(reps: np.ndarray, ref: np.ndarray) -> float:
     return float(np.var(a, ddof=1)) / vb if a.size > 1 and vb > 0 else float("nan")
 
 
-def _method_label(strata_col: str | None, cluster: str | None) -> str:
-    parts = ([f"strata: {strata_col}"] if strata_col else []) + ([f"cluster: {cluster}"] if cluster else [])
+def _method_label(strata_col: str | None, cluster: str | None, endpoints: str = "percentile") -> str:
+    parts = ((["bca"] if endpoints == "bca" else []) + ([f"strata: {strata_col}"] if strata_col else [])
+             + ([f"cluster: {cluster}"] if cluster else []))
     return "bootstrap" + (f" ({'; '.join(parts)})" if parts else "")
 
 
-def _macro_row(df, idx, v, s, items, keys, tcol, *, n_boot, seed, ci_level, cluster=None) -> dict:
+def _macro_row(df, idx, v, s, items, keys, tcol, *, n_boot, seed, ci_level, cluster=None,
+               bootstrap_interval: str = "percentile") -> dict:
     types = df[tcol].to_numpy()[idx]
     tcode, tlab = pd.factorize(pd.Series(types, dtype=object), use_na_sentinel=False)
     sv, ss = v[idx], s[idx]
     corr, n, _ = accuracy_by_code(sv, ss, tcode, len(tlab))
     ok = n > 0
     acc = 100.0 * float(np.mean(corr[ok] / n[ok])) if ok.any() else float("nan")
-    lo = hi = float("nan")
+    lo = hi = se_lo = se_hi = float("nan")
     method = "none"
     if items is not None and ok.any():
         st = types if cluster is None or _constant_within(items[idx], types) else None
         W, M = _cluster_sums(items[idx], sv, ss, tcode, n_boot=n_boot, seed=seed, strata=st)
         with np.errstate(divide="ignore", invalid="ignore"):
             reps = 100.0 * np.mean(W[:, ok] / M[:, ok], axis=1)
-        lo, hi = _interval(reps, ci_level)
-        method = _method_label(tcol if st is not None else None, cluster)
+        jack = functools.partial(_jackknife_accuracy, items[idx], sv, ss, tcode, ok)
+        lo, hi, se_lo, se_hi = _interval(reps, ci_level, estimate=acc, method=bootstrap_interval, jackknife=jack)
+        method = _method_label(tcol if st is not None else None, cluster, bootstrap_interval)
     extra = {} if cluster is None else {"cluster": cluster, "design_effect": np.nan}
     return {**keys, tcol: MACRO, "level": "macro", "n_correct": float("nan"), "n": int(ss.sum()),
             "n_excluded": int(len(idx) - ss.sum()), "accuracy": acc, "accuracy_ci_low": lo, "accuracy_ci_high": hi,
-            "interval": method, **extra}
+            "interval": method, "accuracy_ci_low_mc_se": se_lo, "accuracy_ci_high_mc_se": se_hi, **extra}
 
 
 # ============================================================================ pairwise comparison
@@ -509,7 +559,8 @@ def _check_unique(df: pd.DataFrame, keys: list[str], hint: str) -> None:
 def compare_systems(frame, *, system: str = "system", item: str = "question_id", budget: str | None = None,
                     value: str = "correct", scored: str | None = "scored", groups: Sequence[str] | None = None,
                     systems: Sequence | None = None, n_boot: int = 10_000, seed: int = 0, ci_level: float = 0.95,
-                    alpha: float = 0.05, family: str = "budget", cluster: str | None = None) -> pd.DataFrame:
+                    alpha: float = 0.05, family: str = "budget", cluster: str | None = None,
+                    interval: str = "percentile", mc_se: bool = False) -> pd.DataFrame:
     """Every pair of systems at the same budget, on the items both have scored.
 
     Parameters
@@ -533,6 +584,13 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
         Item-level column naming each item's cluster (e.g. a question family): the bootstrap
         then draws whole clusters, and the columns ``cluster`` and ``diff_design_effect``
         (replicate variance under cluster over item resampling) are added.
+    interval : {"percentile", "bca"}, default "percentile"
+        Endpoints of the paired bootstrap interval of ``diff`` (BCa: bias-corrected and
+        accelerated, :func:`voxmem_analysis.stats.paired_bootstrap_frame`); any other than the
+        default adds the column ``interval``.
+    mc_se : bool, default False
+        Add ``interval``, ``diff_ci_low_mc_se`` and ``diff_ci_high_mc_se``: the Monte-Carlo standard
+        error of each endpoint (the stats layer's ``ci_low_mc_se`` / ``ci_high_mc_se``).
 
     Returns
     -------
@@ -541,7 +599,8 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
         order; columns ``n_a, n_b`` (scored items of each), ``n_common``, ``only_a, only_b``
         (scored items of one system missing or unscored for the other: reported, left out),
         ``n_correct_a, n_correct_b, acc_a, acc_b`` (on the common items, %), ``diff`` =
-        ``acc_a - acc_b`` (pp) and its paired bootstrap interval ``diff_ci_low, diff_ci_high``,
+        ``acc_a - acc_b`` (pp; first minus second, as ``diff`` of :func:`judge_agreement`) and
+        its paired bootstrap interval ``diff_ci_low, diff_ci_high``,
         ``a_right_b_wrong, a_wrong_b_right`` (discordant pairs), ``p_mcnemar`` (exact,
         two-sided), ``p_holm`` (Holm within the ``family``), ``n_family`` (the number of tests
         it adjusts for), ``reject``, ``n_boot, seed``, then ``p_cochran`` and ``n_cochran``:
@@ -557,6 +616,8 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
     :func:`voxmem_analysis.stats.mcnemar_exact`; Holm: :func:`voxmem_analysis.stats.holm`.
     """
     _check_boot(n_boot, seed, ci_level)
+    if interval not in BOOTSTRAP_INTERVALS:
+        _fail(f"interval must be one of {BOOTSTRAP_INTERVALS}, got {interval!r}", "interval")
     gcols = ([budget] if budget else []) + _as_list(groups)
     df = _to_pandas(frame, [*gcols, system, item, value, scored] + ([cluster] if cluster else []))
     v, s = _values(df, value, scored)
@@ -605,11 +666,13 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
         boot = paired_bootstrap_frame(pd.concat(long_parts, ignore_index=True), item="_item", series="_series",
                                       condition="_role", value="_val", baseline="a", comparison="b", groups="_pair",
                                       statistics={"diff": STATISTICS["drop"]}, aggregate="mean",
-                                      n_boot=n_boot, seed=seed, ci=ci_level,
+                                      n_boot=n_boot, seed=seed, ci_level=ci_level, interval=interval,
                                       cluster=None if cluster_of is None else "_cluster")
-        for pid, lo, hi, de in zip(boot["_pair"], boot["ci_low"], boot["ci_high"], boot["design_effect"]):
-            rows[int(pid)]["diff_ci_low"], rows[int(pid)]["diff_ci_high"] = float(lo), float(hi)
-            rows[int(pid)]["diff_design_effect"] = float(de)
+        for rec in boot.to_dict("records"):
+            rows[int(rec["_pair"])].update(diff_ci_low=float(rec["ci_low"]), diff_ci_high=float(rec["ci_high"]),
+                                           diff_design_effect=float(rec["design_effect"]),
+                                           diff_ci_low_mc_se=float(rec["ci_low_mc_se"]),
+                                           diff_ci_high_mc_se=float(rec["ci_high_mc_se"]))
     cols = [*gcols, "system_a", "system_b", "n_a", "n_b", "n_common", "only_a", "only_b", "n_correct_a",
             "n_correct_b", "acc_a", "acc_b", "diff", "diff_ci_low", "diff_ci_high", "a_right_b_wrong", "a_wrong_b_right", "p_mcnemar"]
     out = pd.DataFrame(rows, columns=cols)
@@ -639,6 +702,11 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
     if cluster is not None:
         out["cluster"] = cluster
         out["diff_design_effect"] = [r.get("diff_design_effect", np.nan) for r in rows]
+    if mc_se or interval != "percentile":
+        out["interval"] = interval
+    if mc_se:
+        for c in ("diff_ci_low_mc_se", "diff_ci_high_mc_se"):
+            out[c] = [r.get(c, np.nan) for r in rows]
     return _sort(out, gcols, orders)
 
 
@@ -796,7 +864,7 @@ def scaling_table(frame, *, system: str = "system", type_col: str | None = "ques
                 res = paired_bootstrap_frame(sub, item=item, series=system, condition=budget,
                                              value="_v", judged="_s", baseline=base, comparison=b,
                                              groups=grp or None, statistics=_SCALING_STATS, aggregate=None,
-                                             strata=strata, n_boot=n_boot, seed=seed, ci=ci_level,
+                                             strata=strata, n_boot=n_boot, seed=seed, ci_level=ci_level,
                                              cluster=cluster)
             except StatsInputError:
                 continue  # no item scored at both budgets for any system: paired columns stay null
@@ -898,9 +966,10 @@ def judge_agreement(frame_a, frame_b, *, keys: Sequence[str], by: Sequence[str] 
     Returns
     -------
     pandas.DataFrame
-        ``*by, level, n, acc_a, acc_b, delta_pp, agreement, kappa, n11, n10, n01, n00,
+        ``*by, level, n, acc_a, acc_b, diff, agreement, kappa, n11, n10, n01, n00,
         only_a, only_b, n_excluded``: ``n`` scored pairs; accuracies and agreement in %;
-        ``delta_pp = acc_b - acc_a``; ``kappa`` Cohen's (NaN when undefined);
+        ``diff = acc_a - acc_b`` (pp; first minus second, as ``diff`` of
+        :func:`compare_systems`); ``kappa`` Cohen's (NaN when undefined);
         ``n10``: credited by ``a`` only, ``n01``: by ``b`` only; ``only_a`` / ``only_b``:
         verdicts without a counterpart in the other frame (reported, not used; ``only_b`` is
         attributed to a slice only when ``frame_b`` has the ``by`` columns);
@@ -943,7 +1012,7 @@ def judge_agreement(frame_a, frame_b, *, keys: Sequence[str], by: Sequence[str] 
         n = int(k["n"])
         acc_a = 100 * ya.mean() if n else np.nan
         acc_b = 100 * yb.mean() if n else np.nan
-        return {**keys_, "level": level, "n": n, "acc_a": acc_a, "acc_b": acc_b, "delta_pp": acc_b - acc_a,
+        return {**keys_, "level": level, "n": n, "acc_a": acc_a, "acc_b": acc_b, "diff": acc_a - acc_b,
                 "agreement": 100 * float(k["agreement"]) if n else np.nan, "kappa": float(k["kappa"]),
                 "n11": int(k["n11"]), "n10": int(k["n10"]), "n01": int(k["n01"]), "n00": int(k["n00"]),
                 "only_a": int((part["_merge"] == "left_only").sum()),
@@ -962,7 +1031,7 @@ def judge_agreement(frame_a, frame_b, *, keys: Sequence[str], by: Sequence[str] 
     else:
         for key, idx in _groups(m, rest):
             rows.append(stats_row({**dict(zip(rest, key)), tcol: OVERALL}, idx, "overall"))
-    out = pd.DataFrame(rows, columns=[*by, "level", "n", "acc_a", "acc_b", "delta_pp", "agreement", "kappa",
+    out = pd.DataFrame(rows, columns=[*by, "level", "n", "acc_a", "acc_b", "diff", "agreement", "kappa",
                                       "n11", "n10", "n01", "n00", "only_a", "only_b", "n_excluded"])
     out["only_b"] = out["only_b"].astype("Int64")
     return _sort(out, by, orders)
@@ -995,6 +1064,6 @@ def judge_agreement_pairs(frame, *, judge: str = "judge", within: Sequence[str] 
                 res.insert(0, c, kv)
             parts.append(res)
     if not parts:
-        return pd.DataFrame(columns=[*within, "judge_a", "judge_b", *by, "level", "n", "acc_a", "acc_b", "delta_pp",
+        return pd.DataFrame(columns=[*within, "judge_a", "judge_b", *by, "level", "n", "acc_a", "acc_b", "diff",
                                      "agreement", "kappa", "n11", "n10", "n01", "n00", "only_a", "only_b", "n_excluded"])
     return pd.concat(parts, ignore_index=True)

@@ -164,6 +164,14 @@ def one_judge(data, args):
     return frame
 
 
+def describe_dropped(d: dict) -> str:
+    """One manifest row whose verdicts a ``--lenient`` load left out (:attr:`LongMemEvalData.dropped`),
+    in the words of :func:`one_judge`'s notes: system, budget, judge, manifest line and reason."""
+    return (f"the verdicts of system {d['system']!r} at budget {d['budget']}"
+            + (f" by judge {d['judge']!r}" if d.get("judge") is not None else "")
+            + f" (manifest line {d['manifest_line']}) were left out: {d['reason']}")
+
+
 def emit(df: pd.DataFrame, fmt: str, title: str | None = None) -> None:
     """Print a tidy table: CSV (``%.6g``, empty for missing) or a Markdown table."""
     if fmt == "md":

@@ -31,6 +31,10 @@ def register(sub) -> None:
                    help="bootstrap resampling unit: item (default) or family (VoxMem: a refusal question with its "
                         "source; LongMemEval: X_abs with X); with --manifest also any column of the verdict frame.  "
                         "Adds the design effect (clustered / item-level variance)")
+    p.add_argument("--interval", choices=("percentile", "bca"), default="percentile",
+                   help="bootstrap interval of the difference: percentile (default) or bca (bias-corrected and "
+                        "accelerated); the columns diff_ci_low_mc_se, diff_ci_high_mc_se give the Monte-Carlo "
+                        "standard error of each endpoint")
     add_judge_arg(p)
     add_output_args(p)
     p.set_defaults(func=lambda a: run_guarded(run, a))
@@ -55,7 +59,7 @@ def run(args) -> int:
 
         frame = with_abstention_families(frame)
     table = compare_systems(frame, system="system", item="question_id", budget="budget",
-                            n_boot=args.n_boot, seed=args.seed, cluster=cluster)
+                            n_boot=args.n_boot, seed=args.seed, cluster=cluster, interval=args.interval, mc_se=True)
     emit(table, args.format, "Pairwise comparison of systems (diff = acc_a - acc_b, pp)")
     return 0
 
@@ -71,7 +75,8 @@ def _run_data(args) -> int:
     synthetic_banner(release)
     try:
         table = compare_models(release, models, args.budget, answerable_only=args.answerable_only,
-                               n_boot=args.n_boot, seed=args.seed, cluster=args.cluster)
+                               n_boot=args.n_boot, seed=args.seed, cluster=args.cluster, interval=args.interval,
+                               mc_se=True)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -40,6 +40,11 @@ def run(args) -> int:
     except VoxMemDataError as exc:
         return fail(exc)
     frame = release.frame.with_columns(release.frame["budget"].cast(str))
+    return _write(frame, out, "predictions", synthetic=release.synthetic)
+
+
+def _write(frame, out: Path, rows: str, *, synthetic: bool) -> int:
+    """Write a polars *frame* to *out* (Parquet or CSV by suffix) through a ``.part`` file; exit code."""
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".part")
     try:
@@ -52,8 +57,8 @@ def run(args) -> int:
         tmp.unlink(missing_ok=True)
         print(f"cannot write {str(out)!r}: {exc}", file=sys.stderr)
         return 1
-    print(f"wrote {frame.height} predictions x {frame.width} columns to {out}"
-          + ("  [SYNTHETIC DATA - not real model output]" if release.synthetic else ""))
+    print(f"wrote {frame.height} {rows} x {frame.width} columns to {out}"
+          + ("  [SYNTHETIC DATA - not real model output]" if synthetic else ""))
     return 0
 
 
@@ -90,18 +95,4 @@ def _run_amc(args, out: Path) -> int:
               f"{release.stats.get('rejected_rows', 0)} rejected, {release.stats.get('incomplete_task_rows', 0)} "
               "in tasks with incomplete rubric verdicts", file=sys.stderr)
     frame = pl.from_pandas(release.frame())
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".part")
-    try:
-        if out.suffix == ".parquet":
-            frame.write_parquet(tmp)
-        else:
-            frame.write_csv(tmp)
-        os.replace(tmp, out)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        print(f"cannot write {str(out)!r}: {exc}", file=sys.stderr)
-        return 1
-    print(f"wrote {frame.height} rubric verdicts x {frame.width} columns to {out}"
-          + ("  [SYNTHETIC DATA - not real model output]" if release.synthetic else ""))
-    return 0
+    return _write(frame, out, "rubric verdicts", synthetic=release.synthetic)

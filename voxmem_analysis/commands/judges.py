@@ -3,13 +3,16 @@
 For every system and budget with verdicts from two (or more) judges -- the manifest's
 ``judge`` column, else the lines' ``autoeval_label.model`` -- and every pair of them:
 per question type and overall, n, each judge's accuracy, percent agreement and Cohen's
-kappa (:func:`voxmem_analysis.analysis.verdicts.judge_agreement_pairs`).
+kappa (:func:`voxmem_analysis.analysis.verdicts.judge_agreement_pairs`).  Under ``--lenient`` a
+judge file that was left out is named on standard error, with what it means for the agreement of
+its system and budget (as ``slice`` and ``compare`` name it).
 """
 from __future__ import annotations
 
 import sys
 
-from voxmem_analysis.commands._shared import add_manifest_args, add_output_args, emit, load_manifest, run_guarded
+from voxmem_analysis.commands._shared import (add_manifest_args, add_output_args, describe_dropped, emit, load_manifest,
+                                              note, run_guarded)
 
 
 def register(sub) -> None:
@@ -24,6 +27,8 @@ def run(args) -> int:
     from voxmem_analysis.analysis.verdicts import judge_agreement_pairs
 
     data = load_manifest(args)
+    for text in dropped_judge_notes(data):
+        note(text)
     table = judge_agreement_pairs(data.frame, judge="judge", within=("system", "budget"), item="question_id",
                                   by=("question_type",))
     if table.empty:
@@ -32,3 +37,23 @@ def run(args) -> int:
         return 1
     emit(table, args.format, "Judge agreement (accuracy and agreement in %)")
     return 0
+
+
+def dropped_judge_notes(data) -> list[str]:
+    """One note per manifest row left out (``--lenient``): which verdicts, why, and the judges of
+    that system and budget that are still compared."""
+    frame = data.frame
+    out = []
+    for d in data.dropped:
+        same_budget = (frame["budget"].is_null() if d.get("budget") is None
+                       else frame["budget"].cast(str) == str(d["budget"]))
+        at = frame.filter((frame["system"] == d["system"]) & same_budget)
+        left = [str(j) for j in dict.fromkeys(at["judge"].drop_nulls().to_list())]
+        if len(left) >= 2:
+            what = f"judge agreement there compares the judges left ({', '.join(map(repr, left))})"
+        elif left:
+            what = f"only judge {left[0]!r} is left there: that system and budget are in no agreement table"
+        else:
+            what = "that system and budget have no verdicts left and are in no agreement table"
+        out.append(f"{describe_dropped(d)}; {what}")
+    return out

@@ -37,6 +37,10 @@ def register(sub) -> None:
                    help="interval: Wilson score, or percentile bootstrap over questions; auto (default) uses the "
                         "bootstrap when a slice holds several rows of one question (several models or budgets "
                         "pooled), since their verdicts are not independent, and Wilson otherwise")
+    p.add_argument("--bootstrap-interval", choices=("percentile", "bca"), default="percentile",
+                   help="endpoints of the bootstrap rows: percentile (default) or bca (bias-corrected and "
+                        "accelerated, for small or low-accuracy slices); every bootstrap row states the Monte-Carlo "
+                        "standard error of its endpoints (accuracy_ci_low_mc_se, accuracy_ci_high_mc_se)")
     p.add_argument("--cluster", default="item", metavar="UNIT",
                    help="bootstrap resampling unit: item (default) or family (VoxMem: a refusal question with its "
                         "source; LongMemEval: X_abs with X); with --manifest also any column of the verdict frame.  "
@@ -110,7 +114,8 @@ def _run(args) -> int:
     frame, cluster = _with_cluster(frame, args, release if args.data else None)
     separate = _separate(frame, by, "model" if args.data else "system", args)
     table = slice_accuracy(frame, by, interval=args.interval, item="question_id", type_col=type_col,
-                           n_boot=args.n_boot, seed=args.seed, cluster=cluster, separate=separate)
+                           n_boot=args.n_boot, seed=args.seed, cluster=cluster, separate=separate,
+                           bootstrap_interval=args.bootstrap_interval, mc_se=True)
     if args.interval == "auto":
         used = sorted(set(table.loc[table["level"] != "macro", "interval"]))
         note("interval: " + ", ".join(used) + " (auto: item bootstrap where a question repeats within a row, "
@@ -217,10 +222,6 @@ def _plot(table, by: list[str], path: str, title: str, frame) -> None:
     for c in by:
         t[c] = pd.Categorical(t[c].astype(object), categories=orders[c], ordered=True)
     ax = slice_dot_plot(t.sort_values(by, kind="stable"), by, overall=pooled_accuracy(frame), title=title)
-    leg = ax.get_legend()
-    if leg is not None:  # beside the axes, where it hides no interval
-        ax.legend(handles=leg.legend_handles, labels=[x.get_text() for x in leg.get_texts()],
-                  title=leg.get_title().get_text(), loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
     from pathlib import Path
 
     Path(path).parent.mkdir(parents=True, exist_ok=True)

@@ -17,6 +17,8 @@ from voxmem_analysis.commands._guards import n_boot_arg
 
 #: Parameters whose value is a comma-separated list on the command line.
 _LIST_PARAMS = ("models", "budgets")
+#: Parameters with a fixed set of values (checked by argparse, listed in the help).
+_CHOICES = {"interval": ("percentile", "bca")}
 _HELP = {
     "budget": "context length the artifact is computed at (8K, 16K, 32K, 64K)",
     "comparison": "longer budget of a scaling comparison (8K..64K)",
@@ -90,8 +92,10 @@ def artifact_parser(art) -> argparse.ArgumentParser:
             conv = _to_bool
         else:
             conv = str
-        g.add_argument(flag, dest=f"param_{name}", type=conv, default=None, metavar=name.upper(),
-                       help=f"{text} (default: {shown if shown is not None else 'chosen from the data'})")
+        g.add_argument(flag, dest=f"param_{name}", type=conv, default=None,
+                       metavar=None if name in _CHOICES else name.upper(),
+                       help=f"{text} (default: {shown if shown is not None else 'chosen from the data'})",
+                       **({"choices": _CHOICES[name]} if name in _CHOICES else {}))
     return p
 
 
@@ -101,15 +105,10 @@ def cli_message(text: str) -> str:
 
 
 def retitle(title: str, params: dict) -> str:
-    """The registry title with the paper's budgets replaced by those passed (``at 64K`` -> ``at 32K``)."""
-    b = str(params.get("budget") or "").upper()
-    if b:
-        title = re.sub(r"\bat (8K|16K|32K|64K)\b", f"at {b}", title).replace("64K model set", f"models run at {b}")
-    base, cmp_ = str(params.get("baseline") or "").upper(), str(params.get("comparison") or "").upper()
-    m = re.search(r"\b(8K|16K|32K|64K) to (8K|16K|32K|64K)\b", title)
-    if m and (base or cmp_):
-        title = title.replace(m.group(0), f"{base or m.group(1)} to {cmp_ or m.group(2)}")
-    return title
+    """The registry title with the paper's budgets replaced by those passed (:func:`voxmem_analysis.artifacts.retitle`)."""
+    from voxmem_analysis.artifacts import retitle as _retitle
+
+    return _retitle(title, params)
 
 
 def run(args) -> int:

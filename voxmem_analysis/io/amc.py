@@ -36,6 +36,7 @@ import pandas as pd
 
 from voxmem_analysis.errors import Problem, VoxMemDataError
 from voxmem_analysis.io.jsonl import decode, iter_lines, parse_object
+from voxmem_analysis.io.provenance import ReleaseProvenance
 
 __all__ = [
     "AmcRelease", "load_amc", "is_amc_release", "AXES", "AXIS_LABELS", "INSTRUCTION_TYPES",
@@ -253,19 +254,32 @@ def _read_keyed(root: Path, stem: str, parse, key: str, *extra) -> tuple[pd.Data
 
 
 # ----------------------------------------------------------------------------- verdicts
-def _parse_verdict(sink: _Sink, line: int, rec: dict, tasks: dict, rubrics: dict, extra: tuple):
-    if not _required(sink, rec, line, ("model", "output_modality", "task_id", "rubric_id", "passed") + extra):
-        return None
-    ok = True
+def _modality(sink: _Sink, rec: dict, line: int) -> tuple[str, bool]:
+    """``output_modality`` as ``Text``/``Audio``, and whether it is one of them (else an error)."""
     mod = _text(rec["output_modality"]).capitalize()
     if mod not in MODALITIES:
         sink.err("unknown_label", f"output_modality {rec['output_modality']!r} is not Text or Audio",
                  line, "output_modality")
-        ok = False
-    tid, rid = _text(rec["task_id"]), _text(rec["rubric_id"])
+        return mod, False
+    return mod, True
+
+
+def _task(sink: _Sink, rec: dict, line: int, tasks: dict) -> tuple[str, bool]:
+    """``task_id``, and whether the task table holds it (else an error)."""
+    tid = _text(rec["task_id"])
     if tid not in tasks:
         sink.err("unknown_task", f"task {tid!r} is not in the task table", line, "task_id")
-        ok = False
+        return tid, False
+    return tid, True
+
+
+def _parse_verdict(sink: _Sink, line: int, rec: dict, tasks: dict, rubrics: dict, extra: tuple):
+    if not _required(sink, rec, line, ("model", "output_modality", "task_id", "rubric_id", "passed") + extra):
+        return None
+    mod, ok_mod = _modality(sink, rec, line)
+    tid, ok_task = _task(sink, rec, line, tasks)
+    rid = _text(rec["rubric_id"])
+    ok = ok_mod and ok_task
     if rid not in rubrics:
         sink.err("unknown_rubric", f"rubric {rid!r} is not in the rubric table", line, "rubric_id")
         ok = False
@@ -380,50 +394,36 @@ def _parse_length(sink: _Sink, line: int, rec: dict, tasks: dict):
     if not _required(sink, rec, line, ("model", "output_modality", "task_id", "tokens")):
         return None
     tokens, ok = _opt_number(sink, rec, line, "tokens", integer=False, minimum=0)
-    tid = _text(rec["task_id"])
-    if tid not in tasks:
-        sink.err("unknown_task", f"task {tid!r} is not in the task table", line, "task_id")
-        ok = False
-    mod = _text(rec["output_modality"]).capitalize()
-    if mod not in MODALITIES:
-        sink.err("unknown_label", f"output_modality {rec['output_modality']!r} is not Text or Audio",
-                 line, "output_modality")
-        ok = False
-    if not ok:
+    tid, ok_task = _task(sink, rec, line, tasks)
+    mod, ok_mod = _modality(sink, rec, line)
+    if not (ok and ok_task and ok_mod):
         return None
     return {"model": _text(rec["model"]), "output_modality": mod, "task_id": tid, "tokens": tokens,
             "_key": (_text(rec["model"]), mod, tid)}
 
 
 @dataclass
-class AmcRelease:
+class AmcRelease(ReleaseProvenance):
     """Everything read from one Audio MultiChallenge release folder (see the module docstring)."""
 
     path: Path
     tasks: pd.DataFrame
     rubrics: pd.DataFrame
     verdicts: pd.DataFrame
+    meta: dict = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    stats: dict = field(default_factory=dict)
+    benchmark: str = "amc"
+    # the optional parts (None: the release has none)
     tts: pd.DataFrame | None = None
     cascaded: pd.DataFrame | None = None
     human: pd.DataFrame | None = None
     judges: pd.DataFrame | None = None
     lengths: pd.DataFrame | None = None
-    meta: dict = field(default_factory=dict)
-    problems: list[Problem] = field(default_factory=list)
-    stats: dict = field(default_factory=dict)
-    benchmark: str = "amc"
 
     @property
     def synthetic(self) -> bool:
         return bool(self.meta.get("synthetic"))
-
-    @property
-    def name(self) -> str:
-        return str(self.meta.get("name") or self.path.name)
-
-    def label(self) -> str:
-        tag = "SYNTHETIC DATA - not real model output" if self.synthetic else "data"
-        return f"{tag}: {self.name}"
 
     def systems(self, part: str = "verdicts") -> list[tuple[str, str]]:
         """``(model, output_modality)`` pairs of a verdict part, in order of first appearance."""
@@ -440,12 +440,6 @@ class AmcRelease:
         out = df.merge(self.tasks, on="task_id", how="left", validate="many_to_one")
         out = out.merge(self.rubrics.drop(columns="task_id"), on="rubric_id", how="left", validate="many_to_one")
         return out
-
-    def errors(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity == "error"]
-
-    def warnings(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity == "warning"]
 
 
 def is_amc_release(path) -> bool:
@@ -563,9 +557,9 @@ def load_amc(path, *, strict: bool = True) -> AmcRelease:
     problems += p
     _check_judges(opt, problems)
     stats.update(tasks=len(tasks), rubrics=len(rubrics), verdict_rows=len(verdicts))
-    release = AmcRelease(root, tasks, rubrics, verdicts, opt.get("tts"), opt.get("cascaded"),
-                         opt.get("human_labels"), opt.get("judge_labels"), opt.get("lengths"),
-                         meta, problems, stats)
+    release = AmcRelease(root, tasks, rubrics, verdicts, meta, problems, stats, tts=opt.get("tts"),
+                         cascaded=opt.get("cascaded"), human=opt.get("human_labels"),
+                         judges=opt.get("judge_labels"), lengths=opt.get("lengths"))
     if strict and release.errors():
         raise VoxMemDataError(problems, f"{len(release.errors())} error(s) in Audio MultiChallenge release {str(root)!r}")
     return release

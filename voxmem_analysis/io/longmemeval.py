@@ -44,6 +44,7 @@ import polars as pl
 
 from voxmem_analysis.io.files import read_text
 from voxmem_analysis.io.jsonl import iter_lines, parse_line, parse_object
+from voxmem_analysis.io.provenance import ReleaseProvenance
 from voxmem_analysis.errors import Problem, VoxMemDataError
 
 __all__ = [
@@ -520,7 +521,7 @@ def _frame(rows: list[dict]) -> pl.DataFrame:
 
 # ----------------------------------------------------------------------------- result
 @dataclass
-class LongMemEvalData:
+class LongMemEvalData(ReleaseProvenance):
     """Verdicts read through a manifest.
 
     Attributes
@@ -561,10 +562,6 @@ class LongMemEvalData:
         m = self.manifest_path
         return f"{m.parent.name}/{m.name}" if m.parent.name else m.name
 
-    def label(self) -> str:
-        tag = "SYNTHETIC DATA - not real model output" if self.synthetic else "data"
-        return f"{tag}: {self.name}"
-
     def systems(self) -> list[str]:
         """Systems in manifest order."""
         return list(dict.fromkeys(self.frame["system"].to_list()))
@@ -578,12 +575,6 @@ class LongMemEvalData:
     def pandas(self, frame: pl.DataFrame | None = None) -> pd.DataFrame:
         """The frame as pandas (``label`` as nullable boolean)."""
         return (self.frame if frame is None else frame).to_pandas()
-
-    def errors(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity == "error"]
-
-    def warnings(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity == "warning"]
 
 
 def load_longmemeval(manifest, questions, *, strict: bool = True, convention: str = "paper",

@@ -34,6 +34,7 @@ from voxmem_analysis.io import bulk as bk
 from voxmem_analysis.io import cache as _cache
 from voxmem_analysis.io import files as rf
 from voxmem_analysis.io.jsonl import decode, iter_lines, parse_object
+from voxmem_analysis.io.provenance import ReleaseProvenance
 from voxmem_analysis.io.schema import (ABLATION_CONDITIONS, COLUMN_NAMES, ITEM_FIELDS, REQUIRED_FIELDS,
                                        REQUIRED_ITEM_FIELDS, normalize_condition)
 from voxmem_analysis.io.scoring import ScoringRules, apply_scoring
@@ -583,7 +584,7 @@ def rows_to_frame(rows: list[dict]) -> pl.DataFrame:
 
 # ----------------------------------------------------------------------------- release
 @dataclass
-class Release:
+class Release(ReleaseProvenance):
     """Everything read from one release directory."""
 
     path: Path
@@ -601,15 +602,6 @@ class Release:
     def synthetic(self) -> bool:
         """True when the release or any of its lines is marked synthetic (not real model output)."""
         return bool(self.meta.get("synthetic")) or bool(self.frame.height and self.frame["synthetic"].any())
-
-    @property
-    def name(self) -> str:
-        return str(self.meta.get("name") or self.path.name)
-
-    def label(self) -> str:
-        """One-line provenance label used on figures and reports."""
-        tag = "SYNTHETIC DATA - not real model output" if self.synthetic else "data"
-        return f"{tag}: {self.name}"
 
     def model_order(self) -> list[str]:
         present = set(self.frame["model"].unique().to_list())
@@ -664,12 +656,6 @@ class Release:
         df = (self.frame if frame is None else frame).to_pandas()
         df["budget"] = pd.Categorical(df["budget"].astype(str), categories=list(tx.BUDGETS), ordered=True)
         return df
-
-    def errors(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity == "error"]
-
-    def warnings(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity == "warning"]
 
 
 def _add_source_operation(items: pl.DataFrame | None) -> pl.DataFrame | None:
@@ -889,23 +875,27 @@ def _model_identity(frames: list[pl.DataFrame], problems: list[Problem]) -> None
         return
     for folder, grp in seen.group_by("folder", maintain_order=True):
         if grp.height > 1 and _model_folder(folder[0], grp["model"].to_list()):
-            names = "; ".join(f"{r['model']!r} (first at {r['source_file']}:{r['source_line']})" for r in grp.iter_rows(named=True))
-            second = grp.row(1, named=True)
-            problems.append(Problem("mixed_models_in_folder", "error",
-                                    f"folder {folder[0]}/ holds {grp.height} model names: {names}; a model folder holds "
-                                    "one model (correct the `model` field or move the files)",
-                                    second["source_file"], second["source_line"], "model"))
+            problems.append(_names_problem(grp, "mixed_models_in_folder",
+                                           f"folder {folder[0]}/ holds {grp.height} model names: {{names}}; a model "
+                                           "folder holds one model (correct the `model` field or move the files)"))
     first = seen.group_by("model", maintain_order=True).agg(pl.col("source_file").first(), pl.col("source_line").first())
     first = first.with_columns(pl.col("model").map_elements(lambda m: _SPELLING.sub("-", m.strip().casefold()),
                                                             return_dtype=pl.Utf8).alias("_key"))
     for _, grp in first.group_by("_key", maintain_order=True):
         if grp.height > 1:
-            names = "; ".join(f"{r['model']!r} (first at {r['source_file']}:{r['source_line']})" for r in grp.iter_rows(named=True))
-            second = grp.row(1, named=True)
-            problems.append(Problem("model_spelling", "error",
-                                    f"one model spelled {grp.height} ways: {names}; names differing only in letter case, "
-                                    "spaces, '-' or '_' are one model: use one spelling",
-                                    second["source_file"], second["source_line"], "model"))
+            problems.append(_names_problem(grp, "model_spelling",
+                                           f"one model spelled {grp.height} ways: {{names}}; names differing only in "
+                                           "letter case, spaces, '-' or '_' are one model: use one spelling"))
+
+
+def _names_problem(grp: pl.DataFrame, code: str, template: str) -> Problem:
+    """An error about the model names of *grp* (first place of each), located at its second name.
+
+    *template* holds ``{names}``, which becomes ``'A' (first at file:line); 'B' (first at ...)``.
+    """
+    names = "; ".join(f"{r['model']!r} (first at {r['source_file']}:{r['source_line']})" for r in grp.iter_rows(named=True))
+    second = grp.row(1, named=True)
+    return Problem(code, "error", template.replace("{names}", names, 1), second["source_file"], second["source_line"], "model")
 
 
 def _registry_claims(frame: pl.DataFrame, models: pd.DataFrame, problems: list[Problem]) -> None:

@@ -66,7 +66,9 @@ def slice_dot_plot(data: pd.DataFrame, by, *, overall: float | None = None, titl
     Returns
     -------
     matplotlib Axes
-        One ``errorbar`` container per colour, one point (and interval bar) per slice.
+        One ``errorbar`` container per colour, one point (and interval bar) per slice.  The
+        legend (colours, pooled line) sits outside the axes, right of them, so it covers no
+        data; save with ``bbox_inches="tight"`` (as :func:`voxmem_analysis.output.save_figure` does).
     """
     import matplotlib.pyplot as plt
 
@@ -104,7 +106,8 @@ def slice_dot_plot(data: pd.DataFrame, by, *, overall: float | None = None, titl
             err = np.vstack([acc - sub["accuracy_ci_low"].to_numpy(float), sub["accuracy_ci_high"].to_numpy(float) - acc])
             ax.errorbar(acc, pos, xerr=err, fmt="o", ms=4.5, capsize=2, lw=1.1, color=color, label=name)
         ax.set_yticks(range(len(ys)), [slice_label(y_col, _value(v)) for v in ys])
-        ax.invert_yaxis()
+        if not ax.yaxis_inverted():  # first row on top; shared y axes (slice_facets) are inverted once
+            ax.invert_yaxis()
         if overall is not None and np.isfinite(overall):
             ax.axvline(overall, ls="--", lw=0.8, color="#555555", label=f"all pooled ({overall:.1f})")
         ax.set_xlim(0, 100)
@@ -113,8 +116,9 @@ def slice_dot_plot(data: pd.DataFrame, by, *, overall: float | None = None, titl
         ax.set_xlabel("Accuracy (%) with 95% " + " / ".join(names.get(m, m) for m in methods) + " interval")
         ax.set_ylabel("")
         if hue_cols or (overall is not None and np.isfinite(overall)):
-            ax.legend(title=", ".join(column_name(c) for c in hue_cols) or None, loc="lower right", frameon=False,
-                      fontsize=7, title_fontsize=7)
+            # beside the axes (right, top-aligned), where it hides no dot or interval
+            ax.legend(title=", ".join(column_name(c) for c in hue_cols) or None, loc="upper left",
+                      bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False, fontsize=7, title_fontsize=7)
         ax.set_title(title or "")
         ax.grid(axis="x", lw=0.4, alpha=0.5)
     return ax

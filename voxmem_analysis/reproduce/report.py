@@ -432,16 +432,21 @@ def _humanize(stem: str) -> str:
 def captions(out: Path) -> dict[str, str]:
     """``{"figures/x.png" | "tables/x.csv": "Figure N: ..." | "Table N: ..."}`` for every output.
 
-    The paper's number comes from the table's own caption (``tables/NAME.md``) or the artifact
-    registry (``fig4_model_evidence.png`` -> artifact ``fig4``); outputs the paper does not
-    number get ``Figure S1``, ``Table S1`` ... in file order.
+    A figure's caption is the one its notebook stored in the PNG (``save_figure(caption=...)``,
+    written with the budgets the run used), else the table's own caption (``tables/NAME.md``),
+    else the artifact registry's title (``fig4_model_evidence.png`` -> artifact ``fig4``; the
+    paper's budgets); outputs the paper does not number get ``Figure S1``, ``Table S1`` ... in
+    file order.
     """
+    from voxmem_analysis.output import figure_caption
+
     caps: dict[str, str] = {}
     extra = {"figures": 0, "tables": 0}
     for kind, ext, word in (("tables", "csv", "Table"), ("figures", "png", "Figure")):
         for f in sorted((out / kind).glob(f"*.{ext}")):
             prefix = f.stem.split("_", 1)[0]
-            text = (_md_caption(out / "tables" / f"{f.stem}.md") or _md_caption(out / "tables" / f"{prefix}.md")
+            own = _LABEL_TAIL.sub("", figure_caption(f) or "").strip() if kind == "figures" else ""
+            text = (own or _md_caption(out / "tables" / f"{f.stem}.md") or _md_caption(out / "tables" / f"{prefix}.md")
                     or _registry_title(f.stem) or _registry_title(prefix))
             if text and kind == "figures" and text.startswith("Table "):
                 num, _, rest = text.partition(":")

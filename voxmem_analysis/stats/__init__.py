@@ -16,7 +16,7 @@ Invalid arguments raise :class:`StatsInputError` (a ``ValueError``).
 """
 from __future__ import annotations
 
-from voxmem_analysis.stats._validation import StatsInputError
+from voxmem_analysis.stats._validation import StatsInputError, ci_level_alias
 from voxmem_analysis.stats.agreement import cohen_kappa
 from voxmem_analysis.stats.bootstrap import (
     INTERVALS,
@@ -49,6 +49,6 @@ __all__ = [
     "wilson_interval", "mcnemar_exact", "holm", "cochran_q", "spearman", "cohen_kappa",
     # power
     "paired_power", "minimum_detectable_difference", "items_needed", "power_summary",
-    # errors
-    "StatsInputError",
+    # errors; the deprecated ``ci=`` keyword of functions taking ``ci_level=``
+    "StatsInputError", "ci_level_alias",
 ]

@@ -8,13 +8,17 @@ it disappears under ``python -O``.
 """
 from __future__ import annotations
 
-from typing import Any
+import functools
+import warnings
+from typing import Any, Callable, TypeVar
 
 import numpy as np
 
 from voxmem_analysis.errors import StatsInputError  # defined with the other error classes
 
-__all__ = ["StatsInputError", "require"]
+__all__ = ["StatsInputError", "require", "check_ci_level", "ci_level_alias", "paired_vectors"]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def require(condition: Any, message: str, *, field: str | None = None) -> None:
@@ -39,7 +43,7 @@ def require(condition: Any, message: str, *, field: str | None = None) -> None:
     >>> require(False, "n_boot must be positive, got 0", field="n_boot")
     Traceback (most recent call last):
     ...
-    voxmem_analysis.stats._validation.StatsInputError: n_boot must be positive, got 0
+    voxmem_analysis.errors.StatsInputError: n_boot must be positive, got 0
     """
     if not condition:
         raise StatsInputError(message, field=field)
@@ -92,13 +96,52 @@ def _is_missing(v: Any) -> bool:
         return True
 
 
-def check_ci(ci: Any) -> float:
+def check_ci_level(ci_level: Any) -> float:
     """Validate a confidence level in (0, 1)."""
-    require(isinstance(ci, (float, int, np.floating)) and not isinstance(ci, bool)
-            and 0.0 < float(ci) < 1.0,
-            f"ci must be a confidence level strictly between 0 and 1 (e.g. 0.95), got {ci!r}",
-            field="ci")
-    return float(ci)
+    require(isinstance(ci_level, (float, int, np.floating)) and not isinstance(ci_level, bool)
+            and 0.0 < float(ci_level) < 1.0,
+            "ci_level must be a confidence level strictly between 0 and 1 (e.g. 0.95), got "
+            f"{ci_level!r}", field="ci_level")
+    return float(ci_level)
+
+
+def ci_level_alias(func: F) -> F:
+    """Accept the deprecated keyword ``ci=`` of *func* as ``ci_level=`` (with a DeprecationWarning).
+
+    ``ci=`` was the name of the confidence level up to 0.x; it is accepted for one more release.
+    Giving both is an error.
+    """
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if "ci" in kwargs:
+            require("ci_level" not in kwargs, f"{func.__name__}: give ci_level only (ci is its "
+                    "deprecated name)", field="ci")
+            warnings.warn(f"{func.__name__}(ci=...) is deprecated, use ci_level=...; ci= will be "
+                          "removed in the next release", DeprecationWarning, stacklevel=2)
+            kwargs["ci_level"] = kwargs.pop("ci")
+        return func(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def paired_vectors(x: Any, y: Any, names: tuple[str, str] = ("x", "y"), *,
+                   binary: bool = False,
+                   finite: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Two equal-length float vectors and the mask of their complete pairs.
+
+    Returns ``(x, y, ok)`` with ``ok`` true where neither side is missing (NaN); with
+    *binary* the non-missing values must be 0/1, with *finite* no value may be infinite.
+    """
+    a, b = (as_float_vector(v, name) for v, name in ((x, names[0]), (y, names[1])))
+    require(a.shape == b.shape, f"{names[0]} and {names[1]} must have the same length, got "
+            f"{a.size} and {b.size}", field=names[1])
+    if binary:
+        check_binary(a, names[0])
+        check_binary(b, names[1])
+    if finite:
+        require(not (np.isinf(a).any() or np.isinf(b).any()),
+                f"{names[0]} and {names[1]} must not contain infinite values", field=names[0])
+    return a, b, ~np.isnan(a) & ~np.isnan(b)
 
 
 def check_binary(arr: np.ndarray, name: str) -> None:

@@ -7,12 +7,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from voxmem_analysis.stats._validation import as_float_vector, check_binary, check_ci, require
+from voxmem_analysis.stats._validation import check_ci_level, ci_level_alias, paired_vectors
 
 __all__ = ["cohen_kappa"]
 
 
-def cohen_kappa(a: Any, b: Any, *, ci: float = 0.95) -> pd.DataFrame:
+@ci_level_alias
+def cohen_kappa(a: Any, b: Any, *, ci_level: float = 0.95) -> pd.DataFrame:
     """Raw agreement and Cohen's kappa for two binary rating vectors.
 
     Parameters
@@ -20,16 +21,14 @@ def cohen_kappa(a: Any, b: Any, *, ci: float = 0.95) -> pd.DataFrame:
     a, b : array-like of bool or 0/1, shape (n,)
         Ratings of the same items by two raters (e.g. judge 1 and judge 2 verdicts).
         Pairs with a missing rating (NaN/None) on either side are dropped.
-    ci : float, default 0.95
-        Confidence level of the kappa interval.
+    ci_level : float, default 0.95
+        Confidence level of the kappa interval (``ci=`` is its deprecated name).
 
     Returns
     -------
     pandas.DataFrame
-        One row, columns:
+        One row: ``n`` (complete pairs used) and ``n_dropped`` (pairs with a missing rating),
 
-        - ``n`` -- complete pairs used;
-        - ``n_dropped`` -- pairs dropped for a missing rating;
         - ``agreement`` -- observed agreement :math:`p_o = (n_{11} + n_{00}) / n`;
         - ``kappa`` -- Cohen's kappa (NaN when undefined, see Notes);
         - ``n11`` -- both 1;  ``n10`` -- ``a = 1, b = 0``;  ``n01`` -- ``a = 0, b = 1``;
@@ -57,14 +56,8 @@ def cohen_kappa(a: Any, b: Any, *, ci: float = 0.95) -> pd.DataFrame:
        n  agreement  kappa  kappa_se  kappa_ci_low  kappa_ci_high
     0  8      0.875   0.75    0.2264        0.3062            1.0
     """
-    check_ci(ci)
-    av = as_float_vector(a, "a")
-    bv = as_float_vector(b, "b")
-    require(av.shape == bv.shape, f"a and b must have the same length, got {av.size} and "
-            f"{bv.size}", field="b")
-    check_binary(av, "a")
-    check_binary(bv, "b")
-    ok = ~np.isnan(av) & ~np.isnan(bv)
+    ci_level = check_ci_level(ci_level)
+    av, bv, ok = paired_vectors(a, b, ("a", "b"), binary=True)
     av, bv = av[ok], bv[ok]
     n = int(ok.sum())
     n11 = int(((av == 1) & (bv == 1)).sum())
@@ -85,9 +78,9 @@ def cohen_kappa(a: Any, b: Any, *, ci: float = 0.95) -> pd.DataFrame:
             kappa, se = float(res["kappa"]), float(res["std_kappa"])
             if np.isnan(se) and abs(float(res["var_kappa"])) < 1e-12:
                 se = 0.0  # one rater constant: kappa is 0 on every sample; rounding made var < 0
-            z = float(norm.ppf(0.5 + check_ci(ci) / 2))
+            z = float(norm.ppf(0.5 + ci_level / 2))
             lo, hi = max(-1.0, kappa - z * se), min(1.0, kappa + z * se)
     return pd.DataFrame({"n": [n], "n_dropped": [int((~ok).sum())], "agreement": [agreement],
                          "kappa": [kappa], "n11": [n11], "n10": [n10], "n01": [n01],
                          "n00": [n00], "kappa_se": [se], "kappa_ci_low": [lo],
-                         "kappa_ci_high": [hi], "ci_level": [float(ci)]})
+                         "kappa_ci_high": [hi], "ci_level": [ci_level]})

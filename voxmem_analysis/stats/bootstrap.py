@@ -40,13 +40,15 @@ from typing import Any, Callable, Iterator, Mapping, NamedTuple, Sequence
 import numpy as np
 import pandas as pd
 
-from voxmem_analysis.stats._validation import as_float_matrix, as_float_vector, check_ci, require
+from voxmem_analysis.stats._validation import (as_float_matrix, as_float_vector, check_ci_level,
+                                               ci_level_alias, require)
 from voxmem_analysis.stats.resources import check_bootstrap_memory, check_n_boot
 
 __all__ = [
     "Statistic", "STATISTICS", "difference", "ratio", "mean_difference", "mean_ratio",
     "mean_level", "BootstrapMeans", "iter_bootstrap_counts", "bootstrap_means",
     "paired_bootstrap", "paired_bootstrap_matrix", "paired_bootstrap_frame", "INTERVALS",
+    "bootstrap_interval",
 ]
 
 #: Upper bound on the number of ``int64`` draws held at once (rows x items of one block).
@@ -111,26 +113,10 @@ def _single(arr: np.ndarray, name: str) -> np.ndarray:
 def difference(*, scale: float = 100.0, reverse: bool = False, name: str = "drop") -> Statistic:
     """Per-series difference ``scale * (baseline - comparison)`` (``k`` must be 1).
 
-    Parameters
-    ----------
-    scale : float, default 100.0
-        Multiplier; 100 turns proportions into percentage points.
-    reverse : bool, default False
-        If true, ``comparison - baseline`` instead.
-    name : str, default "drop"
-        Label in the ``statistic`` column.
-
-    Returns
-    -------
-    Statistic
-
-    Notes
-    -----
+    The one-series form of :func:`mean_difference`, with the same parameters:
     :math:`\\hat\\theta = s\\,(\\bar b - \\bar c)`, with :math:`\\bar b, \\bar c` the series'
     accuracies at baseline and comparison on its paired items.
 
-    Examples
-    --------
     >>> import numpy as np
     >>> float(difference()(np.array([[0.5]]), np.array([[0.3]]))[0])
     20.0
@@ -144,24 +130,11 @@ def difference(*, scale: float = 100.0, reverse: bool = False, name: str = "drop
 
 
 def ratio(*, name: str = "retention") -> Statistic:
-    """Per-series ratio ``comparison / baseline`` (``k`` must be 1).
+    """Per-series ratio ``comparison / baseline`` (``k`` must be 1), labelled *name*.
 
-    Parameters
-    ----------
-    name : str, default "retention"
-        Label in the ``statistic`` column.
+    The one-series form of :func:`mean_ratio`: :math:`\\hat\\theta = \\bar c / \\bar b`; undefined
+    (NaN, counted in ``n_invalid``) when :math:`\\bar b = 0`.
 
-    Returns
-    -------
-    Statistic
-
-    Notes
-    -----
-    :math:`\\hat\\theta = \\bar c / \\bar b`; undefined (NaN, counted in ``n_invalid``) when
-    :math:`\\bar b = 0`.
-
-    Examples
-    --------
     >>> import numpy as np
     >>> float(ratio()(np.array([[0.5]]), np.array([[0.3]]))[0])
     0.6
@@ -212,25 +185,12 @@ def mean_difference(*, scale: float = 100.0, reverse: bool = False,
 
 
 def mean_ratio(*, name: str = "retention") -> Statistic:
-    """Mean over series, then ratio: ``mean_k comparison / mean_k baseline``.
+    """Mean over series, then ratio: ``mean_k comparison / mean_k baseline``, labelled *name*.
 
-    Parameters
-    ----------
-    name : str, default "retention"
-        Label in the ``statistic`` column.
-
-    Returns
-    -------
-    Statistic
-
-    Notes
-    -----
     :math:`\\hat\\theta = \\sum_j \\bar c_j / \\sum_j \\bar b_j` (a ratio of means, as the
     paper's evidence-type rows of Table 18; not the mean of per-series ratios).  NaN when
     the mean baseline accuracy is 0.
 
-    Examples
-    --------
     >>> import numpy as np
     >>> b, c = np.array([[0.6, 0.4]]), np.array([[0.3, 0.3]])
     >>> float(mean_ratio()(b, c)[0])
@@ -339,6 +299,19 @@ def _check_n_boot_seed(n_boot: Any, seed: Any) -> tuple[int, int]:
             f"seed must be a non-negative integer (it is passed to numpy.random.default_rng "
             f"and reported in the output), got {seed!r}", field="seed")
     return int(n_boot), int(seed)
+
+
+def _check_settings(statistics: Any, aggregate: Any, n_boot: Any, seed: Any, ci_level: Any,
+                    interval: Any) -> tuple[list[Statistic], int, int, float]:
+    """The checks every paired entry point makes of its settings (statistics, n_boot, seed, ...)."""
+    require(aggregate in ("mean", None), f"aggregate must be 'mean' or None, got {aggregate!r}",
+            field="aggregate")
+    stats = _resolve_statistics(statistics)
+    n_boot, seed = _check_n_boot_seed(n_boot, seed)
+    ci_level = check_ci_level(ci_level)
+    require(interval in INTERVALS, f"interval must be one of {INTERVALS}, got {interval!r}",
+            field="interval")
+    return stats, n_boot, seed, ci_level
 
 
 def _strata_codes(strata: Any, n: int) -> np.ndarray | None:
@@ -593,11 +566,11 @@ def _quantile_mc_se(valid: np.ndarray, q: float) -> float:
 
 
 def _bca_levels(valid: np.ndarray, est: float, jack: np.ndarray | None,
-                ci: float) -> tuple[float, float]:
+                ci_level: float) -> tuple[float, float]:
     """Adjusted percentile levels of the BCa interval (Efron 1987); NaN if undefined."""
     from scipy.stats import norm
 
-    alpha = 1.0 - ci
+    alpha = 1.0 - ci_level
     if jack is None or not np.isfinite(est):
         return float("nan"), float("nan")
     # bias correction, ties split half/half (scores are 0/1: replicates tie often)
@@ -614,7 +587,7 @@ def _bca_levels(valid: np.ndarray, est: float, jack: np.ndarray | None,
     return float(levels[0]), float(levels[1])
 
 
-def _interval(reps: np.ndarray, est: float, ci: float, method: str,
+def _interval(reps: np.ndarray, est: float, ci_level: float, method: str,
               jack: np.ndarray | None = None) -> dict:
     """Interval, invalid count and Monte-Carlo SE of each endpoint for one statistic."""
     reps = np.where(np.isfinite(reps), reps, np.nan)
@@ -624,9 +597,9 @@ def _interval(reps: np.ndarray, est: float, ci: float, method: str,
            "ci_low_mc_se": float("nan"), "ci_high_mc_se": float("nan")}
     if valid.size == 0:
         return out
-    alpha = 1.0 - ci
+    alpha = 1.0 - ci_level
     if method == "bca":
-        q_lo, q_hi = _bca_levels(valid, est, jack, ci)
+        q_lo, q_hi = _bca_levels(valid, est, jack, ci_level)
         if not np.isfinite(q_lo):
             return out
         lo, hi = np.quantile(valid, [q_lo, q_hi])
@@ -648,6 +621,38 @@ _RESULT_COLUMNS = ["statistic", "estimate", "ci_low", "ci_high", "n", "n_series"
 INTERVALS = ("percentile", "bca")
 
 
+def bootstrap_interval(replicates: Any, estimate: float, *, ci_level: float = 0.95,
+                       method: str = "percentile", jackknife: Any = None) -> dict:
+    """Interval of one statistic from its bootstrap replicates, as the paired engine computes it.
+
+    For bootstraps run elsewhere (e.g. the slice accuracies of
+    :func:`voxmem_analysis.analysis.verdicts.slice_accuracy`): the same endpoints and the same
+    Monte-Carlo standard errors as the ``ci_low, ci_high, ci_low_mc_se, ci_high_mc_se`` columns of
+    :func:`paired_bootstrap_matrix`.
+
+    Parameters
+    ----------
+    replicates : array-like of float
+        The statistic on each resample; non-finite values are invalid (dropped, counted).
+    estimate : float
+        The statistic on the original sample (BCa's bias correction).
+    ci_level : float, default 0.95
+    method : {"percentile", "bca"}
+    jackknife : array-like of float, optional
+        Leave-one-unit-out values of the statistic (BCa's acceleration; required for "bca").
+
+    Returns
+    -------
+    dict
+        ``ci_low, ci_high, n_invalid, ci_low_mc_se, ci_high_mc_se`` (NaN where undefined).
+    """
+    require(method in INTERVALS, f"interval must be one of {INTERVALS}, got {method!r}", field="interval")
+    require(method != "bca" or jackknife is not None, "the BCa interval needs the jackknife values",
+            field="jackknife")
+    jack = None if jackknife is None else np.asarray(jackknife, dtype=float)
+    return _interval(np.asarray(replicates, dtype=float), float(estimate), check_ci_level(ci_level), method, jack)
+
+
 def _accuracies(A: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Baseline and comparison accuracies from stacked sums ``[B*M | C*M | M]`` (rows)."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -662,7 +667,7 @@ def _jackknife(A: np.ndarray, k: int, clusters: np.ndarray | None):
 
 def _paired_core(B: np.ndarray, Cm: np.ndarray, M: np.ndarray, *, stats: list[Statistic],
                  aggregate: str | None, series: Sequence[Any], n_boot: int, seed: int,
-                 ci: float, strata: np.ndarray | None, clusters: np.ndarray | None = None,
+                 ci_level: float, strata: np.ndarray | None, clusters: np.ndarray | None = None,
                  cluster_name: str = "item", interval: str = "percentile") -> list[dict]:
     """Engine shared by the three public entry points; returns result rows (dicts).
 
@@ -693,14 +698,14 @@ def _paired_core(B: np.ndarray, Cm: np.ndarray, M: np.ndarray, *, stats: list[St
         item_reps = _accuracies(_resampled_sums(A, n_boot=n_boot, seed=seed, strata=strata), k)
     jack = _jackknife(A, k, clusters) if interval == "bca" else None
     n_clusters = n_units if clusters is None else int(clusters.max()) + 1
-    common = {"n_boot": n_boot, "seed": seed, "ci_level": ci, "interval": interval,
+    common = {"n_boot": n_boot, "seed": seed, "ci_level": ci_level, "interval": interval,
               "cluster": cluster_name, "n_clusters": n_clusters}
 
     def one(s: Statistic, sl: slice) -> dict:
         est = _finite_or_nan(s(est_b[:, sl], est_c[:, sl])[0])
         reps = s(rep_b[:, sl], rep_c[:, sl])
         jk = None if jack is None else s(jack[0][:, sl], jack[1][:, sl])
-        row = {"statistic": s.name, "estimate": est, **_interval(reps, est, ci, interval, jk)}
+        row = {"statistic": s.name, "estimate": est, **_interval(reps, est, ci_level, interval, jk)}
         deff = 1.0
         if item_reps is not None:
             v_item = _finite_var(s(item_reps[0][:, sl], item_reps[1][:, sl]))
@@ -729,10 +734,11 @@ def _finite_var(reps: np.ndarray) -> float:
 # Public entry points
 # =========================================================================================
 
+@ci_level_alias
 def paired_bootstrap_matrix(baseline: Any, comparison: Any, mask: Any = None, *,
                             statistics: Any = ("drop", "retention"),
                             aggregate: str | None = "mean", series: Sequence[Any] | None = None,
-                            n_boot: int = 10_000, seed: int = 0, ci: float = 0.95,
+                            n_boot: int = 10_000, seed: int = 0, ci_level: float = 0.95,
                             strata: Any = None, clusters: Any = None,
                             interval: str = "percentile") -> pd.DataFrame:
     """Paired item bootstrap of statistics of ``k`` series measured at two conditions.
@@ -762,8 +768,8 @@ def paired_bootstrap_matrix(baseline: Any, comparison: Any, mask: Any = None, *,
         Number of resamples.
     seed : int, default 0
         Seed for ``numpy.random.default_rng``; same inputs and seed give identical output.
-    ci : float, default 0.95
-        Confidence level of the percentile interval.
+    ci_level : float, default 0.95
+        Confidence level of the interval (``ci=`` is its deprecated name).
     strata : array-like of length n_items, optional
         Resample items within these strata (e.g. evidence type), keeping their sizes fixed.
     clusters : array-like of length n_items, optional
@@ -808,7 +814,7 @@ def paired_bootstrap_matrix(baseline: Any, comparison: Any, mask: Any = None, *,
 
     so baseline and comparison are rescored on the same draw, and all series share it.
     The interval is :math:`[q_{\\alpha/2}, q_{1-\\alpha/2}]` of the replicate statistics
-    (``numpy.nanpercentile``, linear interpolation), :math:`\\alpha = 1 - \\text{ci}`.
+    (``numpy.nanpercentile``, linear interpolation), :math:`\\alpha = 1 - \\text{ci\\_level}`.
     A replicate whose statistic is not finite -- e.g. a ratio whose baseline accuracy is 0
     on that resample, or a series that drew none of its items -- is *invalid*: it is
     dropped from the percentiles and counted in ``n_invalid``.  The interval is then
@@ -835,29 +841,25 @@ def paired_bootstrap_matrix(baseline: Any, comparison: Any, mask: Any = None, *,
             "baseline and comparison must be finite scores (NaN = not judged), found inf",
             field="baseline")
     M = _combine_mask(mask, B.shape, ~np.isnan(B) & ~np.isnan(Cm))
-    require(aggregate in ("mean", None), f"aggregate must be 'mean' or None, got {aggregate!r}",
-            field="aggregate")
-    stats = _resolve_statistics(statistics)
-    n_boot, seed = _check_n_boot_seed(n_boot, seed)
-    ci = check_ci(ci)
+    stats, n_boot, seed, ci_level = _check_settings(statistics, aggregate, n_boot, seed, ci_level,
+                                                    interval)
     k = B.shape[1]
     labels = list(range(k)) if series is None else list(series)
     require(len(labels) == k, f"series must give one label per column ({k}), got "
             f"{len(labels)}", field="series")
     codes = _strata_codes(strata, B.shape[0])
     ccodes = _strata_codes(clusters, B.shape[0])
-    require(interval in INTERVALS, f"interval must be one of {INTERVALS}, got {interval!r}",
-            field="interval")
     rows = _paired_core(B, Cm, M, stats=stats, aggregate=aggregate, series=labels,
-                        n_boot=n_boot, seed=seed, ci=ci, strata=codes, clusters=ccodes,
+                        n_boot=n_boot, seed=seed, ci_level=ci_level, strata=codes, clusters=ccodes,
                         cluster_name="item" if clusters is None else "cluster",
                         interval=interval)
     cols = (["series"] if aggregate is None else []) + _RESULT_COLUMNS
     return pd.DataFrame(rows, columns=cols)
 
 
+@ci_level_alias
 def paired_bootstrap(x: Any, y: Any, statistic: Any = "difference", *, n_boot: int = 10_000,
-                     seed: int = 0, ci: float = 0.95, strata: Any = None, clusters: Any = None,
+                     seed: int = 0, ci_level: float = 0.95, strata: Any = None, clusters: Any = None,
                      interval: str = "percentile") -> pd.DataFrame:
     """Paired bootstrap for two per-item score vectors (``x`` = baseline, ``y`` = comparison).
 
@@ -875,8 +877,8 @@ def paired_bootstrap(x: Any, y: Any, statistic: Any = "difference", *, n_boot: i
         Number of resamples.
     seed : int, default 0
         Seed for ``numpy.random.default_rng``.
-    ci : float, default 0.95
-        Confidence level.
+    ci_level : float, default 0.95
+        Confidence level (``ci=``: deprecated name).
     strata : array-like of length n, optional
         Resample within strata.
     clusters : array-like of length n, optional
@@ -911,7 +913,7 @@ def paired_bootstrap(x: Any, y: Any, statistic: Any = "difference", *, n_boot: i
     require(xv.shape == yv.shape, f"x and y must have the same length, got {xv.size} and "
             f"{yv.size}", field="y")
     out = paired_bootstrap_matrix(xv[:, None], yv[:, None], statistics=statistic,
-                                  aggregate="mean", n_boot=n_boot, seed=seed, ci=ci,
+                                  aggregate="mean", n_boot=n_boot, seed=seed, ci_level=ci_level,
                                   strata=strata, clusters=clusters, interval=interval)
     return out.drop(columns="n_series")
 
@@ -1001,6 +1003,7 @@ def _to_float_column(col: pd.Series, name: str) -> np.ndarray:
     return arr
 
 
+@ci_level_alias
 def paired_bootstrap_frame(data: Any, *, item: str = "question_id", series: str = "model",
                            condition: str = "budget", value: str = "correct",
                            baseline: Any = "8K", comparison: Any = "64K",
@@ -1008,7 +1011,7 @@ def paired_bootstrap_frame(data: Any, *, item: str = "question_id", series: str 
                            statistics: Any = ("drop", "retention"),
                            aggregate: str | None = "mean", strata: str | None = None,
                            judged: str | None = None, n_boot: int = 10_000, seed: int = 0,
-                           ci: float = 0.95, cluster: str | None = None,
+                           ci_level: float = 0.95, cluster: str | None = None,
                            interval: str = "percentile") -> pd.DataFrame:
     """Paired item bootstrap from a long frame (one row per series x item x condition).
 
@@ -1046,8 +1049,8 @@ def paired_bootstrap_frame(data: Any, *, item: str = "question_id", series: str 
     seed : int, default 0
         Seed for ``numpy.random.default_rng``; every group uses it afresh, so each row can be
         reproduced alone by running its group's data with the same seed.
-    ci : float, default 0.95
-        Confidence level.
+    ci_level : float, default 0.95
+        Confidence level (``ci=``: deprecated name).
     cluster : str, optional
         Item-level column naming each item's cluster (e.g. ``"family_id"``: a refusal
         question and its source question).  Whole clusters are resampled; the output's
@@ -1103,16 +1106,11 @@ def paired_bootstrap_frame(data: Any, *, item: str = "question_id", series: str 
     require(baseline != comparison, f"baseline and comparison must differ, got {baseline!r} "
             "twice", field="comparison")
     group_cols = [] if groups is None else ([groups] if isinstance(groups, str) else list(groups))
-    require(aggregate in ("mean", None), f"aggregate must be 'mean' or None, got {aggregate!r}",
-            field="aggregate")
+    stats, n_boot, seed, ci_level = _check_settings(statistics, aggregate, n_boot, seed, ci_level,
+                                                    interval)
     reserved = set(_RESULT_COLUMNS) | ({series} if aggregate is None else set())
     clash = [g for g in group_cols if g in reserved]
     require(not clash, f"group column(s) {clash} clash with output columns", field="groups")
-    stats = _resolve_statistics(statistics)
-    n_boot, seed = _check_n_boot_seed(n_boot, seed)
-    ci = check_ci(ci)
-    require(interval in INTERVALS, f"interval must be one of {INTERVALS}, got {interval!r}",
-            field="interval")
     needed = list(dict.fromkeys([item, series, condition, value, *group_cols]
                                 + [c for c in (strata, judged, cluster) if c]))
     df = _to_pandas(data, needed)
@@ -1138,7 +1136,7 @@ def paired_bootstrap_frame(data: Any, *, item: str = "question_id", series: str 
         B, Cm, M = B[:, has], Cm[:, has], M[:, has]
         labels = [slabels[j] for j in np.flatnonzero(has)]
         got = _paired_core(B, Cm, M, stats=stats, aggregate=aggregate, series=labels,
-                           n_boot=n_boot, seed=seed, ci=ci, strata=codes, clusters=ccodes,
+                           n_boot=n_boot, seed=seed, ci_level=ci_level, strata=codes, clusters=ccodes,
                            cluster_name=cluster or "item", interval=interval)
         for r in got:
             if aggregate is None:

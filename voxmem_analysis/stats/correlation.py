@@ -7,12 +7,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from voxmem_analysis.stats._validation import as_float_vector, check_ci, require
+from voxmem_analysis.stats._validation import check_ci_level, ci_level_alias, paired_vectors
 
 __all__ = ["spearman"]
 
 
-def spearman(x: Any, y: Any, *, ci: float = 0.95) -> pd.DataFrame:
+@ci_level_alias
+def spearman(x: Any, y: Any, *, ci_level: float = 0.95) -> pd.DataFrame:
     """Spearman rank correlation with p-value and Fisher-z interval, dropping incomplete pairs.
 
     Parameters
@@ -20,16 +21,14 @@ def spearman(x: Any, y: Any, *, ci: float = 0.95) -> pd.DataFrame:
     x, y : array-like of float, shape (n,)
         Paired observations (e.g. per model x evidence cell: 8K accuracy and retention).
         A pair with NaN/None on either side is dropped and counted.
-    ci : float, default 0.95
-        Confidence level of the interval.
+    ci_level : float, default 0.95
+        Confidence level of the interval (``ci=`` is its deprecated name).
 
     Returns
     -------
     pandas.DataFrame
-        One row, columns:
+        One row with the pairs used (``n``) and left out for a missing value (``n_dropped``),
 
-        - ``n`` -- complete pairs used;
-        - ``n_dropped`` -- pairs dropped for a missing value;
         - ``rho`` -- Spearman's rho (NaN if fewer than 2 pairs or a constant variable);
         - ``p_value`` -- two-sided p-value for :math:`\\rho = 0` (NaN if ``n < 3`` or rho
           is NaN);
@@ -52,14 +51,8 @@ def spearman(x: Any, y: Any, *, ci: float = 0.95) -> pd.DataFrame:
        n  n_dropped     rho  p_value  rho_ci_low  rho_ci_high  ci_level
     0  5          1  0.8208   0.0886     -0.2229       0.9878      0.95
     """
-    ci = check_ci(ci)
-    xv = as_float_vector(x, "x")
-    yv = as_float_vector(y, "y")
-    require(xv.shape == yv.shape, f"x and y must have the same length, got {xv.size} and "
-            f"{yv.size}", field="y")
-    require(not (np.isinf(xv).any() or np.isinf(yv).any()),
-            "x and y must not contain infinite values", field="x")
-    ok = ~np.isnan(xv) & ~np.isnan(yv)
+    ci_level = check_ci_level(ci_level)
+    xv, yv, ok = paired_vectors(x, y, finite=True)
     xs, ys = xv[ok], yv[ok]
     n = int(ok.sum())
     rho = p = lo = hi = float("nan")
@@ -78,7 +71,7 @@ def spearman(x: Any, y: Any, *, ci: float = 0.95) -> pd.DataFrame:
                                                   else res["p-val"].iloc[0])
             if n >= 4:
                 lo, hi = (float(v) for v in pg.compute_esci(stat=rho, nx=n, ny=n, eftype="r",
-                                                             confidence=ci, decimals=15))
+                                                             confidence=ci_level, decimals=15))
     return pd.DataFrame({"n": [n], "n_dropped": [int((~ok).sum())], "rho": [rho],
                          "p_value": [p], "rho_ci_low": [lo], "rho_ci_high": [hi],
-                         "ci_level": [ci]})
+                         "ci_level": [ci_level]})

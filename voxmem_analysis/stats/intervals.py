@@ -6,12 +6,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from voxmem_analysis.stats._validation import as_float_vector, check_ci, require
+from voxmem_analysis.stats._validation import as_float_vector, check_ci_level, ci_level_alias, require
 
 __all__ = ["wilson_interval"]
 
 
-def wilson_interval(successes: Any, n: Any, *, ci: float = 0.95) -> pd.DataFrame:
+@ci_level_alias
+def wilson_interval(successes: Any, n: Any, *, ci_level: float = 0.95) -> pd.DataFrame:
     """Wilson score interval for binomial proportions (vectorised).
 
     Parameters
@@ -20,8 +21,8 @@ def wilson_interval(successes: Any, n: Any, *, ci: float = 0.95) -> pd.DataFrame
         Number of successes (e.g. correct answers).
     n : int or array-like of int
         Number of trials; broadcast against ``successes``.
-    ci : float, default 0.95
-        Confidence level.
+    ci_level : float, default 0.95
+        Confidence level (``ci=`` is its deprecated name).
 
     Returns
     -------
@@ -58,7 +59,7 @@ def wilson_interval(successes: Any, n: Any, *, ci: float = 0.95) -> pd.DataFrame
     1         18  30         0.6  0.4232   0.7541      0.95
     2         30  30         1.0  0.8865   1.0000      0.95
     """
-    ci = check_ci(ci)
+    ci = check_ci_level(ci_level)
     x = as_float_vector(np.atleast_1d(np.asarray(successes)), "successes")
     m = as_float_vector(np.atleast_1d(np.asarray(n)), "n")
     try:

@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from voxmem_analysis.stats._validation import as_float_matrix, as_float_vector, check_binary, require
+from voxmem_analysis.stats._validation import (as_float_matrix, as_float_vector, check_binary, paired_vectors,
+                                               require)
 
 __all__ = ["mcnemar_exact", "holm", "cochran_q"]
 
@@ -27,10 +28,8 @@ def mcnemar_exact(x: Any, y: Any) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        One row, columns:
+        One row; ``n`` counts the complete pairs, ``n_dropped`` the incomplete ones, and
 
-        - ``n`` -- complete pairs used;
-        - ``n_dropped`` -- pairs dropped for a missing value;
         - ``n01`` -- pairs with ``x = 0, y = 1``;
         - ``n10`` -- pairs with ``x = 1, y = 0``;
         - ``statistic`` -- ``min(n01, n10)``;
@@ -56,13 +55,7 @@ def mcnemar_exact(x: Any, y: Any) -> pd.DataFrame:
         n  n_dropped  n01  n10  statistic  p_value
     0  10          0    1    5          1   0.2188
     """
-    xv = as_float_vector(x, "x")
-    yv = as_float_vector(y, "y")
-    require(xv.shape == yv.shape, f"x and y must have the same length, got {xv.size} and "
-            f"{yv.size}", field="y")
-    check_binary(xv, "x")
-    check_binary(yv, "y")
-    ok = ~np.isnan(xv) & ~np.isnan(yv)
+    xv, yv, ok = paired_vectors(x, y, binary=True)
     xv, yv = xv[ok], yv[ok]
     n01 = int(((xv == 0) & (yv == 1)).sum())
     n10 = int(((xv == 1) & (yv == 0)).sum())
