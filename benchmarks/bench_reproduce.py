@@ -10,7 +10,9 @@ every kernel), the machine's load average before and after (other people's jobs 
 cores slow it down), and each notebook's time from ``OUT/run.json``.  Also the start-up time
 of the command line (``voxmem-analysis --help``).
 
-``--compare-ref REF`` (e.g. ``HEAD~1``) also runs the reproduction of that commit, alternating
+``--compare-memo`` also runs the working tree with the artifact memo left out (the shim below
+replaces ``voxmem_analysis.artifacts.memoised`` by a no-op in every process), alternating: the
+memo's effect alone, on the same code.  ``--compare-ref REF`` (e.g. ``HEAD~1``) also runs the reproduction of that commit, alternating
 with the working tree's, and prints the two wall times side by side: the commit is unpacked
 with ``git archive`` into a temporary folder and put first on the import path of the runner
 and of its kernels (a ``sitecustomize`` shim), so both use this environment's libraries.
@@ -91,6 +93,8 @@ def _wrap(owner, attr, kind):
 
 _PATCH = {"matplotlib.figure": lambda m: _wrap(m.Figure, "savefig", "figures"),
           "voxmem_analysis.io.release": lambda m: _wrap(m, "load_release", "load")}
+if os.environ.get("VOXMEM_BENCH_NO_MEMO"):   # --compare-memo: the same tree with the artifact memo left out
+    _PATCH["voxmem_analysis.artifacts"] = lambda m: setattr(m, "memoised", lambda name: (lambda func: func))
 
 
 class _Finder(importlib.abc.MetaPathFinder):
@@ -239,6 +243,8 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--compare-ref", default=None, metavar="REF",
                     help="also time the reproduction of this commit (e.g. HEAD~1), alternating")
+    ap.add_argument("--compare-memo", action="store_true",
+                    help="also time the working tree with the run-scoped artifact memo left out, alternating")
     ap.add_argument("extra", nargs="*", help="more arguments for `reproduce` (after --)")
     args = ap.parse_args(argv)
 
@@ -251,6 +257,9 @@ def main(argv=None) -> int:
         if args.compare_ref:
             envs[args.compare_ref] = unpack(args.compare_ref, Path(tmp) / "ref")
             walls[args.compare_ref], sums[args.compare_ref] = [], []
+        if args.compare_memo:
+            envs["no memo"] = dict(envs["working tree"], VOXMEM_BENCH_NO_MEMO="1")
+            walls["no memo"], sums["no memo"] = [], []
         for k in range(args.repeat):
             for label, env in envs.items():
                 out = (Path(args.out) / label.replace(" ", "_") if args.out
@@ -275,9 +284,10 @@ def main(argv=None) -> int:
         print(f"\nwall time ({label}): min {min(ws):.1f} s, median {statistics.median(ws):.1f} s over {len(ws)} run(s); "
               "median task seconds summed over tasks: "
               + ", ".join(f"{c} {statistics.median(x[c] for x in sums[label]):.1f}" for c in _COLS))
-    if args.compare_ref and walls["working tree"] and walls[args.compare_ref]:
-        new, old = statistics.median(walls["working tree"]), statistics.median(walls[args.compare_ref])
-        print(f"working tree / {args.compare_ref}: {new / old:.2f}")
+    for other in [o for o in (args.compare_ref, "no memo" if args.compare_memo else None) if o]:
+        if walls["working tree"] and walls[other]:
+            new, old = statistics.median(walls["working tree"]), statistics.median(walls[other])
+            print(f"working tree / {other}: {new / old:.2f} (median wall times)")
     return 0
 
 

@@ -94,7 +94,7 @@ with R.section(f"Figure 5 ({b_fig5})"):
     oe5 = R.operation_evidence(release, budgets=[b_fig5], models=models)
     fig = P.operation_heatmap(oe5)
     output.save_figure(fig, out, f"fig5_operation_evidence_{b_fig5.lower()}", data=oe5, release=release,
-                       caption=artifacts.caption("fig5", budget=b_fig5))
+                       caption=artifacts.caption("fig5", budget=b_fig5, models=models))
     display(R.fig5(release, budget=b_fig5, models=models))
 
 # %% [markdown]

@@ -179,6 +179,8 @@ def test_artifact_caption_names_the_budget_used():
     assert artifacts.caption("fig5", budget="16K").startswith("Figure 5: mean accuracy (%) of the operation x "
                                                               "evidence cells at 16K")
     assert artifacts.caption("table18", comparison="32K").startswith("Table 18: paired change 8K to 32K")
+    assert artifacts.caption("fig5", budget="32K", models="A,B").endswith("at 32K, models A, B")
+    assert artifacts.caption("fig5", budget="32K", models=None).endswith("at 32K, all models")
 
 
 def test_report_caption_of_figure_8_on_a_32k_only_run(tmp_path):
@@ -228,7 +230,7 @@ def test_a_caption_gives_the_same_bytes_twice(tmp_path):
 
 def test_notebook_10_passes_the_captions_it_uses():
     src = (ROOT / "notebooks" / "10_main_results.py").read_text()
-    assert 'caption=artifacts.caption("fig5", budget=b_fig5)' in src
+    assert 'caption=artifacts.caption("fig5", budget=b_fig5, models=models)' in src
     assert "caption=caption8" in src and "artifacts.caption('fig8', budget=b_cmp)" in src
 
 

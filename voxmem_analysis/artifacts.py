@@ -98,8 +98,9 @@ def retitle(title: str, params: dict) -> str:
     """``title`` with the paper's budgets replaced by those in ``params``.
 
     ``budget``: ``at 64K`` -> ``at 32K`` and ``64K model set`` -> ``models run at 32K`` (kept for
-    64K itself); ``baseline`` / ``comparison``: ``8K to 64K`` -> ``8K to 32K``.  Other text and
-    parameters left as they are (``None`` or empty: the title's own budget).
+    64K itself); ``baseline`` / ``comparison``: ``8K to 64K`` -> ``8K to 32K``; ``models`` (a list or
+    a comma-separated string): ``all models`` -> ``models A, B``.  Other text and parameters left as
+    they are (``None`` or empty: the title's own budget and models).
 
     >>> retitle("Table 15: accuracy (%) at 64K, 64K model set", {"budget": "32k"})
     'Table 15: accuracy (%) at 32K, models run at 32K'
@@ -115,6 +116,10 @@ def retitle(title: str, params: dict) -> str:
     m = re.search(rf"\b{_BUDGET} to {_BUDGET}\b", title)
     if m and (base or cmp_):
         title = title.replace(m.group(0), f"{base or m.group(1)} to {cmp_ or m.group(2)}")
+    models = params.get("models")
+    names = [x.strip() for x in models.split(",")] if isinstance(models, str) else list(models or [])
+    if [x for x in names if x]:
+        title = title.replace("all models", "models " + ", ".join(x for x in names if x))
     return title
 
 

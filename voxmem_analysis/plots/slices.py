@@ -111,8 +111,9 @@ def slice_dot_plot(data: pd.DataFrame, by, *, overall: float | None = None, titl
         if overall is not None and np.isfinite(overall):
             ax.axvline(overall, ls="--", lw=0.8, color="#555555", label=f"all pooled ({overall:.1f})")
         ax.set_xlim(0, 100)
-        methods = sorted({str(m).split(" ")[0] for m in t["interval"]}) if len(t) else []
-        names = {"wilson": "Wilson", "bootstrap": "item-bootstrap"}
+        methods = sorted({str(m).split(" ")[0] + (" bca" if "bca" in str(m) else "") for m in t["interval"]}) \
+            if len(t) else []
+        names = {"wilson": "Wilson", "bootstrap": "item-bootstrap", "bootstrap bca": "BCa item-bootstrap"}
         ax.set_xlabel("Accuracy (%) with 95% " + " / ".join(names.get(m, m) for m in methods) + " interval")
         ax.set_ylabel("")
         if hue_cols or (overall is not None and np.isfinite(overall)):
