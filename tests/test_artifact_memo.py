@@ -168,3 +168,19 @@ def test_runner_scopes_the_memo_to_its_staging_folder(tmp_path, monkeypatch):
     runner._worker_init(None, None, str(folder))
     assert os.environ[artifacts.MEMO_ENV] == str(folder)
     assert folder.parent.name == ".staging"   # removed with the staging folder when the run ends
+
+
+@artifacts.memoised("test.fails")
+def fails(release) -> int:
+    CALLS.append(("fails",))
+    warnings.warn("about to fail", UserWarning)
+    raise ValueError("no such slice")
+
+
+def test_a_failing_call_stores_nothing_and_keeps_its_warnings(tiny_release, memo):
+    rel = load_release(tiny_release, strict=False)
+    for _ in range(2):
+        with pytest.warns(UserWarning, match="about to fail"), pytest.raises(ValueError, match="no such slice"):
+            fails(rel)
+    assert CALLS == [("fails",), ("fails",)]
+    assert not any(memo.glob("test.fails-*"))

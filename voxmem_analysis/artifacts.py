@@ -166,8 +166,8 @@ def memoised(name: str):
     metadata, and the size and mtime of each file below its folder); a later call with the same key,
     in any process of the run, returns the stored copy.  Warnings raised while computing are stored
     and raised again on a hit.  An argument that cannot be fingerprinted exactly (an object of
-    unknown type, a frame with object columns) means no memo for that call.  Without the variable the
-    wrapper calls ``func`` directly.
+    unknown type, a frame whose cells cannot be hashed) means no memo for that call.  Without the
+    variable the wrapper calls ``func`` directly.
     """
     def deco(func):
         sig = inspect.signature(func)
@@ -185,11 +185,14 @@ def memoised(name: str):
                 _reemit(caught)
                 _memo_log(name, "hit", t0)
                 return value
-            with warnings.catch_warnings(record=True) as rec:
-                warnings.simplefilter("always")
-                value = func(*args, **kwargs)
-            caught = list(dict.fromkeys((w.category, str(w.message), w.filename, w.lineno) for w in rec))
-            _reemit(caught)
+            rec: list = []
+            try:
+                with warnings.catch_warnings(record=True) as rec:
+                    warnings.simplefilter("always")
+                    value = func(*args, **kwargs)
+            finally:  # raised again under the caller's filters, also when the call failed
+                caught = list(dict.fromkeys((w.category, str(w.message), w.filename, w.lineno) for w in rec))
+                _reemit(caught)
             _memo_write(Path(folder), name, key, (value, caught))
             _memo_log(name, "miss", t0)
             return value

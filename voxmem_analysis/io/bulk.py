@@ -75,9 +75,9 @@ def split_lines(texts: list[str], files: list[int], names: list[str], conditions
     :func:`voxmem_analysis.io.jsonl.iter_lines` numbers them."""
     frame = pl.DataFrame({"_fi": files, "_file": names, "_cond": conditions, "line": texts},
                          schema={"_fi": pl.Int64, "_file": pl.Utf8, "_cond": pl.Utf8, "line": pl.Utf8})
+    line = pl.col("line").str.strip_chars_end("\r") if any("\r" in t for t in texts) else pl.col("line")
     frame = frame.with_columns(pl.col("line").str.split("\n")).explode("line").with_columns(
-        pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over("_fi").alias("lineno"),
-        pl.col("line").str.strip_chars_end("\r"))
+        pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over("_fi").alias("lineno"), line)
     # Python's str.isspace also counts U+001C..U+001F as blank
     return frame.filter(~pl.col("line").str.contains(r"^[\s\x1c-\x1f]*$"))
 
