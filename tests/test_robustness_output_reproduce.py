@@ -152,13 +152,25 @@ def test_only_with_another_release_is_refused(tmp_path):
 
 def test_foreign_folder_is_refused(tmp_path):
     out = tmp_path / "home"
-    out.mkdir()
-    (out / "thesis.tex").write_text("my work\n")
-    with pytest.raises(OutputFolderError, match="is not empty and holds no earlier reproduce run .no run.json.: "
-                                                "it has thesis.tex; .*choose a new or empty folder"):
+    (out / "thesis").mkdir(parents=True)
+    (out / "thesis" / "main.tex").write_text("my work\n")
+    with pytest.raises(OutputFolderError, match="holds no earlier reproduce run .no run.json. but folders of its "
+                                                "own .thesis.; .*choose a new or empty folder"):
         with A.StagedOutput(out, data=tmp_path):
             pass
-    assert (out / "thesis.tex").read_text() == "my work\n"
+    assert (out / "thesis" / "main.tex").read_text() == "my work\n"
+
+
+def test_folder_with_a_readme_is_used_and_the_readme_kept(tmp_path):
+    """The repository's figures/ (make reproduce's default --out) holds a README.md and no run.json."""
+    out = tmp_path / "figures"
+    out.mkdir()
+    (out / "README.md").write_text("outputs land here\n")
+    with A.StagedOutput(out, data=tmp_path) as st:
+        (st.staging / "run.json").write_text("{}")
+        st.commit()
+    assert sorted(tree(out)) == ["README.md", "run.json"]
+    assert st.notes == ["kept 1 file(s) in the output folder that reproduce did not write: README.md"]
 
 
 def test_recovery_after_a_killed_run(tmp_path):
@@ -335,7 +347,8 @@ def test_ctrl_c_stops_workers_cleanly(tmp_path, tiny_release):
     exe = Path(sys.executable).with_name("voxmem-analysis")
     proc = subprocess.Popen([str(exe), "reproduce", "--data", str(tiny_release), "--out", str(out), "--notebooks",
                              str(nbs), "--jobs", "1", "--no-progress"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as in a terminal
     started = None
     deadline = time.monotonic() + 120
     while started is None and time.monotonic() < deadline and proc.poll() is None:

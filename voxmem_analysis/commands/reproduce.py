@@ -5,6 +5,7 @@ the command runs.
 """
 from __future__ import annotations
 
+import argparse
 import ast
 import re
 import sys
@@ -16,7 +17,8 @@ def register(sub) -> None:
     p = sub.add_parser("reproduce", help="execute every notebook and write figures, tables, reproduction.csv and a report",
                        description="Execute every notebook (papermill, in parallel), write OUT/figures, OUT/tables, "
                                    "OUT/notebooks, OUT/reproduction.csv, OUT/audit.csv and OUT/report/index.html. "
-                                   "Exit code 1 if a notebook or task failed.")
+                                   "The output is built beside OUT and swapped in when complete (one run per "
+                                   "folder; Ctrl-C leaves OUT as it was). Exit code 1 if a notebook or task failed.")
     p.add_argument("--data", metavar="DIR", help="release directory (see data/README.md)")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created)")
     p.add_argument("--jobs", type=int, default=None, metavar="N", help="notebooks run in parallel (default: cores)")
@@ -35,6 +37,9 @@ def register(sub) -> None:
                         "and the paper audit (default: only for the paper's calibrated release)")
     p.add_argument("--include-examples", action="store_true",
                    help="also run the notebooks on bundled examples (the LongMemEval notebook 60)")
+    p.add_argument("--keep-going", action=argparse.BooleanOptionalAction, default=True,
+                   help="a failing notebook stops nothing else and is reported in the new output (default); "
+                        "--no-keep-going: the first failure stops the run and the previous output stays as it was")
     p.add_argument("--embed", action="store_true",
                    help="inline the figures into report/index.html (base64) so the one file can be shared")
     p.set_defaults(func=run)
@@ -72,12 +77,12 @@ def run(args) -> int:
     if not args.data:
         print("--data DIR is required", file=sys.stderr)
         return 2
+    if not Path(args.data).is_dir():
+        print(f"release directory {args.data!r} does not exist", file=sys.stderr)
+        return 2
     from voxmem_analysis.commands._guards import check_outputs
 
     if check_outputs("reproduce", folders={"--out": args.out}):
-        return 2
-    if not Path(args.data).is_dir():
-        print(f"release directory {args.data!r} does not exist", file=sys.stderr)
         return 2
     overrides = {}
     for item in args.parameter:
@@ -96,8 +101,8 @@ def run(args) -> int:
                           notebooks_dir=args.notebooks, overrides=overrides, timeout=args.timeout,
                           progress=False if args.no_progress else None,
                           compare_published=args.compare_published, include_examples=args.include_examples,
-                          embed=args.embed)
-    except (FileNotFoundError, ValueError) as exc:
-        print(str(exc), file=sys.stderr)
+                          embed=args.embed, keep_going=args.keep_going)
+    except (FileNotFoundError, ValueError) as exc:  # also OutputFolderError: locked, foreign, two releases
+        print(f"error: reproduce: {exc}", file=sys.stderr)
         return 2
     return summary.exit_code

@@ -17,9 +17,9 @@ notebooks not re-run (copied from the previous output, recorded as ``earlier`` i
 Files no reproduce run wrote are never deleted: outside ``figures/``, ``tables/``, ``notebooks/``
 and ``report/`` they stay where they are; inside those folders (stale outputs of an older run, or
 a user's own file) they move to ``OUT/earlier-files/`` so the report does not show them.  Both
-are said.  A non-empty folder that holds no earlier run (no ``run.json``) is refused, and so is
-``--only`` with another ``--data`` than the run in ``OUT`` (that would mix two releases in one
-report).
+are said.  A folder that holds no earlier run (no ``run.json``) but folders of its own (or more
+than a few files: ``--out ~`` by mistake) is refused, and so is ``--only`` with another ``--data``
+than the run in ``OUT`` (that would mix two releases in one report).
 """
 from __future__ import annotations
 
@@ -46,6 +46,9 @@ RUNNER_FILES = ("run.json", "reproduction.csv", "audit.csv")
 RUNNER_FOLDERS = ("figures", "tables", "notebooks", "report", ".staging")
 #: Where files found inside the runner's folders that no run wrote are moved.
 KEPT_FOLDER = "earlier-files"
+#: A folder without run.json is accepted as --out with at most this many files of its own (a
+#: README, kept in place), and no folders besides the runner's; anything more is refused.
+_MAX_FOREIGN_FILES = 10
 #: A lock file younger than this whose content cannot be read is being written: in use.
 _FRESH_LOCK_SECONDS = 60
 
@@ -295,12 +298,13 @@ class StagedOutput:
     def _check(self) -> None:
         if self.out.exists() and not self.out.is_dir():
             raise OutputFolderError(f"--out {str(self.out)!r} is a regular file, not a folder")
-        visible = [p.name for p in self.out.iterdir() if not p.name.startswith(".")] if self.out.is_dir() else []
-        if visible and not self.previous:
+        visible = [p for p in self.out.iterdir() if not p.name.startswith(".")] if self.out.is_dir() else []
+        own = [p.name for p in visible if p.is_dir() and p.name not in RUNNER_FOLDERS]
+        if not self.previous and (own or len(visible) > _MAX_FOREIGN_FILES):
             raise OutputFolderError(
-                f"--out {str(self.out)!r} is not empty and holds no earlier reproduce run (no run.json): it has "
-                f"{_some(sorted(visible), 3)}; reproduce fills an output folder of its own: choose a new or empty "
-                f"folder")
+                f"--out {str(self.out)!r} holds no earlier reproduce run (no run.json) but "
+                + (f"folders of its own ({_some(sorted(own), 3)})" if own else f"{len(visible)} files")
+                + "; reproduce fills an output folder of its own: choose a new or empty folder")
         if self.only and self.previous and self.previous.get("data_dir") not in (None, self.data):
             raise OutputFolderError(
                 f"--out {str(self.out)!r} holds a run on {self.previous.get('data_dir')!r}; --only with --data "

@@ -26,6 +26,10 @@ cell (index, source excerpt, exception, line of the script) is reported, and :fu
 returns a summary whose ``exit_code`` is 1.  ``OUT/run.json`` records the run (it is the
 input of :mod:`voxmem_analysis.reproduce.report`, which writes ``OUT/report/index.html``).
 
+The output is all or nothing (:mod:`voxmem_analysis.reproduce.atomic`): the run is built in a
+staging folder beside ``OUT``, swapped in when complete, under a lock; an interrupted run
+(Ctrl-C stops the workers; ``keep_going=False`` after a failure) leaves ``OUT`` as it was.
+
 Layout of ``OUT``::
 
     figures/    PNG + PDF + CSV of every figure (written by the notebooks)
@@ -40,10 +44,12 @@ pandas are imported inside the worker processes.
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import os
 import re
 import shutil
+import signal
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -395,6 +401,7 @@ def _worker_init(threads: int | None, cache_dir: str | None = None, memo_dir: st
       format checks (which nbformat never uses), and it builds a parser grammar at import
       time, costing about 3 s per process on a 2-core machine.
     """
+    _worker_signals()
     os.environ["PYTHONHASHSEED"] = "0"
     if cache_dir:  # notebooks of this run parse the release once (see loading.CACHE_ENV)
         from voxmem_analysis.io.release import CACHE_ENV
@@ -409,6 +416,17 @@ def _worker_init(threads: int | None, cache_dir: str | None = None, memo_dir: st
             os.environ[var] = str(threads)
     if "jsonschema" not in sys.modules:
         sys.modules.setdefault("rfc3987_syntax", None)
+
+
+def _worker_signals() -> None:
+    """In a worker process: ignore Ctrl-C (the main process stops the run, without a
+    KeyboardInterrupt traceback from every worker); SIGTERM -- how the main process ends a
+    worker -- raises SystemExit, so ``finally`` blocks (papermill's kernel shutdown) run."""
+    def _exit(signum, frame):  # noqa: ARG001 - signal handler signature
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _exit)
 
 
 def _execute(src, dst, params, cwd, log_path, timeout) -> None:
@@ -599,13 +617,13 @@ def run(data_dir, out_dir, *, jobs: int | None = None, seed: int = 0, n_boot: in
         notebooks_dir=None, overrides: dict | None = None, timeout: float | None = 900,
         progress: bool | None = None, reproduction: bool = True, report: bool = True,
         stream=None, compare_published: bool = False, include_examples: bool = False,
-        embed: bool = False) -> RunSummary:
+        embed: bool = False, keep_going: bool = True) -> RunSummary:
     """Execute the notebooks and the reproduction task in parallel; write run.json and the report.
 
     Parameters
     ----------
     data_dir, out_dir : path
-        Release directory read by every notebook; output folder (created).
+        Release directory read by every notebook; output folder (created; see "Output folder").
     jobs : int
         Worker processes (default: the machine's cores).
     seed, n_boot : int
@@ -627,15 +645,110 @@ def run(data_dir, out_dir, *, jobs: int | None = None, seed: int = 0, n_boot: in
         Also run the notebooks on bundled examples (LongMemEval); always when named in ``only``.
     embed : bool
         Inline the figures into report/index.html (one shareable file).
+    keep_going : bool
+        ``True`` (default): a failing notebook stops nothing else and is reported in the new
+        output.  ``False``: the first failure stops the run; the previous output stays as it was.
+
+    Output folder
+    -------------
+    The run is built in a staging folder beside ``out_dir`` and swapped in only when complete
+    (:mod:`voxmem_analysis.reproduce.atomic`): a lock refuses a second run into the same folder,
+    an interrupted run (Ctrl-C, ``keep_going=False``) leaves the previous output untouched,
+    ``out_dir`` then holds only this run's files (with ``only``: also the other notebooks'
+    earlier outputs; files no run wrote are kept, and said so), and ``only`` with another
+    release than the one in ``out_dir`` is refused (:class:`~voxmem_analysis.errors.OutputFolderError`).
+    Notes on what was kept, moved or cleaned go to standard error.
     """
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from voxmem_analysis.reproduce.atomic import StagedOutput
+
+    stream = stream or sys.stdout
+    out = Path(out_dir).resolve()
+    paths = select(discover(notebooks_dir), only)
+    staged = StagedOutput(out, data=data_dir, only={p.stem for p in paths} if only else None)
+    try:
+        with staged:
+            try:
+                summary = _run_staged(staged.staging, out, paths, data_dir, jobs=jobs, seed=seed, n_boot=n_boot,
+                                      only=only, overrides=overrides, timeout=timeout, progress=progress,
+                                      reproduction=reproduction, report=report, compare_published=compare_published,
+                                      include_examples=include_examples, embed=embed, keep_going=keep_going)
+            except _Stop as stop:
+                staged.abandon(f"{stop.label} failed and --no-keep-going is set")
+                summary = RunSummary(str(Path(data_dir).resolve()), str(staged.staging), seed, n_boot, jobs or 0,
+                                     [stop.result] if stop.result is not None else [],
+                                     tasks_failed=[f"stopped (--no-keep-going): {stop.label} failed"])
+                for r in summary.notebooks:
+                    r.executed, r.outputs = None, []   # they were in the removed staging folder
+            else:
+                staged.commit()
+    finally:
+        for note in staged.notes:
+            print(f"# {note}", file=sys.stderr)
+    print_summary(summary, stream)
+    return summary
+
+
+class _Stop(Exception):
+    """A task failed and ``keep_going`` is off: the run stops (see :func:`run`)."""
+
+    def __init__(self, label: str, result: NotebookResult | None):
+        super().__init__(label)
+        self.label, self.result = label, result
+
+
+@contextlib.contextmanager
+def _stopping(pool):
+    """Stop the pool's workers at once when the run is left early (Ctrl-C, ``keep_going=False``)."""
+    try:
+        yield
+    except BaseException:
+        _stop_pool(pool)
+        raise
+
+
+def _completed(futures, poll: float = 0.5):
+    """The futures as they complete, like ``concurrent.futures.as_completed``, but waking every
+    ``poll`` seconds: with many threads in the process (polars) Ctrl-C may reach another thread, and
+    the main thread only raises KeyboardInterrupt once it runs again."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    pending = list(futures)
+    while pending:
+        done, _ = wait(pending, timeout=poll, return_when=FIRST_COMPLETED)
+        for fut in [f for f in pending if f in done]:
+            pending.remove(fut)
+            yield fut
+
+
+def _stop_pool(pool, grace: float = 10.0) -> None:
+    """Cancel what has not started and end the running workers: SIGTERM (a worker then leaves through
+    its ``finally`` blocks, so papermill shuts its kernel down), SIGKILL after ``grace`` seconds."""
+    procs = [p for p in (getattr(pool, "_processes", None) or {}).values() if p is not None]
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    deadline = time.monotonic() + grace
+    for p in procs:
+        p.join(max(0.1, deadline - time.monotonic()))
+        if p.is_alive():
+            p.kill()
+            p.join(1.0)
+
+
+def _run_staged(stage: Path, final: Path, paths: list[Path], data_dir, *, jobs: int | None, seed: int,
+                n_boot: int, only, overrides: dict | None, timeout: float | None, progress: bool | None,
+                reproduction: bool, report: bool, compare_published: bool, include_examples: bool,
+                embed: bool, keep_going: bool) -> RunSummary:
+    """The run of :func:`run`, written into the staging folder ``stage`` (the final folder is
+    ``final``: run.json and the report name it).  Raises :class:`_Stop` when a task fails and
+    ``keep_going`` is off."""
+    from concurrent.futures import ProcessPoolExecutor
 
     t_start = time.perf_counter()
-    stream = stream or sys.stdout
     data = Path(data_dir).resolve()
-    out = Path(out_dir).resolve()
+    out = Path(stage)
     out.mkdir(parents=True, exist_ok=True)
-    paths = select(discover(notebooks_dir), only)
     jobs = max(1, int(jobs or os.cpu_count() or 1))
     threads = max(1, (os.cpu_count() or 1) // jobs)
     previous = _previous_run(out)
@@ -650,7 +763,7 @@ def run(data_dir, out_dir, *, jobs: int | None = None, seed: int = 0, n_boot: in
     # keeps both workers busy until the end
     last = {nb["name"]: nb.get("seconds", 0) for nb in previous.get("notebooks", [])}
     order = sorted(paths, key=lambda p: (-last.get(p.stem, _estimated_seconds(p)), p.name))
-    summary = RunSummary(str(data), str(out), seed, n_boot, jobs, [], only=[p.stem for p in paths] if only else None)
+    summary = RunSummary(str(data), str(final), seed, n_boot, jobs, [], only=[p.stem for p in paths] if only else None)
     results: dict[str, NotebookResult] = {}
     owner: dict[str, str] = {}
     total = len(order) + (1 if reproduction else 0)
@@ -661,7 +774,8 @@ def run(data_dir, out_dir, *, jobs: int | None = None, seed: int = 0, n_boot: in
     ctx = multiprocessing.get_context("forkserver")
     with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init,
                              initargs=(threads, str(out / _STAGING / "release-cache"),
-                                       str(out / _STAGING / "artifact-memo")), mp_context=ctx) as pool:
+                                       str(out / _STAGING / "artifact-memo")), mp_context=ctx) as pool, \
+            _stopping(pool):
         futures = {}
         for p in order:
             futures[pool.submit(execute_notebook, p, data_dir=str(data), out_dir=str(out), seed=seed, n_boot=n_boot,
@@ -671,7 +785,7 @@ def run(data_dir, out_dir, *, jobs: int | None = None, seed: int = 0, n_boot: in
             futures[pool.submit(reproduction_task, str(data), str(out), seed=seed, n_boot=n_boot,
                                 compare_published=compare_published)] = "reproduction"
         bar = _progress(total, progress)
-        for fut in as_completed(futures):
+        for fut in _completed(futures):
             key = futures[fut]
             try:
                 res = fut.result()
@@ -701,6 +815,9 @@ def run(data_dir, out_dir, *, jobs: int | None = None, seed: int = 0, n_boot: in
                 results[key] = res
                 label, status = key, res.status
             bar.done(label, status)
+            if status == "failed" and not keep_going:
+                bar.close()
+                raise _Stop(label, results.get(key))
         bar.close()
     shutil.rmtree(out / _STAGING, ignore_errors=True)
     summary.notebooks = [results[p.stem] for p in paths]
@@ -724,7 +841,6 @@ def run(data_dir, out_dir, *, jobs: int | None = None, seed: int = 0, n_boot: in
             summary.tasks_failed.append(f"report: {type(exc).__name__}: {exc}")
     summary.wall_seconds = round(time.perf_counter() - t_start, 2)
     (out / "run.json").write_text(json.dumps(summary.to_dict(), indent=1, sort_keys=True, default=str) + "\n")
-    print_summary(summary, stream)
     return summary
 
 
