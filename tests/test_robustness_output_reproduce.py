@@ -170,7 +170,7 @@ def test_folder_with_a_readme_is_used_and_the_readme_kept(tmp_path):
         (st.staging / "run.json").write_text("{}")
         st.commit()
     assert sorted(tree(out)) == ["README.md", "run.json"]
-    assert st.notes == ["kept 1 file(s) in the output folder that reproduce did not write: README.md"]
+    assert st.notes == []  # the folder's own README is carried over without a note on every run
 
 
 def test_recovery_after_a_killed_run(tmp_path):

@@ -206,6 +206,8 @@ def carry_over(previous_dir: Path, new_out: Path, previous: dict) -> list[str]:
         shown = target.relative_to(new_out).as_posix()
         (moved_in_place if shown == rel else moved_aside).append(rel if shown == rel else f"{rel} -> {shown}")
     notes = []
+    # a README.md at the top of the folder (the repository's figures/README.md) is carried over silently
+    moved_in_place = [r for r in moved_in_place if r != "README.md"]
     if moved_in_place:
         notes.append(f"kept {len(moved_in_place)} file(s) in the output folder that reproduce did not write: "
                      + _some(moved_in_place))
