@@ -128,3 +128,25 @@ def test_vectorised_and_scalar_rules_agree(tmp_path):
 def test_invalid_output_filter_pattern_is_a_clear_error():
     with pytest.raises(ValueError, match="output_filter_pattern is not a valid regular expression"):
         ScoringRules(output_filter_pattern="(")
+
+
+def test_slice_cli_harness_convention_equals_public_scorer(capsys):
+    """Issue 11 'done when': `slice --convention harness --by model,budget,is_ar` = the scorer, every stratum."""
+    import io
+
+    import pandas as pd
+
+    from voxmem_analysis.cli import main
+
+    rc = main(["slice", "--data", str(SYNTHETIC), "--convention", "harness", "--by", "model,budget,is_ar",
+               "--interval", "wilson"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    df = pd.read_csv(io.StringIO(out))
+    df = df[df["level"] == "slice"]
+    ours = {(m, b, bool(a)): (int(n), int(c)) for m, b, a, n, c in
+            zip(df["model"], df["budget"], df["is_ar"], df["n"], df["n_correct"])}
+    assert ours == _scorer_strata(SYNTHETIC)
+    for k, (graded, correct) in _scorer_strata(SYNTHETIC).items():
+        row = df[(df["model"] == k[0]) & (df["budget"] == k[1]) & (df["is_ar"] == k[2])]
+        assert abs(float(row["accuracy"].iloc[0]) / 100 - correct / graded) < 1e-6  # printed to 6 digits

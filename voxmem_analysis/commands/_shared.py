@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 def add_data_args(p, required: bool = True) -> None:
     p.add_argument("--data", required=required, metavar="DIR", help="release directory (see data/README.md)")
     p.add_argument("--convention", choices=("paper", "harness"), default="paper",
-                   help="paper: ungraded predictions count as incorrect (default); harness: they leave the denominator")
+                   help="paper (default, App. C.4): failed and ungraded predictions count as incorrect; harness: the public scorer's rule, only predictions with a verdict count")
     p.add_argument("--rejection-pattern", metavar="REGEX", default=None, type=regex_arg,
                    help="regular expression on the `error` field that marks a provider rejection")
     p.add_argument("--lenient", action="store_true", help="leave out bad lines (reported) instead of failing")
