@@ -130,6 +130,14 @@ def add_output_args(p, *, bootstrap: bool = True) -> None:
         p.add_argument("--n-boot", type=n_boot_arg, default=10_000, help="bootstrap resamples (default 10000)")
 
 
+def add_cluster_arg(p, *, adds: str) -> None:
+    """``--cluster UNIT``: the bootstrap's resampling unit (item, family, or a column with --manifest)."""
+    p.add_argument("--cluster", default="item", metavar="UNIT",
+                   help="bootstrap resampling unit: item (default) or family (VoxMem: a refusal question with its "
+                        "source; LongMemEval: X_abs with X); with --manifest also any column of the verdict frame. "
+                        f"Adds {adds}")
+
+
 def add_judge_arg(p) -> None:
     p.add_argument("--judge", default=None, metavar="NAME",
                    help="where a system and budget have verdicts from several judges, use this one "

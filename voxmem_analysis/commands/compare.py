@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 
-from voxmem_analysis.commands._shared import (add_data_args, add_judge_arg, add_manifest_args, add_output_args, emit,
+from voxmem_analysis.commands._shared import (add_cluster_arg, add_data_args, add_judge_arg, add_manifest_args, add_output_args, emit,
                                               load, load_manifest, one_judge, run_guarded, synthetic_banner)
 
 
@@ -27,10 +27,7 @@ def register(sub) -> None:
     p.add_argument("--budget", default=None, metavar="B", help="with --data: the context length (8K, 16K, 32K, 64K)")
     p.add_argument("--answerable-only", action="store_true",
                    help="with --data: leave out the answer-refusal (AR) items (default: all scored items)")
-    p.add_argument("--cluster", default="item", metavar="UNIT",
-                   help="bootstrap resampling unit: item (default) or family (VoxMem: a refusal question with its "
-                        "source; LongMemEval: X_abs with X); with --manifest also any column of the verdict frame.  "
-                        "Adds the design effect (clustered / item-level variance)")
+    add_cluster_arg(p, adds="the design effect (clustered / item-level variance)")
     p.add_argument("--interval", choices=("percentile", "bca"), default="percentile",
                    help="bootstrap interval of the difference: percentile (default) or bca (bias-corrected and "
                         "accelerated); the columns diff_ci_low_mc_se, diff_ci_high_mc_se give the Monte-Carlo "

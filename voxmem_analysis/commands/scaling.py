@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from voxmem_analysis.commands._shared import add_judge_arg, add_manifest_args, add_output_args, emit, load_manifest, one_judge, run_guarded
+from voxmem_analysis.commands._shared import add_cluster_arg, add_judge_arg, add_manifest_args, add_output_args, emit, load_manifest, one_judge, run_guarded
 
 
 def register(sub) -> None:
@@ -21,9 +21,7 @@ def register(sub) -> None:
     p.add_argument("--baseline", required=True, metavar="BUDGET", help="the baseline budget, as written in the manifest")
     p.add_argument("--part", choices=("both", "table", "correlations"), default="both",
                    help="print the scaling table, the correlations, or both (default)")
-    p.add_argument("--cluster", default="item", metavar="UNIT",
-                   help="bootstrap resampling unit: item (default), family (an abstention question X_abs with X), or "
-                        "any column of the verdict frame; adds the columns cluster and change_design_effect")
+    add_cluster_arg(p, adds="the columns cluster and change_design_effect")
     add_judge_arg(p)
     add_output_args(p)
     p.set_defaults(func=lambda a: run_guarded(run, a))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sys
 
-from voxmem_analysis.commands._shared import (add_data_args, add_judge_arg, add_manifest_args, add_output_args, emit,
+from voxmem_analysis.commands._shared import (add_cluster_arg, add_data_args, add_judge_arg, add_manifest_args, add_output_args, emit,
                                               load, load_manifest, note, one_judge, run_guarded, synthetic_banner)
 
 _DATA_DEFAULT_BY = "model,budget,evidence_type"
@@ -41,10 +41,7 @@ def register(sub) -> None:
                    help="endpoints of the bootstrap rows: percentile (default) or bca (bias-corrected and "
                         "accelerated, for small or low-accuracy slices); every bootstrap row states the Monte-Carlo "
                         "standard error of its endpoints (accuracy_ci_low_mc_se, accuracy_ci_high_mc_se)")
-    p.add_argument("--cluster", default="item", metavar="UNIT",
-                   help="bootstrap resampling unit: item (default) or family (VoxMem: a refusal question with its "
-                        "source; LongMemEval: X_abs with X); with --manifest also any column of the verdict frame.  "
-                        "Adds the columns cluster and design_effect (clustered / item-level variance)")
+    add_cluster_arg(p, adds="the columns cluster and design_effect (clustered / item-level variance)")
     p.add_argument("--type-col", default="auto", metavar="COL",
                    help="column pooled into the overall row and averaged into the macro row "
                         "(default: auto = last of question_type/evidence_type/operation/subtype in --by; 'none' to disable)")
