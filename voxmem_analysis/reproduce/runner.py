@@ -423,6 +423,14 @@ def _worker_signals() -> None:
     KeyboardInterrupt traceback from every worker); SIGTERM -- how the main process ends a
     worker -- raises SystemExit, so ``finally`` blocks (papermill's kernel shutdown) run."""
     def _exit(signum, frame):  # noqa: ARG001 - signal handler signature
+        # the run is being stopped on purpose: the kernel's death then surfaces in nbclient's pending
+        # asyncio tasks as "Task exception was never retrieved ... DeadKernelError" tracebacks on
+        # stderr, noise on top of the main process's one message; keep them out of the terminal
+        import logging
+
+        quiet = logging.getLogger("asyncio")
+        quiet.addHandler(logging.NullHandler())
+        quiet.propagate = False
         raise SystemExit(128 + signum)
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
