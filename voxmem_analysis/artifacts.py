@@ -17,12 +17,13 @@ import hashlib
 import importlib
 import inspect
 import os
-import pickle
 import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Callable
+
+from voxmem_analysis.store import read_checked, write_checked
 
 if TYPE_CHECKING:  # pandas is imported where tables are built: `table --list` stays light
     import pandas as pd
@@ -305,31 +306,10 @@ def _memo_path(folder: Path, name: str, key: str) -> Path:
 
 def _memo_read(folder: Path, name: str, key: str):
     """The stored ``(value, warnings)`` for ``key``, or None when absent or damaged (never trusted)."""
-    try:
-        blob = _memo_path(folder, name, key).read_bytes()
-    except OSError:
-        return None
-    head = len(_MEMO_MAGIC) + 32
-    if len(blob) < head or blob[:len(_MEMO_MAGIC)] != _MEMO_MAGIC:
-        return None
-    payload = blob[head:]
-    if hashlib.sha256(payload).digest() != blob[len(_MEMO_MAGIC):head]:
-        return None
-    try:
-        stored = pickle.loads(payload)
-    except Exception:  # noqa: BLE001
-        return None
+    stored = read_checked(_memo_path(folder, name, key), _MEMO_MAGIC)
     return stored if isinstance(stored, tuple) and len(stored) == 2 else None
 
 
 def _memo_write(folder: Path, name: str, key: str, stored) -> None:
     """Store atomically (temporary file + rename); skipped silently when it cannot be pickled or written."""
-    path = _memo_path(folder, name, key)
-    try:
-        payload = pickle.dumps(stored, protocol=pickle.HIGHEST_PROTOCOL)
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.part")
-        tmp.write_bytes(_MEMO_MAGIC + hashlib.sha256(payload).digest() + payload)
-        os.replace(tmp, path)
-    except Exception:  # noqa: BLE001 - the memo is an optimisation only
-        pass
+    write_checked(_memo_path(folder, name, key), _MEMO_MAGIC, stored)

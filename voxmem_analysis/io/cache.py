@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import hashlib
 import os
-import pickle
 from pathlib import Path
+
+from voxmem_analysis.store import read_checked, write_checked
 
 __all__ = ["CACHE_ENV", "CACHE_DIR_ENV", "cache_dir", "release_key", "read_entry", "write_entry", "clear", "entries"]
 
@@ -79,34 +80,12 @@ def _entry_path(folder: Path, key: str) -> Path:
 
 def read_entry(folder: Path, key: str):
     """The cached object for ``key``, or None when absent, damaged or unreadable."""
-    path = _entry_path(folder, key)
-    try:
-        blob = path.read_bytes()
-    except OSError:
-        return None
-    head = len(_MAGIC) + 32
-    if len(blob) < head or blob[:len(_MAGIC)] != _MAGIC:
-        return None
-    payload = blob[head:]
-    if hashlib.sha256(payload).digest() != blob[len(_MAGIC):head]:
-        return None
-    try:
-        return pickle.loads(payload)
-    except Exception:  # noqa: BLE001 - e.g. written by an incompatible version: rebuilt
-        return None
+    return read_checked(_entry_path(folder, key), _MAGIC)
 
 
 def write_entry(folder: Path, key: str, obj) -> None:
     """Store ``obj`` for ``key`` (silently skipped when the folder cannot be written)."""
-    path = _entry_path(folder, key)
-    try:
-        payload = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.part")
-        tmp.write_bytes(_MAGIC + hashlib.sha256(payload).digest() + payload)
-        os.replace(tmp, path)
-    except (OSError, pickle.PicklingError):
-        pass  # caching is an optimisation only
+    write_checked(_entry_path(folder, key), _MAGIC, obj)
 
 
 def entries(folder: Path | None = None) -> list[Path]:
