@@ -93,3 +93,14 @@ def tiny_release(tmp_path):
         "model,family,access,architecture,llm_params_b,total_params_b,in_64k_set,order\n"
         "Model-A,Fam,proprietary,api,,,true,1\nModel-B,Other,open_weight,omni_modal,7.6,8.0,true,2\n")
     return root
+
+
+def scored_at_every_budget(release):
+    """Independent rebuild of the Table 18 / scaling-model selection from the raw frame (pandas):
+    the 64K set, scored rows, and per model the questions scored at all four budgets."""
+    fr = release.frame.to_pandas()
+    fr = fr[fr["model"].isin(release.models_in_64k_set()) & fr["scored"]].copy()
+    fr["budget"] = fr["budget"].astype(str)
+    have = fr.groupby(["model", "question_id"])["budget"].nunique()
+    full = have[have == 4].reset_index()[["model", "question_id"]]
+    return fr.merge(full, on=["model", "question_id"])

@@ -8,7 +8,7 @@ import pytest
 from voxmem_analysis import artifacts
 from voxmem_analysis.analysis import scaling_model as SM
 
-from conftest import SYNTHETIC
+from conftest import SYNTHETIC, scored_at_every_budget
 
 
 @pytest.fixture(scope="module")
@@ -26,12 +26,7 @@ def table(release):
 def _independent_data(release) -> pd.DataFrame:
     """The stated selection, rebuilt from the raw verdict frame: the 64K set, scored rows, and per
     model the questions scored at all four budgets."""
-    fr = release.frame.to_pandas()
-    fr = fr[fr["model"].isin(release.models_in_64k_set()) & fr["scored"]].copy()
-    fr["budget"] = fr["budget"].astype(str)
-    have = fr.groupby(["model", "question_id"])["budget"].nunique()
-    full = have[have == 4].reset_index()[["model", "question_id"]]
-    fr = fr.merge(full, on=["model", "question_id"])
+    fr = scored_at_every_budget(release)
     fr["x"] = np.log2(fr["budget"].str.rstrip("K").astype(float) / 8.0)
     fr["y"] = fr["correct"].astype(float)
     return fr

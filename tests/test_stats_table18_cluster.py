@@ -7,7 +7,7 @@ import pytest
 
 from voxmem_analysis import artifacts
 
-from conftest import SYNTHETIC
+from conftest import SYNTHETIC, scored_at_every_budget
 
 N_BOOT = 4000
 
@@ -22,12 +22,7 @@ def release():
 def _family_sums(release) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per family x model: correct at 8K, correct at 64K, paired items -- rebuilt from the raw
     frame and items.csv (the 64K set; a question counts for a model if scored at all four budgets)."""
-    fr = release.frame.to_pandas()
-    fr = fr[fr["model"].isin(release.models_in_64k_set()) & fr["scored"]].copy()
-    fr["budget"] = fr["budget"].astype(str)
-    have = fr.groupby(["model", "question_id"])["budget"].nunique()
-    full = have[have == 4].reset_index()[["model", "question_id"]]
-    fr = fr.merge(full, on=["model", "question_id"])
+    fr = scored_at_every_budget(release)
     items = pd.read_csv(SYNTHETIC / "items.csv", usecols=["question_id", "family_id"]).drop_duplicates()
     fr = fr.drop(columns="family_id").merge(items, on="question_id", how="left", validate="many_to_one")
     assert fr["family_id"].notna().all()
