@@ -26,7 +26,6 @@ out_dir = "figures"
 # Proportions are macro-averaged over model × evidence-type cells with at least five errors.
 
 # %%
-import pandas as pd
 
 from voxmem_analysis.analysis import attribution as att
 from voxmem_analysis import load_release, output
@@ -74,8 +73,7 @@ output.save_table(t20, out, "table20", digits=0, synthetic=release.synthetic,
 # ## Figure 7 — class shares by memory operation and by evidence type
 
 # %%
-fig7_data = pd.concat([att.class_proportions(errors, by="operation"),
-                       att.class_proportions(errors, by="evidence_type")], ignore_index=True)
+fig7_data = att.class_proportions_by(errors, ("operation", "evidence_type"))
 fig = P.figure7(fig7_data)
 output.save_figure(fig, out, "fig7_error_attribution", data=fig7_data, release=release)
 fig7_data

@@ -70,18 +70,9 @@ output.save_table(explore.labelled_table(table, by), out, name, synthetic=releas
 # budget, rows shared, each panel's dashed line its own pooled accuracy.
 
 # %%
-import pandas as pd
-
-from voxmem_analysis.analysis.selection import budgets_run
 from voxmem_analysis.plots.slices import slice_facets
 
-model_list = models.split(",") if models else None
-per_budget = []
-for b in budgets_run(release, model_list):
-    t = explore.explore_slices(release, by, budget=b, models=models, interval=interval, n_boot=n_boot, seed=seed)
-    per_budget.append(t.assign(budget=b))
-facets = pd.concat(per_budget, ignore_index=True)
-pooled = {b: explore.pooled_accuracy(release, budget=b, models=models) for b in facets["budget"].unique()}
+facets, pooled = explore.explore_by_budget(release, by, models=models, interval=interval, n_boot=n_boot, seed=seed)
 grid = slice_facets(facets, by, overall=pooled, title=explore.slice_title(by, budget=None, models=models))
 output.save_figure(grid.figure, out, explore.output_name(by, None) + "_by_budget", data=facets, release=release)
 

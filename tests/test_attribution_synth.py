@@ -201,3 +201,20 @@ def test_targets_come_from_the_published_table():
     with pytest.raises(KeyError, match=r"\(table20, Counting, Cells\)"):
         S.published_targets(pub[~((pub["artifact"] == "table20") & (pub["row"] == "Counting")
                                    & (pub["column"] == "Cells"))])
+
+
+def test_class_proportions_by_stacks_groupings_as_figure7():
+    import pathlib
+
+    import pandas as pd
+
+    from voxmem_analysis import load_release
+
+    release = load_release(pathlib.Path(__file__).resolve().parents[1] / "data" / "synthetic")
+    models = release.models_in_64k_set()
+    audit, _ = A.load_audit_records(release.path, frame=release.frame, models=models)
+    errors = A.attributed_errors(release.frame, audit, models=models)
+    both = A.class_proportions_by(errors, ("operation", "evidence_type"))
+    parts = [A.class_proportions(errors, by=b) for b in ("operation", "evidence_type")]
+    pd.testing.assert_frame_equal(both, pd.concat(parts, ignore_index=True))
+    assert list(both["by"].unique()) == ["operation", "evidence_type"]

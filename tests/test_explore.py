@@ -332,3 +332,14 @@ def test_auto_interval_bootstraps_pooled_budgets(release):
     assert set(t["interval"]) == {"bootstrap"}
     t8 = E.explore_slices(release, "model", budget="8K", n_boot=300, seed=3)
     assert set(t8.loc[t8["level"] == "slice", "interval"]) == {"wilson"}
+
+
+def test_explore_by_budget_stacks_every_run_budget(release):
+    """The facet data of notebook 50: one explore_slices table per run budget, plus its pooled line."""
+    facets, pooled = E.explore_by_budget(release, "model", n_boot=200, seed=3)
+    assert list(pd.unique(facets["budget"])) == ["8K", "64K"]
+    for b in ("8K", "64K"):
+        one = E.explore_slices(release, "model", budget=b, n_boot=200, seed=3)
+        got = facets[facets["budget"] == b].drop(columns="budget").reset_index(drop=True)
+        pd.testing.assert_frame_equal(got, one.reset_index(drop=True))
+        assert pooled[b] == E.pooled_accuracy(release, budget=b)

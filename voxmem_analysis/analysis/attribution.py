@@ -85,7 +85,7 @@ __all__ = [
     "COUNT_ANSWER_TYPES", "REFUSAL_PATTERNS", "STAGES", "Rule", "RULES", "classify", "rule_table",
     "rules_markdown", "is_refusal", "make_refusal_detector", "load_audit_records", "audit_records_frame",
     "finish_audit", "select_models", "population_frame", "attribution_population", "attributed_errors",
-    "population_table", "table20", "class_proportions", "BUDGET", "MIN_ERRORS", "POPULATION_ROWS",
+    "population_table", "table20", "class_proportions", "class_proportions_by", "BUDGET", "MIN_ERRORS", "POPULATION_ROWS",
     "WRONG_TIME_RELATIONS", "ATTRIBUTION_ARTIFACTS",
 ]
 
@@ -543,9 +543,13 @@ def _release_errors(release) -> pd.DataFrame:
     return attributed_errors(release.frame, audit, models=models)
 
 
+def class_proportions_by(errors: pd.DataFrame, bys: Sequence[str], **kwargs) -> pd.DataFrame:
+    """:func:`class_proportions` for several groupings stacked (Figure 7: ``("operation", "evidence_type")``)."""
+    return pd.concat([class_proportions(errors, by=b, **kwargs) for b in bys], ignore_index=True)
+
+
 def _figure_table(errors: pd.DataFrame, bys: Sequence[str]) -> pd.DataFrame:
-    parts = [class_proportions(errors, by=b) for b in bys]
-    df = pd.concat(parts, ignore_index=True)
+    df = class_proportions_by(errors, bys)
     classes = list(tx.ATTRIBUTION_CLASSES)
     out = df[classes].round(1)
     out.columns = [tx.ATTRIBUTION_LABELS[c] for c in classes]

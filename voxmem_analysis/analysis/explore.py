@@ -28,7 +28,7 @@ from voxmem_analysis.analysis.verdicts import MACRO, OVERALL, AnalysisInputError
 
 __all__ = [
     "LABELS", "ORDERS", "COLUMN_NAMES", "GROUPINGS", "parse_by", "parse_models", "select_rows",
-    "explore_slices", "pooled_accuracy", "slice_label", "column_name", "level_orders", "slice_title",
+    "explore_slices", "explore_by_budget", "pooled_accuracy", "slice_label", "column_name", "level_orders", "slice_title",
     "slice_caption", "output_name", "labelled_table", "grouping_choices", "widget",
 ]
 
@@ -265,6 +265,26 @@ def level_orders(values: Mapping[str, Sequence], *, model_order: Sequence | None
 
 
 # ----------------------------------------------------------------------------- the slices
+def explore_by_budget(release, by, *, models=None, interval: str = "auto", n_boot: int = 10_000,
+                      seed: int = 0) -> tuple[pd.DataFrame, dict[str, float]]:
+    """:func:`explore_slices` at every budget the selected models were run at, for the facet plot.
+
+    Returns
+    -------
+    (DataFrame, dict)
+        The per-budget tables stacked with a ``budget`` column (budgets in run order), and the
+        pooled accuracy (%) of each budget (the facets' dashed lines, :func:`pooled_accuracy`).
+    """
+    from voxmem_analysis.analysis.selection import budgets_run
+
+    per_budget = [explore_slices(release, by, budget=b, models=models, interval=interval, n_boot=n_boot,
+                                 seed=seed).assign(budget=b)
+                  for b in budgets_run(release, parse_models(models))]
+    facets = pd.concat(per_budget, ignore_index=True)
+    pooled = {b: pooled_accuracy(release, budget=b, models=models) for b in facets["budget"].unique()}
+    return facets, pooled
+
+
 def explore_slices(release_or_frame, by, *, budget=None, models=None, interval: str = "auto", n_boot: int = 10_000,
                    seed: int = 0, model_order: Sequence | None = None) -> pd.DataFrame:
     """Accuracy per slice of the selected verdicts, in display order.
