@@ -23,9 +23,9 @@ def cache_folder(tmp_path, monkeypatch):
 
 
 def _key(root: Path, rules=ScoringRules()) -> str:
-    from voxmem_analysis import __version__
+    from voxmem_analysis.io.release import cache_key
 
-    return cache.release_key(root, (__version__, rules.convention, rules.rejection_pattern))
+    return cache_key(root, rules)
 
 
 def test_cached_release_is_reused_and_equal(tiny_release, cache_folder):

@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import threading
 from pathlib import Path
 
 from voxmem_analysis.errors import VoxMemDataError
@@ -32,9 +31,6 @@ def run(args) -> int:
         return 2
     if _is_amc(args.data):
         return _run_amc(args, out)
-    # pandas is needed only for models.csv, read after the predictions: import it meanwhile, while the
-    # parser (which releases the GIL) works; the loader's own import then finds it done
-    threading.Thread(target=_import_pandas, daemon=True).start()
     try:
         release = load(args)
     except VoxMemDataError as exc:
@@ -60,13 +56,6 @@ def _write(frame, out: Path, rows: str, *, synthetic: bool) -> int:
     print(f"wrote {frame.height} {rows} x {frame.width} columns to {out}"
           + ("  [SYNTHETIC DATA - not real model output]" if synthetic else ""))
     return 0
-
-
-def _import_pandas() -> None:
-    try:
-        import pandas  # noqa: F401
-    except Exception:  # noqa: BLE001 - the loader's own import reports any problem
-        pass
 
 
 def _is_amc(path) -> bool:

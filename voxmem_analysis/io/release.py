@@ -16,13 +16,14 @@ list of problems, each counted, so nothing disappears silently.
 """
 from __future__ import annotations
 
+import csv
 import gzip
 import io
 import json
 import os
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,10 +40,10 @@ from voxmem_analysis.io.schema import (ABLATION_CONDITIONS, COLUMN_NAMES, ITEM_F
                                        REQUIRED_ITEM_FIELDS, normalize_condition)
 from voxmem_analysis.io.scoring import ScoringRules, apply_scoring
 
-if TYPE_CHECKING:  # pandas is imported where models.csv is read: export-frame imports it on a thread meanwhile
+if TYPE_CHECKING:  # pandas only on demand: Release.models, Release.pandas
     import pandas as pd
 
-__all__ = ["Release", "load_release", "read_predictions", "read_items", "read_models", "BUDGET_DTYPE", "CACHE_ENV"]
+__all__ = ["Release", "load_release", "read_predictions", "read_items", "read_models", "read_registry", "BUDGET_DTYPE", "CACHE_ENV"]
 
 #: When this environment variable names a folder, ``load_release`` caches parsed releases there
 #: (see :mod:`voxmem_analysis.io.cache`; the reproduction runner sets it for one run).
@@ -126,16 +127,24 @@ def read_items(root: Path) -> tuple[pl.DataFrame | None, list[Problem]]:
 _ACCESS = {"proprietary", "open_weight", ""}
 _ARCH = {"audio_specialist", "omni_modal", "api", ""}
 _BOOL_TEXT = {"true", "false", "1", "0", "yes", "no", ""}
+_REGISTRY_NUMBERS = ("llm_params_b", "total_params_b", "order")
 
 
-def _check_registry(reg: pd.DataFrame) -> list[Problem]:
-    """Problems of a models.csv table (line numbers count the header as line 1)."""
-    import pandas as pd
+def _registry_number(text: str) -> float | None:
+    """A number of models.csv (``nan`` is not one: it would hide a typo), else None."""
+    try:
+        v = float(text)
+    except ValueError:
+        return None
+    return None if v != v else v
 
+
+def _check_registry(rows: list[tuple[int, dict[str, str]]], columns: list[str]) -> list[Problem]:
+    """Problems of the models.csv rows, each ``(line number, {column: text})``."""
     out: list[Problem] = []
     seen: dict[str, int] = {}
-    for i, r in enumerate(reg.to_dict("records"), start=2):
-        m = str(r.get("model", ""))
+    for i, r in rows:
+        m = r.get("model", "")
         if not m.strip():
             out.append(Problem("missing_field", "error", "empty model name", "models.csv", i, "model"))
         elif m in seen:
@@ -144,57 +153,132 @@ def _check_registry(reg: pd.DataFrame) -> list[Problem]:
         else:
             seen[m] = i
         for col, allowed in (("access", _ACCESS), ("architecture", _ARCH)):
-            v = str(r.get(col, "")).strip()
-            if col in reg.columns and v not in allowed:
+            v = r.get(col, "").strip()
+            if col in columns and v not in allowed:
                 out.append(Problem("unknown_label", "error", f"{col} {v!r} is not one of "
                                    f"{', '.join(sorted(a for a in allowed if a))}", "models.csv", i, col))
-        v = str(r.get("in_64k_set", "")).strip().lower()
+        v = r.get("in_64k_set", "").strip().lower()
         if v not in _BOOL_TEXT:
             out.append(Problem("invalid_field", "error", f"in_64k_set must be true or false, got {v!r}",
                                "models.csv", i, "in_64k_set"))
-        for col in ("llm_params_b", "total_params_b", "order"):
-            v = str(r.get(col, "")).strip()
-            if v and pd.to_numeric(v, errors="coerce") != pd.to_numeric(v, errors="coerce"):
+        for col in _REGISTRY_NUMBERS:
+            v = r.get(col, "").strip()
+            if v and _registry_number(v) is None:
                 out.append(Problem("invalid_field", "warning", f"{col} {v!r} is not a number; read as missing",
                                    "models.csv", i, col))
     return out
 
 
-def read_models(root: Path, present: list[str]) -> tuple[pd.DataFrame, list[Problem]]:
-    """Read ``models.csv`` (the Table 12 registry); models it lacks get empty group columns."""
-    import pandas as pd
-
+def _read_registry_rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]], list[Problem]]:
+    """Header and rows of models.csv (blank lines skipped; a row longer than the header is an error)."""
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except (UnicodeDecodeError, OSError) as exc:
+        return [], [], [Problem("models_unreadable", "error", f"cannot read models.csv: {exc}", "models.csv")]
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)  # strict: an unclosed quote is an error
+    header: list[str] | None = None
+    rows: list[tuple[int, dict[str, str]]] = []
     problems: list[Problem] = []
+    try:
+        for rec in reader:
+            if not any(rec):
+                continue  # a blank line
+            if header is None:
+                header = _unique_names(rec)
+                continue
+            line = reader.line_num - sum(f.count("\n") for f in rec)  # where the row starts
+            if len(rec) > len(header):
+                problems.append(Problem("models_unreadable", "error", f"the line has {len(rec)} fields but the header "
+                                        f"has {len(header)}: a comma too many or a value to quote", "models.csv", line, header[-1] if header else None))
+                continue
+            rows.append((line, dict(zip(header, rec + [""] * (len(header) - len(rec))))))
+    except csv.Error as exc:
+        return [], [], [Problem("models_unreadable", "error", f"cannot read models.csv: {exc}", "models.csv",
+                                reader.line_num)]
+    if header is None:
+        return [], [], [Problem("models_unreadable", "error", "cannot read models.csv: it has no header line",
+                                "models.csv")]
+    return header, rows, problems
+
+
+def _unique_names(header: list[str]) -> list[str]:
+    """Column names, a repeated one numbered ``name.1``, ``name.2`` (as pandas reads them)."""
+    seen: dict[str, int] = {}
+    out = []
+    for h in header:
+        n = seen.get(h, 0)
+        seen[h] = n + 1
+        out.append(h if n == 0 else f"{h}.{n}")
+    return out
+
+
+def read_registry(root: Path, present: list[str]) -> tuple[pl.DataFrame, list[Problem]]:
+    """Read ``models.csv`` (the Table 12 registry) as a polars frame, without pandas.
+
+    Columns ``model, family, access, architecture`` (text), ``llm_params_b, total_params_b, order``
+    (Float64, missing when empty or not a number), ``in_64k_set`` (Boolean), then any other
+    column of the file as text; one row per model (the first when listed twice, which is an
+    error), models with predictions but no row get empty group columns; sorted by ``order``, then
+    ``model``.  Problems name the line and column.
+    """
     path = root / "models.csv"
-    reg = pd.DataFrame(columns=_MODEL_COLUMNS)
+    problems: list[Problem] = []
+    header: list[str] = list(_MODEL_COLUMNS)
+    rows: list[tuple[int, dict[str, str]]] = []
     if path.exists():
-        try:
-            reg = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
-        except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError, OSError) as exc:
-            problems.append(Problem("models_unreadable", "error", f"cannot read models.csv: {exc}", "models.csv"))
-            reg = pd.DataFrame(columns=_MODEL_COLUMNS)
-        if "model" not in reg.columns:
-            problems.append(Problem("models_missing_field", "error", "models.csv has no `model` column", "models.csv", None, "model"))
-            reg = pd.DataFrame(columns=_MODEL_COLUMNS)
-        problems += _check_registry(reg)
-        reg = reg.drop_duplicates("model", keep="first")
-    for col in _MODEL_COLUMNS:
-        if col not in reg.columns:
-            reg[col] = ""
-    missing = [m for m in present if m not in set(reg["model"])]
+        header, rows, problems = _read_registry_rows(path)
+        if not problems and "model" not in header:
+            problems.append(Problem("models_missing_field", "error", "models.csv has no `model` column", "models.csv",
+                                    None, "model"))
+        if problems and not rows or "model" not in header:
+            header, rows = list(_MODEL_COLUMNS), []
+        problems += _check_registry(rows, header)
+    extra = [c for c in header if c not in _MODEL_COLUMNS]
+    records: list[dict[str, str]] = []
+    listed: set[str] = set()
+    for _, r in rows:
+        if r.get("model", "") not in listed:
+            listed.add(r.get("model", ""))
+            records.append(r)
+    missing = [m for m in present if m not in listed]
     if missing and path.exists():
         problems.append(Problem("model_not_in_registry", "warning",
                                 f"models not in models.csv (no group information): {', '.join(missing)}",
                                 "models.csv", count=len(missing)))
-    if missing:
-        reg = pd.concat([reg, pd.DataFrame({"model": missing})], ignore_index=True)
-    reg = reg.fillna("")
-    reg["in_64k_set"] = reg["in_64k_set"].astype(str).str.strip().str.lower().isin(["true", "1", "yes"])
-    for col in ("llm_params_b", "total_params_b"):
-        reg[col] = pd.to_numeric(reg[col], errors="coerce")
-    reg["order"] = pd.to_numeric(reg["order"], errors="coerce")
-    reg = reg.sort_values(["order", "model"], na_position="last", kind="stable").reset_index(drop=True)
-    return reg[_MODEL_COLUMNS + [c for c in reg.columns if c not in _MODEL_COLUMNS]], problems
+    records += [{"model": m} for m in missing]
+    cols: dict[str, pl.Series] = {}
+    for col in _MODEL_COLUMNS + extra:
+        text = [r.get(col, "") for r in records]
+        if col in _REGISTRY_NUMBERS:
+            cols[col] = pl.Series(col, [_registry_number(v.strip()) if v.strip() else None for v in text], pl.Float64)
+        elif col == "in_64k_set":
+            cols[col] = pl.Series(col, [v.strip().lower() in ("true", "1", "yes") for v in text], pl.Boolean)
+        else:
+            cols[col] = pl.Series(col, text, pl.Utf8)
+    reg = pl.DataFrame(list(cols.values()))
+    return reg.sort(["order", "model"], nulls_last=True, maintain_order=True), problems
+
+
+def registry_pandas(registry: pl.DataFrame) -> pd.DataFrame:
+    """The registry as pandas (text columns as strings, numbers as float with NaN for missing)."""
+    import pandas as pd
+
+    data = {}
+    for col in registry.columns:
+        vals = registry[col].to_list()
+        if registry[col].dtype == pl.Float64:
+            data[col] = pd.array([float("nan") if v is None else v for v in vals], dtype="float64")
+        elif registry[col].dtype == pl.Boolean:
+            data[col] = pd.array(vals, dtype=bool)
+        else:
+            data[col] = pd.array(vals, dtype=str)
+    return pd.DataFrame(data, columns=registry.columns)
+
+
+def read_models(root: Path, present: list[str]) -> tuple[pd.DataFrame, list[Problem]]:
+    """Read ``models.csv`` (the Table 12 registry) as pandas; see :func:`read_registry`."""
+    reg, problems = read_registry(root, present)
+    return registry_pandas(reg), problems
 
 
 # ----------------------------------------------------------------------------- predictions
@@ -589,7 +673,7 @@ class Release(ReleaseProvenance):
 
     path: Path
     frame: pl.DataFrame
-    models: pd.DataFrame
+    registry: pl.DataFrame
     items: pl.DataFrame | None = None
     judge2: pl.DataFrame | None = None
     ablation: pl.DataFrame | None = None
@@ -599,13 +683,25 @@ class Release(ReleaseProvenance):
     rules: ScoringRules = field(default_factory=ScoringRules)
 
     @property
+    def models(self) -> pd.DataFrame:
+        """``models.csv`` as pandas (:attr:`registry` is the same table in polars; pandas is imported
+        on first use only, so loading a release never needs it)."""
+        cached = self.__dict__.get("_models_pandas")
+        if cached is None:
+            cached = self.__dict__["_models_pandas"] = registry_pandas(self.registry)
+        return cached
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_models_pandas"}
+
+    @property
     def synthetic(self) -> bool:
         """True when the release or any of its lines is marked synthetic (not real model output)."""
         return bool(self.meta.get("synthetic")) or bool(self.frame.height and self.frame["synthetic"].any())
 
     def model_order(self) -> list[str]:
         present = set(self.frame["model"].unique().to_list())
-        order = [m for m in self.models["model"] if m in present]
+        order = [m for m in self.registry["model"].to_list() if m in present]
         return order + sorted(present - set(order))
 
     def models_in_64k_set(self) -> list[str]:
@@ -618,7 +714,7 @@ class Release(ReleaseProvenance):
         length did not take 64K histories, and must not enter the set: the pairing rule of C.6
         would then cut its shorter budgets down to its few 64K items).
         """
-        flagged = [m for m in self.models.loc[self.models["in_64k_set"], "model"] if m in set(self.model_order())]
+        flagged = [m for m in self.registry.filter(pl.col("in_64k_set"))["model"].to_list() if m in set(self.model_order())]
         if flagged:
             # a flagged model without a single 64K prediction is not in the set (load_release reports it)
             at64 = set(self.frame.filter(pl.col("budget") == "64K")["model"].unique().to_list())
@@ -636,14 +732,14 @@ class Release(ReleaseProvenance):
 
     def incomplete_64k_models(self) -> list[str]:
         """Models with 64K predictions left out of the inferred 64K set (see :meth:`models_in_64k_set`)."""
-        if self.models["in_64k_set"].any():
+        if self.registry["in_64k_set"].any():
             return []
         at64 = set(self.frame.filter(pl.col("budget") == "64K")["model"].unique().to_list())
         return [m for m in self.model_order() if m in at64 - self._complete_at("64K")]
 
     def groups(self) -> dict[str, list[str]]:
         """Models by access group (``proprietary`` / ``open_weight``), in display order."""
-        acc = dict(zip(self.models["model"], self.models["access"]))
+        acc = dict(zip(self.registry["model"].to_list(), self.registry["access"].to_list()))
         out: dict[str, list[str]] = {}
         for m in self.model_order():
             out.setdefault(acc.get(m) or "unknown", []).append(m)
@@ -736,12 +832,8 @@ def load_release(path, *, strict: bool = True, rules: ScoringRules | None = None
         cache = bool(os.environ.get(CACHE_ENV))
     key = folder = None
     if cache:
-        from voxmem_analysis import __version__
-
         folder = _cache.cache_dir()
-        # strict and lenient loads read the same Release (strict only decides whether to raise after
-        # reading), so one entry serves both: the runner's lenient task and its strict notebooks share it
-        key = _cache.release_key(root, (__version__, rules.convention, rules.rejection_pattern))
+        key = cache_key(root, rules)
         release = _cache.read_entry(folder, key)
         if isinstance(release, Release):
             release.path = root
@@ -754,6 +846,19 @@ def load_release(path, *, strict: bool = True, rules: ScoringRules | None = None
     if strict and release.errors():
         raise VoxMemDataError(release.problems, f"{_n_errors(release)} error(s) in release {str(root)!r}")
     return release
+
+
+def cache_key(root: Path, rules: ScoringRules) -> str:
+    """The parsed-release cache key of the release below *root* read under *rules*.
+
+    Strict and lenient loads read the same Release (strictness only decides whether to raise after
+    reading), so one entry serves both.  The Release's field names are part of the key: an entry
+    written by code with another layout is never read.
+    """
+    from voxmem_analysis import __version__
+
+    layout = tuple(f.name for f in fields(Release))
+    return _cache.release_key(root, (__version__, layout, rules.convention, rules.rejection_pattern))
 
 
 def _empty_part(root: Path, sub: str) -> list[Problem]:
@@ -802,7 +907,7 @@ def _read_release(root: Path, rules: ScoringRules, bulk: bool) -> Release:
         problems.append(Problem("no_predictions", "error", "the prediction files hold no predictions", "predictions"))
     frame = apply_scoring(frame, rules)
     _cross_checks(frame, problems)
-    models, p = read_models(root, sorted(frame["model"].unique().to_list()) if frame.height else [])
+    models, p = read_registry(root, sorted(frame["model"].unique().to_list()) if frame.height else [])
     problems += p
     judge2 = ablation = None
     if _prediction_files(root, "judge2"):
@@ -898,17 +1003,17 @@ def _names_problem(grp: pl.DataFrame, code: str, template: str) -> Problem:
     return Problem(code, "error", template.replace("{names}", names, 1), second["source_file"], second["source_line"], "model")
 
 
-def _registry_claims(frame: pl.DataFrame, models: pd.DataFrame, problems: list[Problem]) -> None:
+def _registry_claims(frame: pl.DataFrame, models: pl.DataFrame, problems: list[Problem]) -> None:
     """What models.csv says, checked against the predictions: a model flagged ``in_64k_set`` needs
     64K predictions (none: error; fewer than the items seen at 64K: warning), and a model listed
     there without any predictions is named (warning)."""
-    if not len(models):
+    if not models.height:
         return
     present = set(frame["model"].unique().to_list()) if frame.height else set()
     at64 = frame.filter(pl.col("budget") == "64K") if frame.height else frame
     n_items = at64["item_id"].n_unique() if at64.height else 0
     per = dict(at64.group_by("model").agg(pl.col("item_id").n_unique()).iter_rows()) if at64.height else {}
-    for m in models.loc[models["in_64k_set"], "model"]:
+    for m in models.filter(pl.col("in_64k_set"))["model"].to_list():
         if m not in present:
             continue
         if not per.get(m):
@@ -920,8 +1025,8 @@ def _registry_claims(frame: pl.DataFrame, models: pd.DataFrame, problems: list[P
             problems.append(Problem("registry_64k_incomplete", "warning",
                                     f"models.csv flags {m!r} as in the 64K set but it has {per[m]} of the {n_items} items "
                                     "seen at 64K", "models.csv", None, "in_64k_set", n_items - per[m]))
-    absent = [m for m in models["model"] if m not in present]
-    if absent and (frame.height or len(absent) < len(models)):
+    absent = [m for m in models["model"].to_list() if m not in present]
+    if absent and (frame.height or len(absent) < models.height):
         problems.append(Problem("registry_model_absent", "warning",
                                 f"models.csv lists {len(absent)} model(s) with no predictions in this release: "
                                 + ", ".join(absent), "models.csv", None, "model", len(absent)))
