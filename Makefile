@@ -38,6 +38,7 @@ supplement: reproduce
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_bootstrap.py
+	$(BIN)/python benchmarks/bench_gee.py
 	$(BIN)/python benchmarks/bench_load.py
 	$(BIN)/python benchmarks/bench_cli.py
 	$(BIN)/python benchmarks/bench_reproduce.py

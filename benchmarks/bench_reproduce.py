@@ -4,13 +4,13 @@
 
 Runs ``voxmem-analysis reproduce --data data/synthetic --out OUT --jobs 2`` as a subprocess
 (the installed entry point, as `make reproduce` does; OUT is a temporary folder unless
-``--out`` is given) and prints, per repetition: the wall time, the CPU time of the whole
-process tree (user + system, from ``getrusage(RUSAGE_CHILDREN)``: the runner, its workers and
-every kernel), the machine's load average before and after (other people's jobs on the same
+``--out`` is given) and prints, per repetition: the wall time, the CPU time the machine was busy
+(``/proc/stat``, all processes: the runner, its workers and every kernel -- and other jobs), the machine's load average before and after (other people's jobs on the same
 cores slow it down), and each notebook's time from ``OUT/run.json``.  Also the start-up time
 of the command line (``voxmem-analysis --help``).
 
-``--compare-memo`` also runs the working tree with the artifact memo left out (the shim below
+``--compare-fresh`` also runs the working tree with ``--fresh-kernels`` (a new kernel per notebook
+instead of one warm kernel per worker), alternating.  ``--compare-memo`` also runs the working tree with the artifact memo left out (the shim below
 replaces ``voxmem_analysis.artifacts.memoised`` by a no-op in every process), alternating: the
 memo's effect alone, on the same code.  ``--compare-ref REF`` (e.g. ``HEAD~1``) also runs the reproduction of that commit, alternating
 with the working tree's, and prints the two wall times side by side: the commit is unpacked
@@ -46,8 +46,19 @@ BIN = Path(sys.executable).parent
 
 
 def _cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
+    """CPU seconds the whole machine spent busy so far (``/proc/stat``: user, nice, system, irq,
+    softirq, steal over all cores).  The run's workers are children of multiprocessing's fork
+    server and its kernels children of the workers, so ``getrusage(RUSAGE_CHILDREN)`` misses most
+    of them; the machine-wide count includes every process of the run -- and anyone else's, so it
+    is only the run's own CPU on an idle machine (the load average printed beside it says)."""
+    try:
+        with open("/proc/stat", encoding="ascii") as fh:
+            f = fh.readline().split()
+        user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in f[1:9])
+        return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError):
+        r = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return r.ru_utime + r.ru_stime
 
 
 def _cli() -> str:
@@ -215,7 +226,7 @@ _COLS = ("total", "kernel", "imports", "load", "figures", "rest")
 
 def _print_run(label: str, r: dict) -> None:
     run = r["run"]
-    print(f"\n{label}: wall {r['wall']:.1f} s, CPU (whole process tree) {r['cpu']:.1f} s, exit code {r['rc']}, "
+    print(f"\n{label}: wall {r['wall']:.1f} s, CPU (machine busy) {r['cpu']:.1f} s, exit code {r['rc']}, "
           f"load average {r['load_before']:.1f} -> {r['load_after']:.1f}")
     print(f"  {'task':26s} " + " ".join(f"{c:>7s}" for c in _COLS) + "  memo hit/miss")
     sums = dict.fromkeys(_COLS, 0.0)
@@ -245,6 +256,8 @@ def main(argv=None) -> int:
                     help="also time the reproduction of this commit (e.g. HEAD~1), alternating")
     ap.add_argument("--compare-memo", action="store_true",
                     help="also time the working tree with the run-scoped artifact memo left out, alternating")
+    ap.add_argument("--compare-fresh", action="store_true",
+                    help="also time the working tree with a fresh kernel per notebook (--fresh-kernels), alternating")
     ap.add_argument("extra", nargs="*", help="more arguments for `reproduce` (after --)")
     args = ap.parse_args(argv)
 
@@ -260,12 +273,17 @@ def main(argv=None) -> int:
         if args.compare_memo:
             envs["no memo"] = dict(envs["working tree"], VOXMEM_BENCH_NO_MEMO="1")
             walls["no memo"], sums["no memo"] = [], []
+        extra = {label: list(args.extra) for label in envs}
+        if args.compare_fresh:
+            envs["fresh kernels"] = envs["working tree"]
+            extra["fresh kernels"] = [*args.extra, "--fresh-kernels"]
+            walls["fresh kernels"], sums["fresh kernels"] = [], []
         for k in range(args.repeat):
             for label, env in envs.items():
                 out = (Path(args.out) / label.replace(" ", "_") if args.out
                        else Path(tmp) / f"out{k}_{len(walls[label])}_{label[:3]}")
                 out.parent.mkdir(parents=True, exist_ok=True)
-                r = one_run(Path(args.data), out, args.jobs, args.extra, env)
+                r = one_run(Path(args.data), out, args.jobs, extra[label], env)
                 failed = [nb["name"] for nb in r["run"].get("notebooks", []) if nb["status"] == "failed"]
                 if r["rc"] or failed:   # a broken run is not a timing: reported, left out of the medians
                     _print_run(f"run {k + 1} ({label}) FAILED ({', '.join(failed) or 'exit code'}), not counted", r)
@@ -284,7 +302,8 @@ def main(argv=None) -> int:
         print(f"\nwall time ({label}): min {min(ws):.1f} s, median {statistics.median(ws):.1f} s over {len(ws)} run(s); "
               "median task seconds summed over tasks: "
               + ", ".join(f"{c} {statistics.median(x[c] for x in sums[label]):.1f}" for c in _COLS))
-    for other in [o for o in (args.compare_ref, "no memo" if args.compare_memo else None) if o]:
+    for other in [o for o in (args.compare_ref, "no memo" if args.compare_memo else None,
+                              "fresh kernels" if args.compare_fresh else None) if o]:
         if walls["working tree"] and walls[other]:
             new, old = statistics.median(walls["working tree"]), statistics.median(walls[other])
             print(f"working tree / {other}: {new / old:.2f} (median wall times)")

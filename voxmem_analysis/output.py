@@ -13,6 +13,7 @@ either way.  Showing never changes the bytes written.
 """
 from __future__ import annotations
 
+import contextlib
 import io
 import sys
 from pathlib import Path
@@ -20,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 __all__ = ["save_table", "save_figure", "table_to_latex", "table_to_markdown", "SYNTHETIC_LABEL", "stamp_synthetic",
-           "in_kernel", "display_frame", "figure_caption"]
+           "in_kernel", "display_frame", "figure_caption", "laid_out"]
 
 SYNTHETIC_LABEL = "SYNTHETIC DATA \u2014 not real model output"
 _PNG_META = {"Software": None}
@@ -183,7 +184,7 @@ def figure_caption(png) -> str | None:
     return text.get("Title") or None
 
 
-def _show_figure(fig, png: Path | None, dpi: int) -> None:
+def _show_figure(fig, png: Path | None, dpi: int, box) -> None:
     """Display the saved PNG (or, with no PNG written, one rendered in memory) at half its pixel size."""
     from IPython.display import Image
 
@@ -191,9 +192,47 @@ def _show_figure(fig, png: Path | None, dpi: int) -> None:
         data = png.read_bytes()
     else:
         buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=dpi, metadata=_PNG_META, bbox_inches="tight")
+        fig.savefig(buf, format="png", dpi=dpi, metadata=_PNG_META, bbox_inches=box)
         data = buf.getvalue()
     _display(Image(data=data, format="png", retina=True))
+
+
+@contextlib.contextmanager
+def laid_out(fig, dpi: float):
+    """Lay ``fig`` out once, at ``dpi``, and yield its tight bounding box (inches) for ``savefig``.
+
+    ``savefig(bbox_inches="tight")`` draws the figure once to run its layout engine (constrained
+    layout) and find the tight box, then draws it again to render, on every call; saving a PNG
+    and a PDF so lays the figure out twice.  Here the layout engine runs once (one draw without
+    rendering, at the PNG's ``dpi``, as the PNG's own ``savefig`` would) and the box is measured
+    once, padded by :rc:`savefig.pad_inches` as ``"tight"`` pads it; inside the block the engine
+    is switched off, so each ``savefig(bbox_inches=box)`` only renders.  Figures laid out by
+    ``tight_layout()`` (no engine left) or not at all are measured the same way.  The engine and
+    the dpi are restored on exit.
+
+    The PNG is byte-for-byte the one ``bbox_inches="tight"`` writes.  The PDF now shares the PNG's
+    layout and box (measured with the PNG's renderer) instead of being laid out and measured a
+    second time with the PDF's font metrics: its page can differ from that by a few points
+    (at most 5 pt on the paper figures) and its margins by a few hundredths of an inch.
+    """
+    import matplotlib as mpl
+
+    engine, old_dpi = fig.get_layout_engine(), fig.get_dpi()
+    fig.set_dpi(dpi)
+    try:
+        fig.draw_without_rendering()
+        box = fig.get_tightbbox().padded(mpl.rcParams["savefig.pad_inches"])
+    finally:
+        fig.set_dpi(old_dpi)
+    # with both rc switches off, set_layout_engine(None) leaves no engine at all (a "none"
+    # placeholder would still make savefig draw once more before rendering)
+    with mpl.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
+        fig.set_layout_engine(None)
+    try:
+        yield box
+    finally:
+        if engine is not None:
+            fig.set_layout_engine(engine)
 
 
 def save_figure(fig, out_dir, name: str, *, data: pd.DataFrame | None = None, release=None,
@@ -204,7 +243,8 @@ def save_figure(fig, out_dir, name: str, *, data: pd.DataFrame | None = None, re
     ``show`` (default: when in a Jupyter kernel) also displays the figure, after it is written,
     as the PNG file's bytes.  The figure is closed either way.  ``caption`` (e.g. "Figure 8: ...
     models run at 32K") is stored as the ``Title`` of the PNG and the PDF, where the report reads
-    it (:func:`figure_caption`); the same caption gives the same bytes.
+    it (:func:`figure_caption`); the same caption gives the same bytes.  The figure is laid out
+    once for both files (:func:`laid_out`).
     """
     import matplotlib.pyplot as plt
 
@@ -216,19 +256,22 @@ def save_figure(fig, out_dir, name: str, *, data: pd.DataFrame | None = None, re
         stamp_synthetic(fig)
     written = []
     title = {"Title": caption} if caption else {}
-    if "png" in formats:
-        p = d / f"{name}.png"
-        fig.savefig(p, dpi=dpi, metadata={**_PNG_META, **title}, bbox_inches="tight")
-        written.append(p)
-    if "pdf" in formats:
-        p = d / f"{name}.pdf"
-        fig.savefig(p, metadata={**_PDF_META, **title}, bbox_inches="tight")
-        written.append(p)
-    if data is not None:
-        p = d / f"{name}.csv"
-        data.to_csv(p, index=not isinstance(data.index, pd.RangeIndex), float_format="%.6g", lineterminator="\n")
-        written.append(p)
-    if _should_show(show):
-        _show_figure(fig, d / f"{name}.png" if "png" in formats else None, dpi)
+    show = _should_show(show)
+    rendered = "png" in formats or "pdf" in formats or show
+    with laid_out(fig, dpi) if rendered else contextlib.nullcontext() as box:   # one layout for every file
+        if "png" in formats:
+            p = d / f"{name}.png"
+            fig.savefig(p, dpi=dpi, metadata={**_PNG_META, **title}, bbox_inches=box)
+            written.append(p)
+        if "pdf" in formats:
+            p = d / f"{name}.pdf"
+            fig.savefig(p, metadata={**_PDF_META, **title}, bbox_inches=box)
+            written.append(p)
+        if data is not None:
+            p = d / f"{name}.csv"
+            data.to_csv(p, index=not isinstance(data.index, pd.RangeIndex), float_format="%.6g", lineterminator="\n")
+            written.append(p)
+        if show:
+            _show_figure(fig, d / f"{name}.png" if "png" in formats else None, dpi, box)
     plt.close(fig)
     return written

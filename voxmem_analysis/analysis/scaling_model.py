@@ -14,7 +14,8 @@ models; below 1 means accuracy falls with length.
 Data: the same selection as Table 18 -- the models run at the comparison budget and at the
 baseline (the 64K set), and for each model the questions it was scored on at every budget
 it was run at (``pairing="all_budgets"``); every budget the 64K set was run at enters.
-Fitted by ``statsmodels`` (imported when the artifact runs).
+Fitted by :mod:`voxmem_analysis.stats.gee` (a vectorised copy of statsmodels' GEE, checked
+against it in ``tests/test_gee_fast.py``; ``engine="statsmodels"`` runs statsmodels itself).
 """
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from voxmem_analysis.analysis.scaling import scaling_plan
 from voxmem_analysis.analysis.selection import OVERALL, evidence_label, scored_predictions
 from voxmem_analysis.artifacts import artifact, memoised
 from voxmem_analysis.stats import ci_level_alias
+from voxmem_analysis.stats.gee import doubling_slope
 
 __all__ = ["fit_doubling_gee", "scaling_model", "scaling_model_table", "budget_doublings"]
 
@@ -46,8 +48,14 @@ def budget_doublings(budget: pd.Series, reference: str = "8K") -> np.ndarray:
 
 
 @ci_level_alias
-def fit_doubling_gee(data: pd.DataFrame, *, groups: str = "question_id", ci_level: float = 0.95) -> dict:
+def fit_doubling_gee(data: pd.DataFrame, *, groups: str = "question_id", ci_level: float = 0.95,
+                     engine: str = "numpy") -> dict:
     """Fit ``correct ~ doublings + C(model)`` by GEE (Binomial, exchangeable) and summarise the slope.
+
+    The fit is :func:`voxmem_analysis.stats.gee.exchangeable_logit_gee`, a vectorised copy of
+    statsmodels' ``GEE(family=Binomial(), cov_struct=Exchangeable()).fit()``; statsmodels is the
+    reference that ``tests/test_gee_fast.py`` checks it against (parameters, robust SE, working
+    correlation and p-value to 1e-6 relative), and ``engine="statsmodels"`` runs it instead.
 
     Parameters
     ----------
@@ -57,6 +65,8 @@ def fit_doubling_gee(data: pd.DataFrame, *, groups: str = "question_id", ci_leve
         Cluster column (``question_id``; ``family`` for families).
     ci_level : float
         Level of the robust Wald interval (``ci=``: deprecated name).
+    engine : {"numpy", "statsmodels"}
+        The vectorised fit (default) or the statsmodels formula fit it replicates.
 
     Returns
     -------
@@ -64,12 +74,21 @@ def fit_doubling_gee(data: pd.DataFrame, *, groups: str = "question_id", ci_leve
         ``n_obs, n_clusters, n_models, log_or, robust_se, odds_ratio, or_ci_low, or_ci_high,
         p_value, working_corr, converged``.
     """
+    df = data.assign(correct=data["correct"].astype(float)).sort_values([groups, "model", "doublings"],
+                                                                      kind="stable")
+    if engine == "numpy":
+        return doubling_slope(df, groups=groups, ci_level=ci_level)
+    if engine != "statsmodels":
+        raise ValueError(f"fit_doubling_gee: engine must be 'numpy' or 'statsmodels', got {engine!r}")
+    return _statsmodels_gee(df, groups=groups, ci_level=ci_level)
+
+
+def _statsmodels_gee(df: pd.DataFrame, *, groups: str, ci_level: float) -> dict:
+    """The statsmodels formula fit (the reference of the vectorised one)."""
     import statsmodels.api as sm
     import statsmodels.formula.api as smf
     from scipy.stats import norm
 
-    df = data.assign(correct=data["correct"].astype(float)).sort_values([groups, "model", "doublings"],
-                                                                      kind="stable")
     n_models = int(df["model"].nunique())
     formula = "correct ~ doublings" + (" + C(model)" if n_models > 1 else "")
     model = smf.gee(formula, groups=groups, data=df, family=sm.families.Binomial(),

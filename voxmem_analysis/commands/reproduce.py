@@ -37,6 +37,9 @@ def register(sub) -> None:
                         "and the paper audit (default: only for the paper's calibrated release)")
     p.add_argument("--include-examples", action="store_true",
                    help="also run the notebooks on bundled examples (the LongMemEval notebook 60)")
+    p.add_argument("--fresh-kernels", action="store_true",
+                   help="start a new kernel for every notebook (default: each worker reuses one kernel, emptied "
+                        "before each notebook and replaced when a notebook changed process-wide settings)")
     p.add_argument("--keep-going", action=argparse.BooleanOptionalAction, default=True,
                    help="a failing notebook stops nothing else and is reported in the new output (default); "
                         "--no-keep-going: the first failure stops the run and the previous output stays as it was")
@@ -101,7 +104,7 @@ def run(args) -> int:
                           notebooks_dir=args.notebooks, overrides=overrides, timeout=args.timeout,
                           progress=False if args.no_progress else None,
                           compare_published=args.compare_published, include_examples=args.include_examples,
-                          embed=args.embed, keep_going=args.keep_going)
+                          embed=args.embed, keep_going=args.keep_going, fresh_kernels=args.fresh_kernels)
     except (FileNotFoundError, ValueError) as exc:  # also OutputFolderError: locked, foreign, two releases
         print(f"error: reproduce: {exc}", file=sys.stderr)
         return 2

@@ -33,7 +33,8 @@ from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.io.schema import ABLATION_CONDITIONS
 
 __all__ = ["STR_FIELDS", "BOOL_FIELDS", "INT_FIELDS", "SCHEMA", "ITEM_STR_FIELDS", "split_lines", "suspect_lines",
-           "parse_lines", "parse_text", "build_rows", "items_supported"]
+           "parse_lines", "parse_text", "build_rows", "items_supported", "screen_lines", "read_plain", "per_value",
+           "line_signatures", "signature_keys"]
 
 STR_FIELDS = ("item_id", "model", "question_id", "context_length", "family_id", "evidence_type", "memory_operation",
               "subtype", "expected_response", "answer_type", "answer_normalization", "question_text", "gold_json",
@@ -278,3 +279,77 @@ def _finish_rows(rec: pl.DataFrame, has_items: bool) -> pl.DataFrame:
         c("g.gold_json").alias("gold_json"), c("judge_raw"), c("_cond").is_not_null().alias("_has_cond"),
         _clean_mask(has_items).alias("_clean"), c("_pos"),
     )
+
+
+# ----------------------------------------------------------------------------- other flat record files
+# The same screening and parsing for the records of other JSON-lines inputs (attribution audit
+# records, LongMemEval verdicts): their readers pass their own key types and schema.
+def line_signatures(lines: pl.Series) -> pl.Series:
+    """The key tokens of each line, in order, joined by ``|`` (digits as 0; see ``_TOKEN``)."""
+    expr = pl.col("line").str.extract_all(_TOKEN).list.join("|").str.replace_all("[1-9]", "0")
+    return lines.to_frame("line").select(expr).to_series()
+
+
+def signature_keys(signature: str) -> list[tuple[str, str]] | None:
+    """``(key, first character of its value)`` of each key token of a signature, in order; None when
+    a token is not a plain key (a key with an escape or other characters, text the bulk parser may
+    read differently) or a key repeats (an escaped quote before a colon, inside a string, is skipped)."""
+    keys: list[tuple[str, str]] = []
+    for tok in signature.split("|") if signature else []:
+        if _HARMLESS.match(tok):
+            continue
+        m = _KEY_TOKEN.match(tok)
+        if m is None or any(k == m.group(1) for k, _ in keys):
+            return None
+        keys.append((m.group(1), m.group(2)))
+    return keys
+
+
+def screen_lines(lines: pl.Series, type_chars: dict[str, str], required=()) -> pl.Series:
+    """:func:`suspect_lines` for another flat record: True for a line whose keys are not each a key
+    of ``type_chars`` (once, with a value whose JSON type starts with one of its characters:
+    ``"`` text, ``t``/``f`` boolean, ``0``/``-`` number, ``n`` null), that lacks a ``required`` key,
+    or that holds text the bulk parser may read differently (control characters, surrogates...)."""
+    signature = line_signatures(lines)
+    need = set(required)
+
+    def fits(sig: str) -> bool:
+        keys = signature_keys(sig)
+        return (bool(keys) and all(c in type_chars.get(k, "") for k, c in keys)
+                and need <= {k for k, _ in keys})
+
+    verdict = {sig: not fits(sig) for sig in signature.unique().to_list()}
+    return signature.replace_strict(verdict, return_dtype=pl.Boolean) if len(signature) else signature.cast(pl.Boolean)
+
+
+def read_plain(lines: pl.Series, schema: dict) -> tuple[pl.DataFrame | None, list[int]]:
+    """:func:`parse_lines` with another schema: ``(rows with their position _pos, positions rejected)``."""
+    parts: list[pl.DataFrame] = []
+    rejected: list[int] = []
+
+    def go(start: int, stop: int) -> None:
+        chunk = lines.slice(start, stop - start)
+        try:
+            df = pl.read_ndjson(io.BytesIO(chunk.str.join("\n").item().encode()), schema=schema)
+            if df.height != stop - start:
+                raise ValueError("row count differs from line count")
+            parts.append(df.with_columns(pl.int_range(start, stop, dtype=pl.Int64).alias("_pos")))
+        except Exception:  # noqa: BLE001 - any parser complaint: split, then leave it to the per-line reader
+            if stop - start <= _BISECT_FLOOR:
+                rejected.extend(range(start, stop))
+            else:
+                mid = (start + stop) // 2
+                go(start, mid)
+                go(mid, stop)
+
+    if len(lines):
+        go(0, len(lines))
+    return (pl.concat(parts) if parts else None), rejected
+
+
+def per_value(col: pl.Series, fn, dtype=pl.Utf8) -> pl.Series:
+    """``fn`` of each value of ``col`` (null stays null), computed once per distinct value."""
+    table = {v: fn(v) for v in col.unique().to_list() if v is not None}
+    if not table:
+        return pl.Series(col.name, [None] * col.len(), dtype=dtype)
+    return col.replace_strict(table, default=None, return_dtype=dtype)

@@ -42,6 +42,7 @@ from pathlib import Path
 import pandas as pd
 import polars as pl
 
+from voxmem_analysis.io import bulk as bk
 from voxmem_analysis.io.files import read_text
 from voxmem_analysis.io.jsonl import iter_lines, parse_line, parse_object
 from voxmem_analysis.io.provenance import ReleaseProvenance
@@ -49,7 +50,7 @@ from voxmem_analysis.errors import Problem, VoxMemDataError
 
 __all__ = [
     "QUESTION_TYPES", "MANIFEST_COLUMNS", "FRAME_COLUMNS", "LongMemEvalData",
-    "load_longmemeval", "read_manifest", "read_questions", "select_judge", "budget_sort_key",
+    "load_longmemeval", "read_manifest", "read_questions", "select_judge", "budget_sort_key", "BULK_MIN_LINES",
 ]
 
 #: LongMemEval's six question types, in display order (VoiceLongMemEval has its own; any
@@ -519,6 +520,118 @@ def _frame(rows: list[dict]) -> pl.DataFrame:
     return pl.DataFrame(series)
 
 
+# ----------------------------------------------------------------------------- columnar path
+#: Verdict files with fewer lines are read line by line even with ``bulk=True``: below this the
+#: columnar path's fixed cost outweighs what it saves (benchmarks/bench_load_parts.py: 0.2x on
+#: 60-line files, 0.8x on 600-line files); the result is the same either way.
+BULK_MIN_LINES = 5000
+#: ``autoeval_label`` as evaluate_qa.py writes it: ``{"model": "<text>", "label": true|false}``, nothing else.
+_AUTO_FORM = (r'"autoeval_label"[ \t]*:[ \t]*\{[ \t]*"model"[ \t]*:[ \t]*"(?:[^"\\]|\\.)*"[ \t]*,[ \t]*'
+              r'"label"[ \t]*:[ \t]*(?:true|false)[ \t]*\}')
+_AUTO_SCHEMA = pl.Struct({"model": pl.Utf8, "label": pl.Boolean})
+#: keys a plain line may not hold besides its own (they would change the row's meaning or names)
+_NOT_EXTRA = set(_SCHEMA) | _KNOWN_FIELDS | {"correct", "question_type", "model", "label"}
+_EXTRA_TYPES = {'"': pl.Utf8, "t": pl.Boolean, "f": pl.Boolean, "n": None}
+
+
+def _plain_extras(signature: str) -> list[tuple[str, object]] | None:
+    """The extra keys (with their polars type, None for null) of a *plain* verdict line, or None
+    when lines with this signature must be read alone.  Plain: ``question_id`` text, optional
+    ``hypothesis`` text or null, ``autoeval_label`` the object ``{"model": text, "label": boolean}``,
+    any other key a text, boolean or null not named like a frame column."""
+    keys = bk.signature_keys(signature)
+    if not keys:
+        return None
+    names = [k for k, _ in keys]
+    if "question_id" not in names or "autoeval_label" not in names:
+        return None
+    i = names.index("autoeval_label")
+    if keys[i:i + 3] not in ([("autoeval_label", "{"), ("model", '"'), ("label", "t")],
+                             [("autoeval_label", "{"), ("model", '"'), ("label", "f")]):
+        return None
+    extras = []
+    for k, c in keys[:i] + keys[i + 3:]:
+        if k == "question_id" and c == '"' or k == "hypothesis" and c in '"n':
+            continue
+        if k in _NOT_EXTRA or k.startswith("autoeval_") or c not in _EXTRA_TYPES:
+            return None
+        extras.append((k, _EXTRA_TYPES[c]))
+    return extras
+
+
+def _plain_plan(signature: pl.Series) -> tuple[dict, dict]:
+    """``(signature -> extra keys or None, schema)``: an extra key read as text on some lines and as
+    a boolean on others sends those lines to the per-line reader."""
+    plan = {sig: _plain_extras(sig) for sig in signature.unique().to_list()}
+    types: dict[str, set] = {}
+    for extras in plan.values():
+        for k, t in extras or ():
+            types.setdefault(k, set()).add(t)
+    mixed = {k for k, ts in types.items() if len(ts - {None}) > 1}
+    plan = {sig: (None if extras is None or any(k in mixed for k, _ in extras) else extras)
+            for sig, extras in plan.items()}
+    schema = {"question_id": pl.Utf8, "hypothesis": pl.Utf8, "autoeval_label": _AUTO_SCHEMA}
+    schema.update({k: next(iter(ts - {None}), pl.Utf8) for k, ts in types.items() if k not in mixed})
+    return plan, schema
+
+
+def _line_parsed(lineno: int, line: str, rel: str, qmap: dict, convention: str):
+    rec, bad = parse_object(line)
+    if bad is not None:
+        return lineno, None, [Problem(bad[0], "error", bad[1], rel, lineno, bad[2])]
+    row, errs = _parse_verdict(rec, rel, lineno, qmap, convention)
+    return lineno, row, errs
+
+
+def _bulk_parsed(text: str, rel: str, qmap: dict, convention: str) -> list[tuple[int, dict | None, list[Problem]]]:
+    """``(line, row or None, problems)`` of every line of a JSON-lines verdict file: the plain lines
+    (see :func:`_plain_extras`) in one parser call, checked by columns; every other line, and any
+    plain line with a finding, read alone by :func:`_parse_verdict` -- so both paths agree."""
+    lines = bk.split_lines([text], [0], [rel], [None])
+    signature = bk.line_signatures(lines["line"])
+    plan, schema = _plain_plan(signature)
+    lines = lines.with_columns(signature.alias("_sig"))
+    ok = signature.replace_strict({s: e is not None for s, e in plan.items()}, return_dtype=pl.Boolean) \
+        if len(signature) else signature.cast(pl.Boolean)
+    plain = lines.filter(ok & lines["line"].str.contains(_AUTO_FORM))
+    rec, _ = bk.read_plain(plain["line"], schema)   # lines it rejects are read alone below
+    done: set[int] = set()
+    out: list[tuple[int, dict | None, list[Problem]]] = []
+    if rec is not None:
+        qid = bk.per_value(rec["question_id"], lambda v: v.strip() or None)
+        rec = rec.with_columns(qid.alias("_qid"), bk.per_value(qid, qmap.get).alias("_qtype"),
+                               plain["lineno"].gather(rec["_pos"]).alias("_line"),
+                               plain["_sig"].gather(rec["_pos"]).alias("_sig"))
+        rec = rec.filter(pl.col("_qtype").is_not_null())
+        extra_cols = [k for k in schema if k not in ("question_id", "hypothesis", "autoeval_label")]
+        cols = ["_qid", "_qtype", "hypothesis", "_line", "_sig", *extra_cols]
+        lab, model = rec["autoeval_label"].struct.field("label").to_list(), rec["autoeval_label"].struct.field("model").to_list()
+        for (q, qt, hyp, ln, sig, *vals), label, jm in zip(zip(*(rec[c].to_list() for c in cols)), lab, model):
+            row = {"question_id": q, "question_type": qt, "is_abstention": q.endswith("_abs"), "hypothesis": hyp,
+                   "label": label, "correct": label is True, "scored": True, "status": "graded",   # graded: scored either way
+                   "judge_model": jm, "source_file": rel, "source_line": ln}
+            got = dict(zip(extra_cols, vals))
+            row.update((k, got[k]) for k, _ in plan[sig])
+            out.append((ln, row, []))
+            done.add(ln)
+    slow = lines.filter(~pl.col("lineno").is_in(list(done))) if done else lines
+    out += [_line_parsed(n, line, rel, qmap, convention) for n, line in slow.select("lineno", "line").iter_rows()]
+    out.sort(key=lambda e: e[0])
+    return out
+
+
+def _parsed_entries(text: str, rel: str, qmap: dict, convention: str, bulk: bool):
+    """``(line, row or None, problems)`` of each verdict of a file (rows as :func:`_parse_verdict` makes them)."""
+    if bulk and text.count("\n") >= BULK_MIN_LINES and _verdict_layout(text) == "jsonl":
+        yield from _bulk_parsed(text, rel, qmap, convention)
+        return
+    for lineno, rec, errs in _verdict_entries(text, rel):
+        row = None
+        if rec is not None:
+            row, errs = _parse_verdict(rec, rel, lineno, qmap, convention)
+        yield lineno, row, errs
+
+
 # ----------------------------------------------------------------------------- result
 @dataclass
 class LongMemEvalData(ReleaseProvenance):
@@ -578,7 +691,7 @@ class LongMemEvalData(ReleaseProvenance):
 
 
 def load_longmemeval(manifest, questions, *, strict: bool = True, convention: str = "paper",
-                     type_key: str | None = None) -> LongMemEvalData:
+                     type_key: str | None = None, bulk: bool = True) -> LongMemEvalData:
     """Load the verdict files a manifest lists, with each question's type.
 
     Parameters
@@ -595,6 +708,10 @@ def load_longmemeval(manifest, questions, *, strict: bool = True, convention: st
         ``harness``: they leave it (``scored`` false).
     type_key : str, optional
         Field of the question file holding the question type (default ``question_type``, else ``type``).
+    bulk : bool
+        Read the plain lines of JSON-lines verdict files of at least :data:`BULK_MIN_LINES` lines in
+        one parser call each and check them by columns (default); ``False`` reads every line alone.
+        Both give the same result.
 
     Verdict files may be JSON Lines (evaluate_qa.py), a JSON list of the same objects, or a JSON
     object with a ``results`` list; labels may be ``autoeval_label.label``, a flat
@@ -620,7 +737,7 @@ def load_longmemeval(manifest, questions, *, strict: bool = True, convention: st
     if qmap:  # without questions every line would be reported as unknown
         for m in man.itertuples(index=False):
             stats["files"] += 1
-            kept, lost = _read_verdict_file(m, qmap, convention, problems, stats, seen, rows)
+            kept, lost = _read_verdict_file(m, qmap, convention, problems, stats, seen, rows, bulk)
             n_rows.append(kept)
             if not kept:
                 dropped.append({"system": m.system, "budget": m.budget, "judge": m.judge,
@@ -637,7 +754,7 @@ def load_longmemeval(manifest, questions, *, strict: bool = True, convention: st
 
 
 def _read_verdict_file(m, qmap: dict, convention: str, problems: list[Problem], stats: dict, seen: dict,
-                       rows: list[dict]) -> tuple[int, str]:
+                       rows: list[dict], bulk: bool = True) -> tuple[int, str]:
     """Read the verdict file of manifest row ``m`` into ``rows``: ``(rows kept, why none were)``."""
     rel = m.path
     text = _read_text(Path(m.resolved), rel, problems)
@@ -645,12 +762,9 @@ def _read_verdict_file(m, qmap: dict, convention: str, problems: list[Problem], 
     if text is None:
         return 0, "file unreadable"
     empty = True
-    for lineno, rec, errs in _verdict_entries(text, rel):
+    for lineno, row, errs in _parsed_entries(text, rel, qmap, convention, bulk):
         empty = False
         stats["lines"] += 1
-        row = None
-        if rec is not None:
-            row, errs = _parse_verdict(rec, rel, lineno, qmap, convention)
         problems += errs
         if row is None:
             stats["rejected_lines"] += 1

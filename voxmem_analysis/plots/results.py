@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from voxmem_analysis import taxonomy as tx
-from voxmem_analysis.plots.style import ACC_RANGE, GROUP_COLORS, HEATMAP_CMAP, paper_style
+from voxmem_analysis.plots.style import ACC_RANGE, GROUP_COLORS, HEATMAP_CMAP, paper_style, without_canvas_draw
 
 __all__ = ["evidence_heatmaps", "operation_heatmap", "operation_heatmaps", "answerable_refusal_scatter", "reserve_footer",
            "place_labels"]
@@ -40,12 +40,14 @@ def _annotated_heatmap(ax, grid: pd.DataFrame, labels: np.ndarray, *, cmap: str,
                        vrange: tuple[float, float], fontsize: float) -> None:
     """``seaborn.heatmap`` of *grid* with the strings *labels* as annotations (NaN cells blank).
 
-    seaborn picks black or white text per cell from the cell colour's luminance.
+    seaborn picks black or white text per cell from the cell colour's luminance.  Its forced draw
+    of the whole figure (a tick-label overlap test; no tick labels here) is skipped.
     """
     import seaborn as sns
 
-    sns.heatmap(grid, annot=labels, fmt="", cmap=cmap, vmin=vrange[0], vmax=vrange[1], cbar=False,
-                ax=ax, annot_kws={"fontsize": fontsize}, xticklabels=False, yticklabels=False)
+    with without_canvas_draw(ax.figure):
+        sns.heatmap(grid, annot=labels, fmt="", cmap=cmap, vmin=vrange[0], vmax=vrange[1], cbar=False,
+                    ax=ax, annot_kws={"fontsize": fontsize}, xticklabels=False, yticklabels=False)
 
 
 def _cell_of(text) -> tuple[int, int]:
@@ -264,7 +266,7 @@ def place_labels(ax, x, y, labels, *, fontsize: float = 6.5, pad_pt: float = 4.0
     import matplotlib.transforms as mtrans
 
     fig = ax.figure
-    fig.canvas.draw()
+    fig.draw_without_rendering()   # lays the figure out (its layout engine) without rasterizing it
     r = fig.canvas.get_renderer()
     to_disp = ax.transData
     pts = to_disp.transform(np.column_stack([x, y]))

@@ -13,7 +13,7 @@ import pandas as pd
 
 from voxmem_analysis.analysis.explore import column_name, parse_by, slice_label
 from voxmem_analysis.plots.verdicts import SERIES_COLORS
-from voxmem_analysis.plots.style import EVIDENCE_COLORS, GROUP_COLORS, OPERATION_COLORS, paper_style
+from voxmem_analysis.plots.style import EVIDENCE_COLORS, GROUP_COLORS, OPERATION_COLORS, paper_style, without_canvas_draw
 
 __all__ = ["PALETTES", "SINGLE_COLOR", "slice_dot_plot", "slice_facets"]
 
@@ -181,8 +181,9 @@ def slice_facets(data: pd.DataFrame, by, *, col: str = "budget", overall: dict |
                         handles.setdefault(lab, h)
                 leg.remove()
         g.figure.supxlabel(xlabel, fontsize=9)
-        if handles:
-            g.add_legend(legend_data=handles, title=legend_title)
+        if handles:   # (seaborn's two full draws here only measure the legend: skipped)
+            with without_canvas_draw(g.figure):
+                g.add_legend(legend_data=handles, title=legend_title)
         if title:
             g.figure.suptitle(title)
         g.tight_layout()

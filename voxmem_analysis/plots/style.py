@@ -5,7 +5,7 @@ import contextlib
 
 from voxmem_analysis import taxonomy as tx
 
-__all__ = ["paper_style", "EVIDENCE_COLORS", "OPERATION_COLORS", "CLASS_COLORS", "ROLE_COLORS", "GROUP_COLORS", "HEATMAP_CMAP", "ACC_RANGE"]
+__all__ = ["paper_style", "without_canvas_draw", "EVIDENCE_COLORS", "OPERATION_COLORS", "CLASS_COLORS", "ROLE_COLORS", "GROUP_COLORS", "HEATMAP_CMAP", "ACC_RANGE"]
 
 #: Colour-blind-safe (Okabe-Ito) colours per evidence type.
 EVIDENCE_COLORS = {
@@ -45,6 +45,32 @@ def paper_style(**overrides):
 
     with mpl.rc_context({**_RC, **overrides}):
         yield
+
+
+@contextlib.contextmanager
+def without_canvas_draw(fig):
+    """Inside the block ``fig.canvas`` is a bare ``FigureCanvasBase``: ``draw()`` does nothing and
+    there is no ``get_renderer`` (text is still measured: ``fig`` makes a renderer on demand).
+    The figure's own canvas (with its callbacks and manager) is back on exit.
+
+    For seaborn calls that force a full draw of the figure (``fig.canvas.draw()``) where that
+    draw changes nothing in what is finally drawn, and costs a render of every panel drawn so
+    far (annotations included):
+
+    * ``seaborn.heatmap`` draws to test whether the tick labels it set overlap (and rotates them
+      if so): called with ``xticklabels=False, yticklabels=False`` (the callers set their own
+      ticks afterwards) there is nothing to test;
+    * ``FacetGrid.add_legend`` draws twice to measure its legend, which is measurable without
+      rendering.
+    """
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    canvas = fig.canvas
+    FigureCanvasBase(fig)   # attaches itself to fig
+    try:
+        yield
+    finally:
+        fig.set_canvas(canvas)
 
 
 def evidence_palette(codes=tx.EVIDENCE_TYPES) -> list[str]:

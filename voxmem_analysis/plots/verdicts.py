@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from voxmem_analysis.plots.style import paper_style
+from voxmem_analysis.plots.style import paper_style, without_canvas_draw
 
 __all__ = ["SERIES_COLORS", "accuracy_dots", "scaling_curves", "comparison_matrix", "significance_mark"]
 
@@ -256,8 +256,10 @@ def _matrix(ax, data, systems, p_value, cmap, norm):
                        for i in range(n)], dtype=object)
     # seaborn draws the annotated cells and picks black/white text from each cell's luminance;
     # the norm is symmetric around 0, i.e. linear from vmin to vmax
-    sns.heatmap(M, annot=labels, fmt="", cmap=cmap, vmin=norm.vmin, vmax=norm.vmax, cbar=False, ax=ax,
-                annot_kws={"fontsize": 8}, xticklabels=False, yticklabels=False)
+    # (without its forced draw of the figure: a tick-label overlap test, and there are no tick labels yet)
+    with without_canvas_draw(ax.figure):
+        sns.heatmap(M, annot=labels, fmt="", cmap=cmap, vmin=norm.vmin, vmax=norm.vmax, cbar=False, ax=ax,
+                    annot_kws={"fontsize": 8}, xticklabels=False, yticklabels=False)
     im = ax.collections[0]
     for i in range(n):
         ax.add_patch(plt.Rectangle((i, i), 1, 1, color="#eeeeee"))

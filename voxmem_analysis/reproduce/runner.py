@@ -392,7 +392,8 @@ def execute_notebook(path, *, data_dir, out_dir, seed: int = 0, n_boot: int = 10
     return result
 
 
-def _worker_init(threads: int | None, cache_dir: str | None = None, memo_dir: str | None = None) -> None:
+def _worker_init(threads: int | None, cache_dir: str | None = None, memo_dir: str | None = None,
+                 warm_kernels: bool = False) -> None:
     """Set up a worker process of the pool (the kernels it starts inherit its environment).
 
     * ``PYTHONHASHSEED=0`` and thread pools sized to ``cores // jobs`` (polars, BLAS), so
@@ -403,6 +404,12 @@ def _worker_init(threads: int | None, cache_dir: str | None = None, memo_dir: st
     """
     _worker_signals()
     os.environ["PYTHONHASHSEED"] = "0"
+    if warm_kernels:  # one kernel for the notebooks of this worker, stopped when the worker ends
+        import multiprocessing.util
+
+        _WARM["enabled"] = True
+        multiprocessing.util.Finalize(None, _drop_warm_kernel, exitpriority=50)
+    _exit_with_parent()
     if cache_dir:  # notebooks of this run parse the release once (see loading.CACHE_ENV)
         from voxmem_analysis.io.release import CACHE_ENV
 
@@ -418,6 +425,24 @@ def _worker_init(threads: int | None, cache_dir: str | None = None, memo_dir: st
         sys.modules.setdefault("rfc3987_syntax", None)
 
 
+def _exit_with_parent(poll: float = 1.0) -> None:
+    """End this worker (and its warm kernel) when the runner is gone without stopping it (killed):
+    the worker's parent, multiprocessing's fork server, exits with the runner, and the worker is
+    then re-parented.  Without this an orphaned worker would wait for work forever."""
+    import threading
+
+    parent = os.getppid()
+
+    def watch():
+        while True:
+            time.sleep(poll)
+            if os.getppid() != parent:
+                _drop_warm_kernel(kill=True)
+                os._exit(1)
+
+    threading.Thread(target=watch, name="voxmem-parent-watch", daemon=True).start()
+
+
 def _worker_signals() -> None:
     """In a worker process: ignore Ctrl-C (the main process stops the run, without a
     KeyboardInterrupt traceback from every worker); SIGTERM -- how the main process ends a
@@ -431,19 +456,85 @@ def _worker_signals() -> None:
         quiet = logging.getLogger("asyncio")
         quiet.addHandler(logging.NullHandler())
         quiet.propagate = False
+        _drop_warm_kernel(kill=True)  # not papermill's: it does not own a warm kernel
         raise SystemExit(128 + signum)
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _exit)
 
 
+#: This worker's warm kernel (:mod:`voxmem_analysis.reproduce.kernels`); ``enabled`` is set by
+#: :func:`_worker_init` (``fresh_kernels=False``); outside a pool every notebook gets a fresh kernel.
+_WARM: dict = {"enabled": False, "kernel": None}
+
+
+def _drop_warm_kernel(kill: bool = False) -> None:
+    kernel, _WARM["kernel"] = _WARM["kernel"], None
+    if kernel is not None:
+        kernel.kill() if kill else kernel.shutdown()
+
+
+def _note_in_log(kernel, text: str) -> None:
+    try:
+        with open(kernel.log_path, "a", encoding="utf-8") as fh:
+            fh.write(f"[voxmem-analysis reproduce] {text}\n")
+    except OSError:
+        pass
+
+
+def _ready_kernel(cwd: Path):
+    """This worker's warm kernel, prepared for a notebook working in ``cwd``: started on first use,
+    started again when the last notebook changed process-wide state or the kernel died.  None
+    when warm kernels are off or one cannot be started here (the notebook then gets a fresh kernel)."""
+    if not _WARM["enabled"]:
+        return None
+    from voxmem_analysis.reproduce.kernels import WarmKernel, WarmKernelError
+
+    for attempt in range(2):
+        kernel = _WARM["kernel"]
+        if kernel is None:
+            try:
+                kernel = _WARM["kernel"] = WarmKernel(KERNEL_NAME, cwd.parent / f"kernel-{os.getpid()}-{attempt}.log", cwd)
+            except Exception:  # noqa: BLE001 - e.g. a library missing for the warm-up: fresh kernels then
+                _drop_warm_kernel()
+                _WARM["enabled"] = False
+                return None
+        try:
+            if kernel.prepare(cwd):
+                return kernel
+            why = ", ".join(kernel.changed)
+        except WarmKernelError as exc:
+            why = str(exc)
+        _note_in_log(kernel, f"kernel replaced before this notebook: the last one changed {why}")
+        _drop_warm_kernel()
+    return None
+
+
 def _execute(src, dst, params, cwd, log_path, timeout) -> None:
-    """papermill, with the kernel's stderr (start-up warnings, logs) sent to ``log_path``."""
+    """papermill in this worker's warm kernel (see :func:`_ready_kernel`), else in a fresh kernel,
+    with the kernel's stderr (start-up warnings, logs) sent to ``log_path``."""
     import logging
 
     import papermill as pm
 
     logging.getLogger("papermill").setLevel(logging.WARNING)
+    kernel = _ready_kernel(Path(cwd))
+    if kernel is not None:
+        from papermill.exceptions import PapermillExecutionError
+
+        try:
+            with kernel.notebook_client() as kc:
+                pm.execute_notebook(str(src), str(dst), parameters=params, kernel_name=KERNEL_NAME, language="python",
+                                    progress_bar=False, log_output=False, execution_timeout=timeout,
+                                    request_save_on_cell_execute=False, km=kernel.km, kc=kc)
+        except PapermillExecutionError:
+            raise  # a cell's own error: the kernel is fine
+        except BaseException:
+            _drop_warm_kernel()  # timed out, died, interrupted: never reused
+            raise
+        finally:
+            Path(log_path).write_text(kernel.take_log(), encoding="utf-8")
+        return
     log = open(log_path, "w", encoding="utf-8")  # noqa: SIM115 - closed below
     saved_fd = os.dup(2)
     sys.stderr.flush()
@@ -625,7 +716,7 @@ def run(data_dir, out_dir, *, jobs: int | None = None, seed: int = 0, n_boot: in
         notebooks_dir=None, overrides: dict | None = None, timeout: float | None = 900,
         progress: bool | None = None, reproduction: bool = True, report: bool = True,
         stream=None, compare_published: bool = False, include_examples: bool = False,
-        embed: bool = False, keep_going: bool = True) -> RunSummary:
+        embed: bool = False, keep_going: bool = True, fresh_kernels: bool = False) -> RunSummary:
     """Execute the notebooks and the reproduction task in parallel; write run.json and the report.
 
     Parameters
@@ -656,6 +747,10 @@ def run(data_dir, out_dir, *, jobs: int | None = None, seed: int = 0, n_boot: in
     keep_going : bool
         ``True`` (default): a failing notebook stops nothing else and is reported in the new
         output.  ``False``: the first failure stops the run; the previous output stays as it was.
+    fresh_kernels : bool
+        ``False`` (default): each worker keeps one warm kernel for the notebooks it runs, emptied
+        before each and replaced when a notebook changed process-wide settings
+        (:mod:`voxmem_analysis.reproduce.kernels`).  ``True``: a new kernel per notebook.
 
     Output folder
     -------------
@@ -679,7 +774,8 @@ def run(data_dir, out_dir, *, jobs: int | None = None, seed: int = 0, n_boot: in
                 summary = _run_staged(staged.staging, out, paths, data_dir, jobs=jobs, seed=seed, n_boot=n_boot,
                                       only=only, overrides=overrides, timeout=timeout, progress=progress,
                                       reproduction=reproduction, report=report, compare_published=compare_published,
-                                      include_examples=include_examples, embed=embed, keep_going=keep_going)
+                                      include_examples=include_examples, embed=embed, keep_going=keep_going,
+                                      fresh_kernels=fresh_kernels)
             except _Stop as stop:
                 staged.abandon(f"{stop.label} failed and --no-keep-going is set")
                 summary = RunSummary(str(Path(data_dir).resolve()), str(staged.staging), seed, n_boot, jobs or 0,
@@ -747,7 +843,7 @@ def _stop_pool(pool, grace: float = 10.0) -> None:
 def _run_staged(stage: Path, final: Path, paths: list[Path], data_dir, *, jobs: int | None, seed: int,
                 n_boot: int, only, overrides: dict | None, timeout: float | None, progress: bool | None,
                 reproduction: bool, report: bool, compare_published: bool, include_examples: bool,
-                embed: bool, keep_going: bool) -> RunSummary:
+                embed: bool, keep_going: bool, fresh_kernels: bool = False) -> RunSummary:
     """The run of :func:`run`, written into the staging folder ``stage`` (the final folder is
     ``final``: run.json and the report name it).  Raises :class:`_Stop` when a task fails and
     ``keep_going`` is off."""
@@ -782,7 +878,7 @@ def _run_staged(stage: Path, final: Path, paths: list[Path], data_dir, *, jobs: 
     ctx = multiprocessing.get_context("forkserver")
     with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init,
                              initargs=(threads, str(out / _STAGING / "release-cache"),
-                                       str(out / _STAGING / "artifact-memo")), mp_context=ctx) as pool, \
+                                       str(out / _STAGING / "artifact-memo"), not fresh_kernels), mp_context=ctx) as pool, \
             _stopping(pool):
         futures = {}
         for p in order:

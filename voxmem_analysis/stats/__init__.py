@@ -8,6 +8,8 @@
 - :mod:`~voxmem_analysis.stats.correlation` -- Spearman correlation with CI (pingouin; D.5).
 - :mod:`~voxmem_analysis.stats.agreement` -- Cohen's kappa with SE and CI (statsmodels).
 - :mod:`~voxmem_analysis.stats.power` -- power of a paired comparison (statsmodels.stats.power).
+- :mod:`~voxmem_analysis.stats.gee` -- logistic GEE with exchangeable working correlation and
+  robust SE, vectorised over clusters (statsmodels' estimator; the context-length model).
 
 The libraries (statsmodels, pingouin) are imported inside the functions that use them, so
 ``import voxmem_analysis.stats`` stays fast.

@@ -1,0 +1,113 @@
+"""Warm kernels (voxmem_analysis.reproduce.kernels): one kernel per worker, reused by its notebooks,
+and never carrying one notebook's state into the next."""
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+from voxmem_analysis.reproduce import runner as R
+
+_HEAD = textwrap.dedent('''\
+    # %% tags=["parameters"]
+    data_dir = "."
+    out_dir = "out"
+
+    # %%
+    import json, os
+    from pathlib import Path
+    ''')
+
+
+def _probe(name: str, extra: str = "") -> str:
+    """A notebook that records its kernel's pid, working folder, leftovers and settings, then runs ``extra``."""
+    return _HEAD + textwrap.dedent(f'''\
+        import matplotlib
+        import warnings
+        seen = {{"pid": os.getpid(), "cwd": os.getcwd(), "leak": "leak" in globals(),
+                 "dpi": matplotlib.rcParams["figure.dpi"], "filters": len(warnings.filters)}}
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        (Path(out_dir) / "{name}.json").write_text(json.dumps(seen))
+        leak = 1
+
+        # %%
+        {extra}
+        ''')
+
+
+@pytest.fixture()
+def probe_dir(tmp_path):
+    d = tmp_path / "notebooks"
+    d.mkdir()
+    return d
+
+
+def _run(notebooks, tmp_path, **kw):
+    out = tmp_path / "out"
+    s = R.run(tmp_path, out, jobs=1, notebooks_dir=notebooks, progress=False, reproduction=False, report=False, **kw)
+    return s, out
+
+
+def _outputs(out, names):
+    """What each probe notebook recorded (written in its staging folder, moved under OUT)."""
+    return {n: json.loads(next(out.rglob(f"{n}.json")).read_text()) for n in names}
+
+
+def test_one_kernel_serves_the_notebooks_of_a_worker_with_a_clean_namespace(probe_dir, tmp_path):
+    for n in ("01_a", "02_b", "03_c"):
+        (probe_dir / f"{n}.py").write_text(_probe(n))
+    s, out = _run(probe_dir, tmp_path)
+    assert s.exit_code == 0, [nb.error for nb in s.notebooks]
+    seen = _outputs(out, ("01_a", "02_b", "03_c"))
+    pids = {v["pid"] for v in seen.values()}
+    assert len(pids) == 1                                # one kernel for the three notebooks
+    assert not any(v["leak"] for v in seen.values())      # the previous notebook's names are gone
+    for n, v in seen.items():                             # each works in its own staging folder
+        assert v["cwd"].endswith(f"/.staging/{n}")
+    for n in ("01_a", "02_b", "03_c"):                    # cells numbered from 1 in every executed notebook
+        cells = json.loads((out / "notebooks" / f"{n}.ipynb").read_text())["cells"]
+        counts = [c["execution_count"] for c in cells if c["cell_type"] == "code" and "".join(c["source"]).strip()]
+        assert counts == list(range(1, len(counts) + 1))
+
+
+def test_a_notebook_that_changes_settings_gets_the_next_one_a_new_kernel(probe_dir, tmp_path):
+    (probe_dir / "01_a.py").write_text(_probe("01_a", 'matplotlib.rcParams["figure.dpi"] = 33'))
+    (probe_dir / "02_b.py").write_text(_probe("02_b", 'import warnings; warnings.simplefilter("ignore")'))
+    (probe_dir / "03_c.py").write_text(_probe("03_c"))
+    s, out = _run(probe_dir, tmp_path)
+    assert s.exit_code == 0
+    seen = _outputs(out, ("01_a", "02_b", "03_c"))
+    assert len({v["pid"] for v in seen.values()}) == 3   # each change forced a new kernel
+    assert seen["02_b"]["dpi"] == seen["01_a"]["dpi"] != 33
+    assert seen["03_c"]["filters"] == seen["01_a"]["filters"]
+
+
+def test_a_dead_kernel_is_replaced_and_the_next_notebook_runs(probe_dir, tmp_path):
+    (probe_dir / "01_a.py").write_text(_probe("01_a", "os._exit(3)"))
+    (probe_dir / "02_b.py").write_text(_probe("02_b"))
+    s, out = _run(probe_dir, tmp_path, timeout=60)
+    by = {nb.name: nb for nb in s.notebooks}
+    assert by["01_a"].status == "failed" and by["02_b"].status == "ok"
+    seen = _outputs(out, ("01_a", "02_b"))
+    assert seen["01_a"]["pid"] != seen["02_b"]["pid"]
+
+
+def test_a_cell_error_keeps_the_kernel(probe_dir, tmp_path):
+    (probe_dir / "01_a.py").write_text(_probe("01_a", "1 / 0"))
+    (probe_dir / "02_b.py").write_text(_probe("02_b"))
+    s, out = _run(probe_dir, tmp_path)
+    by = {nb.name: nb for nb in s.notebooks}
+    assert by["01_a"].status == "failed" and by["01_a"].error.ename == "ZeroDivisionError"
+    assert by["02_b"].status == "ok"
+    seen = _outputs(out, ("01_a", "02_b"))
+    assert seen["01_a"]["pid"] == seen["02_b"]["pid"] and not seen["02_b"]["leak"]
+
+
+def test_fresh_kernels_start_one_kernel_per_notebook(probe_dir, tmp_path):
+    for n in ("01_a", "02_b"):
+        (probe_dir / f"{n}.py").write_text(_probe(n))
+    s, out = _run(probe_dir, tmp_path, fresh_kernels=True)
+    assert s.exit_code == 0
+    seen = _outputs(out, ("01_a", "02_b"))
+    assert seen["01_a"]["pid"] != seen["02_b"]["pid"]

@@ -1,0 +1,214 @@
+"""Warm kernels: one Jupyter kernel per runner worker, reused by the notebooks it executes.
+
+Starting a kernel and importing the scientific stack in it costs about 1.5 s of CPU per
+notebook; a reproduction runs ten notebooks on two workers.  A :class:`WarmKernel` is started
+once per worker, imports the stack once (:data:`WARM_UP`), then takes a snapshot of the
+process-wide state a notebook could change.  Before each notebook the runner calls
+:meth:`WarmKernel.prepare`, which
+
+* empties the user namespace (``%reset -f``: the next notebook sees none of the previous one's
+  names), closes every figure, moves to the notebook's staging folder and sets the execution
+  counter back to 1 (executed notebooks number their cells from 1, as in a fresh kernel);
+* compares the process-wide state with the snapshot: matplotlib's ``rcParams``, the warning
+  filters, numpy's print and error options, polars' and pandas' options, the environment.  If a
+  notebook changed any of them, the kernel is *not* reused: the runner shuts it down and starts
+  a fresh one, so a notebook never runs under another notebook's settings.
+
+A kernel that died, timed out or failed in any way other than a notebook's own cell error is
+also replaced.  The kernel's own standard error (start-up messages, C-level output) goes to one
+file per kernel; :meth:`WarmKernel.take_log` returns what was written since the last call, so
+every notebook's ``NAME.log`` holds the lines written while it ran.
+
+``voxmem-analysis reproduce --fresh-kernels`` (``run(..., fresh_kernels=True)``) starts one
+kernel per notebook instead, as papermill does by default.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from pathlib import Path
+
+__all__ = ["WarmKernel", "WARM_UP"]
+
+#: Run once in a new kernel: what the notebooks import, so later notebooks find it imported, and
+#: the snapshot of the process-wide state (taken after the imports, which add warning filters).
+WARM_UP = r'''
+def _voxmem_warm_up():
+    import importlib, json, os, pkgutil, sys, types, warnings
+    import matplotlib, matplotlib.pyplot, numpy, pandas, polars, seaborn, scipy.stats, statsmodels.api, pingouin  # noqa: F401
+    import IPython.display  # noqa: F401
+    try:  # pandas keeps its options in one dictionary (there is no public way to read them all)
+        from pandas._config.config import _global_config
+    except ImportError:
+        _global_config = {}
+    for sub in ("io", "stats", "analysis", "plots"):
+        pkg = importlib.import_module(f"voxmem_analysis.{sub}")
+        for m in pkgutil.iter_modules(pkg.__path__, f"voxmem_analysis.{sub}."):
+            importlib.import_module(m.name)
+    for m in ("output", "artifacts", "paths"):
+        importlib.import_module(f"voxmem_analysis.{m}")
+
+    def measure():
+        return {"matplotlib rcParams": repr(sorted(matplotlib.rcParams.items())),
+                "warning filters": repr(warnings.filters),
+                "numpy print options": repr(numpy.get_printoptions()), "numpy error handling": repr(numpy.geterr()),
+                "polars Config": polars.Config.save(),
+                "pandas options": json.dumps(_global_config, default=repr, sort_keys=True),
+                "environment variables": repr(sorted(os.environ.items()))}
+
+    state = types.ModuleType("_voxmem_warm_kernel")
+    state.measure, state.snapshot = measure, measure()
+    sys.modules["_voxmem_warm_kernel"] = state
+_voxmem_warm_up()
+del _voxmem_warm_up
+'''
+
+#: Run before each notebook (formatted with the staging folder): clean namespace, figures closed,
+#: working folder, execution counter; ``changed`` names the process-wide settings that differ from the snapshot.
+_PREPARE = r'''
+__import__("os").chdir({cwd})  # first: the last notebook's folder may be gone (its outputs were moved)
+get_ipython().run_line_magic("reset", "-f")
+def _voxmem_prepare():
+    import sys
+    import matplotlib.pyplot as plt
+    plt.close("all")
+    state = sys.modules["_voxmem_warm_kernel"]
+    now = state.measure()
+    state.changed = [k for k in state.snapshot if now.get(k) != state.snapshot[k]]
+    get_ipython().execution_count = 1
+_voxmem_prepare()
+del _voxmem_prepare
+'''
+_CHANGED = '__import__("sys").modules["_voxmem_warm_kernel"].changed'
+
+
+class WarmKernelError(RuntimeError):
+    """The warm kernel could not be started or prepared (the runner then uses a fresh kernel)."""
+
+
+class WarmKernel:
+    """A started kernel (``python3``) with the stack imported; see the module's docstring."""
+
+    def __init__(self, kernel_name: str, log_path: Path, cwd: Path, timeout: float = 300):
+        import nbformat
+        from nbclient import NotebookClient
+
+        self.log_path = Path(log_path)
+        self._offset = 0
+        self.notebooks = 0
+        self._client = NotebookClient(nbformat.v4.new_notebook(), kernel_name=kernel_name, timeout=timeout)
+        self._client.create_kernel_manager()
+        log = open(self.log_path, "ab")  # noqa: SIM115 - the kernel inherits it as its standard error
+        saved = os.dup(2)
+        sys.stderr.flush()
+        os.dup2(log.fileno(), 2)
+        try:
+            self._client.start_new_kernel(cwd=str(cwd))
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            log.close()
+        # the runner's own messages (warm-up, prepare) go through a blocking client with its own
+        # channels: papermill's asynchronous client lives in the event loop of each notebook's run
+        self._control = self._client.km.blocking_client()
+        self._control.start_channels()
+        self._control.wait_for_ready(timeout=timeout)
+        self._timeout = timeout
+        self._run(WARM_UP)
+
+    @property
+    def km(self):
+        """The kernel manager (pass it to papermill as ``km=``)."""
+        return self._client.km
+
+    @contextlib.contextmanager
+    def notebook_client(self):
+        """A kernel client for one notebook's execution (papermill's ``kc=``), closed afterwards."""
+        kc = self.km.client()
+        kc.start_channels()
+        try:
+            yield kc
+        finally:
+            kc.stop_channels()
+
+    def _run(self, code: str, expressions: dict | None = None) -> dict:
+        import queue
+        import time
+
+        kc = self._control
+        msg_id = kc.execute(code, silent=True, store_history=False, user_expressions=expressions or {})
+        deadline = time.monotonic() + self._timeout
+        content: dict = {}
+        while time.monotonic() < deadline:
+            try:
+                reply = kc.get_shell_msg(timeout=max(0.1, deadline - time.monotonic()))
+            except queue.Empty:
+                break
+            if reply.get("parent_header", {}).get("msg_id") == msg_id:
+                content = reply.get("content", {})
+                break
+        if content.get("status") != "ok":
+            raise WarmKernelError(f"{content.get('ename', 'no reply')}: {content.get('evalue', '')}".strip())
+        return content.get("user_expressions", {})
+
+    def alive(self) -> bool:
+        try:
+            from jupyter_core.utils import run_sync
+
+            return bool(run_sync(self.km.is_alive)())
+        except Exception:  # noqa: BLE001 - a manager in a bad state is a dead kernel
+            return False
+
+    def prepare(self, cwd: Path) -> bool:
+        """Make the kernel ready for the next notebook; False when it must not be reused (dead, or
+        process-wide settings changed: :attr:`changed` names them)."""
+        import ast
+
+        self.changed: list[str] = []
+        if not self.alive():
+            self.changed = ["the kernel is not running"]
+            return False
+        got = self._run(_PREPARE.format(cwd=json.dumps(str(cwd))), {"changed": _CHANGED})
+        try:
+            self.changed = list(ast.literal_eval(got["changed"]["data"]["text/plain"]))
+        except (KeyError, ValueError, SyntaxError, TypeError):
+            self.changed = ["no answer from the kernel"]
+        if not self.changed:
+            self.notebooks += 1
+        return not self.changed
+
+    def take_log(self) -> str:
+        """What the kernel wrote to its standard error since the last call."""
+        try:
+            with open(self.log_path, "rb") as fh:
+                fh.seek(self._offset)
+                data = fh.read()
+        except OSError:
+            return ""
+        self._offset += len(data)
+        return data.decode("utf-8", "replace")
+
+    def kill(self) -> None:
+        """Kill the kernel's process at once (from a signal handler: no event loop, no messages)."""
+        proc = getattr(getattr(self.km, "provisioner", None), "process", None)
+        try:
+            if proc is not None:
+                proc.kill()
+        except Exception:  # noqa: BLE001
+            pass
+
+    def shutdown(self) -> None:
+        """Stop the kernel (now) and its client; never raises."""
+        try:
+            self._control.stop_channels()
+        except Exception:  # noqa: BLE001
+            pass
+        try:
+            from jupyter_core.utils import run_sync
+
+            run_sync(self.km.shutdown_kernel)(now=True)
+        except Exception:  # noqa: BLE001
+            pass
