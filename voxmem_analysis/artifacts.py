@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # pandas is imported where tables are built: `table --list` s
     import pandas as pd
 
 __all__ = ["Artifact", "artifact", "get", "names", "compute", "to_long", "retitle", "caption", "ARTIFACT_MODULES",
-           "memoised", "MEMO_ENV"]
+           "memoised", "MEMO_ENV", "source_titles"]
 
 #: Modules that register artifacts when imported (every one must exist).
 ARTIFACT_MODULES = (
@@ -313,3 +313,37 @@ def _memo_read(folder: Path, name: str, key: str):
 def _memo_write(folder: Path, name: str, key: str, stored) -> None:
     """Store atomically (temporary file + rename); skipped silently when it cannot be pickled or written."""
     write_checked(_memo_path(folder, name, key), _MEMO_MAGIC, stored)
+
+
+# ----------------------------------------------------------------------------- titles without imports
+def _registrations(tree):
+    """``(name, title node)`` of every ``artifact("name", title=...)`` / ``_artifact(...)`` call
+    (as a decorator or called directly)."""
+    import ast
+
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("artifact", "_artifact") and node.args
+                and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            yield node.args[0].value, next((k.value for k in node.keywords if k.arg == "title"), None)
+
+
+def source_titles() -> dict[str, str] | None:
+    """``{name: title}`` of every ``artifact("name", title="...")`` registration, read from the source of
+    :data:`ARTIFACT_MODULES` without importing them (so listing names and titles costs no pandas, SciPy
+    or matplotlib); None when a module cannot be read this way (the caller then imports the registry).
+    ``tests/test_cli_startup.py`` checks it matches the registry."""
+    import ast
+    import importlib.util
+
+    out: dict[str, str] = {}
+    for mod in ARTIFACT_MODULES:
+        spec = importlib.util.find_spec(mod)
+        if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+            return None
+        with open(spec.origin, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read(), filename=spec.origin)
+        for name, title in _registrations(tree):
+            if not isinstance(title, ast.Constant) or not isinstance(title.value, str):
+                return None
+            out[name] = title.value
+    return out

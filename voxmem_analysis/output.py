@@ -17,8 +17,10 @@ import contextlib
 import io
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas is imported by the functions that use it: reading a caption needs none
+    import pandas as pd
 
 __all__ = ["save_table", "save_figure", "table_to_latex", "table_to_markdown", "SYNTHETIC_LABEL", "stamp_synthetic",
            "in_kernel", "display_frame", "figure_caption", "laid_out"]
@@ -29,6 +31,8 @@ _PDF_META = {"Creator": None, "Producer": None, "CreationDate": None, "ModDate":
 
 
 def _fmt(v, digits):
+    import pandas as pd
+
     if isinstance(v, float):
         if pd.isna(v):
             return ""
@@ -40,6 +44,8 @@ def column_digits(df: pd.DataFrame, digits: int = 1) -> list[int]:
     """Decimals per column: 0 for counts (integer dtype, or whole numbers not all within
     [-1.5, 1.5], or all zero), 3 for small magnitudes (ratios, kappa, rho, p-values: every value
     within [-1.5, 1.5]), ``digits`` otherwise (percentages)."""
+    import pandas as pd
+
     out = []
     for c in df.columns:
         col = pd.to_numeric(df[c], errors="coerce")
@@ -118,6 +124,8 @@ def _display(obj) -> None:
 def display_frame(df: pd.DataFrame, digits: int = 1) -> pd.DataFrame:
     """``df`` rounded as the saved Markdown/LaTeX tables round it (see :func:`column_digits`):
     whole-number count columns as integers, the others to their decimals. Text columns unchanged."""
+    import pandas as pd
+
     out = df.copy()
     for c, d in zip(df.columns, column_digits(df, digits)):
         col = df[c]
@@ -173,15 +181,40 @@ def stamp_synthetic(fig) -> None:
 
 
 def figure_caption(png) -> str | None:
-    """The caption :func:`save_figure` stored in a PNG (its ``Title``), or None (none, or not a PNG)."""
-    try:
-        from PIL import Image
+    """The caption :func:`save_figure` stored in a PNG (its ``Title``), or None (none, or not a PNG).
 
-        with Image.open(png) as im:
-            text = getattr(im, "text", {}) or {}
-    except Exception:  # noqa: BLE001 - unreadable or not an image: no caption
+    Read from the PNG's text chunks (``tEXt``, ``zTXt``, ``iTXt``) with the standard library: the
+    report reads every figure's caption without importing an imaging library."""
+    import struct
+    import zlib
+
+    try:
+        with open(png, "rb") as fh:
+            if fh.read(8) != b"\x89PNG\r\n\x1a\n":
+                return None
+            while True:
+                head = fh.read(8)
+                if len(head) < 8:
+                    return None
+                size, kind = struct.unpack(">I4s", head)
+                if kind in (b"IDAT", b"IEND"):   # text chunks that matter come before the image data
+                    return None
+                data = fh.read(size)
+                fh.read(4)  # CRC
+                key, _, rest = data.partition(b"\0")
+                if key != b"Title":
+                    continue
+                if kind == b"tEXt":
+                    return rest.decode("latin-1") or None
+                if kind == b"zTXt":
+                    return zlib.decompress(rest[1:]).decode("latin-1") or None
+                if kind == b"iTXt":
+                    compressed, _method, tail = rest[0], rest[1], rest[2:]
+                    _lang, _, tail = tail.partition(b"\0")
+                    _translated, _, text = tail.partition(b"\0")
+                    return (zlib.decompress(text) if compressed else text).decode("utf-8") or None
+    except (OSError, ValueError, struct.error, zlib.error, UnicodeDecodeError, IndexError):
         return None
-    return text.get("Title") or None
 
 
 def _show_figure(fig, png: Path | None, dpi: int, box) -> None:
@@ -246,6 +279,8 @@ def save_figure(fig, out_dir, name: str, *, data: pd.DataFrame | None = None, re
     it (:func:`figure_caption`); the same caption gives the same bytes.  The figure is laid out
     once for both files (:func:`laid_out`).
     """
+    import pandas as pd
+
     import matplotlib.pyplot as plt
 
     d = Path(out_dir) / "figures"

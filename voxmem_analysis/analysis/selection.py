@@ -109,6 +109,13 @@ def run_budgets(release) -> dict[str, tuple[str, ...]]:
 
     Returns ``{model: ("8K", "16K", ...)}`` in the paper's model order.
     """
+    derived = getattr(release, "derived", None)
+    if derived is not None:
+        return dict(derived("run_budgets", lambda: _run_budgets(release)))
+    return _run_budgets(release)
+
+
+def _run_budgets(release) -> dict[str, tuple[str, ...]]:
     fr = release.frame
     present = (fr.filter(pl.col("scored")).select("model", pl.col("budget").cast(pl.Utf8))
                .unique().group_by("model").agg(pl.col("budget")))
@@ -283,6 +290,16 @@ def scored_predictions(release, *, models: Sequence[str] | None = None, budgets:
         raise ValueError(f"pairing must be one of {', '.join(PAIRINGS)}, got {pairing!r}")
     models = check_models(release, models)
     budgets = check_budgets(budgets)
+    derived = getattr(release, "derived", None)
+    if derived is None:
+        return _scored_predictions(release, models, budgets, pairing, shared_budgets)
+    key = ("scored_predictions", tuple(models), tuple(budgets), pairing,
+           tuple(check_budgets(shared_budgets)) if pairing == "shared" else None)
+    return derived(key, lambda: _scored_predictions(release, models, budgets, pairing, shared_budgets)).copy()
+
+
+def _scored_predictions(release, models: list[str], budgets: list[str], pairing: str,
+                        shared_budgets) -> pd.DataFrame:
     rb = run_budgets(release)
     allowed = pl.DataFrame({"model": [m for m in models for b in rb[m]],
                             "budget": [b for m in models for b in rb[m]]},

@@ -82,22 +82,24 @@ def report_problems(problems, *, source: str, lenient: bool, left_out: int | Non
         print(f"#   ... {rest} more finding(s)" + (f": {hint}" if hint else ""), file=stream)
 
 
-def report_release(path) -> None:
+def report_release(path):
     """Print the findings of the release at ``path`` on standard error, for commands that hand the
-    release to other code which reads it leniently (``reproduce``): the same lines as :func:`load`."""
+    release to other code which reads it leniently (``reproduce``): the same lines as :func:`load`.
+    Returns the release read (None for an AMC release or none at all)."""
     from voxmem_analysis.io.amc import is_amc_release
     from voxmem_analysis.io.release import load_release
 
     try:
         if is_amc_release(path):
-            return
+            return None
         release = load_release(path, strict=False, cache=True)
     except VoxMemDataError as exc:  # no release at all: the command says so itself
         report_problems(exc.problems, source=f"release {str(path)!r}", lenient=True)
-        return
+        return None
     report_problems(release.problems, source=f"release {str(path)!r}", lenient=True,
                     left_out=release.stats.get("rejected_lines", 0),
                     hint=f"`voxmem-analysis validate --data {path}` lists them all")
+    return release
 
 
 def fail(exc: VoxMemDataError) -> int:

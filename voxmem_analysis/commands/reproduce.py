@@ -96,7 +96,7 @@ def run(args) -> int:
         overrides[name] = _literal(value)
     from voxmem_analysis.commands._shared import report_release
 
-    report_release(args.data)  # what the release's lenient reading leaves out, on stderr (issue 11)
+    release = report_release(args.data)  # what the release's lenient reading leaves out, on stderr (issue 11)
     from voxmem_analysis.reproduce.runner import run as run_all
 
     try:
@@ -104,7 +104,8 @@ def run(args) -> int:
                           notebooks_dir=args.notebooks, overrides=overrides, timeout=args.timeout,
                           progress=False if args.no_progress else None,
                           compare_published=args.compare_published, include_examples=args.include_examples,
-                          embed=args.embed, keep_going=args.keep_going, fresh_kernels=args.fresh_kernels)
+                          embed=args.embed, keep_going=args.keep_going, fresh_kernels=args.fresh_kernels,
+                          preloaded=release)
     except (FileNotFoundError, ValueError) as exc:  # also OutputFolderError: locked, foreign, two releases
         print(f"error: reproduce: {exc}", file=sys.stderr)
         return 2

@@ -692,7 +692,19 @@ class Release(ReleaseProvenance):
         return cached
 
     def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "_models_pandas"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_models_pandas", "_derived")}
+
+    def derived(self, key, compute):
+        """``compute()``, kept for this release while its ``frame`` and ``registry`` are the same
+        objects (the analyses ask for the model order, the budgets run and the scored predictions
+        many times per table).  A cached value is shared: callers copy what they change."""
+        store = self.__dict__.setdefault("_derived", {})
+        if store.get("_frame") is not self.frame or store.get("_registry") is not self.registry:
+            store.clear()
+            store["_frame"], store["_registry"] = self.frame, self.registry
+        if key not in store:
+            store[key] = compute()
+        return store[key]
 
     @property
     def synthetic(self) -> bool:
@@ -700,9 +712,13 @@ class Release(ReleaseProvenance):
         return bool(self.meta.get("synthetic")) or bool(self.frame.height and self.frame["synthetic"].any())
 
     def model_order(self) -> list[str]:
+        """The models with predictions: ``models.csv`` order, then the others alphabetically."""
+        return list(self.derived("model_order", self._model_order))
+
+    def _model_order(self) -> tuple[str, ...]:
         present = set(self.frame["model"].unique().to_list())
         order = [m for m in self.registry["model"].to_list() if m in present]
-        return order + sorted(present - set(order))
+        return tuple(order + sorted(present - set(order)))
 
     def models_in_64k_set(self) -> list[str]:
         """The models reported at 64K (paper Appendix C.6, Table 14).
@@ -714,12 +730,16 @@ class Release(ReleaseProvenance):
         length did not take 64K histories, and must not enter the set: the pairing rule of C.6
         would then cut its shorter budgets down to its few 64K items).
         """
+        return list(self.derived("models_in_64k_set", self._models_in_64k_set))
+
+    def _models_in_64k_set(self) -> tuple[str, ...]:
         flagged = [m for m in self.registry.filter(pl.col("in_64k_set"))["model"].to_list() if m in set(self.model_order())]
         if flagged:
             # a flagged model without a single 64K prediction is not in the set (load_release reports it)
             at64 = set(self.frame.filter(pl.col("budget") == "64K")["model"].unique().to_list())
-            return [m for m in flagged if m in at64]
-        return [m for m in self.model_order() if m in self._complete_at("64K")]
+            return tuple(m for m in flagged if m in at64)
+        complete = self._complete_at("64K")
+        return tuple(m for m in self.model_order() if m in complete)
 
     def _complete_at(self, budget: str) -> set[str]:
         at = self.frame.filter(pl.col("budget") == budget)

@@ -24,13 +24,15 @@ kernel per notebook instead, as papermill does by default.
 """
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
 from pathlib import Path
 
-__all__ = ["WarmKernel", "WARM_UP"]
+__all__ = ["WarmKernel", "WARM_UP", "ENGINE_NAME", "register_engine"]
+
+#: The papermill engine that executes a notebook in a given kernel through a given client.
+ENGINE_NAME = "voxmem-warm-kernel"
 
 #: Run once in a new kernel: what the notebooks import, so later notebooks find it imported, and
 #: the snapshot of the process-wide state (taken after the imports, which add warning filters).
@@ -39,6 +41,10 @@ def _voxmem_warm_up():
     import importlib, json, os, pkgutil, sys, types, warnings
     import matplotlib, matplotlib.pyplot, numpy, pandas, polars, seaborn, scipy.stats, statsmodels.api, pingouin  # noqa: F401
     import IPython.display  # noqa: F401
+    try:  # sets KMP_DUPLICATE_LIB_OK when first imported (the bootstrap and the GEE limit BLAS threads with it)
+        import threadpoolctl  # noqa: F401
+    except ImportError:
+        pass
     try:  # pandas keeps its options in one dictionary (there is no public way to read them all)
         from pandas._config.config import _global_config
     except ImportError:
@@ -56,7 +62,7 @@ def _voxmem_warm_up():
                 "numpy print options": repr(numpy.get_printoptions()), "numpy error handling": repr(numpy.geterr()),
                 "polars Config": polars.Config.save(),
                 "pandas options": json.dumps(_global_config, default=repr, sort_keys=True),
-                "environment variables": repr(sorted(os.environ.items()))}
+                "environment variables": dict(os.environ)}
 
     state = types.ModuleType("_voxmem_warm_kernel")
     state.measure, state.snapshot = measure, measure()
@@ -77,6 +83,10 @@ def _voxmem_prepare():
     state = sys.modules["_voxmem_warm_kernel"]
     now = state.measure()
     state.changed = [k for k in state.snapshot if now.get(k) != state.snapshot[k]]
+    if "environment variables" in state.changed:
+        old, new = state.snapshot["environment variables"], now["environment variables"]
+        names = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+        state.changed[state.changed.index("environment variables")] = "environment variables " + ", ".join(names)
     get_ipython().execution_count = 1
 _voxmem_prepare()
 del _voxmem_prepare
@@ -113,26 +123,42 @@ class WarmKernel:
             log.close()
         # the runner's own messages (warm-up, prepare) go through a blocking client with its own
         # channels: papermill's asynchronous client lives in the event loop of each notebook's run
-        self._control = self._client.km.blocking_client()
-        self._control.start_channels()
-        self._control.wait_for_ready(timeout=timeout)
+        self._control = self.kc = None
         self._timeout = timeout
-        self._run(WARM_UP)
+        try:
+            self._control = self._client.km.blocking_client()
+            self._control.start_channels()
+            self._control.wait_for_ready(timeout=timeout)
+            self._run(WARM_UP)
+            self.kc = self._ready_client()
+        except BaseException:
+            self.shutdown()  # never leave a started kernel behind
+            raise
 
     @property
     def km(self):
         """The kernel manager (pass it to papermill as ``km=``)."""
         return self._client.km
 
-    @contextlib.contextmanager
-    def notebook_client(self):
-        """A kernel client for one notebook's execution (papermill's ``kc=``), closed afterwards."""
-        kc = self.km.client()
-        kc.start_channels()
-        try:
-            yield kc
-        finally:
-            kc.stop_channels()
+    def _ready_client(self, tries: int = 3, wait: float = 20.0):
+        """The asynchronous client every notebook of this kernel is executed through (papermill's
+        ``kc``), checked once to receive the kernel's replies *and* its IOPub messages: a client
+        connected afresh for each notebook can miss its first IOPub messages, and nbclient then
+        waits for them."""
+        from jupyter_core.utils import run_sync
+
+        for attempt in range(tries):
+            kc = self.km.client()
+            kc.start_channels()
+            try:
+                run_sync(kc.wait_for_ready)(timeout=wait)
+            except RuntimeError:
+                kc.stop_channels()
+                if attempt == tries - 1:
+                    raise
+                continue
+            kc.allow_stdin = False
+            return kc
 
     def _run(self, code: str, expressions: dict | None = None) -> dict:
         import queue
@@ -202,13 +228,45 @@ class WarmKernel:
 
     def shutdown(self) -> None:
         """Stop the kernel (now) and its client; never raises."""
-        try:
-            self._control.stop_channels()
-        except Exception:  # noqa: BLE001
-            pass
+        for client in (self.kc, self._control):
+            try:
+                if client is not None:
+                    client.stop_channels()
+            except Exception:  # noqa: BLE001
+                pass
         try:
             from jupyter_core.utils import run_sync
 
             run_sync(self.km.shutdown_kernel)(now=True)
         except Exception:  # noqa: BLE001
             pass
+
+
+def register_engine() -> str:
+    """Register (once) and name the papermill engine that runs a notebook in an already started
+    kernel through an already connected client: ``pm.execute_notebook(..., engine_name=ENGINE_NAME,
+    km=kernel.km, kc=kernel.kc)``.  papermill's own engine always connects a new client (nbclient
+    resets ``kc`` when it is constructed); this one sets it after construction."""
+    from papermill.clientwrap import PapermillNotebookClient
+    from papermill.engines import NBClientEngine, papermill_engines
+    from papermill.log import logger
+
+    class WarmKernelEngine(NBClientEngine):
+        @classmethod
+        def execute_managed_notebook(cls, nb_man, kernel_name, log_output=False, stdout_file=None, stderr_file=None,
+                                     start_timeout=60, execution_timeout=None, **kwargs):
+            km, kc = kwargs.pop("km"), kwargs.pop("kc")
+            client = PapermillNotebookClient(nb_man, km=km, timeout=execution_timeout, startup_timeout=start_timeout,
+                                             kernel_name=kernel_name, log=logger, log_output=log_output,
+                                             stdout_file=stdout_file, stderr_file=stderr_file,
+                                             coalesce_streams=kwargs.pop("coalesce_streams", False))
+            client.kc = kc
+            return client.execute()
+
+    if not _REGISTERED:
+        papermill_engines.register(ENGINE_NAME, WarmKernelEngine)
+        _REGISTERED.append(ENGINE_NAME)
+    return ENGINE_NAME
+
+
+_REGISTERED: list[str] = []

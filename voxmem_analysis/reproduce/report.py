@@ -415,12 +415,21 @@ def _md_caption(path: Path) -> str | None:
 
 
 def _registry_title(name: str) -> str | None:
-    try:
-        from voxmem_analysis import artifacts
+    """The artifact registry's title of ``name`` (read from the source: the report imports no analysis)."""
+    from voxmem_analysis import artifacts
 
-        return artifacts.get(name).title
+    titles = _TITLES.get("all")
+    if titles is None:
+        titles = _TITLES["all"] = artifacts.source_titles() or {}
+    if name in titles:
+        return titles[name]
+    try:
+        return artifacts.get(name).title if not titles else None
     except Exception:  # noqa: BLE001 - an unknown name has no title
         return None
+
+
+_TITLES: dict[str, dict] = {}
 
 
 def _humanize(stem: str) -> str:

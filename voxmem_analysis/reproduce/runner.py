@@ -474,18 +474,20 @@ def _drop_warm_kernel(kill: bool = False) -> None:
         kernel.kill() if kill else kernel.shutdown()
 
 
-def _note_in_log(kernel, text: str) -> None:
+def _note_in_log(log_path: Path, text: str) -> None:
+    """One line of the runner's own in a notebook's kernel log."""
     try:
-        with open(kernel.log_path, "a", encoding="utf-8") as fh:
+        with open(log_path, "a", encoding="utf-8") as fh:
             fh.write(f"[voxmem-analysis reproduce] {text}\n")
     except OSError:
         pass
 
 
-def _ready_kernel(cwd: Path):
+def _ready_kernel(cwd: Path, log_path: Path):
     """This worker's warm kernel, prepared for a notebook working in ``cwd``: started on first use,
     started again when the last notebook changed process-wide state or the kernel died.  None
-    when warm kernels are off or one cannot be started here (the notebook then gets a fresh kernel)."""
+    when warm kernels are off or one cannot be started here (the notebook then gets a fresh
+    kernel); why a kernel was replaced or could not start is noted in the notebook's ``log_path``."""
     if not _WARM["enabled"]:
         return None
     from voxmem_analysis.reproduce.kernels import WarmKernel, WarmKernelError
@@ -495,17 +497,17 @@ def _ready_kernel(cwd: Path):
         if kernel is None:
             try:
                 kernel = _WARM["kernel"] = WarmKernel(KERNEL_NAME, cwd.parent / f"kernel-{os.getpid()}-{attempt}.log", cwd)
-            except Exception:  # noqa: BLE001 - e.g. a library missing for the warm-up: fresh kernels then
-                _drop_warm_kernel()
+            except Exception as exc:  # noqa: BLE001 - e.g. a library missing for the warm-up: fresh kernels then
+                _note_in_log(log_path, f"no warm kernel ({type(exc).__name__}: {exc}); fresh kernels from now on")
                 _WARM["enabled"] = False
                 return None
         try:
             if kernel.prepare(cwd):
                 return kernel
-            why = ", ".join(kernel.changed)
+            why = "the last notebook changed " + ", ".join(kernel.changed)
         except WarmKernelError as exc:
             why = str(exc)
-        _note_in_log(kernel, f"kernel replaced before this notebook: the last one changed {why}")
+        _note_in_log(log_path, f"warm kernel replaced before this notebook: {why}")
         _drop_warm_kernel()
     return None
 
@@ -518,31 +520,34 @@ def _execute(src, dst, params, cwd, log_path, timeout) -> None:
     import papermill as pm
 
     logging.getLogger("papermill").setLevel(logging.WARNING)
-    kernel = _ready_kernel(Path(cwd))
+    kernel = _ready_kernel(Path(cwd), Path(log_path))
     if kernel is not None:
         from papermill.exceptions import PapermillExecutionError
 
+        from voxmem_analysis.reproduce.kernels import register_engine
+
         try:
-            with kernel.notebook_client() as kc:
-                pm.execute_notebook(str(src), str(dst), parameters=params, kernel_name=KERNEL_NAME, language="python",
-                                    progress_bar=False, log_output=False, execution_timeout=timeout,
-                                    request_save_on_cell_execute=False, km=kernel.km, kc=kc)
+            pm.execute_notebook(str(src), str(dst), parameters=params, kernel_name=KERNEL_NAME, language="python",
+                                progress_bar=False, log_output=False, execution_timeout=timeout,
+                                request_save_on_cell_execute=False, engine_name=register_engine(),
+                                km=kernel.km, kc=kernel.kc, coalesce_streams=True)
         except PapermillExecutionError:
             raise  # a cell's own error: the kernel is fine
         except BaseException:
             _drop_warm_kernel()  # timed out, died, interrupted: never reused
             raise
         finally:
-            Path(log_path).write_text(kernel.take_log(), encoding="utf-8")
+            with open(log_path, "a", encoding="utf-8") as fh:
+                fh.write(kernel.take_log())
         return
-    log = open(log_path, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+    log = open(log_path, "a", encoding="utf-8")  # noqa: SIM115 - closed below
     saved_fd = os.dup(2)
     sys.stderr.flush()
     os.dup2(log.fileno(), 2)
     try:
         pm.execute_notebook(str(src), str(dst), parameters=params, kernel_name=KERNEL_NAME, language="python",
                             progress_bar=False, log_output=False, cwd=str(cwd), execution_timeout=timeout,
-                            request_save_on_cell_execute=False)
+                            request_save_on_cell_execute=False, coalesce_streams=True)
     finally:
         sys.stderr.flush()
         os.dup2(saved_fd, 2)
@@ -716,7 +721,7 @@ def run(data_dir, out_dir, *, jobs: int | None = None, seed: int = 0, n_boot: in
         notebooks_dir=None, overrides: dict | None = None, timeout: float | None = 900,
         progress: bool | None = None, reproduction: bool = True, report: bool = True,
         stream=None, compare_published: bool = False, include_examples: bool = False,
-        embed: bool = False, keep_going: bool = True, fresh_kernels: bool = False) -> RunSummary:
+        embed: bool = False, keep_going: bool = True, fresh_kernels: bool = False, preloaded=None) -> RunSummary:
     """Execute the notebooks and the reproduction task in parallel; write run.json and the report.
 
     Parameters
@@ -751,6 +756,9 @@ def run(data_dir, out_dir, *, jobs: int | None = None, seed: int = 0, n_boot: in
         ``False`` (default): each worker keeps one warm kernel for the notebooks it runs, emptied
         before each and replaced when a notebook changed process-wide settings
         (:mod:`voxmem_analysis.reproduce.kernels`).  ``True``: a new kernel per notebook.
+    preloaded : Release, optional
+        ``data_dir`` already read by the caller (``load_release``, default rules): it seeds the
+        run's release cache, so no notebook parses the release again.
 
     Output folder
     -------------
@@ -775,7 +783,7 @@ def run(data_dir, out_dir, *, jobs: int | None = None, seed: int = 0, n_boot: in
                                       only=only, overrides=overrides, timeout=timeout, progress=progress,
                                       reproduction=reproduction, report=report, compare_published=compare_published,
                                       include_examples=include_examples, embed=embed, keep_going=keep_going,
-                                      fresh_kernels=fresh_kernels)
+                                      fresh_kernels=fresh_kernels, preloaded=preloaded)
             except _Stop as stop:
                 staged.abandon(f"{stop.label} failed and --no-keep-going is set")
                 summary = RunSummary(str(Path(data_dir).resolve()), str(staged.staging), seed, n_boot, jobs or 0,
@@ -840,10 +848,25 @@ def _stop_pool(pool, grace: float = 10.0) -> None:
             p.join(1.0)
 
 
+def _seed_release_cache(folder: Path, data: Path, release) -> None:
+    """Put a release the caller already read into the run's release cache (never fails the run)."""
+    if release is None or Path(getattr(release, "path", "")).resolve() != data:
+        return
+    try:
+        from voxmem_analysis.io import cache
+        from voxmem_analysis.io.release import Release, cache_key
+        from voxmem_analysis.io.scoring import ScoringRules
+
+        if isinstance(release, Release) and release.rules == ScoringRules():
+            cache.write_entry(folder, cache_key(data, release.rules), release)
+    except Exception:  # noqa: BLE001 - the notebooks then read the release themselves
+        pass
+
+
 def _run_staged(stage: Path, final: Path, paths: list[Path], data_dir, *, jobs: int | None, seed: int,
                 n_boot: int, only, overrides: dict | None, timeout: float | None, progress: bool | None,
                 reproduction: bool, report: bool, compare_published: bool, include_examples: bool,
-                embed: bool, keep_going: bool, fresh_kernels: bool = False) -> RunSummary:
+                embed: bool, keep_going: bool, fresh_kernels: bool = False, preloaded=None) -> RunSummary:
     """The run of :func:`run`, written into the staging folder ``stage`` (the final folder is
     ``final``: run.json and the report name it).  Raises :class:`_Stop` when a task fails and
     ``keep_going`` is off."""
@@ -859,6 +882,7 @@ def _run_staged(stage: Path, final: Path, paths: list[Path], data_dir, *, jobs: 
     _remove_previous_outputs(out, previous, {p.stem for p in paths} if only else None)
     shutil.rmtree(out / _STAGING, ignore_errors=True)
     (out / _STAGING).mkdir(parents=True)
+    _seed_release_cache(out / _STAGING / "release-cache", data, preloaded)
     if reproduction:
         for f in ("reproduction.csv", "audit.csv"):
             (out / f).unlink(missing_ok=True)
