@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import re
 import sys
 
@@ -96,7 +97,9 @@ def run(args) -> int:
         overrides[name] = _literal(value)
     from voxmem_analysis.commands._shared import report_release
 
-    release = report_release(args.data)  # what the release's lenient reading leaves out, on stderr (issue 11)
+    # what the release's lenient reading leaves out, on stderr (issue 11): read by the runner once its
+    # workers are starting, and handed to them through the run's release cache
+    release = functools.partial(report_release, args.data)
     from voxmem_analysis.reproduce.runner import run as run_all
 
     try:

@@ -756,9 +756,10 @@ def run(data_dir, out_dir, *, jobs: int | None = None, seed: int = 0, n_boot: in
         ``False`` (default): each worker keeps one warm kernel for the notebooks it runs, emptied
         before each and replaced when a notebook changed process-wide settings
         (:mod:`voxmem_analysis.reproduce.kernels`).  ``True``: a new kernel per notebook.
-    preloaded : Release, optional
-        ``data_dir`` already read by the caller (``load_release``, default rules): it seeds the
-        run's release cache, so no notebook parses the release again.
+    preloaded : Release or callable, optional
+        ``data_dir`` as read by the caller (``load_release``, default rules), or a function
+        returning it, called once the workers are starting (``reproduce`` prints the release's
+        findings there): it seeds the run's release cache, so no notebook parses the release again.
 
     Output folder
     -------------
@@ -882,7 +883,6 @@ def _run_staged(stage: Path, final: Path, paths: list[Path], data_dir, *, jobs: 
     _remove_previous_outputs(out, previous, {p.stem for p in paths} if only else None)
     shutil.rmtree(out / _STAGING, ignore_errors=True)
     (out / _STAGING).mkdir(parents=True)
-    _seed_release_cache(out / _STAGING / "release-cache", data, preloaded)
     if reproduction:
         for f in ("reproduction.csv", "audit.csv"):
             (out / f).unlink(missing_ok=True)
@@ -912,6 +912,9 @@ def _run_staged(stage: Path, final: Path, paths: list[Path], data_dir, *, jobs: 
         if reproduction:  # last: the artifacts the notebooks computed are read from the run's memo
             futures[pool.submit(reproduction_task, str(data), str(out), seed=seed, n_boot=n_boot,
                                 compare_published=compare_published)] = "reproduction"
+        if preloaded is not None:  # while the workers start their kernels
+            _seed_release_cache(out / _STAGING / "release-cache", data,
+                                preloaded() if callable(preloaded) else preloaded)
         bar = _progress(total, progress)
         for fut in _completed(futures):
             key = futures[fut]
