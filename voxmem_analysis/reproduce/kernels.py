@@ -160,13 +160,27 @@ class WarmKernel:
             kc.allow_stdin = False
             return kc
 
-    def _run(self, code: str, expressions: dict | None = None) -> dict:
+    def call(self, function: str, kwargs: dict, result: Path, timeout: float | None = None):
+        """``module.function(**kwargs)`` run in the kernel (after :meth:`prepare`), its value passed
+        back through the pickle file ``result``; a failure in the kernel raises :class:`WarmKernelError`."""
+        import pickle
+
+        module, _, name = function.rpartition(".")
+        code = (f"def _voxmem_call():\n    import importlib, pickle\n"
+                f"    value = getattr(importlib.import_module({module!r}), {name!r})(**{kwargs!r})\n"
+                f"    with open({str(result)!r}, 'wb') as fh:\n        pickle.dump(value, fh)\n"
+                f"_voxmem_call()\ndel _voxmem_call\n")
+        self._run(code, timeout=timeout)
+        with open(result, "rb") as fh:
+            return pickle.load(fh)
+
+    def _run(self, code: str, expressions: dict | None = None, timeout: float | None = None) -> dict:
         import queue
         import time
 
         kc = self._control
         msg_id = kc.execute(code, silent=True, store_history=False, user_expressions=expressions or {})
-        deadline = time.monotonic() + self._timeout
+        deadline = time.monotonic() + (timeout or self._timeout)
         content: dict = {}
         while time.monotonic() < deadline:
             try:

@@ -625,6 +625,25 @@ def reproduction_task(data_dir, out_dir, *, seed: int = 0, n_boot: int = 10_000,
     return info
 
 
+def _reproduction_in_worker(data_dir, out_dir, *, seed: int, n_boot: int, compare_published: bool,
+                            timeout: float | None) -> dict:
+    """:func:`reproduction_task` in this worker's warm kernel (its libraries are imported there
+    already), else in the worker itself."""
+    kwargs = {"data_dir": data_dir, "out_dir": out_dir, "seed": seed, "n_boot": n_boot,
+              "compare_published": compare_published}
+    folder = Path(out_dir) / _STAGING / "reproduction"
+    folder.mkdir(parents=True, exist_ok=True)
+    kernel = _ready_kernel(folder, folder / "kernel.log")
+    if kernel is not None:
+        from voxmem_analysis.reproduce.kernels import WarmKernelError
+
+        try:
+            return kernel.call(f"{__name__}.reproduction_task", kwargs, folder / "result.pickle", timeout=timeout)
+        except (WarmKernelError, OSError, EOFError):
+            _drop_warm_kernel()   # and compute it here
+    return reproduction_task(**kwargs)
+
+
 def _amc_reproduction(data_dir, out: Path, info: dict, *, seed: int, n_boot: int) -> None:
     """An Audio MultiChallenge release: ``reproduction.csv`` against the AMC paper's numbers
     (``published(benchmark="amc")``, same tolerance rules; the paper's known misprint marked
@@ -910,8 +929,8 @@ def _run_staged(stage: Path, final: Path, paths: list[Path], data_dir, *, jobs: 
                                 overrides=overrides, timeout=timeout,
                                 include_examples=include_examples or bool(only))] = p.stem
         if reproduction:  # last: the artifacts the notebooks computed are read from the run's memo
-            futures[pool.submit(reproduction_task, str(data), str(out), seed=seed, n_boot=n_boot,
-                                compare_published=compare_published)] = "reproduction"
+            futures[pool.submit(_reproduction_in_worker, str(data), str(out), seed=seed, n_boot=n_boot,
+                                compare_published=compare_published, timeout=timeout)] = "reproduction"
         if preloaded is not None:  # while the workers start their kernels
             _seed_release_cache(out / _STAGING / "release-cache", data,
                                 preloaded() if callable(preloaded) else preloaded)
