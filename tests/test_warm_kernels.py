@@ -111,3 +111,54 @@ def test_fresh_kernels_start_one_kernel_per_notebook(probe_dir, tmp_path):
     assert s.exit_code == 0
     seen = _outputs(out, ("01_a", "02_b"))
     assert seen["01_a"]["pid"] != seen["02_b"]["pid"]
+
+
+def _alive(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie (exited, not yet reaped by its parent) is gone for our purpose
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(") ", 1)[1][0] != "Z"
+    except OSError:
+        return True
+
+
+def test_a_killed_runner_leaves_no_worker_or_kernel_behind(probe_dir, tmp_path):
+    """SIGKILL to the runner (no clean-up possible there): its workers notice and end with their kernels."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    (probe_dir / "01_wait.py").write_text(_HEAD + textwrap.dedent('''\
+        import time
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        (Path(out_dir).parent.parent / "pids.json").write_text(json.dumps({"kernel": os.getpid(), "worker": os.getppid()}))
+        time.sleep(120)
+        '''))
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "voxmem_analysis", "reproduce", "--data", str(tmp_path), "--out", str(out),
+                             "--notebooks", str(probe_dir), "--jobs", "1", "--no-progress"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        pids = None
+        while time.monotonic() < deadline and pids is None:
+            found = list(tmp_path.glob("**/pids.json"))
+            pids = json.loads(found[0].read_text()) if found and found[0].read_text() else None
+            time.sleep(0.2)
+        assert pids, "the probe notebook never started"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and (_alive(pids["worker"]) or _alive(pids["kernel"])):
+            time.sleep(0.2)
+        assert not _alive(pids["worker"]) and not _alive(pids["kernel"])
+    finally:
+        if proc.poll() is None:
+            proc.kill()

@@ -15,11 +15,17 @@ process pool of ``jobs`` workers:
   every other notebook is skipped: "not a VoxMem release".  Each notebook writes into its own staging folder, whose files are then moved
   under ``OUT`` -- so every output is attributed to the notebook that wrote it, and a file
   written by two notebooks is reported.
+* each worker keeps one warm kernel (:mod:`voxmem_analysis.reproduce.kernels`) for the notebooks
+  it executes: started and loaded with the libraries once, emptied before each notebook (names,
+  figures, working folder, cell numbers) and replaced when a notebook changed process-wide
+  settings (``rcParams``, warning filters, options, environment) or died; ``fresh_kernels=True``
+  (``--fresh-kernels``) starts a new kernel per notebook instead.  The release the command read
+  to report its findings seeds the run's release cache, so the notebooks do not parse it again.
 * one task reads the release (models, budgets, counts: the report's "your runs") and, in
   ``paper`` mode only (:mod:`voxmem_analysis.reproduce.mode`: the paper's release, or
   ``compare_published``), computes ``OUT/reproduction.csv`` (:mod:`voxmem_analysis.reproduce.scoreboard`) and
   ``OUT/audit.csv`` (``voxmem_analysis.reproduce.paper_audit.audit_published``) and counts the release's
-  validation problems.
+  validation problems.  It runs last, in a worker's warm kernel when there is one.
 
 A failing notebook stops nothing else: its executed copy (with the error) is kept, its error
 cell (index, source excerpt, exception, line of the script) is reported, and :func:`run`
@@ -393,7 +399,7 @@ def execute_notebook(path, *, data_dir, out_dir, seed: int = 0, n_boot: int = 10
 
 
 def _worker_init(threads: int | None, cache_dir: str | None = None, memo_dir: str | None = None,
-                 warm_kernels: bool = False) -> None:
+                 warm_kernels: bool = False, runner: int | None = None) -> None:
     """Set up a worker process of the pool (the kernels it starts inherit its environment).
 
     * ``PYTHONHASHSEED=0`` and thread pools sized to ``cores // jobs`` (polars, BLAS), so
@@ -409,7 +415,7 @@ def _worker_init(threads: int | None, cache_dir: str | None = None, memo_dir: st
 
         _WARM["enabled"] = True
         multiprocessing.util.Finalize(None, _drop_warm_kernel, exitpriority=50)
-    _exit_with_parent()
+    _exit_with_runner(runner)
     if cache_dir:  # notebooks of this run parse the release once (see loading.CACHE_ENV)
         from voxmem_analysis.io.release import CACHE_ENV
 
@@ -425,22 +431,33 @@ def _worker_init(threads: int | None, cache_dir: str | None = None, memo_dir: st
         sys.modules.setdefault("rfc3987_syntax", None)
 
 
-def _exit_with_parent(poll: float = 1.0) -> None:
-    """End this worker (and its warm kernel) when the runner is gone without stopping it (killed):
-    the worker's parent, multiprocessing's fork server, exits with the runner, and the worker is
-    then re-parented.  Without this an orphaned worker would wait for work forever."""
+def _exit_with_runner(runner: int | None, poll: float = 1.0) -> None:
+    """End this worker (and its warm kernel) when the runner process ``runner`` is gone without
+    stopping it (killed).  The worker's parent is multiprocessing's fork server, which every worker
+    keeps alive, so the parent never changes: the runner's own pid is watched.  Without this an
+    orphaned worker and its kernel would wait for work forever."""
     import threading
 
-    parent = os.getppid()
+    if not runner:
+        return
+
+    def gone() -> bool:
+        try:
+            os.kill(runner, 0)
+        except ProcessLookupError:
+            return True
+        except OSError:  # exists, not ours to signal
+            return False
+        return False
 
     def watch():
         while True:
             time.sleep(poll)
-            if os.getppid() != parent:
+            if gone():
                 _drop_warm_kernel(kill=True)
                 os._exit(1)
 
-    threading.Thread(target=watch, name="voxmem-parent-watch", daemon=True).start()
+    threading.Thread(target=watch, name="voxmem-runner-watch", daemon=True).start()
 
 
 def _worker_signals() -> None:
@@ -921,7 +938,8 @@ def _run_staged(stage: Path, final: Path, paths: list[Path], data_dir, *, jobs: 
     ctx = multiprocessing.get_context("forkserver")
     with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init,
                              initargs=(threads, str(out / _STAGING / "release-cache"),
-                                       str(out / _STAGING / "artifact-memo"), not fresh_kernels), mp_context=ctx) as pool, \
+                                       str(out / _STAGING / "artifact-memo"), not fresh_kernels, os.getpid()),
+                             mp_context=ctx) as pool, \
             _stopping(pool):
         futures = {}
         for p in order:
