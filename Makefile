@@ -40,6 +40,8 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_bootstrap.py
 	$(BIN)/python benchmarks/bench_gee.py
 	$(BIN)/python benchmarks/bench_load.py
+	$(BIN)/python benchmarks/bench_load_parts.py
+	$(BIN)/python benchmarks/bench_figures.py
 	$(BIN)/python benchmarks/bench_cli.py
 	$(BIN)/python benchmarks/bench_reproduce.py
 
