@@ -936,6 +936,7 @@ def _run_staged(stage: Path, final: Path, paths: list[Path], data_dir, *, jobs: 
     import multiprocessing
 
     ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload([f"{__package__}.preload"])  # the workers' libraries, imported once
     with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init,
                              initargs=(threads, str(out / _STAGING / "release-cache"),
                                        str(out / _STAGING / "artifact-memo"), not fresh_kernels, os.getpid()),
