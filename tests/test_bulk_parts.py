@@ -442,7 +442,22 @@ LME_CASES = {
     "frame-named extras": [jline(lme_pairs("u01", status='"x"')), jline(lme_pairs("u02", label_note='"x"')),
                            jline(lme_pairs("u03", question_type='"multi-session"'))],
     "hypothesis not text": [jline(lme_pairs("u01", hyp="[1]")), jline(lme_pairs("u02", hyp="null"))],
+    "unpaired surrogate escapes": [jline(lme_pairs("u01", hyp='"\\ud800"')), jline(lme_pairs("u02", note='"a\\udfff"')),
+                                   '{"question_id": "u03", "autoeval_label": {"model": "\\ud83d", "label": true}}'],
 }
+
+
+def test_longmemeval_unpaired_surrogate_is_a_problem_not_a_crash(tmp_path):
+    """Valid JSON that is not UTF-8 text ("\\ud800") is reported by line and field on both paths."""
+    manifest, questions = write_lme(tmp_path, {"a.jsonl": LME_CASES["unpaired surrogate escapes"]})
+    for bulk in (False, True):
+        with pytest.raises(VoxMemDataError) as info:
+            load_longmemeval(manifest, questions, bulk=bulk)
+        found = [(p.code, p.line, p.field) for p in info.value.problems if p.code == "invalid_unicode"]
+        assert found == [("invalid_unicode", 1, "hypothesis"), ("invalid_unicode", 2, "note"),
+                         ("invalid_unicode", 3, "autoeval_label.model")]
+        lenient = load_longmemeval(manifest, questions, strict=False, bulk=bulk)
+        assert not any(p.code == "invalid_unicode" and p.severity != "error" for p in lenient.problems)
 
 
 @pytest.mark.parametrize("case", sorted(LME_CASES))
@@ -494,3 +509,39 @@ def test_amc_parquet_verdicts_same_on_both_paths(tmp_path, edit):
     frame.to_parquet(root / "verdicts" / "a.parquet")
     assert_same_amc(root)
     assert len(load_amc(root, strict=False).verdicts) == (27 if edit == "null model" else 30)   # M/Text t2 left out
+
+
+def test_unpaired_surrogates_in_amc_and_attribution_are_problems_not_crashes(tmp_path):
+    """JSON lines may escape a lone surrogate ("\\ud800"): a problem with line and field, on every path."""
+    from voxmem_analysis.io.amc import _rows
+    from voxmem_analysis.io.attribution import read_audit_files
+
+    f = tmp_path / "v.jsonl"
+    f.write_text('{"model": "m", "task_id": "t"}\n{"model": "m\\ud800", "task_id": "t"}\n')
+    rows, problems = _rows(f, "v.jsonl")
+    assert [r[0] for r in rows] == [1]
+    assert [(p.code, p.line, p.field) for p in problems] == [("invalid_unicode", 2, "model")]
+    good = (DATA / "synthetic" / "attribution").glob("*.jsonl")
+    line = next(iter(next(good).read_text().splitlines()))
+    (tmp_path / "attribution").mkdir()
+    bad = line.replace('"model": "', '"model": "\\ud800', 1)
+    assert bad != line
+    (tmp_path / "attribution" / "a.jsonl").write_text(line + "\n" + bad + "\n")
+    for bulk in (False, True):
+        recs, probs = read_audit_files(tmp_path, bulk=bulk)
+        assert len(recs) == 1
+        assert [(p.code, p.line, p.field) for p in probs if p.code == "invalid_unicode"] == [("invalid_unicode", 2, "model")]
+
+
+def test_extra_field_with_an_integer_beyond_64_bits_is_kept_as_text():
+    """A field outside the schema holding 99999999999999999999 (valid JSON) is kept exact, as text."""
+    import polars as pl
+
+    from voxmem_analysis.io.bulk import extra_series
+
+    assert extra_series("x", [1, None, 2]).dtype == pl.Int64
+    assert extra_series("x", [1, 2.5]).to_list() == [1.0, 2.5]
+    assert extra_series("x", [True, None]).dtype == pl.Boolean
+    big = extra_series("x", [1, 99999999999999999999, None])
+    assert big.dtype == pl.Utf8 and big.to_list() == ["1", "99999999999999999999", None]
+    assert extra_series("x", [1.5, 10 ** 400]).to_list() == ["1.5", str(10 ** 400)]

@@ -41,7 +41,7 @@ import pandas as pd
 import polars as pl
 
 from voxmem_analysis.errors import Problem, VoxMemDataError
-from voxmem_analysis.io.jsonl import decode, iter_lines, parse_object
+from voxmem_analysis.io.jsonl import decode, iter_lines, not_unicode, parse_object
 from voxmem_analysis.io.provenance import ReleaseProvenance
 
 __all__ = [
@@ -95,6 +95,9 @@ def _rows(path: Path, rel: str) -> tuple[list[tuple[int, dict]], list[Problem]]:
         obj, bad = parse_object(line)
         if bad is not None:
             problems.append(Problem(bad[0], "error", bad[1], rel, lineno, bad[2]))
+        elif not_unicode(obj):   # "\ud800": valid JSON, but not text a table can hold
+            problems += [Problem("invalid_unicode", "error", f"`{f}` holds text that is not valid Unicode (an unpaired "
+                                 "surrogate escape)", rel, lineno, f) for f in not_unicode(obj)]
         else:
             out.append((lineno, obj))
     return out, problems

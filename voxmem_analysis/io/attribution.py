@@ -19,7 +19,7 @@ from voxmem_analysis.errors import Problem
 from voxmem_analysis.io import bulk as bk
 from voxmem_analysis.io.files import prediction_files, read_text, walk
 from voxmem_analysis.io.files import rel as relpath
-from voxmem_analysis.io.jsonl import iter_lines, parse_line
+from voxmem_analysis.io.jsonl import iter_lines, not_unicode, parse_line
 
 __all__ = ["COMMITS", "SOURCES", "RELATIONS", "AUDIT_FIELDS", "AUDIT_ENUMS", "audit_files", "check_record", "check_records",
            "read_audit_files", "drop_duplicate_records", "BULK_MIN_LINES"]
@@ -56,6 +56,8 @@ def check_record(obj, file: str | None, line: int | None) -> tuple[dict | None, 
     if not isinstance(obj, dict):
         err("not_an_object", f"record is a JSON {type(obj).__name__}, expected an object")
         return None, probs
+    for f in not_unicode(obj):   # "\ud800": valid JSON, but not text a frame can hold
+        err("invalid_unicode", f"`{f}` holds text that is not valid Unicode (an unpaired surrogate escape)", f)
     for f in ("model", "item_id"):
         if not isinstance(obj.get(f), str) or not obj.get(f).strip():
             err("missing_field", f"required field `{f}` is missing or empty", f)

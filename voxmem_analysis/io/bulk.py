@@ -32,7 +32,7 @@ import polars as pl
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.io.schema import ABLATION_CONDITIONS
 
-__all__ = ["STR_FIELDS", "BOOL_FIELDS", "INT_FIELDS", "SCHEMA", "ITEM_STR_FIELDS", "split_lines", "suspect_lines",
+__all__ = ["extra_series", "STR_FIELDS", "BOOL_FIELDS", "INT_FIELDS", "SCHEMA", "ITEM_STR_FIELDS", "split_lines", "suspect_lines",
            "parse_lines", "parse_text", "build_rows", "items_supported", "screen_lines", "read_plain", "per_value",
            "line_signatures", "signature_keys"]
 
@@ -353,3 +353,20 @@ def per_value(col: pl.Series, fn, dtype=pl.Utf8) -> pl.Series:
     if not table:
         return pl.Series(col.name, [None] * col.len(), dtype=dtype)
     return col.replace_strict(table, default=None, return_dtype=dtype)
+
+
+def extra_series(name: str, values: list) -> pl.Series:
+    """The column of a field outside the schema: Boolean when every value is true/false, Int64 when
+    every value is an integer that fits, Float64 for numbers, else text (``str`` of each value) --
+    also for integers beyond 64 bits, which are kept exact as text rather than rounded or refused."""
+    kinds = {type(v) for v in values if v is not None}
+    try:
+        if kinds and kinds <= {bool}:
+            return pl.Series(name, values, dtype=pl.Boolean)
+        if kinds and kinds <= {int}:
+            return pl.Series(name, values, dtype=pl.Int64)
+        if kinds and kinds <= {int, float}:
+            return pl.Series(name, [None if v is None else float(v) for v in values], dtype=pl.Float64)
+    except (OverflowError, TypeError, ValueError, pl.exceptions.PolarsError):
+        pass
+    return pl.Series(name, [None if v is None else str(v) for v in values], dtype=pl.Utf8)

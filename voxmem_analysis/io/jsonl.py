@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-__all__ = ["decode", "iter_lines", "parse_line", "parse_object", "DuplicateKeyError"]
+__all__ = ["decode", "iter_lines", "parse_line", "parse_object", "not_unicode", "DuplicateKeyError"]
 
 
 class DuplicateKeyError(ValueError):
@@ -66,3 +66,29 @@ def parse_object(line: str):
     if not isinstance(obj, dict):
         return None, ("not_an_object", f"line is a JSON {type(obj).__name__}, expected an object", None)
     return obj, None
+
+
+def not_unicode(value, where: str = "") -> list[str]:
+    """Fields (``a.b`` for nested ones) whose name or text holds an unpaired surrogate escape
+    (``"\\ud800"``): valid JSON, but no UTF-8 text -- a frame cannot hold it."""
+    def bad(text: str) -> bool:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+
+    out: list[str] = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            name = f"{where}.{k}" if where else str(k)
+            if bad(str(k)):
+                out.append(name.encode("utf-8", "backslashreplace").decode("utf-8"))
+            else:
+                out += not_unicode(v, name)
+    elif isinstance(value, list):
+        for v in value:
+            out += not_unicode(v, where)
+    elif isinstance(value, str) and bad(value):
+        out.append(where)
+    return out

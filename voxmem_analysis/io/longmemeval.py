@@ -44,7 +44,7 @@ import polars as pl
 
 from voxmem_analysis.io import bulk as bk
 from voxmem_analysis.io.files import read_text
-from voxmem_analysis.io.jsonl import iter_lines, parse_line, parse_object
+from voxmem_analysis.io.jsonl import iter_lines, not_unicode, parse_line, parse_object
 from voxmem_analysis.io.provenance import ReleaseProvenance
 from voxmem_analysis.errors import Problem, VoxMemDataError
 
@@ -480,6 +480,8 @@ def _parse_verdict(rec: dict, rel: str, lineno: int, questions: dict[str, str], 
         rep("invalid_field", f"`hypothesis` should be a string, got {type(hyp).__name__}; kept as JSON text",
             "hypothesis", "warning")
         hyp = json.dumps(hyp, ensure_ascii=False)
+    for fld in not_unicode(rec):
+        rep("invalid_unicode", f"`{fld}` holds text that is not valid Unicode (an unpaired surrogate escape)", fld)
     if any(e.severity == "error" for e in errs):
         return None, errs
     status = "graded" if label is not None else "ungraded"
@@ -504,19 +506,7 @@ def _frame(rows: list[dict]) -> pl.DataFrame:
             if k not in _SCHEMA and k not in extra:
                 extra.append(k)
     series = [pl.Series(k, [r.get(k) for r in rows], dtype=_SCHEMA[k]) for k in FRAME_COLUMNS]
-    for k in extra:
-        vals = [r.get(k) for r in rows]
-        kinds = {type(v) for v in vals if v is not None}
-        if kinds and kinds <= {bool}:
-            dtype = pl.Boolean
-        elif kinds and kinds <= {int}:
-            dtype = pl.Int64
-        elif kinds and kinds <= {int, float}:
-            dtype = pl.Float64
-        else:
-            dtype = pl.Utf8
-            vals = [None if v is None else str(v) for v in vals]
-        series.append(pl.Series(k, vals, dtype=dtype))
+    series += [bk.extra_series(k, [r.get(k) for r in rows]) for k in extra]
     return pl.DataFrame(series)
 
 

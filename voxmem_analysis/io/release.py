@@ -650,18 +650,7 @@ def rows_to_frame(rows: list[dict]) -> pl.DataFrame:
     for k in all_keys:
         vals = cols[k] if rows else []
         dtype = _TYPES.get(k)
-        if dtype is None:
-            kinds = {type(v) for v in vals if v is not None}
-            if kinds <= {bool}:
-                dtype = pl.Boolean if kinds else pl.Utf8
-            elif kinds <= {int}:
-                dtype = pl.Int64
-            elif kinds <= {int, float}:
-                dtype = pl.Float64
-            else:
-                dtype = pl.Utf8
-                vals = [None if v is None else str(v) for v in vals]
-        series.append(pl.Series(k, vals, dtype=dtype))
+        series.append(pl.Series(k, vals, dtype=dtype) if dtype is not None else bk.extra_series(k, vals))
     frame = pl.DataFrame(series)
     return frame.with_columns(pl.col("budget").cast(BUDGET_DTYPE))
 
