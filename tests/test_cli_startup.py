@@ -25,6 +25,6 @@ def test_light_commands_import_no_heavy_library(args):
 
 def test_source_catalogue_matches_the_registry():
     from voxmem_analysis import artifacts
-    from voxmem_analysis.commands._catalogue import catalogue
+    from voxmem_analysis.artifacts import source_titles as catalogue
 
     assert catalogue() == {n: artifacts.get(n).title for n in artifacts.names()}

@@ -118,7 +118,7 @@ def run(args) -> int:
         args._parser.print_help()
         return 0
     if args.list or not args.name:
-        from voxmem_analysis.commands._catalogue import catalogue
+        from voxmem_analysis.artifacts import source_titles as catalogue
 
         titles = catalogue() or {n: artifacts.get(n).title for n in artifacts.names()}
         for n in sorted(titles):

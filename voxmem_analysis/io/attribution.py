@@ -153,7 +153,7 @@ def _bulk_entries(text: str, rel: str) -> list[tuple[int, dict | None, list[Prob
     lines = bk.split_lines([text], [0], [rel], [None])
     suspect = bk.screen_lines(lines["line"], _PLAIN_TYPES, required=_PLAIN_TYPES)
     plain = lines.filter(~suspect)
-    rec, rejected = bk.read_plain(plain["line"], _PLAIN_SCHEMA)
+    rec, rejected = bk.parse_lines(plain["line"], _PLAIN_SCHEMA)
     entries: list[tuple[int, dict | None, list[Problem]]] = []
     slow = set(lines.filter(suspect)["lineno"].to_list()) | set(plain["lineno"].gather(rejected).to_list())
     if rec is not None:

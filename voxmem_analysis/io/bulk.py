@@ -33,7 +33,7 @@ from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.io.schema import ABLATION_CONDITIONS
 
 __all__ = ["extra_series", "STR_FIELDS", "BOOL_FIELDS", "INT_FIELDS", "SCHEMA", "ITEM_STR_FIELDS", "split_lines", "suspect_lines",
-           "parse_lines", "parse_text", "build_rows", "items_supported", "screen_lines", "read_plain", "per_value",
+           "parse_lines", "parse_text", "build_rows", "items_supported", "screen_lines", "per_value",
            "line_signatures", "signature_keys"]
 
 STR_FIELDS = ("item_id", "model", "question_id", "context_length", "family_id", "evidence_type", "memory_operation",
@@ -114,9 +114,10 @@ def suspect_lines(lines: pl.Series) -> pl.Series:
     return signature.replace_strict(verdict, return_dtype=pl.Boolean)
 
 
-def parse_lines(lines: pl.Series) -> tuple[pl.DataFrame | None, list[int]]:
-    """Parse ``lines`` (already checked by :func:`suspect_lines`) with the bulk schema:
-    ``(frame of the parsed lines with their position _pos, positions it rejected)``.
+def parse_lines(lines: pl.Series, schema: dict | None = None) -> tuple[pl.DataFrame | None, list[int]]:
+    """Parse ``lines`` (already checked by :func:`suspect_lines`, or another reader's screen) with
+    ``schema`` (default: the predictions' :data:`SCHEMA`): ``(frame of the parsed lines with their
+    position _pos, positions it rejected)``.
 
     A rejected batch is halved until the bad lines stand alone (batches below a few dozen lines
     are given up on as a whole: the per-line reader takes them).
@@ -127,7 +128,7 @@ def parse_lines(lines: pl.Series) -> tuple[pl.DataFrame | None, list[int]]:
     def go(start: int, stop: int) -> None:
         chunk = lines.slice(start, stop - start)
         try:
-            df = pl.read_ndjson(io.BytesIO(chunk.str.join("\n").item().encode()), schema=SCHEMA)
+            df = pl.read_ndjson(io.BytesIO(chunk.str.join("\n").item().encode()), schema=schema or SCHEMA)
             if df.height != stop - start:
                 raise ValueError("row count differs from line count")
             parts.append(df.with_columns(pl.int_range(start, stop, dtype=pl.Int64).alias("_pos")))
@@ -320,31 +321,6 @@ def screen_lines(lines: pl.Series, type_chars: dict[str, str], required=()) -> p
 
     verdict = {sig: not fits(sig) for sig in signature.unique().to_list()}
     return signature.replace_strict(verdict, return_dtype=pl.Boolean) if len(signature) else signature.cast(pl.Boolean)
-
-
-def read_plain(lines: pl.Series, schema: dict) -> tuple[pl.DataFrame | None, list[int]]:
-    """:func:`parse_lines` with another schema: ``(rows with their position _pos, positions rejected)``."""
-    parts: list[pl.DataFrame] = []
-    rejected: list[int] = []
-
-    def go(start: int, stop: int) -> None:
-        chunk = lines.slice(start, stop - start)
-        try:
-            df = pl.read_ndjson(io.BytesIO(chunk.str.join("\n").item().encode()), schema=schema)
-            if df.height != stop - start:
-                raise ValueError("row count differs from line count")
-            parts.append(df.with_columns(pl.int_range(start, stop, dtype=pl.Int64).alias("_pos")))
-        except Exception:  # noqa: BLE001 - any parser complaint: split, then leave it to the per-line reader
-            if stop - start <= _BISECT_FLOOR:
-                rejected.extend(range(start, stop))
-            else:
-                mid = (start + stop) // 2
-                go(start, mid)
-                go(mid, stop)
-
-    if len(lines):
-        go(0, len(lines))
-    return (pl.concat(parts) if parts else None), rejected
 
 
 def per_value(col: pl.Series, fn, dtype=pl.Utf8) -> pl.Series:

@@ -584,7 +584,7 @@ def _bulk_parsed(text: str, rel: str, qmap: dict, convention: str) -> list[tuple
     ok = signature.replace_strict({s: e is not None for s, e in plan.items()}, return_dtype=pl.Boolean) \
         if len(signature) else signature.cast(pl.Boolean)
     plain = lines.filter(ok & lines["line"].str.contains(_AUTO_FORM))
-    rec, _ = bk.read_plain(plain["line"], schema)   # lines it rejects are read alone below
+    rec, _ = bk.parse_lines(plain["line"], schema)   # lines it rejects are read alone below
     done: set[int] = set()
     out: list[tuple[int, dict | None, list[Problem]]] = []
     if rec is not None:

@@ -230,7 +230,7 @@ def read_registry(root: Path, present: list[str]) -> tuple[pl.DataFrame, list[Pr
         if not problems and "model" not in header:
             problems.append(Problem("models_missing_field", "error", "models.csv has no `model` column", "models.csv",
                                     None, "model"))
-        if problems and not rows or "model" not in header:
+        if (problems and not rows) or "model" not in header:
             header, rows = list(_MODEL_COLUMNS), []
         problems += _check_registry(rows, header)
     extra = [c for c in header if c not in _MODEL_COLUMNS]

@@ -110,7 +110,6 @@ class WarmKernel:
 
         self.log_path = Path(log_path)
         self._offset = 0
-        self.notebooks = 0
         self._client = NotebookClient(nbformat.v4.new_notebook(), kernel_name=kernel_name, timeout=timeout)
         self._client.create_kernel_manager()
         log = open(self.log_path, "ab")  # noqa: SIM115 - the kernel inherits it as its standard error
@@ -219,8 +218,6 @@ class WarmKernel:
             self.changed = list(ast.literal_eval(got["changed"]["data"]["text/plain"]))
         except (KeyError, ValueError, SyntaxError, TypeError):
             self.changed = ["no answer from the kernel"]
-        if not self.changed:
-            self.notebooks += 1
         return not self.changed
 
     def take_log(self) -> str:

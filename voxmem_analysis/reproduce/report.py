@@ -415,21 +415,22 @@ def _md_caption(path: Path) -> str | None:
 
 
 def _registry_title(name: str) -> str | None:
-    """The artifact registry's title of ``name`` (read from the source: the report imports no analysis)."""
+    """The artifact registry's title of ``name``, read from the source (the report imports no
+    analysis); from the imported registry only when the source cannot be read that way."""
     from voxmem_analysis import artifacts
 
-    titles = _TITLES.get("all")
-    if titles is None:
-        titles = _TITLES["all"] = artifacts.source_titles() or {}
-    if name in titles:
-        return titles[name]
+    if "all" not in _TITLES:
+        _TITLES["all"] = artifacts.source_titles()
+    titles = _TITLES["all"]
+    if titles is not None:
+        return titles.get(name)
     try:
-        return artifacts.get(name).title if not titles else None
+        return artifacts.get(name).title
     except Exception:  # noqa: BLE001 - an unknown name has no title
         return None
 
 
-_TITLES: dict[str, dict] = {}
+_TITLES: dict[str, dict | None] = {}
 
 
 def _humanize(stem: str) -> str:
