@@ -162,3 +162,41 @@ def test_a_killed_runner_leaves_no_worker_or_kernel_behind(probe_dir, tmp_path):
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_the_warm_up_freezes_the_libraries_but_a_notebooks_own_garbage_is_still_collected(probe_dir, tmp_path):
+    # 01_a leaves a reference cycle behind whose finaliser writes a file; once the kernel is emptied
+    # for 02_b the cycle must have been collected (gc.freeze after the warm-up covers only what
+    # existed then), and the frozen generation holds the imported libraries
+    marker = tmp_path / "collected.txt"
+    cycle = (f"class Cycle:\n    def __del__(self):\n        __import__('pathlib').Path({str(marker)!r}).write_text('collected')\n"
+             "c = Cycle()\nc.me = c\n")
+    (probe_dir / "01_a.py").write_text(_probe("01_a", f"exec({cycle!r})"))
+    (probe_dir / "02_b.py").write_text(_probe("02_b", (
+        f"import gc; Path(out_dir, 'gc.json').write_text(json.dumps({{'frozen': gc.get_freeze_count(), "
+        f"'collected': Path({str(marker)!r}).exists()}}))")))
+    s, out = _run(probe_dir, tmp_path)
+    assert s.exit_code == 0, [nb.error for nb in s.notebooks]
+    seen = _outputs(out, ("01_a", "02_b"))
+    assert seen["01_a"]["pid"] == seen["02_b"]["pid"]   # the same kernel
+    got = json.loads(next(out.rglob("gc.json")).read_text())
+    assert got["collected"] is True
+    assert got["frozen"] > 100_000   # the stack imported by the warm-up (numpy, pandas, polars, matplotlib...)
+
+
+def test_the_callers_release_is_read_once_beside_the_starting_pool_and_its_error_is_raised(probe_dir, tmp_path):
+    import threading
+
+    (probe_dir / "01_a.py").write_text(_probe("01_a"))
+    calls = []
+    s, out = _run(probe_dir, tmp_path, preloaded=lambda: calls.append(threading.current_thread().name))
+    assert s.exit_code == 0
+    assert calls == ["voxmem-seed-release-cache"]   # once, in its own thread while the workers start
+
+    def broken():
+        raise RuntimeError("the caller's own failure")
+
+    with pytest.raises(RuntimeError, match="the caller's own failure"):
+        _run(probe_dir, tmp_path, preloaded=broken)
+    assert (out / "run.json").exists()               # the previous output is left as it was
+    assert not list(tmp_path.glob("*staging*"))      # and no staging folder is left behind

@@ -101,9 +101,10 @@ def _to_pandas(frame) -> pd.DataFrame:
         df = frame.copy()
     else:
         df = frame.to_pandas()
-    if "budget" in df.columns:
-        df["budget"] = df["budget"].astype(object).map(lambda v: None if v is None or (isinstance(v, float) and np.isnan(v))
-                                                      else tx.normalize_budget(v))
+    if "budget" in df.columns:  # each distinct value normalised once (a frame has a handful)
+        codes, uniques = pd.factorize(df["budget"].astype(object), use_na_sentinel=True)
+        labels = np.array([tx.normalize_budget(v) for v in uniques] + [None], dtype=object)
+        df["budget"] = pd.Series(labels[codes], index=df.index, dtype=object)
     return df
 
 

@@ -57,6 +57,7 @@ import re
 import shutil
 import signal
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -416,8 +417,8 @@ def _worker_init(threads: int | None, cache_dir: str | None = None, memo_dir: st
         _WARM["enabled"] = True
         multiprocessing.util.Finalize(None, _drop_warm_kernel, exitpriority=50)
     _exit_with_runner(runner)
-    if cache_dir:  # notebooks of this run parse the release once (see loading.CACHE_ENV)
-        from voxmem_analysis.io.release import CACHE_ENV
+    if cache_dir:  # notebooks of this run parse the release once (see io.cache.CACHE_ENV)
+        from voxmem_analysis.io.cache import CACHE_ENV   # not io.release: a worker needs no polars
 
         os.environ[CACHE_ENV] = cache_dir
     if memo_dir:  # an artifact computed by a notebook is read back by reproduction.csv (artifacts.memoised)
@@ -885,8 +886,31 @@ def _stop_pool(pool, grace: float = 10.0) -> None:
             p.join(1.0)
 
 
+class _Background(threading.Thread):
+    """``func(*args)`` in a thread; :meth:`join` re-raises what it raised."""
+
+    def __init__(self, func, *args):
+        super().__init__(name="voxmem-seed-release-cache", daemon=True)
+        self._call, self._error = (func, args), None
+        self.start()
+
+    def run(self) -> None:
+        try:
+            self._call[0](*self._call[1])
+        except BaseException as exc:  # noqa: BLE001 - handed to the joining thread
+            self._error = exc
+
+    def join(self, timeout=None) -> None:
+        super().join(timeout)
+        if self._error is not None:
+            raise self._error
+
+
 def _seed_release_cache(folder: Path, data: Path, release) -> None:
-    """Put a release the caller already read into the run's release cache (never fails the run)."""
+    """Put a release the caller already read (or a function returning it, called here) into the
+    run's release cache; only the caller's own function may raise, the cache never fails the run."""
+    if callable(release):
+        release = release()
     if release is None or Path(getattr(release, "path", "")).resolve() != data:
         return
     try:
@@ -937,6 +961,10 @@ def _run_staged(stage: Path, final: Path, paths: list[Path], data_dir, *, jobs: 
 
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload([f"{__package__}.preload"])  # the workers' libraries, imported once
+    # the caller's release is read while the fork server imports the workers' libraries (starting
+    # the pool waits for it): a thread, joined before any result is read
+    seeding = _Background(_seed_release_cache, out / _STAGING / "release-cache", data, preloaded) \
+        if preloaded is not None else None
     with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init,
                              initargs=(threads, str(out / _STAGING / "release-cache"),
                                        str(out / _STAGING / "artifact-memo"), not fresh_kernels, os.getpid()),
@@ -950,9 +978,8 @@ def _run_staged(stage: Path, final: Path, paths: list[Path], data_dir, *, jobs: 
         if reproduction:  # last: the artifacts the notebooks computed are read from the run's memo
             futures[pool.submit(_reproduction_in_worker, str(data), str(out), seed=seed, n_boot=n_boot,
                                 compare_published=compare_published, timeout=timeout)] = "reproduction"
-        if preloaded is not None:  # while the workers start their kernels
-            _seed_release_cache(out / _STAGING / "release-cache", data,
-                                preloaded() if callable(preloaded) else preloaded)
+        if seeding is not None:
+            seeding.join()
         bar = _progress(total, progress)
         for fut in _completed(futures):
             key = futures[fut]
