@@ -184,3 +184,25 @@ def test_a_failing_call_stores_nothing_and_keeps_its_warnings(tiny_release, memo
             fails(rel)
     assert CALLS == [("fails",), ("fails",)]
     assert not any(memo.glob("test.fails-*"))
+
+
+@artifacts.memoised("test.pandas")
+def from_pandas_frame(table: pd.DataFrame) -> int:
+    CALLS.append(("pandas",))
+    return len(table)
+
+
+def test_pandas_frame_arguments_key_by_content(memo):
+    # an Audio MultiChallenge release holds pandas frames (string columns): one changed cell, a
+    # changed dtype or index is another key; an equal copy is the same key
+    base = pd.DataFrame({"model": pd.array(["a", "b", None, "a"], dtype="string"), "passed": [True, False, True, True]})
+    from_pandas_frame(base)
+    from_pandas_frame(base.copy())
+    assert len(CALLS) == 1
+    changed = base.copy()
+    changed.loc[1, "model"] = "c"
+    from_pandas_frame(changed)
+    from_pandas_frame(base.astype({"model": object}))
+    from_pandas_frame(base.set_axis([1, 2, 3, 4]))
+    from_pandas_frame(base.assign(passed=[True, False, True, False]))
+    assert len(CALLS) == 5

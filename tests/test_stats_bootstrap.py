@@ -513,3 +513,49 @@ def test_frame_bad_inputs_raise_value_error():
         paired_bootstrap_frame({"a": [1]})
     with pytest.raises(ValueError, match="clash"):
         paired_bootstrap_frame(df.assign(n=1), groups="n")
+
+
+# ----------------------------------------------------------------------------- shared count matrices
+def test_shared_counts_are_the_iterated_counts_drawn_once_and_read_only(monkeypatch):
+    from voxmem_analysis.stats import bootstrap as B
+
+    monkeypatch.setattr(B, "_SHARED_COUNTS", {})
+    strata = np.array(["b", "a", "b", "c", "a", "b", "c"], dtype=object)
+    for kw in ({}, {"strata": strata}):
+        want = np.vstack(list(B.iter_bootstrap_counts(7, n_boot=2_500, seed=3, **kw)))
+        got = B.shared_bootstrap_counts(7, n_boot=2_500, seed=3, **kw)
+        np.testing.assert_array_equal(np.vstack(got), want)
+        assert B.shared_bootstrap_counts(7, n_boot=2_500, seed=3, **kw) is got      # drawn once
+        assert not any(b.flags.writeable for b in got)
+        with pytest.raises(ValueError):
+            got[0][0, 0] = 99.0
+    # the key is the partition into strata (sorted label order), not the labels' type
+    codes = pd.factorize(strata, sort=True)[0]
+    assert B.shared_bootstrap_counts(7, n_boot=2_500, seed=3, strata=codes) is \
+        B.shared_bootstrap_counts(7, n_boot=2_500, seed=3, strata=strata)
+    # another seed, size or partition is another matrix
+    assert B.shared_bootstrap_counts(7, n_boot=2_500, seed=4) is not B.shared_bootstrap_counts(7, n_boot=2_500, seed=3)
+    other = np.array(["a", "a", "b", "c", "a", "b", "c"], dtype=object)
+    assert B.shared_bootstrap_counts(7, n_boot=2_500, seed=3, strata=other) is not \
+        B.shared_bootstrap_counts(7, n_boot=2_500, seed=3, strata=strata)
+    # the public iterator still yields fresh, writable blocks
+    block = next(B.iter_bootstrap_counts(7, n_boot=10, seed=3))
+    block[0, 0] = 1.0
+
+
+def test_shared_counts_keep_at_most_their_byte_budget(monkeypatch):
+    from voxmem_analysis.stats import bootstrap as B
+
+    monkeypatch.setattr(B, "_SHARED_COUNTS", {})
+    monkeypatch.setattr(B, "_SHARED_COUNTS_BYTES", 3 * 1_000 * 10 * 8)    # three 1,000 x 10 matrices
+    first = B.shared_bootstrap_counts(10, n_boot=1_000, seed=0)
+    for seed in (1, 2, 3):
+        B.shared_bootstrap_counts(10, n_boot=1_000, seed=seed)
+    assert len(B._SHARED_COUNTS) == 3
+    assert B.shared_bootstrap_counts(10, n_boot=1_000, seed=0) is not first   # the oldest was dropped
+    np.testing.assert_array_equal(np.vstack(B.shared_bootstrap_counts(10, n_boot=1_000, seed=0)), np.vstack(first))
+    big = B.shared_bootstrap_counts(40, n_boot=1_000, seed=0)                  # over half the budget: not kept
+    assert B.shared_bootstrap_counts(40, n_boot=1_000, seed=0) is not big
+    assert all(k[0] != 40 for k in B._SHARED_COUNTS)
+    with pytest.raises(Exception, match="n_units"):
+        B.shared_bootstrap_counts(0)

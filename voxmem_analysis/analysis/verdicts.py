@@ -42,8 +42,8 @@ from voxmem_analysis.errors import AnalysisInputError
 from voxmem_analysis.stats.bootstrap import bootstrap_interval as endpoint_interval
 from voxmem_analysis.stats.resources import check_bootstrap_memory, check_n_boot
 from voxmem_analysis.io.longmemeval import QUESTION_TYPES, budget_sort_key
-from voxmem_analysis.stats import (STATISTICS, StatsInputError, cochran_q, cohen_kappa, holm, iter_bootstrap_counts, mcnemar_exact,
-                    paired_bootstrap_frame, spearman, wilson_interval)
+from voxmem_analysis.stats import (STATISTICS, StatsInputError, cochran_q, cohen_kappa, holm, mcnemar_exact,
+                                   paired_bootstrap_frame, shared_bootstrap_counts, spearman, wilson_interval)
 
 __all__ = [
     "TYPE_COLUMNS", "OVERALL", "MACRO", "INTERVALS", "AnalysisInputError", "level_order",
@@ -234,7 +234,8 @@ def _cluster_sums(items: np.ndarray, v: np.ndarray, s: np.ndarray, cells: np.nda
 
     ``cells`` gives each row a cell code (default: one cell); ``strata`` a stratum per row,
     constant within an item.  The count matrices come from
-    :func:`voxmem_analysis.stats.iter_bootstrap_counts` (one draw shared by all cells).
+    :func:`voxmem_analysis.stats.shared_bootstrap_counts` (one draw shared by all cells, and by
+    every later call on as many items with the same strata and seed).
     Returns two ``(n_boot, k)`` arrays.
     """
     icode, ilab = pd.factorize(pd.Series(items, dtype=object), sort=True)
@@ -255,7 +256,7 @@ def _cluster_sums(items: np.ndarray, v: np.ndarray, s: np.ndarray, cells: np.nda
     check_bootstrap_memory(n_boot, 2 * k, arrays=2, what="the item bootstrap")
     out = np.empty((n_boot, 2 * k))
     r = 0
-    for C in iter_bootstrap_counts(A.shape[0], n_boot=n_boot, seed=seed, strata=st):
+    for C in shared_bootstrap_counts(A.shape[0], n_boot=n_boot, seed=seed, strata=st):
         out[r:r + C.shape[0]] = C @ A
         r += C.shape[0]
     return out[:, :k], out[:, k:]

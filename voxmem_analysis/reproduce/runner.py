@@ -924,6 +924,13 @@ def _seed_release_cache(folder: Path, data: Path, release) -> None:
         pass
 
 
+def _longest_first(paths: list[Path], previous: dict) -> list[Path]:
+    """The notebooks longest first (as measured by the previous run in OUT, else estimated from the
+    figures each saves): that keeps both workers busy until the end."""
+    last = {nb["name"]: nb.get("seconds", 0) for nb in previous.get("notebooks", [])}
+    return sorted(paths, key=lambda p: (-last.get(p.stem, _estimated_seconds(p)), p.name))
+
+
 def _run_staged(stage: Path, final: Path, paths: list[Path], data_dir, *, jobs: int | None, seed: int,
                 n_boot: int, only, overrides: dict | None, timeout: float | None, progress: bool | None,
                 reproduction: bool, report: bool, compare_published: bool, include_examples: bool,
@@ -947,10 +954,7 @@ def _run_staged(stage: Path, final: Path, paths: list[Path], data_dir, *, jobs: 
         for f in ("reproduction.csv", "audit.csv"):
             (out / f).unlink(missing_ok=True)
 
-    # longest first (as measured last time; in a fresh OUT estimated from the figures it saves)
-    # keeps both workers busy until the end
-    last = {nb["name"]: nb.get("seconds", 0) for nb in previous.get("notebooks", [])}
-    order = sorted(paths, key=lambda p: (-last.get(p.stem, _estimated_seconds(p)), p.name))
+    order = _longest_first(paths, previous)
     summary = RunSummary(str(data), str(final), seed, n_boot, jobs, [], only=[p.stem for p in paths] if only else None)
     results: dict[str, NotebookResult] = {}
     owner: dict[str, str] = {}

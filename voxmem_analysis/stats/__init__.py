@@ -35,6 +35,7 @@ from voxmem_analysis.stats.bootstrap import (
     paired_bootstrap_frame,
     paired_bootstrap_matrix,
     ratio,
+    shared_bootstrap_counts,
 )
 from voxmem_analysis.stats.correlation import spearman
 from voxmem_analysis.stats.intervals import wilson_interval
@@ -45,7 +46,7 @@ from voxmem_analysis.stats.tests import cochran_q, holm, mcnemar_exact
 __all__ = [
     # bootstrap
     "paired_bootstrap", "paired_bootstrap_matrix", "paired_bootstrap_frame", "bootstrap_means",
-    "iter_bootstrap_counts", "BootstrapMeans", "Statistic", "STATISTICS", "difference", "ratio",
+    "iter_bootstrap_counts", "shared_bootstrap_counts", "BootstrapMeans", "Statistic", "STATISTICS", "difference", "ratio",
     "mean_difference", "mean_ratio", "mean_level", "INTERVALS",
     # intervals, tests, correlation, agreement
     "wilson_interval", "mcnemar_exact", "holm", "cochran_q", "spearman", "cohen_kappa",

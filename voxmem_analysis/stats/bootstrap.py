@@ -27,6 +27,7 @@ Public API
 :func:`paired_bootstrap_frame`    long pandas/polars frame -> tidy frame (pivot + engine)
 :func:`bootstrap_means`           resampled per-series masked means (the raw engine)
 :func:`iter_bootstrap_counts`     the count matrix ``C``, block by block
+:func:`shared_bootstrap_counts`   the same blocks, drawn once per process (read-only)
 :class:`Statistic` and the factories :func:`difference`, :func:`ratio`,
 :func:`mean_difference`, :func:`mean_ratio`, :func:`mean_level`; built-in names in
 :data:`STATISTICS`.
@@ -34,6 +35,7 @@ Public API
 from __future__ import annotations
 
 import contextlib
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, NamedTuple, Sequence
 
@@ -46,7 +48,7 @@ from voxmem_analysis.stats.resources import check_bootstrap_memory, check_n_boot
 
 __all__ = [
     "Statistic", "STATISTICS", "difference", "ratio", "mean_difference", "mean_ratio",
-    "mean_level", "BootstrapMeans", "iter_bootstrap_counts", "bootstrap_means",
+    "mean_level", "BootstrapMeans", "iter_bootstrap_counts", "shared_bootstrap_counts", "bootstrap_means",
     "paired_bootstrap", "paired_bootstrap_matrix", "paired_bootstrap_frame", "INTERVALS",
     "bootstrap_interval",
 ]
@@ -396,6 +398,46 @@ def iter_bootstrap_counts(n_units: int, *, n_boot: int = 10_000, seed: int = 0,
         yield counts.reshape(rows, n_units).astype(np.float64)
 
 
+#: Bytes of count matrices :func:`shared_bootstrap_counts` keeps per process (least recently used
+#: first out); a matrix larger than half of it is drawn afresh on every call.
+_SHARED_COUNTS_BYTES = 128 * 2**20
+_SHARED_COUNTS: dict[tuple, tuple[np.ndarray, ...]] = {}
+_SHARED_COUNTS_LOCK = threading.Lock()
+
+
+def shared_bootstrap_counts(n_units: int, *, n_boot: int = 10_000, seed: int = 0,
+                            strata: Any = None) -> tuple[np.ndarray, ...]:
+    """The blocks of :func:`iter_bootstrap_counts` ``(n_units, n_boot=, seed=, strata=)``, the same
+    values, drawn once per process and shared: read-only arrays, for callers that only read them.
+
+    An analysis that slices by model and subtype asks for the same count matrix once per model
+    (the subtype's items, the same seed): the explorer drew 276 matrices, 33 of them distinct.
+    The draw depends only on ``n_units``, ``n_boot``, ``seed`` and the partition of the units into
+    strata (sorted label order), which is the key.  At most :data:`_SHARED_COUNTS_BYTES` (128 MiB)
+    are kept; a larger matrix is drawn and returned without being kept.
+    """
+    require(isinstance(n_units, (int, np.integer)) and 1 <= n_units < 2**31,
+            f"n_units must be a positive integer, got {n_units!r}", field="n_units")
+    n_boot, seed = _check_n_boot_seed(n_boot, seed)
+    codes = _strata_codes(strata, int(n_units))
+    size = int(n_boot) * int(n_units) * 8
+    if size > _SHARED_COUNTS_BYTES // 2:
+        return tuple(iter_bootstrap_counts(n_units, n_boot=n_boot, seed=seed, strata=codes))
+    key = (int(n_units), n_boot, seed, None if codes is None else codes.astype(np.int64).tobytes())
+    with _SHARED_COUNTS_LOCK:
+        blocks = _SHARED_COUNTS.pop(key, None)
+        if blocks is None:
+            blocks = tuple(iter_bootstrap_counts(n_units, n_boot=n_boot, seed=seed, strata=codes))
+            for b in blocks:
+                b.flags.writeable = False
+        _SHARED_COUNTS[key] = blocks            # most recently used last
+        total = sum(sum(b.nbytes for b in v) for v in _SHARED_COUNTS.values())
+        while total > _SHARED_COUNTS_BYTES and len(_SHARED_COUNTS) > 1:
+            oldest = next(iter(_SHARED_COUNTS))
+            total -= sum(b.nbytes for b in _SHARED_COUNTS.pop(oldest))
+    return blocks
+
+
 def _cluster_counts(n_units: int, *, n_boot: int, seed: int, strata: Any,
                     clusters: Any) -> Iterator[np.ndarray]:
     """Cluster-level count matrix blocks expanded to the units (see iter_bootstrap_counts)."""
@@ -424,7 +466,7 @@ def _resampled_sums(A: np.ndarray, *, n_boot: int, seed: int, strata: np.ndarray
         strata = None if strata is None else pd.Series(strata).groupby(
             clusters, sort=True).first().to_numpy()
     with _single_threaded_blas():
-        for C in iter_bootstrap_counts(A.shape[0], n_boot=n_boot, seed=seed, strata=strata):
+        for C in shared_bootstrap_counts(A.shape[0], n_boot=n_boot, seed=seed, strata=strata):
             out[r:r + C.shape[0]] = C @ A
             r += C.shape[0]
     return out
