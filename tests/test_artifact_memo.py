@@ -206,3 +206,25 @@ def test_pandas_frame_arguments_key_by_content(memo):
     from_pandas_frame(base.set_axis([1, 2, 3, 4]))
     from_pandas_frame(base.assign(passed=[True, False, True, False]))
     assert len(CALLS) == 5
+
+
+@artifacts.memoised("test.with_function")
+def with_function(release, detector) -> int:
+    CALLS.append(("function",))
+    return release.frame.height
+
+
+def _top_level_detector(text) -> bool:
+    return False
+
+
+def test_a_top_level_function_argument_is_keyed_by_name_a_lambda_is_not_memoised(tiny_release, memo):
+    tiny_release = load_release(tiny_release, strict=False)
+    with_function(tiny_release, _top_level_detector)
+    with_function(tiny_release, _top_level_detector)
+    assert len(CALLS) == 1
+    with_function(tiny_release, len)                   # another function: another key
+    assert len(CALLS) == 2
+    with_function(tiny_release, lambda t: False)       # no name says what it computes: computed each time
+    with_function(tiny_release, lambda t: False)
+    assert len(CALLS) == 4

@@ -18,6 +18,7 @@ import importlib
 import inspect
 import os
 import time
+import types
 import warnings
 from dataclasses import dataclass
 from pathlib import Path, PurePath
@@ -166,8 +167,9 @@ def memoised(name: str):
     meet) and a fingerprint of the release's *contents* (every frame, hashed row by row, its
     metadata, and the size and mtime of each file below its folder); a later call with the same key,
     in any process of the run, returns the stored copy.  Warnings raised while computing are stored
-    and raised again on a hit.  An argument that cannot be fingerprinted exactly (an object of
-    unknown type, a frame whose cells cannot be hashed) means no memo for that call.  Without the
+    and raised again on a hit.  A function argument is keyed by its module and name (top-level
+    functions only).  An argument that cannot be fingerprinted exactly (an object of unknown type,
+    a lambda or closure, a frame whose cells cannot be hashed) means no memo for that call.  Without the
     variable the wrapper calls ``func`` directly.
     """
     def deco(func):
@@ -261,6 +263,13 @@ def _feed(h, value, depth: int) -> None:
             _feed(h, value[k], depth + 1)
     elif isinstance(value, PurePath):
         _feed_path(h, Path(value))
+    elif isinstance(value, (types.FunctionType, types.BuiltinFunctionType)):
+        # a function defined at a module's top level (a refusal detector...) is its name; a lambda
+        # or a closure has no name that says what it computes
+        qual = getattr(value, "__qualname__", "")
+        if "<" in qual or not getattr(value, "__module__", None):
+            raise _Unkeyable(f"cannot fingerprint the function {qual or value!r}")
+        h.update(f"{value.__module__}.{qual}".encode())
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
         for f in dataclasses.fields(value):
             h.update(f"|{f.name}:".encode())

@@ -157,6 +157,7 @@ def _blank(v) -> bool:
     return v is None or (isinstance(v, float) and np.isnan(v)) or (isinstance(v, str) and not v.strip())
 
 
+@memoised("attribution.population_frame")  # Table 20, Figures 7/10, the population: one population per run
 def population_frame(frame, audit: pd.DataFrame | None = None, *, models=None,
                      refusal_detector: Callable[[object], bool] = is_refusal) -> pd.DataFrame:
     """One row per attempt of the attribution population, with the stage it ends in.
@@ -252,6 +253,7 @@ def attribution_population(frame, audit: pd.DataFrame | None = None, *, models=N
 _ERROR_COLUMNS = ("model", "item_id", "evidence_type", "operation", "subtype", "answer_type", "class", "rule")
 
 
+@memoised("attribution.attributed_errors")
 def attributed_errors(frame, audit: pd.DataFrame | None, *, models=None,
                       refusal_detector: Callable[[object], bool] = is_refusal) -> pd.DataFrame:
     """One row per attributed error with its class and the rule that decided it.
@@ -490,6 +492,7 @@ def audit_records_frame(records: Iterable[Mapping], *, frame=None, models=None, 
     return finish_audit(rows, problems, frame, models, strict), problems
 
 
+@memoised("attribution.audit_records")  # the notebook and reproduction.csv read the records once per run
 def load_audit_records(release_dir, *, frame=None, models=None, strict: bool = True) -> tuple[pd.DataFrame, list[Problem]]:
     """Read ``<release>/attribution/**/*.jsonl[.gz]`` (one audit record per line).
 
@@ -534,7 +537,11 @@ def _release_audit(release) -> tuple[list[str], pd.DataFrame]:
                           "one audit record per line (FORMATS.md section 4)", "attribution/")
         raise VoxMemDataError([problem], summary)
     models = release.models_in_64k_set()
-    audit, _ = load_audit_records(path, frame=release.frame, models=models, strict=True)
+    # read leniently (the notebook's call, so one reading serves both), then as strictly as strict=True
+    audit, problems = load_audit_records(path, frame=release.frame, models=models, strict=False)
+    errors = [p for p in problems if p.severity == "error"]
+    if errors:
+        raise VoxMemDataError(problems, f"{len(errors)} error(s) in audit records")
     return models, audit
 
 
