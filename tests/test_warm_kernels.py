@@ -200,3 +200,49 @@ def test_the_callers_release_is_read_once_beside_the_starting_pool_and_its_error
         _run(probe_dir, tmp_path, preloaded=broken)
     assert (out / "run.json").exists()               # the previous output is left as it was
     assert not list(tmp_path.glob("*staging*"))      # and no staging folder is left behind
+
+
+class _FakeClient:
+    """A blocking client whose kernel answers each kernel_info on shell; the IOPub ``idle`` of the
+    first ``lost`` requests never arrives (a subscription not yet in place)."""
+
+    def __init__(self, lost: int = 0, answers: bool = True):
+        import queue
+
+        self.lost, self.answers, self.sent = lost, answers, 0
+        self.shell, self.iopub = queue.Queue(), queue.Queue()
+
+    def kernel_info(self):
+        self.sent += 1
+        msg_id = f"m{self.sent}"
+        if self.answers:
+            self.shell.put({"parent_header": {"msg_id": msg_id}, "msg_type": "kernel_info_reply"})
+            self.iopub.put({"parent_header": {"msg_id": msg_id}, "msg_type": "status", "content": {"execution_state": "busy"}})
+            if self.sent > self.lost:
+                self.iopub.put({"parent_header": {"msg_id": msg_id}, "msg_type": "status",
+                                "content": {"execution_state": "idle"}})
+        return msg_id
+
+    def get_shell_msg(self, timeout=None):
+        return self.shell.get(timeout=timeout)
+
+    def get_iopub_msg(self, timeout=None):
+        return self.iopub.get(timeout=timeout)
+
+
+def test_a_client_is_ready_once_shell_and_iopub_both_answer_its_request():
+    from jupyter_core.utils import run_sync
+
+    from voxmem_analysis.reproduce.kernels import _await_answering
+
+    wait = run_sync(_await_answering)
+    fake = _FakeClient(lost=2)
+    wait(fake, 10)
+    assert fake.sent == 3                     # the two requests whose idle was lost were sent again
+    control = _FakeClient(lost=5)
+    wait(control, 10, iopub=False)            # shell replies are enough for the control client
+    assert control.sent == 1
+    with pytest.raises(RuntimeError, match="died"):
+        wait(_FakeClient(answers=False), 10, alive=lambda: False)
+    with pytest.raises(RuntimeError, match="didn't respond in 0.3 seconds"):
+        wait(_FakeClient(answers=False), 0.3)

@@ -130,12 +130,15 @@ class WarmKernel:
             log.close()
         # the runner's own messages (warm-up, prepare) go through a blocking client with its own
         # channels: papermill's asynchronous client lives in the event loop of each notebook's run
+        from jupyter_core.utils import run_sync
+
         self._control = self.kc = None
         self._timeout = timeout
         try:
             self._control = self._client.km.blocking_client()
             self._control.start_channels()
-            self._control.wait_for_ready(timeout=timeout)
+            # the control client reads shell replies only (warm-up, prepare): no IOPub check
+            run_sync(_await_answering)(self._control, timeout, iopub=False, alive=self.km.is_alive)
             self._run(WARM_UP)
             self.kc = self._ready_client()
         except BaseException:
@@ -158,7 +161,7 @@ class WarmKernel:
             kc = self.km.client()
             kc.start_channels()
             try:
-                run_sync(kc.wait_for_ready)(timeout=wait)
+                run_sync(_await_answering)(kc, wait, alive=self.km.is_alive)
             except RuntimeError:
                 kc.stop_channels()
                 if attempt == tries - 1:
@@ -259,6 +262,60 @@ class WarmKernel:
             run_sync(self.km.shutdown_kernel)(now=True)
         except Exception:  # noqa: BLE001
             pass
+
+
+def _answered(msg: dict, msg_id: str, channel: str) -> bool:
+    if msg.get("parent_header", {}).get("msg_id") != msg_id:
+        return False
+    if channel == "iopub":
+        return msg.get("msg_type") == "status" and msg.get("content", {}).get("execution_state") == "idle"
+    return msg.get("msg_type") == "kernel_info_reply"
+
+
+async def _await_answering(kc, timeout: float, *, iopub: bool = True, alive=None) -> None:
+    """Wait until the kernel answers a ``kernel_info`` request on the shell channel and, with
+    ``iopub``, this client also receives the request's closing ``idle`` status on IOPub (its
+    subscription is live: a client connected afresh can miss its first IOPub messages).
+
+    jupyter_client's ``wait_for_ready`` checks the same, then waits until IOPub has been silent for
+    0.2 s; twice per kernel start (the control client and the notebooks' client) that was 0.4 s of
+    a start-up both workers wait for.  An ``idle`` lost before the subscription took hold means
+    another request after 0.2 s, as there.  ``kc`` is a blocking or an asynchronous client;
+    ``alive`` an (async) callable telling whether the kernel still runs.  Raises RuntimeError when
+    it died or ``timeout`` passed first."""
+    import asyncio
+    import inspect
+    import queue
+    import time
+
+    async def get(channel: str, wait: float):
+        fetch = kc.get_iopub_msg if channel == "iopub" else kc.get_shell_msg
+        try:
+            msg = fetch(timeout=wait)
+            return await msg if inspect.isawaitable(msg) else msg
+        except (queue.Empty, asyncio.TimeoutError):
+            return None
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        msg_id = kc.kernel_info()
+        replied = False
+        reply_end = min(deadline, time.monotonic() + 1.0)   # the kernel may still be starting
+        while not replied and time.monotonic() < reply_end:
+            msg = await get("shell", 0.1)
+            replied = msg is not None and _answered(msg, msg_id, "shell")
+        idle_end = min(deadline, time.monotonic() + 0.2)
+        seen = not iopub
+        while replied and not seen and time.monotonic() < idle_end:
+            msg = await get("iopub", 0.05)
+            seen = msg is not None and _answered(msg, msg_id, "iopub")
+        if replied and seen:
+            return
+        if alive is not None:
+            ok = alive()
+            if not (await ok if inspect.isawaitable(ok) else ok):
+                raise RuntimeError("Kernel died before replying to kernel_info")
+    raise RuntimeError(f"Kernel didn't respond in {timeout:g} seconds")
 
 
 def register_engine() -> str:
