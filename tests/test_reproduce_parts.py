@@ -25,3 +25,24 @@ def test_paper_notebooks_declare_their_parts():
     assert declared["31_transcript_ablation"] == ["ablation"]
     assert declared["40_error_attribution"] == ["attribution"]
     assert declared["10_main_results"] == []
+
+
+def test_task_order_longest_first_with_reproduction_before_the_last_notebook_that_ran(tmp_path):
+    from pathlib import Path
+
+    from voxmem_analysis.reproduce.runner import _task_order
+
+    paths = [Path(f"{n}.py") for n in ("00_validate", "10_main", "20_scaling", "60_lme")]
+    previous = {"notebooks": [{"name": "00_validate", "seconds": 0.3, "status": "ok"},
+                              {"name": "10_main", "seconds": 8.0, "status": "ok"},
+                              {"name": "20_scaling", "seconds": 3.5, "status": "ok"},
+                              {"name": "60_lme", "seconds": 0.0, "status": "skipped"}]}
+    names = lambda order: [p.stem if p is not None else "reproduction" for p in order]  # noqa: E731
+    # two workers: reproduction.csv before the shortest notebook that ran (the skipped one is no work)
+    assert names(_task_order(paths, previous, 2, True)) == ["10_main", "20_scaling", "reproduction", "00_validate", "60_lme"]
+    # one worker, or no reproduction: it is last, or absent
+    assert names(_task_order(paths, previous, 1, True)) == ["10_main", "20_scaling", "00_validate", "60_lme", "reproduction"]
+    assert names(_task_order(paths, previous, 2, False)) == ["10_main", "20_scaling", "00_validate", "60_lme"]
+    # a fresh folder: estimated from the figures each notebook saves (unreadable paths: 0 s), reproduction before the last
+    assert names(_task_order(paths[:2], {}, 2, True))[-2:] == ["reproduction", "10_main"]
+    assert names(_task_order(paths[:1], {}, 2, True)) == ["00_validate", "reproduction"]

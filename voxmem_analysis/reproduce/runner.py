@@ -924,11 +924,21 @@ def _seed_release_cache(folder: Path, data: Path, release) -> None:
         pass
 
 
-def _longest_first(paths: list[Path], previous: dict) -> list[Path]:
-    """The notebooks longest first (as measured by the previous run in OUT, else estimated from the
-    figures each saves): that keeps both workers busy until the end."""
+def _task_order(paths: list[Path], previous: dict, jobs: int, reproduction: bool) -> list[Path | None]:
+    """The tasks in the order they are handed to the workers; ``None`` is reproduction.csv.
+
+    Notebooks go longest first (as measured by the previous run in OUT, else estimated from the
+    figures each saves), which keeps both workers busy until the end.  reproduction.csv comes after
+    them (it reads the artifacts they computed from the run's memo), but with several workers
+    before the last notebook that ran last time: that one keeps another worker busy meanwhile
+    instead of leaving it idle at the end (skipped notebooks take no time and count for nothing)."""
     last = {nb["name"]: nb.get("seconds", 0) for nb in previous.get("notebooks", [])}
-    return sorted(paths, key=lambda p: (-last.get(p.stem, _estimated_seconds(p)), p.name))
+    skipped = {nb["name"] for nb in previous.get("notebooks", []) if nb.get("status") == "skipped"}
+    order: list[Path | None] = sorted(paths, key=lambda p: (-last.get(p.stem, _estimated_seconds(p)), p.name))
+    if reproduction:
+        ran = [i for i, p in enumerate(order) if p.stem not in skipped]
+        order.insert(ran[-1] if jobs > 1 and len(ran) > 1 else len(order), None)
+    return order
 
 
 def _run_staged(stage: Path, final: Path, paths: list[Path], data_dir, *, jobs: int | None, seed: int,
@@ -954,11 +964,10 @@ def _run_staged(stage: Path, final: Path, paths: list[Path], data_dir, *, jobs: 
         for f in ("reproduction.csv", "audit.csv"):
             (out / f).unlink(missing_ok=True)
 
-    order = _longest_first(paths, previous)
+    order = _task_order(paths, previous, jobs, reproduction)
     summary = RunSummary(str(data), str(final), seed, n_boot, jobs, [], only=[p.stem for p in paths] if only else None)
     results: dict[str, NotebookResult] = {}
     owner: dict[str, str] = {}
-    total = len(order) + (1 if reproduction else 0)
     # forkserver, not fork: forking a process that runs threads (a test runner, a Jupyter kernel)
     # can deadlock the children
     import multiprocessing
@@ -976,15 +985,16 @@ def _run_staged(stage: Path, final: Path, paths: list[Path], data_dir, *, jobs: 
             _stopping(pool):
         futures = {}
         for p in order:
+            if p is None:
+                futures[pool.submit(_reproduction_in_worker, str(data), str(out), seed=seed, n_boot=n_boot,
+                                    compare_published=compare_published, timeout=timeout)] = "reproduction"
+                continue
             futures[pool.submit(execute_notebook, p, data_dir=str(data), out_dir=str(out), seed=seed, n_boot=n_boot,
                                 overrides=overrides, timeout=timeout,
                                 include_examples=include_examples or bool(only))] = p.stem
-        if reproduction:  # last: the artifacts the notebooks computed are read from the run's memo
-            futures[pool.submit(_reproduction_in_worker, str(data), str(out), seed=seed, n_boot=n_boot,
-                                compare_published=compare_published, timeout=timeout)] = "reproduction"
         if seeding is not None:
             seeding.join()
-        bar = _progress(total, progress)
+        bar = _progress(len(order), progress)   # the notebooks and reproduction.csv (None)
         for fut in _completed(futures):
             key = futures[fut]
             try:
