@@ -246,3 +246,26 @@ def test_a_client_is_ready_once_shell_and_iopub_both_answer_its_request():
         wait(_FakeClient(answers=False), 10, alive=lambda: False)
     with pytest.raises(RuntimeError, match="didn't respond in 0.3 seconds"):
         wait(_FakeClient(answers=False), 0.3)
+
+
+class _LateClient(_FakeClient):
+    """A starting kernel that answers each kernel_info only when the next one arrives."""
+
+    def kernel_info(self):
+        self.sent += 1
+        if self.sent > 1:
+            prev = f"m{self.sent - 1}"
+            self.shell.put({"parent_header": {"msg_id": prev}, "msg_type": "kernel_info_reply"})
+            self.iopub.put({"parent_header": {"msg_id": prev}, "msg_type": "status",
+                            "content": {"execution_state": "idle"}})
+        return f"m{self.sent}"
+
+
+def test_a_reply_to_an_earlier_request_counts():
+    from jupyter_core.utils import run_sync
+
+    from voxmem_analysis.reproduce.kernels import _await_answering
+
+    late = _LateClient()
+    run_sync(_await_answering)(late, 10)
+    assert late.sent == 2

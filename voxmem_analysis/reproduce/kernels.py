@@ -264,11 +264,13 @@ class WarmKernel:
             pass
 
 
-def _answered(msg: dict, msg_id: str, channel: str) -> bool:
-    if msg.get("parent_header", {}).get("msg_id") != msg_id:
-        return False
+def _answered(msg: dict, sent: set, channel: str) -> bool:
+    """A reply to any of the ``kernel_info`` requests ``sent`` (a kernel still starting may answer
+    an earlier one only; jupyter_client accepts any reply too), or on IOPub the ``idle`` status
+    closing one of them."""
     if channel == "iopub":
-        return msg.get("msg_type") == "status" and msg.get("content", {}).get("execution_state") == "idle"
+        return (msg.get("parent_header", {}).get("msg_id") in sent and msg.get("msg_type") == "status"
+                and msg.get("content", {}).get("execution_state") == "idle")
     return msg.get("msg_type") == "kernel_info_reply"
 
 
@@ -297,18 +299,19 @@ async def _await_answering(kc, timeout: float, *, iopub: bool = True, alive=None
             return None
 
     deadline = time.monotonic() + timeout
+    sent: set = set()
     while time.monotonic() < deadline:
-        msg_id = kc.kernel_info()
+        sent.add(kc.kernel_info())
         replied = False
         reply_end = min(deadline, time.monotonic() + 1.0)   # the kernel may still be starting
         while not replied and time.monotonic() < reply_end:
             msg = await get("shell", 0.1)
-            replied = msg is not None and _answered(msg, msg_id, "shell")
+            replied = msg is not None and _answered(msg, sent, "shell")
         idle_end = min(deadline, time.monotonic() + 0.2)
         seen = not iopub
         while replied and not seen and time.monotonic() < idle_end:
             msg = await get("iopub", 0.05)
-            seen = msg is not None and _answered(msg, msg_id, "iopub")
+            seen = msg is not None and _answered(msg, sent, "iopub")
         if replied and seen:
             return
         if alive is not None:
