@@ -112,4 +112,11 @@ def test_slice_facets_one_panel_per_budget():
         assert ax.get_title() == b
         pts = [c.lines[0].get_xdata() for c in ax.containers]
         assert np.concatenate(pts).tolist() == [base, base + 1]
+        assert [ln.get_xdata()[0] for ln in ax.lines if ln.get_linestyle() == "--"] == [base + 1]  # its own pooled line
+        assert not any(c.lines[0].get_clip_on() for c in ax.containers)  # dots at 0 or 100 drawn whole
+    # one legend entry says what the dashed line is (no colours here: one series per row)
+    assert [t.get_text() for t in g.figure.legends[0].get_texts()] == [PL.POOLED_PER_PANEL]
+    plt.close(g.figure)
+    g = PL.slice_facets(pd.DataFrame(rows), "evidence_type")                # no pooled lines: no legend
+    assert not g.figure.legends
     plt.close(g.figure)

@@ -104,7 +104,8 @@ def slice_dot_plot(data: pd.DataFrame, by, *, overall: float | None = None, titl
                 color, name = SINGLE_COLOR, None
             acc = sub["accuracy"].to_numpy(float)
             err = np.vstack([acc - sub["accuracy_ci_low"].to_numpy(float), sub["accuracy_ci_high"].to_numpy(float) - acc])
-            ax.errorbar(acc, pos, xerr=err, fmt="o", ms=4.5, capsize=2, lw=1.1, color=color, label=name)
+            # not clipped: a dot at 0 % or 100 % sits on the axis edge, drawn whole
+            ax.errorbar(acc, pos, xerr=err, fmt="o", ms=4.5, capsize=2, lw=1.1, color=color, label=name, clip_on=False)
         ax.set_yticks(range(len(ys)), [slice_label(y_col, _value(v)) for v in ys])
         if not ax.yaxis_inverted():  # first row on top; shared y axes (slice_facets) are inverted once
             ax.invert_yaxis()
@@ -123,6 +124,10 @@ def slice_dot_plot(data: pd.DataFrame, by, *, overall: float | None = None, titl
         ax.set_title(title or "")
         ax.grid(axis="x", lw=0.4, alpha=0.5)
     return ax
+
+
+#: Legend label of the dashed line in :func:`slice_facets` (each panel's own pooled accuracy).
+POOLED_PER_PANEL = "all pooled (each panel's own)"
 
 
 def slice_facets(data: pd.DataFrame, by, *, col: str = "budget", overall: dict | None = None,
@@ -181,6 +186,10 @@ def slice_facets(data: pd.DataFrame, by, *, col: str = "budget", overall: dict |
                         handles.setdefault(lab, h)
                 leg.remove()
         g.figure.supxlabel(xlabel, fontsize=9)
+        if any((overall or {}).get(v) is not None and np.isfinite((overall or {})[v]) for v in g.axes_dict):
+            from matplotlib.lines import Line2D
+
+            handles[POOLED_PER_PANEL] = Line2D([], [], ls="--", lw=0.8, color="#555555")
         if handles:   # (seaborn's two full draws here only measure the legend: skipped)
             with without_canvas_draw(g.figure):
                 g.add_legend(legend_data=handles, title=legend_title)
