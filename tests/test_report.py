@@ -84,6 +84,7 @@ def test_synthetic_banner_and_sections(tmp_path):
     assert "mixed_judges" in html
     assert 'src="../figures/fig5_cells.png"' in html and 'href="../figures/fig5_cells.pdf"' in html
     assert 'href="../tables/table15.tex"' in html and "21.04" in html
+    assert "the CSV keeps the order of models.csv" in html      # the report sorts Table 15 as the paper does
     assert "<h3>10_main</h3>" in html
     assert "<script" not in html.replace("&lt;script", "")
 

@@ -561,9 +561,12 @@ def _tables_section(run: dict, out: Path, caps: dict | None = None) -> str:
                 if f.with_suffix(f".{ext}").exists():
                     links.append(f'<a href="../tables/{_e(f.stem)}.{ext}">{label}</a>')
             df = _read_csv(f)
-            if f.stem == "table15":
+            note = ""
+            if f.stem == "table15" and df is not None:
                 df = paper_order_table15(df)
-            inner = _table_html(df) if df is not None else "<p>(unreadable CSV)</p>"
+                note = ('<p class="lead">Rows as the paper prints them: models by Overall, highest first; '
+                        'the CSV keeps the order of models.csv.</p>')
+            inner = (_table_html(df) if df is not None else "<p>(unreadable CSV)</p>") + note
             opened = " open" if df is not None and len(df) <= _OPEN_ROWS else ""
             parts.append(f'<details{opened}><summary>{_e(caps.get(f"tables/{f.name}", f.stem))}<span class="counts">'
                          f'{_e(f.stem)} &middot; {"" if df is None else f"{len(df)} rows"} &middot; '
