@@ -244,8 +244,12 @@ def test_cli_list_and_report_only(tmp_path, notebooks, capsys):
     assert main(["reproduce", "--out", str(tmp_path), "--notebooks", str(notebooks), "--list"]) == 0
     listed = capsys.readouterr().out
     assert "01_good" in listed and "n_boot=10000" in listed and "(no parameters cell)" in listed
+    assert main(["reproduce", "--out", str(tmp_path / "o"), "--report-only"]) == 2   # no such folder: said so
+    assert "is not a folder" in capsys.readouterr().err and not (tmp_path / "o").exists()
+    (tmp_path / "o").mkdir()
     assert main(["reproduce", "--out", str(tmp_path / "o"), "--report-only"]) == 0
     assert (tmp_path / "o" / "report" / "index.html").exists()
+    assert not list((tmp_path / "o" / "report").glob(".*tmp*"))                       # written whole, no leftovers
     assert main(["reproduce", "--out", str(tmp_path / "o"), "--data", str(tmp_path / "missing")]) == 2
     assert main(["reproduce", "--out", str(tmp_path / "o"), "--data", str(tmp_path), "-p", "bad"]) == 2
 
@@ -271,3 +275,24 @@ def test_script_line_matches_the_whole_cell():
     assert R._script_line(script, "\nimport os\nx = 1\n") == 2
     assert R._script_line(script, "import os\nchanged") == 2      # first line only, as a fallback
     assert R._script_line(script, "   \n") is None
+
+
+def test_report_only_waits_for_no_run_it_refuses_while_one_holds_the_lock(tmp_path, capsys):
+    import json
+    import os
+    import socket
+
+    from voxmem_analysis.reproduce.atomic import lock_path
+
+    out = tmp_path / "o"
+    out.mkdir()
+    lock = lock_path(out)
+    # a live process (this one's parent) holds the lock, as a running reproduce would
+    lock.write_text(json.dumps({"pid": os.getppid(), "host": socket.gethostname(), "started": "now",
+                                "command": "voxmem-analysis reproduce"}))
+    assert main(["reproduce", "--out", str(out), "--report-only"]) == 2
+    assert "reproduce --report-only" in capsys.readouterr().err
+    assert not (out / "report").exists() and lock.exists()          # nothing written, the run's lock kept
+    lock.unlink()
+    assert main(["reproduce", "--out", str(out), "--report-only"]) == 0
+    assert not lock.exists()                                         # its own lock released

@@ -74,10 +74,7 @@ def run(args) -> int:
     if args.list:
         return _list(args)
     if args.report_only:
-        from voxmem_analysis.reproduce.report import write_report
-
-        print(write_report(args.out, embed=args.embed))
-        return 0
+        return _report_only(Path(args.out), embed=args.embed)
     if not args.data:
         print("--data DIR is required", file=sys.stderr)
         return 2
@@ -113,3 +110,28 @@ def run(args) -> int:
         print(f"error: reproduce: {exc}", file=sys.stderr)
         return 2
     return summary.exit_code
+
+
+def _report_only(out, *, embed: bool) -> int:
+    """Rebuild OUT/report/index.html under OUT's lock: never while a run writes or swaps OUT."""
+    from voxmem_analysis.errors import OutputLockedError
+    from voxmem_analysis.reproduce.atomic import acquire_lock, release_lock
+    from voxmem_analysis.reproduce.report import write_report
+
+    if not out.is_dir():
+        print(f"error: reproduce --report-only: {str(out)!r} is not a folder (run `reproduce --out` first)",
+              file=sys.stderr)
+        return 2
+    notes: list[str] = []
+    try:
+        lock = acquire_lock(out, notes)
+    except OutputLockedError as exc:
+        print(f"error: reproduce --report-only: {exc}", file=sys.stderr)
+        return 2
+    try:
+        print(write_report(out, embed=embed))
+    finally:
+        release_lock(lock)
+        for note in notes:
+            print(f"# {note}", file=sys.stderr)
+    return 0

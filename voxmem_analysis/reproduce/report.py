@@ -31,6 +31,7 @@ import base64
 import html
 import json
 import math
+import os
 import re
 from importlib import resources
 from pathlib import Path
@@ -717,5 +718,11 @@ def write_report(out_dir, *, embed: bool = False) -> Path:
     out = Path(out_dir)
     path = out / "report" / "index.html"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_report(out, embed=embed), encoding="utf-8")
+    html = render_report(out, embed=embed)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")   # a reader never sees half a page
+    try:
+        tmp.write_text(html, encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
     return path
