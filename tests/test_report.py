@@ -99,3 +99,16 @@ def test_real_release_banner_has_no_synthetic_label(tmp_path):
 def test_report_without_any_run_files(tmp_path):
     html = render_report(tmp_path)
     assert "No reproduction.csv" in html and "No audit.csv" in html and "No figures were written" in html
+
+
+def test_report_tables_line_up_their_decimals():
+    import numpy as np
+
+    from voxmem_analysis.reproduce.report import _table_html
+
+    df = pd.DataFrame({"Model": ["A", "B", "n"], "Overall": [24.49, 26.5306, 232.0],
+                       "p": [0.00001, 0.5, np.nan], "count": [1.0, 2.0, 3.0]})
+    html = _table_html(df)
+    assert ">24.490<" in html and ">26.531<" in html        # one column, one number of decimals
+    assert ">1.0e-05<" in html and ">0.5<" in html           # a tiny p stays visibly non-zero
+    assert ">1<" in html and ">3<" in html                   # whole numbers stay whole

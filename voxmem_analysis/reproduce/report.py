@@ -513,13 +513,28 @@ def _figures_section(run: dict, out: Path, embed: bool = False, caps: dict | Non
     return "\n".join(parts)
 
 
+def _decimals(values, digits: int = 3) -> int:
+    """Decimals that show every non-integer float of a column (at most ``digits``): the column's
+    numbers then line up (24.490 under 26.531, not 24.49)."""
+    need = 0
+    for v in values:
+        if isinstance(v, float) and math.isfinite(v) and v != int(v) and abs(v) >= 10 ** -digits:
+            tail = f"{v:.{digits}f}".rstrip("0").split(".")[1]
+            need = max(need, len(tail))
+    return need
+
+
 def _table_html(df) -> str:
     head = "".join(f"<th>{_e(c)}</th>" for c in df.columns)
     body = []
-    for rec in df.head(_MAX_TABLE_ROWS).itertuples(index=False):
+    shown = df.head(_MAX_TABLE_ROWS)
+    decimals = [_decimals(shown.iloc[:, j].tolist()) for j in range(shown.shape[1])]
+    for rec in shown.itertuples(index=False):
         cells = []
-        for v in rec:
-            if isinstance(v, float):
+        for v, dec in zip(rec, decimals):
+            if isinstance(v, float) and dec and math.isfinite(v) and (v == 0 or abs(v) >= 10 ** -3):
+                cells.append(f'<td class="num">{v:.{dec}f}</td>')
+            elif isinstance(v, float):
                 cells.append(f'<td class="num">{_num(v, 3)}</td>')
             elif isinstance(v, (int,)) and not isinstance(v, bool):
                 cells.append(f'<td class="num">{v}</td>')
