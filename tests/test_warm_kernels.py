@@ -269,3 +269,45 @@ def test_a_reply_to_an_earlier_request_counts():
     late = _LateClient()
     run_sync(_await_answering)(late, 10)
     assert late.sent == 2
+
+
+class _DrowsyChannel:
+    """An asynchronous channel whose waits are not woken by the message they wait for: one is
+    handed over only by a poll that starts after it arrived (``ready_after`` seconds)."""
+
+    def __init__(self, ready_after: float | None):
+        import time
+
+        self.t0, self.ready_after, self.polls = time.monotonic(), ready_after, []
+
+    async def get_msg(self, timeout=None):
+        import asyncio
+        import queue
+        import time
+
+        self.polls.append(timeout)
+        if self.ready_after is not None and time.monotonic() - self.t0 >= self.ready_after:
+            return {"msg_type": "execute_reply"}
+        await asyncio.sleep(timeout if timeout is not None else 3600)   # not woken by the arrival
+        raise queue.Empty
+
+
+def test_the_notebooks_client_waits_in_slices_so_a_missed_wake_up_costs_one_slice():
+    import queue
+    import time
+    import types
+
+    from jupyter_core.utils import run_sync
+
+    from voxmem_analysis.reproduce.kernels import _poll_in_slices
+
+    kc = types.SimpleNamespace(shell_channel=_DrowsyChannel(0.05), iopub_channel=_DrowsyChannel(None))
+    _poll_in_slices(kc, slice_seconds=0.02)
+    t = time.monotonic()
+    assert run_sync(kc.shell_channel.get_msg)(timeout=900) == {"msg_type": "execute_reply"}
+    assert time.monotonic() - t < 5                      # not the 900 s of one whole poll
+    assert all(p <= 0.02 + 1e-9 for p in kc.shell_channel.polls)
+    t = time.monotonic()
+    with pytest.raises(queue.Empty):                     # nothing comes: Empty once the timeout has passed
+        run_sync(kc.iopub_channel.get_msg)(timeout=0.1)
+    assert 0.09 < time.monotonic() - t < 2

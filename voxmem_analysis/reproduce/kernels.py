@@ -168,6 +168,7 @@ class WarmKernel:
                     raise
                 continue
             kc.allow_stdin = False
+            _poll_in_slices(kc)
             return kc
 
     def call(self, function: str, kwargs: dict, result: Path, timeout: float | None = None):
@@ -262,6 +263,41 @@ class WarmKernel:
             run_sync(self.km.shutdown_kernel)(now=True)
         except Exception:  # noqa: BLE001
             pass
+
+
+#: Longest single wait of the notebooks' client on one channel (see :func:`_poll_in_slices`).
+POLL_SLICE = 1.0
+
+
+def _poll_in_slices(kc, slice_seconds: float | None = None) -> None:
+    """Make the asynchronous client ``kc`` wait for shell and IOPub messages in slices of at most
+    :data:`POLL_SLICE` seconds, up to the timeout it was asked for (none: for ever, as before).
+
+    nbclient waits for a cell's ``execute_reply`` with one poll lasting the whole execution timeout.
+    Twice in about seven full test runs, a reply the kernel had sent within half a second was
+    handed over only when that poll timed out, 900 s later: the executed notebook recorded the
+    kernel's reply time, and the cell ended exactly at the timeout without an error, so the
+    message had been waiting while the poll was not woken.  Each slice ends with a fresh look at
+    the socket, so a wake-up missed this way costs at most one slice."""
+    import queue
+    import time
+
+    step = slice_seconds or POLL_SLICE
+    for name in ("shell_channel", "iopub_channel"):
+        channel = getattr(kc, name)
+        whole = channel.get_msg
+
+        async def get_msg(timeout=None, _whole=whole):
+            deadline = None if timeout is None else time.monotonic() + timeout
+            while True:
+                left = step if deadline is None else max(0.0, min(step, deadline - time.monotonic()))
+                try:
+                    return await _whole(timeout=left)
+                except queue.Empty:
+                    if deadline is not None and time.monotonic() >= deadline:
+                        raise
+
+        channel.get_msg = get_msg
 
 
 def _answered(msg: dict, sent: set, channel: str) -> bool:
