@@ -296,3 +296,16 @@ def test_report_only_waits_for_no_run_it_refuses_while_one_holds_the_lock(tmp_pa
     lock.unlink()
     assert main(["reproduce", "--out", str(out), "--report-only"]) == 0
     assert not lock.exists()                                         # its own lock released
+
+
+def test_report_only_says_when_run_json_is_unreadable(tmp_path, capsys):
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "run.json").write_text("{not json")
+    assert main(["reproduce", "--out", str(out), "--report-only"]) == 0       # the page is still built
+    err = capsys.readouterr().err
+    assert "run.json could not be read (JSONDecodeError" in err
+    assert "run.json could not be read" in (out / "report" / "index.html").read_text()
+    (out / "run.json").write_text("[1, 2]")
+    assert main(["reproduce", "--out", str(out), "--report-only"]) == 0
+    assert "holds a JSON list, not an object" in capsys.readouterr().err

@@ -116,7 +116,7 @@ def _report_only(out, *, embed: bool) -> int:
     """Rebuild OUT/report/index.html under OUT's lock: never while a run writes or swaps OUT."""
     from voxmem_analysis.errors import OutputLockedError
     from voxmem_analysis.reproduce.atomic import acquire_lock, release_lock
-    from voxmem_analysis.reproduce.report import write_report
+    from voxmem_analysis.reproduce.report import read_run, write_report
 
     if not out.is_dir():
         print(f"error: reproduce --report-only: {str(out)!r} is not a folder (run `reproduce --out` first)",
@@ -130,6 +130,9 @@ def _report_only(out, *, embed: bool) -> int:
         return 2
     try:
         print(write_report(out, embed=embed))
+        unreadable = read_run(out)[1]
+        if unreadable:
+            print(f"warning: reproduce --report-only: {unreadable}", file=sys.stderr)
     finally:
         release_lock(lock)
         for note in notes:

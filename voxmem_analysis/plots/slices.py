@@ -171,10 +171,11 @@ def slice_facets(data: pd.DataFrame, by, *, col: str = "budget", overall: dict |
         g = sns.FacetGrid(data, col=col, col_order=facets, col_wrap=wrap if len(facets) > wrap else None,
                           sharex=True, sharey=True, height=height or min(1.2 + 0.3 * n_rows, 12), aspect=1.1,
                           despine=False)
-        xlabel, handles, legend_title = "", {}, None
+        xlabel, handles, legend_title, dashed = "", {}, None, False
         for value, ax in g.axes_dict.items():
             sub = data[data[col] == value]
             pooled = (overall or {}).get(value)
+            dashed = dashed or (pooled is not None and bool(np.isfinite(pooled)))
             slice_dot_plot(sub, by, overall=pooled, title=f"{value}", ax=ax)
             xlabel = ax.get_xlabel() or xlabel
             ax.set_xlabel("")
@@ -186,7 +187,7 @@ def slice_facets(data: pd.DataFrame, by, *, col: str = "budget", overall: dict |
                         handles.setdefault(lab, h)
                 leg.remove()
         g.figure.supxlabel(xlabel, fontsize=9)
-        if any((overall or {}).get(v) is not None and np.isfinite((overall or {})[v]) for v in g.axes_dict):
+        if dashed:   # what the panels' dashed lines are (each is its own panel's pooled accuracy)
             from matplotlib.lines import Line2D
 
             handles[POOLED_PER_PANEL] = Line2D([], [], ls="--", lw=0.8, color="#555555")

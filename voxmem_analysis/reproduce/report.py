@@ -39,7 +39,7 @@ from string import Template
 
 import pandas as pd
 
-__all__ = ["write_report", "render_report", "captions", "paper_order_table15", "report_mode_of"]
+__all__ = ["write_report", "render_report", "read_run", "captions", "paper_order_table15", "report_mode_of"]
 
 _REPO_ROOT = Path(__file__).resolve().parents[2]
 _MAX_TABLE_ROWS = 40
@@ -678,15 +678,29 @@ def report_mode_of(run: dict) -> str:
     return "analysis" if (run.get("release") or {}).get("mode") == "analysis" else "paper"
 
 
+def read_run(out: Path) -> tuple[dict, str | None]:
+    """``OUT/run.json`` (an empty run when there is none), and why it could not be read when it is
+    there but unreadable (the report then says so, and ``reproduce --report-only`` on stderr)."""
+    path = Path(out) / "run.json"
+    empty = {"notebooks": [], "data_dir": "?", "out_dir": str(out)}
+    if not path.exists():
+        return empty, None
+    try:
+        run = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(run, dict):
+            return run, None
+        why = f"holds a JSON {type(run).__name__}, not an object"
+    except (OSError, ValueError) as exc:
+        why = f"{type(exc).__name__}: {exc}"
+    return empty, f"{path} could not be read ({why}): the run summary and release details are missing."
+
+
 def render_report(out_dir, *, embed: bool = False) -> str:
     """The report page of the output folder ``out_dir`` as HTML text (``embed``: figures inlined)."""
     from voxmem_analysis import __version__
 
     out = Path(out_dir)
-    try:
-        run = json.loads((out / "run.json").read_text())
-    except (OSError, ValueError):
-        run = {"notebooks": [], "data_dir": "?", "out_dir": str(out)}
+    run, unreadable = read_run(out)
     repro, audit = (_read_csv(out / f) for f in ("reproduction.csv", "audit.csv"))
     repro = None if repro is None else repro.astype(object).where(repro.notna(), None)
     audit = None if audit is None else audit.astype(object).where(audit.notna(), None)
@@ -721,7 +735,8 @@ def render_report(out_dir, *, embed: bool = False) -> str:
     nav = "".join(f'<a href="#{a}">{_e(h)}</a>' for a, h, _ in sections)
     body = "\n".join(f'<h2 id="{a}">{_e(h)}</h2>\n{b}' for a, h, b in sections)
     return Template(_resource("report.html")).substitute(
-        title=_e(title), css=_resource("report.css"), banner=_banner(run), lead=lead, nav=nav,
+        title=_e(title), css=_resource("report.css"), banner=_banner(run),
+        lead=lead + (f' <b>{_e(unreadable)}</b>' if unreadable else ""), nav=nav,
         cards=_cards(run, repro, audit), body=body, footer=footer)
 
 

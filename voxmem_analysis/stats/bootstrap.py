@@ -37,7 +37,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
@@ -406,7 +406,7 @@ _SHARED_COUNTS_LOCK = threading.Lock()
 
 
 def shared_bootstrap_counts(n_units: int, *, n_boot: int = 10_000, seed: int = 0,
-                            strata: Any = None) -> tuple[np.ndarray, ...]:
+                            strata: Any = None) -> Iterable[np.ndarray]:
     """The blocks of :func:`iter_bootstrap_counts` ``(n_units, n_boot=, seed=, strata=)``, the same
     values, drawn once per process and shared: read-only arrays, for callers that only read them.
 
@@ -414,7 +414,8 @@ def shared_bootstrap_counts(n_units: int, *, n_boot: int = 10_000, seed: int = 0
     (the subtype's items, the same seed): the explorer drew 276 matrices, 33 of them distinct.
     The draw depends only on ``n_units``, ``n_boot``, ``seed`` and the partition of the units into
     strata (sorted label order), which is the key.  At most :data:`_SHARED_COUNTS_BYTES` (128 MiB)
-    are kept; a larger matrix is drawn and returned without being kept.
+    are kept; a matrix over half of that is not kept but streamed block by block, as
+    :func:`iter_bootstrap_counts` does, so memory stays bounded.
     """
     require(isinstance(n_units, (int, np.integer)) and 1 <= n_units < 2**31,
             f"n_units must be a positive integer, got {n_units!r}", field="n_units")
@@ -422,7 +423,7 @@ def shared_bootstrap_counts(n_units: int, *, n_boot: int = 10_000, seed: int = 0
     codes = _strata_codes(strata, int(n_units))
     size = int(n_boot) * int(n_units) * 8
     if size > _SHARED_COUNTS_BYTES // 2:
-        return tuple(iter_bootstrap_counts(n_units, n_boot=n_boot, seed=seed, strata=codes))
+        return iter_bootstrap_counts(n_units, n_boot=n_boot, seed=seed, strata=codes)
     key = (int(n_units), n_boot, seed, None if codes is None else codes.astype(np.int64).tobytes())
     with _SHARED_COUNTS_LOCK:
         blocks = _SHARED_COUNTS.pop(key, None)
