@@ -26,11 +26,13 @@ fail_on_error = True
 # %%
 from voxmem_analysis import load_release, output
 from voxmem_analysis.paths import resolve
+from voxmem_analysis.reproduce.provenance import OutputFolder
 from voxmem_analysis.io import validation as V
 from voxmem_analysis.errors import VoxMemDataError
 
 release = load_release(resolve(data_dir), strict=False)
-out = resolve(out_dir)
+out = OutputFolder(out_dir, notebook="00_validate", release=release,
+                   parameters=dict(data_dir=data_dir, fail_on_error=fail_on_error))
 print(release.label())
 print(f"description: {release.meta.get('description', '')}")
 s = release.stats

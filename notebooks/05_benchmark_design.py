@@ -27,11 +27,13 @@ n_boot = 10_000
 # %%
 from voxmem_analysis import load_release, output
 from voxmem_analysis.paths import resolve
+from voxmem_analysis.reproduce.provenance import OutputFolder
 from voxmem_analysis.analysis import design as H
 from voxmem_analysis.plots import design as P
 
 release = load_release(resolve(data_dir))
-out = resolve(out_dir)
+out = OutputFolder(out_dir, notebook="05_benchmark_design", release=release,
+                   parameters=dict(data_dir=data_dir, seed=seed, n_boot=n_boot))
 print(release.label())
 
 # %% [markdown]

@@ -40,11 +40,15 @@ from IPython.display import display
 
 from voxmem_analysis import artifacts, load_release, output
 from voxmem_analysis.paths import resolve
+from voxmem_analysis.reproduce.provenance import OutputFolder
 from voxmem_analysis.analysis import results as R
 from voxmem_analysis.plots import results as P
 
 release = load_release(resolve(data_dir))
-out = resolve(out_dir)
+out = OutputFolder(out_dir, notebook="10_main_results", release=release,
+                   parameters=dict(data_dir=data_dir, seed=seed, n_boot=n_boot, models=models,
+                                   budgets=budgets, comparison_budget=comparison_budget,
+                                   fig5_budget=fig5_budget))
 print(release.label())
 n_models = len(release.model_order())
 print(f"{release.frame.height} predictions, {n_models} model{'s' if n_models != 1 else ''}")
@@ -95,7 +99,8 @@ with R.section(f"Figure 5 ({b_fig5})"):
     fig = P.operation_heatmap(oe5)
     output.save_figure(fig, out, f"fig5_operation_evidence_{b_fig5.lower()}", data=oe5, release=release,
                        caption=artifacts.caption("fig5", budget=b_fig5, models=models))
-    display(R.fig5(release, budget=b_fig5, models=models))
+    output.save_table(R.fig5(release, budget=b_fig5, models=models), out, "fig5", synthetic=release.synthetic,
+                      caption=artifacts.caption("fig5", budget=b_fig5, models=models))
 
 # %% [markdown]
 # ## Figure 8 — the same cells at the other lengths, on one shared item set
@@ -112,7 +117,8 @@ with R.section(f"Figure 8 (models run at {b_cmp})"):
     print("Figure 8:", R.describe_shared_set(ms8, shared, b_cmp), "| panels:", ", ".join(drawn))
     fig = P.operation_heatmaps(oe_shared, budgets=drawn, title=R.describe_shared_set(ms8, shared, b_cmp))
     output.save_figure(fig, out, "fig8_operation_evidence_shared", data=oe_shared, release=release, caption=caption8)
-    display(R.fig8(release, budget=b_cmp, models=models))
+    output.save_table(R.fig8(release, budget=b_cmp, models=models), out, "fig8", synthetic=release.synthetic,
+                      caption=artifacts.caption("fig8", budget=b_cmp))
 
 # %% [markdown]
 # ## Table 16 — answerable versus refusal at 64K

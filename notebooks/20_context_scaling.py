@@ -39,12 +39,16 @@ from IPython.display import display
 
 from voxmem_analysis import VoxMemDataError, load_release, output
 from voxmem_analysis.paths import resolve
+from voxmem_analysis.reproduce.provenance import OutputFolder
 from voxmem_analysis.analysis import scaling as S
 from voxmem_analysis.plots import scaling as P
 from voxmem_analysis.analysis.results import section
 
 release = load_release(resolve(data_dir))
-out = resolve(out_dir)
+out = OutputFolder(out_dir, notebook="20_context_scaling", release=release,
+                   parameters=dict(data_dir=data_dir, seed=seed, n_boot=n_boot, models=models,
+                                   budgets=budgets, comparison_budget=comparison_budget,
+                                   baseline_budget=baseline_budget))
 print(release.label())
 print(S.describe_scaling(release, baseline=baseline_budget, comparison=comparison_budget, models=models))
 try:

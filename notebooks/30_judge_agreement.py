@@ -33,10 +33,13 @@ production_family = "Gemini"
 from voxmem_analysis.analysis import judges as J
 from voxmem_analysis import load_release, output
 from voxmem_analysis.paths import resolve
+from voxmem_analysis.reproduce.provenance import OutputFolder
 from voxmem_analysis.plots import judges as P
 
 release = load_release(resolve(data_dir))
-out = resolve(out_dir)
+out = OutputFolder(out_dir, notebook="30_judge_agreement", release=release,
+                   parameters=dict(data_dir=data_dir, seed=seed, n_boot=n_boot, budget=budget,
+                                   production_family=production_family))
 print(release.label())
 cmp = J.compare_judges(release, budget=budget, production_family=production_family)
 print(f"judges: {cmp.judge1} (production) vs {cmp.judge2}")

@@ -33,10 +33,12 @@ budget = "8K"
 from voxmem_analysis.analysis import ablation as A
 from voxmem_analysis import load_release, output
 from voxmem_analysis.paths import resolve
+from voxmem_analysis.reproduce.provenance import OutputFolder
 from voxmem_analysis.plots import ablation as P
 
 release = load_release(resolve(data_dir))
-out = resolve(out_dir)
+out = OutputFolder(out_dir, notebook="31_transcript_ablation", release=release,
+                   parameters=dict(data_dir=data_dir, seed=seed, n_boot=n_boot, model=model, budget=budget))
 print(release.label())
 res = A.transcript_ablation_release(release, model=model, budget=budget, seed=seed, n_boot=n_boot)
 print(f"model: {res.model}")

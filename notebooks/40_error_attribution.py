@@ -28,12 +28,14 @@ out_dir = "figures"
 # %%
 
 from voxmem_analysis.analysis import attribution as att
-from voxmem_analysis import load_release, output
+from voxmem_analysis import artifacts, load_release, output
 from voxmem_analysis.paths import resolve
+from voxmem_analysis.reproduce.provenance import OutputFolder
 from voxmem_analysis.plots import attribution as P
 
 release = load_release(resolve(data_dir))
-out = resolve(out_dir)
+out = OutputFolder(out_dir, notebook="40_error_attribution", release=release,
+                   parameters=dict(data_dir=data_dir))
 models = release.models_in_64k_set()
 print(release.label())
 print("models:", ", ".join(models))
@@ -56,6 +58,8 @@ for p in problems:
 population = att.attribution_population(release.frame, audit, models=models)
 output.save_table(population.set_index("stage"), out, "attribution_population", digits=0,
                   synthetic=release.synthetic, caption="Appendix D.5: attribution population and exclusions")
+output.save_table(att.population_table(release.frame, audit, models=models), out, "population",
+                  synthetic=release.synthetic, caption=artifacts.caption("population"))
 
 # %%
 errors = att.attributed_errors(release.frame, audit, models=models)
@@ -76,7 +80,8 @@ output.save_table(t20, out, "table20", digits=0, synthetic=release.synthetic,
 fig7_data = att.class_proportions_by(errors, ("operation", "evidence_type"))
 fig = P.figure7(fig7_data)
 output.save_figure(fig, out, "fig7_error_attribution", data=fig7_data, release=release)
-fig7_data
+output.save_table(att.figure_table(errors, ("operation", "evidence_type")), out, "fig7",
+                  synthetic=release.synthetic, caption=artifacts.caption("fig7"))
 
 # %% [markdown]
 # ## Figure 10 — class shares by question subtype
@@ -85,7 +90,8 @@ fig7_data
 fig10_data = att.class_proportions(errors, by="subtype")
 fig = P.figure10(fig10_data)
 output.save_figure(fig, out, "fig10_error_attribution_subtype", data=fig10_data, release=release)
-fig10_data
+output.save_table(att.figure_table(errors, ("subtype",)), out, "fig10",
+                  synthetic=release.synthetic, caption=artifacts.caption("fig10"))
 
 # %% [markdown]
 # Macro-averaged and pooled shares differ where a group's errors are spread unevenly over

@@ -41,10 +41,14 @@ interactive = True             # widgets in JupyterLab; the reproduction runner 
 from voxmem_analysis.analysis import explore
 from voxmem_analysis import load_release, output
 from voxmem_analysis.paths import resolve
+from voxmem_analysis.reproduce.provenance import OutputFolder
 from voxmem_analysis.plots.slices import slice_dot_plot
 
 release = load_release(resolve(data_dir))
-out = resolve(out_dir)
+out = OutputFolder(out_dir, notebook="50_subtype_explorer", release=release,
+                   parameters=dict(data_dir=data_dir, seed=seed, n_boot=n_boot, by=by, budget=budget,
+                                   models=models, interval=interval, drill_cell=drill_cell,
+                                   drill_model=drill_model, interactive=interactive))
 print(release.label())
 
 # %% [markdown]

@@ -32,11 +32,14 @@ n_boot = 10_000
 from voxmem_analysis.analysis import verdicts as G
 from voxmem_analysis import output
 from voxmem_analysis.paths import resolve
+from voxmem_analysis.reproduce.provenance import OutputFolder
 from voxmem_analysis.io.longmemeval import load_longmemeval, select_judge
 from voxmem_analysis.plots import verdicts as P
 
 data = load_longmemeval(resolve(manifest), resolve(questions), strict=True)
-out = resolve(out_dir)
+out = OutputFolder(out_dir, notebook="60_longmemeval", release=data,
+                   parameters=dict(manifest=manifest, questions=questions, baseline=baseline, seed=seed,
+                                   n_boot=n_boot))
 print(data.label())
 print(f"{data.frame.height} verdicts; systems: {', '.join(data.systems())}; budgets: {', '.join(map(str, data.budgets()))}")
 for p in data.warnings():

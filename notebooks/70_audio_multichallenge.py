@@ -31,10 +31,12 @@ from voxmem_analysis import output
 from voxmem_analysis.analysis import amc as A
 from voxmem_analysis.io.amc import load_amc
 from voxmem_analysis.paths import resolve
+from voxmem_analysis.reproduce.provenance import OutputFolder
 from voxmem_analysis.plots import amc as P
 
 release = load_amc(resolve(amc_data_dir))
-out = resolve(out_dir)
+out = OutputFolder(out_dir, notebook="70_audio_multichallenge", release=release,
+                   parameters=dict(amc_data_dir=amc_data_dir, seed=seed, n_boot=n_boot))
 print(release.label(), release.stats)
 syn = release.synthetic
 

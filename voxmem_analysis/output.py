@@ -1,9 +1,12 @@
 """Writing tables and figures: deterministic bytes, numbers beside every figure, provenance labels.
 
-``save_table`` writes ``tables/NAME.{csv,md,tex}``; ``save_figure`` writes
-``figures/NAME.{png,pdf}`` and the numbers it draws as ``figures/NAME.csv``.  PNG and PDF
-files carry no timestamps or software versions, so the same inputs give the same bytes.
-Figures made from a synthetic release get a visible "SYNTHETIC DATA" label.
+``save_table`` writes ``tables/NAME.{csv,md,tex}`` and every number of the table in long form,
+``tables/NAME.long.csv`` (``artifact,row,column,value``: what ``reproduction.csv``, the report and
+``supplement`` read); ``save_figure`` writes ``figures/NAME.{png,pdf}`` and the numbers it draws as
+``figures/NAME.csv``.  PNG and PDF files carry no timestamps or software versions, so the same
+inputs give the same bytes.  Figures made from a synthetic release get a visible "SYNTHETIC DATA"
+label.  Every file is written whole or not at all (temporary file + rename), and recorded in
+``provenance.json`` when the folder is an :class:`~voxmem_analysis.reproduce.provenance.OutputFolder`.
 
 Inside a Jupyter kernel (JupyterLab, papermill, ``nbconvert --execute``) both functions also
 show what they wrote: the figure as the saved PNG's bytes (so the notebook shows exactly the
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,7 +27,8 @@ if TYPE_CHECKING:  # pandas is imported by the functions that use it: reading a 
     import pandas as pd
 
 __all__ = ["save_table", "save_figure", "table_to_latex", "table_to_markdown", "SYNTHETIC_LABEL", "stamp_synthetic",
-           "in_kernel", "display_frame", "figure_caption", "laid_out"]
+           "in_kernel", "display_frame", "figure_caption", "laid_out", "long_rows", "write_long", "read_long",
+           "LONG_COLUMNS"]
 
 SYNTHETIC_LABEL = "SYNTHETIC DATA \u2014 not real model output"
 _PNG_META = {"Software": None}
@@ -148,10 +153,15 @@ def _show_table(df: pd.DataFrame, digits: int, caption: str | None) -> None:
 
 def save_table(df: pd.DataFrame, out_dir, name: str, *, digits: int = 1, caption: str | None = None,
                formats=("csv", "md", "tex"), synthetic: bool = False, show: bool | None = None) -> list[Path]:
-    """Write ``out_dir/tables/name.{csv,md,tex}``; returns the paths written.
+    """Write ``out_dir/tables/name.{csv,md,tex}`` and, with the CSV, ``name.long.csv``; returns the paths.
 
-    ``show`` (default: when in a Jupyter kernel) also displays the caption and ``df`` as rich
-    output, rounded as in the Markdown file (:func:`display_frame`).
+    ``name.long.csv`` holds every number of the table in the long format ``artifact,row,column,value``
+    (:func:`long_rows`; floats written exactly, so reading them back gives the same numbers):
+    ``reproduction.csv``, the report and ``supplement`` read it instead of computing the table again.
+    Each file is written to a temporary file beside it and renamed when complete.  When ``out_dir`` is
+    an :class:`~voxmem_analysis.reproduce.provenance.OutputFolder`, every file is recorded in its
+    ``provenance.json``.  ``show`` (default: when in a Jupyter kernel) also displays the caption and
+    ``df`` as rich output, rounded as in the Markdown file (:func:`display_frame`).
     """
     d = Path(out_dir) / "tables"
     d.mkdir(parents=True, exist_ok=True)
@@ -159,20 +169,106 @@ def save_table(df: pd.DataFrame, out_dir, name: str, *, digits: int = 1, caption
         caption = f"{caption} [{SYNTHETIC_LABEL}]" if caption else f"[{SYNTHETIC_LABEL}]"
     written = []
     if "csv" in formats:
-        p = d / f"{name}.csv"
-        df.to_csv(p, float_format="%.6g", lineterminator="\n")
-        written.append(p)
+        written.append(_write(d / f"{name}.csv", lambda p: df.to_csv(p, float_format="%.6g", lineterminator="\n")))
+        written.append(_write(d / f"{name}.long.csv", lambda p: write_long(long_rows(df, name), p)))
     if "md" in formats:
-        p = d / f"{name}.md"
-        p.write_text(table_to_markdown(df, digits, caption))
-        written.append(p)
+        written.append(_write(d / f"{name}.md", lambda p: p.write_text(table_to_markdown(df, digits, caption))))
     if "tex" in formats:
-        p = d / f"{name}.tex"
-        p.write_text(table_to_latex(df, digits, caption, label=f"tab:{name}"))
-        written.append(p)
+        written.append(_write(d / f"{name}.tex",
+                              lambda p: p.write_text(table_to_latex(df, digits, caption, label=f"tab:{name}"))))
+    _record(out_dir, written)
     if _should_show(show):
         _show_table(df, digits, caption)
     return written
+
+
+def _write(path: Path, write) -> Path:
+    """``write(tmp)`` into a temporary file beside ``path``, renamed to ``path`` once complete; on
+    failure ``path`` is as it was and no temporary file is left."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.part")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+    return path
+
+
+def _record(out_dir, written: list[Path]) -> None:
+    """Hand the written files to ``out_dir``'s provenance record when it keeps one."""
+    record = getattr(out_dir, "record", None)
+    if callable(record) and written:
+        record(written)
+
+
+LONG_COLUMNS = ("artifact", "row", "column", "value")
+
+
+def long_rows(table: pd.DataFrame, name: str) -> list[tuple]:
+    """``(artifact, row, column, value)`` of every non-missing cell of ``table``, row by row.
+
+    Row and column labels as text (``str``); values as they are (numbers stay numbers)."""
+    import pandas as pd
+
+    rows = []
+    for r, rec in zip(table.index, table.itertuples(index=False)):
+        for c, v in zip(table.columns, rec):
+            if v is None or (pd.api.types.is_scalar(v) and pd.isna(v)):
+                continue
+            rows.append((name, str(r), str(c), v.item() if hasattr(v, "item") else v))
+    return rows
+
+
+def _long_text(v) -> str:
+    if isinstance(v, bool):
+        return "True" if v else "False"
+    if isinstance(v, float):
+        return repr(v)   # the shortest text that reads back as the same float
+    return str(v)
+
+
+def write_long(rows, path) -> Path:
+    """Write ``artifact,row,column,value`` rows as CSV (``\\n`` line ends, floats exact)."""
+    import csv
+
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(LONG_COLUMNS)
+        w.writerows((a, r, c, _long_text(v)) for a, r, c, v in rows)
+    return Path(path)
+
+
+def read_long(path) -> list[tuple[str, str, str, object]]:
+    """The rows of a ``*.long.csv`` file, numbers as ``float`` (``int`` when written as one), text as text.
+
+    Raises ``ValueError`` naming the file and line when a line does not have the four fields."""
+    import csv
+
+    out = []
+    with open(path, encoding="utf-8", newline="") as fh:
+        reader = csv.reader(fh)
+        head = next(reader, None)
+        if head is None or tuple(head) != LONG_COLUMNS:
+            raise ValueError(f"{path}: line 1: header {head!r} is not {','.join(LONG_COLUMNS)}")
+        for rec in reader:
+            if len(rec) != 4:
+                raise ValueError(f"{path}: line {reader.line_num}: {len(rec)} fields, 4 expected")
+            out.append((rec[0], rec[1], rec[2], _long_value(rec[3])))
+    return out
+
+
+def _long_value(text: str):
+    if text in ("True", "False"):
+        return text == "True"
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return text
 
 
 def stamp_synthetic(fig) -> None:
@@ -277,7 +373,9 @@ def save_figure(fig, out_dir, name: str, *, data: pd.DataFrame | None = None, re
     as the PNG file's bytes.  The figure is closed either way.  ``caption`` (e.g. "Figure 8: ...
     models run at 32K") is stored as the ``Title`` of the PNG and the PDF, where the report reads
     it (:func:`figure_caption`); the same caption gives the same bytes.  The figure is laid out
-    once for both files (:func:`laid_out`).
+    once for both files (:func:`laid_out`).  Each file is written to a temporary file and renamed
+    when complete; with an :class:`~voxmem_analysis.reproduce.provenance.OutputFolder` as
+    ``out_dir``, every file is recorded in its ``provenance.json``.
     """
     import pandas as pd
 
@@ -295,17 +393,15 @@ def save_figure(fig, out_dir, name: str, *, data: pd.DataFrame | None = None, re
     rendered = "png" in formats or "pdf" in formats or show
     with laid_out(fig, dpi) if rendered else contextlib.nullcontext() as box:   # one layout for every file
         if "png" in formats:
-            p = d / f"{name}.png"
-            fig.savefig(p, dpi=dpi, metadata={**_PNG_META, **title}, bbox_inches=box)
-            written.append(p)
+            written.append(_write(d / f"{name}.png", lambda p: fig.savefig(
+                p, format="png", dpi=dpi, metadata={**_PNG_META, **title}, bbox_inches=box)))
         if "pdf" in formats:
-            p = d / f"{name}.pdf"
-            fig.savefig(p, metadata={**_PDF_META, **title}, bbox_inches=box)
-            written.append(p)
+            written.append(_write(d / f"{name}.pdf", lambda p: fig.savefig(
+                p, format="pdf", metadata={**_PDF_META, **title}, bbox_inches=box)))
         if data is not None:
-            p = d / f"{name}.csv"
-            data.to_csv(p, index=not isinstance(data.index, pd.RangeIndex), float_format="%.6g", lineterminator="\n")
-            written.append(p)
+            written.append(_write(d / f"{name}.csv", lambda p: data.to_csv(
+                p, index=not isinstance(data.index, pd.RangeIndex), float_format="%.6g", lineterminator="\n")))
+        _record(out_dir, written)
         if show:
             _show_figure(fig, d / f"{name}.png" if "png" in formats else None, dpi, box)
     plt.close(fig)

@@ -42,7 +42,7 @@ import pandas as pd
 import polars as pl
 
 from voxmem_analysis import taxonomy as tx
-from voxmem_analysis.artifacts import artifact, memoised
+from voxmem_analysis.artifacts import artifact
 from voxmem_analysis.errors import Problem, VoxMemDataError
 from voxmem_analysis.stats import ci_level_alias, mcnemar_exact, paired_bootstrap
 
@@ -292,7 +292,6 @@ def transcript_ablation(ablation, *, model: str | None = None, budget: str | Non
                           paired.unpaired, list(paired.problems))
 
 
-@memoised("ablation.transcript_ablation_release")  # Table 2 and notebook 31 share it per run
 def transcript_ablation_release(release, **kwargs) -> AblationResult:
     """:func:`transcript_ablation` on ``release.ablation``."""
     if getattr(release, "ablation", None) is None:

@@ -76,7 +76,7 @@ from voxmem_analysis.analysis.attribution_rules import (AUDIT_FIELDS, COMMITS, C
                                                         NON_SPECIFIC_COMMITS, REFUSAL_PATTERNS, RELATIONS, RULES,
                                                         SOURCES, VERDICT_ANSWER_TYPES, Rule, classify, is_refusal,
                                                         make_refusal_detector, rule_table, rules_markdown)
-from voxmem_analysis.artifacts import artifact, memoised
+from voxmem_analysis.artifacts import artifact
 from voxmem_analysis.errors import Problem, VoxMemDataError
 from voxmem_analysis.io.attribution import check_records, drop_duplicate_records, read_audit_files
 
@@ -85,7 +85,7 @@ __all__ = [
     "COUNT_ANSWER_TYPES", "REFUSAL_PATTERNS", "STAGES", "Rule", "RULES", "classify", "rule_table",
     "rules_markdown", "is_refusal", "make_refusal_detector", "load_audit_records", "audit_records_frame",
     "finish_audit", "select_models", "population_frame", "attribution_population", "attributed_errors",
-    "population_table", "table20", "class_proportions", "class_proportions_by", "BUDGET", "MIN_ERRORS", "POPULATION_ROWS",
+    "population_table", "table20", "class_proportions", "class_proportions_by", "figure_table", "BUDGET", "MIN_ERRORS", "POPULATION_ROWS",
     "WRONG_TIME_RELATIONS", "ATTRIBUTION_ARTIFACTS",
 ]
 
@@ -157,7 +157,6 @@ def _blank(v) -> bool:
     return v is None or (isinstance(v, float) and np.isnan(v)) or (isinstance(v, str) and not v.strip())
 
 
-@memoised("attribution.population_frame")  # Table 20, Figures 7/10, the population: one population per run
 def population_frame(frame, audit: pd.DataFrame | None = None, *, models=None,
                      refusal_detector: Callable[[object], bool] = is_refusal) -> pd.DataFrame:
     """One row per attempt of the attribution population, with the stage it ends in.
@@ -253,7 +252,6 @@ def attribution_population(frame, audit: pd.DataFrame | None = None, *, models=N
 _ERROR_COLUMNS = ("model", "item_id", "evidence_type", "operation", "subtype", "answer_type", "class", "rule")
 
 
-@memoised("attribution.attributed_errors")
 def attributed_errors(frame, audit: pd.DataFrame | None, *, models=None,
                       refusal_detector: Callable[[object], bool] = is_refusal) -> pd.DataFrame:
     """One row per attributed error with its class and the rule that decided it.
@@ -492,7 +490,6 @@ def audit_records_frame(records: Iterable[Mapping], *, frame=None, models=None, 
     return finish_audit(rows, problems, frame, models, strict), problems
 
 
-@memoised("attribution.audit_records")  # the notebook and reproduction.csv read the records once per run
 def load_audit_records(release_dir, *, frame=None, models=None, strict: bool = True) -> tuple[pd.DataFrame, list[Problem]]:
     """Read ``<release>/attribution/**/*.jsonl[.gz]`` (one audit record per line).
 
@@ -524,7 +521,6 @@ def load_audit_records(release_dir, *, frame=None, models=None, strict: bool = T
 ATTRIBUTION_ARTIFACTS: tuple[str, ...] = ("table20", "fig7", "fig10", "population")
 
 
-@memoised("attribution.release_audit")  # read once per run for Table 20, Figures 7/10, population
 def _release_audit(release) -> tuple[list[str], pd.DataFrame]:
     """(selected systems, validated audit records) of a release; a clear error when it has no ``attribution/``."""
     path = getattr(release, "path", None)
@@ -545,7 +541,6 @@ def _release_audit(release) -> tuple[list[str], pd.DataFrame]:
     return models, audit
 
 
-@memoised("attribution.release_errors")
 def _release_errors(release) -> pd.DataFrame:
     models, audit = _release_audit(release)
     return attributed_errors(release.frame, audit, models=models)
@@ -556,7 +551,9 @@ def class_proportions_by(errors: pd.DataFrame, bys: Sequence[str], **kwargs) -> 
     return pd.concat([class_proportions(errors, by=b, **kwargs) for b in bys], ignore_index=True)
 
 
-def _figure_table(errors: pd.DataFrame, bys: Sequence[str]) -> pd.DataFrame:
+def figure_table(errors: pd.DataFrame, bys: Sequence[str]) -> pd.DataFrame:
+    """Figure 7 / Figure 10 as a table: macro % per attribution class (one decimal, as printed), then
+    the cells and errors behind each group (rows: the groups of :func:`class_proportions_by`)."""
     df = class_proportions_by(errors, bys)
     classes = list(tx.ATTRIBUTION_CLASSES)
     out = df[classes].round(1)
@@ -574,12 +571,12 @@ def _table20_artifact(release, *, seed: int = 0, n_boot: int = 10_000, **_) -> p
 
 @artifact("fig7", title="Figure 7: error attribution by memory operation and evidence type (macro %, 64K)")
 def _fig7_artifact(release, *, seed: int = 0, n_boot: int = 10_000, **_) -> pd.DataFrame:
-    return _figure_table(_release_errors(release), ("operation", "evidence_type"))
+    return figure_table(_release_errors(release), ("operation", "evidence_type"))
 
 
 @artifact("fig10", title="Figure 10: error attribution by subtype (macro %, 64K)")
 def _fig10_artifact(release, *, seed: int = 0, n_boot: int = 10_000, **_) -> pd.DataFrame:
-    return _figure_table(_release_errors(release), ("subtype",))
+    return figure_table(_release_errors(release), ("subtype",))
 
 
 @artifact("population", title="App. D.5/E.2/E.3/E.5: attribution population, exclusions and quoted shares (64K)")

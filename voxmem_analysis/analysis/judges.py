@@ -58,7 +58,7 @@ import pandas as pd
 import polars as pl
 
 from voxmem_analysis import taxonomy as tx
-from voxmem_analysis.artifacts import artifact, memoised
+from voxmem_analysis.artifacts import artifact
 from voxmem_analysis.errors import Problem, VoxMemDataError
 from voxmem_analysis.stats import cohen_kappa, spearman
 
@@ -509,7 +509,6 @@ def compare_judge_frames(production, second, *, models=None, budget: str | None 
     )
 
 
-@memoised("judges.compare_judges")  # Table 13, C.5 and notebook 30 share one comparison per run
 def compare_judges(release, *, budget: str | None = _DEFAULT_BUDGET,
                    production_family: str | None = "Gemini") -> JudgeComparison:
     """:func:`compare_judge_frames` on a :class:`~voxmem_analysis.io.release.Release`

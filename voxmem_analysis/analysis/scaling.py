@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from voxmem_analysis import taxonomy as tx
-from voxmem_analysis.artifacts import artifact, memoised
+from voxmem_analysis.artifacts import artifact
 from voxmem_analysis.analysis.clusters import attach_cluster, cluster_column
 from voxmem_analysis.analysis.results import accuracy
 from voxmem_analysis.analysis.selection import (OVERALL, baseline_budget, budgets_run, check_budgets, check_models,
@@ -244,7 +244,6 @@ def _bootstrap_long(boot: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return pd.DataFrame(list(wide.values()))
 
 
-@memoised("scaling.paired_change")  # the bootstrap of Table 18: once per run, not per caller
 def paired_change(release, *, baseline: str | None = "8K", comparison: str | None = "64K",
                   models: Sequence[str] | None = None, pairing: str = "all_budgets", n_boot: int = 10_000,
                   seed: int = 0, ci_level: float = 0.95, cluster: str = "item",

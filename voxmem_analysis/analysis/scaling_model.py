@@ -29,7 +29,7 @@ from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.analysis.clusters import attach_cluster, check_cluster
 from voxmem_analysis.analysis.scaling import scaling_plan
 from voxmem_analysis.analysis.selection import OVERALL, evidence_label, scored_predictions
-from voxmem_analysis.artifacts import artifact, memoised
+from voxmem_analysis.artifacts import artifact
 from voxmem_analysis.stats import ci_level_alias
 from voxmem_analysis.stats.gee import doubling_slope
 
@@ -106,7 +106,6 @@ def _statsmodels_gee(df: pd.DataFrame, *, groups: str, ci_level: float) -> dict:
 
 
 @ci_level_alias
-@memoised("scaling_model.scaling_model")  # the GEE fits: once per run for the figure and the table
 def scaling_model(release, *, models: Sequence[str] | None = None, baseline: str | None = "8K",
                   comparison: str | None = "64K", pairing: str = "all_budgets", cluster: str = "item",
                   ci_level: float = 0.95) -> pd.DataFrame:

@@ -38,9 +38,6 @@ def register(sub) -> None:
                         "and the paper audit (default: only for the paper's calibrated release)")
     p.add_argument("--include-examples", action="store_true",
                    help="also run the notebooks on bundled examples (the LongMemEval notebook 60)")
-    p.add_argument("--fresh-kernels", action="store_true",
-                   help="start a new kernel for every notebook (default: each worker reuses one kernel, emptied "
-                        "before each notebook and replaced when a notebook changed process-wide settings)")
     p.add_argument("--keep-going", action=argparse.BooleanOptionalAction, default=True,
                    help="a failing notebook stops nothing else and is reported in the new output (default); "
                         "--no-keep-going: the first failure stops the run and the previous output stays as it was")
@@ -57,7 +54,7 @@ def _literal(text: str):
 
 
 def _list(args) -> int:
-    from voxmem_analysis.reproduce.runner import declared_parameters, discover, select
+    from voxmem_analysis.reproduce.notebook import declared_parameters, discover, select
 
     for path in select(discover(args.notebooks), args.only):
         src = path.read_text(encoding="utf-8")
@@ -93,19 +90,16 @@ def run(args) -> int:
             return 2
         overrides[name] = _literal(value)
     from voxmem_analysis.commands._shared import report_release
-
-    # what the release's lenient reading leaves out, on stderr (issue 11): read by the runner once its
-    # workers are starting, and handed to them through the run's release cache
-    release = functools.partial(report_release, args.data)
+    from voxmem_analysis.reproduce.runner import RunOptions
     from voxmem_analysis.reproduce.runner import run as run_all
 
+    options = RunOptions(jobs=args.jobs, seed=args.seed, n_boot=args.n_boot, only=args.only,
+                         notebooks_dir=args.notebooks, overrides=overrides, timeout=args.timeout,
+                         progress=False if args.no_progress else None, compare_published=args.compare_published,
+                         include_examples=args.include_examples, embed=args.embed, keep_going=args.keep_going)
     try:
-        summary = run_all(args.data, args.out, jobs=args.jobs, seed=args.seed, n_boot=args.n_boot, only=args.only,
-                          notebooks_dir=args.notebooks, overrides=overrides, timeout=args.timeout,
-                          progress=False if args.no_progress else None,
-                          compare_published=args.compare_published, include_examples=args.include_examples,
-                          embed=args.embed, keep_going=args.keep_going, fresh_kernels=args.fresh_kernels,
-                          preloaded=release)
+        # the release's findings (what a lenient reading leaves out) go to stderr while the notebooks run
+        summary = run_all(args.data, args.out, options, read_release=functools.partial(report_release, args.data))
     except (FileNotFoundError, ValueError) as exc:  # also OutputFolderError: locked, foreign, two releases
         print(f"error: reproduce: {exc}", file=sys.stderr)
         return 2

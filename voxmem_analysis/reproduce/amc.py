@@ -5,8 +5,10 @@ compared with the numbers computed from an AMC release by the same code and tole
 VoxMem's (:mod:`voxmem_analysis.reproduce.scoreboard`).  Two callers:
 
 * the paper's own release (``data/synthetic``, reproduction mode): ``reproduction.csv`` holds the
-  436 VoxMem rows *and* the 214 AMC rows computed from the bundled SYNTHETIC AMC release
-  ``data/synthetic-amc`` (:func:`amc_scoreboard`);
+  436 VoxMem rows *and* the 214 AMC rows that notebook 70 computed from the bundled SYNTHETIC AMC
+  release ``data/synthetic-amc`` (read from its long-form tables,
+  :func:`voxmem_analysis.reproduce.scoreboard.reproduction_from_files`; :func:`amc_scoreboard` computes
+  the same rows from a loaded release);
 * an AMC release (``reproduce --data DIR`` with ``"benchmark": "audio-multichallenge"``): only the
   214 AMC rows.
 
@@ -27,8 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["AXIS_TASKS", "N_TASKS", "table2_misprints", "amc_scoreboard", "release_info", "long_from_tables",
-           "scoreboard_from_tables"]
+__all__ = ["AXIS_TASKS", "N_TASKS", "table2_misprints", "amc_scoreboard", "release_info"]
 
 #: Tasks per axis of the AMC paper's Table 2 (its Table 1 swaps SC and VE; see CALIBRATION.md).
 AXIS_TASKS = {"IM": 132, "IR": 120, "SC": 83, "VE": 117}
@@ -92,38 +93,4 @@ def amc_scoreboard(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFr
         release = load_amc(release, strict=False)
     pub = published(benchmark="amc")
     table = reproduction_table(release, pub, seed=seed, n_boot=n_boot)
-    return mark_paper_inconsistent(table, table2_misprints(pub))
-
-
-def long_from_tables(out_dir, names=None) -> tuple[pd.DataFrame, dict[str, str]]:
-    """``artifact,row,column,value`` read from the tables the AMC notebook wrote (``OUT/tables/NAME.csv``,
-    first column = the paper's row labels), and ``{name: why}`` for each table that is absent.
-
-    The notebook writes ``%.6g`` numbers, so the cells meet the published ones as the computed
-    artifacts do (0.05 pp and 0.0005 tolerances are far above the 6th significant digit).
-    """
-    from voxmem_analysis.artifacts import to_long
-    from voxmem_analysis.reproduce.published import AMC_ARTIFACTS
-
-    parts, errors = [], {}
-    for name in names or AMC_ARTIFACTS:
-        path = Path(out_dir) / "tables" / f"{name}.csv"
-        if not path.is_file():
-            errors[name] = f"the notebook wrote no tables/{name}.csv"
-            continue
-        parts.append(to_long(pd.read_csv(path, index_col=0), name))
-    cols = ["artifact", "row", "column", "value"]
-    return (pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)), errors
-
-
-def scoreboard_from_tables(out_dir) -> pd.DataFrame:
-    """The 214 AMC rows of ``reproduction.csv`` from the notebook's tables in ``out_dir`` (not
-    recomputed): the same join, tolerances and ``paper_inconsistent`` marks as :func:`amc_scoreboard`."""
-    from voxmem_analysis.reproduce.published import published
-    from voxmem_analysis.reproduce.scoreboard import compare, mark_paper_inconsistent
-
-    pub = published(benchmark="amc")
-    long, errors = long_from_tables(out_dir)
-    table = compare(pub, long)
-    table.attrs["artifact_errors"] = errors
     return mark_paper_inconsistent(table, table2_misprints(pub))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-__all__ = ["PAPER_RELEASE", "is_paper_release", "report_mode"]
+__all__ = ["PAPER_RELEASE", "is_paper_release", "report_mode", "describe_runs", "release_info"]
 
 #: ``release.json`` fields identifying the paper's calibrated release
 #: (``voxmem_analysis.synth.write_release(out, seed=DEFAULT_SEED)``).
@@ -61,3 +61,37 @@ def describe_runs(release) -> list[dict]:
         r["accuracy_answerable"] = pct(r["correct_answerable"], r["scored_answerable"])
         r["accuracy_refusal"] = pct(r["correct_refusal"], r["scored_refusal"])
     return recs
+
+
+def _problem_counts(problems) -> list[dict]:
+    """The release's findings counted by severity and code, with one example each."""
+    counts: dict = {}
+    for p in problems:
+        key = (p.severity, p.code)
+        c = counts.setdefault(key, {"severity": p.severity, "code": p.code, "count": 0, "example": str(p)})
+        c["count"] += int(getattr(p, "count", 1) or 1)
+    return [counts[k] for k in sorted(counts)]
+
+
+def release_info(release, data, compare_published: bool = False) -> tuple[dict, list[dict]]:
+    """What run.json and the report say about the release read by ``reproduce``, and its findings
+    counted by code: ``path, name, synthetic, label, description, predictions, models, stats, mode,
+    paper_release, runs, model_names`` (an AMC release: :func:`voxmem_analysis.reproduce.amc.release_info`
+    and ``benchmark``).  ``release`` may be the exception reading it raised: ``{"path", "error"}``."""
+    from pathlib import Path
+
+    path = str(Path(data).resolve())
+    if isinstance(release, BaseException) or release is None:
+        err = f"{type(release).__name__}: {release}" if release is not None else "not read"
+        return {"path": path, "error": err, "synthetic": None}, _problem_counts(getattr(release, "problems", []))
+    if getattr(release, "benchmark", None) == "amc":
+        from voxmem_analysis.reproduce.amc import release_info as amc_info
+
+        return ({**amc_info(release), "mode": "paper", "paper_release": False, "runs": []},
+                _problem_counts(release.problems))
+    info = {"path": path, "name": release.name, "synthetic": bool(release.synthetic), "label": release.label(),
+            "description": str(release.meta.get("description") or ""), "predictions": int(release.frame.height),
+            "models": len(release.model_order()), "stats": dict(release.stats),
+            "mode": report_mode(release.meta, compare_published), "paper_release": is_paper_release(release.meta),
+            "runs": describe_runs(release), "model_names": release.model_order()}
+    return info, _problem_counts(release.problems)

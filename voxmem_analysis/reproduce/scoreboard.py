@@ -1,9 +1,11 @@
 """``reproduction.csv``: every number the paper prints, next to the number this code computes.
 
-:func:`reproduction_table` computes each artifact named in the published table
-(:func:`voxmem_analysis.reproduce.published.published`) with :func:`voxmem_analysis.artifacts.compute`,
-turns it into the long format with :func:`~voxmem_analysis.artifacts.to_long` and joins the
-two on ``artifact, row, column``.
+:func:`reproduction_from_files` reads the long-form numbers the notebooks wrote
+(``OUT/tables/NAME.long.csv``, :func:`voxmem_analysis.output.save_table`) and joins them with the
+published table (:func:`voxmem_analysis.reproduce.published.published`) on ``artifact, row, column``:
+what ``reproduce`` does, computing nothing again.  :func:`reproduction_table` computes the artifacts
+from a loaded release instead (:func:`voxmem_analysis.artifacts.compute`; for a scoreboard without
+running the notebooks, from Python).
 
 Columns
 -------
@@ -40,8 +42,8 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["COLUMNS", "STATUSES", "reproduction_table", "compute_long", "compare", "mark_paper_inconsistent",
-           "summarize", "write_csv"]
+__all__ = ["COLUMNS", "STATUSES", "reproduction_table", "reproduction_from_files", "long_from_files", "compute_long",
+           "compare", "mark_paper_inconsistent", "summarize", "write_csv", "write_audit"]
 
 COLUMNS = ("artifact", "row", "column", "published", "reproduced", "delta", "kind", "within_tolerance",
            "status", "note")
@@ -179,6 +181,60 @@ def reproduction_table(release, published: pd.DataFrame | None = None, *, seed: 
     out = compare(published, long)
     out.attrs["artifact_errors"] = errors
     return out
+
+
+def long_from_files(out_dir, names) -> tuple[pd.DataFrame, dict[str, str]]:
+    """``artifact,row,column,value`` of the artifacts ``names`` as the notebooks wrote them
+    (``OUT/tables/NAME.long.csv``), and ``{name: why}`` for each that no notebook wrote."""
+    from voxmem_analysis.output import LONG_COLUMNS, read_long
+
+    rows, errors = [], {}
+    for name in dict.fromkeys(names):
+        path = Path(out_dir) / "tables" / f"{name}.long.csv"
+        if not path.is_file():
+            errors[name] = f"no notebook wrote tables/{name}.long.csv (see the notebooks' status)"
+            continue
+        rows += [r for r in read_long(path) if r[0] == name]
+    return pd.DataFrame(rows, columns=list(LONG_COLUMNS)), errors
+
+
+def reproduction_from_files(out_dir, *, benchmark: str | None = None, published: pd.DataFrame | None = None,
+                            with_amc: bool | None = None) -> pd.DataFrame:
+    """One row per published number with the value the notebooks wrote into ``out_dir`` (see the module docstring).
+
+    ``benchmark``: ``"audio-multichallenge"`` for an AMC release (the AMC paper's rows only); else the
+    VoxMem paper's rows, followed by the AMC rows when ``with_amc`` (default: when the AMC notebook
+    wrote its tables into ``out_dir``, as it does from the bundled synthetic AMC release on the paper's
+    release).  The AMC paper's known misprints are marked ``paper_inconsistent``.
+    ``attrs["artifact_errors"]`` maps each published artifact no notebook wrote to why.
+    """
+    from voxmem_analysis.reproduce.amc import table2_misprints
+    from voxmem_analysis.reproduce.published import AMC_ARTIFACTS
+    from voxmem_analysis.reproduce.published import published as _published
+
+    amc_only = benchmark in ("audio-multichallenge", "amc")
+    if with_amc is None:
+        with_amc = any((Path(out_dir) / "tables" / f"{a}.long.csv").is_file() for a in AMC_ARTIFACTS)
+    if published is None:
+        parts = [] if amc_only else [_published(benchmark="voxmem")]
+        if amc_only or with_amc:
+            parts.append(_published(benchmark="amc"))
+        published = pd.concat(parts, ignore_index=True)
+    long, errors = long_from_files(out_dir, published["artifact"].tolist())
+    out = mark_paper_inconsistent(compare(published, long), table2_misprints())
+    out.attrs["artifact_errors"] = errors
+    return out
+
+
+def write_audit(path) -> dict:
+    """Write ``audit.csv`` (the paper's own consistency checks, from its published numbers); its counts."""
+    from voxmem_analysis.reproduce.paper_audit import audit_published
+
+    audit = audit_published()
+    audit.to_csv(path, index=False, float_format="%.6g", lineterminator="\n")
+    holds = audit["holds"].astype(str).str.lower().isin(["true", "1"]) if "holds" in audit else None
+    return {"identities": int(len(audit)), "hold": int(holds.sum()) if holds is not None else None,
+            "fail": int((~holds).sum()) if holds is not None else None}
 
 
 def summarize(table: pd.DataFrame) -> dict:

@@ -1,0 +1,284 @@
+"""Which notebook made each output, with which parameters, from which release and package version.
+
+A notebook names its output folder with :class:`OutputFolder` instead of a bare path::
+
+    out = OutputFolder(out_dir, notebook="20_context_scaling", release=release,
+                       parameters=dict(seed=seed, n_boot=n_boot, models=models))
+    output.save_table(t18, out, "table18", ...)      # records tables/table18.{csv,long.csv,md,tex}
+
+Every file :func:`voxmem_analysis.output.save_table` / :func:`~voxmem_analysis.output.save_figure`
+writes through it gets one record in ``OUT/provenance.json`` (:data:`PROVENANCE_FILE`)::
+
+    {"format": "voxmem-provenance/1",
+     "files": {"tables/table18.csv": {"notebook": "20_context_scaling",
+                                      "parameters": {"n_boot": 10000, "seed": 0, ...},
+                                      "release": {"name": ..., "path": ..., "fingerprint": "sha256:...",
+                                                  "synthetic": true},
+                                      "version": "0.1.0"}, ...}}
+
+It does not matter who runs the notebook: ``reproduce`` (each notebook writes into its own staging
+folder, and the runner merges the records), papermill, or a JupyterLab session writing straight into
+``figures/`` (the record is updated under a file lock and replaced atomically).  So an output made
+later with other parameters says so: :func:`findings` compares every file's record with the run
+recorded in ``run.json`` (or, without one, with the other files of the same notebook and with the
+other notebooks), and the report and ``supplement`` show what differs instead of passing it off as
+part of the run.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from voxmem_analysis.paths import resolve
+
+__all__ = ["PROVENANCE_FILE", "FORMAT", "OutputFolder", "read_records", "write_records", "merge_records",
+           "notebook_source", "Finding", "findings", "IGNORED_PARAMETERS"]
+
+PROVENANCE_FILE = "provenance.json"
+FORMAT = "voxmem-provenance/1"
+_LOCK = ".provenance.lock"
+#: Parameters that say where things are, not what was computed: not compared between outputs.
+IGNORED_PARAMETERS = frozenset({"data_dir", "amc_data_dir", "out_dir", "manifest", "questions", "interactive"})
+
+
+def _json_value(v):
+    """``v`` as JSON can hold it (paths and other objects as text), so records compare exactly."""
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, (list, tuple)):
+        return [_json_value(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _json_value(x) for k, x in v.items()}
+    return str(v)
+
+
+def _release_record(release) -> dict | None:
+    """``name``, ``path``, ``fingerprint`` and ``synthetic`` of a loaded release (None: no release)."""
+    if release is None:
+        return None
+    from voxmem_analysis.io.fingerprint import release_fingerprint
+
+    path = Path(getattr(release, "path", "") or "")
+    shown = str(path)
+    with contextlib.suppress(ValueError):
+        shown = path.resolve().relative_to(resolve(".").resolve()).as_posix()
+    return {"name": str(getattr(release, "name", path.name)), "path": shown,
+            "fingerprint": release_fingerprint(path) if str(path) else None,
+            "synthetic": bool(getattr(release, "synthetic", False))}
+
+
+class OutputFolder(os.PathLike):
+    """An output folder that records the provenance of every file saved into it.
+
+    Parameters
+    ----------
+    path : path
+        The folder (``out_dir``; relative paths resolved as :func:`voxmem_analysis.paths.resolve` does).
+    notebook : str
+        The notebook writing (``"20_context_scaling"``).
+    release : loaded release, optional
+        What the outputs are made from; its fingerprint (:func:`voxmem_analysis.io.fingerprint.release_fingerprint`)
+        is computed once, here.
+    parameters : dict, optional
+        The notebook's parameters, as set in its parameters cell (or injected).
+
+    The object is a path (``os.fspath(out)``), so it goes wherever a folder does; the ``output``
+    functions call :meth:`record` with what they wrote.
+    """
+
+    def __init__(self, path, *, notebook: str, release=None, parameters: dict | None = None):
+        from voxmem_analysis import __version__
+
+        self.path = resolve(path)
+        self.source = {"notebook": str(notebook), "parameters": _json_value(dict(parameters or {})),
+                       "release": _release_record(release), "version": __version__}
+
+    def __fspath__(self) -> str:
+        return str(self.path)
+
+    def __truediv__(self, other) -> Path:
+        return self.path / other
+
+    def __str__(self) -> str:
+        return str(self.path)
+
+    def __repr__(self) -> str:
+        return f"OutputFolder({str(self.path)!r}, notebook={self.source['notebook']!r})"
+
+    def record(self, files) -> None:
+        """Record ``files`` (paths inside this folder) as made by this notebook."""
+        rels = [Path(f).resolve().relative_to(self.path.resolve()).as_posix() for f in files]
+        if rels:
+            update_records(self.path, {r: self.source for r in rels})
+
+
+def read_records(out) -> dict[str, dict]:
+    """``{file relative to OUT: record}`` of ``OUT/provenance.json`` (empty when there is none).
+
+    Raises ``ValueError`` naming the file when it is there but not a provenance record."""
+    path = Path(out) / PROVENANCE_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"{path}: not JSON ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("files"), dict):
+        raise ValueError(f"{path}: not a provenance record (format {FORMAT!r} expected)")
+    return {str(k): v for k, v in data["files"].items() if isinstance(v, dict)}
+
+
+def write_records(out, records: dict[str, dict]) -> Path:
+    """Write ``OUT/provenance.json`` (sorted, deterministic; temporary file + rename)."""
+    path = Path(out) / PROVENANCE_FILE
+    text = json.dumps({"format": FORMAT, "files": dict(sorted(records.items()))}, indent=1, sort_keys=True) + "\n"
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.part")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+@contextlib.contextmanager
+def _locked(folder: Path):
+    """An exclusive lock on ``folder`` for the read-modify-write of its record (several kernels may
+    write into one folder); where ``fcntl`` is missing, none."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    with open(folder / _LOCK, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def update_records(out, new: dict[str, dict]) -> None:
+    """Add or replace the records of some files of ``OUT``."""
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    with _locked(folder):
+        try:
+            records = read_records(folder)
+        except ValueError:
+            records = {}   # an unreadable record is replaced by what is known now
+        records.update(new)
+        write_records(folder, records)
+
+
+def merge_records(out, parts: list[dict[str, dict]]) -> dict[str, dict]:
+    """The records of several staging folders, in order (a later one wins), written to ``OUT``."""
+    merged: dict[str, dict] = {}
+    for p in parts:
+        merged.update(p)
+    write_records(out, merged)
+    return merged
+
+
+def notebook_source(records: dict[str, dict], notebook: str) -> dict | None:
+    """The record most of ``notebook``'s files carry (None when it recorded none)."""
+    mine = [json.dumps(r, sort_keys=True) for r in records.values() if r.get("notebook") == notebook]
+    if not mine:
+        return None
+    return json.loads(Counter(mine).most_common(1)[0][0])
+
+
+# ----------------------------------------------------------------------------- consistency
+@dataclass(frozen=True)
+class Finding:
+    """An output whose record differs from the run it sits in (``what``: one sentence per difference)."""
+
+    file: str
+    notebook: str | None
+    what: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"{self.file} ({self.notebook or 'no notebook'}): " + "; ".join(self.what)
+
+
+def _shown(v) -> str:
+    return json.dumps(v) if not isinstance(v, str) else v
+
+
+def _differences(rec: dict, ref: dict, ref_label: str) -> list[str]:
+    out = []
+    p, q = rec.get("parameters") or {}, ref.get("parameters") or {}
+    for k in sorted((set(p) | set(q)) - IGNORED_PARAMETERS):
+        if p.get(k) != q.get(k):
+            out.append(f"{k} = {_shown(p.get(k))} ({ref_label}: {_shown(q.get(k))})")
+    fp, fq = (rec.get("release") or {}).get("fingerprint"), (ref.get("release") or {}).get("fingerprint")
+    if fp != fq:
+        name = (rec.get("release") or {}).get("path") or "?"
+        out.append(f"made from another release or version of the data ({name}, {str(fp)[:15]}...; "
+                   f"{ref_label}: {str(fq)[:15]}...)")
+    if rec.get("version") != ref.get("version"):
+        out.append(f"voxmem-analysis {rec.get('version')} ({ref_label}: {ref.get('version')})")
+    return out
+
+
+def _output_files(out: Path) -> list[str]:
+    """The files of ``OUT/figures`` and ``OUT/tables`` (the outputs the notebooks write)."""
+    found = []
+    for sub in ("figures", "tables"):
+        d = out / sub
+        if d.is_dir():
+            found += [p.relative_to(out).as_posix() for p in d.rglob("*") if p.is_file() and not p.name.startswith(".")]
+    return sorted(found)
+
+
+def findings(out, run: dict | None = None) -> list[Finding]:
+    """Outputs of ``OUT`` made otherwise than the rest.
+
+    The reference of a notebook is its record in ``run`` (``run.json``: what ``reproduce`` ran),
+    else the record most of its files carry.  Each file whose record differs from its notebook's
+    reference (parameters other than where things are, the release's fingerprint, the package
+    version) is named, and so is each file with no record at all, and each notebook whose
+    ``seed`` / ``n_boot`` differ from the other notebooks'.
+    """
+    out = Path(out)
+    records = read_records(out)
+    refs: dict[str, dict] = {}
+    for nb in (run or {}).get("notebooks", []) + (run or {}).get("earlier", []):
+        if isinstance(nb, dict) and isinstance(nb.get("provenance"), dict):
+            refs[nb["name"]] = nb["provenance"]
+    found: list[Finding] = []
+    for f in _output_files(out):
+        rec = records.get(f)
+        if rec is None:
+            found.append(Finding(f, None, ("no provenance record: not written by a notebook of this workbook",)))
+            continue
+        nb = rec.get("notebook")
+        ref = refs.get(nb) or notebook_source(records, nb)
+        label = "the run" if nb in refs else f"the other outputs of {nb}"
+        diff = _differences(rec, ref, label) if ref else []
+        if diff:
+            found.append(Finding(f, nb, tuple(diff)))
+    found += _across_notebooks(records, refs)
+    return found
+
+
+def _across_notebooks(records: dict[str, dict], refs: dict[str, dict]) -> list[Finding]:
+    """Notebooks whose ``seed`` or ``n_boot`` differ from the value most notebooks used."""
+    names = sorted({r.get("notebook") for r in records.values() if r.get("notebook")} | set(refs))
+    per_nb = {n: (refs.get(n) or notebook_source(records, n) or {}).get("parameters") or {} for n in names}
+    out = []
+    for key in ("seed", "n_boot"):
+        values = {n: p[key] for n, p in per_nb.items() if key in p}
+        if len(set(map(json.dumps, values.values()))) <= 1:
+            continue
+        common = Counter(json.dumps(v) for v in values.values()).most_common(1)[0][0]
+        for n, v in values.items():
+            if json.dumps(v) != common:
+                out.append(Finding(f"notebook {n}", n, (f"{key} = {_shown(v)} (the other notebooks: {common})",)))
+    return out
