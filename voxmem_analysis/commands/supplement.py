@@ -18,8 +18,13 @@ def register(sub) -> None:
     p.add_argument("--from", dest="from_dir", metavar="DIR",
                    help="take the figures from this `reproduce` output (same data, seed, n-boot) instead of "
                         "running the notebooks")
-    p.add_argument("--seed", type=int, default=0, metavar="N", help="bootstrap seed (default 0)")
-    p.add_argument("--n-boot", type=n_boot_arg, default=10_000, metavar="N", help="bootstrap resamples (default 10000)")
+    p.add_argument("--seed", type=int, default=None, metavar="N",
+                   help="bootstrap seed of the run (default 0; with --from: checked against the run's)")
+    p.add_argument("--n-boot", type=n_boot_arg, default=None, metavar="N",
+                   help="bootstrap resamples of the run (default 10000; with --from: checked against the run's)")
+    p.add_argument("--allow-mixed", action="store_true",
+                   help="package outputs made otherwise than the rest of the run (a notebook re-run by hand with "
+                        "other parameters) instead of refusing; the README lists them")
     p.add_argument("--jobs", type=int, default=None, metavar="N", help="notebooks run in parallel (default: cores)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
@@ -28,7 +33,7 @@ def register(sub) -> None:
 def run(args) -> int:
     from pathlib import Path
 
-    from voxmem_analysis.errors import VoxMemDataError
+    from voxmem_analysis.errors import OutputFolderError, VoxMemDataError
     from voxmem_analysis.commands._guards import check_outputs
     from voxmem_analysis.reproduce.supplement import build_supplement
 
@@ -40,7 +45,11 @@ def run(args) -> int:
         return 2
     try:
         res = build_supplement(args.data, args.out, from_dir=args.from_dir, seed=args.seed, n_boot=args.n_boot,
-                               jobs=args.jobs, progress=False if args.no_progress else None, stream=sys.stderr)
+                               jobs=args.jobs, progress=False if args.no_progress else None, stream=sys.stderr,
+                               allow_mixed=args.allow_mixed)
+    except OutputFolderError as exc:
+        print(f"error: supplement: {exc}", file=sys.stderr)
+        return 2
     except VoxMemDataError as exc:
         print(str(exc), file=sys.stderr)
         return 1
@@ -51,8 +60,12 @@ def run(args) -> int:
         print(f"warning: {w}", file=sys.stderr)
     if res.left_out:
         print("not included (not part of the paper's material): " + ", ".join(res.left_out), file=sys.stderr)
+    for o, what in res.mixed:
+        print(f"warning: packaged although not made like the rest of the run: {o}: {what}", file=sys.stderr)
+    for a, e in res.skipped.items():
+        print(f"not included: {a} was skipped: {e}", file=sys.stderr)
     for a, e in res.artifact_errors.items():
-        print(f"artifact {a} could not be computed: {e.splitlines()[0]}", file=sys.stderr)
+        print(f"not included: {a}: {e.splitlines()[0]}", file=sys.stderr)
     if res.reproduce_exit_code:
         print("some notebooks failed while making the figures (see above)", file=sys.stderr)
     return res.exit_code

@@ -36,7 +36,7 @@ from pathlib import Path
 from voxmem_analysis.paths import resolve
 
 __all__ = ["PROVENANCE_FILE", "FORMAT", "OutputFolder", "read_records", "write_records", "merge_records",
-           "notebook_source", "Finding", "findings", "IGNORED_PARAMETERS"]
+           "notebook_source", "Finding", "findings", "grouped", "IGNORED_PARAMETERS"]
 
 PROVENANCE_FILE = "provenance.json"
 FORMAT = "voxmem-provenance/1"
@@ -205,6 +205,17 @@ class Finding:
 
     def __str__(self) -> str:
         return f"{self.file} ({self.notebook or 'no notebook'}): " + "; ".join(self.what)
+
+
+def grouped(found: list[Finding]) -> list[tuple[str, str]]:
+    """``(output, what differs)`` with the files of one output taken together
+    (``tables/table18 (.csv, .long.csv, .md, .tex)``), in order."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for f in found:
+        head, dot, ext = f.file.partition(".")
+        key = (head if dot else f.file, "; ".join(f.what))
+        groups.setdefault(key, []).append(f".{ext}" if dot else "")
+    return [(f"{h} ({', '.join(e for e in exts if e)})" if any(exts) else h, what) for (h, what), exts in groups.items()]
 
 
 def _shown(v) -> str:

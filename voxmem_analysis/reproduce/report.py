@@ -27,100 +27,40 @@ inlined as base64 with ``embed=True`` (``--embed``) so the one HTML file can be 
 """
 from __future__ import annotations
 
-import base64
-import html
 import json
 import math
 import os
-import re
-from importlib import resources
 from pathlib import Path
 from string import Template
 
-import pandas as pd
+from voxmem_analysis.reproduce.report_html import display_path, esc, num, read_csv, resource, signed, table_html, truthy
+from voxmem_analysis.reproduce.report_outputs import (captions, figures_section, paper_order_table15,
+                                                      provenance_flags, provenance_section, registry_title,
+                                                      tables_section)
 
 __all__ = ["write_report", "render_report", "read_run", "captions", "paper_order_table15", "report_mode_of"]
 
-_REPO_ROOT = Path(__file__).resolve().parents[2]
-_MAX_TABLE_ROWS = 40
-_OPEN_ROWS = 20   # tables this short are shown open
 
-
-def _e(x) -> str:
-    return html.escape("" if x is None else str(x), quote=True)
-
-
-def _resource(name: str) -> str:
-    return resources.files("voxmem_analysis").joinpath(f"resources/{name}").read_text(encoding="utf-8")
-
-
-def _num(v, digits: int = 3) -> str:
-    if v is None or v == "":
-        return ""
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        return _e(v)
-    if math.isnan(f):
-        return ""
-    if f == int(f) and abs(f) < 1e12:
-        return f"{int(f)}"
-    if abs(f) < 10 ** -digits:   # e.g. a p-value: keep it visibly non-zero
-        return f"{f:.1e}"
-    return f"{f:.{digits}f}".rstrip("0").rstrip(".")
-
-
-def _signed(v, digits: int = 2) -> str:
-    s = _num(v, digits)
-    return f"+{s}" if s and not s.startswith("-") and float(s) != 0 else s
-
-
-def _display_path(p: str | None) -> str:
-    if not p:
-        return "?"
-    path = Path(p)
-    try:
-        return path.resolve().relative_to(_REPO_ROOT).as_posix()
-    except ValueError:
-        return str(path)
-
-
-def _read_csv(path: Path):
-    import pandas as pd
-
-    if not path.is_file():
-        return None
-    try:
-        return pd.read_csv(path, keep_default_na=False, na_values=[""])
-    except Exception:  # noqa: BLE001 - an unreadable CSV is shown as missing
-        return None
-
-
-def _bool(v) -> bool:
-    return str(v).strip().lower() in ("true", "1", "yes")
-
-
-# ----------------------------------------------------------------------------- sections
 def _banner(run: dict) -> str:
     rel = run.get("release") or {}
-    data = _display_path(rel.get("path") or run.get("data_dir"))
+    data = display_path(rel.get("path") or run.get("data_dir"))
     name = rel.get("name") or Path(run.get("data_dir", "?")).name
     params = f"seed {run.get('seed')}, {run.get('n_boot')} bootstrap resamples"
     if rel.get("error"):
         return (f'<div class="banner synthetic"><span class="tag">DATA NOT LOADED</span>'
-                f'Made from <code>{_e(data)}</code>, which could not be loaded: {_e(rel["error"])}</div>')
+                f'Made from <code>{esc(data)}</code>, which could not be loaded: {esc(rel["error"])}</div>')
     if rel.get("synthetic"):
         return (f'<div class="banner synthetic"><p><span class="tag">SYNTHETIC DATA</span>'
-                f'<b>This report was made from the synthetic release <code>{_e(data)}</code> ({_e(name)}): '
+                f'<b>This report was made from the synthetic release <code>{esc(data)}</code> ({esc(name)}): '
                 f'SYNTHETIC data, not real model output.</b></p>'
-                f'<p>Its verdicts were generated, not produced by any model{_e(_desc(rel))}. '
+                f'<p>Its verdicts were generated, not produced by any model{esc(_desc(rel))}. '
                 + ('Agreement with the paper below shows that the analysis code gives back the published numbers '
                    'from data built to contain them; it is not evidence about any real model. '
                    if rel.get("mode") != "analysis" else 'Nothing in it is evidence about any real model. ')
-                + f'{_e(params)}.</p></div>')
+                + f'{esc(params)}.</p></div>')
     return (f'<div class="banner"><p><span class="tag real">DATA</span>Made from the release '
-            f'<code>{_e(data)}</code> ({_e(name)}). {_e(rel.get("description") or "")}</p>'
-            f'<p>{_e(params)}.</p></div>')
+            f'<code>{esc(data)}</code> ({esc(name)}). {esc(rel.get("description") or "")}</p>'
+            f'<p>{esc(params)}.</p></div>')
 
 
 def _desc(rel: dict) -> str:
@@ -128,7 +68,7 @@ def _desc(rel: dict) -> str:
     return f" ({d})" if d else ""
 
 
-def _cards(run: dict, repro, audit) -> str:
+def _cards(run: dict, repro, audit, found=()) -> str:
     nbs = run.get("notebooks", [])
     n_ok = sum(nb["status"] == "ok" for nb in nbs)
     n_fail = sum(nb["status"] == "failed" for nb in nbs)
@@ -162,8 +102,13 @@ def _cards(run: dict, repro, audit) -> str:
     warns = sum(p["count"] for p in probs if p["severity"] == "warning")
     cards.append(("bad" if errs else ("warn" if warns else "ok"), f"{errs} / {warns}",
                   "validation errors / warnings", f"{len(probs)} distinct problem codes"))
+    if found:
+        from voxmem_analysis.reproduce.provenance import grouped
+
+        cards.append(("bad", f"{len(grouped(found))}", "outputs not made like the rest",
+                      "other parameters, data or version than this run: see Provenance"))
     return '<div class="cards">' + "".join(
-        f'<div class="card {k}"><div class="big">{_e(big)}</div><div>{_e(what)}</div><div class="sub">{_e(sub)}</div></div>'
+        f'<div class="card {k}"><div class="big">{esc(big)}</div><div>{esc(what)}</div><div class="sub">{esc(sub)}</div></div>'
         for k, big, what, sub in cards) + "</div>"
 
 
@@ -181,44 +126,44 @@ def _run_section(run: dict) -> str:
     for nb in nbs:
         links = []
         if nb.get("executed"):
-            links.append(f'<a href="../{_e(nb["executed"])}">executed notebook</a>')
-            links.append(f'<a href="../notebooks/{_e(nb["name"])}.log">kernel log</a>')
+            links.append(f'<a href="../{esc(nb["executed"])}">executed notebook</a>')
+            links.append(f'<a href="../notebooks/{esc(nb["name"])}.log">kernel log</a>')
         note = nb.get("reason") or ""
         if nb.get("error"):
-            note = f'<a href="#err-{_e(nb["name"])}">{_e(_headline(nb["error"]))}</a>'
+            note = f'<a href="#err-{esc(nb["name"])}">{esc(_headline(nb["error"]))}</a>'
         else:
-            note = _e(note)
-        rows.append(f'<tr class="{"fail" if nb["status"] == "failed" else nb["status"]}"><td><code>{_e(nb["name"])}</code></td>'
-                    f'<td><span class="pill {_e(nb["status"])}">{_e(nb["status"])}</span></td>'
-                    f'<td class="num">{nb.get("seconds", 0):.1f}</td><td class="num">{_e(_brief(nb.get("outputs", [])))}</td>'
+            note = esc(note)
+        rows.append(f'<tr class="{"fail" if nb["status"] == "failed" else nb["status"]}"><td><code>{esc(nb["name"])}</code></td>'
+                    f'<td><span class="pill {esc(nb["status"])}">{esc(nb["status"])}</span></td>'
+                    f'<td class="num">{nb.get("seconds", 0):.1f}</td><td class="num">{esc(_brief(nb.get("outputs", [])))}</td>'
                     f'<td>{" · ".join(links)}</td><td>{note}</td></tr>')
     for nb in run.get("earlier", []):
-        rows.append(f'<tr class="skipped"><td><code>{_e(nb["name"])}</code></td><td><span class="pill skipped">'
+        rows.append(f'<tr class="skipped"><td><code>{esc(nb["name"])}</code></td><td><span class="pill skipped">'
                     f'earlier run</span></td><td class="num">{nb.get("seconds", 0):.1f}</td>'
-                    f'<td class="num">{_e(_brief(nb.get("outputs", [])))}</td><td></td>'
-                    f'<td>not re-run this time (--only); status then: {_e(nb.get("status"))}</td></tr>')
+                    f'<td class="num">{esc(_brief(nb.get("outputs", [])))}</td><td></td>'
+                    f'<td>not re-run this time (--only); status then: {esc(nb.get("status"))}</td></tr>')
     out = ['<div class="wide"><table><tr><th>notebook</th><th>status</th><th class="num">seconds</th>'
            '<th class="num">outputs written</th><th>files</th><th>note</th></tr>', *rows, "</table></div>"]
-    params = (f"data_dir={_display_path(run.get('data_dir'))}, out_dir={_display_path(run.get('out_dir'))}, "
+    params = (f"data_dir={display_path(run.get('data_dir'))}, out_dir={display_path(run.get('out_dir'))}, "
               f"seed={run.get('seed')}, n_boot={run.get('n_boot')}")
     out.append(f'<p class="lead">{run.get("jobs")} parallel jobs; wall time {run.get("wall_seconds", 0):.1f} s. '
-               f'Parameters set in every notebook that declares them: <code>{_e(params)}</code>.</p>')
+               f'Parameters set in every notebook that declares them: <code>{esc(params)}</code>.</p>')
     for t in run.get("tasks_failed", []):
-        out.append(f'<div class="error"><h3>Task failed</h3><pre>{_e(t)}</pre></div>')
+        out.append(f'<div class="error"><h3>Task failed</h3><pre>{esc(t)}</pre></div>')
     for nb in nbs:
         err = nb.get("error")
         if not err:
             continue
         where = f"cell {err.get('cell_index')}" if err.get("cell_index") is not None else "no cell (kernel or conversion)"
         if err.get("line") is not None:
-            where += f", line {err['line']} of <code>{_e(_display_path(nb.get('path')))}</code>"
-        out.append(f'<div class="error" id="err-{_e(nb["name"])}"><h3>{_e(nb["name"])} failed at {where}</h3>'
-                   f'<p><b>{_e(err.get("ename"))}</b>: {_e(err.get("evalue"))}</p>'
-                   + (f'<p>Cell source:</p><pre>{_e(err.get("source"))}</pre>' if err.get("source") else "")
-                   + (f'<details><summary>Traceback</summary><pre>{_e(err.get("traceback"))}</pre></details>'
+            where += f", line {err['line']} of <code>{esc(display_path(nb.get('path')))}</code>"
+        out.append(f'<div class="error" id="err-{esc(nb["name"])}"><h3>{esc(nb["name"])} failed at {where}</h3>'
+                   f'<p><b>{esc(err.get("ename"))}</b>: {esc(err.get("evalue"))}</p>'
+                   + (f'<p>Cell source:</p><pre>{esc(err.get("source"))}</pre>' if err.get("source") else "")
+                   + (f'<details><summary>Traceback</summary><pre>{esc(err.get("traceback"))}</pre></details>'
                       if err.get("traceback") else "") + "</div>")
         for c in nb.get("collisions", []):
-            out.append(f'<p class="lead">warning: {_e(c)}</p>')
+            out.append(f'<p class="lead">warning: {esc(c)}</p>')
     return "\n".join(out)
 
 
@@ -233,7 +178,7 @@ def _status(row) -> tuple[int, str, str]:
         return 1, "warn", "paper inconsistent"
     if row["reproduced"] is None or (isinstance(row["reproduced"], float) and math.isnan(row["reproduced"])):
         return 1, "missing", "not reproduced"
-    if _bool(row["within_tolerance"]):
+    if truthy(row["within_tolerance"]):
         return 2, "ok", "within"
     return 0, "fail", "outside"
 
@@ -241,20 +186,21 @@ def _status(row) -> tuple[int, str, str]:
 def _reproduction_section(run: dict, repro) -> str:
     rp = run.get("reproduction") or {}
     if repro is None:
-        return f'<p class="lead">No reproduction.csv. {_e(rp.get("error", ""))}</p>'
-    out = [f'<p class="lead">One row per number the paper prints (<code>data/paper/published.csv</code>), '
-           f'joined on artifact, row and column with the number the analysis computes from the release. '
-           f'Tolerances and comparators come from the published table. Full table: '
+        return f'<p class="lead">No reproduction.csv. {esc(rp.get("error", ""))}</p>'
+    out = ['<p class="lead">One row per number the paper prints (<code>data/paper/published.csv</code>), '
+           'joined on artifact, row and column with the number the notebooks computed from the release '
+           '(their long-form tables, <code>tables/NAME.long.csv</code>). '
+           'Tolerances and comparators come from the published table. Full table: '
            f'<a href="../reproduction.csv">reproduction.csv</a>.</p>']
     by_kind = rp.get("by_kind") or {}
     if by_kind:
-        out.append("<p>By kind: " + "; ".join(f"<b>{_e(k)}</b> {v['within']}/{v['numbers']} within tolerance"
+        out.append("<p>By kind: " + "; ".join(f"<b>{esc(k)}</b> {v['within']}/{v['numbers']} within tolerance"
                                               for k, v in sorted(by_kind.items())) + ".</p>")
     errors = rp.get("artifact_errors") or {}
     missing = rp.get("missing_artifacts") or {}
     if missing:
-        items = "".join(f"<li><code>{_e(a)}</code>: {n} number(s) without a reproduced value"
-                        + (f" &mdash; {_e(errors[a])}" if a in errors else "") + "</li>"
+        items = "".join(f"<li><code>{esc(a)}</code>: {n} number(s) without a reproduced value"
+                        + (f" &mdash; {esc(errors[a])}" if a in errors else "") + "</li>"
                         for a, n in missing.items())
         out.append(f"<h3>Not reproduced</h3><ul>{items}</ul>")
     recs = repro.to_dict("records")
@@ -292,14 +238,14 @@ def _artifact_groups(recs: list[dict]) -> list[str]:
         opened = " open" if (n_fail or n_miss or n_inc) else ""
         body = []
         for (key, css, label), r in sorted(zip(st, rows), key=lambda t: t[0][0]):
-            body.append(f'<tr class="{css if css != "ok" else ""}"><td>{_e(r["row"])}</td><td>{_e(r["column"])}</td>'
-                        f'<td class="num">{_num(r["published"])}</td><td class="num">{_num(r["reproduced"])}</td>'
-                        f'<td class="num">{_signed(r["delta"])}</td><td>{_e(r["kind"])}</td>'
+            body.append(f'<tr class="{css if css != "ok" else ""}"><td>{esc(r["row"])}</td><td>{esc(r["column"])}</td>'
+                        f'<td class="num">{num(r["published"])}</td><td class="num">{num(r["reproduced"])}</td>'
+                        f'<td class="num">{signed(r["delta"])}</td><td>{esc(r["kind"])}</td>'
                         f'<td><span class="pill {css}">{label}</span>'
-                        + (f' {_e(r["note"])}' if r.get("note") else "") + '</td></tr>')
-        title = _registry_title(art)
-        out.append(f'<details class="{cls}"{opened}><summary>{_e(art)}<span class="counts">'
-                   + (f'{_e(title)} &middot; ' if title else "")
+                        + (f' {esc(r["note"])}' if r.get("note") else "") + '</td></tr>')
+        title = registry_title(art)
+        out.append(f'<details class="{cls}"{opened}><summary>{esc(art)}<span class="counts">'
+                   + (f'{esc(title)} &middot; ' if title else "")
                    + f'{len(rows) - n_fail - n_miss - n_inc}/{len(rows)} within tolerance'
                    + (f", {n_fail} outside" if n_fail else "") + (f", {n_miss} not reproduced" if n_miss else "")
                    + (f", {n_inc} known paper inconsistency" if n_inc else "")
@@ -311,20 +257,20 @@ def _artifact_groups(recs: list[dict]) -> list[str]:
 
 
 def _audit_rows(recs: list[dict], cols: list[str]) -> str:
-    head = "".join(f'<th{" class=num" if c in ("lhs", "rhs", "delta", "tolerance") else ""}>{_e(c)}</th>' for c in cols)
+    head = "".join(f'<th{" class=num" if c in ("lhs", "rhs", "delta", "tolerance") else ""}>{esc(c)}</th>' for c in cols)
     body = []
     for r in recs:
-        ok = _bool(r.get("holds"))
+        ok = truthy(r.get("holds"))
         cells = []
         for c in cols:
             if c == "holds":
                 cells.append(f'<td><span class="pill {"ok" if ok else "fail"}">{"holds" if ok else "fails"}</span></td>')
             elif c in ("lhs", "rhs", "delta", "tolerance"):
-                cells.append(f'<td class="num">{_num(r.get(c), 4)}</td>')
+                cells.append(f'<td class="num">{num(r.get(c), 4)}</td>')
             elif c == "detail":
-                cells.append(f'<td class="detail">{_e(r.get(c))}</td>')
+                cells.append(f'<td class="detail">{esc(r.get(c))}</td>')
             else:
-                cells.append(f"<td>{_e(r.get(c))}</td>")
+                cells.append(f"<td>{esc(r.get(c))}</td>")
         body.append(f'<tr class="{"" if ok else "fail"}">{"".join(cells)}</tr>')
     return f'<div class="wide"><table><tr>{head}</tr>{"".join(body)}</table></div>'
 
@@ -332,9 +278,9 @@ def _audit_rows(recs: list[dict], cols: list[str]) -> str:
 def _audit_section(run: dict, audit) -> str:
     au = run.get("audit") or {}
     if audit is None:
-        return f'<p class="lead">No audit.csv. {_e(au.get("error", ""))}</p>'
+        return f'<p class="lead">No audit.csv. {esc(au.get("error", ""))}</p>'
     recs = audit.to_dict("records")
-    fails = [r for r in recs if not _bool(r.get("holds"))]
+    fails = [r for r in recs if not truthy(r.get("holds"))]
     out = [f'<p class="lead">Identities that must hold among the paper\'s own printed numbers (weighted means, sums, '
            f'differences, counts), each checked within rounding of the printed digits: {len(recs) - len(fails)} of '
            f'{len(recs)} hold, {len(fails)} fail. This checks the paper, not the data. Full table: '
@@ -344,18 +290,18 @@ def _audit_section(run: dict, audit) -> str:
     by_art: dict[str, list[dict]] = {}
     for r in recs:
         by_art.setdefault(str(r.get("artifact")), []).append(r)
-    rows = "".join(f'<tr class="{"fail" if any(not _bool(x.get("holds")) for x in rs) else ""}"><td>{_e(a)}</td>'
-                   f'<td class="num">{len(rs)}</td><td class="num">{sum(_bool(x.get("holds")) for x in rs)}</td>'
-                   f'<td class="num">{sum(not _bool(x.get("holds")) for x in rs)}</td></tr>'
-                   for a, rs in sorted(by_art.items(), key=lambda kv: (all(_bool(x.get("holds")) for x in kv[1]), kv[0])))
+    rows = "".join(f'<tr class="{"fail" if any(not truthy(x.get("holds")) for x in rs) else ""}"><td>{esc(a)}</td>'
+                   f'<td class="num">{len(rs)}</td><td class="num">{sum(truthy(x.get("holds")) for x in rs)}</td>'
+                   f'<td class="num">{sum(not truthy(x.get("holds")) for x in rs)}</td></tr>'
+                   for a, rs in sorted(by_art.items(), key=lambda kv: (all(truthy(x.get("holds")) for x in kv[1]), kv[0])))
     out.append('<table><tr><th>artifact</th><th class="num">identities</th><th class="num">hold</th>'
                f'<th class="num">fail</th></tr>{rows}</table>')
     if fails:
         out.append("<h3>Identities that fail</h3>" + _audit_rows(fails, cols))
     for art, rs in sorted(by_art.items()):
-        rs = sorted(rs, key=lambda r: _bool(r.get("holds")))
-        n_fail = sum(not _bool(r.get("holds")) for r in rs)
-        out.append(f'<details class="{"has-fail" if n_fail else ""}"><summary>{_e(art)}<span class="counts">'
+        rs = sorted(rs, key=lambda r: truthy(r.get("holds")))
+        n_fail = sum(not truthy(r.get("holds")) for r in rs)
+        out.append(f'<details class="{"has-fail" if n_fail else ""}"><summary>{esc(art)}<span class="counts">'
                    f'{len(rs) - n_fail}/{len(rs)} hold</span></summary>{_audit_rows(rs, cols)}</details>')
     return "\n".join(out)
 
@@ -375,222 +321,14 @@ def _validation_section(run: dict) -> str:
         out.append("<p>No validation problems.</p>")
         return "\n".join(out)
     rows = "".join(f'<tr class="{"fail" if p["severity"] == "error" else ""}"><td><span class="pill '
-                   f'{"fail" if p["severity"] == "error" else "warn"}">{_e(p["severity"])}</span></td>'
-                   f'<td><code>{_e(p["code"])}</code></td><td class="num">{p["count"]}</td><td>{_e(p.get("example"))}</td></tr>'
+                   f'{"fail" if p["severity"] == "error" else "warn"}">{esc(p["severity"])}</span></td>'
+                   f'<td><code>{esc(p["code"])}</code></td><td class="num">{p["count"]}</td><td>{esc(p.get("example"))}</td></tr>'
                    for p in sorted(probs, key=lambda p: (p["severity"] != "error", p["code"])))
     out.append('<div class="wide"><table><tr><th>severity</th><th>code</th><th class="num">count</th>'
                f'<th>example</th></tr>{rows}</table></div>')
     return "\n".join(out)
 
 
-def _owners(run: dict) -> dict[str, str]:
-    own = {}
-    for nb in run.get("earlier", []) + run.get("notebooks", []):
-        for o in nb.get("outputs", []):
-            own[o] = nb["name"]
-    return own
-
-
-def _by_notebook(files: list[Path], out: Path, own: dict[str, str]) -> dict[str, list[Path]]:
-    groups: dict[str, list[Path]] = {}
-    for f in files:
-        groups.setdefault(own.get(f.relative_to(out).as_posix(), "other"), []).append(f)
-    return dict(sorted(groups.items()))
-
-
-# ----------------------------------------------------------------------------- captions
-_NUMBERED = re.compile(r"^(Figure of Table|Figure|Table|Appendix|App\.)\s*[A-Z]?\.?\d")
-_LABEL_TAIL = re.compile(r"\s*\[SYNTHETIC DATA[^\]]*\]\s*$")
-
-
-def _md_caption(path: Path) -> str | None:
-    """First line of a Markdown table written by ``output.save_table`` (its caption), label removed."""
-    try:
-        with path.open(encoding="utf-8") as fh:
-            first = fh.readline().strip()
-    except OSError:
-        return None
-    if not first or first.startswith("|"):
-        return None
-    return _LABEL_TAIL.sub("", first).strip() or None
-
-
-def _registry_title(name: str) -> str | None:
-    """The artifact registry's title of ``name``, read from the source (the report imports no
-    analysis); from the imported registry only when the source cannot be read that way."""
-    from voxmem_analysis import artifacts
-
-    if "all" not in _TITLES:
-        _TITLES["all"] = artifacts.source_titles()
-    titles = _TITLES["all"]
-    if titles is not None:
-        return titles.get(name)
-    try:
-        return artifacts.get(name).title
-    except Exception:  # noqa: BLE001 - an unknown name has no title
-        return None
-
-
-_TITLES: dict[str, dict | None] = {}
-
-
-def _humanize(stem: str) -> str:
-    if stem.startswith("lme_"):
-        return "LongMemEval example (synthetic): " + stem[4:].replace("_", " ")
-    return stem.replace("_", " ").strip().capitalize()
-
-
-def captions(out: Path) -> dict[str, str]:
-    """``{"figures/x.png" | "tables/x.csv": "Figure N: ..." | "Table N: ..."}`` for every output.
-
-    A figure's caption is the one its notebook stored in the PNG (``save_figure(caption=...)``,
-    written with the budgets the run used), else the table's own caption (``tables/NAME.md``),
-    else the artifact registry's title (``fig4_model_evidence.png`` -> artifact ``fig4``; the
-    paper's budgets); outputs the paper does not number get ``Figure S1``, ``Table S1`` ... in
-    file order.
-    """
-    from voxmem_analysis.output import figure_caption
-
-    caps: dict[str, str] = {}
-    extra = {"figures": 0, "tables": 0}
-    for kind, ext, word in (("tables", "csv", "Table"), ("figures", "png", "Figure")):
-        for f in sorted((out / kind).glob(f"*.{ext}")):
-            prefix = f.stem.split("_", 1)[0]
-            own = _LABEL_TAIL.sub("", figure_caption(f) or "").strip() if kind == "figures" else ""
-            text = (own or _md_caption(out / "tables" / f"{f.stem}.md") or _md_caption(out / "tables" / f"{prefix}.md")
-                    or _registry_title(f.stem) or _registry_title(prefix))
-            if text and kind == "figures" and text.startswith("Table "):
-                num, _, rest = text.partition(":")
-                text = f"Figure of {num}:{rest}"
-            if not text or not _NUMBERED.match(text):
-                extra[kind] += 1
-                text = f"{word} S{extra[kind]}: {text or _humanize(f.stem)}"
-            caps[f"{kind}/{f.name}"] = text
-    return caps
-
-
-# ----------------------------------------------------------------------------- figures and tables
-def _png_size(f: Path) -> tuple[int, int] | None:
-    """(width, height) from a PNG's header, or None."""
-    try:
-        with f.open("rb") as fh:
-            head = fh.read(24)
-    except OSError:
-        return None
-    if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n":
-        return None
-    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
-
-
-def _img_src(f: Path, embed: bool) -> str:
-    if embed:
-        return "data:image/png;base64," + base64.b64encode(f.read_bytes()).decode("ascii")
-    return f"../figures/{_e(f.name)}"
-
-
-def _figures_section(run: dict, out: Path, embed: bool = False, caps: dict | None = None) -> str:
-    pngs = sorted((out / "figures").glob("*.png"))
-    if not pngs:
-        return '<p class="lead">No figures were written.</p>'
-    caps = caps if caps is not None else captions(out)
-    parts = []
-    for nb, files in _by_notebook(pngs, out, _owners(run)).items():
-        figs = []
-        for f in files:
-            links = [f'<a href="../figures/{_e(f.name)}">PNG</a>']
-            for ext in ("pdf", "csv"):
-                if f.with_suffix(f".{ext}").exists():
-                    links.append(f'<a href="../figures/{_e(f.stem)}.{ext}">{ext.upper()}</a>')
-            src = _img_src(f, embed)
-            cap = caps.get(f"figures/{f.name}", f.stem)
-            size = _png_size(f)
-            wide = ' class="span"' if size and size[0] > 1.6 * size[1] else ""
-            figs.append(f'<figure{wide}><a href="{src if not embed else "../figures/" + _e(f.name)}"><img src="{src}" '
-                        f'alt="{_e(cap)}" loading="lazy"></a><figcaption><b>{_e(cap)}</b> '
-                        f'<span class="file">{_e(f.stem)}</span> <span class="links">{"".join(links)}</span>'
-                        f'</figcaption></figure>')
-        parts.append(f"<h3>{_e(nb)}</h3><div class=\"figs\">{''.join(figs)}</div>")
-    return "\n".join(parts)
-
-
-def _decimals(values, digits: int = 3) -> int:
-    """Decimals that show every non-integer float of a column (at most ``digits``): the column's
-    numbers then line up (24.490 under 26.531, not 24.49)."""
-    need = 0
-    for v in values:
-        if isinstance(v, float) and math.isfinite(v) and v != int(v) and abs(v) >= 10 ** -digits:
-            tail = f"{v:.{digits}f}".rstrip("0").split(".")[1]
-            need = max(need, len(tail))
-    return need
-
-
-def _table_html(df) -> str:
-    head = "".join(f"<th>{_e(c)}</th>" for c in df.columns)
-    body = []
-    shown = df.head(_MAX_TABLE_ROWS)
-    decimals = [_decimals(shown.iloc[:, j].tolist()) for j in range(shown.shape[1])]
-    for rec in shown.itertuples(index=False):
-        cells = []
-        for v, dec in zip(rec, decimals):
-            if isinstance(v, float) and dec and math.isfinite(v) and (v == 0 or abs(v) >= 10 ** -3):
-                cells.append(f'<td class="num">{v:.{dec}f}</td>')
-            elif isinstance(v, float):
-                cells.append(f'<td class="num">{_num(v, 3)}</td>')
-            elif isinstance(v, (int,)) and not isinstance(v, bool):
-                cells.append(f'<td class="num">{v}</td>')
-            else:
-                cells.append(f"<td>{_e(v)}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    more = (f'<p class="lead">&hellip; {len(df) - _MAX_TABLE_ROWS} more rows in the CSV.</p>'
-            if len(df) > _MAX_TABLE_ROWS else "")
-    return f'<div class="wide"><table><tr>{head}</tr>{"".join(body)}</table></div>{more}'
-
-
-def paper_order_table15(df):
-    """Table 15 as the paper prints it: models by Overall accuracy, highest first, then the
-    group means and the ``n`` row (counts as integers)."""
-    if df is None or "Overall" not in df.columns or not len(df):
-        return df
-    key = df.columns[0]
-    labels = df[key].astype(str)
-    special = labels.str.startswith("Mean ") | (labels == "n")
-    models = df[~special].sort_values("Overall", ascending=False, kind="stable")
-    out = pd.concat([models, df[special & labels.str.startswith("Mean ")], df[labels == "n"]])
-    n_row = out[key].astype(str) == "n"
-    for c in out.columns[1:]:
-        out[c] = out[c].astype(object)
-        out.loc[n_row, c] = [None if pd.isna(v) else int(round(float(v))) for v in out.loc[n_row, c]]
-    return out.reset_index(drop=True)
-
-
-def _tables_section(run: dict, out: Path, caps: dict | None = None) -> str:
-    csvs = sorted((out / "tables").glob("*.csv"))
-    if not csvs:
-        return '<p class="lead">No tables were written.</p>'
-    caps = caps if caps is not None else captions(out)
-    parts = []
-    for nb, files in _by_notebook(csvs, out, _owners(run)).items():
-        parts.append(f"<h3>{_e(nb)}</h3>")
-        for f in files:
-            links = [f'<a href="../tables/{_e(f.name)}">CSV</a>']
-            for ext, label in (("md", "Markdown"), ("tex", "LaTeX")):
-                if f.with_suffix(f".{ext}").exists():
-                    links.append(f'<a href="../tables/{_e(f.stem)}.{ext}">{label}</a>')
-            df = _read_csv(f)
-            note = ""
-            if f.stem == "table15" and df is not None:
-                df = paper_order_table15(df)
-                note = ('<p class="lead">Rows as the paper prints them: models by Overall, highest first; '
-                        'the CSV keeps the order of models.csv.</p>')
-            inner = (_table_html(df) if df is not None else "<p>(unreadable CSV)</p>") + note
-            opened = " open" if df is not None and len(df) <= _OPEN_ROWS else ""
-            parts.append(f'<details{opened}><summary>{_e(caps.get(f"tables/{f.name}", f.stem))}<span class="counts">'
-                         f'{_e(f.stem)} &middot; {"" if df is None else f"{len(df)} rows"} &middot; '
-                         f'{" ".join(links)}</span></summary>{inner}</details>')
-    return "\n".join(parts)
-
-
-# ----------------------------------------------------------------------------- analysis mode
 def _runs_section(run: dict) -> str:
     rel = run.get("release") or {}
     runs = rel.get("runs") or []
@@ -600,14 +338,14 @@ def _runs_section(run: dict) -> str:
     head = ('<tr><th>model</th><th>budget</th><th class="num">predictions</th><th class="num">scored</th>'
             '<th class="num">correct</th><th class="num">accuracy %</th><th class="num">answerable %</th>'
             '<th class="num">refusal (AR) %</th></tr>')
-    body = "".join(f'<tr><td><b>{_e(r["model"])}</b></td><td>{_e(r["budget"])}</td><td class="num">{r["predictions"]}</td>'
+    body = "".join(f'<tr><td><b>{esc(r["model"])}</b></td><td>{esc(r["budget"])}</td><td class="num">{r["predictions"]}</td>'
                    f'<td class="num">{r["scored"]}</td><td class="num">{r["correct"]}</td>'
-                   f'<td class="num">{_num(r.get("accuracy"), 1)}</td><td class="num">{_num(r.get("accuracy_answerable"), 1)}'
-                   f'</td><td class="num">{_num(r.get("accuracy_refusal"), 1)}</td></tr>' for r in runs)
+                   f'<td class="num">{num(r.get("accuracy"), 1)}</td><td class="num">{num(r.get("accuracy_answerable"), 1)}'
+                   f'</td><td class="num">{num(r.get("accuracy_refusal"), 1)}</td></tr>' for r in runs)
     budgets = list(dict.fromkeys(r["budget"] for r in runs))
     return (f'<p class="lead"><b>{len(names)} model{"s" if len(names) != 1 else ""}</b>: '
-            + ", ".join(f"<b>{_e(m)}</b>" for m in names)
-            + f"; budgets run: {_e(', '.join(budgets))}. Accuracy is the paper's (Appendix C.4): correct / scored, "
+            + ", ".join(f"<b>{esc(m)}</b>" for m in names)
+            + f"; budgets run: {esc(', '.join(budgets))}. Accuracy is the paper's (Appendix C.4): correct / scored, "
               "failed and ungraded predictions count as incorrect, provider rejections leave the denominator.</p>"
             + f'<div class="wide"><table>{head}{body}</table></div>')
 
@@ -616,7 +354,7 @@ def _reference_section(out: Path) -> str:
     from voxmem_analysis.reproduce.published import published
     from voxmem_analysis.reproduce.reference import accuracy_reference, retention_reference
 
-    fig4, fig6 = _read_csv(out / "tables" / "fig4.csv"), _read_csv(out / "tables" / "fig6.csv")
+    fig4, fig6 = read_csv(out / "tables" / "fig4.csv"), read_csv(out / "tables" / "fig6.csv")
     intro = ('<p class="lead">For orientation only: the paper\'s published numbers where they are '
              'comparable with yours (same budget, same breakdown), in columns labelled <b>paper</b>. '
              'They come from other models and, on the paper\'s side, other item sets; no pass/fail is implied. '
@@ -627,15 +365,15 @@ def _reference_section(out: Path) -> str:
     parts = [intro]
     for b, table in accuracy_reference(fig4, pub):
         has_paper = any(str(c).startswith("paper") for c in table.columns)
-        note = "" if has_paper else f" &mdash; the paper publishes no accuracy by evidence type at {_e(b)}"
-        parts.append(f"<h3>Figure 4 / Table 15 at {_e(b)}: accuracy (%) by evidence type{note}</h3>"
-                     + _table_html(table))
+        note = "" if has_paper else f" &mdash; the paper publishes no accuracy by evidence type at {esc(b)}"
+        parts.append(f"<h3>Figure 4 / Table 15 at {esc(b)}: accuracy (%) by evidence type{note}</h3>"
+                     + table_html(table))
     ret = retention_reference(fig6, pub)
     if ret is None:
         parts.append('<h3>Scaling curve (Figure 6)</h3><p class="lead">No comparable published number: the paper '
                      'publishes retention at 64K (% of 8K); your runs do not include both 8K and 64K.</p>')
     else:
-        parts.append("<h3>Figure 6: retention at 64K (% of 8K)</h3>" + _table_html(ret))
+        parts.append("<h3>Figure 6: retention at 64K (% of 8K)</h3>" + table_html(ret))
     return "\n".join(parts)
 
 
@@ -643,7 +381,7 @@ def _skipped_section(run: dict) -> str:
     rows = [(nb["name"], nb.get("reason") or "") for nb in run.get("notebooks", []) if nb["status"] == "skipped"]
     if not rows:
         return '<p class="lead">Every section ran.</p>'
-    body = "".join(f"<tr><td><code>{_e(n)}</code></td><td>{_e(r)}</td></tr>" for n, r in rows)
+    body = "".join(f"<tr><td><code>{esc(n)}</code></td><td>{esc(r)}</td></tr>" for n, r in rows)
     return ('<p class="lead">Sections the data does not support (or that need an optional part), with the reason. '
             'Each lists what to add to the release folder (data/README.md).</p>'
             f'<table><tr><th>section (notebook)</th><th>why it was skipped</th></tr>{body}</table>')
@@ -654,22 +392,24 @@ def _section(anchor: str, heading: str, body: str) -> tuple[str, str, str]:
     return anchor, heading, body
 
 
-def _paper_sections(run, out, repro, audit, embed, caps) -> list[tuple[str, str, str]]:
+def _paper_sections(run, out, repro, audit, view: dict) -> list[tuple[str, str, str]]:
     return [_section("run", "Run summary", _run_section(run)),
             _section("reproduction", "Published vs reproduced numbers", _reproduction_section(run, repro)),
             _section("audit", "Consistency audit of the paper's numbers", _audit_section(run, audit)),
             _section("validation", "Validation of the release", _validation_section(run)),
-            _section("figures", "Figures", _figures_section(run, out, embed, caps)),
-            _section("tables", "Tables", _tables_section(run, out, caps))]
+            _section("figures", "Figures", figures_section(run, out, view["embed"], view["caps"], view["flags"])),
+            _section("tables", "Tables", tables_section(run, out, view["caps"], view["flags"])),
+            _section("provenance", "Provenance", provenance_section(out, run, view["found"], view["unreadable"]))]
 
 
-def _analysis_sections(run, out, embed, caps) -> list[tuple[str, str, str]]:
+def _analysis_sections(run, out, view: dict) -> list[tuple[str, str, str]]:
     return [_section("runs", "Your runs", _runs_section(run)),
-            _section("figures", "Figures", _figures_section(run, out, embed, caps)),
-            _section("tables", "Tables", _tables_section(run, out, caps)),
+            _section("figures", "Figures", figures_section(run, out, view["embed"], view["caps"], view["flags"])),
+            _section("tables", "Tables", tables_section(run, out, view["caps"], view["flags"])),
             _section("reference", "The paper's numbers, for reference", _reference_section(out)),
             _section("skipped", "Skipped sections", _skipped_section(run)),
             _section("validation", "Validation of the release", _validation_section(run)),
+            _section("provenance", "Provenance", provenance_section(out, run, view["found"], view["unreadable"])),
             _section("run", "Run summary", _run_section(run))]
 
 
@@ -701,12 +441,14 @@ def render_report(out_dir, *, embed: bool = False) -> str:
 
     out = Path(out_dir)
     run, unreadable = read_run(out)
-    repro, audit = (_read_csv(out / f) for f in ("reproduction.csv", "audit.csv"))
+    repro, audit = (read_csv(out / f) for f in ("reproduction.csv", "audit.csv"))
     repro = None if repro is None else repro.astype(object).where(repro.notna(), None)
     audit = None if audit is None else audit.astype(object).where(audit.notna(), None)
     rel = run.get("release") or {}
-    synthetic, mode, caps = bool(rel.get("synthetic")), report_mode_of(run), captions(out)
-    data = _e(_display_path(rel.get("path") or run.get("data_dir")))
+    synthetic, mode = bool(rel.get("synthetic")), report_mode_of(run)
+    flags, found, bad_record = provenance_flags(out, run)
+    view = {"embed": embed, "caps": captions(out), "flags": flags, "found": found, "unreadable": bad_record}
+    data = esc(display_path(rel.get("path") or run.get("data_dir")))
     if mode == "analysis":
         names = ", ".join(rel.get("model_names") or []) or "?"
         title = f"VoxMem analysis report: {names}"
@@ -714,30 +456,30 @@ def render_report(out_dir, *, embed: bool = False) -> str:
                 f"cannot support are listed with the reason. The paper's numbers appear only as a labelled "
                 f"reference (this release is not the paper's, so there is no reproduction scoreboard; "
                 f"<code>--compare-published</code> adds one).")
-        sections = _analysis_sections(run, out, embed, caps)
+        sections = _analysis_sections(run, out, view)
     elif rel.get("benchmark") == "audio-multichallenge":
         title = f"Audio MultiChallenge reproduction report: {rel.get('name') or '?'}"
         lead = (f"The Audio MultiChallenge notebook(s) executed on the AMC release <code>{data}</code> (the VoxMem "
                 f"notebooks are skipped: not a VoxMem release), and each number the AMC paper prints in its "
                 f"Tables 2-5 compared with the number computed here; the paper's known inconsistencies are marked "
                 f"<code>paper_inconsistent</code> in the scoreboard (no audit.csv: the VoxMem paper audit does not apply).")
-        sections = [s for s in _paper_sections(run, out, repro, audit, embed, caps) if s[0] != "audit"]
+        sections = [s for s in _paper_sections(run, out, repro, audit, view) if s[0] != "audit"]
     else:
         title = "VoxMem reproduction report"
         lead = (f"Every notebook of the workbook executed on <code>{data}</code>, each published number of the paper "
                 f"compared with the number computed here, and an audit of the paper's internal consistency.")
-        sections = _paper_sections(run, out, repro, audit, embed, caps)
+        sections = _paper_sections(run, out, repro, audit, view)
     title += " (SYNTHETIC DATA)" if synthetic else ""
-    footer = (f"voxmem-analysis {_e(__version__)} &middot; <code>voxmem-analysis reproduce --data "
-              f"{_e(_display_path(run.get('data_dir')))} --out {_e(_display_path(run.get('out_dir')))}"
-              f" --seed {_e(run.get('seed'))} --n-boot {_e(run.get('n_boot'))}</code>"
+    footer = (f"voxmem-analysis {esc(__version__)} &middot; <code>voxmem-analysis reproduce --data "
+              f"{esc(display_path(run.get('data_dir')))} --out {esc(display_path(run.get('out_dir')))}"
+              f" --seed {esc(run.get('seed'))} --n-boot {esc(run.get('n_boot'))}</code>"
               + (" &middot; SYNTHETIC DATA &mdash; not real model output" if synthetic else ""))
-    nav = "".join(f'<a href="#{a}">{_e(h)}</a>' for a, h, _ in sections)
-    body = "\n".join(f'<h2 id="{a}">{_e(h)}</h2>\n{b}' for a, h, b in sections)
-    return Template(_resource("report.html")).substitute(
-        title=_e(title), css=_resource("report.css"), banner=_banner(run),
-        lead=lead + (f' <b>{_e(unreadable)}</b>' if unreadable else ""), nav=nav,
-        cards=_cards(run, repro, audit), body=body, footer=footer)
+    nav = "".join(f'<a href="#{a}">{esc(h)}</a>' for a, h, _ in sections)
+    body = "\n".join(f'<h2 id="{a}">{esc(h)}</h2>\n{b}' for a, h, b in sections)
+    return Template(resource("report.html")).substitute(
+        title=esc(title), css=resource("report.css"), banner=_banner(run),
+        lead=lead + (f' <b>{esc(unreadable)}</b>' if unreadable else ""), nav=nav,
+        cards=_cards(run, repro, audit, found), body=body, footer=footer)
 
 
 def write_report(out_dir, *, embed: bool = False) -> Path:

@@ -3,23 +3,29 @@
 :func:`build_supplement` writes ``OUT/voxmem_supplement/`` and ``OUT/voxmem_supplement.zip``:
 
 ``tableN.tex``
-    Every registered artifact ``tableN`` as a booktabs ``table`` environment (needs
-    ``\\usepackage{booktabs}``), each cell printed with the number of decimals the paper prints
-    it with (``published.csv``; cells the paper does not print take their column's usual
-    precision).  The caption is the artifact's title (plus the SYNTHETIC label for a synthetic
-    release).
+    Every paper table the notebooks wrote (``tables/tableN`` and ``tables/amc_tableN`` of a
+    ``reproduce`` output, rebuilt exactly from their long-form numbers ``tables/NAME.long.csv``) as a
+    booktabs ``table`` environment (needs ``\\usepackage{booktabs}``), each cell printed with the
+    number of decimals the paper prints it with (``published.csv``; cells the paper does not print
+    take their column's usual precision).  The caption is the table's own (plus the SYNTHETIC label
+    for a synthetic release).
 ``figureN.pdf``
     The PDF figures written by the notebooks (``figures/figN_*.pdf`` of a ``reproduce`` output);
     when several files draw one paper figure they keep a suffix (``figure5_operation_evidence_32k.pdf``).
     Other figures of paper artifacts keep their names (``table18_forest.pdf``); exploratory and
     validation figures are left out (and listed by :func:`build_supplement`).
 ``voxmem_numbers.csv``
-    The long format ``artifact,row,column,value`` of every registered artifact.
+    The long format ``artifact,row,column,value`` of every table the notebooks wrote.
 ``README.md``
-    Which data the material was made from -- loudly SYNTHETIC when it was -- and the file list.
+    Which data the material was made from -- loudly SYNTHETIC when it was --, what made it (each
+    notebook's parameters, the release's fingerprint, the package version: ``provenance.json``),
+    and the file list.
 
-Figures come from an existing ``reproduce`` output (``from_dir``) or, by default, from running
-the notebooks into a temporary folder.  Every file is deterministic for a given release, seed
+Everything is taken from the files of a ``reproduce`` output (``from_dir``), or by default of a run of
+the notebooks into a temporary folder: nothing is computed again.  An output made otherwise than the
+rest of its run (other parameters, other data, another version: a notebook re-run by hand into the
+folder, :func:`voxmem_analysis.reproduce.provenance.findings`) is refused, naming it, unless
+``allow_mixed`` (then the README lists it).  Every file is deterministic for a given release, seed
 and ``n_boot``, and so is the zip (fixed timestamps and permissions, sorted entries).
 """
 from __future__ import annotations
@@ -46,9 +52,11 @@ class SupplementResult:
     zip_path: Path
     files: list[str] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)        # figures not part of the paper's material
-    artifact_errors: dict[str, str] = field(default_factory=dict)
+    artifact_errors: dict[str, str] = field(default_factory=dict)   # notebooks that failed: name -> error
+    skipped: dict[str, str] = field(default_factory=dict)           # notebooks skipped: name -> reason
     reproduce_exit_code: int = 0
     warnings: list[str] = field(default_factory=list)
+    mixed: list[tuple[str, str]] = field(default_factory=list)  # outputs made otherwise than the rest, packaged
 
     @property
     def exit_code(self) -> int:
@@ -140,45 +148,170 @@ def write_zip(folder, zip_path) -> Path:
 
 
 # ----------------------------------------------------------------------------- README
-def _readme(release, *, data_dir: Path, seed: int, n_boot: int, entries: list[tuple[str, str]],
-            left_out: list[str], errors: dict[str, str]) -> str:
+def _shown_path(p) -> str:
+    try:
+        return Path(p).resolve().relative_to(Path(__file__).resolve().parents[2]).as_posix()
+    except (ValueError, TypeError):
+        return str(p)
+
+
+def _provenance_lines(records: dict) -> list[str]:
+    from voxmem_analysis.reproduce.provenance import IGNORED_PARAMETERS, notebook_source
+
+    names = sorted({r.get("notebook") for r in records.values() if r.get("notebook")})
+    if not names:
+        return []
+    lines = ["## What made it", "", "| notebook | parameters | release | version |", "| --- | --- | --- | --- |"]
+    for n in names:
+        src = notebook_source(records, n) or {}
+        params = ", ".join(f"{k}={v!r}" for k, v in sorted((src.get("parameters") or {}).items())
+                           if k not in IGNORED_PARAMETERS) or "none"
+        rel = src.get("release") or {}
+        lines.append(f"| `{n}` | `{params}` | {rel.get('name')} (`{str(rel.get('fingerprint'))[:23]}...`) | "
+                     f"{src.get('version')} |")
+    return lines + [""]
+
+
+def _readme(run: dict, records: dict, entries: list[tuple[str, str]], res: "SupplementResult") -> str:
     from voxmem_analysis import __version__
 
-    try:
-        shown = data_dir.resolve().relative_to(Path(__file__).resolve().parents[2]).as_posix()
-    except ValueError:
-        shown = str(data_dir)
+    rel = run.get("release") or {}
+    shown, name = _shown_path(rel.get("path") or run.get("data_dir")), rel.get("name") or "?"
     lines = ["# VoxMem supplementary material", ""]
-    if release.synthetic:
+    if rel.get("synthetic"):
         lines += ["**SYNTHETIC DATA -- not real model output.** Every table, figure and number here was computed",
-                  f"from the synthetic release `{shown}` ({release.name}): its verdicts were generated, not produced",
+                  f"from the synthetic release `{shown}` ({name}): its verdicts were generated, not produced",
                   "by any model. The material demonstrates the analysis code; it is not a measurement of any model.",
                   ""]
     else:
-        lines += [f"Computed from the release `{shown}` ({release.name}).", ""]
-    desc = release.meta.get("description")
-    if desc:
-        lines += [f"Release description: {desc}", ""]
-    lines += [f"Made by voxmem-analysis {__version__} (`voxmem-analysis supplement`), bootstrap seed {seed}, "
-              f"{n_boot} resamples.", "",
-              "LaTeX tables are booktabs `table` environments: add `\\usepackage{booktabs}` to the preamble and",
+        lines += [f"Computed from the release `{shown}` ({name}).", ""]
+    if rel.get("description"):
+        lines += [f"Release description: {rel['description']}", ""]
+    lines += [f"Packaged by voxmem-analysis {__version__} (`voxmem-analysis supplement`) from the files of one "
+              f"`reproduce` run: bootstrap seed {run.get('seed')}, {run.get('n_boot')} resamples.", ""]
+    lines += _provenance_lines(records)
+    if res.mixed:
+        lines += ["**Made otherwise than the rest of the run** (packaged on request, `--allow-mixed`):", ""]
+        lines += [f"- `{o}`: {what}" for o, what in res.mixed] + [""]
+    lines += ["LaTeX tables are booktabs `table` environments: add `\\usepackage{booktabs}` to the preamble and",
               "`\\input{table15.tex}`. Figures are vector PDFs. `voxmem_numbers.csv` holds every number of every",
-              "artifact in the long format `artifact,row,column,value` (labels as printed in the paper).", "",
+              "table in the long format `artifact,row,column,value` (labels as printed in the paper).", "",
               "| file | content |", "| --- | --- |"]
     lines += [f"| `{f}` | {t} |" for f, t in entries]
-    if left_out:
+    if res.left_out:
         lines += ["", "Figures of the workbook not part of the paper's material (not included): "
-                  + ", ".join(f"`{s}`" for s in left_out) + "."]
-    if errors:
-        lines += ["", "Artifacts that could not be computed from this release:"]
-        lines += [f"- `{a}`: {e.splitlines()[0]}" for a, e in errors.items()]
+                  + ", ".join(f"`{s}`" for s in res.left_out) + "."]
+    if res.artifact_errors or res.skipped:
+        lines += ["", "Not included (the run did not produce them):"]
+        lines += [f"- `{a}`: {e.splitlines()[0]}" for a, e in {**res.skipped, **res.artifact_errors}.items()]
     return "\n".join(lines) + "\n"
 
 
 # ----------------------------------------------------------------------------- build
-def build_supplement(data_dir, out_dir, *, from_dir=None, seed: int = 0, n_boot: int = 10_000,
-                     jobs: int | None = None, progress: bool | None = None, stream=None) -> SupplementResult:
-    """Write ``out_dir/voxmem_supplement/`` and ``out_dir/voxmem_supplement.zip``.
+_PAPER_TABLE = re.compile(r"^(amc_)?table\d+$")
+
+
+def wide_from_long(rows, index_name: str | None = None):
+    """The paper-shaped table of long rows ``(artifact, row, column, value)``: rows and columns in
+    their first order of appearance, exact values, missing cells NaN."""
+    import pandas as pd
+
+    r_order = list(dict.fromkeys(r for _, r, _, _ in rows))
+    c_order = list(dict.fromkeys(c for _, _, c, _ in rows))
+    table = pd.DataFrame(index=pd.Index(r_order, name=index_name), columns=c_order, dtype=object)
+    for _, r, c, v in rows:
+        table.at[r, c] = v
+    return table
+
+
+def _index_name(csv_path: Path) -> str | None:
+    import csv
+
+    try:
+        with open(csv_path, encoding="utf-8", newline="") as fh:
+            head = next(csv.reader(fh), [])
+    except OSError:
+        return None
+    return head[0] if head and head[0] else None
+
+
+def _tables(src: Path, folder: Path, synthetic: bool, res: "SupplementResult") -> tuple[list, list]:
+    """LaTeX of the paper tables of ``src/tables`` and the long rows of every table; the entries written."""
+    from voxmem_analysis.output import SYNTHETIC_LABEL, read_long, table_to_latex
+    from voxmem_analysis.reproduce.published import published
+    from voxmem_analysis.reproduce.report_outputs import captions
+
+    pub = published(benchmark="all")
+    caps = captions(src)
+    entries, numbers = [], []
+    for long_path in sorted((src / "tables").glob("*.long.csv")):
+        name = long_path.name[: -len(".long.csv")]
+        rows = read_long(long_path)
+        numbers += rows
+        if not _PAPER_TABLE.match(name):
+            continue
+        title = caps.get(f"tables/{name}.csv", name)
+        table = wide_from_long(rows, _index_name(src / "tables" / f"{name}.csv"))
+        caption = f"{title} [{SYNTHETIC_LABEL}]" if synthetic else title
+        tex = table_to_latex(format_table(table, name, pub), caption=caption, label=f"tab:{name}")
+        (folder / f"{name}.tex").write_text(tex, encoding="utf-8")
+        entries.append((f"{name}.tex", title))
+    return entries, numbers
+
+
+def _figures(src: Path, folder: Path, res: "SupplementResult") -> list[tuple[str, str]]:
+    from voxmem_analysis.reproduce.report_outputs import captions
+
+    caps = captions(src)
+    pdfs = {p.stem: p for p in sorted((src / "figures").glob("*.pdf"))}
+    names = paper_figure_names(pdfs)
+    entries = []
+    for stem, target in sorted(names.items(), key=lambda kv: kv[1]):
+        shutil.copyfile(pdfs[stem], folder / f"{target}.pdf")
+        entries.append((f"{target}.pdf", caps.get(f"figures/{stem}.png", stem)))
+    res.left_out = sorted(set(pdfs) - set(names))
+    return entries
+
+
+def _check_source(src: Path, data: Path, seed: int | None, n_boot: int | None, allow_mixed: bool,
+                  res: "SupplementResult") -> tuple[dict, dict]:
+    """run.json and provenance records of ``src``; refuses (``OutputFolderError``) a folder made from
+    other data or settings than asked, or holding outputs made otherwise than the rest (unless ``allow_mixed``)."""
+    import json
+
+    from voxmem_analysis.errors import OutputFolderError
+    from voxmem_analysis.io.fingerprint import release_fingerprint
+    from voxmem_analysis.reproduce.provenance import findings, grouped, read_records
+
+    try:
+        run = json.loads((src / "run.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise OutputFolderError(f"{src}: no readable run.json ({exc}); package a folder written by "
+                                f"`voxmem-analysis reproduce`") from None
+    fp = (run.get("release") or {}).get("fingerprint")
+    if fp and fp != release_fingerprint(data):
+        raise OutputFolderError(f"{src} was made from other data than {data} (release fingerprints differ); "
+                                f"run `voxmem-analysis reproduce --data {data}` first, or drop --from")
+    for key, asked in (("seed", seed), ("n_boot", n_boot)):
+        if asked is not None and run.get(key) != asked:
+            raise OutputFolderError(f"{src} was made with {key} {run.get(key)}, not {asked}: drop the option "
+                                    f"(the run's value is used) or run `reproduce` again with it")
+    records = read_records(src)
+    mixed = grouped(findings(src, run))
+    if mixed and not allow_mixed:
+        listed = "\n".join(f"  {o}: {what}" for o, what in mixed[:20])
+        more = f"\n  ... and {len(mixed) - 20} more" if len(mixed) > 20 else ""
+        raise OutputFolderError(f"{src} holds {len(mixed)} output(s) not made like the rest of its run:\n{listed}{more}\n"
+                                f"re-run `voxmem-analysis reproduce` to make them all alike, or pass --allow-mixed to "
+                                f"package them with this list in the README")
+    res.mixed = mixed
+    return run, records
+
+
+def build_supplement(data_dir, out_dir, *, from_dir=None, seed: int | None = None, n_boot: int | None = None,
+                     jobs: int | None = None, progress: bool | None = None, stream=None,
+                     allow_mixed: bool = False) -> SupplementResult:
+    """Write ``out_dir/voxmem_supplement/`` and ``out_dir/voxmem_supplement.zip`` from the files of a run.
 
     Parameters
     ----------
@@ -187,94 +320,54 @@ def build_supplement(data_dir, out_dir, *, from_dir=None, seed: int = 0, n_boot:
     out_dir : path
         Where the folder and the zip go.
     from_dir : path, optional
-        Output folder of an earlier ``voxmem-analysis reproduce`` run on the same data, seed and
-        ``n_boot``, whose ``figures/*.pdf`` are taken.  Without it the notebooks are run into a
-        temporary folder first.
-    seed, n_boot, jobs
+        Output folder of an earlier ``voxmem-analysis reproduce`` run on ``data_dir``.  Without it the
+        notebooks are run into a temporary folder first.
+    seed, n_boot : int, optional
+        For that run (default 0 and 10,000); with ``from_dir``, checked against the run's (None: any).
+    jobs
         As for ``reproduce``.
+    allow_mixed : bool
+        Package outputs made otherwise than the rest of the run (listed in the README) instead of refusing.
     """
-    from voxmem_analysis import artifacts
-    from voxmem_analysis.io.release import load_release
-    from voxmem_analysis.output import SYNTHETIC_LABEL, table_to_latex
-    from voxmem_analysis.reproduce.published import published
+    from voxmem_analysis.output import write_long
 
     data, out = Path(data_dir), Path(out_dir)
-    release = load_release(data)
     folder = out / FOLDER
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
-    pub = published()
-    entries: list[tuple[str, str]] = []
-    errors: dict[str, str] = {}
-    longs = []
-    for name in artifacts.names():
-        art = artifacts.get(name)
-        try:
-            table = art(release, seed=seed, n_boot=n_boot)
-        except Exception as exc:  # noqa: BLE001 - reported in README and exit code
-            errors[name] = f"{type(exc).__name__}: {exc}"
-            continue
-        longs.append(artifacts.to_long(table, name))
-        if re.fullmatch(r"table\d+", name):
-            caption = f"{art.title} [{SYNTHETIC_LABEL}]" if release.synthetic else art.title
-            tex = table_to_latex(format_table(table, name, pub), caption=caption, label=f"tab:{name}")
-            (folder / f"{name}.tex").write_text(tex, encoding="utf-8")
-            entries.append((f"{name}.tex", art.title))
-    import pandas as pd
-
-    numbers = pd.concat(longs, ignore_index=True) if longs else pd.DataFrame(columns=["artifact", "row", "column", "value"])
-    numbers.to_csv(folder / "voxmem_numbers.csv", index=False, float_format="%.6g", lineterminator="\n")
-    entries.append(("voxmem_numbers.csv", f"every number of the {len(longs)} artifacts, long format"))
-
-    result = SupplementResult(folder, out / f"{FOLDER}.zip", artifact_errors=errors)
     tmp = None
-    if from_dir is None:
-        from voxmem_analysis.reproduce.runner import run
-
-        tmp = tempfile.mkdtemp(prefix="voxmem-supplement-")
-        summary = run(data, tmp, jobs=jobs, seed=seed, n_boot=n_boot, progress=progress, reproduction=False,
-                      report=False, stream=stream)
-        result.reproduce_exit_code = summary.exit_code
-        from_dir = tmp
-    else:
-        result.warnings += _check_from(Path(from_dir), data, seed, n_boot)
+    res = SupplementResult(folder, out / f"{FOLDER}.zip")
     try:
-        pdfs = {p.stem: p for p in sorted((Path(from_dir) / "figures").glob("*.pdf"))}
-        names = paper_figure_names(pdfs)
-        titles = {n: artifacts.get(n).title for n in artifacts.names()}
-        for stem, target in sorted(names.items(), key=lambda kv: kv[1]):
-            shutil.copyfile(pdfs[stem], folder / f"{target}.pdf")
-            key = re.sub(r"^figure(\d+)[a-z]?(?:_.*)?$", r"fig\1", target).split("_")[0]
-            title = titles.get(key, stem)
-            entries.append((f"{target}.pdf", title if target.startswith("figure") else f"figure of {title}"))
-        result.left_out = sorted(set(pdfs) - set(names))
+        if from_dir is None:
+            from voxmem_analysis.reproduce.runner import RunOptions, run
+
+            tmp = tempfile.mkdtemp(prefix="voxmem-supplement-")
+            opts = RunOptions(jobs=jobs, seed=0 if seed is None else seed,
+                              n_boot=10_000 if n_boot is None else n_boot, progress=progress, report=False)
+            res.reproduce_exit_code = run(data, tmp, opts, stream=stream).exit_code
+            from_dir = tmp
+        src = Path(from_dir)
+        run_info, records = _check_source(src, data, seed, n_boot, allow_mixed, res)
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+        synthetic = bool((run_info.get("release") or {}).get("synthetic"))
+        for nb in run_info.get("notebooks", []):
+            if nb.get("status") == "failed":
+                res.artifact_errors[nb["name"]] = "the notebook failed: " + str((nb.get("error") or {}).get("evalue"))
+            elif nb.get("status") == "skipped":
+                res.skipped[nb["name"]] = str(nb.get("reason") or "skipped")
+        entries, numbers = _tables(src, folder, synthetic, res)
+        write_long(numbers, folder / "voxmem_numbers.csv")
+        n_tables = len({r[0] for r in numbers})
+        entries.append(("voxmem_numbers.csv", f"every number of the {n_tables} tables, long format"))
+        entries += _figures(src, folder, res)
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
     entries.sort(key=lambda e: _entry_order(e[0]))
-    (folder / "README.md").write_text(_readme(release, data_dir=data, seed=seed, n_boot=n_boot, entries=entries,
-                                              left_out=result.left_out, errors=errors), encoding="utf-8")
-    write_zip(folder, result.zip_path)
-    result.files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
-    return result
-
-
-def _check_from(from_dir: Path, data: Path, seed: int, n_boot: int) -> list[str]:
-    """Warn when the figures of ``from_dir`` were made from other data or settings."""
-    import json
-
-    try:
-        run = json.loads((from_dir / "run.json").read_text())
-    except (OSError, ValueError):
-        return [f"{from_dir}: no run.json; cannot check which data its figures were made from"]
-    out = []
-    if Path(run.get("data_dir", "")).resolve() != data.resolve():
-        out.append(f"{from_dir}: figures made from {run.get('data_dir')}, not {data}")
-    if (run.get("seed"), run.get("n_boot")) != (seed, n_boot):
-        out.append(f"{from_dir}: figures made with seed {run.get('seed')}, n_boot {run.get('n_boot')} "
-                   f"(here: seed {seed}, n_boot {n_boot})")
-    return out
+    (folder / "README.md").write_text(_readme(run_info, records, entries, res), encoding="utf-8")
+    write_zip(folder, res.zip_path)
+    res.files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    return res
 
 
 def _entry_order(name: str):
