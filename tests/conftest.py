@@ -104,3 +104,13 @@ def scored_at_every_budget(release):
     have = fr.groupby(["model", "question_id"])["budget"].nunique()
     full = have[have == 4].reset_index()[["model", "question_id"]]
     return fr.merge(full, on=["model", "question_id"])
+
+
+def write_artifact_tables(release, out: Path, names, **params) -> Path:
+    """What the notebooks write for ``reproduction.csv``: ``out/tables/NAME.long.csv`` (and the CSV) of
+    each artifact in ``names``, computed from ``release`` with ``params``."""
+    from voxmem_analysis import artifacts, output
+
+    for name in dict.fromkeys(names):
+        output.save_table(artifacts.compute(name, release, **params), out, name, formats=("csv",), show=False)
+    return out

@@ -98,7 +98,7 @@ def test_synth_check_cli(capsys):
 
 
 def test_runner_passes_the_amc_release(tmp_path):
-    from voxmem_analysis.reproduce.runner import plan_parameters
+    from voxmem_analysis.reproduce.notebook import plan_parameters
 
     declared = {"amc_data_dir": "x", "out_dir": "o", "seed": 0, "n_boot": 1}
     inject, reason = plan_parameters(declared, data_dir=str(AMC_DATA), out_dir="o", seed=0, n_boot=10)
@@ -108,11 +108,21 @@ def test_runner_passes_the_amc_release(tmp_path):
     assert inject == {} and "Audio MultiChallenge" in reason
 
 
-def test_runner_writes_reproduction_csv_for_an_amc_release(tmp_path):
-    from voxmem_analysis.reproduce.runner import reproduction_task
+def test_reproduction_csv_for_an_amc_release_from_the_notebook_tables(tmp_path):
+    from conftest import write_artifact_tables
 
-    info = reproduction_task(AMC_DATA, tmp_path, n_boot=0)
-    assert info["failed"] == [] and info["release"]["mode"] == "paper"
-    assert info["reproduction"]["numbers"] == 214 and info["reproduction"]["within"] == 213
+    from voxmem_analysis.io.amc import load_amc
+    from voxmem_analysis.reproduce.mode import release_info
+    from voxmem_analysis.reproduce.published import AMC_ARTIFACTS
+    from voxmem_analysis.reproduce.scoreboard import reproduction_from_files, summarize, write_csv
+
+    release = load_amc(AMC_DATA, strict=False)
+    info, problems = release_info(release, AMC_DATA)
+    assert info["mode"] == "paper" and info["benchmark"] == "audio-multichallenge" and problems == []
+    write_artifact_tables(release, tmp_path, AMC_ARTIFACTS, n_boot=0)
+    table = reproduction_from_files(tmp_path, benchmark=info["benchmark"])
+    s = summarize(table)
+    assert s["numbers"] == 214 and s["within"] == 213 and s["paper_inconsistent"] == 1
+    write_csv(table, tmp_path / "reproduction.csv")
     rep = pd.read_csv(tmp_path / "reproduction.csv")
     assert len(rep) == 214 and rep["artifact"].str.startswith("amc_").all()

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from voxmem_analysis.cli import main
-from voxmem_analysis.reproduce import runner as R
+from voxmem_analysis.reproduce import notebook as N
 from voxmem_analysis.reproduce import scoreboard as rp
 from voxmem_analysis.reproduce.amc import table2_misprints
 
@@ -62,8 +62,19 @@ def test_paper_release_scores_voxmem_and_amc_numbers(tmp_path):
     from voxmem_analysis.reproduce.published import published
     from voxmem_analysis.reproduce.report import render_report
 
-    info = R.reproduction_task(PAPER, tmp_path, n_boot=200)
-    assert info["failed"] == []
+    from conftest import write_artifact_tables
+
+    from voxmem_analysis.io.amc import load_amc
+    from voxmem_analysis.io.release import load_release
+    from voxmem_analysis.reproduce.mode import release_info
+
+    # what notebooks 10-40 (on the paper's release) and 70 (on the bundled AMC release) write
+    write_artifact_tables(load_release(PAPER), tmp_path, published()["artifact"], n_boot=200)
+    write_artifact_tables(load_amc(AMC_DATA), tmp_path, published(benchmark="amc")["artifact"], n_boot=200)
+    table = rp.reproduction_from_files(tmp_path)
+    rp.write_csv(table, tmp_path / "reproduction.csv")
+    info = {"release": release_info(load_release(PAPER), PAPER)[0], "reproduction": rp.summarize(table)}
+    assert table.attrs["artifact_errors"] == {}
     rep = pd.read_csv(tmp_path / "reproduction.csv", keep_default_na=False, na_values=[""])
     amc = rep[rep["artifact"].str.startswith("amc_")]
     assert (len(rep), len(rep) - len(amc), len(amc)) == (650, 436, 214)
@@ -91,12 +102,12 @@ def test_paper_release_scores_voxmem_and_amc_numbers(tmp_path):
 @need_data
 def test_paper_release_runs_the_amc_notebook_on_the_bundled_release(tmp_path):
     declared = {"amc_data_dir": "x", "out_dir": "o", "seed": 0, "n_boot": 1}
-    inject, reason = R.plan_parameters(declared, data_dir=str(PAPER), out_dir="o", seed=0, n_boot=10,
+    inject, reason = N.plan_parameters(declared, data_dir=str(PAPER), out_dir="o", seed=0, n_boot=10,
                                        include_examples=False)
-    assert reason is None and inject["amc_data_dir"] == str(R.AMC_EXAMPLE)
+    assert reason is None and inject["amc_data_dir"] == str(N.AMC_EXAMPLE)
     # another (user's) VoxMem release: not without --include-examples
     (tmp_path / "release.json").write_text(json.dumps({"name": "mine", "seed": 1}))
-    _, reason = R.plan_parameters(declared, data_dir=str(tmp_path), out_dir="o", seed=0, n_boot=10,
+    _, reason = N.plan_parameters(declared, data_dir=str(tmp_path), out_dir="o", seed=0, n_boot=10,
                                   include_examples=False)
     assert "paper's release or with --include-examples" in reason
 
@@ -117,12 +128,12 @@ def test_reproduce_on_an_amc_release_skips_the_voxmem_notebooks(tmp_path, capsys
     assert printed.count("not a VoxMem release") == 3 and "FAILED" not in printed
     rep = pd.read_csv(out / "reproduction.csv", keep_default_na=False, na_values=[""])
     assert len(rep) == 214 and (rep["status"] == "paper_inconsistent").sum() == 1
-    # the numbers notebook 70 wrote (tables/amc_table*.csv) give the same scoreboard
-    from voxmem_analysis.reproduce.amc import scoreboard_from_tables
+    # the scoreboard computed from the release (not from the notebook's files) is the same
+    from voxmem_analysis.reproduce.amc import amc_scoreboard
 
-    nb = scoreboard_from_tables(out)
-    assert nb.attrs["artifact_errors"] == {} and nb["status"].tolist() == rep["status"].tolist()
-    assert np.allclose(nb["reproduced"], rep["reproduced"], rtol=1e-5, atol=0)
+    direct = amc_scoreboard(AMC_DATA, n_boot=20)
+    assert direct.attrs["artifact_errors"] == {} and direct["status"].tolist() == rep["status"].tolist()
+    assert np.allclose(direct["reproduced"], rep["reproduced"], rtol=1e-5, atol=0)   # %.6g in the CSV
     assert (out / "figures" / "amc_fig8.png").is_file()
     assert "213 within tolerance, 0 outside, 0 not reproduced, 1 known paper inconsistency" in printed
     html = (out / "report" / "index.html").read_text()

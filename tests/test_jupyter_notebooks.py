@@ -24,7 +24,7 @@ jupytext = pytest.importorskip("jupytext")
 papermill = pytest.importorskip("papermill")
 
 from voxmem_analysis.paths import ROOT_ENV, resolve  # noqa: E402
-from voxmem_analysis.reproduce.runner import declared_parameters, discover, execute_notebook, missing_parts  # noqa: E402
+from voxmem_analysis.reproduce.notebook import declared_parameters, discover, execute_notebook, missing_parts  # noqa: E402
 
 NOTEBOOKS = discover(REPO / "notebooks")
 

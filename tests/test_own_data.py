@@ -90,14 +90,15 @@ def test_report_mode_by_release_identity(tmp_path):
     assert not is_paper_release({**paper, "seed": 1}) and not is_paper_release(None)
 
 
-def test_reproduction_task_in_analysis_mode_writes_no_scoreboard(tmp_path):
-    from voxmem_analysis.reproduce.runner import reproduction_task
+def test_release_info_in_analysis_mode():
+    from voxmem_analysis.io.release import load_release
+    from voxmem_analysis.reproduce.mode import release_info
 
-    info = reproduction_task(str(EXAMPLE), str(tmp_path))
-    assert info["failed"] == [] and info["reproduction"] == {} and info["audit"] == {}
-    assert info["release"]["mode"] == "analysis" and info["release"]["model_names"] == ["MyModel-v1"]
-    assert not (tmp_path / "reproduction.csv").exists() and not (tmp_path / "audit.csv").exists()
-    runs = {r["budget"]: r for r in info["release"]["runs"]}
+    info, problems = release_info(load_release(EXAMPLE), EXAMPLE)
+    assert [p["code"] for p in problems] == ["ar_source_unknown"]   # the example has no item table
+    assert info["mode"] == "analysis" and info["model_names"] == ["MyModel-v1"]
+    assert info["predictions"] == 220 and info["models"] == 1 and not info["paper_release"]
+    runs = {r["budget"]: r for r in info["runs"]}
     assert set(runs) == {"8K", "32K"}
     assert (runs["8K"]["scored"], runs["8K"]["correct"], runs["32K"]["correct"]) == (110, 38, 30)
     assert (runs["32K"]["scored_answerable"], runs["32K"]["scored_refusal"]) == (89, 21)

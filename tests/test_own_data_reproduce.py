@@ -42,7 +42,7 @@ def test_reproduce_on_a_one_model_run_writes_an_analysis_report(tmp_path, capsys
 
 
 def test_compare_published_and_include_examples_flags(tmp_path, capsys):
-    from voxmem_analysis.reproduce.runner import plan_parameters
+    from voxmem_analysis.reproduce.notebook import plan_parameters
 
     _, reason = plan_parameters({"manifest": None, "questions": None}, data_dir="/d", out_dir="/o", seed=0, n_boot=1,
                                 include_examples=False)

@@ -104,7 +104,7 @@ def test_report_without_any_run_files(tmp_path):
 def test_report_tables_line_up_their_decimals():
     import numpy as np
 
-    from voxmem_analysis.reproduce.report import _table_html
+    from voxmem_analysis.reproduce.report_html import table_html as _table_html
 
     df = pd.DataFrame({"Model": ["A", "B", "n"], "Overall": [24.49, 26.5306, 232.0],
                        "p": [0.00001, 0.5, np.nan], "count": [1.0, 2.0, 3.0]})

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from voxmem_analysis.reproduce import notebook as N
 from voxmem_analysis.reproduce import runner as R
 from voxmem_analysis.cli import main
 
@@ -96,53 +97,53 @@ def notebooks(tmp_path) -> Path:
 
 # ----------------------------------------------------------------------------- units
 def test_discover_and_select(notebooks):
-    names = [p.stem for p in R.discover(notebooks)]
+    names = [p.stem for p in N.discover(notebooks)]
     assert names == ["01_good", "02_broken", "03_no_params"]
-    paths = R.discover(notebooks)
-    assert [p.stem for p in R.select(paths, "02_broken,01")] == ["01_good", "02_broken"]
-    assert [p.stem for p in R.select(paths, ["good"])] == ["01_good"]
-    assert R.select(paths, None) == paths
+    paths = N.discover(notebooks)
+    assert [p.stem for p in N.select(paths, "02_broken,01")] == ["01_good", "02_broken"]
+    assert [p.stem for p in N.select(paths, ["good"])] == ["01_good"]
+    assert N.select(paths, None) == paths
     with pytest.raises(ValueError, match="no notebook named 'nope'"):
-        R.select(paths, "nope")
+        N.select(paths, "nope")
     with pytest.raises(FileNotFoundError):
-        R.discover(notebooks / "missing")
+        N.discover(notebooks / "missing")
 
 
 def test_repository_notebooks_resolved_from_package_location(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
-    assert R.NOTEBOOKS_DIR == REPO / "notebooks"
-    assert "00_validate" in [p.stem for p in R.discover()]
+    assert N.NOTEBOOKS_DIR == REPO / "notebooks"
+    assert "00_validate" in [p.stem for p in N.discover()]
 
 
 def test_declared_parameters():
     src = 'data_dir = "x"\nout_dir: str = "y"\nseed = 3\nmodels = None\nfn = len\n# comment\n'
-    assert R.declared_parameters(src) == {"data_dir": "x", "out_dir": "y", "seed": 3, "models": None, "fn": ...}
-    assert R.declared_parameters("this is not python(") == {}
+    assert N.declared_parameters(src) == {"data_dir": "x", "out_dir": "y", "seed": 3, "models": None, "fn": ...}
+    assert N.declared_parameters("this is not python(") == {}
 
 
 def test_plan_parameters(monkeypatch, tmp_path):
     declared = {"data_dir": "d", "out_dir": "o", "seed": 0, "budget": "32K", "interactive": True}
-    inject, reason = R.plan_parameters(declared, data_dir="/data", out_dir="/out", seed=7, n_boot=100,
+    inject, reason = N.plan_parameters(declared, data_dir="/data", out_dir="/out", seed=7, n_boot=100,
                                        overrides={"budget": "8K", "unknown": 1})
     assert reason is None
     # only what the notebook declares; n_boot is not declared, nor is `unknown`
     assert inject == {"data_dir": "/data", "out_dir": "/out", "seed": 7, "interactive": False, "budget": "8K"}
     # a LongMemEval notebook without the example manifest is skipped, with the reason
-    monkeypatch.setattr(R, "LONGMEMEVAL_EXAMPLE", tmp_path / "none")
-    inject, reason = R.plan_parameters({"manifest": None, "out_dir": "o"}, data_dir="/d", out_dir="/o", seed=0,
+    monkeypatch.setattr(N, "LONGMEMEVAL_EXAMPLE", tmp_path / "none")
+    inject, reason = N.plan_parameters({"manifest": None, "out_dir": "o"}, data_dir="/d", out_dir="/o", seed=0,
                                        n_boot=1)
     assert inject == {} and "manifest" in reason
     ex = tmp_path / "lme"
     ex.mkdir()
     (ex / "manifest.csv").write_text("path,system\n")
     (ex / "questions.json").write_text("[]")
-    monkeypatch.setattr(R, "LONGMEMEVAL_EXAMPLE", ex)
-    inject, reason = R.plan_parameters({"manifest": None, "questions": None, "out_dir": "o", "seed": 0},
+    monkeypatch.setattr(N, "LONGMEMEVAL_EXAMPLE", ex)
+    inject, reason = N.plan_parameters({"manifest": None, "questions": None, "out_dir": "o", "seed": 0},
                                        data_dir="/d", out_dir="/o", seed=5, n_boot=1)
     assert reason is None
     assert inject == {"manifest": str(ex / "manifest.csv"), "questions": str(ex / "questions.json"),
                       "out_dir": "/o", "seed": 5}
-    _, reason = R.plan_parameters({"seed": 0}, data_dir="/d", out_dir="/o", seed=0, n_boot=1)
+    _, reason = N.plan_parameters({"seed": 0}, data_dir="/d", out_dir="/o", seed=0, n_boot=1)
     assert "neither" in reason
 
 
@@ -172,8 +173,8 @@ def test_broken_notebook_is_reported_and_the_others_still_produce(notebooks, tin
     script_lines = (notebooks / "02_broken.py").read_text().splitlines()
     assert script_lines[err["line"] - 1] == 'counts = {"a": 0}'
     # what the broken notebook wrote before failing is kept and attributed; nothing after it
-    assert broken["outputs"] == ["tables/broken_before_failure.csv", "tables/broken_before_failure.md",
-                                 "tables/broken_before_failure.tex"]
+    assert broken["outputs"] == ["tables/broken_before_failure.csv", "tables/broken_before_failure.long.csv",
+                                 "tables/broken_before_failure.md", "tables/broken_before_failure.tex"]
     assert not (out / "tables" / "never_written.csv").exists()
     executed = json.loads((out / "notebooks" / "02_broken.ipynb").read_text())
     assert any(o.get("ename") == "ZeroDivisionError" for c in executed["cells"] for o in c.get("outputs", []))
@@ -228,7 +229,7 @@ def test_two_runs_give_identical_tables_and_figures(notebooks, tiny_release, tmp
 @pytest.mark.skipif(not (SYNTHETIC / "predictions").is_dir(), reason="data/synthetic not present")
 def test_paper_notebooks_are_deterministic(tmp_path):
     """Two runs of two of the workbook's notebooks on the shipped release: byte-identical outputs."""
-    only = [n for n in ("20_context_scaling", "50_subtype_explorer") if (R.NOTEBOOKS_DIR / f"{n}.py").exists()]
+    only = [n for n in ("20_context_scaling", "50_subtype_explorer") if (N.NOTEBOOKS_DIR / f"{n}.py").exists()]
     digests = []
     for k in (1, 2):
         out = tmp_path / f"run{k}"
@@ -271,10 +272,10 @@ def test_cli_startup_does_not_import_the_runner_dependencies():
 
 def test_script_line_matches_the_whole_cell():
     script = "# %%\nimport os\nx = 1\n\n# %%\nimport os\ny = 1 / 0\n"
-    assert R._script_line(script, "import os\ny = 1 / 0") == 6
-    assert R._script_line(script, "\nimport os\nx = 1\n") == 2
-    assert R._script_line(script, "import os\nchanged") == 2      # first line only, as a fallback
-    assert R._script_line(script, "   \n") is None
+    assert N._script_line(script, "import os\ny = 1 / 0") == 6
+    assert N._script_line(script, "\nimport os\nx = 1\n") == 2
+    assert N._script_line(script, "import os\nchanged") == 2      # first line only, as a fallback
+    assert N._script_line(script, "   \n") is None
 
 
 def test_report_only_waits_for_no_run_it_refuses_while_one_holds_the_lock(tmp_path, capsys):

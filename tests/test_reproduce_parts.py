@@ -1,7 +1,7 @@
 """Notebooks that need an optional release part are skipped (not failed) when it is absent."""
 from __future__ import annotations
 
-from voxmem_analysis.reproduce.runner import missing_parts
+from voxmem_analysis.reproduce.notebook import missing_parts
 
 from conftest import harness_line, write_jsonl
 
@@ -27,7 +27,7 @@ def test_paper_notebooks_declare_their_parts():
     assert declared["10_main_results"] == []
 
 
-def test_task_order_longest_first_with_reproduction_before_the_last_notebook_that_ran(tmp_path):
+def test_task_order_longest_first(tmp_path):
     from pathlib import Path
 
     from voxmem_analysis.reproduce.runner import _task_order
@@ -37,12 +37,6 @@ def test_task_order_longest_first_with_reproduction_before_the_last_notebook_tha
                               {"name": "10_main", "seconds": 8.0, "status": "ok"},
                               {"name": "20_scaling", "seconds": 3.5, "status": "ok"},
                               {"name": "60_lme", "seconds": 0.0, "status": "skipped"}]}
-    names = lambda order: [p.stem if p is not None else "reproduction" for p in order]  # noqa: E731
-    # two workers: reproduction.csv before the shortest notebook that ran (the skipped one is no work)
-    assert names(_task_order(paths, previous, 2, True)) == ["10_main", "20_scaling", "reproduction", "00_validate", "60_lme"]
-    # one worker, or no reproduction: it is last, or absent
-    assert names(_task_order(paths, previous, 1, True)) == ["10_main", "20_scaling", "00_validate", "60_lme", "reproduction"]
-    assert names(_task_order(paths, previous, 2, False)) == ["10_main", "20_scaling", "00_validate", "60_lme"]
-    # a fresh folder: estimated from the figures each notebook saves (unreadable paths: 0 s), reproduction before the last
-    assert names(_task_order(paths[:2], {}, 2, True))[-2:] == ["reproduction", "10_main"]
-    assert names(_task_order(paths[:1], {}, 2, True)) == ["00_validate", "reproduction"]
+    assert [p.stem for p in _task_order(paths, previous)] == ["10_main", "20_scaling", "00_validate", "60_lme"]
+    # a fresh folder: estimated from the figures each notebook saves (unreadable paths: 0 s, then by name)
+    assert [p.stem for p in _task_order(paths, {})] == ["00_validate", "10_main", "20_scaling", "60_lme"]

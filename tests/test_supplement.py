@@ -53,18 +53,41 @@ def test_zip_is_deterministic(tmp_path):
         assert zf.read("voxmem_supplement/b.tex") == b"b"
 
 
+def _fake_run(tiny_release, repro, *, n_boot=20):
+    """A reproduce output of the tiny release as the notebooks would leave it: Table 15 in long form
+    and three figures, each recorded in provenance.json, and run.json naming the notebook's record."""
+    from voxmem_analysis import artifacts, load_release, output
+    from voxmem_analysis.io.fingerprint import release_fingerprint
+    from voxmem_analysis.reproduce.provenance import OutputFolder, read_records
+
+    release = load_release(tiny_release)
+    out = OutputFolder(repro, notebook="10_main_results", release=release, parameters={"seed": 0, "n_boot": n_boot})
+    output.save_table(artifacts.compute("table15", release, budget="8K"), out, "table15", show=False,
+                      synthetic=True, caption="Table 15: accuracy (%) at 8K")
+    (repro / "figures").mkdir(parents=True, exist_ok=True)
+    figs = {"fig5_operation_evidence_32k": b"%PDF-1.4 five", "table18_forest": b"%PDF-1.4 forest",
+            "explorer_subtype_32k": b"%PDF-1.4 explorer"}
+    for stem, data in figs.items():
+        (repro / "figures" / f"{stem}.pdf").write_bytes(data)
+    out.record([repro / "figures" / f"{stem}.pdf" for stem in figs])
+    run = {"seed": 0, "n_boot": n_boot, "data_dir": str(tiny_release),
+           "release": {"name": "tiny", "synthetic": True, "fingerprint": release_fingerprint(tiny_release)},
+           "notebooks": [{"name": "10_main_results", "status": "ok", "provenance": out.source,
+                          "outputs": sorted(read_records(repro))}]}
+    (repro / "run.json").write_text(json.dumps(run))
+    return out
+
+
 def test_supplement_from_a_reproduce_output(tiny_release, tmp_path, capsys):
     (tiny_release / "release.json").write_text(json.dumps({"name": "tiny", "synthetic": True}))
     repro = tmp_path / "repro"
-    (repro / "figures").mkdir(parents=True)
-    (repro / "figures" / "fig5_operation_evidence_32k.pdf").write_bytes(b"%PDF-1.4 five")
-    (repro / "figures" / "table18_forest.pdf").write_bytes(b"%PDF-1.4 forest")
-    (repro / "figures" / "explorer_subtype_32k.pdf").write_bytes(b"%PDF-1.4 explorer")
+    _fake_run(tiny_release, repro)
     zips = []
     for k in (1, 2):
         out = tmp_path / f"sup{k}"
         rc = main(["supplement", "--data", str(tiny_release), "--out", str(out), "--from", str(repro),
                    "--n-boot", "20"])
+        assert rc == 0
         folder = out / "voxmem_supplement"
         assert (folder / "figure5.pdf").read_bytes() == b"%PDF-1.4 five"
         assert (folder / "table18_forest.pdf").exists()
@@ -72,16 +95,53 @@ def test_supplement_from_a_reproduce_output(tiny_release, tmp_path, capsys):
         readme = (folder / "README.md").read_text()
         assert "SYNTHETIC DATA -- not real model output" in readme and "`figure5.pdf`" in readme
         assert "explorer_subtype_32k" in readme        # listed as left out, not silently dropped
+        assert "| `10_main_results` | `n_boot=20, seed=0` | tiny (`sha256:" in readme   # what made it
+        # the numbers are exactly those the notebook wrote, and Table 15 is rebuilt from them
         numbers = pd.read_csv(folder / "voxmem_numbers.csv")
-        assert list(numbers.columns) == ["artifact", "row", "column", "value"]
-        for tex in folder.glob("table*.tex"):
-            text = tex.read_text()
-            assert r"\toprule" in text and r"\bottomrule" in text and "SYNTHETIC DATA" in text
-        # artifacts the tiny release cannot give (no ablation, no audit records) are named, exit code 1
-        assert rc == (1 if "could not be computed" in readme else 0)
+        written = pd.read_csv(repro / "tables" / "table15.long.csv")
+        pd.testing.assert_frame_equal(numbers, written)
+        tex = (folder / "table15.tex").read_text()
+        assert r"\toprule" in tex and r"\bottomrule" in tex and "SYNTHETIC DATA" in tex
+        assert "Table 15: accuracy (\\%) at 8K" in tex
         zips.append((out / "voxmem_supplement.zip").read_bytes())
     assert zips[0] == zips[1]
-    assert "could not be computed" in capsys.readouterr().err or rc == 0
+
+
+def test_supplement_refuses_outputs_made_otherwise_unless_allowed(tiny_release, tmp_path, capsys):
+    """A notebook re-run by hand with other parameters into the folder (what JupyterLab does) is named,
+    never passed off as part of the run."""
+    from voxmem_analysis import artifacts, load_release, output
+    from voxmem_analysis.reproduce.provenance import OutputFolder
+
+    repro = tmp_path / "repro"
+    _fake_run(tiny_release, repro)
+    later = OutputFolder(repro, notebook="10_main_results", release=load_release(tiny_release),
+                         parameters={"seed": 0, "n_boot": 200})
+    output.save_table(artifacts.compute("table15", load_release(tiny_release), budget="8K"), later, "table15",
+                      show=False)
+    args = ["supplement", "--data", str(tiny_release), "--out", str(tmp_path / "sup"), "--from", str(repro)]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "holds 1 output(s) not made like the rest of its run" in err
+    assert "tables/table15 (.csv, .long.csv, .md, .tex): n_boot = 200 (the run: 20)" in err
+    assert not (tmp_path / "sup" / "voxmem_supplement.zip").exists()
+    assert main([*args, "--allow-mixed"]) == 0
+    readme = (tmp_path / "sup" / "voxmem_supplement" / "README.md").read_text()
+    assert "- `tables/table15 (.csv, .long.csv, .md, .tex)`: n_boot = 200 (the run: 20)" in readme
+    assert "packaged although not made like the rest of the run" in capsys.readouterr().err
+
+
+def test_supplement_refuses_a_run_of_other_data_or_settings(tiny_release, tmp_path, capsys):
+    repro = tmp_path / "repro"
+    _fake_run(tiny_release, repro)
+    other = tmp_path / "other"
+    shutil.copytree(tiny_release, other)
+    (next(other.rglob("*.jsonl"))).write_text("")
+    assert main(["supplement", "--data", str(other), "--out", str(tmp_path / "s1"), "--from", str(repro)]) == 2
+    assert "was made from other data than" in capsys.readouterr().err
+    assert main(["supplement", "--data", str(tiny_release), "--out", str(tmp_path / "s2"), "--from", str(repro),
+                 "--seed", "5"]) == 2
+    assert "was made with seed 0, not 5" in capsys.readouterr().err
 
 
 def test_supplement_requires_figures_folder(tiny_release, tmp_path):

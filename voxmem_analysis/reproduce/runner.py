@@ -160,11 +160,12 @@ def _completed(futures, poll: float = 0.5):
 
 
 class _Stop(Exception):
-    """A notebook failed and ``keep_going`` is off: the run stops (see :func:`run`)."""
+    """The run stops and keeps nothing (see :func:`run`): ``task`` is the line of the summary,
+    ``why`` the note on standard error."""
 
-    def __init__(self, label: str, result: NotebookResult | None):
-        super().__init__(label)
-        self.label, self.result = label, result
+    def __init__(self, task: str, why: str, result: NotebookResult | None):
+        super().__init__(task)
+        self.task, self.why, self.result = task, why, result
 
 
 # ----------------------------------------------------------------------------- merging outputs
@@ -231,7 +232,8 @@ def _task_order(paths: list[Path], previous: dict) -> list[Path]:
 
 
 # ----------------------------------------------------------------------------- the run
-def run(data_dir, out_dir, options: RunOptions | None = None, *, stream=None, read_release=None) -> RunSummary:
+def run(data_dir, out_dir, options: RunOptions | None = None, *, stream=None, read_release=None,
+        **settings) -> RunSummary:
     """Execute the notebooks in parallel; write provenance.json, reproduction.csv, run.json and the report.
 
     Parameters
@@ -240,6 +242,8 @@ def run(data_dir, out_dir, options: RunOptions | None = None, *, stream=None, re
         Release directory read by every notebook; output folder (see "Output folder").
     options : RunOptions
         How to run (default: the command's defaults).
+    **settings
+        Fields of :class:`RunOptions` given one by one instead (``run(data, out, jobs=2, n_boot=200)``).
     stream : file
         Where the summary table is printed (default standard output).
     read_release : callable, optional
@@ -258,7 +262,9 @@ def run(data_dir, out_dir, options: RunOptions | None = None, *, stream=None, re
     """
     from voxmem_analysis.reproduce.atomic import StagedOutput
 
-    opts = options or RunOptions()
+    import dataclasses
+
+    opts = dataclasses.replace(options or RunOptions(), **settings)
     stream = stream or sys.stdout
     out = Path(out_dir).resolve()
     paths = select(discover(opts.notebooks_dir), opts.only)
@@ -268,10 +274,10 @@ def run(data_dir, out_dir, options: RunOptions | None = None, *, stream=None, re
             try:
                 summary = _run_staged(staged.staging, out, paths, Path(data_dir).resolve(), opts, read_release)
             except _Stop as stop:
-                staged.abandon(f"{stop.label}; the previous output is kept")
+                staged.abandon(stop.why)
                 summary = RunSummary(str(Path(data_dir).resolve()), str(staged.staging), opts.seed, opts.n_boot,
                                      opts.jobs or 0, [stop.result] if stop.result is not None else [],
-                                     tasks_failed=[f"stopped: {stop.label}"])
+                                     tasks_failed=[stop.task])
                 for r in summary.notebooks:
                     r.executed, r.outputs = None, []   # they were in the removed staging folder
             else:
@@ -315,7 +321,7 @@ def _run_staged(stage: Path, final: Path, paths: list[Path], data: Path, opts: R
     after = release_fingerprint(data)
     changed = _changed_release(summary, data, fingerprint, after)
     if changed:
-        raise _Stop(changed, None)
+        raise _Stop(f"stopped: {changed}", changed, None)
     shutil.rmtree(out / STAGING, ignore_errors=True)
     _release_summary(summary, release, data, opts)
     if opts.reproduction and summary.release.get("mode") == "paper":
@@ -374,7 +380,8 @@ def _execute_all(out: Path, paths: list[Path], data: Path, opts: RunOptions, job
             bar.done(res.name, res.status)
             if res.status == "failed" and not opts.keep_going:
                 bar.close()
-                raise _Stop(f"{res.name} failed and --no-keep-going is set", res)
+                raise _Stop(f"stopped (--no-keep-going): {res.name} failed",
+                            f"{res.name} failed and --no-keep-going is set", res)
         bar.close()
     except BaseException:
         _stop_workers(pool)
