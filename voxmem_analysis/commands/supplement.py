@@ -39,9 +39,9 @@ def run(args) -> int:
 
     if check_outputs("supplement", folders={"--out": args.out}):
         return 2
-    if args.from_dir and not (Path(args.from_dir) / "figures").is_dir():
-        print(f"--from {args.from_dir!r}: no figures/ folder there (run `voxmem-analysis reproduce` first)",
-              file=sys.stderr)
+    if args.from_dir and not (Path(args.from_dir) / "run.json").is_file():
+        print(f"error: supplement: --from {args.from_dir!r}: no run.json there: not a `voxmem-analysis reproduce` "
+              f"output (run `voxmem-analysis reproduce --data {args.data} --out DIR` first)", file=sys.stderr)
         return 2
     try:
         res = build_supplement(args.data, args.out, from_dir=args.from_dir, seed=args.seed, n_boot=args.n_boot,

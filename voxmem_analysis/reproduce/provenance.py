@@ -280,16 +280,32 @@ def findings(out, run: dict | None = None) -> list[Finding]:
 
 
 def _across_notebooks(records: dict[str, dict], refs: dict[str, dict]) -> list[Finding]:
-    """Notebooks whose ``seed`` or ``n_boot`` differ from the value most notebooks used."""
+    """Notebooks whose ``seed`` or ``n_boot`` differ from the value most notebooks used, or that read
+    another version of the same release folder than most notebooks reading it."""
     names = sorted({r.get("notebook") for r in records.values() if r.get("notebook")} | set(refs))
-    per_nb = {n: (refs.get(n) or notebook_source(records, n) or {}).get("parameters") or {} for n in names}
+    src = {n: refs.get(n) or notebook_source(records, n) or {} for n in names}
     out = []
     for key in ("seed", "n_boot"):
-        values = {n: p[key] for n, p in per_nb.items() if key in p}
-        if len(set(map(json.dumps, values.values()))) <= 1:
-            continue
-        common = Counter(json.dumps(v) for v in values.values()).most_common(1)[0][0]
-        for n, v in values.items():
-            if json.dumps(v) != common:
-                out.append(Finding(f"notebook {n}", n, (f"{key} = {_shown(v)} (the other notebooks: {common})",)))
+        values = {n: (s.get("parameters") or {})[key] for n, s in src.items() if key in (s.get("parameters") or {})}
+        out += _odd_ones(values, lambda n, v, common: f"{key} = {_shown(v)} (the other notebooks: {common})")
+    by_path: dict[str, dict[str, str]] = {}
+    for n, s in src.items():
+        rel = s.get("release") or {}
+        if rel.get("path") and rel.get("fingerprint"):
+            by_path.setdefault(rel["path"], {})[n] = rel["fingerprint"]
+    for path, fps in by_path.items():
+        out += _odd_ones(fps, lambda n, v, common: (f"read another version of {path} than the other notebooks "
+                                                    f"({v[:15]}...)"))
     return out
+
+
+def _odd_ones(values: dict, say) -> list[Finding]:
+    """A finding per notebook whose value differs from the most common one (``say(name, value, common)``)."""
+    if len(set(map(json.dumps, values.values()))) <= 1:
+        return []
+    ranked = Counter(json.dumps(v) for v in values.values()).most_common()
+    if ranked[0][1] == ranked[1][1]:   # no majority: every notebook is named, against the others' values
+        others = lambda n: ", ".join(sorted({json.dumps(v) for m, v in values.items() if m != n}))  # noqa: E731
+        return [Finding(f"notebook {n}", n, (say(n, v, others(n)),)) for n, v in values.items()]
+    common = ranked[0][0]
+    return [Finding(f"notebook {n}", n, (say(n, v, common),)) for n, v in values.items() if json.dumps(v) != common]
