@@ -10,33 +10,58 @@ AMC_DATA ?= data/synthetic-amc
 OUT ?= figures
 JOBS ?= 2
 
-.PHONY: reproduce test install clean synth bench supplement
+.PHONY: reproduce test install clean synth bench supplement lock
+
+# The environment is pinned: constraints.txt lists the exact version of every package (and of pip and
+# the build tools), so a reproduction in a year installs what it installs today. `make lock` renews it.
+CONSTRAINTS := constraints.txt
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) pip
 
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+$(STAMP): pyproject.toml $(CONSTRAINTS) | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) --build-constraint $(CONSTRAINTS) -e '.[test]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
 
-install: $(STAMP) $(LAB_SETTINGS)
+$(LAB_SETTINGS): jupyterlab/overrides.json | $(STAMP)
+	mkdir -p $(dir $@)
+	cp $< $@
 
-reproduce: $(STAMP)
+# Every target that creates the environment installs the project, its kernel and its JupyterLab setting.
+ENV := $(STAMP) $(LAB_SETTINGS)
+
+install: $(ENV)
+
+reproduce: $(ENV)
 	$(BIN)/voxmem-analysis reproduce --data $(DATA) --out $(OUT) --jobs $(JOBS)
 
-test: $(STAMP) $(LAB_SETTINGS)
+test: $(ENV)
 	$(BIN)/python -m pytest -q -n 2 -p no:cacheprovider
 
-synth: $(STAMP)
+# Renew constraints.txt: the newest versions pyproject.toml allows, installed into a fresh environment.
+LOCK_VENV := .lock-venv
+lock:
+	rm -rf $(LOCK_VENV)
+	$(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/python -m pip install --quiet --upgrade pip setuptools wheel
+	$(LOCK_VENV)/bin/python -m pip install --quiet -e '.[test]'
+	{ echo "# The exact environment \`make\` installs (pip install -c constraints.txt --build-constraint constraints.txt)."; \
+	  echo "# Made by \`make lock\` on $$(date +%Y-%m-%d) with $$($(LOCK_VENV)/bin/python --version); renew it after changing"; \
+	  echo "# the dependencies in pyproject.toml."; \
+	  $(LOCK_VENV)/bin/python -m pip freeze --all --exclude-editable; } > $(CONSTRAINTS).new
+	mv $(CONSTRAINTS).new $(CONSTRAINTS)
+	rm -rf $(LOCK_VENV)
+
+synth: $(ENV)
 	$(BIN)/voxmem-analysis synth --out $(DATA) --check
 	$(BIN)/voxmem-analysis synth --benchmark amc --out $(AMC_DATA) --check
 
 supplement: reproduce
 	$(BIN)/voxmem-analysis supplement --data $(DATA) --out $(OUT) --from $(OUT)
 
-bench: $(STAMP)
+bench: $(ENV)
 	$(BIN)/python benchmarks/bench_bootstrap.py
 	$(BIN)/python benchmarks/bench_gee.py
 	$(BIN)/python benchmarks/bench_load.py
@@ -49,14 +74,10 @@ bench: $(STAMP)
 .PHONY: lab lab-settings
 lab-settings: $(LAB_SETTINGS)
 
-$(LAB_SETTINGS): jupyterlab/overrides.json | $(STAMP)
-	mkdir -p $(dir $@)
-	cp $< $@
-
 # make lab LAB_ARGS="--port=8890 --no-browser" passes options on to JupyterLab
-lab: $(STAMP) $(LAB_SETTINGS)
+lab: $(ENV)
 	env -u JUPYTERLAB_DIR JUPYTER_PREFER_ENV_PATH=1 $(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" \
 	    $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(LOCK_VENV) build *.egg-info

@@ -1,6 +1,7 @@
 """Notebook paths do not depend on the working directory: relative means the repository root."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -84,5 +85,6 @@ def test_notebooks_resolve_every_path_parameter():
     for nb in sorted((REPO / "notebooks").glob("[0-9][0-9]_*.py")):
         src = nb.read_text(encoding="utf-8")
         assert "from voxmem_analysis.paths import resolve" in src, nb.name
-        assert "out = resolve(out_dir)" in src, nb.name
+        # the output folder is an OutputFolder, which resolves out_dir the same way (and records provenance)
+        assert re.search(r'^out = OutputFolder\(out_dir, notebook="' + nb.stem + '"', src, re.M), nb.name
         assert "Path(out_dir)" not in src and "load_release(data_dir" not in src, nb.name

@@ -29,7 +29,7 @@ def test_latex_is_booktabs_and_escaped():
 
 def test_save_table_marks_synthetic(tmp_path):
     paths = save_table(_table(), tmp_path, "t", caption="Cap", synthetic=True)
-    assert [p.name for p in paths] == ["t.csv", "t.md", "t.tex"]
+    assert [p.name for p in paths] == ["t.csv", "t.long.csv", "t.md", "t.tex"]
     assert SYNTHETIC_LABEL in (tmp_path / "tables" / "t.md").read_text()
     back = pd.read_csv(tmp_path / "tables" / "t.csv", index_col=0)
     assert back.loc["Speaker Identity", "n"] == 147
