@@ -13,6 +13,7 @@ counts the mapped pages of the entry a warm run touches), the ratios warm / ``--
 cold / ``--no-cache``, and the entry's size per prediction.  Not a test: it prints numbers.
 
     .venv/bin/python benchmarks/bench_cache.py [--scales 1,30] [--repeat 3]
+    .venv/bin/python benchmarks/bench_cache.py --code /path/to/other/checkout   # the same, for other code
 """
 from __future__ import annotations
 
@@ -27,21 +28,26 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_load import BIN, predictions, replicate, timed  # noqa: E402  (the replicated releases and the timer)
 
 COMMANDS = {"table15": ["table", "table15"], "export-frame": ["export-frame"]}
+CLI = [str(BIN / "voxmem-analysis")]
+CODE: str | None = None
 
 
 def entry_bytes(folder: Path) -> int:
-    return sum(p.stat().st_size for p in folder.glob("release-*/*") if p.is_file())
+    """Bytes of the cache's entries (folders of files; older code: one file each)."""
+    return sum(p.stat().st_size for p in [*folder.glob("release-*"), *folder.glob("release-*/*")] if p.is_file())
 
 
 def clear(env: dict) -> None:
-    timed([str(BIN / "voxmem-analysis"), "cache", "clear"], env)
+    timed([*CLI, "cache", "clear"], env)
 
 
 def bench(n: int, name: str, repeat: int, work: Path) -> dict:
     root = replicate(n)
     folder = work / f"cache_x{n}_{name}"
     env = dict(os.environ, VOXMEM_CACHE_DIR=str(folder))
-    cmd = [str(BIN / "voxmem-analysis"), *COMMANDS[name], "--data", str(root)]
+    if CODE:
+        env["PYTHONPATH"] = CODE
+    cmd = [*CLI, *COMMANDS[name], "--data", str(root)]
     if name == "export-frame":
         cmd += ["--out", str(work / "frame.parquet")]
     runs: dict[str, list[tuple[float, float, float]]] = {"no-cache": [], "cold": [], "warm": []}
@@ -70,7 +76,11 @@ def main() -> None:
     ap.add_argument("--scales", default="1,30", help="comma-separated replication factors (default 1,30)")
     ap.add_argument("--repeat", type=int, default=3, help="rounds per command and scale; medians are printed")
     ap.add_argument("--commands", default=",".join(COMMANDS), help=f"comma-separated, of {', '.join(COMMANDS)}")
+    ap.add_argument("--code", help="run the package found in this checkout (python -m voxmem_analysis, PYTHONPATH)")
     args = ap.parse_args()
+    global CLI, CODE
+    if args.code:
+        CLI, CODE = [sys.executable, "-m", "voxmem_analysis"], str(Path(args.code).resolve())
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; medians of {args.repeat} rounds "
           "(x = time / --no-cache's; mem x = peak RSS / --no-cache's)")
     rows = []
