@@ -83,6 +83,27 @@ def test_synthetic_release_round_trip_is_mapped_not_copied(cache_folder):
                                                        "judge2.arrow", "problems.json", "registry.arrow"]
 
 
+def test_empty_release_and_nested_columns_round_trip(tmp_path, cache_folder):
+    """No prediction at all; an item table with list, struct and all-null columns; long and
+    non-ASCII names: each read back from its entry (a hit), equal to the fresh load."""
+    empty = tmp_path / "empty"
+    (empty / "predictions").mkdir(parents=True)
+    (empty / "predictions" / "p.jsonl").write_text("")
+    odd = tmp_path / "odd"
+    write_jsonl(odd / "predictions" / "p.jsonl", [harness_line(model="M" * 300 + " é 🎧", response="ünïcödé " * 50,
+                                                               extra_field={"a": [1, 2]}, null_only=None)])
+    (odd / "items.jsonl").write_text(json.dumps({"item_id": "q_00010_8k", "question_id": "q_00010", "tags": ["x", "y"],
+                                                 "meta": {"k": 1}, "nothing": None}) + "\n")
+    for root, height in ((empty, 0), (odd, 1)):
+        fresh = load_release(root, strict=False, cache=True)
+        hit = cache.read_release(_key(root), root, ScoringRules())
+        assert hit is not None and hit.frame.height == height
+        assert_same_release(fresh, hit)
+    assert hit.items.schema == pl.Schema({"item_id": pl.String, "question_id": pl.String, "tags": pl.List(pl.String),
+                                          "meta": pl.Struct({"k": pl.Int64}), "nothing": pl.Null})
+    assert len(cache.entries()) == 2
+
+
 def test_no_pickle_in_an_entry(tiny_release, cache_folder):
     load_release(tiny_release, cache=True)
     entry = _entry(tiny_release, cache_folder)
