@@ -76,11 +76,11 @@ def main() -> None:
     ap.add_argument("--scales", default="1,30", help="comma-separated replication factors (default 1,30)")
     ap.add_argument("--repeat", type=int, default=3, help="rounds per command and scale; medians are printed")
     ap.add_argument("--commands", default=",".join(COMMANDS), help=f"comma-separated, of {', '.join(COMMANDS)}")
-    ap.add_argument("--code", help="run the package found in this checkout (python -m voxmem_analysis, PYTHONPATH)")
+    ap.add_argument("--code", help="run the package found in this checkout (python -P -m voxmem_analysis, PYTHONPATH; -P: not the current folder's)")
     args = ap.parse_args()
     global CLI, CODE
     if args.code:
-        CLI, CODE = [sys.executable, "-m", "voxmem_analysis"], str(Path(args.code).resolve())
+        CLI, CODE = [sys.executable, "-P", "-m", "voxmem_analysis"], str(Path(args.code).resolve())
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; medians of {args.repeat} rounds "
           "(x = time / --no-cache's; mem x = peak RSS / --no-cache's)")
     rows = []

@@ -224,6 +224,8 @@ def test_old_pickle_entry_with_a_valid_digest_runs_no_code(tiny_release, cache_f
     assert rel.frame.height == 8 and not marker.exists()
     assert cache.read_release(_key(tiny_release), tiny_release, ScoringRules()) is not None   # rewritten, whole
     assert not marker.exists()
+    assert [e.release for e in cache.entries() if e.path == old] == [None]   # listed as unreadable, never read
+    assert cache.clear(cache_folder)[0] == 2 and not old.exists()             # and cleared with the rest
     pickle.loads(payload)   # the payload is live: unpickling it would have left the marker
     assert marker.exists()
 
