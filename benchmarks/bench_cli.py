@@ -51,7 +51,6 @@ def main() -> None:
     cli = str(BIN / "voxmem-analysis")
     with tempfile.TemporaryDirectory(prefix="voxmem-bench-cli-") as cache:
         env = dict(os.environ, VOXMEM_CACHE_DIR=cache)
-        env.pop("VOXMEM_RELEASE_CACHE", None)
         cases = {
             "python -c 'import polars'": [sys.executable, "-c", "import polars"],
             "--help": [cli, "--help"],

@@ -111,7 +111,6 @@ def predictions(root: Path) -> int:
 def bench_scale(n: int, repeat: int, work: Path) -> dict:
     root = replicate(n)
     env = dict(os.environ, VOXMEM_CACHE_DIR=str(work / f"cache_x{n}"))
-    env.pop("VOXMEM_RELEASE_CACHE", None)
     floor_py = work / "floor_read.py"
     floor_py.write_text(FLOOR)
     out = work / "frame.parquet"

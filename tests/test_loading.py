@@ -137,33 +137,29 @@ def test_judge2_and_ablation_parts(tiny_release):
 
 
 def test_release_cache_is_keyed_by_the_files(tiny_release, tmp_path, monkeypatch):
-    from voxmem_analysis.io.release import CACHE_ENV
-
     cache = tmp_path / "cache"
-    monkeypatch.setenv(CACHE_ENV, str(cache))
-    first = load_release(tiny_release)
-    assert len(list(cache.glob("release-*.pickle"))) == 1
-    again = load_release(tiny_release)
+    monkeypatch.setenv("VOXMEM_CACHE_DIR", str(cache))
+    first = load_release(tiny_release, cache=True)
+    assert len(list(cache.glob("release-*"))) == 1
+    again = load_release(tiny_release, cache=True)
     assert again.frame.equals(first.frame) and again.models.equals(first.models)
     # a changed file is a new key: the edit is seen, never a stale copy
     write_jsonl(tiny_release / "predictions" / "c" / "more.jsonl", [harness_line(model="Model-C")])
-    third = load_release(tiny_release)
+    third = load_release(tiny_release, cache=True)
     assert "Model-C" in third.frame["model"].to_list()
-    assert len(list(cache.glob("release-*.pickle"))) == 2
+    assert len(list(cache.glob("release-*"))) == 2
     # another scoring convention is another key
-    harness = load_release(tiny_release, rules=ScoringRules(convention="harness"))
+    harness = load_release(tiny_release, rules=ScoringRules(convention="harness"), cache=True)
     assert harness.rules.convention == "harness"
 
 
 def test_cached_release_with_errors_still_raises(tmp_path, monkeypatch):
-    from voxmem_analysis.io.release import CACHE_ENV
-
-    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv("VOXMEM_CACHE_DIR", str(tmp_path / "cache"))
     root = tmp_path / "bad"
     write_jsonl(root / "predictions" / "p.jsonl", [harness_line(), "{oops"])
-    assert load_release(root, strict=False).stats["rejected_lines"] == 1
+    assert load_release(root, strict=False, cache=True).stats["rejected_lines"] == 1
     with pytest.raises(VoxMemDataError, match="malformed_json"):
-        load_release(root)
+        load_release(root, cache=True)
 
 
 def test_inferred_64k_set_needs_a_complete_run(tmp_path):

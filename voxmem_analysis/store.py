@@ -1,5 +1,6 @@
-"""Digest-checked pickle files: the one storage format of the parsed-release cache
-(:mod:`voxmem_analysis.io.cache`) and the per-run artifact memo (:func:`voxmem_analysis.artifacts.memoised`).
+"""Digest-checked pickle files: the storage format of the per-run artifact memo
+(:func:`voxmem_analysis.artifacts.memoised`).  The parsed-release cache no longer uses them
+(:mod:`voxmem_analysis.io.cache` stores Arrow IPC and JSON: reading it runs no code).
 
 A file is ``magic + sha256(payload) + payload``.  :func:`read_checked` returns ``None`` for
 anything absent, foreign, truncated, altered or unpicklable, so a damaged file is rebuilt and

@@ -20,7 +20,6 @@ import csv
 import gzip
 import io
 import json
-import os
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field, fields
@@ -43,11 +42,7 @@ from voxmem_analysis.io.scoring import ScoringRules, apply_scoring
 if TYPE_CHECKING:  # pandas only on demand: Release.models, Release.pandas
     import pandas as pd
 
-__all__ = ["Release", "load_release", "read_predictions", "read_items", "read_models", "read_registry", "BUDGET_DTYPE", "CACHE_ENV"]
-
-#: When this environment variable names a folder, ``load_release`` caches parsed releases there
-#: (see :mod:`voxmem_analysis.io.cache`; the reproduction runner sets it for one run).
-CACHE_ENV = _cache.CACHE_ENV
+__all__ = ["Release", "load_release", "read_predictions", "read_items", "read_models", "read_registry", "BUDGET_DTYPE"]
 
 BUDGET_DTYPE = pl.Enum(list(tx.BUDGETS))
 _PRED_GLOBS = ("*.jsonl", "*.jsonl.gz")
@@ -813,7 +808,7 @@ def _cross_checks(frame: pl.DataFrame, problems: list[Problem]) -> None:
                                 None, None, "item_id", r["n_items"] - r["n"]))
 
 
-def load_release(path, *, strict: bool = True, rules: ScoringRules | None = None, cache: bool | None = None,
+def load_release(path, *, strict: bool = True, rules: ScoringRules | None = None, cache: bool = False,
                  bulk: bool = True) -> Release:
     """Load a release directory into a :class:`Release`.
 
@@ -826,10 +821,9 @@ def load_release(path, *, strict: bool = True, rules: ScoringRules | None = None
         lines that broke a rule are left out and reported in ``Release.problems``.
     rules : ScoringRules
         Scoring convention and provider-rejection rule (paper's by default).
-    cache : bool or None
-        Reuse / keep a parsed copy in the cache folder (:mod:`voxmem_analysis.io.cache`).
-        ``None`` (default): only when ``$VOXMEM_RELEASE_CACHE`` is set.  The command line
-        passes ``True`` unless ``--no-cache`` is given.
+    cache : bool
+        Reuse / keep a parsed copy in the cache folder (:mod:`voxmem_analysis.io.cache`); off
+        by default.  The command line passes ``True`` unless ``--no-cache`` is given.
     bulk : bool
         Columnar reader (default) or the line-by-line reader; both give the same release.
     """
@@ -837,21 +831,16 @@ def load_release(path, *, strict: bool = True, rules: ScoringRules | None = None
     rules = rules or ScoringRules()
     if not root.is_dir():
         raise VoxMemDataError([Problem("no_release", "error", f"release directory {str(root)!r} does not exist")])
-    if cache is None:
-        cache = bool(os.environ.get(CACHE_ENV))
-    key = folder = None
-    if cache:
-        folder = _cache.cache_dir()
-        key = cache_key(root, rules)
-        release = _cache.read_entry(folder, key)
-        if isinstance(release, Release):
-            release.path = root
+    key = cache_key(root, rules) if cache else None
+    if key is not None:
+        release = _cache.read_release(key, root, rules)
+        if release is not None:
             if strict and release.errors():
                 raise VoxMemDataError(release.problems, f"{_n_errors(release)} error(s) in release {str(root)!r}")
             return release
     release = _read_release(root, rules, bulk)
     if key is not None:
-        _cache.write_entry(folder, key, release)
+        _cache.write_release(key, release)
     if strict and release.errors():
         raise VoxMemDataError(release.problems, f"{_n_errors(release)} error(s) in release {str(root)!r}")
     return release
@@ -861,13 +850,13 @@ def cache_key(root: Path, rules: ScoringRules) -> str:
     """The parsed-release cache key of the release below *root* read under *rules*.
 
     Strict and lenient loads read the same Release (strictness only decides whether to raise after
-    reading), so one entry serves both.  The Release's field names are part of the key: an entry
-    written by code with another layout is never read.
+    reading), so one entry serves both.  The Release's fields (names and types) and every scoring
+    rule are part of the key: an entry written by code with another layout is never read.
     """
     from voxmem_analysis import __version__
 
-    layout = tuple(f.name for f in fields(Release))
-    return _cache.release_key(root, (__version__, layout, rules.convention, rules.rejection_pattern))
+    layout = tuple((f.name, str(f.type)) for f in fields(Release))
+    return _cache.release_key(root, (__version__, layout, tuple((f.name, getattr(rules, f.name)) for f in fields(rules))))
 
 
 def _empty_part(root: Path, sub: str) -> list[Problem]:
