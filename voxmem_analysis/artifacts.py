@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Callable
 
+from voxmem_analysis.errors import UnknownNameError
 from voxmem_analysis.store import read_checked, write_checked
 
 if TYPE_CHECKING:  # pandas is imported where tables are built: `table --list` stays light
@@ -86,7 +87,7 @@ def get(name: str) -> Artifact:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise KeyError(f"unknown artifact {name!r}; known: {', '.join(sorted(_REGISTRY))}") from None
+        raise UnknownNameError(f"unknown artifact {name!r}; known: {', '.join(sorted(_REGISTRY))}", "name") from None
 
 
 def compute(name: str, release, **params) -> pd.DataFrame:

@@ -43,7 +43,7 @@ import polars as pl
 
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.artifacts import artifact, memoised
-from voxmem_analysis.errors import Problem, VoxMemDataError
+from voxmem_analysis.errors import AnalysisInputError, MissingDataError, Problem, VoxMemDataError
 from voxmem_analysis.stats import ci_level_alias, mcnemar_exact, paired_bootstrap
 
 __all__ = [
@@ -103,7 +103,8 @@ def ablation_pairs(ablation, *, model: str | None = None, budget: str | None = _
         Budget to keep (``"8K"``); ``None`` keeps all (then question ids must be unique).
     """
     if ablation is None:
-        raise VoxMemDataError([Problem("no_ablation", "error", "no ablation frame given", "ablation")])
+        raise MissingDataError("no ablation frame given (the release has no ablation runs)", code="no_ablation",
+                               field="ablation")
     if isinstance(ablation, pd.DataFrame):
         ablation = pl.from_pandas(ablation)
     missing = [c for c in _NEEDED if c not in ablation.columns]
@@ -114,14 +115,12 @@ def ablation_pairs(ablation, *, model: str | None = None, budget: str | None = _
     models = sorted(ablation.get_column("model").drop_nulls().unique().to_list())
     if model is None:
         if len(models) != 1:
-            raise VoxMemDataError([Problem("ambiguous_model", "error",
-                                           f"the ablation frame holds {len(models)} models ({', '.join(models)}); pass model=",
-                                           None, None, "model")])
+            raise AnalysisInputError(f"the ablation frame holds {len(models)} models ({', '.join(models)}); "
+                                     "pass model=", "model")
         model = models[0]
     elif model not in models:
-        raise VoxMemDataError([Problem("unknown_model", "error",
-                                       f"model {model!r} is not in the ablation frame (models: {', '.join(models)})",
-                                       None, None, "model")])
+        raise AnalysisInputError(f"model {model!r} is not in the ablation frame (models: {', '.join(models)})",
+                                 "model")
     df = ablation.filter(pl.col("model") == model).with_columns(
         pl.col("input_condition").map_elements(_condition, return_dtype=pl.Utf8).alias("_cond"))
 
@@ -137,7 +136,7 @@ def ablation_pairs(ablation, *, model: str | None = None, budget: str | None = _
     if budget is not None:
         b = tx.normalize_budget(budget)
         if b is None:
-            raise ValueError(f"unknown budget {budget!r}; expected one of {', '.join(tx.BUDGETS)}")
+            raise AnalysisInputError(f"unknown budget {budget!r}; expected one of {', '.join(tx.BUDGETS)}", "budget")
         drop(pl.col("budget").cast(pl.Utf8) != b, "other_budget", f"{{k}} row(s) at a budget other than {b} left out", "budget")
     drop(pl.col("is_ar").fill_null(False), "ar_in_ablation",
          "{k} answer-refusal row(s) left out (the ablation covers answerable items)", "expected_response")
@@ -296,8 +295,8 @@ def transcript_ablation(ablation, *, model: str | None = None, budget: str | Non
 def transcript_ablation_release(release, **kwargs) -> AblationResult:
     """:func:`transcript_ablation` on ``release.ablation``."""
     if getattr(release, "ablation", None) is None:
-        raise VoxMemDataError([Problem("no_ablation", "error",
-                                       "the release has no ablation runs (ablation/<condition>/**/*.jsonl)", "ablation")])
+        raise MissingDataError("the release has no ablation runs (ablation/<condition>/**/*.jsonl)",
+                               code="no_ablation", field="ablation")
     return transcript_ablation(release.ablation, **kwargs)
 
 

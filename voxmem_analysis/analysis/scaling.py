@@ -42,7 +42,7 @@ from voxmem_analysis.analysis.results import accuracy
 from voxmem_analysis.analysis.selection import (OVERALL, baseline_budget, budgets_run, check_budgets, check_models,
                                                 comparison_budget, evidence_label, fmt_budgets, order_frame,
                                                 run_budgets, scored_predictions)
-from voxmem_analysis.errors import MissingDataError
+from voxmem_analysis.errors import AnalysisInputError, MissingDataError
 from voxmem_analysis.stats import paired_bootstrap_frame, spearman
 
 __all__ = ["ScalingPlan", "scaling_plan", "describe_scaling", "scaling_models", "evidence_scaling", "paired_change",
@@ -97,7 +97,7 @@ def scaling_plan(release, *, baseline: str | None = None, comparison: str | None
     ------
     MissingDataError
         Only one budget, or no model run at both budgets.
-    ValueError
+    AnalysisInputError
         ``baseline`` equals ``comparison``, or an unknown budget/model name.
     """
     cand = check_models(release, models)
@@ -121,7 +121,7 @@ def scaling_plan(release, *, baseline: str | None = None, comparison: str | None
     else:
         b0 = baseline_budget(release, baseline, models=cand)
     if b0 == b1:
-        raise ValueError(f"baseline and comparison budgets must differ (both {b0})")
+        raise AnalysisInputError(f"baseline and comparison budgets must differ (both {b0})", "baseline")
     ms = [m for m in at1 if b0 in rb[m]]
     if not ms:
         raise _not_run_both(release, b0, b1, cand)
@@ -386,7 +386,7 @@ def sensitivity_correlations(release, *, baseline: str | None = "8K", comparison
     parts = []
     for measure in measures:
         if measure not in ("retention", "change"):
-            raise ValueError(f"measure must be 'retention' or 'change', got {measure!r}")
+            raise AnalysisInputError(f"measure must be 'retention' or 'change', got {measure!r}", "measures")
         r = spearman(c["baseline"].to_numpy(float), c[measure].to_numpy(float))
         r.insert(0, "measure", measure)
         parts.append(r)

@@ -21,7 +21,7 @@ import pandas as pd
 import polars as pl
 
 from voxmem_analysis import taxonomy as tx
-from voxmem_analysis.errors import MissingDataError, VoxMemDataError
+from voxmem_analysis.errors import AnalysisInputError, MissingDataError
 
 __all__ = [
     "PAIRINGS", "OVERALL", "GROUP_LABELS", "GROUP_ORDER", "MissingDataError", "section", "skip_reason",
@@ -55,7 +55,8 @@ def mean_row_label(group: str, n_models: int) -> str:
 
 # ============================================================================ partial releases
 def skip_reason(exc: BaseException) -> str:
-    """The one-line reason of a :class:`~voxmem_analysis.errors.VoxMemDataError` (its first line)."""
+    """The one-line reason of a :class:`~voxmem_analysis.errors.MissingDataError` (or, for any other
+    error, its first line)."""
     reason = getattr(exc, "reason", None)
     if reason:
         return reason
@@ -64,10 +65,12 @@ def skip_reason(exc: BaseException) -> str:
 
 @contextlib.contextmanager
 def section(title: str, *, stream=None):
-    """Run a notebook section; if the release lacks what it needs, print why and carry on.
+    """Run a notebook section; if the release lacks an optional part it needs, print why and carry on.
 
-    Only :class:`~voxmem_analysis.errors.VoxMemDataError` is caught (any other exception is a
-    bug and propagates).  The printed line is ``"<title>: skipped — <reason>"``::
+    Only :class:`~voxmem_analysis.errors.MissingDataError` is caught.  Bad data
+    (:class:`~voxmem_analysis.errors.VoxMemDataError`), a bad argument
+    (:class:`~voxmem_analysis.errors.InputError`) and bugs propagate: the notebook fails and says
+    why.  The printed line is ``"<title>: skipped — <reason>"``::
 
         with section("Table 15"):
             display(table15(release, budget=budget))
@@ -76,7 +79,7 @@ def section(title: str, *, stream=None):
 
     try:
         yield
-    except VoxMemDataError as exc:
+    except MissingDataError as exc:
         print(f"{title}: skipped \u2014 {skip_reason(exc)}", file=stream or sys.stdout)
 
 
@@ -99,7 +102,8 @@ def check_models(release, models) -> list[str]:
         models = [models]
     unknown = [m for m in models if m not in order]
     if unknown:
-        raise ValueError(f"models not in the release: {', '.join(map(repr, unknown))}; known: {', '.join(order)}")
+        raise AnalysisInputError(f"models not in the release: {', '.join(map(repr, unknown))}; known: {', '.join(order)}",
+                                 "models")
     wanted = set(models)
     return [m for m in order if m in wanted]
 
@@ -287,7 +291,7 @@ def scored_predictions(release, *, models: Sequence[str] | None = None, budgets:
         ``budget`` is a string, ``correct`` a bool.
     """
     if pairing not in PAIRINGS:
-        raise ValueError(f"pairing must be one of {', '.join(PAIRINGS)}, got {pairing!r}")
+        raise AnalysisInputError(f"pairing must be one of {', '.join(PAIRINGS)}, got {pairing!r}", "pairing")
     models = check_models(release, models)
     budgets = check_budgets(budgets)
     derived = getattr(release, "derived", None)
@@ -315,7 +319,8 @@ def _scored_predictions(release, models: list[str], budgets: list[str], pairing:
         sb = check_budgets(shared_budgets)
         ms = [m for m in models if set(sb) <= set(rb[m])]
         if not ms:
-            raise ValueError(f"no model among {models} was run at all of {sb}")
+            raise MissingDataError(f"no model among {models} was run at all of {sb}", code="budget_not_run",
+                                   field="context_length")
         sub = fr.filter(pl.col("model").is_in(ms) & pl.col("budget").is_in(sb))
         keep = (sub.group_by("question_id").agg(pl.struct("model", "budget").n_unique().alias("_have"))
                 .filter(pl.col("_have") == len(ms) * len(sb)).select("question_id"))

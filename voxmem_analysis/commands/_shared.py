@@ -12,7 +12,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from voxmem_analysis.commands._guards import n_boot_arg, regex_arg
-from voxmem_analysis.errors import AnalysisInputError, VoxMemDataError
+from voxmem_analysis.errors import InputError, VoxMemDataError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -194,10 +194,15 @@ def emit(df: pd.DataFrame, fmt: str, title: str | None = None) -> None:
 
 
 def run_guarded(func, args) -> int:
-    """Run ``func(args)``; bad arguments exit 2, bad data exit 1, each with its message."""
+    """Run ``func(args)``: a bad argument exits 2, bad data exits 1, each with its message.
+
+    Anything else propagates to :func:`voxmem_analysis.cli.main`: a limit or an unusable output
+    exits 2 there too, and anything else is an internal error (exit 3): a bare ``ValueError`` or
+    ``KeyError`` is a bug, never "bad arguments".
+    """
     try:
         return func(args)
-    except AnalysisInputError as exc:
+    except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except VoxMemDataError as exc:

@@ -70,13 +70,9 @@ def _run_data(args) -> int:
         return 2
     release = load(args)
     synthetic_banner(release)
-    try:
-        table = compare_models(release, models, args.budget, answerable_only=args.answerable_only,
-                               n_boot=args.n_boot, seed=args.seed, cluster=args.cluster, interval=args.interval,
-                               mc_se=True)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    table = compare_models(release, models, args.budget, answerable_only=args.answerable_only,
+                           n_boot=args.n_boot, seed=args.seed, cluster=args.cluster, interval=args.interval,
+                           mc_se=True)
     what = "answerable items" if args.answerable_only else "items"
     title = (f"Paired comparison at {table['budget'].iloc[0]} on the {what} both models were scored on "
              f"(diff = acc_a - acc_b, pp; exact McNemar; Holm over {len(table)} pair(s))")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 
 from voxmem_analysis.commands._shared import add_data_args, emit, fail, load, synthetic_banner
-from voxmem_analysis.errors import VoxMemDataError
+from voxmem_analysis.errors import InputError, VoxMemDataError
 
 
 def register(sub) -> None:
@@ -42,7 +42,7 @@ def run(args) -> int:
         table = item_table(release, model=args.model, budget=args.budget, wrong=args.wrong, by=by, where=args.where)
     except VoxMemDataError as exc:
         return fail(exc)
-    except ValueError as exc:
+    except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     what = "incorrect scored items" if args.wrong else "items"

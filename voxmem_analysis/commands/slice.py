@@ -176,11 +176,8 @@ def _select(frame, by: list[str], args):
     from voxmem_analysis.analysis.verdicts import AnalysisInputError
 
     answerable_only = "subtype" in by and not args.include_refusal
-    try:
-        out = select_verdicts(frame, models=args.model, budget=args.budget, where=args.where,
-                              answerable_only=answerable_only)
-    except ValueError as exc:
-        raise AnalysisInputError(str(exc)) from None
+    out = select_verdicts(frame, models=args.model, budget=args.budget, where=args.where,
+                          answerable_only=answerable_only)
     if answerable_only:
         n_ar = select_verdicts(frame, models=args.model, budget=args.budget, where=args.where).height - out.height
         note(f"subtype slices count the answerable items only, as in the paper: {n_ar} answer-refusal "

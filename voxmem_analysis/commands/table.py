@@ -11,7 +11,7 @@ import inspect
 import re
 import sys
 
-from voxmem_analysis.errors import VoxMemDataError
+from voxmem_analysis.errors import USAGE_ERRORS, VoxMemDataError
 from voxmem_analysis.commands._shared import add_data_args, fail, load, synthetic_banner
 from voxmem_analysis.commands._guards import n_boot_arg
 
@@ -158,7 +158,7 @@ def _print(art, opts, params: dict) -> int:
     except VoxMemDataError as exc:  # e.g. the release lacks the budget or part this artifact needs
         print(cli_message(str(exc)), file=sys.stderr)
         return 1
-    except ValueError as exc:       # an unknown budget or model name
+    except USAGE_ERRORS as exc:     # an unknown budget or model name, an n_boot beyond the limit
         print(f"error: {cli_message(str(exc))}", file=sys.stderr)
         return 2
     title = f"{art.title} [{SYNTHETIC_LABEL}]" if release.synthetic else art.title
