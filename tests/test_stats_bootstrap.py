@@ -517,7 +517,7 @@ def test_frame_bad_inputs_raise_value_error():
 
 # ----------------------------------------------------------------------------- shared count matrices
 def test_shared_counts_are_the_iterated_counts_drawn_once_and_read_only(monkeypatch):
-    from voxmem_analysis.stats import bootstrap as B
+    from voxmem_analysis.stats import resampling as B
 
     monkeypatch.setattr(B, "_SHARED_COUNTS", {})
     strata = np.array(["b", "a", "b", "c", "a", "b", "c"], dtype=object)
@@ -544,7 +544,7 @@ def test_shared_counts_are_the_iterated_counts_drawn_once_and_read_only(monkeypa
 
 
 def test_shared_counts_keep_at_most_their_byte_budget(monkeypatch):
-    from voxmem_analysis.stats import bootstrap as B
+    from voxmem_analysis.stats import resampling as B
 
     monkeypatch.setattr(B, "_SHARED_COUNTS", {})
     monkeypatch.setattr(B, "_SHARED_COUNTS_BYTES", 3 * 1_000 * 10 * 8)    # three 1,000 x 10 matrices

@@ -1,9 +1,9 @@
 """Argument validation shared by the statistics modules.
 
 Every check in :mod:`voxmem_analysis.stats` goes through :func:`require`, which raises
-:class:`StatsInputError` -- a :class:`ValueError` (and, when the workbook's error module is
-importable, a :class:`voxmem_analysis.errors.VoxMemDataError`) carrying a message that names
-the offending argument and what was expected.  ``assert`` is never used for argument checks:
+:class:`StatsInputError` -- an :class:`~voxmem_analysis.errors.InputError` (a :class:`ValueError`,
+never a data error: no notebook section skips it) carrying a message that names the offending
+argument and what was expected.  ``assert`` is never used for argument checks:
 it disappears under ``python -O``.
 """
 from __future__ import annotations
