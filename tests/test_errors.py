@@ -142,7 +142,7 @@ def test_cli_an_injected_bug_is_an_internal_error_never_bad_arguments(tiny_relea
         monkeypatch.setattr(paired, "compare_models", broken)
         argv = ["compare", "--data", tiny_release, "--models", "Model-A,Model-B", "--budget", "8K"]
     else:                          # an artifact: the analysis it calls breaks
-        monkeypatch.setattr(R, "scored_predictions", broken)
+        monkeypatch.setattr(R, "scored_frame", broken)
         argv = ["table", "table15", "--data", tiny_release, "--budget", "8K"]
     code, err = _run(capsys, *argv)
     assert code == 3, err

@@ -28,7 +28,7 @@ __all__ = [
     "evidence_label", "mean_row_label", "check_budgets", "check_models", "fmt_budgets", "order_frame",
     "run_budgets", "models_at_budget", "budgets_run", "require_budgets", "comparison_budget", "baseline_budget",
     "fig5_budget", "describe_budgets", "shared_set", "describe_shared_set", "no_budget_error",
-    "missing_source_operations", "models_at_or_fail", "scored_predictions",
+    "missing_source_operations", "models_at_or_fail", "scored_predictions", "scored_frame",
 ]
 
 PAIRINGS = ("all_budgets", "shared", "none")
@@ -290,20 +290,27 @@ def scored_predictions(release, *, models: Sequence[str] | None = None, budgets:
         evidence_type, operation, is_ar, source_operation, status, scored, correct``;
         ``budget`` is a string, ``correct`` a bool.
     """
+    return scored_frame(release, models=models, budgets=budgets, pairing=pairing,
+                        shared_budgets=shared_budgets).to_pandas()
+
+
+def scored_frame(release, *, models: Sequence[str] | None = None, budgets: Iterable[str] | None = None,
+                 pairing: str = "all_budgets", shared_budgets: Iterable[str] | None = None) -> pl.DataFrame:
+    """:func:`scored_predictions` as a polars frame, computed once per release and arguments: the
+    analyses work on it in polars up to their final table."""
     if pairing not in PAIRINGS:
         raise AnalysisInputError(f"pairing must be one of {', '.join(PAIRINGS)}, got {pairing!r}", "pairing")
     models = check_models(release, models)
     budgets = check_budgets(budgets)
     derived = getattr(release, "derived", None)
     if derived is None:
-        return _scored_predictions(release, models, budgets, pairing, shared_budgets)
-    key = ("scored_predictions", tuple(models), tuple(budgets), pairing,
+        return _scored_frame(release, models, budgets, pairing, shared_budgets)
+    key = ("scored_frame", tuple(models), tuple(budgets), pairing,
            tuple(check_budgets(shared_budgets)) if pairing == "shared" else None)
-    return derived(key, lambda: _scored_predictions(release, models, budgets, pairing, shared_budgets)).copy()
+    return derived(key, lambda: _scored_frame(release, models, budgets, pairing, shared_budgets))
 
 
-def _scored_predictions(release, models: list[str], budgets: list[str], pairing: str,
-                        shared_budgets) -> pd.DataFrame:
+def _scored_frame(release, models: list[str], budgets: list[str], pairing: str, shared_budgets) -> pl.DataFrame:
     rb = run_budgets(release)
     allowed = pl.DataFrame({"model": [m for m in models for b in rb[m]],
                             "budget": [b for m in models for b in rb[m]]},
@@ -325,15 +332,10 @@ def _scored_predictions(release, models: list[str], budgets: list[str], pairing:
         keep = (sub.group_by("question_id").agg(pl.struct("model", "budget").n_unique().alias("_have"))
                 .filter(pl.col("_have") == len(ms) * len(sb)).select("question_id"))
         fr = fr.filter(pl.col("model").is_in(ms)).join(keep, on="question_id", how="semi")
-    fr = fr.filter(pl.col("budget").is_in(budgets))
-    out = fr.to_pandas()
-    out["correct"] = out["correct"].fillna(False).astype(bool)
-    order = {m: i for i, m in enumerate(models)}
-    out = out.sort_values(["budget", "model", "question_id"],
-                          key=lambda s: s.map(order) if s.name == "model" else
-                          (s.map({b: i for i, b in enumerate(tx.BUDGETS)}) if s.name == "budget" else s),
-                          kind="stable").reset_index(drop=True)
-    return out
+    ranks = [pl.col("budget").replace_strict(list(tx.BUDGETS), list(range(len(tx.BUDGETS)))),
+             pl.col("model").replace_strict(models, list(range(len(models)))), pl.col("question_id")]
+    return (fr.filter(pl.col("budget").is_in(budgets)).with_columns(pl.col("correct").fill_null(False))
+            .sort(ranks, maintain_order=True, nulls_last=True))
 
 
 def order_frame(df: pd.DataFrame, models: list[str]) -> pd.DataFrame:
