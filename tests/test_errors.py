@@ -103,11 +103,11 @@ def test_cli_missing_data_exits_1_with_its_reason(tiny_release, capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["table", "table15", "--budget", "12K"], "error: unknown budget '12K'; expected one of 8K, 16K, 32K, 64K"),
+    (["table", "table15", "--budget", "12K"], "error: table: unknown budget '12K'; expected one of 8K, 16K, 32K, 64K"),
     (["table", "table99"], "unknown artifact 'table99'; known:"),
-    (["compare", "--models", "Model-A,Model-Z", "--budget", "8K"], "error: unknown model(s) 'Model-Z'"),
-    (["items", "--model", "Model-A", "--budget", "8K", "--by", "nope"], "error: unknown column(s) in --by: nope"),
-    (["slice", "--by", "model", "--where", "no_such_column = 1"], "error: --where 'no_such_column = 1'"),
+    (["compare", "--models", "Model-A,Model-Z", "--budget", "8K"], "error: compare: unknown model(s) 'Model-Z'"),
+    (["items", "--model", "Model-A", "--budget", "8K", "--by", "nope"], "error: items: unknown column(s) in --by: nope"),
+    (["slice", "--by", "model", "--where", "no_such_column = 1"], "error: slice: --where 'no_such_column = 1'"),
 ])
 def test_cli_a_bad_argument_exits_2(tiny_release, capsys, argv, message):
     code, err = _run(capsys, *argv, "--data", tiny_release)
@@ -138,7 +138,7 @@ def test_cli_an_injected_bug_is_an_internal_error_never_bad_arguments(tiny_relea
         raise bug
 
     monkeypatch.delenv(DEBUG_ENV, raising=False)
-    if command == "compare":       # a command run through run_guarded
+    if command == "compare":       # the analysis a command calls breaks
         monkeypatch.setattr(paired, "compare_models", broken)
         argv = ["compare", "--data", tiny_release, "--models", "Model-A,Model-B", "--budget", "8K"]
     else:                          # an artifact: the analysis it calls breaks

@@ -62,8 +62,16 @@ def main(argv: list[str] | None = None) -> int:
         return _report_unexpected(exc, args)
 
 
+def cli_message(text: str) -> str:
+    """A library hint ``pass budget= one of them`` in the words of the command line (``pass --budget``)."""
+    import re
+
+    return re.sub(r"\bpass (\w+)= ", lambda m: "pass --" + m.group(1).replace("_", "-") + " ", text)
+
+
 def _report_unexpected(exc: BaseException, args) -> int:
-    """The message and exit code of an exception no command handled (see :func:`main`)."""
+    """The message and exit code of an exception no command handled (see :func:`main`): the one
+    place errors become exit codes."""
     import os
 
     from voxmem_analysis.errors import USAGE_ERRORS, VoxMemDataError
@@ -72,10 +80,10 @@ def _report_unexpected(exc: BaseException, args) -> int:
         raise exc
     command = getattr(args, "command", None) or "voxmem-analysis"
     if isinstance(exc, VoxMemDataError):      # bad input data, or a release lacking a part the command needs
-        print(str(exc), file=sys.stderr)
+        print(cli_message(str(exc)), file=sys.stderr)
         return 1
     if isinstance(exc, USAGE_ERRORS):         # a bad argument, a limit, an output folder that cannot be used
-        print(f"error: {command}: {exc}", file=sys.stderr)
+        print(f"error: {command}: {cli_message(str(exc))}", file=sys.stderr)
         return 2
     if isinstance(exc, OSError):              # a file or folder that cannot be used (disk full, no permission)
         where = f" {exc.filename!r}" if getattr(exc, "filename", None) else ""

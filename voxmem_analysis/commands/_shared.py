@@ -1,9 +1,11 @@
 """Arguments and helpers shared by subcommands.
 
-Release commands (``--data DIR``): :func:`add_data_args`, :func:`load`, :func:`fail`,
-:func:`synthetic_banner`.  LongMemEval-format commands (``--manifest FILE --questions FILE``:
-``slice``, ``compare``, ``scaling``, ``judges``): :func:`add_manifest_args`, :func:`add_output_args`,
-:func:`add_judge_arg`, :func:`load_manifest`, :func:`one_judge`, :func:`emit`, :func:`run_guarded`.
+Release commands (``--data DIR``): :func:`add_data_args`, :func:`load`, :func:`synthetic_banner`.
+LongMemEval-format commands (``--manifest FILE --questions FILE``: ``slice``, ``compare``, ``scaling``,
+``judges``): :func:`add_manifest_args`, :func:`add_output_args`, :func:`add_judge_arg`,
+:func:`load_manifest`, :func:`one_judge`, :func:`emit`.
+
+Errors are not caught here: :func:`voxmem_analysis.cli.main` turns each into its message and exit code.
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from voxmem_analysis.commands._guards import n_boot_arg, regex_arg
-from voxmem_analysis.errors import InputError, VoxMemDataError
+from voxmem_analysis.errors import VoxMemDataError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -102,11 +104,6 @@ def report_release(path):
     return release
 
 
-def fail(exc: VoxMemDataError) -> int:
-    print(str(exc), file=sys.stderr)
-    return 1
-
-
 def synthetic_banner(release) -> None:
     if release.synthetic:
         print(f"# {release.label()}", file=sys.stderr)
@@ -191,19 +188,3 @@ def emit(df: pd.DataFrame, fmt: str, title: str | None = None) -> None:
         sys.stdout.write(clean.to_markdown(index=False, floatfmt=".4g", missingval="") + "\n")
     else:
         df.to_csv(sys.stdout, index=False, float_format="%.6g", lineterminator="\n")
-
-
-def run_guarded(func, args) -> int:
-    """Run ``func(args)``: a bad argument exits 2, bad data exits 1, each with its message.
-
-    Anything else propagates to :func:`voxmem_analysis.cli.main`: a limit or an unusable output
-    exits 2 there too, and anything else is an internal error (exit 3): a bare ``ValueError`` or
-    ``KeyError`` is a bug, never "bad arguments".
-    """
-    try:
-        return func(args)
-    except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except VoxMemDataError as exc:
-        return fail(exc)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 
 from voxmem_analysis.commands._shared import (add_cluster_arg, add_data_args, add_judge_arg, add_manifest_args, add_output_args, emit,
-                                              load, load_manifest, one_judge, run_guarded, synthetic_banner)
+                                              load, load_manifest, one_judge, synthetic_banner)
 
 
 def register(sub) -> None:
@@ -34,7 +34,7 @@ def register(sub) -> None:
                         "standard error of each endpoint")
     add_judge_arg(p)
     add_output_args(p)
-    p.set_defaults(func=lambda a: run_guarded(run, a))
+    p.set_defaults(func=run)
 
 
 def run(args) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from voxmem_analysis.commands._shared import add_cluster_arg, add_judge_arg, add_manifest_args, add_output_args, emit, load_manifest, one_judge, run_guarded
+from voxmem_analysis.commands._shared import add_cluster_arg, add_judge_arg, add_manifest_args, add_output_args, emit, load_manifest, one_judge
 
 
 def register(sub) -> None:
@@ -24,7 +24,7 @@ def register(sub) -> None:
     add_cluster_arg(p, adds="the columns cluster and change_design_effect")
     add_judge_arg(p)
     add_output_args(p)
-    p.set_defaults(func=lambda a: run_guarded(run, a))
+    p.set_defaults(func=run)
 
 
 def run(args) -> int:

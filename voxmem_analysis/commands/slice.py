@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 
 from voxmem_analysis.commands._shared import (add_cluster_arg, add_data_args, add_judge_arg, add_manifest_args, add_output_args, emit,
-                                              load, load_manifest, note, one_judge, run_guarded, synthetic_banner)
+                                              load, load_manifest, note, one_judge, synthetic_banner)
 
 _DATA_DEFAULT_BY = "model,budget,evidence_type"
 _MANIFEST_DEFAULT_BY = "system,question_type"
@@ -75,7 +75,7 @@ def run(args) -> int:
 
     if check_outputs("slice", files={"--out": args.out, "--plot": args.plot}):
         return 2
-    return run_guarded(_run, args)
+    return _run(args)
 
 
 def _run(args) -> int:
