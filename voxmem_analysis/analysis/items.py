@@ -16,7 +16,7 @@ from typing import Sequence
 import pandas as pd
 import polars as pl
 
-from voxmem_analysis.analysis.paired import check_budget, check_models
+from voxmem_analysis.analysis.selection import check_budgets, check_models
 from voxmem_analysis.analysis.subsets import filter_where
 from voxmem_analysis.errors import AnalysisInputError
 
@@ -47,7 +47,7 @@ def item_table(release, *, model: str, budget: str, wrong: bool = False, by: Seq
     ``by`` (e.g. ``["subtype"]``) sorts the rows so each group's items are together; its
     columns are put first.
     """
-    b = check_budget(budget)
+    b = check_budgets([budget])[0]
     check_models(release, [model])
     fr = release.frame.filter((pl.col("model") == model) & (pl.col("budget").cast(pl.Utf8) == b))
     fr = filter_where(fr, where)

@@ -147,10 +147,7 @@ def _as_polars(frame, what: str) -> pl.DataFrame:
 def _budget_filter(frame: pl.DataFrame, budget: str | None) -> pl.DataFrame:
     if budget is None:
         return frame
-    b = tx.normalize_budget(budget)
-    if b is None:
-        raise AnalysisInputError(f"unknown budget {budget!r}; expected one of {', '.join(tx.BUDGETS)}", "budget")
-    return frame.filter(pl.col("budget").cast(pl.Utf8) == b)
+    return frame.filter(pl.col("budget").cast(pl.Utf8) == tx.normalize_budgets([budget])[0])
 
 
 def _judge_name(frame: pl.DataFrame, fallback: str) -> str:
@@ -409,7 +406,7 @@ def judge_summary(matched: JudgePairs, models=None, *, production_family: str | 
             ("family_diff_pp", d_f, int(fam.sum()),
              f"production - second accuracy (pp) on {production_family}-family predictions"),
             ("others_diff_pp", d_o, int((~fam).sum()),
-             f"production - second accuracy (pp) on all other predictions"),
+             "production - second accuracy (pp) on all other predictions"),
             ("favoritism_pp", d_f - d_o, int(sc.height),
              f"family_diff_pp - others_diff_pp: how much more the production judge credits {production_family} outputs"),
         ]

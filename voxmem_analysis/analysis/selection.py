@@ -102,8 +102,8 @@ def check_models(release, models) -> list[str]:
         models = [models]
     unknown = [m for m in models if m not in order]
     if unknown:
-        raise AnalysisInputError(f"models not in the release: {', '.join(map(repr, unknown))}; known: {', '.join(order)}",
-                                 "models")
+        raise AnalysisInputError(f"unknown model(s) {', '.join(map(repr, unknown))}: not in the release, which has "
+                                 f"{', '.join(order)}", "models")
     wanted = set(models)
     return [m for m in order if m in wanted]
 

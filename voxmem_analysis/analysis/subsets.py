@@ -50,12 +50,7 @@ def _budgets(budget) -> list[str] | None:
     if budget in (None, "", "all"):
         return None
     parts = budget if isinstance(budget, (list, tuple)) else str(budget).split(",")
-    out = []
-    for b in (str(x).strip().upper() for x in parts if str(x).strip()):
-        if b not in tx.BUDGETS:
-            raise AnalysisInputError(f"unknown budget {b!r}; one of {', '.join(tx.BUDGETS)}", "budget")
-        out.append(b)
-    return out
+    return tx.normalize_budgets([str(x).strip() for x in parts if str(x).strip()])
 
 
 def select_verdicts(frame: pl.DataFrame, *, models: Sequence[str] | str | None = None, budget=None,

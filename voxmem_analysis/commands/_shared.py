@@ -161,6 +161,18 @@ def load_manifest(args):
     return data
 
 
+def manifest_cluster(frame, cluster: str):
+    """``(frame, cluster column or None)`` of ``--cluster`` on LongMemEval verdicts: ``item`` (None),
+    ``family`` (an abstention question ``X_abs`` joins ``X``: the added column ``family``) or a column."""
+    if cluster == "item":
+        return frame, None
+    if cluster == "family":
+        from voxmem_analysis.analysis.clusters import with_abstention_families
+
+        return with_abstention_families(frame), "family"
+    return frame, cluster
+
+
 def one_judge(data, args):
     """The frame with one judge per (system, budget); notes on stderr."""
     from voxmem_analysis.io.longmemeval import select_judge

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 
 from voxmem_analysis.commands._shared import (add_cluster_arg, add_data_args, add_judge_arg, add_manifest_args, add_output_args, emit,
-                                              load, load_manifest, one_judge, synthetic_banner)
+                                              load, load_manifest, manifest_cluster, one_judge, synthetic_banner)
 
 
 def register(sub) -> None:
@@ -49,12 +49,7 @@ def run(args) -> int:
     from voxmem_analysis.analysis.verdicts import compare_systems
 
     data = load_manifest(args)
-    frame = one_judge(data, args)
-    cluster = None if args.cluster == "item" else args.cluster
-    if cluster == "family":  # LongMemEval: an abstention question X_abs belongs with X
-        from voxmem_analysis.analysis.clusters import with_abstention_families
-
-        frame = with_abstention_families(frame)
+    frame, cluster = manifest_cluster(one_judge(data, args), args.cluster)
     table = compare_systems(frame, system="system", item="question_id", budget="budget",
                             n_boot=args.n_boot, seed=args.seed, cluster=cluster, interval=args.interval, mc_se=True)
     emit(table, args.format, "Pairwise comparison of systems (diff = acc_a - acc_b, pp)")

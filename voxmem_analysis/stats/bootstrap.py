@@ -36,7 +36,7 @@ The engine's parts live in their own modules and are importable from here as bef
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
 from typing import Any, Sequence
 
 import numpy as np
@@ -45,11 +45,10 @@ import pandas as pd
 from voxmem_analysis.stats._validation import as_float_matrix, as_float_vector, check_ci_level, ci_level_alias, require
 from voxmem_analysis.stats.paired_statistics import (STATISTICS, Statistic, difference, mean_difference, mean_level,
                                                      mean_ratio, ratio, resolve_statistics)
-from voxmem_analysis.stats.resampling import (BootstrapMeans, bootstrap_means, check_n_boot_seed, combine_mask,
-                                              iter_bootstrap_counts, resampled_sums, shared_bootstrap_counts,
-                                              strata_codes)
+from voxmem_analysis.stats.resampling import (BootstrapMeans, bootstrap_means, combine_mask, iter_bootstrap_counts,
+                                              resampled_sums, shared_bootstrap_counts, strata_codes)
 from voxmem_analysis.stats.resources import check_bootstrap_memory
-from voxmem_analysis.stats.settings import PairedSettings, settings_keywords
+from voxmem_analysis.stats.settings import INTERVALS, PairedSettings, settings_keywords
 
 __all__ = [
     "Statistic", "STATISTICS", "difference", "ratio", "mean_difference", "mean_ratio",
@@ -133,7 +132,6 @@ def _finite_or_nan(x: float) -> float:
 _RESULT_COLUMNS = ["statistic", "estimate", "ci_low", "ci_high", "n", "n_series", "n_invalid",
                    "n_boot", "seed", "ci_level", "interval", "ci_low_mc_se", "ci_high_mc_se",
                    "cluster", "n_clusters", "design_effect"]
-INTERVALS = ("percentile", "bca")
 
 
 def bootstrap_interval(replicates: Any, estimate: float, *, ci_level: float = 0.95,
@@ -168,28 +166,11 @@ def bootstrap_interval(replicates: Any, estimate: float, *, ci_level: float = 0.
     return _interval(np.asarray(replicates, dtype=float), float(estimate), check_ci_level(ci_level), method, jack)
 
 
-@dataclass(frozen=True)
-class _Run:
-    """The checked settings of one paired bootstrap (:func:`_checked`)."""
-
-    stats: list[Statistic]
-    aggregate: str | None
-    n_boot: int
-    seed: int
-    ci_level: float
-    interval: str
-
-
-def _checked(settings: PairedSettings) -> _Run:
-    """The checks every paired entry point makes of its settings (statistics, n_boot, seed, ...)."""
+def _checked(settings: PairedSettings) -> PairedSettings:
+    """The settings every paired entry point checks, with ``statistics`` resolved to :class:`Statistic` objects."""
     require(settings.aggregate in ("mean", None), f"aggregate must be 'mean' or None, got {settings.aggregate!r}",
             field="aggregate")
-    stats = resolve_statistics(settings.statistics)
-    n_boot, seed = check_n_boot_seed(settings.n_boot, settings.seed)
-    ci_level = check_ci_level(settings.ci_level)
-    require(settings.interval in INTERVALS, f"interval must be one of {INTERVALS}, got {settings.interval!r}",
-            field="interval")
-    return _Run(stats, settings.aggregate, n_boot, seed, ci_level, settings.interval)
+    return dataclasses.replace(settings.check(), statistics=resolve_statistics(settings.statistics))
 
 
 def _accuracies(A: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -204,7 +185,7 @@ def _jackknife(A: np.ndarray, k: int, clusters: np.ndarray | None):
     return _accuracies(U.sum(axis=0)[None, :] - U, k)
 
 
-def _paired_core(B: np.ndarray, Cm: np.ndarray, M: np.ndarray, run: _Run, *, series: Sequence[Any],
+def _paired_core(B: np.ndarray, Cm: np.ndarray, M: np.ndarray, run: PairedSettings, *, series: Sequence[Any],
                  strata: np.ndarray | None, clusters: np.ndarray | None = None,
                  cluster_name: str = "item") -> list[dict]:
     """Engine shared by the three public entry points; returns result rows (dicts).
@@ -252,12 +233,12 @@ def _paired_core(B: np.ndarray, Cm: np.ndarray, M: np.ndarray, run: _Run, *, ser
 
     rows: list[dict] = []
     if run.aggregate == "mean":
-        for s in run.stats:
+        for s in run.statistics:
             rows.append({**one(s, slice(None)), "n": int(n_units), "n_series": int(k)})
     else:
         n_per_series = M.sum(axis=0)
         for j in range(k):
-            for s in run.stats:
+            for s in run.statistics:
                 rows.append({"series": series[j], **one(s, slice(j, j + 1)),
                              "n": int(n_per_series[j]), "n_series": 1})
     return rows
@@ -379,7 +360,8 @@ def paired_bootstrap_matrix(baseline: Any, comparison: Any, mask: Any = None, *,
             "baseline and comparison must be finite scores (NaN = not judged), found inf",
             field="baseline")
     M = combine_mask(mask, B.shape, ~np.isnan(B) & ~np.isnan(Cm))
-    run = _checked(PairedSettings(statistics, aggregate, n_boot, seed, ci_level, interval))
+    run = _checked(PairedSettings(statistics=statistics, aggregate=aggregate, n_boot=n_boot, seed=seed,
+                                  ci_level=ci_level, interval=interval))
     k = B.shape[1]
     labels = list(range(k)) if series is None else list(series)
     require(len(labels) == k, f"series must give one label per column ({k}), got "
@@ -539,7 +521,7 @@ def _to_float_column(col: pd.Series, name: str) -> np.ndarray:
 
 
 @ci_level_alias
-@settings_keywords(PairedSettings())
+@settings_keywords(PairedSettings(), fields=("statistics", "aggregate", "n_boot", "seed", "ci_level", "interval"))
 def paired_bootstrap_frame(data: Any, *, item: str = "question_id", series: str = "model",
                            condition: str = "budget", value: str = "correct",
                            baseline: Any = "8K", comparison: Any = "64K",

@@ -35,13 +35,13 @@ Modules: :mod:`.slices` (:func:`slice_accuracy`), :mod:`.compare` (:func:`compar
 """
 from __future__ import annotations
 
-from voxmem_analysis.analysis.verdicts._frames import (BOOTSTRAP_INTERVALS, INTERVALS, MACRO, OVERALL, TYPE_COLUMNS,
-                                                       level_order)
+from voxmem_analysis.analysis.verdicts._frames import INTERVALS, MACRO, OVERALL, TYPE_COLUMNS, level_order
 from voxmem_analysis.analysis.verdicts.compare import compare_systems
 from voxmem_analysis.analysis.verdicts.judges import judge_agreement, judge_agreement_pairs
 from voxmem_analysis.analysis.verdicts.scaling import scaling_correlations, scaling_table
 from voxmem_analysis.analysis.verdicts.slices import pooled_across, slice_accuracy
 from voxmem_analysis.errors import AnalysisInputError
+from voxmem_analysis.stats.settings import INTERVALS as BOOTSTRAP_INTERVALS
 
 __all__ = [
     "TYPE_COLUMNS", "OVERALL", "MACRO", "INTERVALS", "BOOTSTRAP_INTERVALS", "AnalysisInputError", "level_order",

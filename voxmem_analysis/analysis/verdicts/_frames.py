@@ -16,8 +16,6 @@ import pandas as pd
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.errors import AnalysisInputError
 from voxmem_analysis.io.longmemeval import QUESTION_TYPES, budget_sort_key
-from voxmem_analysis.stats.resources import check_n_boot
-from voxmem_analysis.stats.settings import BootstrapSettings
 
 #: Columns recognised as a "type" column by ``type_col="auto"`` (the last one in ``by`` wins).
 TYPE_COLUMNS: tuple[str, ...] = ("question_type", "evidence_type", "operation", "subtype", "source_operation")
@@ -25,9 +23,6 @@ OVERALL = "overall"
 MACRO = "macro"
 #: Interval methods of :func:`slice_accuracy` (``interval=``).
 INTERVALS = ("auto", "wilson", "bootstrap")
-#: Bootstrap interval methods of :func:`slice_accuracy` and :func:`compare_systems` (``bootstrap_interval=`` /
-#: ``interval=``): the stats layer's percentile and BCa intervals.
-BOOTSTRAP_INTERVALS = ("percentile", "bca")
 _KNOWN_ORDERS: tuple[tuple, ...] = (
     tuple(tx.BUDGETS), tuple(tx.EVIDENCE_TYPES), tuple(tx.OPERATIONS), tuple(tx.SUBTYPES),
     tuple(QUESTION_TYPES), tuple(tx.STATUSES),
@@ -212,17 +207,3 @@ def cluster_of(df: pd.DataFrame, item: str, cluster: str | None) -> pd.Series | 
 def constant_within(units: np.ndarray, strata: np.ndarray) -> bool:
     per = pd.DataFrame({"u": units, "s": strata})
     return bool((per.groupby("u")["s"].nunique(dropna=False) <= 1).all())
-
-
-def check_settings(settings: BootstrapSettings, *, interval: str | None = "interval") -> None:
-    """Check a bootstrap's settings; ``interval``: the argument name of its endpoints (None: not used)."""
-    if interval is not None and settings.interval not in BOOTSTRAP_INTERVALS:
-        fail(f"{interval} must be one of {BOOTSTRAP_INTERVALS}, got {settings.interval!r}", interval)
-    n_boot, seed, ci_level = settings.n_boot, settings.seed, settings.ci_level
-    if not isinstance(n_boot, (int, np.integer)) or isinstance(n_boot, bool) or n_boot < 1:
-        fail(f"n_boot must be a positive integer, got {n_boot!r}", "n_boot")
-    check_n_boot(n_boot)
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
-        fail(f"seed must be a non-negative integer, got {seed!r}", "seed")
-    if not (isinstance(ci_level, (int, float)) and 0 < ci_level < 1):
-        fail(f"ci_level must lie strictly between 0 and 1, got {ci_level!r}", "ci_level")

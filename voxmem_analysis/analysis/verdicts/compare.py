@@ -8,7 +8,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from voxmem_analysis.analysis.verdicts._frames import (as_list, check_settings, check_unique, cluster_of, fail,
+from voxmem_analysis.analysis.verdicts._frames import (as_list, check_unique, cluster_of, fail,
                                                        groups_of, is_null, numeric_values, objectify, sort_levels,
                                                        to_pandas)
 from voxmem_analysis.stats import STATISTICS, cochran_q, holm, mcnemar_exact, paired_bootstrap_frame
@@ -82,7 +82,7 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
     :func:`voxmem_analysis.stats.mcnemar_exact`; Holm: :func:`voxmem_analysis.stats.holm`.
     """
     cfg = settings or BootstrapSettings()
-    check_settings(cfg)
+    cfg = cfg.check()
     if family not in ("budget", "table"):
         fail(f"family must be 'budget' or 'table', got {family!r}", "family")
     gcols = ([budget] if budget else []) + as_list(groups)

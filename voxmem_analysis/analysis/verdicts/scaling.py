@@ -7,7 +7,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from voxmem_analysis.analysis.verdicts._frames import (OVERALL, as_list, check_settings, check_unique, cluster_of,
+from voxmem_analysis.analysis.verdicts._frames import (OVERALL, as_list, check_unique, cluster_of,
                                                        constant_within, fail, groups_of, level_order, numeric_values,
                                                        objectify, sort_levels, to_pandas)
 from voxmem_analysis.analysis.verdicts.slices import slice_accuracy
@@ -79,7 +79,7 @@ def scaling_table(frame, *, system: str = "system", type_col: str | None = "ques
     within types (``strata``).  No sign is assumed: change may be positive, retention > 1.
     """
     cfg = settings or BootstrapSettings()
-    check_settings(cfg, interval=None)
+    cfg = cfg.check(None)
     gcols = as_list(groups)
     tcols = [type_col] if type_col else []
     df = to_pandas(frame, [*gcols, system, budget, *tcols, item, value, scored] + ([cluster] if cluster else []))

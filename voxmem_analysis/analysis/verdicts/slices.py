@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from voxmem_analysis.analysis.accuracy import accuracy_by_code
-from voxmem_analysis.analysis.verdicts._frames import (INTERVALS, MACRO, OVERALL, as_list, check_binary, check_settings,
+from voxmem_analysis.analysis.verdicts._frames import (INTERVALS, MACRO, OVERALL, as_list, check_binary,
                                                        cluster_of, constant_within, fail, groups_of, numeric_values,
                                                        objectify, resolve_type_col, sort_levels, to_pandas)
 from voxmem_analysis.stats import shared_bootstrap_counts, wilson_interval
@@ -106,7 +106,7 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
         fail(f"interval must be one of {INTERVALS}, got {interval!r}", "interval")
     if interval == "bootstrap" and item is None:
         fail("interval='bootstrap' needs the item column (item=...) to resample", "item")
-    check_settings(cfg, interval="bootstrap_interval")
+    cfg = cfg.check("bootstrap_interval")
     tcol = resolve_type_col(by, type_col)
     d, orders = _slicing(frame, by, value, scored, item, cluster, tcol, interval, cfg)
     rows: list[dict] = []
