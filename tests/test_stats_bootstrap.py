@@ -503,7 +503,7 @@ def test_bad_inputs_raise_value_error():
 def test_frame_bad_inputs_raise_value_error():
     base, comp = latent_paired(5, 2, seed=0)
     df = to_long(base, comp)
-    with pytest.raises(ValueError, match=r"lacks column\(s\) \['answer'\]"):
+    with pytest.raises(ValueError, match=r"unknown column\(s\) \['answer'\]"):
         paired_bootstrap_frame(df, value="answer")
     with pytest.raises(ValueError, match="comparison '32K' does not occur"):
         paired_bootstrap_frame(df, comparison="32K")

@@ -216,9 +216,7 @@ def shared_set(release, budget: str | None = "64K", models: Sequence[str] | None
     b = comparison_budget(release, budget, models=models)
     ms = models_at_budget(release, b, models)
     if not ms:
-        raise MissingDataError(f"no model was run at {b}",
-                               f"budgets run in this release: {fmt_budgets(budgets_run(release, models))}; "
-                               f"pass budget= one of them", code="budget_not_run", field="context_length")
+        raise no_budget_error(release, [b], models, hint="pass budget= one of them")
     rb = run_budgets(release)
     common = set.intersection(*(set(rb[m]) for m in ms))
     return ms, [x for x in tx.BUDGETS if x in common]
@@ -231,11 +229,11 @@ def describe_shared_set(models: Sequence[str], shared: Sequence[str], budget: st
             f"by {'every one' if k != 1 else 'it'}")
 
 
-def no_budget_error(release, budgets, models) -> MissingDataError:
-    asked = check_budgets(budgets)
-    return MissingDataError(f"no model was run at {fmt_budgets(asked)}",
-                            f"budgets run in this release: {fmt_budgets(budgets_run(release, models))}",
-                            code="budget_not_run", field="context_length")
+def no_budget_error(release, budgets, models, *, reason: str | None = None, hint: str = "") -> MissingDataError:
+    """"no model was run at ``budgets``" (or ``reason``), with the budgets the release has and a ``hint``."""
+    return MissingDataError(reason or f"no model was run at {fmt_budgets(check_budgets(budgets))}",
+                            f"budgets run in this release: {fmt_budgets(budgets_run(release, models))}"
+                            + (f"; {hint}" if hint else ""), code="budget_not_run", field="context_length")
 
 
 def missing_source_operations(release, *, models: Sequence[str] | None = None) -> str | None:
@@ -258,9 +256,7 @@ def missing_source_operations(release, *, models: Sequence[str] | None = None) -
 def models_at_or_fail(release, budget: str, models=None) -> list[str]:
     ms = models_at_budget(release, budget, models)
     if not ms:
-        raise MissingDataError(f"no model was run at {budget}",
-                               f"budgets run in this release: {fmt_budgets(budgets_run(release, models))}; "
-                               f"pass budget= one of them", code="budget_not_run", field="context_length")
+        raise no_budget_error(release, [budget], models, hint="pass budget= one of them")
     return ms
 
 

@@ -20,7 +20,7 @@ Invalid arguments raise :class:`StatsInputError` (a ``ValueError``).
 """
 from __future__ import annotations
 
-from voxmem_analysis.stats._validation import StatsInputError, ci_level_alias
+from voxmem_analysis.stats._validation import StatsInputError, ci_level_alias, frame_columns
 from voxmem_analysis.stats.agreement import cohen_kappa
 from voxmem_analysis.stats.bootstrap import INTERVALS, paired_bootstrap, paired_bootstrap_frame, paired_bootstrap_matrix
 from voxmem_analysis.stats.paired_statistics import (STATISTICS, Statistic, difference, mean_difference, mean_level,
@@ -44,5 +44,5 @@ __all__ = [
     # power
     "paired_power", "minimum_detectable_difference", "items_needed", "power_summary",
     # errors; the deprecated ``ci=`` keyword of functions taking ``ci_level=``
-    "StatsInputError", "ci_level_alias",
+    "StatsInputError", "ci_level_alias", "frame_columns",
 ]

@@ -42,7 +42,8 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from voxmem_analysis.stats._validation import as_float_matrix, as_float_vector, check_ci_level, ci_level_alias, require
+from voxmem_analysis.stats._validation import (as_float_matrix, as_float_vector, check_ci_level, ci_level_alias,
+                                               frame_columns, require)
 from voxmem_analysis.stats.paired_statistics import (STATISTICS, Statistic, difference, mean_difference, mean_level,
                                                      mean_ratio, ratio, resolve_statistics)
 from voxmem_analysis.stats.resampling import (BootstrapMeans, bootstrap_means, combine_mask, iter_bootstrap_counts,
@@ -439,24 +440,6 @@ def paired_bootstrap(x: Any, y: Any, statistic: Any = "difference", *, n_boot: i
 # Long-frame helper
 # =========================================================================================
 
-def _to_pandas(data: Any, columns: list[str]) -> pd.DataFrame:
-    mod = type(data).__module__
-    if mod.startswith("polars"):
-        if hasattr(data, "collect") and not hasattr(data, "to_pandas"):
-            data = data.collect()
-        missing = [c for c in columns if c not in data.columns]
-        require(not missing, f"data lacks column(s) {missing}; it has {list(data.columns)}",
-                field=missing[0] if missing else None)
-        return data.select(columns).to_pandas()
-    require(isinstance(data, pd.DataFrame),
-            f"data must be a pandas or polars DataFrame, got {type(data).__name__}",
-            field="data")
-    missing = [c for c in columns if c not in data.columns]
-    require(not missing, f"data lacks column(s) {missing}; it has {list(data.columns)}",
-            field=missing[0] if missing else None)
-    return data.loc[:, columns]
-
-
 def _pivot_pairs(df: pd.DataFrame, *, item: str, series: str, condition: str, value: str,
                  baseline: Any, comparison: Any, judged: str | None, strata: str | None,
                  cluster: str | None = None):
@@ -630,7 +613,7 @@ def paired_bootstrap_frame(data: Any, *, item: str = "question_id", series: str 
     require(not clash, f"group column(s) {clash} clash with output columns", field="groups")
     needed = list(dict.fromkeys([item, series, condition, value, *group_cols]
                                 + [c for c in (strata, judged, cluster) if c]))
-    df = _to_pandas(data, needed)
+    df = frame_columns(data, needed)
     present = pd.unique(df[condition].dropna())
     for which, lvl in (("baseline", baseline), ("comparison", comparison)):
         require((df[condition] == lvl).any(), f"{which} {lvl!r} does not occur in column "

@@ -16,6 +16,7 @@ import pandas as pd
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.errors import AnalysisInputError
 from voxmem_analysis.io.longmemeval import QUESTION_TYPES, budget_sort_key
+from voxmem_analysis.stats import frame_columns
 
 #: Columns recognised as a "type" column by ``type_col="auto"`` (the last one in ``by`` wins).
 TYPE_COLUMNS: tuple[str, ...] = ("question_type", "evidence_type", "operation", "subtype", "source_operation")
@@ -42,16 +43,7 @@ def as_list(cols) -> list[str]:
 
 
 def to_pandas(frame, columns: Sequence[str]) -> pd.DataFrame:
-    columns = list(dict.fromkeys(c for c in columns if c is not None))
-    have = list(frame.columns)
-    missing = [c for c in columns if c not in have]
-    if missing:
-        fail(f"unknown column(s) {missing}; the frame has: {', '.join(map(str, have))}", missing[0])
-    if type(frame).__module__.startswith("polars"):
-        return frame.select(columns).to_pandas()
-    if not isinstance(frame, pd.DataFrame):
-        fail(f"frame must be a polars or pandas DataFrame, got {type(frame).__name__}", "frame")
-    return frame.loc[:, columns].reset_index(drop=True)
+    return frame_columns(frame, columns, error=AnalysisInputError)
 
 
 def is_null(v) -> bool:
