@@ -9,10 +9,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hst
 from scipy import stats as st
 
+from voxmem_analysis.errors import MissingDataError
 from voxmem_analysis.stats import (
     STATISTICS,
     Statistic,
-    StatsInputError,
     bootstrap_means,
     difference,
     iter_bootstrap_counts,
@@ -486,7 +486,7 @@ def test_bad_arguments_raise_value_error(kwargs, match):
 def test_bad_inputs_raise_value_error():
     with pytest.raises(ValueError, match="same length"):
         paired_bootstrap([1, 0, 1], [1, 1])
-    with pytest.raises(StatsInputError, match="no item is judged"):
+    with pytest.raises(MissingDataError, match="no item is judged"):   # the data lacks pairs: skipped in a section
         paired_bootstrap([np.nan, 1], [1, np.nan])
     with pytest.raises(ValueError, match="same shape"):
         paired_bootstrap_matrix(np.ones((3, 2)), np.ones((3, 1)))

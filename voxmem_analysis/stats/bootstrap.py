@@ -42,6 +42,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from voxmem_analysis.errors import MissingDataError
 from voxmem_analysis.stats._validation import (as_float_matrix, as_float_vector, check_ci_level, ci_level_alias,
                                                frame_columns, require)
 from voxmem_analysis.stats.paired_statistics import (STATISTICS, Statistic, difference, mean_difference, mean_level,
@@ -196,8 +197,9 @@ def _paired_core(B: np.ndarray, Cm: np.ndarray, M: np.ndarray, run: PairedSettin
     replicates under cluster resampling over its variance under item resampling.
     """
     keep = M.any(axis=1)
-    require(keep.any(), "no item is judged at both conditions for any series; nothing to "
-            "bootstrap", field="mask")
+    if not keep.any():   # the data lacks pairs: a partial release, not a bad argument
+        raise MissingDataError("no item is judged at both conditions for any series; nothing to bootstrap",
+                               code="no_pairs", field="mask")
     B, Cm, M = B[keep], Cm[keep], M[keep]
     strata = None if strata is None else strata[keep]
     clusters = None if clusters is None else pd.factorize(clusters[keep], sort=True)[0]
@@ -641,8 +643,9 @@ def paired_bootstrap_frame(data: Any, *, item: str = "question_id", series: str 
             if run.aggregate is None:
                 r[series] = r.pop("series")
             rows.append({**dict(zip(group_cols, key)), **r})
-    require(rows, "no (item, series) pair is judged at both conditions in any group; check "
-            f"baseline={baseline!r}, comparison={comparison!r} and the {value!r} column",
-            field=value)
+    if not rows:
+        raise MissingDataError("no (item, series) pair is judged at both conditions in any group; check "
+                               f"baseline={baseline!r}, comparison={comparison!r} and the {value!r} column",
+                               code="no_pairs", field=value)
     cols = group_cols + ([series] if run.aggregate is None else []) + _RESULT_COLUMNS
     return pd.DataFrame(rows, columns=cols)

@@ -11,7 +11,8 @@ from voxmem_analysis.analysis.verdicts._frames import (OVERALL, as_list, check_u
                                                        constant_within, fail, groups_of, level_order, numeric_values,
                                                        objectify, sort_levels, to_pandas)
 from voxmem_analysis.analysis.verdicts.slices import slice_accuracy
-from voxmem_analysis.stats import StatsInputError, paired_bootstrap_frame, spearman
+from voxmem_analysis.errors import MissingDataError
+from voxmem_analysis.stats import paired_bootstrap_frame, spearman
 from voxmem_analysis.stats.settings import BootstrapSettings, settings_keywords
 
 __all__ = ["scaling_table", "scaling_correlations"]
@@ -154,7 +155,7 @@ def _paired_changes(df: pd.DataFrame, base, b, gcols: list[str], columns: dict, 
                                          groups=grp or None, statistics=_SCALING_STATS, aggregate=None,
                                          strata=strata, n_boot=cfg.n_boot, seed=cfg.seed, ci_level=cfg.ci_level,
                                          cluster=cluster)
-        except StatsInputError:
+        except MissingDataError:
             continue  # no item scored at both budgets for any system: paired columns stay null
         if not tcols or grp == gcols:
             res[tname] = OVERALL
