@@ -8,7 +8,7 @@ import pytest
 from statsmodels.stats.contingency_tables import mcnemar
 
 from voxmem_analysis.analysis import ablation as A
-from voxmem_analysis.errors import VoxMemDataError
+from voxmem_analysis.errors import AnalysisInputError, VoxMemDataError
 from voxmem_analysis.stats import paired_bootstrap
 
 SS, SPK, PARA, ENV = "speech_semantics", "speaker_information", "paralinguistic_information", "environmental_sound"
@@ -129,11 +129,11 @@ def test_wide_table2(res):
 
 def test_model_selection():
     two = pl.concat([_frame(), _frame(model="Other")])
-    with pytest.raises(VoxMemDataError, match="pass model="):
+    with pytest.raises(AnalysisInputError, match="pass model="):
         A.transcript_ablation(two, n_boot=100)
     r = A.transcript_ablation(two, model="Other", n_boot=100)
     assert r.model == "Other" and r.table.loc[4, "n"] == 12
-    with pytest.raises(VoxMemDataError, match="not in the ablation frame"):
+    with pytest.raises(AnalysisInputError, match="not in the ablation frame"):
         A.transcript_ablation(two, model="Nobody", n_boot=100)
 
 

@@ -34,7 +34,7 @@ import pytest  # noqa: E402
 
 from voxmem_analysis.analysis import explore as E  # noqa: E402
 from voxmem_analysis import load_release  # noqa: E402
-from voxmem_analysis.errors import VoxMemDataError  # noqa: E402
+from voxmem_analysis.errors import AnalysisInputError, MissingDataError  # noqa: E402
 from voxmem_analysis.plots import slices as S  # noqa: E402
 from voxmem_analysis.plots.style import OPERATION_COLORS  # noqa: E402
 
@@ -82,9 +82,9 @@ def test_select_rows_budget_and_models(release):
 
 
 def test_select_rows_rejects_bad_arguments(release):
-    with pytest.raises(VoxMemDataError, match="unknown budget '12K'"):
+    with pytest.raises(AnalysisInputError, match="unknown budget '12K'"):
         E.select_rows(release.frame, "12K")
-    with pytest.raises(VoxMemDataError, match=r"unknown model\(s\) \['Model-Z'\]") as err:
+    with pytest.raises(AnalysisInputError, match=r"unknown model\(s\) \['Model-Z'\]") as err:
         E.select_rows(release.frame, None, "Model-A,Model-Z")
     assert err.value.field == "models"
 
@@ -92,7 +92,7 @@ def test_select_rows_rejects_bad_arguments(release):
 def test_parse_helpers():
     assert E.parse_by(" subtype , evidence_type") == ["subtype", "evidence_type"]
     assert E.parse_by(["model"]) == ["model"]
-    with pytest.raises(VoxMemDataError):
+    with pytest.raises(AnalysisInputError):
         E.parse_by(" , ")
     assert E.parse_models(None) is None and E.parse_models("all") is None and E.parse_models("") is None
     assert E.parse_models("A, B") == ["A", "B"]
@@ -146,9 +146,9 @@ def test_slices_bootstrap_is_seeded(release):
 
 
 def test_slices_reject_empty_selection_and_bad_column(release):
-    with pytest.raises(VoxMemDataError, match="no verdicts selected"):
+    with pytest.raises(MissingDataError, match="no verdicts selected"):
         E.explore_slices(release, "model", budget="32K")
-    with pytest.raises(VoxMemDataError, match="unknown column"):
+    with pytest.raises(AnalysisInputError, match="unknown column"):
         E.explore_slices(release, "not_a_column")
 
 

@@ -184,7 +184,7 @@ def _one_system_manifest(tmp_path: Path, systems=("System-A",), budgets=("32k",)
 def test_compare_one_system_is_an_error(tmp_path, capsys):
     rc, out, err = run(["compare", *_one_system_manifest(tmp_path), "--n-boot", "100"], capsys)
     assert rc == 2 and not out
-    assert "error: compare needs at least two systems; found 1 (System-A): list two or more systems" in err
+    assert "error: compare: compare needs at least two systems; found 1 (System-A): list two or more systems" in err
 
 
 def test_compare_systems_never_at_the_same_budget(tmp_path, capsys):

@@ -9,10 +9,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hst
 from scipy import stats as st
 
+from voxmem_analysis.errors import MissingDataError
 from voxmem_analysis.stats import (
     STATISTICS,
     Statistic,
-    StatsInputError,
     bootstrap_means,
     difference,
     iter_bootstrap_counts,
@@ -486,7 +486,7 @@ def test_bad_arguments_raise_value_error(kwargs, match):
 def test_bad_inputs_raise_value_error():
     with pytest.raises(ValueError, match="same length"):
         paired_bootstrap([1, 0, 1], [1, 1])
-    with pytest.raises(StatsInputError, match="no item is judged"):
+    with pytest.raises(MissingDataError, match="no item is judged"):   # the data lacks pairs: skipped in a section
         paired_bootstrap([np.nan, 1], [1, np.nan])
     with pytest.raises(ValueError, match="same shape"):
         paired_bootstrap_matrix(np.ones((3, 2)), np.ones((3, 1)))
@@ -503,7 +503,7 @@ def test_bad_inputs_raise_value_error():
 def test_frame_bad_inputs_raise_value_error():
     base, comp = latent_paired(5, 2, seed=0)
     df = to_long(base, comp)
-    with pytest.raises(ValueError, match=r"lacks column\(s\) \['answer'\]"):
+    with pytest.raises(ValueError, match=r"unknown column\(s\) \['answer'\]"):
         paired_bootstrap_frame(df, value="answer")
     with pytest.raises(ValueError, match="comparison '32K' does not occur"):
         paired_bootstrap_frame(df, comparison="32K")
@@ -517,7 +517,7 @@ def test_frame_bad_inputs_raise_value_error():
 
 # ----------------------------------------------------------------------------- shared count matrices
 def test_shared_counts_are_the_iterated_counts_drawn_once_and_read_only(monkeypatch):
-    from voxmem_analysis.stats import bootstrap as B
+    from voxmem_analysis.stats import resampling as B
 
     monkeypatch.setattr(B, "_SHARED_COUNTS", {})
     strata = np.array(["b", "a", "b", "c", "a", "b", "c"], dtype=object)
@@ -544,7 +544,7 @@ def test_shared_counts_are_the_iterated_counts_drawn_once_and_read_only(monkeypa
 
 
 def test_shared_counts_keep_at_most_their_byte_budget(monkeypatch):
-    from voxmem_analysis.stats import bootstrap as B
+    from voxmem_analysis.stats import resampling as B
 
     monkeypatch.setattr(B, "_SHARED_COUNTS", {})
     monkeypatch.setattr(B, "_SHARED_COUNTS_BYTES", 3 * 1_000 * 10 * 8)    # three 1,000 x 10 matrices

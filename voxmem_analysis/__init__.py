@@ -6,7 +6,8 @@
 """
 __version__ = "0.1.0"
 
-__all__ = ["load_release", "Release", "ScoringRules", "VoxMemDataError", "Problem", "__version__"]
+__all__ = ["load_release", "Release", "ScoringRules", "VoxMemDataError", "MissingDataError", "InputError", "Problem",
+           "__version__"]
 
 
 def __getattr__(name):  # lazy: `import voxmem_analysis` stays instant (CLI start-up, notebooks)
@@ -16,7 +17,7 @@ def __getattr__(name):  # lazy: `import voxmem_analysis` stays instant (CLI star
     if name == "ScoringRules":
         from voxmem_analysis.io.scoring import ScoringRules
         return ScoringRules
-    if name in ("VoxMemDataError", "Problem"):
+    if name in ("VoxMemDataError", "MissingDataError", "InputError", "Problem"):
         from voxmem_analysis import errors
         return getattr(errors, name)
     raise AttributeError(name)

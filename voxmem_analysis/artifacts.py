@@ -14,6 +14,8 @@ import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
+from voxmem_analysis.errors import UnknownNameError
+
 if TYPE_CHECKING:  # pandas is imported where tables are built: `table --list` stays light
     import pandas as pd
 
@@ -71,7 +73,7 @@ def get(name: str) -> Artifact:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise KeyError(f"unknown artifact {name!r}; known: {', '.join(sorted(_REGISTRY))}") from None
+        raise UnknownNameError(f"unknown artifact {name!r}; known: {', '.join(sorted(_REGISTRY))}", "name") from None
 
 
 def compute(name: str, release, **params) -> pd.DataFrame:

@@ -40,8 +40,11 @@ DEBUG_ENV = "VOXMEM_DEBUG"
 def main(argv: list[str] | None = None) -> int:
     """Run one subcommand. No traceback reaches a user: every error is one message and an exit code.
 
-    Exit codes: 0 ok, 1 bad input data, 2 bad arguments or files/folders that cannot be used,
-    3 an unexpected internal error (rerun with ``VOXMEM_DEBUG=1`` for the traceback), 130 Ctrl-C.
+    Exit codes: 0 ok, 1 bad input data or a release lacking what the command needs
+    (:class:`~voxmem_analysis.errors.VoxMemDataError`), 2 bad arguments, limits or files/folders that
+    cannot be used (:data:`~voxmem_analysis.errors.USAGE_ERRORS`, :class:`OSError`), 3 anything else:
+    a bug, whatever its class (a bare ``ValueError``, ``KeyError``, ``TypeError`` ...; rerun with
+    ``VOXMEM_DEBUG=1`` for the traceback), 130 Ctrl-C.
     """
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -59,24 +62,32 @@ def main(argv: list[str] | None = None) -> int:
         return _report_unexpected(exc, args)
 
 
+def cli_message(text: str) -> str:
+    """A library hint ``pass budget= one of them`` in the words of the command line (``pass --budget``)."""
+    import re
+
+    return re.sub(r"\bpass (\w+)= ", lambda m: "pass --" + m.group(1).replace("_", "-") + " ", text)
+
+
 def _report_unexpected(exc: BaseException, args) -> int:
+    """The message and exit code of an exception no command handled (see :func:`main`): the one
+    place errors become exit codes."""
     import os
 
-    from voxmem_analysis.errors import VoxMemDataError
+    from voxmem_analysis.errors import USAGE_ERRORS, VoxMemDataError
 
     if os.environ.get(DEBUG_ENV) == "1":
         raise exc
     command = getattr(args, "command", None) or "voxmem-analysis"
-    if isinstance(exc, VoxMemDataError):
-        print(str(exc), file=sys.stderr)
+    if isinstance(exc, VoxMemDataError):      # bad input data, or a release lacking a part the command needs
+        print(cli_message(str(exc)), file=sys.stderr)
         return 1
-    if isinstance(exc, OSError):
+    if isinstance(exc, USAGE_ERRORS):         # a bad argument, a limit, an output folder that cannot be used
+        print(f"error: {command}: {cli_message(str(exc))}", file=sys.stderr)
+        return 2
+    if isinstance(exc, OSError):              # a file or folder that cannot be used (disk full, no permission)
         where = f" {exc.filename!r}" if getattr(exc, "filename", None) else ""
         print(f"error: {command}: cannot use{where}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    if isinstance(exc, (ValueError, KeyError, MemoryError)):
-        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"error: {command}: {msg}", file=sys.stderr)
         return 2
     print(f"internal error in `{command}`: {type(exc).__name__}: {exc}\n"
           f"  this is a bug in voxmem-analysis; rerun with {DEBUG_ENV}=1 to see the traceback and report it",

@@ -1,23 +1,31 @@
 """Problems found in input data, and every exception class of the package.
 
-* :class:`VoxMemDataError` — input data breaks a rule; carries every :class:`Problem` found.
-* :class:`MissingDataError` — a (partial) release lacks what an analysis needs (a budget, …).
-* :class:`InputError` — one bad argument or column; :class:`AnalysisInputError` (label-free
-  analyses, :mod:`voxmem_analysis.analysis.verdicts`) and :class:`StatsInputError`
-  (:mod:`voxmem_analysis.stats`) are its two kinds.
+Each class says what went wrong, and so what a notebook section and the command line do with it:
 
-* :class:`ResourceLimitError` — a computation would exceed a memory or size limit (a huge ``n_boot``).
-* :class:`OutputFolderError` (and :class:`OutputLockedError`) — an output folder that cannot be
-  used as asked: locked by another run, holding foreign files, or a mix of two releases.
+* :class:`VoxMemDataError` -- input data breaks a rule; carries every :class:`Problem` found.
+  Never skipped; the CLI exits 1.
+* :class:`MissingDataError` (a :class:`VoxMemDataError`) -- a (partial) release lacks an optional
+  part an analysis needs (a budget, a second judge, AR source operations ...).  The only error
+  :func:`voxmem_analysis.analysis.selection.section` turns into "skipped -- reason"; the CLI exits 1.
+* :class:`InputError` -- one bad argument or column (an unknown budget or model, a level outside
+  (0, 1) ...); :class:`AnalysisInputError` (analyses), :class:`StatsInputError`
+  (:mod:`voxmem_analysis.stats`) and :class:`UnknownNameError` (a name looked up in a registry:
+  an artifact, a notebook) are its kinds.  Never skipped; the CLI exits 2.
+* :class:`ResourceLimitError` -- a computation would exceed a memory or size limit (a huge ``n_boot``).
+  The CLI exits 2.
+* :class:`OutputFolderError` (and :class:`OutputLockedError`) -- an output folder that cannot be
+  used as asked: locked by another run, holding foreign files, or a mix of two releases.  The CLI exits 2.
 
-All are :class:`ValueError` subclasses; the CLI turns them into messages (no traceback).
+All are :class:`ValueError` subclasses (``UnknownNameError`` is a :class:`KeyError` too).  Anything
+else reaching the command line (a bare ``ValueError``, ``KeyError``, ``TypeError``) is a bug: exit 3.
 """
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
 __all__ = ["Problem", "VoxMemDataError", "MissingDataError", "InputError", "AnalysisInputError", "StatsInputError",
-           "ResourceLimitError", "OutputFolderError", "OutputLockedError", "format_problems"]
+           "UnknownNameError", "ResourceLimitError", "OutputFolderError", "OutputLockedError", "USAGE_ERRORS",
+           "format_problems"]
 
 
 @dataclass(frozen=True)
@@ -69,33 +77,40 @@ class VoxMemDataError(ValueError):
 
 
 class MissingDataError(VoxMemDataError):
-    """The release lacks what an analysis needs (a budget, a second budget, AR source operations…).
+    """The release lacks an optional part an analysis needs (a budget, a second judge, AR source operations…).
 
+    Nothing in the data is wrong: a partial release simply cannot support this analysis.
     ``reason`` is one sentence saying what is missing (printed by
-    :func:`voxmem_analysis.analysis.selection.section`); the single :class:`Problem` carries what
-    the release has instead.
+    :func:`voxmem_analysis.analysis.selection.section`, the only place that skips an error);
+    the single :class:`Problem` carries what the release has instead.
     """
 
     def __init__(self, reason: str, detail: str | None = None, *, code: str = "missing_data",
-                 field: str | None = None):
+                 field: str | None = None, file: str | None = None):
         self.reason = reason
-        super().__init__([Problem(code, "error", detail or reason, None, None, field)], reason)
+        super().__init__([Problem(code, "error", detail or reason, file, None, field)], reason)
 
 
-class InputError(VoxMemDataError):
-    """One invalid argument or column: a one-line message naming it (``field``)."""
+class InputError(ValueError):
+    """One invalid argument or column: a one-line message naming it (``field``).
+
+    A mistake in how a function or command was called, not in the data: never a
+    :class:`VoxMemDataError`, so no notebook section skips it.
+    """
 
     code = "input"
 
     def __init__(self, message: str, field: str | None = None):
         self.field = field
-        self.problems = [Problem(self.code, "error", message, None, None, field)]
-        # Skip VoxMemDataError's multi-line summary: one argument, one message.
-        ValueError.__init__(self, message)
+        super().__init__(message)
+
+    def __str__(self) -> str:  # the message itself (not KeyError's quoted repr in UnknownNameError)
+        return str(self.args[0]) if self.args else ""
 
 
 class AnalysisInputError(InputError):
-    """A bad argument or column of a label-free analysis (:mod:`voxmem_analysis.analysis.verdicts`)."""
+    """A bad argument or column of an analysis (:mod:`voxmem_analysis.analysis`): an unknown budget,
+    model or column, a value outside its choices."""
 
     code = "analysis_input"
 
@@ -107,6 +122,13 @@ class StatsInputError(InputError):
 
     def __init__(self, message: str, *, field: str | None = None):
         super().__init__(message, field)
+
+
+class UnknownNameError(InputError, KeyError):
+    """A name that is not in a registry (an artifact, a notebook): a bad argument, and a
+    :class:`KeyError` for callers that look names up.  The message lists the known names."""
+
+    code = "unknown_name"
 
 
 class ResourceLimitError(ValueError):
@@ -131,6 +153,10 @@ class OutputFolderError(ValueError):
 
 class OutputLockedError(OutputFolderError):
     """Another ``reproduce`` run is writing into the same output folder (its lock names pid and host)."""
+
+
+#: Errors of how something was asked (arguments, limits, output folders): the CLI exits 2.
+USAGE_ERRORS: tuple[type[Exception], ...] = (InputError, ResourceLimitError, OutputFolderError)
 
 
 def format_problems(problems: list[Problem]) -> str:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from voxmem_analysis.errors import InputError
+
 __all__ = [
     "BUDGETS", "BUDGET_LABELS", "EVIDENCE_TYPES", "EVIDENCE_LABELS", "EVIDENCE_SHORT",
     "EVIDENCE_ABBREV", "AUDIO_NATIVE", "OPERATIONS", "ANSWERABLE_OPERATIONS",
@@ -198,7 +200,7 @@ def normalize_budget(value: object) -> str | None:
 
 def normalize_budgets(budgets) -> list[str]:
     """``None`` (every budget), one budget or several, any spelling -> canonical labels in
-    budget order; an unknown budget raises ``ValueError`` naming it."""
+    budget order; an unknown budget raises :class:`~voxmem_analysis.errors.InputError` naming it."""
     if budgets is None:
         return list(BUDGETS)
     if isinstance(budgets, str):
@@ -207,7 +209,7 @@ def normalize_budgets(budgets) -> list[str]:
     for b in budgets:
         nb = normalize_budget(b)
         if nb is None:
-            raise ValueError(f"unknown budget {b!r}; expected one of {', '.join(BUDGETS)}")
+            raise InputError(f"unknown budget {b!r}; expected one of {', '.join(BUDGETS)}", "budget")
         out.append(nb)
     return [b for b in BUDGETS if b in out]
 

@@ -43,7 +43,7 @@ import polars as pl
 
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.artifacts import artifact
-from voxmem_analysis.errors import Problem, VoxMemDataError
+from voxmem_analysis.errors import AnalysisInputError, MissingDataError, Problem, VoxMemDataError
 from voxmem_analysis.stats import ci_level_alias, mcnemar_exact, paired_bootstrap
 
 __all__ = [
@@ -103,7 +103,8 @@ def ablation_pairs(ablation, *, model: str | None = None, budget: str | None = _
         Budget to keep (``"8K"``); ``None`` keeps all (then question ids must be unique).
     """
     if ablation is None:
-        raise VoxMemDataError([Problem("no_ablation", "error", "no ablation frame given", "ablation")])
+        raise MissingDataError("no ablation frame given (the release has no ablation runs)", code="no_ablation",
+                               field="ablation")
     if isinstance(ablation, pd.DataFrame):
         ablation = pl.from_pandas(ablation)
     missing = [c for c in _NEEDED if c not in ablation.columns]
@@ -111,44 +112,7 @@ def ablation_pairs(ablation, *, model: str | None = None, budget: str | None = _
         raise VoxMemDataError([Problem("missing_field", "error",
                                        f"ablation frame lacks column(s) {', '.join(missing)}", None, None, missing[0])])
     problems: list[Problem] = []
-    models = sorted(ablation.get_column("model").drop_nulls().unique().to_list())
-    if model is None:
-        if len(models) != 1:
-            raise VoxMemDataError([Problem("ambiguous_model", "error",
-                                           f"the ablation frame holds {len(models)} models ({', '.join(models)}); pass model=",
-                                           None, None, "model")])
-        model = models[0]
-    elif model not in models:
-        raise VoxMemDataError([Problem("unknown_model", "error",
-                                       f"model {model!r} is not in the ablation frame (models: {', '.join(models)})",
-                                       None, None, "model")])
-    df = ablation.filter(pl.col("model") == model).with_columns(
-        pl.col("input_condition").map_elements(_condition, return_dtype=pl.Utf8).alias("_cond"))
-
-    def drop(mask: pl.Expr, code: str, msg: str, fld: str):
-        nonlocal df
-        k = df.filter(mask).height
-        if k:
-            problems.append(Problem(code, "warning", msg.format(k=k), None, None, fld, k))
-            df = df.filter(~mask)
-
-    drop(pl.col("_cond").is_null(), "unknown_condition",
-         "{k} row(s) with an input_condition other than full_audio / transcript_only left out", "input_condition")
-    if budget is not None:
-        b = tx.normalize_budget(budget)
-        if b is None:
-            raise ValueError(f"unknown budget {budget!r}; expected one of {', '.join(tx.BUDGETS)}")
-        drop(pl.col("budget").cast(pl.Utf8) != b, "other_budget", f"{{k}} row(s) at a budget other than {b} left out", "budget")
-    drop(pl.col("is_ar").fill_null(False), "ar_in_ablation",
-         "{k} answer-refusal row(s) left out (the ablation covers answerable items)", "expected_response")
-
-    dup = df.group_by("question_id", "_cond").agg(pl.len().alias("k")).filter(pl.col("k") > 1)
-    if dup.height:
-        first = dup.sort("question_id").row(0, named=True)
-        raise VoxMemDataError([Problem("duplicate_prediction", "error",
-                                       f"{dup.height} (question_id, input_condition) key(s) occur more than once, "
-                                       f"e.g. ({first['question_id']}, {first['_cond']})", None, None, "question_id", dup.height)])
-
+    model, df = _model_rows(ablation, model, budget, problems)
     allow = bool(df.get_column("allow_abstention").fill_null(False).any()) if "allow_abstention" in df.columns else False
     if allow:
         k = int(df.get_column("allow_abstention").fill_null(False).sum())
@@ -188,6 +152,47 @@ def ablation_pairs(ablation, *, model: str | None = None, budget: str | None = _
                                 None, None, "status", k))
     pairs = pairs.filter(~rej).select("question_id", "evidence_type", "correct_full", "correct_transcript").sort("question_id")
     return AblationPairs(model, pairs, unpaired, allow, problems)
+
+
+def _model_rows(ablation: pl.DataFrame, model: str | None, budget: str | None,
+                problems: list[Problem]) -> tuple[str, pl.DataFrame]:
+    """``(model, its rows)``: one model's answerable rows at ``budget`` under a known condition (``_cond``);
+    what is left out is counted in ``problems``."""
+    models = sorted(ablation.get_column("model").drop_nulls().unique().to_list())
+    if model is None:
+        if len(models) != 1:
+            raise AnalysisInputError(f"the ablation frame holds {len(models)} models ({', '.join(models)}); "
+                                     "pass model=", "model")
+        model = models[0]
+    elif model not in models:
+        raise AnalysisInputError(f"model {model!r} is not in the ablation frame (models: {', '.join(models)})",
+                                 "model")
+    df = ablation.filter(pl.col("model") == model).with_columns(
+        pl.col("input_condition").map_elements(_condition, return_dtype=pl.Utf8).alias("_cond"))
+
+    def drop(mask: pl.Expr, code: str, msg: str, fld: str):
+        nonlocal df
+        k = df.filter(mask).height
+        if k:
+            problems.append(Problem(code, "warning", msg.format(k=k), None, None, fld, k))
+            df = df.filter(~mask)
+
+    drop(pl.col("_cond").is_null(), "unknown_condition",
+         "{k} row(s) with an input_condition other than full_audio / transcript_only left out", "input_condition")
+    if budget is not None:
+        b = tx.normalize_budgets([budget])[0]
+        drop(pl.col("budget").cast(pl.Utf8) != b, "other_budget", f"{{k}} row(s) at a budget other than {b} left out", "budget")
+    drop(pl.col("is_ar").fill_null(False), "ar_in_ablation",
+         "{k} answer-refusal row(s) left out (the ablation covers answerable items)", "expected_response")
+
+    dup = df.group_by("question_id", "_cond").agg(pl.len().alias("k")).filter(pl.col("k") > 1)
+    if dup.height:
+        first = dup.sort("question_id").row(0, named=True)
+        raise VoxMemDataError([Problem("duplicate_prediction", "error",
+                                       f"{dup.height} (question_id, input_condition) key(s) occur more than once, "
+                                       f"e.g. ({first['question_id']}, {first['_cond']})", None, None, "question_id", dup.height)])
+
+    return model, df
 
 
 @ci_level_alias
@@ -295,8 +300,8 @@ def transcript_ablation(ablation, *, model: str | None = None, budget: str | Non
 def transcript_ablation_release(release, **kwargs) -> AblationResult:
     """:func:`transcript_ablation` on ``release.ablation``."""
     if getattr(release, "ablation", None) is None:
-        raise VoxMemDataError([Problem("no_ablation", "error",
-                                       "the release has no ablation runs (ablation/<condition>/**/*.jsonl)", "ablation")])
+        raise MissingDataError("the release has no ablation runs (ablation/<condition>/**/*.jsonl)",
+                               code="no_ablation", field="ablation")
     return transcript_ablation(release.ablation, **kwargs)
 
 

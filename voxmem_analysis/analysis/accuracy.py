@@ -13,6 +13,8 @@ import numpy as np
 import pandas as pd
 import polars as pl
 
+from voxmem_analysis.errors import AnalysisInputError
+
 __all__ = ["accuracy_table", "accuracy_by_code", "to_polars"]
 
 
@@ -47,7 +49,7 @@ def accuracy_table(frame, by: list[str], *, value: str = "correct", scored: str 
     f = to_polars(frame)
     missing = [c for c in [*by, value, scored] if c not in f.columns]
     if missing:
-        raise ValueError(f"accuracy_table: columns not in the frame: {', '.join(missing)}")
+        raise AnalysisInputError(f"accuracy_table: columns not in the frame: {', '.join(missing)}", missing[0])
     if f.schema[value] == pl.Boolean:
         hits = (pl.col(value).fill_null(False) & pl.col(scored)).sum().cast(pl.Int64)
     else:

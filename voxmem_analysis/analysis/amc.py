@@ -22,7 +22,7 @@ import pandas as pd
 from scipy import stats as _st
 
 from voxmem_analysis.artifacts import artifact
-from voxmem_analysis.errors import Problem, VoxMemDataError
+from voxmem_analysis.errors import MissingDataError
 from voxmem_analysis.io.amc import AXES, AXIS_LABELS
 from voxmem_analysis.stats import (bootstrap_means, ci_level_alias, cohen_kappa, mcnemar_exact, spearman,
                                    wilson_interval)
@@ -45,7 +45,7 @@ def _verdicts(data, part: str = "verdicts") -> pd.DataFrame:
     if isinstance(data, pd.DataFrame):
         return data
     if getattr(data, part, None) is None:
-        raise VoxMemDataError([Problem("missing_part", "error", f"the release has no {part} part", part)])
+        raise MissingDataError(f"the release has no {part} part", code="missing_part", file=part)
     return data.frame(part)
 
 
@@ -135,8 +135,8 @@ def macro_f1(reference, predicted) -> float:
 def judge_agreement(release) -> pd.DataFrame:
     """Per judge: ``n`` paired labels, ``agreement``, Cohen's ``kappa`` and ``macro_f1`` against the human labels."""
     if release.judges is None or release.human is None:
-        raise VoxMemDataError([Problem("missing_part", "error", "the release has no judge_labels / human_labels",
-                                       "judge_labels")])
+        raise MissingDataError("the release has no judge_labels / human_labels", code="missing_part",
+                               file="judge_labels")
     keys = SYSTEM + ["task_id", "rubric_id"]
     both = release.judges.merge(release.human[keys + ["passed"]], on=keys, suffixes=("", "_human"),
                                 validate="many_to_one")
@@ -371,8 +371,7 @@ def length_correlation(release, *, ci_level: float = 0.95) -> tuple[pd.DataFrame
     correlations one row per method with ``estimate, ci_low, ci_high, p_value, n``.
     """
     if release.lengths is None:
-        raise VoxMemDataError([Problem("missing_part", "error", "the release has no response_lengths",
-                                       "response_lengths")])
+        raise MissingDataError("the release has no response_lengths", code="missing_part", file="response_lengths")
     ars = apr_ars(release, n_boot=0)[SYSTEM + ["ARS"]]
     ln = release.lengths.groupby(SYSTEM, sort=False)["tokens"].mean().rename("mean_tokens").reset_index()
     pts = ars.merge(ln, on=SYSTEM, how="inner")

@@ -77,7 +77,7 @@ from voxmem_analysis.analysis.attribution_rules import (AUDIT_FIELDS, COMMITS, C
                                                         SOURCES, VERDICT_ANSWER_TYPES, Rule, classify, is_refusal,
                                                         make_refusal_detector, rule_table, rules_markdown)
 from voxmem_analysis.artifacts import artifact
-from voxmem_analysis.errors import Problem, VoxMemDataError
+from voxmem_analysis.errors import AnalysisInputError, MissingDataError, Problem, VoxMemDataError
 from voxmem_analysis.io.attribution import check_records, drop_duplicate_records, read_audit_files
 
 __all__ = [
@@ -136,7 +136,7 @@ def _population_attempts(frame, models) -> pd.DataFrame:
     missing = [c for c in ("model", "item_id", "budget", "evidence_type", "subtype", "correct", "status", "response")
                if c not in df.columns]
     if missing:
-        raise ValueError(f"verdict frame lacks column(s) {missing}")
+        raise AnalysisInputError(f"verdict frame lacks column(s) {missing}", missing[0])
     if "is_ar" in df.columns:
         answerable = ~df["is_ar"].fillna(False).astype(bool)
     else:
@@ -243,7 +243,7 @@ def attribution_population(frame, audit: pd.DataFrame | None = None, *, models=N
         return pd.DataFrame([(k, n, _STAGE_DESCRIPTIONS[k]) for k, n in counts(pop)],
                             columns=["stage", "count", "description"])
     if by not in ("model", "evidence_type"):
-        raise ValueError(f"by must be None, 'model' or 'evidence_type', got {by!r}")
+        raise AnalysisInputError(f"by must be None, 'model' or 'evidence_type', got {by!r}", "by")
     order = select_models(frame, models) if by == "model" else list(tx.AUDIO_NATIVE)
     rows = [(g, k, n, _STAGE_DESCRIPTIONS[k]) for g in order for k, n in counts(pop[pop[by] == g])]
     return pd.DataFrame(rows, columns=[by, "stage", "count", "description"])
@@ -426,9 +426,9 @@ def class_proportions(errors: pd.DataFrame, by: str = "operation", *, min_errors
     ``n_k >= min_errors``; ``pooled_g[c] = sum_k n_k[c] / sum_k n_k``.
     """
     if by not in _BY_GROUPS:
-        raise ValueError(f"by must be one of {', '.join(_BY_GROUPS)}, got {by!r}")
+        raise AnalysisInputError(f"by must be one of {', '.join(_BY_GROUPS)}, got {by!r}", "by")
     if average not in ("macro", "pooled"):
-        raise ValueError(f"average must be 'macro' or 'pooled', got {average!r}")
+        raise AnalysisInputError(f"average must be 'macro' or 'pooled', got {average!r}", "average")
     groups, labels = _BY_GROUPS[by]
     classes = list(tx.ATTRIBUTION_CLASSES)
     cells = _cell_counts(errors, by) if len(errors) else None
@@ -529,9 +529,8 @@ def _release_audit(release) -> tuple[list[str], pd.DataFrame]:
         where = "the release" if path is None else f"release {Path(path)}"
         summary = (f"{where} has no attribution/ folder: the error-attribution artifacts "
                    f"({', '.join(ATTRIBUTION_ARTIFACTS)}) need its audit records")
-        problem = Problem("no_attribution_folder", "error", "folder missing; expected attribution/**/*.jsonl[.gz], "
-                          "one audit record per line (FORMATS.md section 4)", "attribution/")
-        raise VoxMemDataError([problem], summary)
+        raise MissingDataError(summary, "folder missing; expected attribution/**/*.jsonl[.gz], one audit record per "
+                               "line (FORMATS.md section 4)", code="no_attribution_folder", file="attribution/")
     models = release.models_in_64k_set()
     # read leniently (the notebook's call, so one reading serves both), then as strictly as strict=True
     audit, problems = load_audit_records(path, frame=release.frame, models=models, strict=False)

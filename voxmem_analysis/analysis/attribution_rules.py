@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.errors import AnalysisInputError
 from voxmem_analysis.io.attribution import AUDIT_ENUMS, AUDIT_FIELDS, COMMITS, RELATIONS, SOURCES
 
 __all__ = [
@@ -157,13 +158,15 @@ def _context(record: Mapping, subtype, answer_type) -> AuditContext:
     for f in ("commits", "source", "relation"):
         v = record.get(f)
         if v not in AUDIT_ENUMS[f]:
-            raise ValueError(f"audit field {f!r} has unknown value {v!r} (expected one of {', '.join(AUDIT_ENUMS[f])})")
+            raise AnalysisInputError(f"audit field {f!r} has unknown value {v!r} (expected one of "
+                                     f"{', '.join(AUDIT_ENUMS[f])})", f)
     rec = _as_bool(record.get("evidence_recovered"))
     if rec is None:
-        raise ValueError(f"audit field 'evidence_recovered' must be a boolean, got {record.get('evidence_recovered')!r}")
+        raise AnalysisInputError(f"audit field 'evidence_recovered' must be a boolean, got "
+                                 f"{record.get('evidence_recovered')!r}", "evidence_recovered")
     st = tx.normalize_subtype(subtype) if subtype is not None else None
     if subtype is not None and st is None:
-        raise ValueError(f"unknown subtype {subtype!r}")
+        raise AnalysisInputError(f"unknown subtype {subtype!r}", "subtype")
     answer = record.get("answer")
     return AuditContext(record["commits"], None if answer is None else str(answer), rec, record["source"],
                         record.get("source_session"), record["relation"], record.get("why"), st,
@@ -193,13 +196,14 @@ def classify(record: Mapping, *, subtype: str | None, answer_type: str | None = 
 
     Raises
     ------
-    ValueError
+    AnalysisInputError
         For a truncated record (an exclusion, not a class), an unknown enum value or a
         non-boolean ``evidence_recovered``.
     """
     ctx = _context(record, subtype, answer_type)
     if ctx.commits == "truncated":
-        raise ValueError("truncated answers are excluded before attribution (App. D.5); they have no class")
+        raise AnalysisInputError("truncated answers are excluded before attribution (App. D.5); they have no class",
+                                 "commits")
     for rule in RULES:
         if rule.condition(ctx):
             return rule.attribution_class, rule.name

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from voxmem_analysis.errors import AnalysisInputError, Problem, VoxMemDataError
+
 __all__ = ["CLUSTERS", "check_cluster", "question_families", "attach_cluster", "cluster_column"]
 
 #: Accepted resampling units.
@@ -26,7 +28,7 @@ CLUSTERS = ("item", "family")
 def check_cluster(cluster: str) -> str:
     """Validate a resampling unit name (``"item"`` or ``"family"``)."""
     if cluster not in CLUSTERS:
-        raise ValueError(f"cluster must be one of {', '.join(CLUSTERS)}, got {cluster!r}")
+        raise AnalysisInputError(f"cluster must be one of {', '.join(CLUSTERS)}, got {cluster!r}", "cluster")
     return cluster
 
 
@@ -47,13 +49,13 @@ def question_families(source) -> pd.DataFrame:
 
     Raises
     ------
-    ValueError
+    VoxMemDataError
         A question listed with two different families.
     """
     fr = getattr(source, "frame", source)
     cols = [c for c in ("question_id", "family_id", "paired_question_id") if c in fr.columns]
     if "question_id" not in cols:
-        raise ValueError("cannot find question families: the data has no question_id column")
+        raise AnalysisInputError("cannot find question families: the data has no question_id column", "question_id")
     df = fr.select(cols).to_pandas() if hasattr(fr, "select") and not isinstance(fr, pd.DataFrame) \
         else fr.loc[:, cols]
     df = df.drop_duplicates()
@@ -67,9 +69,9 @@ def question_families(source) -> pd.DataFrame:
     dup = out["question_id"].duplicated(keep=False)
     if dup.any():
         q = out.loc[dup, "question_id"].iloc[0]
-        raise ValueError(f"question {q!r} belongs to several families "
-                         f"({sorted(out.loc[out['question_id'] == q, 'family'])}); family_id must be "
-                         "constant per question")
+        msg = (f"question {q!r} belongs to several families ({sorted(out.loc[out['question_id'] == q, 'family'])}); "
+               "family_id must be constant per question")
+        raise VoxMemDataError([Problem("inconsistent_family", "error", msg, None, None, "family_id")], msg)
     return out.reset_index(drop=True)
 
 
@@ -83,7 +85,7 @@ def attach_cluster(pred: pd.DataFrame, source, cluster: str, *, item: str = "que
 
     Raises
     ------
-    ValueError
+    VoxMemDataError
         A question of ``pred`` has no family in ``source``.
     """
     if check_cluster(cluster) == "item":
@@ -92,7 +94,8 @@ def attach_cluster(pred: pd.DataFrame, source, cluster: str, *, item: str = "que
     out = pred.merge(fam, on=item, how="left", validate="many_to_one")
     if out["family"].isna().any():
         miss = out.loc[out["family"].isna(), item].iloc[0]
-        raise ValueError(f"question {miss!r} has no family in the release")
+        msg = f"question {miss!r} has no family in the release"
+        raise VoxMemDataError([Problem("no_family", "error", msg, None, None, "family_id")], msg)
     return out
 
 
@@ -108,7 +111,7 @@ def with_abstention_families(frame, *, item: str = "question_id", column: str = 
     """
     df = frame.to_pandas() if hasattr(frame, "to_pandas") and not isinstance(frame, pd.DataFrame) else frame.copy()
     if item not in df.columns:
-        raise ValueError(f"cannot form families: the data has no {item!r} column")
+        raise AnalysisInputError(f"cannot form families: the data has no {item!r} column", item)
     ids = df[item].astype(str)
     df[column] = ids.where(~ids.str.endswith(ABSTENTION_SUFFIX), ids.str[: -len(ABSTENTION_SUFFIX)])
     return df

@@ -25,6 +25,7 @@ from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.output import stamp_synthetic
 from voxmem_analysis.analysis.accuracy import accuracy_table
 from voxmem_analysis.analysis.verdicts import MACRO, OVERALL, AnalysisInputError, level_order, slice_accuracy
+from voxmem_analysis.errors import MissingDataError
 
 __all__ = [
     "LABELS", "ORDERS", "COLUMN_NAMES", "GROUPINGS", "parse_by", "parse_models", "select_rows",
@@ -316,12 +317,15 @@ def explore_slices(release_or_frame, by, *, budget=None, models=None, interval: 
     Raises
     ------
     AnalysisInputError
-        Bad ``by`` / ``interval`` / budget / model, or no verdict selected.
+        Bad ``by`` / ``interval`` / budget / model.
+    MissingDataError
+        No verdict selected (the release has none of these models at this budget).
     """
     cols = parse_by(by)
     frame = select_rows(_frame_of(release_or_frame), budget, models)
     if len(frame) == 0:
-        raise AnalysisInputError(f"no verdicts selected (budget={budget!r}, models={models!r})", "budget")
+        raise MissingDataError(f"no verdicts selected (budget={budget!r}, models={models!r})", code="no_verdicts",
+                               field="budget")
     table = slice_accuracy(frame, cols, interval=interval, item="question_id",
                            n_boot=n_boot, seed=seed)
     if model_order is None:
@@ -451,7 +455,7 @@ def widget(release, *, draw: Callable, by: str = "subtype,evidence_type", budget
             w_out.clear_output(wait=True)
             try:
                 table = explore_slices(release, g, budget=b, models=m, interval=c, n_boot=n_boot, seed=seed)
-            except AnalysisInputError as exc:
+            except (AnalysisInputError, MissingDataError) as exc:
                 print(exc)
                 return
             ax = draw(table, g, overall=pooled_accuracy(release, budget=b, models=m),

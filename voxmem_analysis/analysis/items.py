@@ -16,8 +16,9 @@ from typing import Sequence
 import pandas as pd
 import polars as pl
 
-from voxmem_analysis.analysis.paired import check_budget, check_models
+from voxmem_analysis.analysis.selection import check_budgets, check_models
 from voxmem_analysis.analysis.subsets import filter_where
+from voxmem_analysis.errors import AnalysisInputError
 
 __all__ = ["ITEM_COLUMNS", "item_table", "gold_answer"]
 
@@ -46,7 +47,7 @@ def item_table(release, *, model: str, budget: str, wrong: bool = False, by: Seq
     ``by`` (e.g. ``["subtype"]``) sorts the rows so each group's items are together; its
     columns are put first.
     """
-    b = check_budget(budget)
+    b = check_budgets([budget])[0]
     check_models(release, [model])
     fr = release.frame.filter((pl.col("model") == model) & (pl.col("budget").cast(pl.Utf8) == b))
     fr = filter_where(fr, where)
@@ -57,7 +58,8 @@ def item_table(release, *, model: str, budget: str, wrong: bool = False, by: Seq
     by = [c for c in (by or []) if c]
     unknown = [c for c in by if c not in out.columns]
     if unknown:
-        raise ValueError(f"unknown column(s) in --by: {', '.join(unknown)}; e.g. subtype, evidence_type, operation")
+        raise AnalysisInputError(f"unknown column(s) in --by: {', '.join(unknown)}; e.g. subtype, evidence_type, "
+                                 "operation", "by")
     cols = list(dict.fromkeys([*by, *ITEM_COLUMNS]))
     out = out.select(cols).sort([*by, "item_id"])
     return out.to_pandas()
@@ -83,7 +85,7 @@ def cell_items(release, table: pd.DataFrame, by, *, model: str | None = None, bu
     else:
         values = [v.strip() for v in cell.split(",")] if isinstance(cell, str) else list(cell)
         if len(values) != len(cols):
-            raise ValueError(f"cell {cell!r} needs one value per column of by={cols}")
+            raise AnalysisInputError(f"cell {cell!r} needs one value per column of by={cols}", "cell")
     model = model or release.model_order()[0]
     b = budget or "32K"
     where = " AND ".join(f"{c} = {_sql_literal(v)}" for c, v in zip(cols, values) if c not in ("model", "budget"))

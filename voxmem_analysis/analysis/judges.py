@@ -59,7 +59,7 @@ import polars as pl
 
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.artifacts import artifact
-from voxmem_analysis.errors import Problem, VoxMemDataError
+from voxmem_analysis.errors import AnalysisInputError, MissingDataError, Problem, UnknownNameError, VoxMemDataError
 from voxmem_analysis.stats import cohen_kappa, spearman
 
 __all__ = [
@@ -132,11 +132,11 @@ def judge_label(name: object) -> str:
 # ----------------------------------------------------------------------------- input
 def _as_polars(frame, what: str) -> pl.DataFrame:
     if frame is None:
-        raise VoxMemDataError([Problem("missing_input", "error", f"{what} frame is missing")])
+        raise MissingDataError(f"{what} frame is missing", code="missing_input")
     if isinstance(frame, pd.DataFrame):
         frame = pl.from_pandas(frame)
     if not isinstance(frame, pl.DataFrame):
-        raise TypeError(f"{what} must be a polars or pandas DataFrame, got {type(frame).__name__}")
+        raise AnalysisInputError(f"{what} must be a polars or pandas DataFrame, got {type(frame).__name__}", what)
     missing = [c for c in _NEEDED if c not in frame.columns]
     if missing:
         raise VoxMemDataError([Problem("missing_field", "error",
@@ -147,10 +147,7 @@ def _as_polars(frame, what: str) -> pl.DataFrame:
 def _budget_filter(frame: pl.DataFrame, budget: str | None) -> pl.DataFrame:
     if budget is None:
         return frame
-    b = tx.normalize_budget(budget)
-    if b is None:
-        raise ValueError(f"unknown budget {budget!r}; expected one of {', '.join(tx.BUDGETS)}")
-    return frame.filter(pl.col("budget").cast(pl.Utf8) == b)
+    return frame.filter(pl.col("budget").cast(pl.Utf8) == tx.normalize_budgets([budget])[0])
 
 
 def _judge_name(frame: pl.DataFrame, fallback: str) -> str:
@@ -409,7 +406,7 @@ def judge_summary(matched: JudgePairs, models=None, *, production_family: str | 
             ("family_diff_pp", d_f, int(fam.sum()),
              f"production - second accuracy (pp) on {production_family}-family predictions"),
             ("others_diff_pp", d_o, int((~fam).sum()),
-             f"production - second accuracy (pp) on all other predictions"),
+             "production - second accuracy (pp) on all other predictions"),
             ("favoritism_pp", d_f - d_o, int(sc.height),
              f"family_diff_pp - others_diff_pp: how much more the production judge credits {production_family} outputs"),
         ]
@@ -448,7 +445,7 @@ def disagreements(matched: JudgePairs, *, by: str | None = None) -> pd.DataFrame
         groups = [(None, np.ones(sc.height, dtype=bool))]
     else:
         if by not in sc.columns:
-            raise ValueError(f"cannot group disagreements by {by!r}: not a column of the pairs")
+            raise AnalysisInputError(f"cannot group disagreements by {by!r}: not a column of the pairs", "by")
         vals = sc.get_column(by).to_numpy()
         order = list(tx.EVIDENCE_TYPES) if by == "evidence_type" else sorted({v for v in vals if v is not None})
         groups = [(v, vals == v) for v in order]
@@ -487,7 +484,8 @@ class JudgeComparison:
         """One estimate of :attr:`summary` by its ``statistic`` name."""
         row = self.summary.loc[self.summary["statistic"] == name, "estimate"]
         if row.empty:
-            raise KeyError(name)
+            raise UnknownNameError(f"unknown statistic {name!r}; known: {', '.join(self.summary['statistic'])}",
+                                   "name")
         return float(row.iloc[0])
 
 
@@ -514,8 +512,8 @@ def compare_judges(release, *, budget: str | None = _DEFAULT_BUDGET,
     """:func:`compare_judge_frames` on a :class:`~voxmem_analysis.io.release.Release`
     (``release.frame`` vs ``release.judge2``, family from ``release.models``)."""
     if getattr(release, "judge2", None) is None:
-        raise VoxMemDataError([Problem("no_judge2", "error",
-                                       "the release has no second-judge predictions (judge2/**/*.jsonl)", "judge2")])
+        raise MissingDataError("the release has no second-judge predictions (judge2/**/*.jsonl)", code="no_judge2",
+                               field="judge2")
     return compare_judge_frames(release.frame, release.judge2, models=release.models, budget=budget,
                                 production_family=production_family)
 

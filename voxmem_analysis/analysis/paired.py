@@ -15,28 +15,12 @@ from typing import Sequence
 import pandas as pd
 import polars as pl
 
-from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.analysis.clusters import attach_cluster, cluster_column
+from voxmem_analysis.analysis.selection import check_budgets, check_models
 from voxmem_analysis.analysis.verdicts import compare_systems
+from voxmem_analysis.errors import AnalysisInputError, MissingDataError
 
-__all__ = ["compare_models", "check_models", "check_budget"]
-
-
-def check_budget(budget: str) -> str:
-    """The canonical budget label (``32k`` -> ``32K``); ``ValueError`` naming the choices."""
-    b = str(budget).strip().upper()
-    if b not in tx.BUDGETS:
-        raise ValueError(f"unknown budget {budget!r}; one of {', '.join(tx.BUDGETS)}")
-    return b
-
-
-def check_models(release, models: Sequence[str]) -> list[str]:
-    """``models`` as given, each checked against the release's models (``ValueError`` lists them)."""
-    known = release.model_order()
-    bad = [m for m in models if m not in known]
-    if bad:
-        raise ValueError(f"unknown model(s) {', '.join(map(repr, bad))}; the release has: {', '.join(known)}")
-    return list(models)
+__all__ = ["compare_models"]
 
 
 def compare_models(release, models: Sequence[str], budget: str, *, answerable_only: bool = False,
@@ -55,16 +39,17 @@ def compare_models(release, models: Sequence[str], budget: str, *, answerable_on
     BCa endpoints; ``mc_se=True`` adds ``interval``, ``diff_ci_low_mc_se`` and ``diff_ci_high_mc_se``
     (the Monte-Carlo standard error of each endpoint), as in ``compare_systems``.
     """
-    b = check_budget(budget)
-    ms = check_models(release, models)
+    b = check_budgets([budget])[0]
+    check_models(release, models)
+    ms = list(models)
     if len(ms) < 2 or len(set(ms)) != len(ms):
-        raise ValueError(f"give at least two different models, got {', '.join(ms) or 'none'}")
+        raise AnalysisInputError(f"give at least two different models, got {', '.join(ms) or 'none'}", "models")
     fr = release.frame.filter(pl.col("model").is_in(ms) & (pl.col("budget").cast(pl.Utf8) == b))
     if answerable_only:
         fr = fr.filter(~pl.col("is_ar"))
     missing = [m for m in ms if m not in set(fr["model"].to_list())]
     if missing:
-        raise ValueError(f"no prediction of {', '.join(missing)} at {b}")
+        raise MissingDataError(f"no prediction of {', '.join(missing)} at {b}", code="budget_not_run", field="model")
     fr = fr.select("model", "item_id", "question_id", "budget", "correct", "scored").with_columns(
         pl.col("budget").cast(pl.Utf8))
     fr = attach_cluster(fr.to_pandas(), release, cluster)

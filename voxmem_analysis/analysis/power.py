@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from voxmem_analysis.analysis.selection import check_models, run_budgets, scored_predictions
-from voxmem_analysis.errors import MissingDataError
+from voxmem_analysis.errors import AnalysisInputError, MissingDataError
 from voxmem_analysis.stats.power import power_summary
 
 __all__ = ["observed_discordance", "release_power"]
@@ -54,7 +54,7 @@ def observed_discordance(release, *, compare: str = "models", budget: str = "8K"
         ``difference`` = (n10 - n01) / n (shares).
     """
     if compare not in ("models", "budgets"):
-        raise ValueError(f"compare must be 'models' or 'budgets', got {compare!r}")
+        raise AnalysisInputError(f"compare must be 'models' or 'budgets', got {compare!r}", "compare")
     need = [budget] if compare == "models" else [budget, comparison]
     if any(b is None for b in need):
         raise MissingDataError("the release has no " + ("budget" if compare == "models" else "two budgets")
@@ -100,6 +100,10 @@ def release_power(release, *, compare: str = "models", budget: str = "8K", compa
         raise MissingDataError("no paired comparison has an item scored on both sides", None,
                                code="no_pairs", field="question_id")
     psi, n = float(d["discordance"].median()), int(d["n"].median())
+    if psi == 0:   # measured, not given: the release is too small to show a discordant pair
+        raise MissingDataError("no discordant pair: the discordance cannot be measured on this release",
+                               f"median over {len(d)} comparison(s) of {n} item(s): 0; give the discordance instead",
+                               code="no_discordance", field="correct")
     out = power_summary(n, psi, target=target, alpha=alpha, power=power)
     out.insert(0, "comparisons", len(d))
     out.insert(0, "compare", compare)

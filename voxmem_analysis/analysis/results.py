@@ -60,8 +60,8 @@ from voxmem_analysis.analysis.selection import (GROUP_LABELS, GROUP_ORDER, OVERA
                                                 comparison_budget, describe_budgets, describe_shared_set,
                                                 evidence_label, fig5_budget, fmt_budgets, mean_row_label,
                                                 missing_source_operations, models_at_budget, models_at_or_fail,
-                                                no_budget_error, order_frame, run_budgets, scored_predictions,
-                                                section, shared_set, skip_reason)
+                                                no_budget_error, order_frame, run_budgets, scored_frame,
+                                                scored_predictions, section, shared_set, skip_reason)
 
 __all__ = [
     "PAIRINGS", "OVERALL", "GROUP_LABELS", "GROUP_TITLES", "MissingDataError", "section", "skip_reason",
@@ -76,7 +76,7 @@ __all__ = [
 
 
 # ============================================================================ accuracies
-def _per_model(pred: pd.DataFrame, by: list[str], overall: bool) -> pd.DataFrame:
+def _per_model(pred: pl.DataFrame, by: list[str], overall: bool) -> pd.DataFrame:
     """``model, budget, *by, n, n_correct, accuracy`` of scored predictions (:func:`accuracy_table`),
     plus the pooled rows (every ``by`` column :data:`OVERALL`) when ``overall``; models in order of
     first appearance (the paper's order in :func:`scored_predictions` output)."""
@@ -118,11 +118,16 @@ def accuracy(release, by: str | Sequence[str] = ("evidence_type",), *, models: S
     """
     by = [by] if isinstance(by, str) else list(by)
     models = check_models(release, models)
-    pred = scored_predictions(release, models=models, budgets=budgets, pairing=pairing, shared_budgets=shared_budgets)
+    pred = scored_frame(release, models=models, budgets=budgets, pairing=pairing, shared_budgets=shared_budgets)
     if where is not None:
-        mask = pl.from_pandas(pred[[c for c in pred.columns]]).select(where.alias("_w"))["_w"].to_numpy()
-        pred = pred[mask.astype(bool)]
+        pred = pred.filter(where)
     return order_frame(_per_model(pred, by, overall), models)
+
+
+def _questions(pred: pl.DataFrame, by: list[str]) -> pd.DataFrame:
+    """``*by, n``: distinct questions per group of scored predictions (groups with a null key left out)."""
+    return (pred.drop_nulls(by).group_by(by).agg(pl.col("question_id").n_unique().cast(pl.Int64).alias("n"))
+            .to_pandas())
 
 
 _UNKNOWN_GROUPS = ("unknown", "")
@@ -314,9 +319,8 @@ def answerable_refusal_summary(release, *, budget: str | None = "64K", models: S
     budget = comparison_budget(release, budget, models=models)
     t = table if table is not None else answerable_vs_refusal(release, budget=budget, models=models, pairing=pairing)
     rho, p, lo, hi = _spearman(t["answerable"], t["ar"]) if len(t) >= 3 else (np.nan,) * 4
-    pred = scored_predictions(release, models=list(t["model"]), budgets=[budget], pairing=pairing)
-    q = pred.drop_duplicates("question_id")
-    nq, nar = len(q), int(q["is_ar"].sum())
+    q = scored_frame(release, models=list(t["model"]), budgets=[budget], pairing=pairing).unique("question_id")
+    nq, nar = q.height, int(q["is_ar"].sum())
     return pd.DataFrame([{"budget": budget, "n_models": len(t), "rho": rho, "p_value": p, "n_questions": nq,
                           "n_ar_questions": nar, "always_abstain": 100.0 * nar / nq if nq else np.nan,
                           "rho_ci_low": lo, "rho_ci_high": hi}])
@@ -341,14 +345,14 @@ def operation_evidence(release, *, budgets: Iterable[str] | None = None, models:
         ms = models_at_budget(release, b, models) if pairing != "shared" else check_models(release, models)
         if not ms:
             continue
-        pred = scored_predictions(release, models=ms, budgets=[b], pairing=pairing, shared_budgets=shared_budgets)
-        if pred.empty:
+        pred = scored_frame(release, models=ms, budgets=[b], pairing=pairing, shared_budgets=shared_budgets)
+        if pred.is_empty():
             continue
         per = _per_model(pred, ["operation", "evidence_type"], overall=False)
         cell = per.groupby(["budget", "operation", "evidence_type"], sort=False).agg(
             accuracy=("accuracy", "mean"), n_models=("model", "nunique")).reset_index()
-        nq = pred.groupby(["operation", "evidence_type"])["question_id"].nunique().rename("n_questions").reset_index()
-        parts.append(cell.merge(nq, on=["operation", "evidence_type"], how="left"))
+        parts.append(cell.merge(_questions(pred, ["operation", "evidence_type"]).rename(columns={"n": "n_questions"}),
+                                on=["operation", "evidence_type"], how="left"))
     if not parts:
         raise no_budget_error(release, budgets, models)
     out = pd.concat(parts, ignore_index=True)
@@ -375,15 +379,14 @@ def refusal_breakdown(release, *, budgets: Iterable[str] | None = None, models: 
         ms = models_at_budget(release, b, models)
         if not ms:
             continue
-        pred = scored_predictions(release, models=ms, budgets=[b], pairing=pairing)
-        pred = pred[pred["is_ar"].astype(bool)]
-        if pred.empty:
+        pred = scored_frame(release, models=ms, budgets=[b], pairing=pairing).filter(pl.col("is_ar"))
+        if pred.is_empty():
             continue
         for dim, levels in (("evidence_type", tx.EVIDENCE_TYPES), ("source_operation", tx.ANSWERABLE_OPERATIONS)):
-            sub = pred[pred[dim].notna()]
+            sub = pred.filter(pl.col(dim).is_not_null())
             per = _per_model(sub, [dim], overall=False)
             cell = per.groupby(dim, sort=False).agg(accuracy=("accuracy", "mean"), n_models=("model", "nunique"))
-            nq = sub.groupby(dim)["question_id"].nunique()
+            nq = _questions(sub, [dim]).set_index(dim)["n"]
             for lv in levels:
                 parts.append({"budget": b, "dimension": dim, "level": lv,
                               "accuracy": cell["accuracy"].get(lv, np.nan),
@@ -428,9 +431,9 @@ def _model_evidence_wide(release, budget: str, *, models=None, pairing="all_budg
         n = int(sub["n_models"].max())
         rows.append(sub.set_index("evidence_type")["accuracy"].reindex(cols).to_frame(mean_row_label(g, n)).T)
     if counts:
-        pred = scored_predictions(release, models=ms, budgets=[budget], pairing=pairing)
-        nq = pred.groupby("evidence_type")["question_id"].nunique()
-        nq[OVERALL] = pred["question_id"].nunique()
+        pred = scored_frame(release, models=ms, budgets=[budget], pairing=pairing)
+        nq = _questions(pred, ["evidence_type"]).set_index("evidence_type")["n"]
+        nq[OVERALL] = pred["question_id"].n_unique()
         rows.append(nq.reindex(cols).astype(float).to_frame("n").T)
     out = pd.concat(rows)
     out.columns = [evidence_label(c) for c in cols]

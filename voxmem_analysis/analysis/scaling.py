@@ -40,9 +40,9 @@ from voxmem_analysis.artifacts import artifact
 from voxmem_analysis.analysis.clusters import attach_cluster, cluster_column
 from voxmem_analysis.analysis.results import accuracy
 from voxmem_analysis.analysis.selection import (OVERALL, baseline_budget, budgets_run, check_budgets, check_models,
-                                                comparison_budget, evidence_label, fmt_budgets, order_frame,
-                                                run_budgets, scored_predictions)
-from voxmem_analysis.errors import MissingDataError
+                                                comparison_budget, evidence_label, fmt_budgets, no_budget_error,
+                                                order_frame, run_budgets, scored_predictions)
+from voxmem_analysis.errors import AnalysisInputError, MissingDataError
 from voxmem_analysis.stats import paired_bootstrap_frame, spearman
 
 __all__ = ["ScalingPlan", "scaling_plan", "describe_scaling", "scaling_models", "evidence_scaling", "paired_change",
@@ -73,10 +73,8 @@ class ScalingPlan:
 
 
 def _not_run_both(release, b0, b1, models) -> MissingDataError:
-    return MissingDataError(f"no model was run at both {b0} and {b1}",
-                            f"budgets run in this release: {fmt_budgets(budgets_run(release, models))}; "
-                            f"pass baseline=/comparison= budgets some model was run at",
-                            code="budget_not_run", field="context_length")
+    return no_budget_error(release, None, models, reason=f"no model was run at both {b0} and {b1}",
+                           hint="pass baseline=/comparison= budgets some model was run at")
 
 
 def scaling_plan(release, *, baseline: str | None = None, comparison: str | None = None,
@@ -97,7 +95,7 @@ def scaling_plan(release, *, baseline: str | None = None, comparison: str | None
     ------
     MissingDataError
         Only one budget, or no model run at both budgets.
-    ValueError
+    AnalysisInputError
         ``baseline`` equals ``comparison``, or an unknown budget/model name.
     """
     cand = check_models(release, models)
@@ -105,9 +103,7 @@ def scaling_plan(release, *, baseline: str | None = None, comparison: str | None
     b1 = comparison_budget(release, comparison, models=cand)
     at1 = [m for m in cand if b1 in rb[m]]
     if not at1:
-        raise MissingDataError(f"no model was run at {b1}",
-                               f"budgets run in this release: {fmt_budgets(budgets_run(release, cand))}; "
-                               f"pass comparison= one of them", code="budget_not_run", field="context_length")
+        raise no_budget_error(release, [b1], cand, hint="pass comparison= one of them")
     if baseline is None:
         others = [b for b in budgets_run(release, at1) if b != b1]
         if not others:
@@ -121,7 +117,7 @@ def scaling_plan(release, *, baseline: str | None = None, comparison: str | None
     else:
         b0 = baseline_budget(release, baseline, models=cand)
     if b0 == b1:
-        raise ValueError(f"baseline and comparison budgets must differ (both {b0})")
+        raise AnalysisInputError(f"baseline and comparison budgets must differ (both {b0})", "baseline")
     ms = [m for m in at1 if b0 in rb[m]]
     if not ms:
         raise _not_run_both(release, b0, b1, cand)
@@ -129,9 +125,8 @@ def scaling_plan(release, *, baseline: str | None = None, comparison: str | None
         bs = sorted(set(check_budgets(budgets)) | {b0, b1}, key=tx.BUDGETS.index)
         ms = [m for m in ms if set(bs) <= set(rb[m])]
         if not ms:
-            raise MissingDataError(f"no model run at {b0} and {b1} was also run at every one of {fmt_budgets(bs)}",
-                                   f"budgets run in this release: {fmt_budgets(budgets_run(release, cand))}",
-                                   code="budget_not_run", field="context_length")
+            raise no_budget_error(release, None, cand,
+                                  reason=f"no model run at {b0} and {b1} was also run at every one of {fmt_budgets(bs)}")
     else:
         common = set.intersection(*(set(rb[m]) for m in ms))
         bs = [b for b in tx.BUDGETS if b in common]
@@ -385,7 +380,7 @@ def sensitivity_correlations(release, *, baseline: str | None = "8K", comparison
     parts = []
     for measure in measures:
         if measure not in ("retention", "change"):
-            raise ValueError(f"measure must be 'retention' or 'change', got {measure!r}")
+            raise AnalysisInputError(f"measure must be 'retention' or 'change', got {measure!r}", "measures")
         r = spearman(c["baseline"].to_numpy(float), c[measure].to_numpy(float))
         r.insert(0, "measure", measure)
         parts.append(r)

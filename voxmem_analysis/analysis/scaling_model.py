@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.errors import AnalysisInputError
 from voxmem_analysis.analysis.clusters import attach_cluster, check_cluster
 from voxmem_analysis.analysis.scaling import scaling_plan
 from voxmem_analysis.analysis.selection import OVERALL, evidence_label, scored_predictions
@@ -41,7 +42,7 @@ def budget_doublings(budget: pd.Series, reference: str = "8K") -> np.ndarray:
     def kilo(b: str) -> float:
         s = str(b).strip().upper()
         if not s.endswith("K") or not s[:-1].isdigit():
-            raise ValueError(f"budget {b!r} is not of the form '<number>K'")
+            raise AnalysisInputError(f"budget {b!r} is not of the form '<number>K'", "budget")
         return float(s[:-1])
     ref = kilo(reference)
     return np.log2(np.array([kilo(b) for b in budget], dtype=float) / ref)
@@ -79,7 +80,7 @@ def fit_doubling_gee(data: pd.DataFrame, *, groups: str = "question_id", ci_leve
     if engine == "numpy":
         return doubling_slope(df, groups=groups, ci_level=ci_level)
     if engine != "statsmodels":
-        raise ValueError(f"fit_doubling_gee: engine must be 'numpy' or 'statsmodels', got {engine!r}")
+        raise AnalysisInputError(f"fit_doubling_gee: engine must be 'numpy' or 'statsmodels', got {engine!r}", "engine")
     return _statsmodels_gee(df, groups=groups, ci_level=ci_level)
 
 

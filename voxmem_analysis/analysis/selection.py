@@ -21,14 +21,14 @@ import pandas as pd
 import polars as pl
 
 from voxmem_analysis import taxonomy as tx
-from voxmem_analysis.errors import MissingDataError, VoxMemDataError
+from voxmem_analysis.errors import AnalysisInputError, MissingDataError
 
 __all__ = [
     "PAIRINGS", "OVERALL", "GROUP_LABELS", "GROUP_ORDER", "MissingDataError", "section", "skip_reason",
     "evidence_label", "mean_row_label", "check_budgets", "check_models", "fmt_budgets", "order_frame",
     "run_budgets", "models_at_budget", "budgets_run", "require_budgets", "comparison_budget", "baseline_budget",
     "fig5_budget", "describe_budgets", "shared_set", "describe_shared_set", "no_budget_error",
-    "missing_source_operations", "models_at_or_fail", "scored_predictions",
+    "missing_source_operations", "models_at_or_fail", "scored_predictions", "scored_frame",
 ]
 
 PAIRINGS = ("all_budgets", "shared", "none")
@@ -55,7 +55,8 @@ def mean_row_label(group: str, n_models: int) -> str:
 
 # ============================================================================ partial releases
 def skip_reason(exc: BaseException) -> str:
-    """The one-line reason of a :class:`~voxmem_analysis.errors.VoxMemDataError` (its first line)."""
+    """The one-line reason of a :class:`~voxmem_analysis.errors.MissingDataError` (or, for any other
+    error, its first line)."""
     reason = getattr(exc, "reason", None)
     if reason:
         return reason
@@ -64,10 +65,12 @@ def skip_reason(exc: BaseException) -> str:
 
 @contextlib.contextmanager
 def section(title: str, *, stream=None):
-    """Run a notebook section; if the release lacks what it needs, print why and carry on.
+    """Run a notebook section; if the release lacks an optional part it needs, print why and carry on.
 
-    Only :class:`~voxmem_analysis.errors.VoxMemDataError` is caught (any other exception is a
-    bug and propagates).  The printed line is ``"<title>: skipped — <reason>"``::
+    Only :class:`~voxmem_analysis.errors.MissingDataError` is caught.  Bad data
+    (:class:`~voxmem_analysis.errors.VoxMemDataError`), a bad argument
+    (:class:`~voxmem_analysis.errors.InputError`) and bugs propagate: the notebook fails and says
+    why.  The printed line is ``"<title>: skipped — <reason>"``::
 
         with section("Table 15"):
             display(table15(release, budget=budget))
@@ -76,7 +79,7 @@ def section(title: str, *, stream=None):
 
     try:
         yield
-    except VoxMemDataError as exc:
+    except MissingDataError as exc:
         print(f"{title}: skipped \u2014 {skip_reason(exc)}", file=stream or sys.stdout)
 
 
@@ -99,7 +102,8 @@ def check_models(release, models) -> list[str]:
         models = [models]
     unknown = [m for m in models if m not in order]
     if unknown:
-        raise ValueError(f"models not in the release: {', '.join(map(repr, unknown))}; known: {', '.join(order)}")
+        raise AnalysisInputError(f"unknown model(s) {', '.join(map(repr, unknown))}: not in the release, which has "
+                                 f"{', '.join(order)}", "models")
     wanted = set(models)
     return [m for m in order if m in wanted]
 
@@ -212,9 +216,7 @@ def shared_set(release, budget: str | None = "64K", models: Sequence[str] | None
     b = comparison_budget(release, budget, models=models)
     ms = models_at_budget(release, b, models)
     if not ms:
-        raise MissingDataError(f"no model was run at {b}",
-                               f"budgets run in this release: {fmt_budgets(budgets_run(release, models))}; "
-                               f"pass budget= one of them", code="budget_not_run", field="context_length")
+        raise no_budget_error(release, [b], models, hint="pass budget= one of them")
     rb = run_budgets(release)
     common = set.intersection(*(set(rb[m]) for m in ms))
     return ms, [x for x in tx.BUDGETS if x in common]
@@ -227,11 +229,11 @@ def describe_shared_set(models: Sequence[str], shared: Sequence[str], budget: st
             f"by {'every one' if k != 1 else 'it'}")
 
 
-def no_budget_error(release, budgets, models) -> MissingDataError:
-    asked = check_budgets(budgets)
-    return MissingDataError(f"no model was run at {fmt_budgets(asked)}",
-                            f"budgets run in this release: {fmt_budgets(budgets_run(release, models))}",
-                            code="budget_not_run", field="context_length")
+def no_budget_error(release, budgets, models, *, reason: str | None = None, hint: str = "") -> MissingDataError:
+    """"no model was run at ``budgets``" (or ``reason``), with the budgets the release has and a ``hint``."""
+    return MissingDataError(reason or f"no model was run at {fmt_budgets(check_budgets(budgets))}",
+                            f"budgets run in this release: {fmt_budgets(budgets_run(release, models))}"
+                            + (f"; {hint}" if hint else ""), code="budget_not_run", field="context_length")
 
 
 def missing_source_operations(release, *, models: Sequence[str] | None = None) -> str | None:
@@ -254,9 +256,7 @@ def missing_source_operations(release, *, models: Sequence[str] | None = None) -
 def models_at_or_fail(release, budget: str, models=None) -> list[str]:
     ms = models_at_budget(release, budget, models)
     if not ms:
-        raise MissingDataError(f"no model was run at {budget}",
-                               f"budgets run in this release: {fmt_budgets(budgets_run(release, models))}; "
-                               f"pass budget= one of them", code="budget_not_run", field="context_length")
+        raise no_budget_error(release, [budget], models, hint="pass budget= one of them")
     return ms
 
 
@@ -286,20 +286,27 @@ def scored_predictions(release, *, models: Sequence[str] | None = None, budgets:
         evidence_type, operation, is_ar, source_operation, status, scored, correct``;
         ``budget`` is a string, ``correct`` a bool.
     """
+    return scored_frame(release, models=models, budgets=budgets, pairing=pairing,
+                        shared_budgets=shared_budgets).to_pandas()
+
+
+def scored_frame(release, *, models: Sequence[str] | None = None, budgets: Iterable[str] | None = None,
+                 pairing: str = "all_budgets", shared_budgets: Iterable[str] | None = None) -> pl.DataFrame:
+    """:func:`scored_predictions` as a polars frame, computed once per release and arguments: the
+    analyses work on it in polars up to their final table."""
     if pairing not in PAIRINGS:
-        raise ValueError(f"pairing must be one of {', '.join(PAIRINGS)}, got {pairing!r}")
+        raise AnalysisInputError(f"pairing must be one of {', '.join(PAIRINGS)}, got {pairing!r}", "pairing")
     models = check_models(release, models)
     budgets = check_budgets(budgets)
     derived = getattr(release, "derived", None)
     if derived is None:
-        return _scored_predictions(release, models, budgets, pairing, shared_budgets)
-    key = ("scored_predictions", tuple(models), tuple(budgets), pairing,
+        return _scored_frame(release, models, budgets, pairing, shared_budgets)
+    key = ("scored_frame", tuple(models), tuple(budgets), pairing,
            tuple(check_budgets(shared_budgets)) if pairing == "shared" else None)
-    return derived(key, lambda: _scored_predictions(release, models, budgets, pairing, shared_budgets)).copy()
+    return derived(key, lambda: _scored_frame(release, models, budgets, pairing, shared_budgets))
 
 
-def _scored_predictions(release, models: list[str], budgets: list[str], pairing: str,
-                        shared_budgets) -> pd.DataFrame:
+def _scored_frame(release, models: list[str], budgets: list[str], pairing: str, shared_budgets) -> pl.DataFrame:
     rb = run_budgets(release)
     allowed = pl.DataFrame({"model": [m for m in models for b in rb[m]],
                             "budget": [b for m in models for b in rb[m]]},
@@ -315,20 +322,16 @@ def _scored_predictions(release, models: list[str], budgets: list[str], pairing:
         sb = check_budgets(shared_budgets)
         ms = [m for m in models if set(sb) <= set(rb[m])]
         if not ms:
-            raise ValueError(f"no model among {models} was run at all of {sb}")
+            raise MissingDataError(f"no model among {models} was run at all of {sb}", code="budget_not_run",
+                                   field="context_length")
         sub = fr.filter(pl.col("model").is_in(ms) & pl.col("budget").is_in(sb))
         keep = (sub.group_by("question_id").agg(pl.struct("model", "budget").n_unique().alias("_have"))
                 .filter(pl.col("_have") == len(ms) * len(sb)).select("question_id"))
         fr = fr.filter(pl.col("model").is_in(ms)).join(keep, on="question_id", how="semi")
-    fr = fr.filter(pl.col("budget").is_in(budgets))
-    out = fr.to_pandas()
-    out["correct"] = out["correct"].fillna(False).astype(bool)
-    order = {m: i for i, m in enumerate(models)}
-    out = out.sort_values(["budget", "model", "question_id"],
-                          key=lambda s: s.map(order) if s.name == "model" else
-                          (s.map({b: i for i, b in enumerate(tx.BUDGETS)}) if s.name == "budget" else s),
-                          kind="stable").reset_index(drop=True)
-    return out
+    ranks = [pl.col("budget").replace_strict(list(tx.BUDGETS), list(range(len(tx.BUDGETS)))),
+             pl.col("model").replace_strict(models, list(range(len(models)))), pl.col("question_id")]
+    return (fr.filter(pl.col("budget").is_in(budgets)).with_columns(pl.col("correct").fill_null(False))
+            .sort(ranks, maintain_order=True, nulls_last=True))
 
 
 def order_frame(df: pd.DataFrame, models: list[str]) -> pd.DataFrame:

@@ -22,6 +22,7 @@ from typing import Sequence
 import polars as pl
 
 from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.errors import AnalysisInputError
 
 __all__ = ["filter_where", "select_verdicts", "pooling_notes"]
 
@@ -30,31 +31,26 @@ _FORBIDDEN = re.compile(r"\b(select|from|union|join|with|read_\w+|scan_\w+)\b", 
 
 
 def filter_where(frame: pl.DataFrame, where: str | None) -> pl.DataFrame:
-    """``frame`` filtered by a polars SQL ``WHERE`` clause; ``ValueError`` quoting the clause if it fails."""
+    """``frame`` filtered by a polars SQL ``WHERE`` clause; :class:`AnalysisInputError` quoting the clause if it fails."""
     if not where:
         return frame
     bare = re.sub(r"'(?:[^']|'')*'", "''", where)   # the clause without its string literals
     bad = _FORBIDDEN.search(bare)
     if ";" in bare or bad:
-        raise ValueError(f"--where {where!r}: one boolean expression on the frame's columns "
-                         f"({'no ;' if ';' in bare else f'no {bad.group(0)!r}'})")
+        raise AnalysisInputError(f"--where {where!r}: one boolean expression on the frame's columns "
+                                 f"({'no ;' if ';' in bare else f'no {bad.group(0)!r}'})", "where")
     fr = frame.with_columns(pl.col(c).cast(pl.Utf8) for c, t in frame.schema.items() if isinstance(t, pl.Enum))
     try:
         return fr.sql(f"SELECT * FROM self WHERE {where}").cast(frame.schema)
     except Exception as exc:  # noqa: BLE001 - polars raises several SQL error classes
-        raise ValueError(f"--where {where!r}: {str(exc).splitlines()[0]}") from None
+        raise AnalysisInputError(f"--where {where!r}: {str(exc).splitlines()[0]}", "where") from None
 
 
 def _budgets(budget) -> list[str] | None:
     if budget in (None, "", "all"):
         return None
     parts = budget if isinstance(budget, (list, tuple)) else str(budget).split(",")
-    out = []
-    for b in (str(x).strip().upper() for x in parts if str(x).strip()):
-        if b not in tx.BUDGETS:
-            raise ValueError(f"unknown budget {b!r}; one of {', '.join(tx.BUDGETS)}")
-        out.append(b)
-    return out
+    return tx.normalize_budgets([str(x).strip() for x in parts if str(x).strip()])
 
 
 def select_verdicts(frame: pl.DataFrame, *, models: Sequence[str] | str | None = None, budget=None,
@@ -62,14 +58,15 @@ def select_verdicts(frame: pl.DataFrame, *, models: Sequence[str] | str | None =
     """The verdicts of ``models`` (list or comma-separated) at ``budget`` (one or a list), filtered
     by ``where``, without the answer-refusal items when ``answerable_only``.
 
-    ``ValueError`` for an unknown model or budget (listing the known ones).
+    :class:`AnalysisInputError` for an unknown model or budget (listing the known ones).
     """
     ms = [m.strip() for m in models.split(",")] if isinstance(models, str) else models
     if ms:
         have = set(frame["model"].unique().to_list())
         bad = [m for m in ms if m not in have]
         if bad:
-            raise ValueError(f"unknown model(s) {', '.join(map(repr, bad))}; the data has: {', '.join(sorted(have))}")
+            raise AnalysisInputError(f"unknown model(s) {', '.join(map(repr, bad))}; the data has: "
+                                     f"{', '.join(sorted(have))}", "models")
         frame = frame.filter(pl.col("model").is_in(list(ms)))
     bs = _budgets(budget)
     if bs:

@@ -1,9 +1,11 @@
 """Arguments and helpers shared by subcommands.
 
-Release commands (``--data DIR``): :func:`add_data_args`, :func:`load`, :func:`fail`,
-:func:`synthetic_banner`.  LongMemEval-format commands (``--manifest FILE --questions FILE``:
-``slice``, ``compare``, ``scaling``, ``judges``): :func:`add_manifest_args`, :func:`add_output_args`,
-:func:`add_judge_arg`, :func:`load_manifest`, :func:`one_judge`, :func:`emit`, :func:`run_guarded`.
+Release commands (``--data DIR``): :func:`add_data_args`, :func:`load`, :func:`synthetic_banner`.
+LongMemEval-format commands (``--manifest FILE --questions FILE``: ``slice``, ``compare``, ``scaling``,
+``judges``): :func:`add_manifest_args`, :func:`add_output_args`, :func:`add_judge_arg`,
+:func:`load_manifest`, :func:`one_judge`, :func:`emit`.
+
+Errors are not caught here: :func:`voxmem_analysis.cli.main` turns each into its message and exit code.
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from voxmem_analysis.commands._guards import n_boot_arg, regex_arg
-from voxmem_analysis.errors import AnalysisInputError, VoxMemDataError
+from voxmem_analysis.errors import VoxMemDataError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -102,11 +104,6 @@ def report_release(path):
     return release
 
 
-def fail(exc: VoxMemDataError) -> int:
-    print(str(exc), file=sys.stderr)
-    return 1
-
-
 def synthetic_banner(release) -> None:
     if release.synthetic:
         print(f"# {release.label()}", file=sys.stderr)
@@ -164,6 +161,18 @@ def load_manifest(args):
     return data
 
 
+def manifest_cluster(frame, cluster: str):
+    """``(frame, cluster column or None)`` of ``--cluster`` on LongMemEval verdicts: ``item`` (None),
+    ``family`` (an abstention question ``X_abs`` joins ``X``: the added column ``family``) or a column."""
+    if cluster == "item":
+        return frame, None
+    if cluster == "family":
+        from voxmem_analysis.analysis.clusters import with_abstention_families
+
+        return with_abstention_families(frame), "family"
+    return frame, cluster
+
+
 def one_judge(data, args):
     """The frame with one judge per (system, budget); notes on stderr."""
     from voxmem_analysis.io.longmemeval import select_judge
@@ -191,14 +200,3 @@ def emit(df: pd.DataFrame, fmt: str, title: str | None = None) -> None:
         sys.stdout.write(clean.to_markdown(index=False, floatfmt=".4g", missingval="") + "\n")
     else:
         df.to_csv(sys.stdout, index=False, float_format="%.6g", lineterminator="\n")
-
-
-def run_guarded(func, args) -> int:
-    """Run ``func(args)``; bad arguments exit 2, bad data exit 1, each with its message."""
-    try:
-        return func(args)
-    except AnalysisInputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except VoxMemDataError as exc:
-        return fail(exc)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 
 from voxmem_analysis.commands._shared import (add_cluster_arg, add_data_args, add_judge_arg, add_manifest_args, add_output_args, emit,
-                                              load, load_manifest, one_judge, run_guarded, synthetic_banner)
+                                              load, load_manifest, manifest_cluster, one_judge, synthetic_banner)
 
 
 def register(sub) -> None:
@@ -34,7 +34,7 @@ def register(sub) -> None:
                         "standard error of each endpoint")
     add_judge_arg(p)
     add_output_args(p)
-    p.set_defaults(func=lambda a: run_guarded(run, a))
+    p.set_defaults(func=run)
 
 
 def run(args) -> int:
@@ -49,12 +49,7 @@ def run(args) -> int:
     from voxmem_analysis.analysis.verdicts import compare_systems
 
     data = load_manifest(args)
-    frame = one_judge(data, args)
-    cluster = None if args.cluster == "item" else args.cluster
-    if cluster == "family":  # LongMemEval: an abstention question X_abs belongs with X
-        from voxmem_analysis.analysis.clusters import with_abstention_families
-
-        frame = with_abstention_families(frame)
+    frame, cluster = manifest_cluster(one_judge(data, args), args.cluster)
     table = compare_systems(frame, system="system", item="question_id", budget="budget",
                             n_boot=args.n_boot, seed=args.seed, cluster=cluster, interval=args.interval, mc_se=True)
     emit(table, args.format, "Pairwise comparison of systems (diff = acc_a - acc_b, pp)")
@@ -70,13 +65,9 @@ def _run_data(args) -> int:
         return 2
     release = load(args)
     synthetic_banner(release)
-    try:
-        table = compare_models(release, models, args.budget, answerable_only=args.answerable_only,
-                               n_boot=args.n_boot, seed=args.seed, cluster=args.cluster, interval=args.interval,
-                               mc_se=True)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    table = compare_models(release, models, args.budget, answerable_only=args.answerable_only,
+                           n_boot=args.n_boot, seed=args.seed, cluster=args.cluster, interval=args.interval,
+                           mc_se=True)
     what = "answerable items" if args.answerable_only else "items"
     title = (f"Paired comparison at {table['budget'].iloc[0]} on the {what} both models were scored on "
              f"(diff = acc_a - acc_b, pp; exact McNemar; Holm over {len(table)} pair(s))")

@@ -6,8 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-from voxmem_analysis.errors import VoxMemDataError
-from voxmem_analysis.commands._shared import add_data_args, fail, load
+from voxmem_analysis.commands._shared import add_data_args, load
 
 
 def register(sub) -> None:
@@ -31,10 +30,7 @@ def run(args) -> int:
         return 2
     if _is_amc(args.data):
         return _run_amc(args, out)
-    try:
-        release = load(args)
-    except VoxMemDataError as exc:
-        return fail(exc)
+    release = load(args)
     frame = release.frame.with_columns(release.frame["budget"].cast(str))
     return _write(frame, out, "predictions", synthetic=release.synthetic)
 
@@ -75,10 +71,7 @@ def _run_amc(args, out: Path) -> int:
 
     from voxmem_analysis.io.amc import load_amc
 
-    try:
-        release = load_amc(args.data, strict=not args.lenient)
-    except VoxMemDataError as exc:
-        return fail(exc)
+    release = load_amc(args.data, strict=not args.lenient)
     if args.lenient and release.errors():
         print(f"# --lenient: {sum(p.count for p in release.errors())} error(s); rows left out: "
               f"{release.stats.get('rejected_rows', 0)} rejected, {release.stats.get('incomplete_task_rows', 0)} "

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from voxmem_analysis.commands._shared import add_data_args, emit, fail, load, synthetic_banner
-from voxmem_analysis.errors import VoxMemDataError
+from voxmem_analysis.commands._shared import add_data_args, emit, load, synthetic_banner
 
 
 def register(sub) -> None:
@@ -35,16 +34,10 @@ def run(args) -> int:
 
     if check_outputs("items", files={"--out": args.out}):
         return 2
-    try:
-        release = load(args)
-        synthetic_banner(release)
-        by = [c.strip() for c in (args.by or "").split(",") if c.strip()]
-        table = item_table(release, model=args.model, budget=args.budget, wrong=args.wrong, by=by, where=args.where)
-    except VoxMemDataError as exc:
-        return fail(exc)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    release = load(args)
+    synthetic_banner(release)
+    by = [c.strip() for c in (args.by or "").split(",") if c.strip()]
+    table = item_table(release, model=args.model, budget=args.budget, wrong=args.wrong, by=by, where=args.where)
     what = "incorrect scored items" if args.wrong else "items"
     title = f"{args.model} at {table.attrs.get('budget', args.budget.upper())}: {len(table)} {what}"
     if release.synthetic:

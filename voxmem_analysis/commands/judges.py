@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 
 from voxmem_analysis.commands._shared import (add_manifest_args, add_output_args, describe_dropped, emit, load_manifest,
-                                              note, run_guarded)
+                                              note)
 
 
 def register(sub) -> None:
@@ -20,7 +20,7 @@ def register(sub) -> None:
                        description=__doc__.split("\n\n")[0])
     add_manifest_args(p)
     add_output_args(p, bootstrap=False)
-    p.set_defaults(func=lambda a: run_guarded(run, a))
+    p.set_defaults(func=run)
 
 
 def run(args) -> int:

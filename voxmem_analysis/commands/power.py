@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from voxmem_analysis.commands._shared import add_data_args, emit, load, note, run_guarded
+from voxmem_analysis.commands._shared import add_data_args, emit, load, note
 
 
 def register(sub) -> None:
@@ -31,16 +31,11 @@ def register(sub) -> None:
     p.add_argument("--budget", default="8K", help="with --data: the budget (default 8K)")
     p.add_argument("--comparison", default="64K", help="with --data and --compare budgets: the second budget")
     p.add_argument("--format", choices=("csv", "md"), default="csv", help="csv (default) or Markdown")
-    p.set_defaults(func=lambda a: run_guarded(run, a))
-
-
-def _bad(msg: str) -> int:
-    print(f"error: {msg}", file=sys.stderr)
-    return 2
+    p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from voxmem_analysis.stats import StatsInputError, power_summary
+    from voxmem_analysis.stats import power_summary
 
     target = None if args.target is None else args.target / 100.0
     n, psi, source = args.n, args.discordance, "given"
@@ -56,11 +51,9 @@ def run(args) -> int:
         source = (f"release median over {int(obs['comparisons'].iloc[0])} {args.compare} comparison(s) "
                   f"(discordance {obs['discordance_min'].iloc[0]:.3f}-{obs['discordance_max'].iloc[0]:.3f})")
     if n is None or psi is None:
-        return _bad("give --n and --discordance, or --data to measure them on a release")
-    try:
-        out = power_summary(n, psi, target=target, alpha=args.alpha, power=args.power)
-    except StatsInputError as exc:
-        return _bad(str(exc))
+        print("error: power: give --n and --discordance, or --data to measure them on a release", file=sys.stderr)
+        return 2
+    out = power_summary(n, psi, target=target, alpha=args.alpha, power=args.power)   # a bad value: exit 2
     note(f"n and discordance: {source}")
     for col in ("mdd", "target"):
         if col in out:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import sys
 
-from voxmem_analysis.commands._shared import add_cluster_arg, add_judge_arg, add_manifest_args, add_output_args, emit, load_manifest, one_judge, run_guarded
+from voxmem_analysis.commands._shared import (add_cluster_arg, add_judge_arg, add_manifest_args, add_output_args, emit,
+                                              load_manifest, manifest_cluster, one_judge)
 
 
 def register(sub) -> None:
@@ -24,7 +25,7 @@ def register(sub) -> None:
     add_cluster_arg(p, adds="the columns cluster and change_design_effect")
     add_judge_arg(p)
     add_output_args(p)
-    p.set_defaults(func=lambda a: run_guarded(run, a))
+    p.set_defaults(func=run)
 
 
 def run(args) -> int:
@@ -35,12 +36,7 @@ def run(args) -> int:
         print(f"error: scaling needs at least two budgets in the manifest's budget column; found {data.budgets()}",
               file=sys.stderr)
         return 1
-    frame = one_judge(data, args)
-    cluster = None if args.cluster == "item" else args.cluster
-    if cluster == "family":
-        from voxmem_analysis.analysis.clusters import with_abstention_families
-
-        frame = with_abstention_families(frame)
+    frame, cluster = manifest_cluster(one_judge(data, args), args.cluster)
     table = scaling_table(frame, baseline=args.baseline, n_boot=args.n_boot, seed=args.seed, cluster=cluster)
     if args.part in ("both", "table"):
         emit(table, args.format, f"Accuracy (%) by budget; change (pp) and retention vs {table['baseline_budget'].iloc[0]}")

@@ -19,7 +19,8 @@ from __future__ import annotations
 import sys
 
 from voxmem_analysis.commands._shared import (add_cluster_arg, add_data_args, add_judge_arg, add_manifest_args, add_output_args, emit,
-                                              load, load_manifest, note, one_judge, run_guarded, synthetic_banner)
+                                              load, load_manifest, manifest_cluster, note, one_judge,
+                                              synthetic_banner)
 
 _DATA_DEFAULT_BY = "model,budget,evidence_type"
 _MANIFEST_DEFAULT_BY = "system,question_type"
@@ -75,7 +76,7 @@ def run(args) -> int:
 
     if check_outputs("slice", files={"--out": args.out, "--plot": args.plot}):
         return 2
-    return run_guarded(_run, args)
+    return _run(args)
 
 
 def _run(args) -> int:
@@ -158,16 +159,12 @@ def _separate(frame, by: list[str], system: str, args) -> list[str] | None:
 
 def _with_cluster(frame, args, release):
     """(frame, cluster column or None) for ``--cluster``: item, family, or a column of the frame."""
-    from voxmem_analysis.analysis.clusters import attach_cluster, with_abstention_families
+    if args.cluster == "family" and release is not None:
+        from voxmem_analysis.analysis.clusters import attach_cluster
 
-    if args.cluster == "item":
-        return frame, None
-    if args.cluster == "family":
-        if release is not None:
-            pdf = frame.to_pandas() if hasattr(frame, "to_pandas") else frame
-            return attach_cluster(pdf, release, "family"), "family"
-        return with_abstention_families(frame), "family"
-    return frame, args.cluster
+        pdf = frame.to_pandas() if hasattr(frame, "to_pandas") else frame
+        return attach_cluster(pdf, release, "family"), "family"
+    return manifest_cluster(frame, args.cluster)
 
 
 def _select(frame, by: list[str], args):
@@ -176,11 +173,8 @@ def _select(frame, by: list[str], args):
     from voxmem_analysis.analysis.verdicts import AnalysisInputError
 
     answerable_only = "subtype" in by and not args.include_refusal
-    try:
-        out = select_verdicts(frame, models=args.model, budget=args.budget, where=args.where,
-                              answerable_only=answerable_only)
-    except ValueError as exc:
-        raise AnalysisInputError(str(exc)) from None
+    out = select_verdicts(frame, models=args.model, budget=args.budget, where=args.where,
+                          answerable_only=answerable_only)
     if answerable_only:
         n_ar = select_verdicts(frame, models=args.model, budget=args.budget, where=args.where).height - out.height
         note(f"subtype slices count the answerable items only, as in the paper: {n_ar} answer-refusal "

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import argparse
 import inspect
-import re
 import sys
 
-from voxmem_analysis.errors import VoxMemDataError
-from voxmem_analysis.commands._shared import add_data_args, fail, load, synthetic_banner
+from voxmem_analysis.commands._shared import add_data_args, load, synthetic_banner
 from voxmem_analysis.commands._guards import n_boot_arg
 
 #: Parameters whose value is a comma-separated list on the command line.
@@ -99,11 +97,6 @@ def artifact_parser(art) -> argparse.ArgumentParser:
     return p
 
 
-def cli_message(text: str) -> str:
-    """Rewrite a library hint ``pass budget= one of them`` into the option that sets it (``--budget``)."""
-    return re.sub(r"\bpass (\w+)= ", lambda m: "pass --" + m.group(1).replace("_", "-") + " ", text)
-
-
 def retitle(title: str, params: dict) -> str:
     """The registry title with the paper's budgets replaced by those passed (:func:`voxmem_analysis.artifacts.retitle`)."""
     from voxmem_analysis.artifacts import retitle as _retitle
@@ -124,11 +117,7 @@ def run(args) -> int:
         for n in sorted(titles):
             print(f"{n:10s} {titles[n]}")
         return 0
-    try:
-        art = artifacts.get(args.name)
-    except KeyError as exc:
-        print(exc.args[0], file=sys.stderr)
-        return 2
+    art = artifacts.get(args.name)     # an unknown name: UnknownNameError, exit 2 (cli.main)
     parser = artifact_parser(art)
     if args.help or "-h" in args.rest or "--help" in args.rest:
         parser.print_help()
@@ -148,19 +137,10 @@ def _print(art, opts, params: dict) -> int:
 
     from voxmem_analysis.io.amc import is_amc_release, load_amc
 
-    try:  # an Audio MultiChallenge release (release.json "benchmark": "audio-multichallenge") has its own loader
-        release = load_amc(opts.data, strict=not opts.lenient) if is_amc_release(opts.data) else load(opts)
-    except VoxMemDataError as exc:
-        return fail(exc)
+    # an Audio MultiChallenge release (release.json "benchmark": "audio-multichallenge") has its own loader
+    release = load_amc(opts.data, strict=not opts.lenient) if is_amc_release(opts.data) else load(opts)
     synthetic_banner(release)
-    try:
-        table = art(release, seed=opts.seed, n_boot=opts.n_boot, **params)
-    except VoxMemDataError as exc:  # e.g. the release lacks the budget or part this artifact needs
-        print(cli_message(str(exc)), file=sys.stderr)
-        return 1
-    except ValueError as exc:       # an unknown budget or model name
-        print(f"error: {cli_message(str(exc))}", file=sys.stderr)
-        return 2
+    table = art(release, seed=opts.seed, n_boot=opts.n_boot, **params)   # errors: exit 1 or 2 (cli.main)
     title = f"{art.title} [{SYNTHETIC_LABEL}]" if release.synthetic else art.title
     if params:
         title = retitle(title, params)

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.errors import InputError
 from voxmem_analysis.plots.results import reserve_footer
 from voxmem_analysis.plots.style import CLASS_COLORS, paper_style
 
@@ -23,7 +24,7 @@ def _check(data: pd.DataFrame) -> None:
     need = {"label", "n_cells", "n_errors", *tx.ATTRIBUTION_CLASSES}
     missing = need - set(data.columns)
     if missing:
-        raise ValueError(f"data lacks column(s) {sorted(missing)}; pass attribution.class_proportions() output")
+        raise InputError(f"data lacks column(s) {sorted(missing)}; pass attribution.class_proportions() output")
 
 
 def class_bars(data: pd.DataFrame, *, ax=None, title: str | None = None, min_label: float = 4.0,
@@ -105,7 +106,7 @@ def figure7(data: pd.DataFrame, *, title: str | None = None):
     _check(data)
     panels = [b for b in ("operation", "evidence_type") if b in set(data["by"])]
     if not panels:
-        raise ValueError("data has no rows with by='operation' or by='evidence_type'")
+        raise InputError("data has no rows with by='operation' or by='evidence_type'")
     with paper_style():
         fig, axes = plt.subplots(1, len(panels), figsize=(4.3 * len(panels) + 0.6, 2.4), constrained_layout=True,
                                  squeeze=False)

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.errors import InputError
 from voxmem_analysis.plots.results import reserve_footer
 from voxmem_analysis.plots.style import ROLE_COLORS, paper_style
 
@@ -50,7 +51,7 @@ def history_scale_panels(data: pd.DataFrame, *, quantities=("sessions", "audio_c
 
     qs = [q for q in quantities if q in set(data["quantity"])]
     if not qs:
-        raise ValueError(f"none of {list(quantities)} in data (have {sorted(set(data['quantity']))})")
+        raise InputError(f"none of {list(quantities)} in data (have {sorted(set(data['quantity']))})")
     with paper_style():
         fig, axes = plt.subplots(1, len(qs), figsize=(2.45 * len(qs) + 0.3, 2.9), constrained_layout=True,
                                  squeeze=False)

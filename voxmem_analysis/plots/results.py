@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.errors import InputError
 from voxmem_analysis.plots.style import ACC_RANGE, GROUP_COLORS, HEATMAP_CMAP, paper_style, without_canvas_draw
 
 __all__ = ["evidence_heatmaps", "operation_heatmap", "operation_heatmaps", "answerable_refusal_scatter", "reserve_footer",
@@ -66,7 +67,7 @@ def _budgets_in(data: pd.DataFrame, budgets) -> list[str]:
         return [b for b in tx.BUDGETS if b in have]
     missing = [b for b in budgets if b not in have]
     if missing:
-        raise ValueError(f"budgets {missing} are not in the data (it has {sorted(have, key=tx.BUDGETS.index)})")
+        raise InputError(f"budgets {missing} are not in the data (it has {sorted(have, key=tx.BUDGETS.index)})")
     return [b for b in tx.BUDGETS if b in budgets]
 
 
@@ -106,7 +107,7 @@ def evidence_heatmaps(data: pd.DataFrame, *, budgets: Sequence[str] | None = Non
     cm = plt.get_cmap(cmap)
     norm = colors.Normalize(*vrange)
     if not bs:
-        raise ValueError("no budget to draw: the data is empty")
+        raise InputError("no budget to draw: the data is empty")
     height = 0.27 * len(rows) + 1.6 + (0.3 if title else 0.0)
     with paper_style():
         fig, axes = plt.subplots(1, len(bs), figsize=(2.05 * len(bs) + 2.6, max(height, 2.6)),
@@ -178,7 +179,7 @@ def operation_heatmap(data: pd.DataFrame, *, budget: str | None = None, ax=None,
     bs = _budgets_in(data, None)
     if budget is None:
         if len(bs) != 1:
-            raise ValueError(f"data holds budgets {bs}; pass budget=")
+            raise InputError(f"data holds budgets {bs}; pass budget=")
         budget = bs[0]
     sub = data[data["budget"].astype(str) == budget]
     ops, evs = list(tx.OPERATIONS), list(tx.EVIDENCE_TYPES)

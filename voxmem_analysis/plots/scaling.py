@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.errors import InputError
 from voxmem_analysis.plots.results import reserve_footer
 from voxmem_analysis.plots.style import EVIDENCE_COLORS, paper_style
 
@@ -59,7 +60,7 @@ def evidence_scaling_lines(data: pd.DataFrame, *, include_overall: bool = True, 
 
     bs = [b for b in tx.BUDGETS if b in set(data["budget"].astype(str))]
     if not bs:
-        raise ValueError("no budget to draw: the data is empty")
+        raise InputError("no budget to draw: the data is empty")
     ref = str(data["reference_budget"].iloc[0]) if "reference_budget" in data and len(data) else bs[0]
     x = {b: np.log2(tx.budget_tokens(b)) for b in bs}
     codes = [e for e in [*tx.EVIDENCE_TYPES, *(["overall"] if include_overall else [])] if e in set(data["evidence_type"])]

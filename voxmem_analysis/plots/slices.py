@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from voxmem_analysis.analysis.explore import column_name, parse_by, slice_label
+from voxmem_analysis.errors import InputError
 from voxmem_analysis.plots.verdicts import SERIES_COLORS
 from voxmem_analysis.plots.style import EVIDENCE_COLORS, GROUP_COLORS, OPERATION_COLORS, paper_style, without_canvas_draw
 
@@ -163,7 +164,7 @@ def slice_facets(data: pd.DataFrame, by, *, col: str = "budget", overall: dict |
     import seaborn as sns
 
     if col not in data.columns:
-        raise ValueError(f"data has no facet column {col!r}; stack explore_slices tables with it")
+        raise InputError(f"data has no facet column {col!r}; stack explore_slices tables with it")
     facets = _levels(data[col])
     n_rows = len(_levels(data[data["level"] == "slice"][parse_by(by)[0]]))
     wrap = col_wrap or (2 if len(facets) == 4 else min(len(facets), 3))

@@ -104,7 +104,9 @@ def select(paths: list[Path], only) -> list[Path]:
         w = w[:-3] if w.endswith(".py") else w
         hits = [p for p in paths if w in (p.stem, p.stem.split("_", 1)[0], p.stem.split("_", 1)[-1])]
         if not hits:
-            raise ValueError(f"no notebook named {w!r}; known: {', '.join(p.stem for p in paths)}")
+            from voxmem_analysis.errors import UnknownNameError
+
+            raise UnknownNameError(f"no notebook named {w!r}; known: {', '.join(p.stem for p in paths)}", "only")
         keep += [p for p in hits if p not in keep]
     return sorted(keep, key=lambda p: p.name)
 

@@ -1,9 +1,9 @@
 """Argument validation shared by the statistics modules.
 
 Every check in :mod:`voxmem_analysis.stats` goes through :func:`require`, which raises
-:class:`StatsInputError` -- a :class:`ValueError` (and, when the workbook's error module is
-importable, a :class:`voxmem_analysis.errors.VoxMemDataError`) carrying a message that names
-the offending argument and what was expected.  ``assert`` is never used for argument checks:
+:class:`StatsInputError` -- an :class:`~voxmem_analysis.errors.InputError` (a :class:`ValueError`,
+never a data error: no notebook section skips it) carrying a message that names the offending
+argument and what was expected.  ``assert`` is never used for argument checks:
 it disappears under ``python -O``.
 """
 from __future__ import annotations
@@ -13,10 +13,11 @@ import warnings
 from typing import Any, Callable, TypeVar
 
 import numpy as np
+import pandas as pd
 
 from voxmem_analysis.errors import StatsInputError  # defined with the other error classes
 
-__all__ = ["StatsInputError", "require", "check_ci_level", "ci_level_alias", "paired_vectors"]
+__all__ = ["StatsInputError", "require", "check_ci_level", "ci_level_alias", "paired_vectors", "frame_columns"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -94,6 +95,22 @@ def _is_missing(v: Any) -> bool:
         return bool(v != v)  # NaN, pandas.NA raises TypeError in bool()
     except TypeError:
         return True
+
+
+def frame_columns(data: Any, columns, *, error: type = StatsInputError) -> pd.DataFrame:
+    """The ``columns`` (``None`` and repeats skipped) of a pandas or polars (lazy) frame, as pandas with
+    a fresh index; ``error`` (an :class:`~voxmem_analysis.errors.InputError`) names what is wrong."""
+    columns = list(dict.fromkeys(c for c in columns if c is not None))
+    polars = type(data).__module__.startswith("polars")
+    if polars and hasattr(data, "collect") and not hasattr(data, "to_pandas"):
+        data = data.collect()
+    if not (polars or isinstance(data, pd.DataFrame)):
+        raise error(f"data must be a pandas or polars DataFrame, got {type(data).__name__}", field="data")
+    missing = [c for c in columns if c not in data.columns]
+    if missing:
+        raise error(f"unknown column(s) {missing}; the data has: {', '.join(map(str, data.columns))}",
+                    field=missing[0])
+    return data.select(columns).to_pandas() if polars else data.loc[:, columns].reset_index(drop=True)
 
 
 def check_ci_level(ci_level: Any) -> float:

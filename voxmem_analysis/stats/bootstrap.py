@@ -25,566 +25,39 @@ Public API
 :func:`paired_bootstrap`          two per-item score vectors -> tidy frame
 :func:`paired_bootstrap_matrix`   ``(n_items, k)`` matrices -> tidy frame
 :func:`paired_bootstrap_frame`    long pandas/polars frame -> tidy frame (pivot + engine)
-:func:`bootstrap_means`           resampled per-series masked means (the raw engine)
-:func:`iter_bootstrap_counts`     the count matrix ``C``, block by block
-:func:`shared_bootstrap_counts`   the same blocks, drawn once per process (read-only)
-:class:`Statistic` and the factories :func:`difference`, :func:`ratio`,
-:func:`mean_difference`, :func:`mean_ratio`, :func:`mean_level`; built-in names in
-:data:`STATISTICS`.
+:func:`bootstrap_interval`        the interval of one statistic from replicates run elsewhere
+
+The engine's parts live in their own modules and are importable from here as before:
+:mod:`~voxmem_analysis.stats.resampling` (:func:`iter_bootstrap_counts`,
+:func:`shared_bootstrap_counts`, :func:`bootstrap_means`), :mod:`~voxmem_analysis.stats.paired_statistics`
+(:class:`Statistic`, the factories :func:`difference`, :func:`ratio`, :func:`mean_difference`,
+:func:`mean_ratio`, :func:`mean_level`, the built-ins :data:`STATISTICS`) and
+:mod:`~voxmem_analysis.stats.settings` (:class:`PairedSettings`).
 """
 from __future__ import annotations
 
-import contextlib
-import threading
-from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
+import dataclasses
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
-from voxmem_analysis.stats._validation import (as_float_matrix, as_float_vector, check_ci_level,
-                                               ci_level_alias, require)
-from voxmem_analysis.stats.resources import check_bootstrap_memory, check_n_boot
+from voxmem_analysis.errors import MissingDataError
+from voxmem_analysis.stats._validation import (as_float_matrix, as_float_vector, check_ci_level, ci_level_alias,
+                                               frame_columns, require)
+from voxmem_analysis.stats.paired_statistics import (STATISTICS, Statistic, difference, mean_difference, mean_level,
+                                                     mean_ratio, ratio, resolve_statistics)
+from voxmem_analysis.stats.resampling import (BootstrapMeans, bootstrap_means, combine_mask, iter_bootstrap_counts,
+                                              resampled_sums, shared_bootstrap_counts, strata_codes)
+from voxmem_analysis.stats.resources import check_bootstrap_memory
+from voxmem_analysis.stats.settings import INTERVALS, PairedSettings, settings_keywords
 
 __all__ = [
     "Statistic", "STATISTICS", "difference", "ratio", "mean_difference", "mean_ratio",
     "mean_level", "BootstrapMeans", "iter_bootstrap_counts", "shared_bootstrap_counts", "bootstrap_means",
     "paired_bootstrap", "paired_bootstrap_matrix", "paired_bootstrap_frame", "INTERVALS",
-    "bootstrap_interval",
+    "bootstrap_interval", "PairedSettings",
 ]
-
-#: Upper bound on the number of ``int64`` draws held at once (rows x items of one block).
-_BLOCK_CELLS = 4_000_000
-#: Upper bound on resamples per block (the RNG is called once per stratum and block).
-_BLOCK_ROWS = 1_000
-
-StatFunc = Callable[[np.ndarray, np.ndarray], np.ndarray]
-
-
-# =========================================================================================
-# Statistics
-# =========================================================================================
-
-@dataclass(frozen=True)
-class Statistic:
-    """A named statistic of paired per-series accuracies.
-
-    Parameters
-    ----------
-    name : str
-        Value written to the ``statistic`` column.
-    func : callable
-        ``func(baseline, comparison) -> values``.  ``baseline`` and ``comparison`` are float
-        arrays of shape ``(m, k)``: the accuracies (means, as proportions in [0, 1] for
-        binary scores) of the ``k`` series on ``m`` samples (``m = n_boot`` for the bootstrap
-        replicates, ``m = 1`` for the original sample).  Must return shape ``(m,)``.
-        Non-finite values (e.g. a ratio with a zero denominator) mark a replicate invalid.
-    description : str, optional
-        Human-readable definition.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> odds = Statistic("log_odds_ratio", lambda b, c: np.log(
-    ...     (c.mean(1) / (1 - c.mean(1))) / (b.mean(1) / (1 - b.mean(1)))))
-    >>> float(odds(np.array([[0.5]]), np.array([[0.5]]))[0])
-    0.0
-    """
-
-    name: str
-    func: StatFunc
-    description: str = ""
-
-    def __call__(self, baseline: np.ndarray, comparison: np.ndarray) -> np.ndarray:
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            out = np.asarray(self.func(baseline, comparison), dtype=float)
-        m = baseline.shape[0]
-        require(out.shape == (m,),
-                f"statistic {self.name!r} must return an array of shape ({m},) for inputs of "
-                f"shape {baseline.shape}, got shape {out.shape}", field="statistics")
-        return out
-
-
-def _single(arr: np.ndarray, name: str) -> np.ndarray:
-    require(arr.shape[1] == 1,
-            f"statistic {name!r} is per-series and needs exactly one series (k == 1), got "
-            f"k = {arr.shape[1]}; use the mean_* variant or aggregate=None", field="statistics")
-    return arr[:, 0]
-
-
-def difference(*, scale: float = 100.0, reverse: bool = False, name: str = "drop") -> Statistic:
-    """Per-series difference ``scale * (baseline - comparison)`` (``k`` must be 1).
-
-    The one-series form of :func:`mean_difference`, with the same parameters:
-    :math:`\\hat\\theta = s\\,(\\bar b - \\bar c)`, with :math:`\\bar b, \\bar c` the series'
-    accuracies at baseline and comparison on its paired items.
-
-    >>> import numpy as np
-    >>> float(difference()(np.array([[0.5]]), np.array([[0.3]]))[0])
-    20.0
-    """
-    sign = -1.0 if reverse else 1.0
-
-    def f(b: np.ndarray, c: np.ndarray) -> np.ndarray:
-        return sign * scale * (_single(b, name) - _single(c, name))
-
-    return Statistic(name, f, f"{'-' if reverse else ''}{scale:g} * (baseline - comparison)")
-
-
-def ratio(*, name: str = "retention") -> Statistic:
-    """Per-series ratio ``comparison / baseline`` (``k`` must be 1), labelled *name*.
-
-    The one-series form of :func:`mean_ratio`: :math:`\\hat\\theta = \\bar c / \\bar b`; undefined
-    (NaN, counted in ``n_invalid``) when :math:`\\bar b = 0`.
-
-    >>> import numpy as np
-    >>> float(ratio()(np.array([[0.5]]), np.array([[0.3]]))[0])
-    0.6
-    """
-
-    def f(b: np.ndarray, c: np.ndarray) -> np.ndarray:
-        return _single(c, name) / _single(b, name)
-
-    return Statistic(name, f, "comparison / baseline")
-
-
-def mean_difference(*, scale: float = 100.0, reverse: bool = False,
-                    name: str = "drop") -> Statistic:
-    """Mean over series, then difference: ``scale * (mean_k baseline - mean_k comparison)``.
-
-    Parameters
-    ----------
-    scale : float, default 100.0
-        Multiplier; 100 gives percentage points.
-    reverse : bool, default False
-        If true, ``comparison - baseline``.
-    name : str, default "drop"
-        Label in the ``statistic`` column.
-
-    Returns
-    -------
-    Statistic
-
-    Notes
-    -----
-    :math:`\\hat\\theta = s\\,(\\tfrac1k\\sum_j \\bar b_j - \\tfrac1k\\sum_j \\bar c_j)`.
-    Equal to the mean of the per-series differences; with ``k = 1`` it is :func:`difference`.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> b, c = np.array([[0.6, 0.4]]), np.array([[0.3, 0.3]])
-    >>> float(mean_difference()(b, c)[0])
-    20.0
-    """
-    sign = -1.0 if reverse else 1.0
-
-    def f(b: np.ndarray, c: np.ndarray) -> np.ndarray:
-        return sign * scale * (b.mean(axis=1) - c.mean(axis=1))
-
-    return Statistic(name, f, f"{'-' if reverse else ''}{scale:g} * (mean baseline - mean "
-                              "comparison) over series")
-
-
-def mean_ratio(*, name: str = "retention") -> Statistic:
-    """Mean over series, then ratio: ``mean_k comparison / mean_k baseline``, labelled *name*.
-
-    :math:`\\hat\\theta = \\sum_j \\bar c_j / \\sum_j \\bar b_j` (a ratio of means, as the
-    paper's evidence-type rows of Table 18; not the mean of per-series ratios).  NaN when
-    the mean baseline accuracy is 0.
-
-    >>> import numpy as np
-    >>> b, c = np.array([[0.6, 0.4]]), np.array([[0.3, 0.3]])
-    >>> float(mean_ratio()(b, c)[0])
-    0.6
-    """
-
-    def f(b: np.ndarray, c: np.ndarray) -> np.ndarray:
-        return c.mean(axis=1) / b.mean(axis=1)
-
-    return Statistic(name, f, "mean comparison / mean baseline over series")
-
-
-def mean_level(which: str = "baseline", *, scale: float = 100.0,
-               name: str | None = None) -> Statistic:
-    """Mean accuracy over series at one condition, times *scale* (100 gives %).
-
-    Parameters
-    ----------
-    which : {"baseline", "comparison"}
-        The condition.
-    scale : float, default 100.0
-        Multiplier.
-    name : str, optional
-        Label; defaults to *which*.
-
-    Returns
-    -------
-    Statistic
-
-    Notes
-    -----
-    :math:`\\hat\\theta = s\\,\\tfrac1k\\sum_j \\bar b_j` (or :math:`\\bar c_j`).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> float(mean_level("comparison")(np.array([[0.5]]), np.array([[0.25]]))[0])
-    25.0
-    """
-    require(which in ("baseline", "comparison"),
-            f"which must be 'baseline' or 'comparison', got {which!r}", field="which")
-    idx = 0 if which == "baseline" else 1
-
-    def f(b: np.ndarray, c: np.ndarray) -> np.ndarray:
-        return scale * (b, c)[idx].mean(axis=1)
-
-    return Statistic(name or which, f, f"{scale:g} * mean {which} accuracy over series")
-
-
-#: Built-in statistics by name.  All average over the series first, so they apply to one
-#: series (``aggregate=None``) and to the mean over series (``aggregate="mean"``) alike.
-STATISTICS: dict[str, Statistic] = {
-    "drop": mean_difference(scale=100.0, name="drop"),
-    "change": mean_difference(scale=100.0, reverse=True, name="change"),
-    "difference": mean_difference(scale=1.0, name="difference"),
-    "retention": mean_ratio(name="retention"),
-    "ratio": mean_ratio(name="ratio"),
-    "baseline": mean_level("baseline", name="baseline"),
-    "comparison": mean_level("comparison", name="comparison"),
-}
-
-
-def _resolve_statistics(statistics: Any) -> list[Statistic]:
-    """Names / Statistic / callables / {name: callable} -> list of Statistic."""
-    if isinstance(statistics, (str, Statistic)) or callable(statistics):
-        statistics = [statistics]
-    if isinstance(statistics, Mapping):
-        items = [(str(k), v) for k, v in statistics.items()]
-    else:
-        require(isinstance(statistics, Sequence) and not isinstance(statistics, str),
-                "statistics must be a name, a Statistic, a callable, a sequence of these or a "
-                f"mapping name -> callable; got {type(statistics).__name__}", field="statistics")
-        items = [(None, v) for v in statistics]
-    require(len(items) > 0, "statistics is empty; give at least one statistic",
-            field="statistics")
-    out: list[Statistic] = []
-    for label, s in items:
-        if isinstance(s, str):
-            require(s in STATISTICS, f"unknown statistic {s!r}; built-ins are "
-                    f"{sorted(STATISTICS)}, or pass a callable(baseline, comparison)",
-                    field="statistics")
-            s = STATISTICS[s]
-        elif not isinstance(s, Statistic):
-            require(callable(s), f"statistic {s!r} is neither a built-in name, a Statistic "
-                    "nor a callable", field="statistics")
-            s = Statistic(label or getattr(s, "__name__", f"statistic_{len(out)}"), s)
-        if label is not None and label != s.name:
-            s = Statistic(label, s.func, s.description)
-        out.append(s)
-    names = [s.name for s in out]
-    require(len(set(names)) == len(names), f"statistic names must be unique, got {names}",
-            field="statistics")
-    return out
-
-
-# =========================================================================================
-# Resampling engine
-# =========================================================================================
-
-def _check_n_boot_seed(n_boot: Any, seed: Any) -> tuple[int, int]:
-    require(isinstance(n_boot, (int, np.integer)) and not isinstance(n_boot, bool)
-            and n_boot >= 1, f"n_boot must be a positive integer, got {n_boot!r}",
-            field="n_boot")
-    check_n_boot(n_boot)
-    require(isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0,
-            f"seed must be a non-negative integer (it is passed to numpy.random.default_rng "
-            f"and reported in the output), got {seed!r}", field="seed")
-    return int(n_boot), int(seed)
-
-
-def _check_settings(statistics: Any, aggregate: Any, n_boot: Any, seed: Any, ci_level: Any,
-                    interval: Any) -> tuple[list[Statistic], int, int, float]:
-    """The checks every paired entry point makes of its settings (statistics, n_boot, seed, ...)."""
-    require(aggregate in ("mean", None), f"aggregate must be 'mean' or None, got {aggregate!r}",
-            field="aggregate")
-    stats = _resolve_statistics(statistics)
-    n_boot, seed = _check_n_boot_seed(n_boot, seed)
-    ci_level = check_ci_level(ci_level)
-    require(interval in INTERVALS, f"interval must be one of {INTERVALS}, got {interval!r}",
-            field="interval")
-    return stats, n_boot, seed, ci_level
-
-
-def _strata_codes(strata: Any, n: int) -> np.ndarray | None:
-    if strata is None:
-        return None
-    arr = np.asarray(strata.to_numpy() if hasattr(strata, "to_numpy") else strata)
-    require(arr.ndim == 1 and arr.shape[0] == n,
-            f"strata must be one label per item (length {n}), got shape {arr.shape}",
-            field="strata")
-    codes, _ = pd.factorize(arr, sort=True, use_na_sentinel=False)
-    return codes.astype(np.intp)
-
-
-def iter_bootstrap_counts(n_units: int, *, n_boot: int = 10_000, seed: int = 0,
-                          strata: Any = None, clusters: Any = None) -> Iterator[np.ndarray]:
-    """Yield the bootstrap count matrix ``C`` in blocks of resamples.
-
-    Parameters
-    ----------
-    n_units : int
-        Number of resampling units (items).
-    n_boot : int, default 10_000
-        Number of resamples (rows of ``C``).
-    seed : int, default 0
-        Seed for ``numpy.random.default_rng``.
-    strata : array-like of length n_units, optional
-        Stratum label per unit; units are then drawn with replacement within each stratum,
-        keeping every stratum's size fixed.
-    clusters : array-like of length n_units, optional
-        Cluster label per unit (e.g. the question family).  Whole clusters are then drawn
-        with replacement (within strata, which must be constant within a cluster), and every
-        unit of a drawn cluster gets the cluster's count.
-
-    Yields
-    ------
-    counts : ndarray of float64, shape (rows, n_units)
-        ``counts[r, i]`` is how often unit ``i`` was drawn in resample ``r``; each row sums
-        to ``n_units`` (and to the stratum size within each stratum).
-
-    Notes
-    -----
-    Row ``r`` is a multinomial(:math:`n`, :math:`(1/n, \\dots, 1/n)`) vector, obtained by
-    drawing :math:`n` indices uniformly with ``Generator.integers`` and counting them
-    (``bincount``), which is much faster than ``Generator.multinomial``.  With strata, each
-    stratum :math:`s` gets an independent multinomial(:math:`n_s`, uniform) over its units.
-    The stream is consumed block by block (at most 1,000 rows, at most 4 million draws per
-    block), strata in sorted label order, so ``C`` depends only on ``n_units``, ``n_boot``,
-    ``seed`` and the strata (indices are drawn as ``int32``).  With clusters, the cluster
-    count matrix is drawn exactly as above with the clusters as units (in sorted label
-    order) and expanded to the units, so rows no longer sum to ``n_units`` exactly.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> C = np.vstack(list(iter_bootstrap_counts(5, n_boot=3, seed=1)))
-    >>> C.shape, C.sum(axis=1).tolist()
-    ((3, 5), [5.0, 5.0, 5.0])
-    """
-    require(isinstance(n_units, (int, np.integer)) and 1 <= n_units < 2**31,
-            f"n_units must be a positive integer, got {n_units!r}", field="n_units")
-    n_boot, seed = _check_n_boot_seed(n_boot, seed)
-    n_units = int(n_units)
-    if clusters is not None:
-        yield from _cluster_counts(n_units, n_boot=n_boot, seed=seed, strata=strata,
-                                   clusters=clusters)
-        return
-    codes = _strata_codes(strata, n_units)
-    members = None if codes is None else [np.flatnonzero(codes == s)
-                                          for s in range(int(codes.max()) + 1)]
-    rng = np.random.default_rng(seed)
-    block = int(max(1, min(_BLOCK_ROWS, _BLOCK_CELLS // n_units)))
-    for start in range(0, n_boot, block):
-        rows = min(block, n_boot - start)
-        if members is None:
-            flat = rng.integers(0, n_units, size=(rows, n_units), dtype=np.int32)
-        else:
-            flat = np.empty((rows, n_units), dtype=np.int32)
-            for m in members:
-                flat[:, m] = m[rng.integers(0, m.size, size=(rows, m.size), dtype=np.int32)]
-        flat += (np.arange(rows, dtype=np.int32) * n_units)[:, None]
-        counts = np.bincount(flat.ravel(), minlength=rows * n_units)
-        yield counts.reshape(rows, n_units).astype(np.float64)
-
-
-#: Bytes of count matrices :func:`shared_bootstrap_counts` keeps per process (least recently used
-#: first out); a matrix larger than half of it is drawn afresh on every call.
-_SHARED_COUNTS_BYTES = 128 * 2**20
-_SHARED_COUNTS: dict[tuple, tuple[np.ndarray, ...]] = {}
-_SHARED_COUNTS_LOCK = threading.Lock()
-
-
-def shared_bootstrap_counts(n_units: int, *, n_boot: int = 10_000, seed: int = 0,
-                            strata: Any = None) -> Iterable[np.ndarray]:
-    """The blocks of :func:`iter_bootstrap_counts` ``(n_units, n_boot=, seed=, strata=)``, the same
-    values, drawn once per process and shared: read-only arrays, for callers that only read them.
-
-    An analysis that slices by model and subtype asks for the same count matrix once per model
-    (the subtype's items, the same seed): the explorer drew 276 matrices, 33 of them distinct.
-    The draw depends only on ``n_units``, ``n_boot``, ``seed`` and the partition of the units into
-    strata (sorted label order), which is the key.  At most :data:`_SHARED_COUNTS_BYTES` (128 MiB)
-    are kept; a matrix over half of that is not kept but streamed block by block, as
-    :func:`iter_bootstrap_counts` does, so memory stays bounded.
-    """
-    require(isinstance(n_units, (int, np.integer)) and 1 <= n_units < 2**31,
-            f"n_units must be a positive integer, got {n_units!r}", field="n_units")
-    n_boot, seed = _check_n_boot_seed(n_boot, seed)
-    codes = _strata_codes(strata, int(n_units))
-    size = int(n_boot) * int(n_units) * 8
-    if size > _SHARED_COUNTS_BYTES // 2:
-        return iter_bootstrap_counts(n_units, n_boot=n_boot, seed=seed, strata=codes)
-    key = (int(n_units), n_boot, seed, None if codes is None else codes.astype(np.int64).tobytes())
-    with _SHARED_COUNTS_LOCK:
-        blocks = _SHARED_COUNTS.pop(key, None)
-        if blocks is None:
-            blocks = tuple(iter_bootstrap_counts(n_units, n_boot=n_boot, seed=seed, strata=codes))
-            for b in blocks:
-                b.flags.writeable = False
-        _SHARED_COUNTS[key] = blocks            # most recently used last
-        total = sum(sum(b.nbytes for b in v) for v in _SHARED_COUNTS.values())
-        while total > _SHARED_COUNTS_BYTES and len(_SHARED_COUNTS) > 1:
-            oldest = next(iter(_SHARED_COUNTS))
-            total -= sum(b.nbytes for b in _SHARED_COUNTS.pop(oldest))
-    return blocks
-
-
-def _cluster_counts(n_units: int, *, n_boot: int, seed: int, strata: Any,
-                    clusters: Any) -> Iterator[np.ndarray]:
-    """Cluster-level count matrix blocks expanded to the units (see iter_bootstrap_counts)."""
-    ccodes = _strata_codes(clusters, n_units)
-    require(ccodes is not None, "clusters must give one label per unit", field="clusters")
-    n_clusters = int(ccodes.max()) + 1
-    cstrata = None
-    if strata is not None:
-        scodes = _strata_codes(strata, n_units)
-        per = pd.DataFrame({"c": ccodes, "s": scodes})
-        nun = per.groupby("c")["s"].nunique()
-        require((nun <= 1).all(), f"strata must be constant within a cluster; "
-                f"{int((nun > 1).sum())} cluster(s) span several strata", field="strata")
-        cstrata = per.drop_duplicates("c").sort_values("c")["s"].to_numpy()
-    for Cc in iter_bootstrap_counts(n_clusters, n_boot=n_boot, seed=seed, strata=cstrata):
-        yield Cc[:, ccodes]
-
-
-def _resampled_sums(A: np.ndarray, *, n_boot: int, seed: int, strata: np.ndarray | None,
-                    clusters: np.ndarray | None = None) -> np.ndarray:
-    """``C @ A`` for the count matrix of (n_boot, seed, strata, clusters), block by block."""
-    out = np.empty((n_boot, A.shape[1]), dtype=np.float64)
-    r = 0
-    if clusters is not None:  # C @ A == Cc @ (A summed within clusters): far fewer columns
-        A = pd.DataFrame(A).groupby(clusters, sort=True).sum().to_numpy()
-        strata = None if strata is None else pd.Series(strata).groupby(
-            clusters, sort=True).first().to_numpy()
-    with _single_threaded_blas():
-        for C in shared_bootstrap_counts(A.shape[0], n_boot=n_boot, seed=seed, strata=strata):
-            out[r:r + C.shape[0]] = C @ A
-            r += C.shape[0]
-    return out
-
-
-def _single_threaded_blas():
-    """Context limiting BLAS to one thread (if threadpoolctl is installed).
-
-    The products here are thin (``A`` has a few dozen columns); multi-threaded OpenBLAS gains
-    nothing on them and, on a loaded machine, was measured 20x slower than one thread.
-    """
-    global _BLAS_CONTROLLER
-    if _BLAS_CONTROLLER is None:
-        try:
-            from threadpoolctl import ThreadpoolController
-        except ImportError:  # pragma: no cover - optional dependency
-            _BLAS_CONTROLLER = False
-        else:  # scanning the loaded libraries costs ~4 ms: do it once
-            _BLAS_CONTROLLER = ThreadpoolController()
-    if _BLAS_CONTROLLER is False:
-        return contextlib.nullcontext()
-    return _BLAS_CONTROLLER.limit(limits=1, user_api="blas")
-
-
-_BLAS_CONTROLLER = None
-
-
-class BootstrapMeans(NamedTuple):
-    """Result of :func:`bootstrap_means`.
-
-    Attributes
-    ----------
-    estimate : ndarray, shape (k,)
-        Masked mean of each column on the original sample.
-    replicates : ndarray, shape (n_boot, k)
-        Masked mean of each column on every resample (NaN where a resample holds no
-        observation of that column).
-    n : ndarray of int, shape (k,)
-        Observations per column on the original sample.
-    n_units : int
-        Resampling units (rows with at least one observation).
-    """
-
-    estimate: np.ndarray
-    replicates: np.ndarray
-    n: np.ndarray
-    n_units: int
-
-
-def bootstrap_means(values: Any, mask: Any = None, *, n_boot: int = 10_000, seed: int = 0,
-                    strata: Any = None) -> BootstrapMeans:
-    """Bootstrap the masked column means of a per-item matrix, resampling rows.
-
-    Parameters
-    ----------
-    values : array-like, shape (n_items, k)
-        Per-item scores (e.g. 0/1 correctness); NaN marks a missing observation.
-    mask : array-like of bool, shape (n_items, k), optional
-        ``True`` where the observation counts; combined (AND) with ``~isnan(values)``.
-    n_boot : int, default 10_000
-        Number of resamples.
-    seed : int, default 0
-        Seed for ``numpy.random.default_rng``.
-    strata : array-like of length n_items, optional
-        Resample rows within these strata.
-
-    Returns
-    -------
-    BootstrapMeans
-        Named tuple ``(estimate, replicates, n, n_units)``; see :class:`BootstrapMeans`.
-
-    Notes
-    -----
-    Rows without any observation are dropped first (they carry no data).  With
-    :math:`W = \\text{values} \\odot M` and count matrix :math:`C`, the replicate means are
-    :math:`(C W)_{rj} / (C M)_{rj}`, one matrix product for all columns.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> res = bootstrap_means(np.array([[1.0, 0.0], [0.0, np.nan], [1.0, 1.0]]),
-    ...                       n_boot=200, seed=0)
-    >>> res.estimate.round(3).tolist(), res.n.tolist(), res.replicates.shape
-    ([0.667, 0.5], [3, 2], (200, 2))
-    """
-    V = as_float_matrix(values, "values")
-    require(not np.isinf(V).any(), "values must be finite (NaN = missing), found inf",
-            field="values")
-    M = _combine_mask(mask, V.shape, ~np.isnan(V))
-    n_boot, seed = _check_n_boot_seed(n_boot, seed)
-    codes = _strata_codes(strata, V.shape[0])
-    keep = M.any(axis=1)
-    require(keep.any(), "values holds no observation (all NaN or masked)", field="values")
-    V, M = V[keep], M[keep]
-    codes = None if codes is None else codes[keep]
-    k = V.shape[1]
-    A = np.hstack([np.where(M, V, 0.0), M.astype(np.float64)])
-    check_bootstrap_memory(n_boot, A.shape[1], arrays=2, what="bootstrap_means")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        tot = A.sum(axis=0)
-        est = tot[:k] / tot[k:]
-        S = _resampled_sums(A, n_boot=n_boot, seed=seed, strata=codes)
-        reps = S[:, :k] / S[:, k:]
-    return BootstrapMeans(est, reps, M.sum(axis=0).astype(int), int(V.shape[0]))
-
-
-def _combine_mask(mask: Any, shape: tuple[int, ...], base: np.ndarray) -> np.ndarray:
-    if mask is None:
-        return base
-    m = np.asarray(mask.to_numpy() if hasattr(mask, "to_numpy") else mask)
-    if m.ndim == 1 and len(shape) == 2 and shape[1] == 1:
-        m = m[:, None]
-    require(m.shape == tuple(shape), f"mask must have the shape of the values {tuple(shape)}, "
-            f"got {m.shape}", field="mask")
-    require(m.dtype == bool or (m.dtype.kind in "iu" and np.isin(m, (0, 1)).all()),
-            f"mask must be boolean (True = judged), got dtype {m.dtype}", field="mask")
-    return base & m.astype(bool)
 
 
 # =========================================================================================
@@ -661,7 +134,6 @@ def _finite_or_nan(x: float) -> float:
 _RESULT_COLUMNS = ["statistic", "estimate", "ci_low", "ci_high", "n", "n_series", "n_invalid",
                    "n_boot", "seed", "ci_level", "interval", "ci_low_mc_se", "ci_high_mc_se",
                    "cluster", "n_clusters", "design_effect"]
-INTERVALS = ("percentile", "bca")
 
 
 def bootstrap_interval(replicates: Any, estimate: float, *, ci_level: float = 0.95,
@@ -696,6 +168,13 @@ def bootstrap_interval(replicates: Any, estimate: float, *, ci_level: float = 0.
     return _interval(np.asarray(replicates, dtype=float), float(estimate), check_ci_level(ci_level), method, jack)
 
 
+def _checked(settings: PairedSettings) -> PairedSettings:
+    """The settings every paired entry point checks, with ``statistics`` resolved to :class:`Statistic` objects."""
+    require(settings.aggregate in ("mean", None), f"aggregate must be 'mean' or None, got {settings.aggregate!r}",
+            field="aggregate")
+    return dataclasses.replace(settings.check(), statistics=resolve_statistics(settings.statistics))
+
+
 def _accuracies(A: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Baseline and comparison accuracies from stacked sums ``[B*M | C*M | M]`` (rows)."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -708,10 +187,9 @@ def _jackknife(A: np.ndarray, k: int, clusters: np.ndarray | None):
     return _accuracies(U.sum(axis=0)[None, :] - U, k)
 
 
-def _paired_core(B: np.ndarray, Cm: np.ndarray, M: np.ndarray, *, stats: list[Statistic],
-                 aggregate: str | None, series: Sequence[Any], n_boot: int, seed: int,
-                 ci_level: float, strata: np.ndarray | None, clusters: np.ndarray | None = None,
-                 cluster_name: str = "item", interval: str = "percentile") -> list[dict]:
+def _paired_core(B: np.ndarray, Cm: np.ndarray, M: np.ndarray, run: PairedSettings, *, series: Sequence[Any],
+                 strata: np.ndarray | None, clusters: np.ndarray | None = None,
+                 cluster_name: str = "item") -> list[dict]:
     """Engine shared by the three public entry points; returns result rows (dicts).
 
     With ``clusters`` the resampling draws whole clusters, and the item-level bootstrap is
@@ -719,8 +197,9 @@ def _paired_core(B: np.ndarray, Cm: np.ndarray, M: np.ndarray, *, stats: list[St
     replicates under cluster resampling over its variance under item resampling.
     """
     keep = M.any(axis=1)
-    require(keep.any(), "no item is judged at both conditions for any series; nothing to "
-            "bootstrap", field="mask")
+    if not keep.any():   # the data lacks pairs: a partial release, not a bad argument
+        raise MissingDataError("no item is judged at both conditions for any series; nothing to bootstrap",
+                               code="no_pairs", field="mask")
     B, Cm, M = B[keep], Cm[keep], M[keep]
     strata = None if strata is None else strata[keep]
     clusters = None if clusters is None else pd.factorize(clusters[keep], sort=True)[0]
@@ -732,23 +211,23 @@ def _paired_core(B: np.ndarray, Cm: np.ndarray, M: np.ndarray, *, stats: list[St
     A = np.hstack([np.where(M, B, 0.0), np.where(M, Cm, 0.0), M.astype(np.float64)])
     # resampled sums (3k columns) + the two accuracy arrays (2k) + one statistic's replicates (k);
     # twice the sums and accuracies with clusters (the item-level run for the design effect)
-    check_bootstrap_memory(n_boot, k, arrays=(11 if clusters is not None else 6), what="the paired bootstrap")
+    check_bootstrap_memory(run.n_boot, k, arrays=(11 if clusters is not None else 6), what="the paired bootstrap")
     est_b, est_c = _accuracies(A.sum(axis=0)[None, :], k)
-    rep_b, rep_c = _accuracies(_resampled_sums(A, n_boot=n_boot, seed=seed, strata=strata,
-                                               clusters=clusters), k)
+    rep_b, rep_c = _accuracies(resampled_sums(A, n_boot=run.n_boot, seed=run.seed, strata=strata,
+                                              clusters=clusters), k)
     item_reps = None
     if clusters is not None:
-        item_reps = _accuracies(_resampled_sums(A, n_boot=n_boot, seed=seed, strata=strata), k)
-    jack = _jackknife(A, k, clusters) if interval == "bca" else None
+        item_reps = _accuracies(resampled_sums(A, n_boot=run.n_boot, seed=run.seed, strata=strata), k)
+    jack = _jackknife(A, k, clusters) if run.interval == "bca" else None
     n_clusters = n_units if clusters is None else int(clusters.max()) + 1
-    common = {"n_boot": n_boot, "seed": seed, "ci_level": ci_level, "interval": interval,
+    common = {"n_boot": run.n_boot, "seed": run.seed, "ci_level": run.ci_level, "interval": run.interval,
               "cluster": cluster_name, "n_clusters": n_clusters}
 
     def one(s: Statistic, sl: slice) -> dict:
         est = _finite_or_nan(s(est_b[:, sl], est_c[:, sl])[0])
         reps = s(rep_b[:, sl], rep_c[:, sl])
         jk = None if jack is None else s(jack[0][:, sl], jack[1][:, sl])
-        row = {"statistic": s.name, "estimate": est, **_interval(reps, est, ci_level, interval, jk)}
+        row = {"statistic": s.name, "estimate": est, **_interval(reps, est, run.ci_level, run.interval, jk)}
         deff = 1.0
         if item_reps is not None:
             v_item = _finite_var(s(item_reps[0][:, sl], item_reps[1][:, sl]))
@@ -756,13 +235,13 @@ def _paired_core(B: np.ndarray, Cm: np.ndarray, M: np.ndarray, *, stats: list[St
         return {**row, "design_effect": deff, **common}
 
     rows: list[dict] = []
-    if aggregate == "mean":
-        for s in stats:
+    if run.aggregate == "mean":
+        for s in run.statistics:
             rows.append({**one(s, slice(None)), "n": int(n_units), "n_series": int(k)})
     else:
         n_per_series = M.sum(axis=0)
         for j in range(k):
-            for s in stats:
+            for s in run.statistics:
                 rows.append({"series": series[j], **one(s, slice(j, j + 1)),
                              "n": int(n_per_series[j]), "n_series": 1})
     return rows
@@ -883,19 +362,17 @@ def paired_bootstrap_matrix(baseline: Any, comparison: Any, mask: Any = None, *,
     require(not (np.isinf(B).any() or np.isinf(Cm).any()),
             "baseline and comparison must be finite scores (NaN = not judged), found inf",
             field="baseline")
-    M = _combine_mask(mask, B.shape, ~np.isnan(B) & ~np.isnan(Cm))
-    stats, n_boot, seed, ci_level = _check_settings(statistics, aggregate, n_boot, seed, ci_level,
-                                                    interval)
+    M = combine_mask(mask, B.shape, ~np.isnan(B) & ~np.isnan(Cm))
+    run = _checked(PairedSettings(statistics=statistics, aggregate=aggregate, n_boot=n_boot, seed=seed,
+                                  ci_level=ci_level, interval=interval))
     k = B.shape[1]
     labels = list(range(k)) if series is None else list(series)
     require(len(labels) == k, f"series must give one label per column ({k}), got "
             f"{len(labels)}", field="series")
-    codes = _strata_codes(strata, B.shape[0])
-    ccodes = _strata_codes(clusters, B.shape[0])
-    rows = _paired_core(B, Cm, M, stats=stats, aggregate=aggregate, series=labels,
-                        n_boot=n_boot, seed=seed, ci_level=ci_level, strata=codes, clusters=ccodes,
-                        cluster_name="item" if clusters is None else "cluster",
-                        interval=interval)
+    codes = strata_codes(strata, B.shape[0])
+    ccodes = strata_codes(clusters, B.shape[0])
+    rows = _paired_core(B, Cm, M, run, series=labels, strata=codes, clusters=ccodes,
+                        cluster_name="item" if clusters is None else "cluster")
     cols = (["series"] if aggregate is None else []) + _RESULT_COLUMNS
     return pd.DataFrame(rows, columns=cols)
 
@@ -965,24 +442,6 @@ def paired_bootstrap(x: Any, y: Any, statistic: Any = "difference", *, n_boot: i
 # Long-frame helper
 # =========================================================================================
 
-def _to_pandas(data: Any, columns: list[str]) -> pd.DataFrame:
-    mod = type(data).__module__
-    if mod.startswith("polars"):
-        if hasattr(data, "collect") and not hasattr(data, "to_pandas"):
-            data = data.collect()
-        missing = [c for c in columns if c not in data.columns]
-        require(not missing, f"data lacks column(s) {missing}; it has {list(data.columns)}",
-                field=missing[0] if missing else None)
-        return data.select(columns).to_pandas()
-    require(isinstance(data, pd.DataFrame),
-            f"data must be a pandas or polars DataFrame, got {type(data).__name__}",
-            field="data")
-    missing = [c for c in columns if c not in data.columns]
-    require(not missing, f"data lacks column(s) {missing}; it has {list(data.columns)}",
-            field=missing[0] if missing else None)
-    return data.loc[:, columns]
-
-
 def _pivot_pairs(df: pd.DataFrame, *, item: str, series: str, condition: str, value: str,
                  baseline: Any, comparison: Any, judged: str | None, strata: str | None,
                  cluster: str | None = None):
@@ -1032,7 +491,7 @@ def _per_item_codes(col: pd.Series, icode: np.ndarray, n_i: int, name: str,
         require(per_item["s"].notna().all(), f"cluster column {name!r} has missing values; "
                 "every item needs a cluster", field=name)
     first = per_item.drop_duplicates("i").sort_values("i")["s"].to_numpy()
-    return _strata_codes(first, n_i)
+    return strata_codes(first, n_i)
 
 
 def _to_float_column(col: pd.Series, name: str) -> np.ndarray:
@@ -1047,15 +506,13 @@ def _to_float_column(col: pd.Series, name: str) -> np.ndarray:
 
 
 @ci_level_alias
+@settings_keywords(PairedSettings(), fields=("statistics", "aggregate", "n_boot", "seed", "ci_level", "interval"))
 def paired_bootstrap_frame(data: Any, *, item: str = "question_id", series: str = "model",
                            condition: str = "budget", value: str = "correct",
                            baseline: Any = "8K", comparison: Any = "64K",
-                           groups: str | Sequence[str] | None = None,
-                           statistics: Any = ("drop", "retention"),
-                           aggregate: str | None = "mean", strata: str | None = None,
-                           judged: str | None = None, n_boot: int = 10_000, seed: int = 0,
-                           ci_level: float = 0.95, cluster: str | None = None,
-                           interval: str = "percentile") -> pd.DataFrame:
+                           groups: str | Sequence[str] | None = None, strata: str | None = None,
+                           judged: str | None = None, cluster: str | None = None,
+                           settings: PairedSettings | None = None) -> pd.DataFrame:
     """Paired item bootstrap from a long frame (one row per series x item x condition).
 
     Parameters
@@ -1101,6 +558,9 @@ def paired_bootstrap_frame(data: Any, *, item: str = "question_id", series: str 
         item resampling.  ``None`` (default) resamples items.
     interval : {"percentile", "bca"}, default "percentile"
         Interval method (see :func:`paired_bootstrap_matrix`).
+    settings : PairedSettings, optional
+        ``statistics, aggregate, n_boot, seed, ci_level, interval`` as one object (a keyword given
+        as well replaces its field).
 
     Returns
     -------
@@ -1149,14 +609,13 @@ def paired_bootstrap_frame(data: Any, *, item: str = "question_id", series: str 
     require(baseline != comparison, f"baseline and comparison must differ, got {baseline!r} "
             "twice", field="comparison")
     group_cols = [] if groups is None else ([groups] if isinstance(groups, str) else list(groups))
-    stats, n_boot, seed, ci_level = _check_settings(statistics, aggregate, n_boot, seed, ci_level,
-                                                    interval)
-    reserved = set(_RESULT_COLUMNS) | ({series} if aggregate is None else set())
+    run = _checked(settings or PairedSettings())
+    reserved = set(_RESULT_COLUMNS) | ({series} if run.aggregate is None else set())
     clash = [g for g in group_cols if g in reserved]
     require(not clash, f"group column(s) {clash} clash with output columns", field="groups")
     needed = list(dict.fromkeys([item, series, condition, value, *group_cols]
                                 + [c for c in (strata, judged, cluster) if c]))
-    df = _to_pandas(data, needed)
+    df = frame_columns(data, needed)
     present = pd.unique(df[condition].dropna())
     for which, lvl in (("baseline", baseline), ("comparison", comparison)):
         require((df[condition] == lvl).any(), f"{which} {lvl!r} does not occur in column "
@@ -1178,15 +637,15 @@ def paired_bootstrap_frame(data: Any, *, item: str = "question_id", series: str 
             continue
         B, Cm, M = B[:, has], Cm[:, has], M[:, has]
         labels = [slabels[j] for j in np.flatnonzero(has)]
-        got = _paired_core(B, Cm, M, stats=stats, aggregate=aggregate, series=labels,
-                           n_boot=n_boot, seed=seed, ci_level=ci_level, strata=codes, clusters=ccodes,
-                           cluster_name=cluster or "item", interval=interval)
+        got = _paired_core(B, Cm, M, run, series=labels, strata=codes, clusters=ccodes,
+                           cluster_name=cluster or "item")
         for r in got:
-            if aggregate is None:
+            if run.aggregate is None:
                 r[series] = r.pop("series")
             rows.append({**dict(zip(group_cols, key)), **r})
-    require(rows, "no (item, series) pair is judged at both conditions in any group; check "
-            f"baseline={baseline!r}, comparison={comparison!r} and the {value!r} column",
-            field=value)
-    cols = group_cols + ([series] if aggregate is None else []) + _RESULT_COLUMNS
+    if not rows:
+        raise MissingDataError("no (item, series) pair is judged at both conditions in any group; check "
+                               f"baseline={baseline!r}, comparison={comparison!r} and the {value!r} column",
+                               code="no_pairs", field=value)
+    cols = group_cols + ([series] if run.aggregate is None else []) + _RESULT_COLUMNS
     return pd.DataFrame(rows, columns=cols)

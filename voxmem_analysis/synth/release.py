@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 import polars as pl
 
+from voxmem_analysis.errors import InputError
 from voxmem_analysis.taxonomy import BUDGETS, budget_tokens
 from voxmem_analysis.synth import design as D
 from voxmem_analysis.synth.design import AR, ENV, IE, MSR, PARA, SEM, SPK
@@ -517,7 +518,8 @@ def write_release(out_dir, seed: int = DEFAULT_SEED, *, parts=tuple(PARTS)) -> p
     parts = tuple(dict.fromkeys((parts,) if isinstance(parts, str) else parts))
     unknown = [p for p in parts if p not in PARTS]
     if unknown:
-        raise ValueError(f"unknown synth part(s) {', '.join(map(repr, unknown))}; known: {', '.join(PARTS)}")
+        raise InputError(f"unknown synth part(s) {', '.join(map(repr, unknown))}; known: {', '.join(PARTS)}",
+                         "parts")
     out = pathlib.Path(out_dir)
     fr = build(seed)
     items, preds, models, rngs = fr["items"], fr["preds"], fr["models"], fr["rngs"]

@@ -1,0 +1,231 @@
+"""Every pair of systems at the same budget, on the items both scored: :func:`compare_systems`
+(paired bootstrap interval of the difference, exact McNemar, Holm, Cochran's Q)."""
+from __future__ import annotations
+
+import itertools
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from voxmem_analysis.analysis.verdicts._frames import (as_list, check_unique, cluster_of, fail,
+                                                       groups_of, is_null, numeric_values, objectify, sort_levels,
+                                                       to_pandas)
+from voxmem_analysis.stats import STATISTICS, cochran_q, holm, mcnemar_exact, paired_bootstrap_frame
+from voxmem_analysis.stats.settings import BootstrapSettings, settings_keywords
+
+__all__ = ["compare_systems"]
+
+_COLUMNS = ["system_a", "system_b", "n_a", "n_b", "n_common", "only_a", "only_b", "n_correct_a", "n_correct_b",
+            "acc_a", "acc_b", "diff", "diff_ci_low", "diff_ci_high", "a_right_b_wrong", "a_wrong_b_right", "p_mcnemar"]
+
+
+@settings_keywords(BootstrapSettings())
+def compare_systems(frame, *, system: str = "system", item: str = "question_id", budget: str | None = None,
+                    value: str = "correct", scored: str | None = "scored", groups: Sequence[str] | None = None,
+                    systems: Sequence | None = None, alpha: float = 0.05, family: str = "budget",
+                    cluster: str | None = None, settings: BootstrapSettings | None = None) -> pd.DataFrame:
+    """Every pair of systems at the same budget, on the items both have scored.
+
+    Parameters
+    ----------
+    frame : polars or pandas DataFrame
+        One row per (system, budget, item) (duplicates are an error: select one judge first).
+    system, item, budget, value, scored : str
+        Column names; ``budget=None`` compares over the whole frame.
+    groups : list of str, optional
+        Further columns within which pairs are formed (e.g. ``["judge"]``).
+    systems : sequence, optional
+        Systems to compare and their order (default: every system, in :func:`level_order`).
+    n_boot, seed, ci_level
+        Paired bootstrap settings.
+    alpha : float
+        Family-wise level of the ``reject`` column (Holm).
+    family : {"budget", "table"}
+        The Holm family: all pairs at the same budget (and the same ``groups`` values), the
+        default — the comparisons a reader makes at once; or every row of the table.
+    cluster : str, optional
+        Item-level column naming each item's cluster (e.g. a question family): the bootstrap
+        then draws whole clusters, and the columns ``cluster`` and ``diff_design_effect``
+        (replicate variance under cluster over item resampling) are added.
+    interval : {"percentile", "bca"}, default "percentile"
+        Endpoints of the paired bootstrap interval of ``diff`` (BCa: bias-corrected and
+        accelerated, :func:`voxmem_analysis.stats.paired_bootstrap_frame`); any other than the
+        default adds the column ``interval``.
+    mc_se : bool, default False
+        Add ``interval``, ``diff_ci_low_mc_se`` and ``diff_ci_high_mc_se``: the Monte-Carlo standard
+        error of each endpoint (the stats layer's ``ci_low_mc_se`` / ``ci_high_mc_se``).
+    settings : BootstrapSettings, optional
+        ``n_boot, seed, ci_level, interval, mc_se`` as one object.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (budget, groups, system_a, system_b) with ``a`` before ``b`` in system
+        order; columns ``n_a, n_b`` (scored items of each), ``n_common``, ``only_a, only_b``
+        (scored items of one system missing or unscored for the other: reported, left out),
+        ``n_correct_a, n_correct_b, acc_a, acc_b`` (on the common items, %), ``diff`` =
+        ``acc_a - acc_b`` (pp; first minus second, as ``diff`` of :func:`judge_agreement`) and
+        its paired bootstrap interval ``diff_ci_low, diff_ci_high``,
+        ``a_right_b_wrong, a_wrong_b_right`` (discordant pairs), ``p_mcnemar`` (exact,
+        two-sided), ``p_holm`` (Holm within the ``family``), ``n_family`` (the number of tests
+        it adjusts for), ``reject``, ``n_boot, seed``, then ``p_cochran`` and ``n_cochran``:
+        Cochran's Q omnibus p-value over every system of the group on the items all of them
+        scored, and those items (NaN / 0 with fewer than three systems or non-binary values);
+        read the pairwise tests when the omnibus rejects.
+
+    Notes
+    -----
+    The interval is :func:`voxmem_analysis.stats.paired_bootstrap_frame` with the two
+    systems as the two conditions of one series: the common items are drawn with
+    replacement and both systems rescored on each draw.  McNemar:
+    :func:`voxmem_analysis.stats.mcnemar_exact`; Holm: :func:`voxmem_analysis.stats.holm`.
+    """
+    cfg = settings or BootstrapSettings()
+    cfg = cfg.check()
+    if family not in ("budget", "table"):
+        fail(f"family must be 'budget' or 'table', got {family!r}", "family")
+    gcols = ([budget] if budget else []) + as_list(groups)
+    df = to_pandas(frame, [*gcols, system, item, value, scored] + ([cluster] if cluster else []))
+    v, s = numeric_values(df, value, scored)
+    df = df.assign(_v=v, _s=s)
+    orders = objectify(df, [*gcols, system])
+    check_unique(df, [*gcols, system, item],
+                 "each system needs one verdict per item and budget (several judges? select one, or add `judge` to groups)")
+    clusters = cluster_of(df, item, cluster)
+    binary = bool(np.isin(v[s], (0.0, 1.0)).all())
+    sys_order = list(systems) if systems is not None else [x for x in orders[system] if x is not None]
+    _require_pairs(df, gcols, system, sys_order)
+    rows, long_parts = _pairs(df, gcols, system, item, sys_order, binary, clusters)
+    if long_parts:
+        _diff_intervals(rows, pd.concat(long_parts, ignore_index=True), cfg, clusters is not None)
+    out = pd.DataFrame(rows, columns=[*gcols, *_COLUMNS])
+    for c in ("a_right_b_wrong", "a_wrong_b_right"):
+        out[c] = out[c].astype("Int64")
+    if binary:
+        for c in ("n_correct_a", "n_correct_b"):
+            out[c] = pd.array(out[c].round(), dtype="Int64")
+    for c in ("acc_a", "acc_b", "diff", "diff_ci_low", "diff_ci_high"):
+        out[c] = out[c].astype(float) + 0.0  # no negative zeros
+    _holm(out, gcols if family == "budget" else [], alpha)
+    out["n_boot"], out["seed"] = cfg.n_boot, cfg.seed
+    out = _omnibus(out, df, gcols, system, item, binary)
+    if cluster is not None:
+        out["cluster"] = cluster
+        out["diff_design_effect"] = [r.get("diff_design_effect", np.nan) for r in rows]
+    if cfg.mc_se or cfg.interval != "percentile":
+        out["interval"] = cfg.interval
+    if cfg.mc_se:
+        for c in ("diff_ci_low_mc_se", "diff_ci_high_mc_se"):
+            out[c] = [r.get(c, np.nan) for r in rows]
+    return sort_levels(out, gcols, orders)
+
+
+def _pairs(df: pd.DataFrame, gcols: list[str], system: str, item: str, sys_order: list, binary: bool,
+           clusters: pd.Series | None) -> tuple[list[dict], list[pd.DataFrame]]:
+    """One row per pair of systems within each group, and the long frames of their common items (for the bootstrap)."""
+    rows: list[dict] = []
+    long_parts: list[pd.DataFrame] = []
+    sc = df[df["_s"]]
+    for key, idx in groups_of(df, gcols):
+        part = df.iloc[idx]
+        part_sc = sc[sc.index.isin(part.index)]
+        present = set(part[system])
+        names = [x for x in sys_order if x in present]
+        by_sys = {x: part_sc.loc[part_sc[system] == x].set_index(item)["_v"] for x in names}
+        for a, b in itertools.combinations(names, 2):
+            xa, xb = by_sys[a], by_sys[b]
+            common = xa.index.intersection(xb.index).sort_values()
+            ya, yb = xa.loc[common].to_numpy(), xb.loc[common].to_numpy()
+            r = {**dict(zip(gcols, key)), "system_a": a, "system_b": b, "n_a": len(xa), "n_b": len(xb),
+                 "n_common": len(common), "only_a": len(xa) - len(common), "only_b": len(xb) - len(common),
+                 "n_correct_a": float(ya.sum()), "n_correct_b": float(yb.sum()),
+                 "acc_a": 100 * ya.mean() if len(common) else np.nan,
+                 "acc_b": 100 * yb.mean() if len(common) else np.nan}
+            r["diff"] = r["acc_a"] - r["acc_b"]
+            r["diff_ci_low"] = r["diff_ci_high"] = np.nan
+            r["a_right_b_wrong"] = r["a_wrong_b_right"] = pd.NA
+            r["p_mcnemar"] = np.nan
+            if len(common) and binary:
+                m = mcnemar_exact(ya, yb).iloc[0]
+                r["a_right_b_wrong"], r["a_wrong_b_right"], r["p_mcnemar"] = int(m["n10"]), int(m["n01"]), float(m["p_value"])
+            if len(common):
+                long_parts.append(pd.DataFrame({
+                    "_pair": len(rows), "_series": 0, "_item": np.concatenate([common.to_numpy(dtype=object)] * 2),
+                    "_role": ["a"] * len(common) + ["b"] * len(common), "_val": np.concatenate([ya, yb]),
+                    **({} if clusters is None else
+                       {"_cluster": np.concatenate([clusters.loc[common].to_numpy(dtype=object)] * 2)})}))
+            rows.append(r)
+    return rows, long_parts
+
+
+def _diff_intervals(rows: list[dict], long: pd.DataFrame, cfg: BootstrapSettings, clustered: bool) -> None:
+    """The paired bootstrap interval of every pair's ``diff`` (the two systems as the two conditions), into ``rows``."""
+    boot = paired_bootstrap_frame(long, item="_item", series="_series", condition="_role", value="_val",
+                                  baseline="a", comparison="b", groups="_pair",
+                                  statistics={"diff": STATISTICS["drop"]}, aggregate="mean",
+                                  n_boot=cfg.n_boot, seed=cfg.seed, ci_level=cfg.ci_level, interval=cfg.interval,
+                                  cluster="_cluster" if clustered else None)
+    for rec in boot.to_dict("records"):
+        rows[int(rec["_pair"])].update(diff_ci_low=float(rec["ci_low"]), diff_ci_high=float(rec["ci_high"]),
+                                       diff_design_effect=float(rec["design_effect"]),
+                                       diff_ci_low_mc_se=float(rec["ci_low_mc_se"]),
+                                       diff_ci_high_mc_se=float(rec["ci_high_mc_se"]))
+
+
+def _holm(out: pd.DataFrame, fam_cols: list[str], alpha: float) -> None:
+    """``p_holm``, ``n_family`` and ``reject``: Holm within each family (the rows sharing ``fam_cols``)."""
+    out["p_holm"], out["n_family"], out["reject"] = np.nan, 0, False
+    if len(out):
+        parts = ([ix for _, ix in out.groupby(fam_cols, sort=False, dropna=False).indices.items()]
+                 if fam_cols else [out.index])
+        for idx in parts:
+            idx = list(out.index[idx]) if fam_cols else list(idx)
+            h = holm(out.loc[idx, "p_mcnemar"].to_numpy(dtype=float), alpha=alpha)
+            out.loc[idx, "p_holm"] = h["p_adjusted"].to_numpy()
+            out.loc[idx, "reject"] = h["reject"].to_numpy()
+            out.loc[idx, "n_family"] = int(out.loc[idx, "p_mcnemar"].notna().sum())
+    out["reject"] = out["reject"].astype(bool)
+
+
+def _require_pairs(df: pd.DataFrame, gcols: list[str], system: str, systems: Sequence) -> None:
+    """Raise :class:`AnalysisInputError` unless some group (budget) holds two of ``systems``.
+
+    A comparison of fewer than two systems has no pair: an empty table would look like a
+    result, so it is an error that names the systems found.
+    """
+    wanted = set(systems)
+    found = sorted({str(x) for x in df[system].dropna() if x in wanted})
+    if len(found) < 2:
+        fail(f"compare needs at least two systems; found {len(found)}"
+              + (f" ({', '.join(found)})" if found else "") + ": list two or more systems", system)
+    if gcols and not any(len(set(df[system].iloc[idx].dropna()) & wanted) >= 2 for _, idx in groups_of(df, gcols)):
+        fail(f"compare needs two systems at the same {', '.join(gcols)}; no {', '.join(gcols)} has more than one "
+              f"of {', '.join(found)}", system)
+
+
+def _omnibus(out: pd.DataFrame, df: pd.DataFrame, gcols: list[str], system: str, item: str,
+             binary: bool) -> pd.DataFrame:
+    """Cochran's Q over the systems of each group (3 or more), on the items all of them scored."""
+    out["p_cochran"], out["n_cochran"] = np.nan, 0
+    if not binary or out.empty:
+        return out
+    sc = df[df["_s"]]
+    for key, idx in groups_of(sc, gcols):
+        part = sc.iloc[idx]
+        wide = part.pivot_table(index=item, columns=system, values="_v", aggfunc="first", observed=True).dropna()
+        names = set(out.loc[_match_rows(out, gcols, key), "system_a"]) | set(out.loc[_match_rows(out, gcols, key), "system_b"])
+        wide = wide[[c for c in wide.columns if c in names]]
+        if wide.shape[1] < 3 or wide.empty:
+            continue
+        q = cochran_q(wide.to_numpy(float)).iloc[0]
+        rows = _match_rows(out, gcols, key)
+        out.loc[rows, "p_cochran"], out.loc[rows, "n_cochran"] = float(q["p_value"]), int(q["n"])
+    return out
+
+
+def _match_rows(out: pd.DataFrame, gcols: list[str], key) -> np.ndarray:
+    mask = np.ones(len(out), dtype=bool)
+    for c, k in zip(gcols, key):
+        mask &= (out[c] == k).to_numpy() if not is_null(k) else out[c].isna().to_numpy()
+    return mask

@@ -1,0 +1,352 @@
+"""Accuracy per slice of any verdict frame: :func:`slice_accuracy` (Wilson or item-bootstrap intervals,
+pooled ``overall`` rows and the ``macro`` average over types)."""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from voxmem_analysis.analysis.accuracy import accuracy_by_code
+from voxmem_analysis.analysis.verdicts._frames import (INTERVALS, MACRO, OVERALL, as_list, check_binary,
+                                                       cluster_of, constant_within, fail, groups_of, numeric_values,
+                                                       objectify, resolve_type_col, sort_levels, to_pandas)
+from voxmem_analysis.stats import shared_bootstrap_counts, wilson_interval
+from voxmem_analysis.stats.bootstrap import bootstrap_interval as endpoint_interval
+from voxmem_analysis.stats.resources import check_bootstrap_memory
+from voxmem_analysis.stats.settings import BootstrapSettings, settings_keywords
+
+__all__ = ["slice_accuracy", "pooled_across"]
+
+
+@settings_keywords(BootstrapSettings(), rename={"bootstrap_interval": "interval"})
+def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "scored", interval: str = "auto",
+                   item: str | None = None, type_col: str | None = "auto", cluster: str | None = None,
+                   separate: str | Sequence[str] | None = None,
+                   settings: BootstrapSettings | None = None) -> pd.DataFrame:
+    """Accuracy per slice of a verdict frame, with the overall row and the macro-average.
+
+    Parameters
+    ----------
+    frame : polars or pandas DataFrame
+        One row per verdict.
+    by : str or list of str
+        Columns to slice by (``"system,question_type"`` is split on commas).
+    value : str, default "correct"
+        Boolean / 0-1 column (numeric allowed with ``interval="bootstrap"``); null counts as 0.
+    scored : str or None, default "scored"
+        Boolean column: rows where it is false are out of the denominator (counted in
+        ``n_excluded``).  None: every row counts.
+    interval : {"auto", "wilson", "bootstrap"}
+        Interval method of slice and overall rows: Wilson score interval, or percentile interval of
+        an item (cluster) bootstrap (needs ``item``).  "auto" (default): per row, the item
+        bootstrap when an item occurs more than once in it (several systems or budgets pooled:
+        their verdicts on one question are not independent, and a Wilson interval would be far
+        too narrow), Wilson otherwise (and always Wilson without ``item``).
+    item : str, optional
+        Item column: resampling unit of the bootstrap, and needed for the macro interval.
+    type_col : str, "auto" or None
+        Column among ``by`` whose levels are pooled (``overall``) and averaged (``macro``);
+        "auto": the last of ``by`` in :data:`TYPE_COLUMNS`.
+    n_boot, seed, ci_level
+        Bootstrap resamples, seed, confidence level.
+    cluster : str, optional
+        Column naming each item's cluster (e.g. a question family; constant within an item):
+        bootstrap rows then draw whole clusters ("auto" bootstraps where a cluster repeats in
+        a row), stratified by type only where no cluster spans two types, and the columns
+        ``cluster`` and ``design_effect`` (replicate variance under cluster over item
+        resampling; NaN for Wilson rows) are added.
+    separate : str or list of str, optional
+        Columns of ``by`` that are never pooled (e.g. ``"system"``): no overall or macro row
+        mixes two of their values.  With a type column the overall rows are per value anyway;
+        without one (or when the type column is among them) the pooled rows are left out when
+        the column holds more than one value.  Default: pool as described below.
+    bootstrap_interval : {"percentile", "bca"}, default "percentile"
+        Endpoints of the bootstrap rows (and macro rows): percentile, or bias-corrected and
+        accelerated (BCa; acceleration from the leave-one-item-out accuracies -- one cluster out
+        with ``cluster``), as :func:`voxmem_analysis.stats.bootstrap.bootstrap_interval`.
+    mc_se : bool, default False
+        Add ``accuracy_ci_low_mc_se`` and ``accuracy_ci_high_mc_se``: the Monte-Carlo standard
+        error of each bootstrap endpoint (the resampling noise of the interval itself, the stats
+        layer's ``ci_low_mc_se`` / ``ci_high_mc_se``; NaN for Wilson rows).
+    settings : BootstrapSettings, optional
+        ``n_boot, seed, ci_level, mc_se`` and the endpoints (``bootstrap_interval``) as one object.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``*by, level, n_correct, n, n_excluded, accuracy, accuracy_ci_low, accuracy_ci_high,
+        interval`` (then ``cluster, design_effect`` with ``cluster``):
+
+        - ``level = "slice"``: one row per combination of ``by`` values present;
+        - ``level = "overall"``: with a type column, per combination of the other ``by``
+          columns, every type pooled (``type_col`` = ``"overall"``); without one, a single
+          row pooling every row (every ``by`` column = ``"overall"``);
+        - ``level = "macro"`` (only with a type column): unweighted mean of that group's
+          type accuracies (types with ``n > 0``); ``n_correct`` is null, ``n`` the pooled n.
+
+        ``accuracy``, ``accuracy_ci_low``, ``accuracy_ci_high`` in percent.  ``interval`` (the
+        method used): ``wilson``,
+        ``bootstrap``, ``bootstrap (strata: <type_col>)`` (overall / macro rows resample items
+        within types, so each type keeps its size) or ``none`` (macro row without ``item``);
+        ``bca`` joins the parentheses for BCa endpoints (``bootstrap (bca; strata: ...)``).
+
+    Notes
+    -----
+    Wilson: :func:`voxmem_analysis.stats.wilson_interval` on (n_correct, n).  Bootstrap: the
+    items of the slice are drawn with replacement (:func:`voxmem_analysis.stats.iter_bootstrap_counts`)
+    and the accuracy recomputed as resampled correct / resampled n; each slice is resampled
+    afresh with ``seed``.  Without an item column duplicated within a slice (e.g. one
+    model per slice), each item is one row.
+    """
+    by, cfg = as_list(by), settings or BootstrapSettings()
+    if interval not in INTERVALS:
+        fail(f"interval must be one of {INTERVALS}, got {interval!r}", "interval")
+    if interval == "bootstrap" and item is None:
+        fail("interval='bootstrap' needs the item column (item=...) to resample", "item")
+    cfg = cfg.check("bootstrap_interval")
+    tcol = resolve_type_col(by, type_col)
+    d, orders = _slicing(frame, by, value, scored, item, cluster, tcol, interval, cfg)
+    rows: list[dict] = []
+    slices = list(groups_of(d.df, by)) if by else []
+    for (key, idx), counts in zip(slices, _group_counts(d.v, d.s, slices)):
+        rows.append(_row(d, dict(zip(by, key)), idx, "slice", counts))
+    rest = [c for c in by if c != tcol]
+    pooled = list(groups_of(d.df, rest)) if tcol is not None else [((), np.arange(len(d.df)))]
+    if _pools_across(d.df, by, tcol, separate):
+        pooled = []
+    for (key, idx), counts in zip(pooled, _group_counts(d.v, d.s, pooled)):
+        if tcol is None:
+            rows.append(_row(d, {c: OVERALL for c in by}, idx, "overall", counts))
+        else:
+            keys = dict(zip(rest, key))
+            rows.append(_row(d, {**keys, tcol: OVERALL}, idx, "overall", counts, tcol))
+            rows.append(_macro_row(d, idx, keys, tcol))
+    out = pd.DataFrame(rows, columns=[*by, "level", "n_correct", "n", "n_excluded", "accuracy", "accuracy_ci_low",
+                                      "accuracy_ci_high", "interval"]
+                       + (["accuracy_ci_low_mc_se", "accuracy_ci_high_mc_se"] if cfg.mc_se else [])
+                       + ([] if cluster is None else ["cluster", "design_effect"]))
+    if np.isin(d.v[d.s], (0.0, 1.0)).all():
+        out["n_correct"] = pd.array(out["n_correct"].round(), dtype="Int64")
+    out["n"] = out["n"].astype("int64")
+    out["n_excluded"] = out["n_excluded"].astype("int64")
+    return sort_levels(out, by, orders)
+
+
+@dataclass(frozen=True)
+class _Slicing:
+    """What every row of one :func:`slice_accuracy` call shares: the rows, their values and resampling units."""
+
+    df: pd.DataFrame
+    v: np.ndarray               # value per row, nulls as 0
+    s: np.ndarray               # scored per row
+    items: np.ndarray | None    # item per row
+    units: np.ndarray | None    # resampling unit per row: the item, or its cluster
+    interval: str
+    cluster: str | None
+    settings: BootstrapSettings
+
+
+def _slicing(frame, by: list[str], value: str, scored: str | None, item: str | None, cluster: str | None,
+             tcol: str | None, interval: str, cfg: BootstrapSettings) -> tuple[_Slicing, dict[str, list]]:
+    """The checked rows of a slice table and the level order of each ``by`` column."""
+    df = to_pandas(frame, [*by, value, scored, item] + ([cluster] if cluster else []))
+    v, s = numeric_values(df, value, scored)
+    if interval in ("wilson", "auto"):
+        check_binary(v, s, value, "the Wilson interval")
+    orders = objectify(df, by)
+    items = None if item is None else df[item].astype(object).to_numpy()
+    if items is not None and pd.isna(pd.Series(items)).any():
+        fail(f"item column {item!r} has missing values", item)
+    if tcol is not None and items is not None:
+        _item_strata(items, df[tcol].to_numpy(), item, tcol)
+    units = items
+    if cluster is not None:
+        units = (cluster_of(df, item, cluster).reindex(items).to_numpy(dtype=object) if item is not None
+                 else cluster_of(df.assign(_row=np.arange(len(df))), "_row", cluster).to_numpy(dtype=object))
+    return _Slicing(df, v, s, items, units, interval, cluster, cfg), orders
+
+
+def _row(d: _Slicing, keys: dict, idx: np.ndarray, level: str, counts, strata_col: str | None = None) -> dict:
+    """One slice or overall row: Wilson, or the item (cluster) bootstrap where items repeat (``auto``)."""
+    c, n, n_excluded = counts
+    method_here = d.interval
+    if d.interval == "auto":
+        repeated = d.units is not None and len(pd.unique(d.units[idx])) < len(idx)
+        method_here = "bootstrap" if repeated else "wilson"
+    deff = se_lo = se_hi = np.nan
+    if method_here == "wilson":
+        acc, lo, hi = _wilson_row(c, n, d.settings.ci_level)
+        method = "wilson"
+    else:
+        acc = 100.0 * c / n if n else float("nan")
+        lo, hi, se_lo, se_hi, deff, stratified = _boot_row(d, idx, strata_col) if n else (np.nan,) * 5 + (False,)
+        method = _method_label(strata_col if stratified or (d.cluster is None and strata_col) else None, d.cluster,
+                               d.settings.interval)
+    extra = {} if d.cluster is None else {"cluster": d.cluster, "design_effect": deff}
+    return {**keys, "level": level, "n_correct": c, "n": n, "n_excluded": n_excluded,
+            "accuracy": acc, "accuracy_ci_low": lo, "accuracy_ci_high": hi, "interval": method,
+            "accuracy_ci_low_mc_se": se_lo, "accuracy_ci_high_mc_se": se_hi, **extra}
+
+
+def _wilson_row(c: float, n: int, ci_level: float) -> tuple[float, float, float]:
+    if n == 0:
+        return float("nan"), float("nan"), float("nan")
+    w = wilson_interval(int(round(c)), int(n), ci_level=ci_level).iloc[0]
+    return 100.0 * c / n, 100.0 * float(w["ci_low"]), 100.0 * float(w["ci_high"])
+
+
+def _boot_row(d: _Slicing, idx: np.ndarray, strata_col: str | None = None) -> tuple:
+    """``(ci_low, ci_high, ci_low_mc_se, ci_high_mc_se, design_effect, stratified)`` of rows ``idx``."""
+    cfg, units, v, s = d.settings, d.units, d.v, d.s
+    st = None if strata_col is None else d.df[strata_col].to_numpy()[idx]
+    if d.cluster is not None and st is not None and not constant_within(units[idx], st):
+        st = None  # a cluster spans two strata: resample clusters unstratified
+    W, M = _cluster_sums(units[idx], v[idx], s[idx], None, n_boot=cfg.n_boot, seed=cfg.seed, strata=st)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        reps = 100.0 * W[:, 0] / M[:, 0]
+        deff = np.nan
+        if d.cluster is not None:
+            Wi, Mi = _cluster_sums(d.items[idx] if d.items is not None else np.arange(len(idx)), v[idx], s[idx],
+                                   None, n_boot=cfg.n_boot, seed=cfg.seed, strata=st)
+            deff = _variance_ratio(reps, 100.0 * Wi[:, 0] / Mi[:, 0])
+    est = 100.0 * float(np.where(s[idx], v[idx], 0.0).sum()) / float(s[idx].sum())
+    jack = functools.partial(_jackknife_accuracy, units[idx], v[idx], s[idx])
+    return (*_interval(reps, cfg.ci_level, estimate=est, method=cfg.interval, jackknife=jack), deff,
+            st is not None)
+
+
+def _pools_across(df: pd.DataFrame, by: list[str], tcol: str | None, separate) -> bool:
+    """Whether the overall/macro rows would pool several values of a ``separate`` column."""
+    cols = [c for c in as_list(separate) if c in by and (tcol is None or c == tcol)]
+    return any(df[c].nunique(dropna=False) > 1 for c in cols)
+
+
+def pooled_across(frame, by, separate, *, type_col: str | None = "auto") -> list[str]:
+    """The columns of ``separate`` whose values the pooled rows of :func:`slice_accuracy` would mix
+    (left out with ``separate=``); ``[]`` when the pooled rows stay within each of their values."""
+    by = as_list(by)
+    tcol = resolve_type_col(by, type_col)
+    df = to_pandas(frame, [c for c in as_list(separate) if c in by])
+    return [c for c in as_list(separate) if _pools_across(df, by, tcol, [c])]
+
+
+def _group_counts(v: np.ndarray, s: np.ndarray, groups: list) -> list[tuple[float, int, int]]:
+    """``(n_correct, n, n_excluded)`` of each ``(key, rows)`` group, through :func:`accuracy_by_code`."""
+    if not groups:
+        return []
+    code = np.full(len(v), -1, dtype=np.int64)
+    for i, (_, idx) in enumerate(groups):
+        code[idx] = i
+    inside = code >= 0
+    c, n, excl = accuracy_by_code(v[inside], s[inside], code[inside], len(groups))
+    return [(float(c[i]), int(n[i]), int(excl[i])) for i in range(len(groups))]
+
+
+def _item_strata(items: np.ndarray, types: np.ndarray, item: str, type_col: str) -> None:
+    per = pd.DataFrame({"i": items, "t": types}).drop_duplicates()
+    dup = per["i"][per["i"].duplicated()]
+    if len(dup):
+        fail(f"item column {item!r} must have one {type_col!r} per item; {dup.nunique()} item(s) have several, "
+              f"e.g. {dup.iloc[0]!r}", item)
+
+
+def _cluster_sums(items: np.ndarray, v: np.ndarray, s: np.ndarray, cells: np.ndarray | None, *,
+                  n_boot: int, seed: int, strata: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Resampled (correct, n) sums per cell, resampling items (clusters of rows).
+
+    ``cells`` gives each row a cell code (default: one cell); ``strata`` a stratum per row,
+    constant within an item.  The count matrices come from
+    :func:`voxmem_analysis.stats.shared_bootstrap_counts` (one draw shared by all cells, and by
+    every later call on as many items with the same strata and seed).
+    Returns two ``(n_boot, k)`` arrays.
+    """
+    icode, ilab = pd.factorize(pd.Series(items, dtype=object), sort=True)
+    cells = np.zeros(len(items), dtype=np.int64) if cells is None else cells
+    k = int(cells.max()) + 1 if len(cells) else 1
+    W = np.zeros((len(ilab), k))
+    M = np.zeros((len(ilab), k))
+    np.add.at(W, (icode, cells), np.where(s, v, 0.0))
+    np.add.at(M, (icode, cells), s.astype(float))
+    keep = M.sum(axis=1) > 0
+    W, M = W[keep], M[keep]
+    st = None
+    if strata is not None:
+        per_item = np.empty(len(ilab), dtype=object)
+        per_item[icode] = strata
+        st = per_item[keep]
+    A = np.hstack([W, M])
+    check_bootstrap_memory(n_boot, 2 * k, arrays=2, what="the item bootstrap")
+    out = np.empty((n_boot, 2 * k))
+    r = 0
+    for C in shared_bootstrap_counts(A.shape[0], n_boot=n_boot, seed=seed, strata=st):
+        out[r:r + C.shape[0]] = C @ A
+        r += C.shape[0]
+    return out[:, :k], out[:, k:]
+
+
+def _interval(reps: np.ndarray, level: float, *, estimate: float = float("nan"), method: str = "percentile",
+              jackknife=None) -> tuple[float, float, float, float]:
+    """``(ci_low, ci_high, ci_low_mc_se, ci_high_mc_se)`` of the replicates (non-finite ones dropped),
+    by :func:`voxmem_analysis.stats.bootstrap.bootstrap_interval`; ``jackknife`` (a callable giving the
+    leave-one-unit-out values) is called for BCa only."""
+    jack = jackknife() if method == "bca" and jackknife is not None else None
+    if method == "bca" and jack is None:
+        return (float("nan"),) * 4
+    r = endpoint_interval(reps, estimate, ci_level=level, method=method, jackknife=jack)
+    return r["ci_low"], r["ci_high"], r["ci_low_mc_se"], r["ci_high_mc_se"]
+
+
+def _jackknife_accuracy(units: np.ndarray, v: np.ndarray, s: np.ndarray, cells: np.ndarray | None = None,
+                        ok: np.ndarray | None = None) -> np.ndarray:
+    """Accuracy (%) with each unit (item or cluster holding a scored row) left out in turn; with
+    ``cells``, the mean over the cells ``ok`` of their accuracies (the macro average)."""
+    ucode, ulab = pd.factorize(pd.Series(units, dtype=object), sort=True)
+    cells = np.zeros(len(units), dtype=np.int64) if cells is None else cells
+    k = int(cells.max()) + 1 if len(cells) else 1
+    W, M = np.zeros((len(ulab), k)), np.zeros((len(ulab), k))
+    np.add.at(W, (ucode, cells), np.where(s, v, 0.0))
+    np.add.at(M, (ucode, cells), s.astype(float))
+    keep = M.sum(axis=1) > 0
+    W, M = W[keep], M[keep]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        acc = 100.0 * (W.sum(axis=0) - W) / (M.sum(axis=0) - M)
+        return acc[:, 0] if ok is None else np.mean(acc[:, ok], axis=1)
+
+
+def _variance_ratio(reps: np.ndarray, ref: np.ndarray) -> float:
+    a, b = reps[np.isfinite(reps)], ref[np.isfinite(ref)]
+    vb = float(np.var(b, ddof=1)) if b.size > 1 else np.nan
+    return float(np.var(a, ddof=1)) / vb if a.size > 1 and vb > 0 else float("nan")
+
+
+def _method_label(strata_col: str | None, cluster: str | None, endpoints: str = "percentile") -> str:
+    parts = ((["bca"] if endpoints == "bca" else []) + ([f"strata: {strata_col}"] if strata_col else [])
+             + ([f"cluster: {cluster}"] if cluster else []))
+    return "bootstrap" + (f" ({'; '.join(parts)})" if parts else "")
+
+
+def _macro_row(d: _Slicing, idx: np.ndarray, keys: dict, tcol: str) -> dict:
+    """The unweighted mean of the type accuracies of rows ``idx`` (types with ``n > 0``), with its interval."""
+    types = d.df[tcol].to_numpy()[idx]
+    tcode, tlab = pd.factorize(pd.Series(types, dtype=object), use_na_sentinel=False)
+    sv, ss, units, cfg = d.v[idx], d.s[idx], d.units, d.settings
+    corr, n, _ = accuracy_by_code(sv, ss, tcode, len(tlab))
+    ok = n > 0
+    acc = 100.0 * float(np.mean(corr[ok] / n[ok])) if ok.any() else float("nan")
+    lo = hi = se_lo = se_hi = float("nan")
+    method = "none"
+    if units is not None and ok.any():
+        st = types if d.cluster is None or constant_within(units[idx], types) else None
+        W, M = _cluster_sums(units[idx], sv, ss, tcode, n_boot=cfg.n_boot, seed=cfg.seed, strata=st)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            reps = 100.0 * np.mean(W[:, ok] / M[:, ok], axis=1)
+        jack = functools.partial(_jackknife_accuracy, units[idx], sv, ss, tcode, ok)
+        lo, hi, se_lo, se_hi = _interval(reps, cfg.ci_level, estimate=acc, method=cfg.interval, jackknife=jack)
+        method = _method_label(tcol if st is not None else None, d.cluster, cfg.interval)
+    extra = {} if d.cluster is None else {"cluster": d.cluster, "design_effect": np.nan}
+    return {**keys, tcol: MACRO, "level": "macro", "n_correct": float("nan"), "n": int(ss.sum()),
+            "n_excluded": int(len(idx) - ss.sum()), "accuracy": acc, "accuracy_ci_low": lo, "accuracy_ci_high": hi,
+            "interval": method, "accuracy_ci_low_mc_se": se_lo, "accuracy_ci_high_mc_se": se_hi, **extra}

@@ -1,0 +1,244 @@
+"""The statistics of paired per-series accuracies the bootstrap engine computes (paper Appendix D.4).
+
+A :class:`Statistic` is a named function ``f(baseline, comparison) -> values`` of two ``(m, k)``
+accuracy arrays (``k`` series, ``m`` samples: the replicates, or the original sample).  The factories
+:func:`difference`, :func:`ratio` (one series) and :func:`mean_difference`, :func:`mean_ratio`,
+:func:`mean_level` (the mean over series first) build them; :data:`STATISTICS` names the built-ins;
+:func:`resolve_statistics` turns what a caller passed (names, objects, callables, a mapping) into a list.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from voxmem_analysis.stats._validation import require
+
+__all__ = ["Statistic", "STATISTICS", "difference", "ratio", "mean_difference", "mean_ratio", "mean_level",
+           "resolve_statistics"]
+
+StatFunc = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Statistic:
+    """A named statistic of paired per-series accuracies.
+
+    Parameters
+    ----------
+    name : str
+        Value written to the ``statistic`` column.
+    func : callable
+        ``func(baseline, comparison) -> values``.  ``baseline`` and ``comparison`` are float
+        arrays of shape ``(m, k)``: the accuracies (means, as proportions in [0, 1] for
+        binary scores) of the ``k`` series on ``m`` samples (``m = n_boot`` for the bootstrap
+        replicates, ``m = 1`` for the original sample).  Must return shape ``(m,)``.
+        Non-finite values (e.g. a ratio with a zero denominator) mark a replicate invalid.
+    description : str, optional
+        Human-readable definition.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> odds = Statistic("log_odds_ratio", lambda b, c: np.log(
+    ...     (c.mean(1) / (1 - c.mean(1))) / (b.mean(1) / (1 - b.mean(1)))))
+    >>> float(odds(np.array([[0.5]]), np.array([[0.5]]))[0])
+    0.0
+    """
+
+    name: str
+    func: StatFunc
+    description: str = ""
+
+    def __call__(self, baseline: np.ndarray, comparison: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            out = np.asarray(self.func(baseline, comparison), dtype=float)
+        m = baseline.shape[0]
+        require(out.shape == (m,),
+                f"statistic {self.name!r} must return an array of shape ({m},) for inputs of "
+                f"shape {baseline.shape}, got shape {out.shape}", field="statistics")
+        return out
+
+
+def _single(arr: np.ndarray, name: str) -> np.ndarray:
+    require(arr.shape[1] == 1,
+            f"statistic {name!r} is per-series and needs exactly one series (k == 1), got "
+            f"k = {arr.shape[1]}; use the mean_* variant or aggregate=None", field="statistics")
+    return arr[:, 0]
+
+
+def difference(*, scale: float = 100.0, reverse: bool = False, name: str = "drop") -> Statistic:
+    """Per-series difference ``scale * (baseline - comparison)`` (``k`` must be 1).
+
+    The one-series form of :func:`mean_difference`, with the same parameters:
+    :math:`\\hat\\theta = s\\,(\\bar b - \\bar c)`, with :math:`\\bar b, \\bar c` the series'
+    accuracies at baseline and comparison on its paired items.
+
+    >>> import numpy as np
+    >>> float(difference()(np.array([[0.5]]), np.array([[0.3]]))[0])
+    20.0
+    """
+    sign = -1.0 if reverse else 1.0
+
+    def f(b: np.ndarray, c: np.ndarray) -> np.ndarray:
+        return sign * scale * (_single(b, name) - _single(c, name))
+
+    return Statistic(name, f, f"{'-' if reverse else ''}{scale:g} * (baseline - comparison)")
+
+
+def ratio(*, name: str = "retention") -> Statistic:
+    """Per-series ratio ``comparison / baseline`` (``k`` must be 1), labelled *name*.
+
+    The one-series form of :func:`mean_ratio`: :math:`\\hat\\theta = \\bar c / \\bar b`; undefined
+    (NaN, counted in ``n_invalid``) when :math:`\\bar b = 0`.
+
+    >>> import numpy as np
+    >>> float(ratio()(np.array([[0.5]]), np.array([[0.3]]))[0])
+    0.6
+    """
+
+    def f(b: np.ndarray, c: np.ndarray) -> np.ndarray:
+        return _single(c, name) / _single(b, name)
+
+    return Statistic(name, f, "comparison / baseline")
+
+
+def mean_difference(*, scale: float = 100.0, reverse: bool = False,
+                    name: str = "drop") -> Statistic:
+    """Mean over series, then difference: ``scale * (mean_k baseline - mean_k comparison)``.
+
+    Parameters
+    ----------
+    scale : float, default 100.0
+        Multiplier; 100 gives percentage points.
+    reverse : bool, default False
+        If true, ``comparison - baseline``.
+    name : str, default "drop"
+        Label in the ``statistic`` column.
+
+    Returns
+    -------
+    Statistic
+
+    Notes
+    -----
+    :math:`\\hat\\theta = s\\,(\\tfrac1k\\sum_j \\bar b_j - \\tfrac1k\\sum_j \\bar c_j)`.
+    Equal to the mean of the per-series differences; with ``k = 1`` it is :func:`difference`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> b, c = np.array([[0.6, 0.4]]), np.array([[0.3, 0.3]])
+    >>> float(mean_difference()(b, c)[0])
+    20.0
+    """
+    sign = -1.0 if reverse else 1.0
+
+    def f(b: np.ndarray, c: np.ndarray) -> np.ndarray:
+        return sign * scale * (b.mean(axis=1) - c.mean(axis=1))
+
+    return Statistic(name, f, f"{'-' if reverse else ''}{scale:g} * (mean baseline - mean "
+                              "comparison) over series")
+
+
+def mean_ratio(*, name: str = "retention") -> Statistic:
+    """Mean over series, then ratio: ``mean_k comparison / mean_k baseline``, labelled *name*.
+
+    :math:`\\hat\\theta = \\sum_j \\bar c_j / \\sum_j \\bar b_j` (a ratio of means, as the
+    paper's evidence-type rows of Table 18; not the mean of per-series ratios).  NaN when
+    the mean baseline accuracy is 0.
+
+    >>> import numpy as np
+    >>> b, c = np.array([[0.6, 0.4]]), np.array([[0.3, 0.3]])
+    >>> float(mean_ratio()(b, c)[0])
+    0.6
+    """
+
+    def f(b: np.ndarray, c: np.ndarray) -> np.ndarray:
+        return c.mean(axis=1) / b.mean(axis=1)
+
+    return Statistic(name, f, "mean comparison / mean baseline over series")
+
+
+def mean_level(which: str = "baseline", *, scale: float = 100.0,
+               name: str | None = None) -> Statistic:
+    """Mean accuracy over series at one condition, times *scale* (100 gives %).
+
+    Parameters
+    ----------
+    which : {"baseline", "comparison"}
+        The condition.
+    scale : float, default 100.0
+        Multiplier.
+    name : str, optional
+        Label; defaults to *which*.
+
+    Returns
+    -------
+    Statistic
+
+    Notes
+    -----
+    :math:`\\hat\\theta = s\\,\\tfrac1k\\sum_j \\bar b_j` (or :math:`\\bar c_j`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> float(mean_level("comparison")(np.array([[0.5]]), np.array([[0.25]]))[0])
+    25.0
+    """
+    require(which in ("baseline", "comparison"),
+            f"which must be 'baseline' or 'comparison', got {which!r}", field="which")
+    idx = 0 if which == "baseline" else 1
+
+    def f(b: np.ndarray, c: np.ndarray) -> np.ndarray:
+        return scale * (b, c)[idx].mean(axis=1)
+
+    return Statistic(name or which, f, f"{scale:g} * mean {which} accuracy over series")
+
+
+#: Built-in statistics by name.  All average over the series first, so they apply to one
+#: series (``aggregate=None``) and to the mean over series (``aggregate="mean"``) alike.
+STATISTICS: dict[str, Statistic] = {
+    "drop": mean_difference(scale=100.0, name="drop"),
+    "change": mean_difference(scale=100.0, reverse=True, name="change"),
+    "difference": mean_difference(scale=1.0, name="difference"),
+    "retention": mean_ratio(name="retention"),
+    "ratio": mean_ratio(name="ratio"),
+    "baseline": mean_level("baseline", name="baseline"),
+    "comparison": mean_level("comparison", name="comparison"),
+}
+
+
+def resolve_statistics(statistics: Any) -> list[Statistic]:
+    """Names / Statistic / callables / {name: callable} -> list of Statistic."""
+    if isinstance(statistics, (str, Statistic)) or callable(statistics):
+        statistics = [statistics]
+    if isinstance(statistics, Mapping):
+        items = [(str(k), v) for k, v in statistics.items()]
+    else:
+        require(isinstance(statistics, Sequence) and not isinstance(statistics, str),
+                "statistics must be a name, a Statistic, a callable, a sequence of these or a "
+                f"mapping name -> callable; got {type(statistics).__name__}", field="statistics")
+        items = [(None, v) for v in statistics]
+    require(len(items) > 0, "statistics is empty; give at least one statistic",
+            field="statistics")
+    out: list[Statistic] = []
+    for label, s in items:
+        if isinstance(s, str):
+            require(s in STATISTICS, f"unknown statistic {s!r}; built-ins are "
+                    f"{sorted(STATISTICS)}, or pass a callable(baseline, comparison)",
+                    field="statistics")
+            s = STATISTICS[s]
+        elif not isinstance(s, Statistic):
+            require(callable(s), f"statistic {s!r} is neither a built-in name, a Statistic "
+                    "nor a callable", field="statistics")
+            s = Statistic(label or getattr(s, "__name__", f"statistic_{len(out)}"), s)
+        if label is not None and label != s.name:
+            s = Statistic(label, s.func, s.description)
+        out.append(s)
+    names = [s.name for s in out]
+    require(len(set(names)) == len(names), f"statistic names must be unique, got {names}",
+            field="statistics")
+    return out

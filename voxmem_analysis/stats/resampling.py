@@ -1,0 +1,307 @@
+"""The resampling engine of every bootstrap: count matrices and resampled sums.
+
+A resample is a vector of multiplicities ``c`` (how often each unit was drawn); ``n_boot`` of them
+stacked are the count matrix ``C`` (:func:`iter_bootstrap_counts`, block by block;
+:func:`shared_bootstrap_counts`, drawn once per process), and resampled sums are products
+``C @ A`` (:func:`resampled_sums`).  :func:`bootstrap_means` is the raw engine on one matrix.
+"""
+from __future__ import annotations
+
+import contextlib
+import threading
+from typing import Any, Iterable, Iterator, NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from voxmem_analysis.stats._validation import as_float_matrix, require
+from voxmem_analysis.stats.resources import check_bootstrap_memory, check_n_boot
+
+__all__ = ["BootstrapMeans", "iter_bootstrap_counts", "shared_bootstrap_counts", "bootstrap_means",
+           "check_n_boot_seed", "strata_codes", "resampled_sums", "combine_mask"]
+
+#: Upper bound on the number of ``int64`` draws held at once (rows x items of one block).
+_BLOCK_CELLS = 4_000_000
+#: Upper bound on resamples per block (the RNG is called once per stratum and block).
+_BLOCK_ROWS = 1_000
+
+def check_n_boot_seed(n_boot: Any, seed: Any) -> tuple[int, int]:
+    require(isinstance(n_boot, (int, np.integer)) and not isinstance(n_boot, bool)
+            and n_boot >= 1, f"n_boot must be a positive integer, got {n_boot!r}",
+            field="n_boot")
+    check_n_boot(n_boot)
+    require(isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0,
+            f"seed must be a non-negative integer (it is passed to numpy.random.default_rng "
+            f"and reported in the output), got {seed!r}", field="seed")
+    return int(n_boot), int(seed)
+
+
+def strata_codes(strata: Any, n: int) -> np.ndarray | None:
+    if strata is None:
+        return None
+    arr = np.asarray(strata.to_numpy() if hasattr(strata, "to_numpy") else strata)
+    require(arr.ndim == 1 and arr.shape[0] == n,
+            f"strata must be one label per item (length {n}), got shape {arr.shape}",
+            field="strata")
+    codes, _ = pd.factorize(arr, sort=True, use_na_sentinel=False)
+    return codes.astype(np.intp)
+
+
+def iter_bootstrap_counts(n_units: int, *, n_boot: int = 10_000, seed: int = 0,
+                          strata: Any = None, clusters: Any = None) -> Iterator[np.ndarray]:
+    """Yield the bootstrap count matrix ``C`` in blocks of resamples.
+
+    Parameters
+    ----------
+    n_units : int
+        Number of resampling units (items).
+    n_boot : int, default 10_000
+        Number of resamples (rows of ``C``).
+    seed : int, default 0
+        Seed for ``numpy.random.default_rng``.
+    strata : array-like of length n_units, optional
+        Stratum label per unit; units are then drawn with replacement within each stratum,
+        keeping every stratum's size fixed.
+    clusters : array-like of length n_units, optional
+        Cluster label per unit (e.g. the question family).  Whole clusters are then drawn
+        with replacement (within strata, which must be constant within a cluster), and every
+        unit of a drawn cluster gets the cluster's count.
+
+    Yields
+    ------
+    counts : ndarray of float64, shape (rows, n_units)
+        ``counts[r, i]`` is how often unit ``i`` was drawn in resample ``r``; each row sums
+        to ``n_units`` (and to the stratum size within each stratum).
+
+    Notes
+    -----
+    Row ``r`` is a multinomial(:math:`n`, :math:`(1/n, \\dots, 1/n)`) vector, obtained by
+    drawing :math:`n` indices uniformly with ``Generator.integers`` and counting them
+    (``bincount``), which is much faster than ``Generator.multinomial``.  With strata, each
+    stratum :math:`s` gets an independent multinomial(:math:`n_s`, uniform) over its units.
+    The stream is consumed block by block (at most 1,000 rows, at most 4 million draws per
+    block), strata in sorted label order, so ``C`` depends only on ``n_units``, ``n_boot``,
+    ``seed`` and the strata (indices are drawn as ``int32``).  With clusters, the cluster
+    count matrix is drawn exactly as above with the clusters as units (in sorted label
+    order) and expanded to the units, so rows no longer sum to ``n_units`` exactly.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.vstack(list(iter_bootstrap_counts(5, n_boot=3, seed=1)))
+    >>> C.shape, C.sum(axis=1).tolist()
+    ((3, 5), [5.0, 5.0, 5.0])
+    """
+    require(isinstance(n_units, (int, np.integer)) and 1 <= n_units < 2**31,
+            f"n_units must be a positive integer, got {n_units!r}", field="n_units")
+    n_boot, seed = check_n_boot_seed(n_boot, seed)
+    n_units = int(n_units)
+    if clusters is not None:
+        yield from _cluster_counts(n_units, n_boot=n_boot, seed=seed, strata=strata,
+                                   clusters=clusters)
+        return
+    codes = strata_codes(strata, n_units)
+    members = None if codes is None else [np.flatnonzero(codes == s)
+                                          for s in range(int(codes.max()) + 1)]
+    rng = np.random.default_rng(seed)
+    block = int(max(1, min(_BLOCK_ROWS, _BLOCK_CELLS // n_units)))
+    for start in range(0, n_boot, block):
+        rows = min(block, n_boot - start)
+        if members is None:
+            flat = rng.integers(0, n_units, size=(rows, n_units), dtype=np.int32)
+        else:
+            flat = np.empty((rows, n_units), dtype=np.int32)
+            for m in members:
+                flat[:, m] = m[rng.integers(0, m.size, size=(rows, m.size), dtype=np.int32)]
+        flat += (np.arange(rows, dtype=np.int32) * n_units)[:, None]
+        counts = np.bincount(flat.ravel(), minlength=rows * n_units)
+        yield counts.reshape(rows, n_units).astype(np.float64)
+
+
+#: Bytes of count matrices :func:`shared_bootstrap_counts` keeps per process (least recently used
+#: first out); a matrix larger than half of it is drawn afresh on every call.
+_SHARED_COUNTS_BYTES = 128 * 2**20
+_SHARED_COUNTS: dict[tuple, tuple[np.ndarray, ...]] = {}
+_SHARED_COUNTS_LOCK = threading.Lock()
+
+
+def shared_bootstrap_counts(n_units: int, *, n_boot: int = 10_000, seed: int = 0,
+                            strata: Any = None) -> Iterable[np.ndarray]:
+    """The blocks of :func:`iter_bootstrap_counts` ``(n_units, n_boot=, seed=, strata=)``, the same
+    values, drawn once per process and shared: read-only arrays, for callers that only read them.
+
+    An analysis that slices by model and subtype asks for the same count matrix once per model
+    (the subtype's items, the same seed): the explorer drew 276 matrices, 33 of them distinct.
+    The draw depends only on ``n_units``, ``n_boot``, ``seed`` and the partition of the units into
+    strata (sorted label order), which is the key.  At most :data:`_SHARED_COUNTS_BYTES` (128 MiB)
+    are kept; a matrix over half of that is not kept but streamed block by block, as
+    :func:`iter_bootstrap_counts` does, so memory stays bounded.
+    """
+    require(isinstance(n_units, (int, np.integer)) and 1 <= n_units < 2**31,
+            f"n_units must be a positive integer, got {n_units!r}", field="n_units")
+    n_boot, seed = check_n_boot_seed(n_boot, seed)
+    codes = strata_codes(strata, int(n_units))
+    size = int(n_boot) * int(n_units) * 8
+    if size > _SHARED_COUNTS_BYTES // 2:
+        return iter_bootstrap_counts(n_units, n_boot=n_boot, seed=seed, strata=codes)
+    key = (int(n_units), n_boot, seed, None if codes is None else codes.astype(np.int64).tobytes())
+    with _SHARED_COUNTS_LOCK:
+        blocks = _SHARED_COUNTS.pop(key, None)
+        if blocks is None:
+            blocks = tuple(iter_bootstrap_counts(n_units, n_boot=n_boot, seed=seed, strata=codes))
+            for b in blocks:
+                b.flags.writeable = False
+        _SHARED_COUNTS[key] = blocks            # most recently used last
+        total = sum(sum(b.nbytes for b in v) for v in _SHARED_COUNTS.values())
+        while total > _SHARED_COUNTS_BYTES and len(_SHARED_COUNTS) > 1:
+            oldest = next(iter(_SHARED_COUNTS))
+            total -= sum(b.nbytes for b in _SHARED_COUNTS.pop(oldest))
+    return blocks
+
+
+def _cluster_counts(n_units: int, *, n_boot: int, seed: int, strata: Any,
+                    clusters: Any) -> Iterator[np.ndarray]:
+    """Cluster-level count matrix blocks expanded to the units (see iter_bootstrap_counts)."""
+    ccodes = strata_codes(clusters, n_units)
+    require(ccodes is not None, "clusters must give one label per unit", field="clusters")
+    n_clusters = int(ccodes.max()) + 1
+    cstrata = None
+    if strata is not None:
+        scodes = strata_codes(strata, n_units)
+        per = pd.DataFrame({"c": ccodes, "s": scodes})
+        nun = per.groupby("c")["s"].nunique()
+        require((nun <= 1).all(), f"strata must be constant within a cluster; "
+                f"{int((nun > 1).sum())} cluster(s) span several strata", field="strata")
+        cstrata = per.drop_duplicates("c").sort_values("c")["s"].to_numpy()
+    for Cc in iter_bootstrap_counts(n_clusters, n_boot=n_boot, seed=seed, strata=cstrata):
+        yield Cc[:, ccodes]
+
+
+def resampled_sums(A: np.ndarray, *, n_boot: int, seed: int, strata: np.ndarray | None,
+                    clusters: np.ndarray | None = None) -> np.ndarray:
+    """``C @ A`` for the count matrix of (n_boot, seed, strata, clusters), block by block."""
+    out = np.empty((n_boot, A.shape[1]), dtype=np.float64)
+    r = 0
+    if clusters is not None:  # C @ A == Cc @ (A summed within clusters): far fewer columns
+        A = pd.DataFrame(A).groupby(clusters, sort=True).sum().to_numpy()
+        strata = None if strata is None else pd.Series(strata).groupby(
+            clusters, sort=True).first().to_numpy()
+    with _single_threaded_blas():
+        for C in shared_bootstrap_counts(A.shape[0], n_boot=n_boot, seed=seed, strata=strata):
+            out[r:r + C.shape[0]] = C @ A
+            r += C.shape[0]
+    return out
+
+
+def _single_threaded_blas():
+    """Context limiting BLAS to one thread (if threadpoolctl is installed).
+
+    The products here are thin (``A`` has a few dozen columns); multi-threaded OpenBLAS gains
+    nothing on them and, on a loaded machine, was measured 20x slower than one thread.
+    """
+    global _BLAS_CONTROLLER
+    if _BLAS_CONTROLLER is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:  # pragma: no cover - optional dependency
+            _BLAS_CONTROLLER = False
+        else:  # scanning the loaded libraries costs ~4 ms: do it once
+            _BLAS_CONTROLLER = ThreadpoolController()
+    if _BLAS_CONTROLLER is False:
+        return contextlib.nullcontext()
+    return _BLAS_CONTROLLER.limit(limits=1, user_api="blas")
+
+
+_BLAS_CONTROLLER = None
+
+
+class BootstrapMeans(NamedTuple):
+    """Result of :func:`bootstrap_means`.
+
+    Attributes
+    ----------
+    estimate : ndarray, shape (k,)
+        Masked mean of each column on the original sample.
+    replicates : ndarray, shape (n_boot, k)
+        Masked mean of each column on every resample (NaN where a resample holds no
+        observation of that column).
+    n : ndarray of int, shape (k,)
+        Observations per column on the original sample.
+    n_units : int
+        Resampling units (rows with at least one observation).
+    """
+
+    estimate: np.ndarray
+    replicates: np.ndarray
+    n: np.ndarray
+    n_units: int
+
+
+def bootstrap_means(values: Any, mask: Any = None, *, n_boot: int = 10_000, seed: int = 0,
+                    strata: Any = None) -> BootstrapMeans:
+    """Bootstrap the masked column means of a per-item matrix, resampling rows.
+
+    Parameters
+    ----------
+    values : array-like, shape (n_items, k)
+        Per-item scores (e.g. 0/1 correctness); NaN marks a missing observation.
+    mask : array-like of bool, shape (n_items, k), optional
+        ``True`` where the observation counts; combined (AND) with ``~isnan(values)``.
+    n_boot : int, default 10_000
+        Number of resamples.
+    seed : int, default 0
+        Seed for ``numpy.random.default_rng``.
+    strata : array-like of length n_items, optional
+        Resample rows within these strata.
+
+    Returns
+    -------
+    BootstrapMeans
+        Named tuple ``(estimate, replicates, n, n_units)``; see :class:`BootstrapMeans`.
+
+    Notes
+    -----
+    Rows without any observation are dropped first (they carry no data).  With
+    :math:`W = \\text{values} \\odot M` and count matrix :math:`C`, the replicate means are
+    :math:`(C W)_{rj} / (C M)_{rj}`, one matrix product for all columns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> res = bootstrap_means(np.array([[1.0, 0.0], [0.0, np.nan], [1.0, 1.0]]),
+    ...                       n_boot=200, seed=0)
+    >>> res.estimate.round(3).tolist(), res.n.tolist(), res.replicates.shape
+    ([0.667, 0.5], [3, 2], (200, 2))
+    """
+    V = as_float_matrix(values, "values")
+    require(not np.isinf(V).any(), "values must be finite (NaN = missing), found inf",
+            field="values")
+    M = combine_mask(mask, V.shape, ~np.isnan(V))
+    n_boot, seed = check_n_boot_seed(n_boot, seed)
+    codes = strata_codes(strata, V.shape[0])
+    keep = M.any(axis=1)
+    require(keep.any(), "values holds no observation (all NaN or masked)", field="values")
+    V, M = V[keep], M[keep]
+    codes = None if codes is None else codes[keep]
+    k = V.shape[1]
+    A = np.hstack([np.where(M, V, 0.0), M.astype(np.float64)])
+    check_bootstrap_memory(n_boot, A.shape[1], arrays=2, what="bootstrap_means")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tot = A.sum(axis=0)
+        est = tot[:k] / tot[k:]
+        S = resampled_sums(A, n_boot=n_boot, seed=seed, strata=codes)
+        reps = S[:, :k] / S[:, k:]
+    return BootstrapMeans(est, reps, M.sum(axis=0).astype(int), int(V.shape[0]))
+
+
+def combine_mask(mask: Any, shape: tuple[int, ...], base: np.ndarray) -> np.ndarray:
+    if mask is None:
+        return base
+    m = np.asarray(mask.to_numpy() if hasattr(mask, "to_numpy") else mask)
+    if m.ndim == 1 and len(shape) == 2 and shape[1] == 1:
+        m = m[:, None]
+    require(m.shape == tuple(shape), f"mask must have the shape of the values {tuple(shape)}, "
+            f"got {m.shape}", field="mask")
+    require(m.dtype == bool or (m.dtype.kind in "iu" and np.isin(m, (0, 1)).all()),
+            f"mask must be boolean (True = judged), got dtype {m.dtype}", field="mask")
+    return base & m.astype(bool)
