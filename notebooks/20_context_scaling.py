@@ -37,7 +37,7 @@ baseline_budget = None
 # %%
 from IPython.display import display
 
-from voxmem_analysis import VoxMemDataError, load_release, output
+from voxmem_analysis import MissingDataError, load_release, output
 from voxmem_analysis.paths import resolve
 from voxmem_analysis.reproduce.provenance import OutputFolder
 from voxmem_analysis.analysis import scaling as S
@@ -53,7 +53,7 @@ print(release.label())
 print(S.describe_scaling(release, baseline=baseline_budget, comparison=comparison_budget, models=models))
 try:
     plan = S.scaling_plan(release, baseline=baseline_budget, comparison=comparison_budget, models=models)
-except VoxMemDataError:  # the reason was printed just above; every section below says it again
+except MissingDataError:  # the reason was printed just above; every section below says it again
     plan = None
 b0, b1 = (plan.baseline, plan.comparison) if plan else (baseline_budget, comparison_budget)
 arrow = plan.arrow if plan else "scaling"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from voxmem_analysis.errors import InputError
 from voxmem_analysis.reproduce import notebook as N
 from voxmem_analysis.reproduce import runner as R
 from voxmem_analysis.cli import main
@@ -105,7 +106,7 @@ def test_discover_and_select(notebooks):
     assert N.select(paths, None) == paths
     with pytest.raises(ValueError, match="no notebook named 'nope'"):
         N.select(paths, "nope")
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(InputError, match="notebooks directory .* does not exist"):
         N.discover(notebooks / "missing")
 
 

@@ -97,12 +97,10 @@ def run(args) -> int:
                          notebooks_dir=args.notebooks, overrides=overrides, timeout=args.timeout,
                          progress=False if args.no_progress else None, compare_published=args.compare_published,
                          include_examples=args.include_examples, embed=args.embed, keep_going=args.keep_going)
-    try:
-        # the release's findings (what a lenient reading leaves out) go to stderr while the notebooks run
-        summary = run_all(args.data, args.out, options, read_release=functools.partial(report_release, args.data))
-    except (FileNotFoundError, ValueError) as exc:  # also OutputFolderError: locked, foreign, two releases
-        print(f"error: reproduce: {exc}", file=sys.stderr)
-        return 2
+    # the release's findings (what a lenient reading leaves out) go to stderr while the notebooks run; an
+    # output folder that cannot be used (locked, foreign, two releases) or an unknown notebook name is a
+    # usage error (exit 2), which cli.main reports like every other
+    summary = run_all(args.data, args.out, options, read_release=functools.partial(report_release, args.data))
     return summary.exit_code
 
 

@@ -90,7 +90,9 @@ def discover(notebooks_dir=None) -> list[Path]:
     """The notebooks ``NN_name.py`` of ``notebooks_dir`` (default: the repository's), sorted."""
     d = Path(notebooks_dir) if notebooks_dir is not None else NOTEBOOKS_DIR
     if not d.is_dir():
-        raise FileNotFoundError(f"notebooks directory {str(d)!r} does not exist (pass --notebooks DIR)")
+        from voxmem_analysis.errors import InputError
+
+        raise InputError(f"notebooks directory {str(d)!r} does not exist (pass --notebooks DIR)", "notebooks")
     return sorted((p for p in d.glob("*.py") if _NOTEBOOK_NAME.match(p.stem)), key=lambda p: p.name)
 
 
