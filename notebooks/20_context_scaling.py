@@ -66,8 +66,7 @@ with section("Figure 6"):
     es = S.evidence_scaling(release, models=models, budgets=budgets, reference=b0, comparison=b1)
     fig = P.evidence_scaling_lines(es, title=plan.title() if plan else None)
     output.save_figure(fig, out, "fig6_context_scaling", data=es, release=release)
-    f6 = S.fig6(release, models=models, budgets=budgets, baseline=b0, comparison=b1)
-    output.save_table(f6, out, "fig6", synthetic=release.synthetic,
+    output.save_table(S.fig6_table(es), out, "fig6", synthetic=release.synthetic,
                       caption=f"Figure 6: retention (% of {plan.baseline}) and accuracy (%), {plan.title()}")
 
 # %% [markdown]
@@ -79,8 +78,7 @@ with section(f"Table 18 ({arrow})"):
     pc = S.paired_change(release, baseline=b0, comparison=b1, models=models, n_boot=n_boot, seed=seed)
     fig = P.change_forest(pc, title=plan.title())
     output.save_figure(fig, out, "table18_forest", data=pc, release=release)
-    t18 = S.table18(release, baseline=b0, comparison=b1, models=models, n_boot=n_boot, seed=seed)
-    output.save_table(t18, out, "table18", digits=3, synthetic=release.synthetic,
+    output.save_table(S.table18_table(pc), out, "table18", digits=3, synthetic=release.synthetic,
                       caption=f"Table 18: paired change {plan.arrow}, 95% percentile bootstrap CI "
                               f"({n_boot} resamples, seed {seed})")
 
@@ -114,7 +112,7 @@ with section(f"Scaling model ({arrow})"):
     smod = SM.scaling_model(release, baseline=b0, comparison=b1, models=models)
     fig = P.odds_ratio_forest(smod, title=f"Odds of a correct answer per doubling, {plan.title()}")
     output.save_figure(fig, out, "scaling_model", data=smod, release=release)
-    output.save_table(SM.scaling_model_table(release, baseline=b0, comparison=b1, models=models), out,
+    output.save_table(SM.model_table(smod), out,
                       "scaling_model", digits=3, synthetic=release.synthetic,
                       caption=f"Odds ratio per doubling of the history (GEE, robust 95% CI), {plan.title()}")
 
@@ -144,7 +142,7 @@ with section(f"Appendix D.5 ({arrow})"):
     corr = S.sensitivity_correlations(release, cells=cells)
     fig = P.sensitivity_scatter(cells, correlations=corr, title=plan.title())
     output.save_figure(fig, out, "d5_sensitivity", data=cells, release=release)
-    output.save_table(S.d5(release, baseline=b0, comparison=b1, models=models), out, "d5", digits=3,
+    output.save_table(S.d5_table(cells, corr), out, "d5", digits=3,
                       synthetic=release.synthetic,
                       caption=f"Appendix D.5: Spearman correlations over model x evidence cells, {plan.arrow}")
     display(corr)

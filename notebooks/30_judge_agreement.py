@@ -64,7 +64,7 @@ output.save_table(J.printed_table13(t13), out, "table13", formats=("md", "tex"),
 # the others', relative to the second judge (pooled over predictions).
 
 # %%
-c5 = J.judges(release, seed=seed, n_boot=n_boot, budget=budget, production_family=production_family)
+c5 = J.judges_table(cmp, production_family=production_family)
 output.save_table(c5, out, "judges", formats=("csv",), show=False)
 output.save_table(J.printed_judges(c5), out, "judges", formats=("md", "tex"), synthetic=release.synthetic,
                   caption="Appendix C.5: judge cross-validation (\u0394 = second - production judge)")

@@ -66,7 +66,7 @@ __all__ = [
     "CAPABILITY_REFUSAL_PATTERN", "SLICE_LABELS", "JUDGE_LABELS", "JudgePairs", "JudgeComparison",
     "is_capability_refusal", "judge_label", "match_judges", "agreement_table", "wide_table13",
     "per_model_agreement", "judge_summary", "disagreements", "compare_judge_frames",
-    "compare_judges", "table13", "judges", "printed_table13", "printed_judges",
+    "compare_judges", "table13", "judges", "judges_table", "printed_table13", "printed_judges",
 ]
 
 #: Capability / access refusals ("I cannot hear audio", "I do not have access to previous
@@ -538,7 +538,12 @@ def judges(release, *, seed: int = 0, n_boot: int = 10_000, budget: str = _DEFAU
     paper's "0.13 pp lower under the production judge" is ``+0.13``; favoritism is
     ``Δ(other families) - Δ(family)`` (= ``favoritism_pp`` of :func:`judge_summary`).
     ``seed``/``n_boot`` are unused (no resampling)."""
-    cmp = compare_judges(release, budget=budget, production_family=production_family)
+    return judges_table(compare_judges(release, budget=budget, production_family=production_family),
+                        production_family=production_family)
+
+
+def judges_table(cmp: JudgeComparison, *, production_family: str = "Gemini") -> pd.DataFrame:
+    """The Appendix C.5 figures as printed (:func:`judges`) from a :func:`compare_judges` result."""
     s = dict(zip(cmp.summary["statistic"], cmp.summary["estimate"]))
     n = dict(zip(cmp.summary["statistic"], cmp.summary["n"]))
     cols = ["n", "Agreement", "\u03ba", "Spearman rho", "Mean abs diff (pp)", "\u0394 (pp)",

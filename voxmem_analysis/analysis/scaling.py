@@ -46,7 +46,8 @@ from voxmem_analysis.errors import AnalysisInputError, MissingDataError
 from voxmem_analysis.stats import paired_bootstrap_frame, spearman
 
 __all__ = ["ScalingPlan", "scaling_plan", "describe_scaling", "scaling_models", "evidence_scaling", "paired_change",
-           "cell_changes", "sensitivity_correlations", "fig6", "table18", "d5"]
+           "cell_changes", "sensitivity_correlations", "fig6", "fig6_table", "table18", "table18_table", "d5",
+           "d5_table"]
 
 _STAT_COLUMNS = ("baseline", "comparison", "drop", "retention")
 
@@ -395,8 +396,12 @@ def fig6(release, *, seed: int = 0, n_boot: int = 10_000, models=None, budgets=N
     % of the type's own ``baseline`` (8K) accuracy (the paper's "retain 70.3%"), then
     ``"<budget> accuracy"`` = mean accuracy (%) over the models run at ``baseline`` and
     ``comparison`` (64K: the 64K set); see :func:`evidence_scaling`."""
-    es = evidence_scaling(release, models=models, budgets=budgets, pairing=pairing, reference=baseline,
-                          comparison=comparison)
+    return fig6_table(evidence_scaling(release, models=models, budgets=budgets, pairing=pairing,
+                                       reference=baseline, comparison=comparison))
+
+
+def fig6_table(es: pd.DataFrame) -> pd.DataFrame:
+    """Figure 6 as printed (:func:`fig6`) from an :func:`evidence_scaling` result."""
     bs = list(dict.fromkeys(es["budget"]))
     rows = [*tx.EVIDENCE_TYPES, OVERALL]
     ret = 100.0 * es.pivot(index="evidence_type", columns="budget", values="retention").reindex(index=rows, columns=bs)
@@ -425,6 +430,14 @@ def table18(release, *, seed: int = 0, n_boot: int = 10_000, models=None, pairin
     (``drop_lo mc_se`` ...).  The defaults print the paper's table unchanged."""
     pc = paired_change(release, baseline=baseline, comparison=comparison, models=models, pairing=pairing,
                        n_boot=n_boot, seed=seed, cluster=cluster, interval=interval)
+    return table18_table(pc, mc_se=mc_se)
+
+
+def table18_table(pc: pd.DataFrame, *, mc_se: bool = False) -> pd.DataFrame:
+    """Table 18 as printed (:func:`table18`) from a :func:`paired_change` result; its ``cluster`` and
+    ``interval`` columns say how the intervals were made (shown when not the paper's)."""
+    interval = str(pc["interval"].iloc[0]) if "interval" in pc and len(pc) else "percentile"
+    cluster = str(pc["cluster"].iloc[0]) if "cluster" in pc and len(pc) else "item"
     b0, b1 = pc["baseline_budget"].iloc[0], pc["comparison_budget"].iloc[0]
     out = pd.DataFrame({
         "n": pc["n"].astype(float), b0: pc["baseline"], b1: pc["comparison"],
@@ -459,7 +472,12 @@ def d5(release, *, seed: int = 0, n_boot: int = 10_000, models=None, pairing: st
     :func:`paired_change`.
     """
     cells = cell_changes(release, models=models, pairing=pairing, baseline=baseline, comparison=comparison)
-    sc = sensitivity_correlations(release, cells=cells, measures=("retention", "change"))
+    return d5_table(cells, sensitivity_correlations(release, cells=cells, measures=("retention", "change")))
+
+
+def d5_table(cells: pd.DataFrame, sc: pd.DataFrame) -> pd.DataFrame:
+    """Appendix D.5 as printed (:func:`d5`) from :func:`cell_changes` and its :func:`sensitivity_correlations`
+    (measures ``retention`` and ``change``, in that order)."""
     out = pd.DataFrame({"rho": sc["rho"].to_numpy(), "p": sc["p_value"].to_numpy(), "n": sc["n"].astype(float).to_numpy(),
                         "rho CI low": sc["rho_ci_low"].to_numpy(), "rho CI high": sc["rho_ci_high"].to_numpy()},
                        index=["retention", "change"])

@@ -34,7 +34,7 @@ from voxmem_analysis.artifacts import artifact
 from voxmem_analysis.stats import ci_level_alias
 from voxmem_analysis.stats.gee import doubling_slope
 
-__all__ = ["fit_doubling_gee", "scaling_model", "scaling_model_table", "budget_doublings"]
+__all__ = ["fit_doubling_gee", "scaling_model", "scaling_model_table", "model_table", "budget_doublings"]
 
 
 def budget_doublings(budget: pd.Series, reference: str = "8K") -> np.ndarray:
@@ -157,8 +157,12 @@ def scaling_model_table(release, *, seed: int = 0, n_boot: int = 10_000, models=
     ``CI low``, ``CI high`` (robust 95%), ``p``, ``working corr.``, ``observations``,
     ``questions``, ``models``.  ``seed``/``n_boot`` are accepted for the registry and unused
     (the fit is deterministic)."""
-    sm = scaling_model(release, models=models, baseline=baseline, comparison=comparison, pairing=pairing,
-                       cluster=cluster)
+    return model_table(scaling_model(release, models=models, baseline=baseline, comparison=comparison,
+                                     pairing=pairing, cluster=cluster))
+
+
+def model_table(sm: pd.DataFrame) -> pd.DataFrame:
+    """The context-length model's table (:func:`scaling_model_table`) from a :func:`scaling_model` result."""
     out = pd.DataFrame({
         "OR per doubling": sm["odds_ratio"].to_numpy(), "CI low": sm["or_ci_low"].to_numpy(),
         "CI high": sm["or_ci_high"].to_numpy(), "p": sm["p_value"].to_numpy(),
