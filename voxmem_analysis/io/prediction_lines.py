@@ -31,15 +31,16 @@ import io
 import json
 from dataclasses import dataclass, field
 
+import numpy as np
 import polars as pl
 
-from voxmem_analysis.errors import Problem
 from voxmem_analysis.io import bulk as bk
 from voxmem_analysis.io.jsonl import parse_object
+from voxmem_analysis.io.key_census import line_ranges, readable_rows, strict_schema
 from voxmem_analysis.io.schema import COLUMN_NAMES, ITEM_FIELDS
 
-__all__ = ["SCHEMA", "STR_FIELDS", "BOOL_FIELDS", "INT_FIELDS", "KNOWN_KEYS", "ODD_SUFFIXES", "FileBatch",
-           "split_lines", "polars_readable", "polars_frame", "python_frame", "raw_frame", "as_int", "parse_bool"]
+__all__ = ["SCHEMA", "STRICT", "STR_FIELDS", "BOOL_FIELDS", "INT_FIELDS", "KNOWN_KEYS", "ODD_SUFFIXES", "FileBatch",
+           "file_rows", "python_frame", "raw_frame", "as_int", "parse_bool"]
 
 SCHEMA = bk.SCHEMA
 STR_FIELDS, BOOL_FIELDS, INT_FIELDS = bk.STR_FIELDS, bk.BOOL_FIELDS, bk.INT_FIELDS
@@ -51,7 +52,7 @@ KNOWN_KEYS = frozenset(COLUMN_NAMES) | frozenset(ITEM_FIELDS) | {
 ODD_SUFFIXES = {".t": pl.Utf8, ".s": pl.Utf8, ".r": pl.Utf8, ".j": pl.Utf8, ".truthy": pl.Boolean, ".b": pl.Boolean,
                 ".i": pl.Int64}
 _META = {"_fi": pl.Int64, "_file": pl.Utf8, "_line": pl.Int64, "_cond": pl.Utf8}
-_BLANK = r"^[\s\x1c-\x1f]*$"   # Python's str.isspace also counts U+001C..U+001F
+STRICT = strict_schema(SCHEMA)
 
 
 @dataclass
@@ -115,68 +116,62 @@ def _jsonable(v):
 
 
 # ----------------------------------------------------------------------------- lines
-def split_lines(batch: FileBatch) -> tuple[pl.DataFrame, list[int]]:
-    """``(lines, files that are not UTF-8)``: ``_fi, _file, _cond, _line, line`` of every non-blank
-    line of the batch's files (split on ``\\n`` only; a ``\\r`` before it dropped)."""
-    binary = pl.Series("line", batch.raws, dtype=pl.Binary)
+def file_rows(raw: bytes) -> tuple[pl.DataFrame, np.ndarray, list[tuple[int, bytes]], bool]:
+    """``(values of the lines polars reads as json does, their line numbers, (number, bytes) of the
+    other non-blank lines, whether polars parsed the whole file)``.
+
+    The whole file is parsed in one call (its bytes are not copied or decoded); when that fails or
+    does not give one row per line, the lines are parsed in groups, a rejected group halved until
+    the bad lines stand alone.  :func:`voxmem_analysis.io.key_census.readable_rows` then decides which
+    parsed rows polars read exactly as Python's ``json`` would (the one place this is decided)."""
+    starts, ends, numbers = line_ranges(raw)
     try:
-        text = binary.cast(pl.Utf8)   # checks that every file is UTF-8
-    except pl.exceptions.ComputeError:
-        text = pl.Series("line", [_utf8(binary[i:i + 1]) for i in range(len(binary))], dtype=pl.Utf8)
-    del binary
-    bad = [batch.fis[i] for i in text.is_null().arg_true().to_list()]
-    frame = pl.DataFrame({"_fi": batch.fis, "_file": batch.rels, "_cond": batch.conds}, schema={
-        "_fi": pl.Int64, "_file": pl.Utf8, "_cond": pl.Utf8}).with_columns(text)
-    if bad:
-        frame = frame.filter(pl.col("line").is_not_null())
-    line = pl.col("line").str.strip_suffix("\r") if any(b"\r" in r for r in batch.raws) else pl.col("line")
-    frame = frame.with_columns(pl.col("line").str.split("\n")).explode("line").with_columns(
-        pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over("_fi").alias("_line"), line)
-    return frame.filter(~pl.col("line").str.contains(_BLANK)), bad
+        rec = pl.read_ndjson(io.BytesIO(raw), schema=STRICT) if len(starts) else None
+    except Exception:  # noqa: BLE001 - any parser complaint: the lines are parsed a group at a time
+        rec = None
+    whole = rec is not None and rec.height == len(starts)
+    if whole:
+        parsed = np.arange(len(starts))
+    else:
+        rec, parsed = _parse_groups([raw[s:e] for s, e in zip(starts.tolist(), ends.tolist())])
+    if rec is None or not len(parsed):
+        rec, parsed = pl.DataFrame(schema=SCHEMA), np.zeros(0, dtype=np.int64)
+    rec = rec.with_columns(pl.col(pl.Categorical).cast(pl.Utf8))
+    ok = readable_rows(raw, starts[parsed], ends[parsed], rec, SCHEMA)
+    fast = rec.filter(pl.Series(ok)) if not ok.all() else rec
+    slow_idx = np.setdiff1d(np.arange(len(starts)), parsed[ok], assume_unique=True)
+    slow = [(int(numbers[i]), raw[starts[i]:ends[i]]) for i in slow_idx.tolist()]
+    return fast, numbers[parsed[ok]], slow, whole
 
 
-def _utf8(one: pl.Series) -> str | None:
-    """The text of a one-file binary series, or None when it is not UTF-8."""
-    try:
-        return one.cast(pl.Utf8).item()
-    except pl.exceptions.ComputeError:
-        return None
-
-
-def polars_readable(lines: pl.Series) -> pl.Series:
-    """True for each line polars' reader reads exactly as Python's ``json`` does (see the module
-    docstring); the others are read by :func:`python_frame`."""
-    return ~bk.suspect_lines(lines).cast(pl.Boolean)
-
-
-def polars_frame(raws: list[bytes], lines: pl.DataFrame, readable: pl.Series) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """``(raw frame of the readable lines polars parsed, lines left for Python's json)``.
-
-    ``lines`` carries ``_bi``, the position of its file's bytes in ``raws``.  Each file's bytes are
-    parsed in one call (the text is not copied); a file whose parse fails or does not give one row
-    per line has its readable lines parsed again on their own, a rejected group halved until the
-    bad lines stand alone (those go to Python's json)."""
+def _parse_groups(lines: list[bytes]) -> tuple[pl.DataFrame | None, np.ndarray]:
+    """Lines parsed in groups (a rejected group halved until its bad lines stand alone): ``(rows,
+    index of the line of each row)``."""
     parts: list[pl.DataFrame] = []
-    slow = [lines.filter(~readable)]
-    for part in lines.with_columns(readable.alias("_ok")).partition_by("_fi", maintain_order=True):
-        ok = part["_ok"]
+    index: list[np.ndarray] = []
+
+    def go(start: int, stop: int) -> None:
         try:
-            rec = pl.read_ndjson(io.BytesIO(raws[part["_bi"][0]]), schema=SCHEMA)
-        except Exception:  # noqa: BLE001 - any parser complaint: the lines are parsed a group at a time
-            rec = None
-        keep = part.filter(ok) if not ok.all() else part
-        if rec is not None and rec.height == part.height:
-            rec = rec.filter(ok) if not ok.all() else rec
-        else:
-            rec, rejected = bk.parse_lines(keep["line"])
-            if rejected:
-                slow.append(keep[rejected])
-                keep = keep[rec["_pos"].to_list()] if rec is not None else keep.clear()
-            rec = rec.drop("_pos") if rec is not None else None
-        if rec is not None and rec.height:
-            parts.append(pl.concat([keep.select(list(_META)), rec], how="horizontal"))
-    frame = pl.concat(parts) if parts else pl.DataFrame(schema={**_META, **SCHEMA})
-    return frame, pl.concat([s.select("_fi", "_file", "_cond", "_line", "line") for s in slow])
+            df = pl.read_ndjson(io.BytesIO(b"\n".join(lines[start:stop])), schema=STRICT)
+            if df.height != stop - start:
+                raise ValueError("row count differs from line count")
+            parts.append(df)
+            index.append(np.arange(start, stop))
+        except Exception:  # noqa: BLE001 - any parser complaint: split, then leave it to Python's json
+            if stop - start <= _GROUP_FLOOR:
+                return
+            mid = (start + stop) // 2
+            go(start, mid)
+            go(mid, stop)
+
+    if lines:
+        go(0, len(lines))
+    if not parts:
+        return None, np.zeros(0, dtype=np.int64)
+    return pl.concat(parts), np.concatenate(index)
+
+
+_GROUP_FLOOR = 8
 
 
 def python_frame(lines: pl.DataFrame) -> tuple[pl.DataFrame, dict[int, dict]]:
@@ -248,21 +243,36 @@ def _put(cols: dict, odd: dict, f: str, dtype, v, i: int, n: int) -> None:
 
 
 def raw_frame(batch: FileBatch) -> tuple[pl.DataFrame, dict[tuple[int, int], dict], list[int], dict[int, int]]:
-    """``(raw frame in file and line order, extras by (file index, line), files not UTF-8, lines per file)``."""
-    lines, bad = split_lines(batch)
-    counts = dict(lines.group_by("_fi").len().iter_rows())
-    position = {fi: k for k, fi in enumerate(batch.fis)}
-    lines = lines.with_columns(pl.col("_fi").replace_strict(position, return_dtype=pl.Int64).alias("_bi"))
-    fast, slow = polars_frame(batch.raws, lines, polars_readable(lines["line"]))
-    parts = [fast]
+    """``(raw frame in file and line order, extras by (file index, line), files not UTF-8, non-blank
+    lines per file)``."""
+    fast: list[pl.DataFrame] = []
+    slow: list[tuple[int, str, str | None, int, str]] = []
+    bad: list[int] = []
+    counts: dict[int, int] = {}
+    for raw, fi, rel, cond in zip(batch.raws, batch.fis, batch.rels, batch.conds):
+        rows, numbers, other, whole = file_rows(raw)
+        if not whole:
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError:
+                bad.append(fi)
+                continue
+        texts = [(n, t) for n, t in ((n, b.decode("utf-8").rstrip("\r")) for n, b in other) if t.strip()]
+        counts[fi] = rows.height + len(texts)
+        if rows.height:
+            fast.append(pl.concat([pl.DataFrame({"_fi": [fi] * rows.height, "_file": [rel] * rows.height,
+                                                 "_line": numbers, "_cond": [cond] * rows.height}, schema=_META), rows],
+                                  how="horizontal"))
+        slow += [(fi, rel, cond, n, t) for n, t in texts]
+    parts = [pl.concat(fast)] if fast else [pl.DataFrame(schema={**_META, **SCHEMA})]
     extras: dict[tuple[int, int], dict] = {}
-    if slow.height:
-        slow = slow.sort("_fi", "_line")
-        py, ext = python_frame(slow)
+    if slow:
+        lines = pl.DataFrame(slow, schema={"_fi": pl.Int64, "_file": pl.Utf8, "_cond": pl.Utf8, "_line": pl.Int64,
+                                           "line": pl.Utf8}, orient="row")
+        py, ext = python_frame(lines)
         parts.append(py)
-        keys = slow.select("_fi", "_line").rows()
-        extras = {keys[i]: e for i, e in ext.items()}
-    frame = pl.concat(parts, how="diagonal_relaxed") if len(parts) > 1 else fast
+        extras = {(slow[i][0], slow[i][3]): e for i, e in ext.items()}
+    frame = pl.concat(parts, how="diagonal_relaxed") if len(parts) > 1 else parts[0]
     if len(parts) > 1:
         frame = frame.sort("_fi", "_line")
     return frame, extras, bad, counts

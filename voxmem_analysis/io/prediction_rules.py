@@ -121,9 +121,17 @@ class Values:
 
 
 def _mapped(expr: pl.Expr, frame: pl.DataFrame, fn) -> pl.Expr:
-    """``fn`` (a taxonomy normaliser) of each value, computed once per distinct value."""
+    """``fn`` (a taxonomy normaliser) of each value, computed once per distinct value (a value the
+    normaliser cannot read, such as ``"²"`` for a budget, is no label)."""
     values = frame.select(expr.unique().drop_nulls()).to_series().to_list()
-    return expr.replace_strict({v: fn(v) for v in values}, default=None, return_dtype=pl.Utf8)
+    return expr.replace_strict({v: _safe(fn, v) for v in values}, default=None, return_dtype=pl.Utf8)
+
+
+def _safe(fn, v):
+    try:
+        return fn(v)
+    except (ValueError, TypeError, OverflowError):
+        return None
 
 
 def item_columns(frame: pl.DataFrame, items: pl.DataFrame | None) -> pl.DataFrame:
