@@ -14,7 +14,7 @@ no per-line Python, no regular expression), by a *key census*:
 * a long text field (``response``, ``question_text``, ``gold_json``, ``judge_raw``, ``error``; polars
   writes any JSON value there as text) whose text could be a number, ``true``/``false``, ``{}`` or an
   array is checked in the bytes to be written as a string (``"response": "``);
-* a text polars read as holding U+0000 (also what it makes of an unpaired surrogate escape);
+* a high surrogate escape not followed by a low one (polars makes it U+0000, Python keeps it);
 * lines with an escaped backslash (``\\\\``, which makes quote counting ambiguous) or with space
   between a closing quote and what follows (``"key" : 1``) are not counted: Python reads them.
 
@@ -22,10 +22,11 @@ A line that fails any test is read by Python's ``json`` (a false alarm only cost
 """
 from __future__ import annotations
 
+
 import numpy as np
 import polars as pl
 
-__all__ = ["TEXT_LONG", "strict_schema", "line_ranges", "readable_rows"]
+__all__ = ["TEXT_LONG", "strict_schema", "line_ranges", "census", "readable"]
 
 _QUOTE, _COLON, _BACKSLASH, _SPACE, _TAB, _CR = 34, 58, 92, 32, 9, 13
 #: Text fields that may be long (read as ``Utf8``; their type is checked here).
@@ -44,11 +45,11 @@ def line_ranges(raw: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     nl = np.flatnonzero(a == 10)
     starts = np.concatenate(([0], nl + 1))
     ends = np.concatenate((nl, [len(a)]))
-    if len(a) and a[-1] == 10:
-        starts, ends = starts[:-1], ends[:-1]
-    ink = (a != _SPACE) & (a != _TAB) & (a != _CR) & (a != 10)
-    cum = np.concatenate(([0], np.cumsum(ink, dtype=np.int64)))
-    keep = cum[ends] > cum[starts]
+    first = a[np.minimum(starts, max(len(a) - 1, 0))] if len(a) else np.zeros(len(starts), dtype=np.uint8)
+    maybe = (starts >= ends) | (first == _SPACE) | (first == _TAB) | (first == _CR)
+    keep = np.ones(len(starts), dtype=bool)
+    for i in np.flatnonzero(maybe).tolist():
+        keep[i] = bool(raw[starts[i]:ends[i]].strip(b" \t\r"))
     return starts[keep], ends[keep], np.flatnonzero(keep) + 1
 
 
@@ -56,43 +57,37 @@ def _line_of(pos: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return np.searchsorted(starts, pos, side="right") - 1
 
 
-def readable_rows(raw: bytes, starts: np.ndarray, ends: np.ndarray, rec: pl.DataFrame, schema: dict) -> np.ndarray:
-    """True for each row of ``rec`` (parsed by polars from the line ``raw[starts[i]:ends[i]]``) that
-    Python's ``json`` would read the same (see the module docstring)."""
+def census(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[tuple[int, str]]]:
+    """``(key tokens per line, lines counted, (line, name) of each "name": null)`` of the lines
+    ``raw[starts[i]:ends[i]]``.
+
+    A key token is a colon whose previous character other than white space is an unescaped quote
+    (inside a string every quote is escaped, so such a colon follows a key).  A line where that is
+    not plain (a quote after backslashes, a colon after white space) is not counted: Python reads it.
+    """
     n = len(starts)
-    ok = np.ones(n, dtype=bool)
+    counted = np.ones(n, dtype=bool)
     if not n:
-        return ok
+        return np.zeros(0, dtype=np.int64), counted, []
     a = np.frombuffer(raw, dtype=np.uint8)
-    bs = np.flatnonzero(a == _BACKSLASH)
-    if len(bs) > 1:
-        double = bs[1:][np.diff(bs) == 1]
-        ok[_rows_at(double, starts, ends)] = False
-    q = np.flatnonzero(a == _QUOTE)
-    if len(q):
-        q = q[(q == 0) | (a[np.maximum(q - 1, 0)] != _BACKSLASH)]     # unescaped quotes
-    qrow = _line_of(q, starts)
-    inrow = (qrow >= 0) & (q < ends[np.maximum(qrow, 0)])
-    q, qrow = q[inrow], qrow[inrow]
-    first = np.searchsorted(qrow, np.arange(n))
-    closing = ((np.arange(len(q)) - first[qrow]) % 2) == 1
-    after = a[np.minimum(q + 1, len(a) - 1)]
-    after = np.where(q + 1 < len(a), after, 0)
-    spaced = closing & ((after == _SPACE) | (after == _TAB) | (after == _CR))
-    ok[qrow[spaced]] = False
-    keys = closing & (after == _COLON)
-    kpos, krow = q[keys], qrow[keys]
-    n_keys = np.bincount(krow, minlength=n)
-    vstart = kpos + 2
+    c = np.flatnonzero(a == _COLON)
+    c = c[c >= 3]
+    row = _line_of(c, starts)
+    keep = (row >= 0) & (c < ends[np.maximum(row, 0)])
+    c, row = c[keep], row[keep]
+    prev, prev2 = a[c - 1], a[c - 2]
+    odd = ((prev == _SPACE) | (prev == _TAB) | (prev == _CR)) | ((prev == _QUOTE) & (prev2 == _BACKSLASH) & (a[c - 3] == _BACKSLASH))
+    counted[row[odd]] = False
+    key = (prev == _QUOTE) & (prev2 != _BACKSLASH)
+    kpos, krow = c[key], row[key]
+    vstart = kpos + 1
     vstart = vstart + (a[np.minimum(vstart, len(a) - 1)] == _SPACE)
     is_null = _is_null_at(a, vstart)
-    nonnull = rec.select(pl.sum_horizontal([pl.col(f).is_not_null().cast(pl.Int64) for f in schema])).to_series().to_numpy()
-    n_null = np.bincount(krow[is_null], minlength=n)
-    ok &= n_keys == nonnull + n_null
-    if is_null.any():
-        ok &= _null_names_ok(raw, q, qrow, kpos[is_null], krow[is_null], rec, schema, n)
-    ok &= _long_text_ok(raw, starts, ends, rec)
-    return ok
+    names: list[tuple[int, str]] = []
+    for r, k in zip(krow[is_null].tolist(), kpos[is_null].tolist()):
+        o = raw.rfind(b'"', 0, k - 1)
+        names.append((r, raw[o + 1:k - 1].decode("utf-8", "replace") if raw[o - 1:o] != b"\\" else "\x00"))
+    return np.bincount(krow, minlength=n), counted & escapes_ok(raw, starts, ends), names
 
 
 def _rows_at(pos: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -111,16 +106,48 @@ def _is_null_at(a: np.ndarray, at: np.ndarray) -> np.ndarray:
     return out
 
 
-def _null_names_ok(raw: bytes, q: np.ndarray, qrow: np.ndarray, kpos: np.ndarray, krow: np.ndarray,
-                   rec: pl.DataFrame, schema: dict, n: int) -> np.ndarray:
-    """False for rows with a ``"name": null`` whose name is not a schema field, is repeated in the
-    line, or was read by polars as not null."""
-    ok = np.ones(n, dtype=bool)
-    opening = q[np.searchsorted(q, kpos) - 1]
-    names = [raw[o + 1:k].decode("utf-8", "replace") for o, k in zip(opening.tolist(), kpos.tolist())]
+_LOOKS_OTHER = r"^(?:-?[0-9]|\[|\{\}$|true$|false$)"
+#: polars reads a whole number beyond 64 bits into a Categorical field as the text ``Static(U128(...))``.
+_WIDE = "Static("
+
+
+def escapes_ok(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """False for lines with a high surrogate escape (``\\ud800``) not followed by a low one: polars
+    reads it as U+0000, Python's ``json`` as a lone surrogate (a lone low one makes polars fail)."""
+    ok = np.ones(len(starts), dtype=bool)
+    a = np.frombuffer(raw, dtype=np.uint8)
+    if len(a) < 6:
+        return ok
+    b = np.flatnonzero(a[:-5] == _BACKSLASH)
+    b = b[(a[b + 1] == ord("u")) & ((a[b + 2] == ord("d")) | (a[b + 2] == ord("D")))]
+    bad = []
+    for i in b.tolist():
+        if raw[i + 3:i + 4].lower() in (b"8", b"9", b"a", b"b") and not (
+                raw[i + 6:i + 9].lower() == b"\\ud" and raw[i + 9:i + 10].lower() in (b"c", b"d", b"e", b"f")):
+            bad.append(i)
+    if bad:
+        ok[_rows_at(np.asarray(bad), starts, ends)] = False
+    return ok
+
+
+def readable(rec: pl.DataFrame, n_keys: np.ndarray, counted: np.ndarray, names: list[tuple[int, str]],
+             schema: dict, line_bytes) -> np.ndarray:
+    """True for each row of ``rec`` that polars read exactly as Python's ``json`` reads its line.
+
+    ``n_keys``, ``counted``, ``names``: :func:`census` of the rows' lines; ``line_bytes(i)``: the bytes
+    of row ``i``'s line (asked for the few rows whose text field could hold another JSON type)."""
+    long = [f for f in TEXT_LONG if f in rec.columns]
+    short = [f for f, t in rec.schema.items() if t == pl.Utf8 and f not in TEXT_LONG]
+    flags = rec.select(
+        pl.sum_horizontal([pl.col(f).is_not_null().cast(pl.Int64) for f in schema]).alias("nonnull"),
+        *[pl.col(f).str.contains(_LOOKS_OTHER).fill_null(False).alias(f) for f in long],
+        *[pl.col(f).str.starts_with(_WIDE).fill_null(False).alias(f) for f in short])
+    ok = counted.copy()
+    n_null = np.zeros(rec.height, dtype=np.int64)
     seen: set = set()
     by_field: dict[str, list[int]] = {}
-    for row, name in zip(krow.tolist(), names):
+    for row, name in names:
+        n_null[row] += 1
         if name not in schema or (row, name) in seen:
             ok[row] = False
             continue
@@ -129,31 +156,10 @@ def _null_names_ok(raw: bytes, q: np.ndarray, qrow: np.ndarray, kpos: np.ndarray
     for name, rows in by_field.items():
         filled = rec[name].gather(rows).is_not_null().to_numpy()
         ok[np.asarray(rows)[filled]] = False
-    return ok
-
-
-_LOOKS_OTHER = r"^(?:-?[0-9]|\[|\{\}$|true$|false$)"
-#: polars reads a whole number beyond 64 bits into a Categorical field as the text ``Static(U128(...))``.
-_LOOKS_WIDE = r"^Static\("
-
-
-def _long_text_ok(raw: bytes, starts: np.ndarray, ends: np.ndarray, rec: pl.DataFrame) -> np.ndarray:
-    """False for rows with a text field polars may have made from another JSON type (a long field:
-    any; a short one: a whole number beyond 64 bits), unless the bytes show it written as a string;
-    and for rows holding U+0000 in any text."""
-    n = rec.height
-    ok = np.ones(n, dtype=bool)
-    text = [f for f, t in rec.schema.items() if t == pl.Utf8]
-    nul = rec.select(pl.any_horizontal([pl.col(f).str.contains("\x00", literal=True) for f in text])
-                     .fill_null(False)).to_series().to_numpy()
-    ok &= ~nul
-    pattern = {f: (_LOOKS_OTHER if f in TEXT_LONG else _LOOKS_WIDE) for f in text}
-    looks = rec.select([pl.col(f).str.contains(pattern[f]).fill_null(False).alias(f) for f in text])
-    for f in text:
-        rows = looks[f].arg_true().to_list()
+    ok &= n_keys == flags["nonnull"].to_numpy() + n_null
+    for f in long + short:
         pats = (f'"{f}": "'.encode(), f'"{f}":"'.encode())
-        for i in rows:
-            s, e = int(starts[i]), int(ends[i])
-            if raw.find(pats[0], s, e) < 0 and raw.find(pats[1], s, e) < 0:
-                ok[i] = False
+        for i in np.flatnonzero(flags[f].to_numpy() & ok).tolist():
+            line = line_bytes(i)
+            ok[i] = pats[0] in line or pats[1] in line     # each key is in the line once
     return ok

@@ -36,7 +36,7 @@ import polars as pl
 
 from voxmem_analysis.io import bulk as bk
 from voxmem_analysis.io.jsonl import parse_object
-from voxmem_analysis.io.key_census import line_ranges, readable_rows, strict_schema
+from voxmem_analysis.io.key_census import census, line_ranges, readable, strict_schema
 from voxmem_analysis.io.schema import COLUMN_NAMES, ITEM_FIELDS
 
 __all__ = ["SCHEMA", "STRICT", "STR_FIELDS", "BOOL_FIELDS", "INT_FIELDS", "KNOWN_KEYS", "ODD_SUFFIXES", "FileBatch",
@@ -116,14 +116,14 @@ def _jsonable(v):
 
 
 # ----------------------------------------------------------------------------- lines
-def file_rows(raw: bytes) -> tuple[pl.DataFrame, np.ndarray, list[tuple[int, bytes]], bool]:
-    """``(values of the lines polars reads as json does, their line numbers, (number, bytes) of the
-    other non-blank lines, whether polars parsed the whole file)``.
+def file_rows(raw: bytes) -> tuple[pl.DataFrame, np.ndarray, np.ndarray, np.ndarray, tuple, bool]:
+    """``(rows polars parsed, the index of each row's line, line starts, ends and numbers, census, whether
+    polars parsed the whole file)`` of one file's bytes.
 
     The whole file is parsed in one call (its bytes are not copied or decoded); when that fails or
     does not give one row per line, the lines are parsed in groups, a rejected group halved until
-    the bad lines stand alone.  :func:`voxmem_analysis.io.key_census.readable_rows` then decides which
-    parsed rows polars read exactly as Python's ``json`` would (the one place this is decided)."""
+    the bad lines stand alone.  The census (:func:`voxmem_analysis.io.key_census.census`) of the
+    parsed rows' lines goes with them to :func:`voxmem_analysis.io.key_census.readable`."""
     starts, ends, numbers = line_ranges(raw)
     try:
         rec = pl.read_ndjson(io.BytesIO(raw), schema=STRICT) if len(starts) else None
@@ -135,13 +135,8 @@ def file_rows(raw: bytes) -> tuple[pl.DataFrame, np.ndarray, list[tuple[int, byt
     else:
         rec, parsed = _parse_groups([raw[s:e] for s, e in zip(starts.tolist(), ends.tolist())])
     if rec is None or not len(parsed):
-        rec, parsed = pl.DataFrame(schema=SCHEMA), np.zeros(0, dtype=np.int64)
-    rec = rec.with_columns(pl.col(pl.Categorical).cast(pl.Utf8))
-    ok = readable_rows(raw, starts[parsed], ends[parsed], rec, SCHEMA)
-    fast = rec.filter(pl.Series(ok)) if not ok.all() else rec
-    slow_idx = np.setdiff1d(np.arange(len(starts)), parsed[ok], assume_unique=True)
-    slow = [(int(numbers[i]), raw[starts[i]:ends[i]]) for i in slow_idx.tolist()]
-    return fast, numbers[parsed[ok]], slow, whole
+        rec, parsed = pl.DataFrame(schema=STRICT), np.zeros(0, dtype=np.int64)
+    return rec, parsed, (starts, ends, numbers), census(raw, starts[parsed], ends[parsed]), whole
 
 
 def _parse_groups(lines: list[bytes]) -> tuple[pl.DataFrame | None, np.ndarray]:
@@ -244,35 +239,58 @@ def _put(cols: dict, odd: dict, f: str, dtype, v, i: int, n: int) -> None:
 
 def raw_frame(batch: FileBatch) -> tuple[pl.DataFrame, dict[tuple[int, int], dict], list[int], dict[int, int]]:
     """``(raw frame in file and line order, extras by (file index, line), files not UTF-8, non-blank
-    lines per file)``."""
-    fast: list[pl.DataFrame] = []
-    slow: list[tuple[int, str, str | None, int, str]] = []
+    lines per file)``: polars' rows for the lines it reads as Python's ``json`` does (decided by
+    :func:`voxmem_analysis.io.key_census.readable`, the one place), Python's ``json`` for the others."""
+    recs, keys, counted, names, where, meta = [], [], [], [], [], []
+    slow: list[tuple[int, str, str | None, int, bytes]] = []
     bad: list[int] = []
-    counts: dict[int, int] = {}
+    offset = 0
     for raw, fi, rel, cond in zip(batch.raws, batch.fis, batch.rels, batch.conds):
-        rows, numbers, other, whole = file_rows(raw)
+        rec, parsed, (starts, ends, numbers), (n_keys, ok, null_names), whole = file_rows(raw)
         if not whole:
             try:
                 raw.decode("utf-8")
             except UnicodeDecodeError:
                 bad.append(fi)
                 continue
-        texts = [(n, t) for n, t in ((n, b.decode("utf-8").rstrip("\r")) for n, b in other) if t.strip()]
-        counts[fi] = rows.height + len(texts)
-        if rows.height:
-            fast.append(pl.concat([pl.DataFrame({"_fi": [fi] * rows.height, "_file": [rel] * rows.height,
-                                                 "_line": numbers, "_cond": [cond] * rows.height}, schema=_META), rows],
-                                  how="horizontal"))
-        slow += [(fi, rel, cond, n, t) for n, t in texts]
-    parts = [pl.concat(fast)] if fast else [pl.DataFrame(schema={**_META, **SCHEMA})]
+        recs.append(rec)
+        keys.append(n_keys)
+        counted.append(ok)
+        names += [(offset + r, name) for r, name in null_names]
+        where += [(raw, int(starts[i]), int(ends[i])) for i in parsed.tolist()] if rec.height else []
+        meta.append((fi, rel, cond, numbers[parsed]))
+        rest = np.setdiff1d(np.arange(len(starts)), parsed, assume_unique=True)
+        slow += [(fi, rel, cond, int(numbers[i]), raw[starts[i]:ends[i]]) for i in rest.tolist()]
+        offset += rec.height
+    rec = pl.concat(recs).with_columns(pl.col(pl.Categorical).cast(pl.Utf8)) if recs else pl.DataFrame(schema=SCHEMA)
+    ok = readable(rec, np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64),
+                  np.concatenate(counted) if counted else np.zeros(0, dtype=bool), names, SCHEMA,
+                  lambda i: where[i][0][where[i][1]:where[i][2]])
+    files = pl.DataFrame([m[:3] for m in meta], schema={"_fi": pl.Int64, "_file": pl.Utf8, "_cond": pl.Utf8}, orient="row")
+    at = np.repeat(np.arange(len(meta)), [len(m[3]) for m in meta])
+    frame = pl.concat([files[at].with_columns(pl.Series("_line", np.concatenate([m[3] for m in meta]) if meta else [],
+                                                        dtype=pl.Int64)).select(list(_META)), rec], how="horizontal")
+    if not ok.all():
+        mask = pl.Series(ok)
+        again = [(r[0], r[1], r[2], r[3]) for r in frame.filter(~mask).select("_fi", "_file", "_cond", "_line").iter_rows()]
+        lines = [where[i] for i in np.flatnonzero(~ok).tolist()]
+        slow += [(fi, rel, cond, line, raw[s:e]) for (fi, rel, cond, line), (raw, s, e) in zip(again, lines)]
+        frame = frame.filter(mask)
+    return _with_python(frame, slow, bad)
+
+
+def _with_python(frame: pl.DataFrame, slow: list, bad: list[int]) -> tuple:
+    """``frame`` with the rows of the lines Python's ``json`` reads (blank ones to it are dropped)."""
+    counts = dict(frame.group_by("_fi").len().iter_rows()) if frame.height else {}
+    texts = [(fi, rel, cond, n, t) for fi, rel, cond, n, t in
+             ((fi, rel, cond, n, b.decode("utf-8").rstrip("\r")) for fi, rel, cond, n, b in slow) if t.strip()]
+    for fi, *_ in texts:
+        counts[fi] = counts.get(fi, 0) + 1
     extras: dict[tuple[int, int], dict] = {}
-    if slow:
-        lines = pl.DataFrame(slow, schema={"_fi": pl.Int64, "_file": pl.Utf8, "_cond": pl.Utf8, "_line": pl.Int64,
-                                           "line": pl.Utf8}, orient="row")
+    if texts:
+        lines = pl.DataFrame(texts, schema={"_fi": pl.Int64, "_file": pl.Utf8, "_cond": pl.Utf8, "_line": pl.Int64,
+                                            "line": pl.Utf8}, orient="row")
         py, ext = python_frame(lines)
-        parts.append(py)
-        extras = {(slow[i][0], slow[i][3]): e for i, e in ext.items()}
-    frame = pl.concat(parts, how="diagonal_relaxed") if len(parts) > 1 else parts[0]
-    if len(parts) > 1:
-        frame = frame.sort("_fi", "_line")
+        extras = {(texts[i][0], texts[i][3]): e for i, e in ext.items()}
+        frame = pl.concat([frame, py], how="diagonal_relaxed").sort("_fi", "_line")
     return frame, extras, bad, counts

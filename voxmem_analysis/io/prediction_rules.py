@@ -32,7 +32,8 @@ ITEM_STR_FIELDS = ("question_id", "context_length", "family_id", "evidence_type"
 #: ... and whole numbers.
 ITEM_INT_FIELDS = ("session_count", "evidence_session_count", "samekey_haystack_session_count")
 #: The characters Python's ``str.strip()`` removes (polars' default set lacks U+001C..U+001F).
-PY_WHITESPACE = "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
+PY_WHITESPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+                 "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")   # tests/test_loading_census.py checks it
 _ITEM_ID = r"^(.+)_(\d+[kK])\n?$"      # Python's `$` also matches before a final newline
 _EXPECTED = ("answer", "insufficient_evidence")
 _DELIVERY = ("native", "folded")
@@ -120,14 +121,8 @@ class Values:
         return pl.when(self.none(f)).then(pl.col(f"it.{f}")).otherwise(own) if via_item else own
 
 
-def _mapped(expr: pl.Expr, frame: pl.DataFrame, fn) -> pl.Expr:
-    """``fn`` (a taxonomy normaliser) of each value, computed once per distinct value (a value the
-    normaliser cannot read, such as ``"²"`` for a budget, is no label)."""
-    values = frame.select(expr.unique().drop_nulls()).to_series().to_list()
-    return expr.replace_strict({v: _safe(fn, v) for v in values}, default=None, return_dtype=pl.Utf8)
-
-
 def _safe(fn, v):
+    """``fn(v)``; a value the normaliser cannot read (``"²"`` for a budget) is no label."""
     try:
         return fn(v)
     except (ValueError, TypeError, OverflowError):
@@ -171,18 +166,17 @@ def _derived(frame: pl.DataFrame, has_items: bool) -> pl.DataFrame:
                                v.get_text("expected_response").alias("d.expected_response"),
                                pl.when(v.truthy("input_condition")).then(pl.col("input_condition"))
                                .otherwise(pl.col("_cond")).alias("d.cond_raw"),
+                               v.label("source_operation").alias("d.src_raw"),
                                v.truthy("input_condition").alias("d.cond_own"),
                                v.get_truthy("question_id").alias("d.qid_own"),
-                               v.get_truthy("context_length").alias("d.rawb_own"))
-    frame = frame.with_columns(
-        _mapped(pl.col("d.rawb_label"), frame, tx.normalize_budget).alias("d.budget"),
-        _mapped(pl.col("d.mb"), frame, tx.normalize_budget).alias("d.mbn"),
-        _mapped(pl.col("d.evidence_type"), frame, tx.normalize_evidence).alias("d.ev"),
-        _mapped(pl.col("d.memory_operation"), frame, tx.normalize_operation).alias("d.op"),
-        _mapped(pl.col("d.subtype"), frame, tx.normalize_subtype).alias("d.st"),
-        _mapped(pl.col("d.cond_raw"), frame, normalize_condition).alias("d.cond"),
-        _mapped(v.label("source_operation"), frame, tx.normalize_operation).alias("d.src"),
-        *[_mismatch(v, frame, f).alias(f"d.mm.{f}") for f in _MISMATCH_FIELDS])
+                               v.get_truthy("context_length").alias("d.rawb_own"),
+                               *[_differ(v, f).alias(f"d.mm.{f}") for f in _MISMATCH_FIELDS])
+    frame = frame.with_columns(_normalised(frame, {
+        "d.budget": ("d.rawb_label", tx.normalize_budget), "d.mbn": ("d.mb", tx.normalize_budget),
+        "d.ev": ("d.evidence_type", tx.normalize_evidence), "d.op": ("d.memory_operation", tx.normalize_operation),
+        "d.st": ("d.subtype", tx.normalize_subtype), "d.cond": ("d.cond_raw", normalize_condition),
+        "d.src": ("d.src_raw", tx.normalize_operation)}))
+    frame = _same_up_to_spelling(frame, v)
     expected = pl.col("expected_response")
     is_ar = pl.when(v.none("expected_response")).then(pl.col("it.expected_response")).otherwise(expected) \
         == "insufficient_evidence"
@@ -193,14 +187,39 @@ def _derived(frame: pl.DataFrame, has_items: bool) -> pl.DataFrame:
                               pl.lit(has_items).alias("d.has_items"))
 
 
-def _mismatch(v: Values, frame: pl.DataFrame, f: str) -> pl.Expr:
-    """The line's ``f`` and the item table's are both there and differ (up to normalisation)."""
-    a, b = v.text(f), pl.col(f"it.{f}")
-    differ = ~v.none(f) & b.is_not_null() & (b != "") & (a != b)
-    norm = _NORMALIZERS.get(f)
-    if norm is not None:
-        differ = differ & ~_mapped(v.label(f), frame, norm).eq_missing(_mapped(b, frame, norm))
-    return differ.fill_null(False)
+def _normalised(frame: pl.DataFrame, spec: dict) -> list[pl.Expr]:
+    """``alias: normaliser(column)`` for each ``alias: (column, normaliser)``, each normaliser called
+    once per distinct value (the distinct values of every column found in one pass)."""
+    distinct = frame.select([pl.col(c).unique().drop_nulls().implode().alias(a) for a, (c, _) in spec.items()]).row(0)
+    out = []
+    for (alias, (col, fn)), values in zip(spec.items(), distinct):
+        table = {x: _safe(fn, x) for x in values}
+        out.append(pl.col(col).replace_strict(table, default=None, return_dtype=pl.Utf8).alias(alias))
+    return out
+
+
+def _differ(v: Values, f: str) -> pl.Expr:
+    """The line's ``f`` and the item table's are both there and written differently."""
+    b = pl.col(f"it.{f}")
+    return (~v.none(f) & b.is_not_null() & (b != "") & (v.text(f) != b)).fill_null(False)
+
+
+def _same_up_to_spelling(frame: pl.DataFrame, v: Values) -> pl.DataFrame:
+    """``d.mm.<field>`` stays true where the two spellings are not the same label once normalised
+    (only the rows written differently are normalised)."""
+    fields = [f for f in _MISMATCH_FIELDS if f in _NORMALIZERS]
+    hit = frame.select([pl.col(f"d.mm.{f}").any().alias(f) for f in fields]).row(0, named=True)
+    for f in (f for f in fields if hit[f]):
+        pairs = frame.filter(pl.col(f"d.mm.{f}")).select(v.label(f).alias("a"), pl.col(f"it.{f}").alias("b")).unique()
+        norm = _NORMALIZERS[f]
+        same = [(a, b) for a, b in pairs.iter_rows() if _safe(norm, a) == _safe(norm, b)]
+        if not same:
+            continue
+        table = pl.DataFrame(same, schema={"a": pl.Utf8, "b": pl.Utf8}, orient="row").with_columns(pl.lit(True).alias("s"))
+        key = frame.select(v.label(f).alias("a"), pl.col(f"it.{f}").alias("b"))
+        spelled = key.join(table, on=["a", "b"], how="left", maintain_order="left", nulls_equal=True)["s"].is_not_null()
+        frame = frame.with_columns((pl.col(f"d.mm.{f}") & ~spelled).alias(f"d.mm.{f}"))
+    return frame
 
 
 # ----------------------------------------------------------------------------- the rules
