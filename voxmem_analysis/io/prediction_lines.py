@@ -27,6 +27,7 @@ Nothing here judges a value: the rules are :mod:`voxmem_analysis.io.prediction_r
 """
 from __future__ import annotations
 
+import bisect
 import io
 import json
 from dataclasses import dataclass, field
@@ -35,11 +36,12 @@ import numpy as np
 import polars as pl
 
 from voxmem_analysis.io import bulk as bk
+from voxmem_analysis.io.files import read_raw
 from voxmem_analysis.io.jsonl import parse_object
 from voxmem_analysis.io.key_census import census, line_ranges, readable, strict_schema
 from voxmem_analysis.io.schema import COLUMN_NAMES, ITEM_FIELDS
 
-__all__ = ["SCHEMA", "STRICT", "STR_FIELDS", "BOOL_FIELDS", "INT_FIELDS", "KNOWN_KEYS", "ODD_SUFFIXES", "FileBatch",
+__all__ = ["SCHEMA", "STRICT", "STR_FIELDS", "BOOL_FIELDS", "INT_FIELDS", "KNOWN_KEYS", "ODD_SUFFIXES", "FileRead", "read_file",
            "file_rows", "python_frame", "raw_frame", "as_int", "parse_bool"]
 
 SCHEMA = bk.SCHEMA
@@ -56,21 +58,35 @@ STRICT = strict_schema(SCHEMA)
 
 
 @dataclass
-class FileBatch:
-    """Files read so far and not yet split into lines: raw UTF-8 bytes with index, name, condition."""
+class FileRead:
+    """One prediction file read and parsed (see :func:`read_file`)."""
 
-    raws: list[bytes] = field(default_factory=list)
-    fis: list[int] = field(default_factory=list)
-    rels: list[str] = field(default_factory=list)
-    conds: list[str | None] = field(default_factory=list)
-    size: int = 0
+    fi: int
+    rel: str
+    cond: str | None
+    problems: list = field(default_factory=list)
+    raw: bytes | None = None
+    utf8: bool = True
+    rec: pl.DataFrame | None = None
+    parsed: np.ndarray | None = None
+    ranges: tuple = ()
+    census: tuple = ()
 
-    def add(self, raw: bytes, fi: int, rel: str, cond: str | None) -> None:
-        self.raws.append(raw)
-        self.fis.append(fi)
-        self.rels.append(rel)
-        self.conds.append(cond)
-        self.size += len(raw)
+
+def read_file(path, fi: int, rel: str, cond: str | None) -> FileRead:
+    """Read, parse and count the keys of one file (:func:`voxmem_analysis.io.files.read_raw`,
+    :func:`file_rows`); the work of one thread (decompression, parsing and counting release the GIL)."""
+    raw, problems = read_raw(path, rel)
+    out = FileRead(fi, rel, cond, problems, raw)
+    if raw is None:
+        return out
+    out.rec, out.parsed, out.ranges, out.census, whole = file_rows(raw)
+    if not whole:
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            out.utf8 = False
+    return out
 
 
 # ----------------------------------------------------------------------------- value helpers
@@ -237,49 +253,50 @@ def _put(cols: dict, odd: dict, f: str, dtype, v, i: int, n: int) -> None:
     d[".i"][i] = as_int(v)
 
 
-def raw_frame(batch: FileBatch) -> tuple[pl.DataFrame, dict[tuple[int, int], dict], list[int], dict[int, int]]:
-    """``(raw frame in file and line order, extras by (file index, line), files not UTF-8, non-blank
-    lines per file)``: polars' rows for the lines it reads as Python's ``json`` does (decided by
-    :func:`voxmem_analysis.io.key_census.readable`, the one place), Python's ``json`` for the others."""
+def raw_frame(batch: list[FileRead]) -> tuple[pl.DataFrame, dict[tuple[int, int], dict], dict[int, int]]:
+    """``(raw frame in file and line order, extras by (file index, line), non-blank lines per file)`` of
+    files read by :func:`read_file` (UTF-8 ones): polars' rows for the lines it reads as Python's
+    ``json`` does (decided by :func:`voxmem_analysis.io.key_census.readable`, the one place), Python's
+    ``json`` for the others."""
     recs, keys, counted, names, where, meta = [], [], [], [], [], []
     slow: list[tuple[int, str, str | None, int, bytes]] = []
-    bad: list[int] = []
     offset = 0
-    for raw, fi, rel, cond in zip(batch.raws, batch.fis, batch.rels, batch.conds):
-        rec, parsed, (starts, ends, numbers), (n_keys, ok, null_names), whole = file_rows(raw)
-        if not whole:
-            try:
-                raw.decode("utf-8")
-            except UnicodeDecodeError:
-                bad.append(fi)
-                continue
-        recs.append(rec)
+    for f in batch:
+        starts, ends, numbers = f.ranges
+        n_keys, ok, null_names = f.census
+        recs.append(f.rec)
         keys.append(n_keys)
         counted.append(ok)
         names += [(offset + r, name) for r, name in null_names]
-        where += [(raw, int(starts[i]), int(ends[i])) for i in parsed.tolist()] if rec.height else []
-        meta.append((fi, rel, cond, numbers[parsed]))
-        rest = np.setdiff1d(np.arange(len(starts)), parsed, assume_unique=True)
-        slow += [(fi, rel, cond, int(numbers[i]), raw[starts[i]:ends[i]]) for i in rest.tolist()]
-        offset += rec.height
+        where.append((offset, f.raw, starts[f.parsed], ends[f.parsed]))
+        meta.append((f.fi, f.rel, f.cond, numbers[f.parsed]))
+        rest = np.setdiff1d(np.arange(len(starts)), f.parsed, assume_unique=True)
+        slow += [(f.fi, f.rel, f.cond, int(numbers[i]), f.raw[starts[i]:ends[i]]) for i in rest.tolist()]
+        offset += f.rec.height
     rec = pl.concat(recs).with_columns(pl.col(pl.Categorical).cast(pl.Utf8)) if recs else pl.DataFrame(schema=SCHEMA)
+    first_rows = [w[0] for w in where]
+
+    def line_of(i: int) -> tuple[bytes, int, int]:
+        off, raw, st, en = where[bisect.bisect_right(first_rows, i) - 1]
+        return raw, int(st[i - off]), int(en[i - off])
+
     ok = readable(rec, np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64),
                   np.concatenate(counted) if counted else np.zeros(0, dtype=bool), names, SCHEMA,
-                  lambda i: where[i][0][where[i][1]:where[i][2]])
+                  lambda i: (lambda r, s, e: r[s:e])(*line_of(i)))
     files = pl.DataFrame([m[:3] for m in meta], schema={"_fi": pl.Int64, "_file": pl.Utf8, "_cond": pl.Utf8}, orient="row")
     at = np.repeat(np.arange(len(meta)), [len(m[3]) for m in meta])
     frame = pl.concat([files[at].with_columns(pl.Series("_line", np.concatenate([m[3] for m in meta]) if meta else [],
                                                         dtype=pl.Int64)).select(list(_META)), rec], how="horizontal")
     if not ok.all():
         mask = pl.Series(ok)
-        again = [(r[0], r[1], r[2], r[3]) for r in frame.filter(~mask).select("_fi", "_file", "_cond", "_line").iter_rows()]
-        lines = [where[i] for i in np.flatnonzero(~ok).tolist()]
+        again = frame.filter(~mask).select("_fi", "_file", "_cond", "_line").rows()
+        lines = [line_of(i) for i in np.flatnonzero(~ok).tolist()]
         slow += [(fi, rel, cond, line, raw[s:e]) for (fi, rel, cond, line), (raw, s, e) in zip(again, lines)]
         frame = frame.filter(mask)
-    return _with_python(frame, slow, bad)
+    return _with_python(frame, slow)
 
 
-def _with_python(frame: pl.DataFrame, slow: list, bad: list[int]) -> tuple:
+def _with_python(frame: pl.DataFrame, slow: list) -> tuple:
     """``frame`` with the rows of the lines Python's ``json`` reads (blank ones to it are dropped)."""
     counts = dict(frame.group_by("_fi").len().iter_rows()) if frame.height else {}
     texts = [(fi, rel, cond, n, t) for fi, rel, cond, n, t in
@@ -293,4 +310,4 @@ def _with_python(frame: pl.DataFrame, slow: list, bad: list[int]) -> tuple:
         py, ext = python_frame(lines)
         extras = {(texts[i][0], texts[i][3]): e for i, e in ext.items()}
         frame = pl.concat([frame, py], how="diagonal_relaxed").sort("_fi", "_line")
-    return frame, extras, bad, counts
+    return frame, extras, counts

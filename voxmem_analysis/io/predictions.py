@@ -10,6 +10,9 @@ line's own problems before its duplicate finding.
 """
 from __future__ import annotations
 
+import os
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import polars as pl
@@ -18,7 +21,7 @@ from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.errors import Problem
 from voxmem_analysis.io import files as rf
 from voxmem_analysis.io.bulk import extra_series
-from voxmem_analysis.io.prediction_lines import FileBatch, raw_frame
+from voxmem_analysis.io.prediction_lines import FileRead, raw_frame, read_file
 from voxmem_analysis.io.prediction_rules import PY_WHITESPACE, Values, check
 from voxmem_analysis.io.schema import COLUMN_NAMES
 
@@ -69,46 +72,63 @@ class _Reading:
 
 def read_prediction_files(root: Path, sub: str, files: list[Path], items: pl.DataFrame | None,
                           condition_from_dir: bool) -> tuple[pl.DataFrame, list[Problem], dict]:
-    """``(frame, problems, counts)`` of ``files`` (already listed) below ``root/sub``."""
+    """``(frame, problems, counts)`` of ``files`` (already listed) below ``root/sub``.
+
+    Files are read and parsed by a few threads, a few files ahead of the batch being checked."""
     state = _Reading(len(files), items)
-    batch = FileBatch()
-    paths: dict[int, Path] = {}
-    for fi, path in enumerate(files):
-        rel = rf.rel(path, root)
-        raw, found = rf.read_raw(path, rel)
-        for p in found:
-            state.add(fi, -1, 0, p)
-        if raw is None:
-            state.stats["files_unreadable"] += 1
-            continue
-        paths[fi] = path
-        batch.add(raw, fi, rel, file_condition(root, sub, path, condition_from_dir))
-        if batch.size >= BATCH_BYTES:
-            _read_batch(batch, state, paths)
-            batch = FileBatch()
-    if batch.raws:
-        _read_batch(batch, state, paths)
+    batch: list[FileRead] = []
+    size = 0
+    tasks = [(path, fi, rf.rel(path, root), file_condition(root, sub, path, condition_from_dir))
+             for fi, path in enumerate(files)]
+    with ThreadPoolExecutor(max_workers=_THREADS) as pool:
+        for path, f in zip(files, _in_order(pool, tasks)):
+            for p in f.problems:
+                state.add(f.fi, -1, 0, p)
+            if f.raw is None:
+                state.stats["files_unreadable"] += 1
+            elif not f.utf8:   # not UTF-8: that error alone, as when the text could not be decoded
+                state.keyed = [kp for kp in state.keyed if kp[0][0] != f.fi]
+                state.add(f.fi, -1, 0, rf.utf8_problem(path, f.rel))
+                state.stats["files_unreadable"] += 1
+            else:
+                batch.append(f)
+                size += len(f.raw)
+            if size >= BATCH_BYTES:
+                _read_batch(batch, state)
+                batch, size = [], 0
+    if batch:
+        _read_batch(batch, state)
     frame = _drop_duplicates(_assemble(state), state)
     state.stats["rows"] = frame.height
     problems = [p for _, p in sorted(state.keyed, key=lambda kp: kp[0])]
     return frame.drop("_fi").with_columns(pl.col("budget").cast(BUDGET_DTYPE)), problems, state.stats
 
 
-def _read_batch(batch: FileBatch, state: _Reading, paths: dict[int, Path]) -> None:
-    raw, extras, bad, counts = raw_frame(batch)
-    for fi, rel in zip(batch.fis, batch.rels):
-        if fi in bad:   # not UTF-8: that error alone, as when the text could not be decoded
-            state.keyed = [kp for kp in state.keyed if kp[0][0] != fi]
-            state.add(fi, -1, 0, rf.utf8_problem(paths[fi], rel))
-            state.stats["files_unreadable"] += 1
-        elif not counts.get(fi):
-            state.add(fi, -1, 0, Problem("empty_file", "warning", "file holds no predictions", rel))
-    batch.raws.clear()
+_THREADS = max(1, min(4, os.cpu_count() or 1))
+
+
+def _in_order(pool: ThreadPoolExecutor, tasks: list[tuple]):
+    """:func:`read_file` of each task, in order, at most ``2 * _THREADS`` files ahead."""
+    pending: deque = deque()
+    for task in tasks:
+        pending.append(pool.submit(read_file, *task))
+        if len(pending) >= 2 * _THREADS:
+            yield pending.popleft().result()
+    while pending:
+        yield pending.popleft().result()
+
+
+def _read_batch(batch: list[FileRead], state: _Reading) -> None:
+    raw, extras, counts = raw_frame(batch)
+    for f in batch:
+        if not counts.get(f.fi):
+            state.add(f.fi, -1, 0, Problem("empty_file", "warning", "file holds no predictions", f.rel))
+    batch.clear()
     state.stats["lines"] += raw.height
     kept, keyed, rejected = check(raw, state.items, state.has_items)
     state.keyed += keyed
     state.stats["rejected_lines"] += rejected
-    state.extras.update({k: e for k, e in extras.items()})
+    state.extras.update(extras)
     state.parts.append(frame_rows(kept))
 
 
