@@ -11,9 +11,10 @@ no per-line Python, no regular expression), by a *key census*:
   (their names read from the bytes, each a field of the schema, once, read by polars as null).
   A key outside the schema (kept as an extra column by Python's reader), a repeated key (an error
   for Python's reader), or an object with keys in a long text field breaks the equality;
-* a long text field (``response``, ``question_text``, ``gold_json``, ``judge_raw``, ``error``; polars
-  writes any JSON value there as text) whose text could be a number, ``true``/``false``, ``{}`` or an
-  array is checked in the bytes to be written as a string (``"response": "``);
+* a line's keys whose value starts with a quote must be exactly its text fields polars read as
+  not null: polars writes a number, a boolean, an array or an object in a long text field
+  (``response``, ``question_text``, ``gold_json``, ``judge_raw``, ``error``), and a whole number beyond
+  64 bits in a short one, as text;
 * a high surrogate escape not followed by a low one (polars makes it U+0000, Python keeps it);
 * lines with an escaped backslash (``\\\\``, which makes quote counting ambiguous) or with space
   between a closing quote and what follows (``"key" : 1``) are not counted: Python reads them.
@@ -57,9 +58,10 @@ def _line_of(pos: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return np.searchsorted(starts, pos, side="right") - 1
 
 
-def census(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[tuple[int, str]]]:
-    """``(key tokens per line, lines counted, (line, name) of each "name": null)`` of the lines
-    ``raw[starts[i]:ends[i]]``.
+def census(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                     list[tuple[int, str]]]:
+    """``(key tokens per line, of them those whose value is a string, lines counted, (line, name) of
+    each "name": null)`` of the lines ``raw[starts[i]:ends[i]]``.
 
     A key token is a colon whose previous character other than white space is an unescaped quote
     (inside a string every quote is escaped, so such a colon follows a key).  A line where that is
@@ -68,7 +70,7 @@ def census(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray
     n = len(starts)
     counted = np.ones(n, dtype=bool)
     if not n:
-        return np.zeros(0, dtype=np.int64), counted, []
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), counted, []
     a = np.frombuffer(raw, dtype=np.uint8)
     c = np.flatnonzero(a == _COLON)
     c = c[c >= 3]
@@ -83,11 +85,13 @@ def census(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray
     vstart = kpos + 1
     vstart = vstart + (a[np.minimum(vstart, len(a) - 1)] == _SPACE)
     is_null = _is_null_at(a, vstart)
+    is_text = a[np.minimum(vstart, len(a) - 1)] == _QUOTE
     names: list[tuple[int, str]] = []
     for r, k in zip(krow[is_null].tolist(), kpos[is_null].tolist()):
         o = raw.rfind(b'"', 0, k - 1)
         names.append((r, raw[o + 1:k - 1].decode("utf-8", "replace") if raw[o - 1:o] != b"\\" else "\x00"))
-    return np.bincount(krow, minlength=n), counted & escapes_ok(raw, starts, ends), names
+    return (np.bincount(krow, minlength=n), np.bincount(krow[is_text], minlength=n),
+            counted & escapes_ok(raw, starts, ends), names)
 
 
 def _rows_at(pos: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -104,11 +108,6 @@ def _is_null_at(a: np.ndarray, at: np.ndarray) -> np.ndarray:
     for k, byte in enumerate(b"null"):
         out &= a[idx + k] == byte
     return out
-
-
-_LOOKS_OTHER = r"^(?:-?[0-9]|\[|\{\}$|true$|false$)"
-#: polars reads a whole number beyond 64 bits into a Categorical field as the text ``Static(U128(...))``.
-_WIDE = "Static("
 
 
 def escapes_ok(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -130,19 +129,18 @@ def escapes_ok(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     return ok
 
 
-def readable(rec: pl.DataFrame, n_keys: np.ndarray, counted: np.ndarray, names: list[tuple[int, str]],
-             schema: dict, line_bytes) -> np.ndarray:
+def readable(rec: pl.DataFrame, n_keys: np.ndarray, n_text: np.ndarray, counted: np.ndarray,
+             names: list[tuple[int, str]], schema: dict) -> np.ndarray:
     """True for each row of ``rec`` that polars read exactly as Python's ``json`` reads its line.
 
-    ``n_keys``, ``counted``, ``names``: :func:`census` of the rows' lines; ``line_bytes(i)``: the bytes
-    of row ``i``'s line (asked for the few rows whose text field could hold another JSON type)."""
-    long = [f for f in TEXT_LONG if f in rec.columns]
-    short = [f for f, t in rec.schema.items() if t == pl.Utf8 and f not in TEXT_LONG]
-    flags = rec.select(
-        pl.sum_horizontal([pl.col(f).is_not_null().cast(pl.Int64) for f in schema]).alias("nonnull"),
-        *[pl.col(f).str.contains(_LOOKS_OTHER).fill_null(False).alias(f) for f in long],
-        *[pl.col(f).str.starts_with(_WIDE).fill_null(False).alias(f) for f in short])
-    ok = counted.copy()
+    ``n_keys``, ``n_text``, ``counted``, ``names``: :func:`census` of the rows' lines.  A line passes
+    when its key tokens are exactly its fields polars read as not null plus its ``"field": null``
+    (each a field of the schema, once, read as null), and its keys holding a string are exactly its
+    text fields polars read as not null (polars would write a number or an object there as text)."""
+    text = [f for f, t in rec.schema.items() if t == pl.Utf8]
+    counts = rec.select(pl.sum_horizontal([pl.col(f).is_not_null().cast(pl.Int64) for f in schema]).alias("all"),
+                        pl.sum_horizontal([pl.col(f).is_not_null().cast(pl.Int64) for f in text]).alias("text"))
+    ok = counted & (n_text == counts["text"].to_numpy())
     n_null = np.zeros(rec.height, dtype=np.int64)
     seen: set = set()
     by_field: dict[str, list[int]] = {}
@@ -156,10 +154,4 @@ def readable(rec: pl.DataFrame, n_keys: np.ndarray, counted: np.ndarray, names: 
     for name, rows in by_field.items():
         filled = rec[name].gather(rows).is_not_null().to_numpy()
         ok[np.asarray(rows)[filled]] = False
-    ok &= n_keys == flags["nonnull"].to_numpy() + n_null
-    for f in long + short:
-        pats = (f'"{f}": "'.encode(), f'"{f}":"'.encode())
-        for i in np.flatnonzero(flags[f].to_numpy() & ok).tolist():
-            line = line_bytes(i)
-            ok[i] = pats[0] in line or pats[1] in line     # each key is in the line once
-    return ok
+    return ok & (n_keys == counts["all"].to_numpy() + n_null)

@@ -258,14 +258,15 @@ def raw_frame(batch: list[FileRead]) -> tuple[pl.DataFrame, dict[tuple[int, int]
     files read by :func:`read_file` (UTF-8 ones): polars' rows for the lines it reads as Python's
     ``json`` does (decided by :func:`voxmem_analysis.io.key_census.readable`, the one place), Python's
     ``json`` for the others."""
-    recs, keys, counted, names, where, meta = [], [], [], [], [], []
+    recs, keys, texts, counted, names, where, meta = [], [], [], [], [], [], []
     slow: list[tuple[int, str, str | None, int, bytes]] = []
     offset = 0
     for f in batch:
         starts, ends, numbers = f.ranges
-        n_keys, ok, null_names = f.census
+        n_keys, n_text, ok, null_names = f.census
         recs.append(f.rec)
         keys.append(n_keys)
+        texts.append(n_text)
         counted.append(ok)
         names += [(offset + r, name) for r, name in null_names]
         where.append((offset, f.raw, starts[f.parsed], ends[f.parsed]))
@@ -280,9 +281,7 @@ def raw_frame(batch: list[FileRead]) -> tuple[pl.DataFrame, dict[tuple[int, int]
         off, raw, st, en = where[bisect.bisect_right(first_rows, i) - 1]
         return raw, int(st[i - off]), int(en[i - off])
 
-    ok = readable(rec, np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64),
-                  np.concatenate(counted) if counted else np.zeros(0, dtype=bool), names, SCHEMA,
-                  lambda i: (lambda r, s, e: r[s:e])(*line_of(i)))
+    ok = readable(rec, _joined(keys, np.int64), _joined(texts, np.int64), _joined(counted, bool), names, SCHEMA)
     files = pl.DataFrame([m[:3] for m in meta], schema={"_fi": pl.Int64, "_file": pl.Utf8, "_cond": pl.Utf8}, orient="row")
     at = np.repeat(np.arange(len(meta)), [len(m[3]) for m in meta])
     frame = pl.concat([files[at].with_columns(pl.Series("_line", np.concatenate([m[3] for m in meta]) if meta else [],
@@ -294,6 +293,10 @@ def raw_frame(batch: list[FileRead]) -> tuple[pl.DataFrame, dict[tuple[int, int]
         slow += [(fi, rel, cond, line, raw[s:e]) for (fi, rel, cond, line), (raw, s, e) in zip(again, lines)]
         frame = frame.filter(mask)
     return _with_python(frame, slow)
+
+
+def _joined(parts: list[np.ndarray], dtype) -> np.ndarray:
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
 
 
 def _with_python(frame: pl.DataFrame, slow: list) -> tuple:

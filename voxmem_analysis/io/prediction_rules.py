@@ -35,6 +35,7 @@ ITEM_INT_FIELDS = ("session_count", "evidence_session_count", "samekey_haystack_
 PY_WHITESPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
                  "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")   # tests/test_loading_census.py checks it
 _ITEM_ID = r"^(.+)_(\d+[kK])\n?$"      # Python's `$` also matches before a final newline
+_LONG_ITEM_FIELDS = ("question_text", "gold_json")
 _EXPECTED = ("answer", "insufficient_evidence")
 _DELIVERY = ("native", "folded")
 _MISMATCH_FIELDS = ("question_id", "context_length", "evidence_type", "memory_operation", "subtype",
@@ -136,12 +137,17 @@ def item_columns(frame: pl.DataFrame, items: pl.DataFrame | None) -> pl.DataFram
     if items is None:
         return frame.with_columns([pl.lit(None, dtype=t).alias(f"it.{c}") for c, t in cols.items()]
                                   + [pl.lit(False).alias("it.found")])
+    for f in _LONG_ITEM_FIELDS:   # copied to every row only when some line lacks the field
+        if f in frame.columns and frame[f].null_count() == 0:
+            cols[f] = None
+    cols = {c: t for c, t in cols.items() if t is not None}
     it = items.unique(subset="item_id", keep="last", maintain_order=True)
     it = it.select([pl.col("item_id").cast(pl.Utf8)] + [
         (_as_text(it[c]) if t == pl.Utf8 and c in it.columns else pl.col(c).cast(t, strict=False) if c in it.columns
          else pl.lit(None, dtype=t)).alias(f"it.{c}") for c, t in cols.items()]).with_columns(pl.lit(True).alias("it.found"))
     out = frame.join(it, left_on=pl.col("item_id"), right_on="item_id", how="left", maintain_order="left")
-    return out.with_columns(pl.col("it.found").fill_null(False))
+    missing = [pl.lit(None, dtype=pl.Utf8).alias(f"it.{f}") for f in _LONG_ITEM_FIELDS if f"it.{f}" not in out.columns]
+    return out.with_columns(pl.col("it.found").fill_null(False), *missing)
 
 
 def _as_text(col: pl.Series) -> pl.Expr:
@@ -156,8 +162,13 @@ def _as_text(col: pl.Series) -> pl.Expr:
 def _derived(frame: pl.DataFrame, has_items: bool) -> pl.DataFrame:
     """The values the rules read: the item_id's parts, the normalised labels and flags."""
     v = Values(frame)
-    frame = frame.with_columns(pl.col("item_id").str.extract(_ITEM_ID, 1).alias("d.mq"),
-                               pl.col("item_id").str.extract(_ITEM_ID, 2).alias("d.mb"))
+    ids = frame.select(pl.col("item_id").unique().drop_nulls()).to_series()
+    parts = ids.to_frame().select(pl.col("item_id").str.extract(_ITEM_ID, 1).alias("q"),
+                                  pl.col("item_id").str.extract(_ITEM_ID, 2).alias("b"))
+    ids = ids.to_list()    # each item_id's parts found once
+    frame = frame.with_columns(
+        pl.col("item_id").replace_strict(ids, parts["q"], default=None, return_dtype=pl.Utf8).alias("d.mq"),
+        pl.col("item_id").replace_strict(ids, parts["b"], default=None, return_dtype=pl.Utf8).alias("d.mb"))
     qid = pl.when(v.get_truthy("question_id")).then(v.get_text("question_id")).otherwise(pl.col("d.mq"))
     rawb = pl.when(v.get_truthy("context_length")).then(v.get_text("context_length")).otherwise(pl.col("d.mb"))
     rawb_label = pl.when(v.get_truthy("context_length")).then(v.get_label("context_length")).otherwise(pl.col("d.mb"))

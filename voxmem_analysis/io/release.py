@@ -373,7 +373,9 @@ def _first_seen(frames: list[pl.DataFrame]) -> pl.DataFrame:
     parts = [f.select("model", "source_file", "source_line") for f in frames if f.height]
     if not parts:
         return pl.DataFrame(schema={"model": pl.Utf8, "folder": pl.Utf8, "source_file": pl.Utf8, "source_line": pl.Int64})
-    df = pl.concat(parts).with_columns(pl.col("source_file").str.replace(r"/[^/]*$", "").alias("folder"))
+    # a file's lines are in order: its first row of a model is that model's first line in the file
+    firsts = pl.concat([p.unique(subset=["model", "source_file"], keep="first", maintain_order=True) for p in parts])
+    df = firsts.with_columns(pl.col("source_file").str.replace(r"/[^/]*$", "").alias("folder"))
     return (df.sort("source_file", "source_line").group_by("model", "folder", maintain_order=True)
             .agg(pl.col("source_file").first(), pl.col("source_line").first()))
 
