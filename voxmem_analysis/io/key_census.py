@@ -1,42 +1,34 @@
 """Which lines polars' NDJSON reader reads exactly as Python's ``json`` module reads them.
 
-polars is given a strict schema (:data:`STRICT`: short text fields as ``Categorical``, which
-refuses numbers, booleans, objects and arrays; ``Boolean``; ``Int64``), so a line whose value has
-another JSON type than its field's makes the parser fail and goes to Python's ``json``.  What a
-strict schema cannot see is decided here, from the raw bytes, for every line at once (numpy,
-no per-line Python, no regular expression), by a *key census*:
+polars reads the lines with the frame's schema (text, ``Boolean``, ``Int64``): a value of another
+JSON type in a boolean or whole-number field makes the parse fail (the line goes to Python's
+``json``), a key outside the schema is skipped, a repeated key keeps its first value, and any
+value in a text field is written as text.  What polars does not tell is decided here from the
+raw bytes, for every line of a file at once (numpy; no per-line Python, no regular expression),
+by a *key census*:
 
-* a key token is an unescaped closing quote followed by ``:``; a line's key tokens must be
-  exactly its fields that polars read as not null, plus its fields written ``"field": null``
-  (their names read from the bytes, each a field of the schema, once, read by polars as null).
-  A key outside the schema (kept as an extra column by Python's reader), a repeated key (an error
-  for Python's reader), or an object with keys in a long text field breaks the equality;
-* a line's keys whose value starts with a quote must be exactly its text fields polars read as
-  not null: polars writes a number, a boolean, an array or an object in a long text field
-  (``response``, ``question_text``, ``gold_json``, ``judge_raw``, ``error``), and a whole number beyond
-  64 bits in a short one, as text;
-* a high surrogate escape not followed by a low one (polars makes it U+0000, Python keeps it);
-* lines with an escaped backslash (``\\\\``, which makes quote counting ambiguous) or with space
-  between a closing quote and what follows (``"key" : 1``) are not counted: Python reads them.
+* a key token is a colon whose previous character other than white space is an unescaped
+  quote (inside a string every quote is escaped).  A line's key tokens must be exactly its fields
+  polars read as not null plus its ``"field": null`` (their names read from the bytes: each a field
+  of the schema, once, read by polars as null).  A key outside the schema (an extra column for
+  Python's reader), a repeated key (an error for it) or an object with keys in a text field
+  breaks the equality;
+* a line's key tokens whose value starts with a quote must be exactly its text fields polars
+  read as not null (polars writes a number, a boolean, an array or an object there as text);
+* a high surrogate escape not followed by a low one (polars makes it U+0000, Python keeps it).
 
-A line that fails any test is read by Python's ``json`` (a false alarm only costs time).
+A line where counting is not plain (a quote after backslashes before a colon, white space before a
+colon or after it beyond one space) fails, as does any line failing a test: Python's ``json``
+reads it (a false alarm only costs time).
 """
 from __future__ import annotations
-
 
 import numpy as np
 import polars as pl
 
-__all__ = ["TEXT_LONG", "strict_schema", "line_ranges", "census", "readable"]
+__all__ = ["line_ranges", "census", "filled", "readable"]
 
 _QUOTE, _COLON, _BACKSLASH, _SPACE, _TAB, _CR = 34, 58, 92, 32, 9, 13
-#: Text fields that may be long (read as ``Utf8``; their type is checked here).
-TEXT_LONG = ("question_text", "gold_json", "judge_raw", "response", "error")
-
-
-def strict_schema(schema: dict) -> dict:
-    """The schema polars parses with: short text fields as ``Categorical`` (type-strict)."""
-    return {f: (pl.Categorical if t == pl.Utf8 and f not in TEXT_LONG else t) for f, t in schema.items()}
 
 
 def line_ranges(raw: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -129,18 +121,25 @@ def escapes_ok(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     return ok
 
 
-def readable(rec: pl.DataFrame, n_keys: np.ndarray, n_text: np.ndarray, counted: np.ndarray,
+def filled(rec: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """``(fields, text fields)`` of each row that polars read as not null."""
+    text = [f for f, t in rec.schema.items() if t == pl.Utf8]
+    counts = rec.select(pl.sum_horizontal([pl.col(f).is_not_null().cast(pl.Int64) for f in rec.columns]).alias("all"),
+                        pl.sum_horizontal([pl.col(f).is_not_null().cast(pl.Int64) for f in text]).alias("text"))
+    return counts["all"].to_numpy(), counts["text"].to_numpy()
+
+
+def readable(rec: pl.DataFrame, extra_keys: np.ndarray, extra_text: np.ndarray, counted: np.ndarray,
              names: list[tuple[int, str]], schema: dict) -> np.ndarray:
     """True for each row of ``rec`` that polars read exactly as Python's ``json`` reads its line.
 
-    ``n_keys``, ``n_text``, ``counted``, ``names``: :func:`census` of the rows' lines.  A line passes
-    when its key tokens are exactly its fields polars read as not null plus its ``"field": null``
-    (each a field of the schema, once, read as null), and its keys holding a string are exactly its
-    text fields polars read as not null (polars would write a number or an object there as text)."""
-    text = [f for f, t in rec.schema.items() if t == pl.Utf8]
-    counts = rec.select(pl.sum_horizontal([pl.col(f).is_not_null().cast(pl.Int64) for f in schema]).alias("all"),
-                        pl.sum_horizontal([pl.col(f).is_not_null().cast(pl.Int64) for f in text]).alias("text"))
-    ok = counted & (n_text == counts["text"].to_numpy())
+    ``extra_keys``: key tokens of the row's line (:func:`census`) less the fields polars read as not
+    null (:func:`filled`); ``extra_text``: the same for keys holding a string and text fields;
+    ``counted``, ``names``: :func:`census`.  A line passes when its other key tokens are exactly its
+    ``"field": null`` (each a field of the schema, once, read as null), and its keys holding a string
+    are exactly its text fields polars read as not null (polars would write a number or an object
+    in a text field as text)."""
+    ok = counted & (extra_text == 0)
     n_null = np.zeros(rec.height, dtype=np.int64)
     seen: set = set()
     by_field: dict[str, list[int]] = {}
@@ -152,6 +151,6 @@ def readable(rec: pl.DataFrame, n_keys: np.ndarray, n_text: np.ndarray, counted:
         seen.add((row, name))
         by_field.setdefault(name, []).append(row)
     for name, rows in by_field.items():
-        filled = rec[name].gather(rows).is_not_null().to_numpy()
-        ok[np.asarray(rows)[filled]] = False
-    return ok & (n_keys == counts["all"].to_numpy() + n_null)
+        taken = rec[name].gather(rows).is_not_null().to_numpy()
+        ok[np.asarray(rows)[taken]] = False
+    return ok & (extra_keys == n_null)

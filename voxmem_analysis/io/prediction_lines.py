@@ -38,10 +38,10 @@ import polars as pl
 from voxmem_analysis.io import bulk as bk
 from voxmem_analysis.io.files import read_raw
 from voxmem_analysis.io.jsonl import parse_object
-from voxmem_analysis.io.key_census import census, line_ranges, readable, strict_schema
+from voxmem_analysis.io.key_census import census, filled, line_ranges, readable
 from voxmem_analysis.io.schema import COLUMN_NAMES, ITEM_FIELDS
 
-__all__ = ["SCHEMA", "STRICT", "STR_FIELDS", "BOOL_FIELDS", "INT_FIELDS", "KNOWN_KEYS", "ODD_SUFFIXES", "FileRead", "read_file",
+__all__ = ["SCHEMA", "STR_FIELDS", "BOOL_FIELDS", "INT_FIELDS", "KNOWN_KEYS", "ODD_SUFFIXES", "FileRead", "read_file",
            "file_rows", "python_frame", "raw_frame", "as_int", "parse_bool"]
 
 SCHEMA = bk.SCHEMA
@@ -54,7 +54,7 @@ KNOWN_KEYS = frozenset(COLUMN_NAMES) | frozenset(ITEM_FIELDS) | {
 ODD_SUFFIXES = {".t": pl.Utf8, ".s": pl.Utf8, ".r": pl.Utf8, ".j": pl.Utf8, ".truthy": pl.Boolean, ".b": pl.Boolean,
                 ".i": pl.Int64}
 _META = {"_fi": pl.Int64, "_file": pl.Utf8, "_line": pl.Int64, "_cond": pl.Utf8}
-STRICT = strict_schema(SCHEMA)
+
 
 
 @dataclass
@@ -142,7 +142,7 @@ def file_rows(raw: bytes) -> tuple[pl.DataFrame, np.ndarray, np.ndarray, np.ndar
     parsed rows' lines goes with them to :func:`voxmem_analysis.io.key_census.readable`."""
     starts, ends, numbers = line_ranges(raw)
     try:
-        rec = pl.read_ndjson(io.BytesIO(raw), schema=STRICT) if len(starts) else None
+        rec = pl.read_ndjson(io.BytesIO(raw), schema=SCHEMA) if len(starts) else None
     except Exception:  # noqa: BLE001 - any parser complaint: the lines are parsed a group at a time
         rec = None
     whole = rec is not None and rec.height == len(starts)
@@ -151,7 +151,7 @@ def file_rows(raw: bytes) -> tuple[pl.DataFrame, np.ndarray, np.ndarray, np.ndar
     else:
         rec, parsed = _parse_groups([raw[s:e] for s, e in zip(starts.tolist(), ends.tolist())])
     if rec is None or not len(parsed):
-        rec, parsed = pl.DataFrame(schema=STRICT), np.zeros(0, dtype=np.int64)
+        rec, parsed = pl.DataFrame(schema=SCHEMA), np.zeros(0, dtype=np.int64)
     return rec, parsed, (starts, ends, numbers), census(raw, starts[parsed], ends[parsed]), whole
 
 
@@ -163,7 +163,7 @@ def _parse_groups(lines: list[bytes]) -> tuple[pl.DataFrame | None, np.ndarray]:
 
     def go(start: int, stop: int) -> None:
         try:
-            df = pl.read_ndjson(io.BytesIO(b"\n".join(lines[start:stop])), schema=STRICT)
+            df = pl.read_ndjson(io.BytesIO(b"\n".join(lines[start:stop])), schema=SCHEMA)
             if df.height != stop - start:
                 raise ValueError("row count differs from line count")
             parts.append(df)
@@ -274,14 +274,16 @@ def raw_frame(batch: list[FileRead]) -> tuple[pl.DataFrame, dict[tuple[int, int]
         rest = np.setdiff1d(np.arange(len(starts)), f.parsed, assume_unique=True)
         slow += [(f.fi, f.rel, f.cond, int(numbers[i]), f.raw[starts[i]:ends[i]]) for i in rest.tolist()]
         offset += f.rec.height
-    rec = pl.concat(recs).with_columns(pl.col(pl.Categorical).cast(pl.Utf8)) if recs else pl.DataFrame(schema=SCHEMA)
+    rec = pl.concat(recs) if recs else pl.DataFrame(schema=SCHEMA)
     first_rows = [w[0] for w in where]
 
     def line_of(i: int) -> tuple[bytes, int, int]:
         off, raw, st, en = where[bisect.bisect_right(first_rows, i) - 1]
         return raw, int(st[i - off]), int(en[i - off])
 
-    ok = readable(rec, _joined(keys, np.int64), _joined(texts, np.int64), _joined(counted, bool), names, SCHEMA)
+    n_all, n_str = filled(rec)
+    ok = readable(rec, _joined(keys, np.int64) - n_all, _joined(texts, np.int64) - n_str, _joined(counted, bool), names,
+                  SCHEMA)
     files = pl.DataFrame([m[:3] for m in meta], schema={"_fi": pl.Int64, "_file": pl.Utf8, "_cond": pl.Utf8}, orient="row")
     at = np.repeat(np.arange(len(meta)), [len(m[3]) for m in meta])
     frame = pl.concat([files[at].with_columns(pl.Series("_line", np.concatenate([m[3] for m in meta]) if meta else [],
