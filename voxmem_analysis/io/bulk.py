@@ -1,16 +1,18 @@
-"""Columnar reading of JSON lines: the raw-text screen that tells which lines polars' NDJSON reader
-reads exactly as Python's ``json`` module does, and the batch parser.
+"""Columnar reading of flat JSON-lines records (error-attribution audit records, LongMemEval
+verdicts): a raw-text screen telling which lines polars' NDJSON reader reads exactly as Python's
+``json`` module does, and a batch parser.
 
-1. :func:`suspect_lines` flags, from the raw text, every line whose JSON the bulk parser might
-   read differently from Python's ``json`` module: control characters, a byte-order mark, a
-   surrogate escape, a key holding an escape, a nested object or array, a repeated key, a key
-   the bulk schema does not know, or a value of another JSON type than the schema's.
-   :func:`screen_lines` is the same screen for other flat records (audit records, LongMemEval).
+1. :func:`screen_lines` flags, from the raw text, every line whose JSON the bulk parser might
+   read differently from Python's ``json``: control characters, a byte-order mark, a surrogate
+   escape, a key holding an escape, a nested object or array, a repeated key, a key the record
+   does not know, or a value of another JSON type than the record's (:func:`line_signatures`,
+   :func:`signature_keys`).
 2. :func:`parse_lines` reads lines with ``polars.read_ndjson`` and an explicit schema, in one
    call; a batch the parser rejects is split in halves until each bad line is on its own.
 
-Every test is conservative: a false alarm only costs a slower read of that line by Python's
-``json``.  The prediction reader (:mod:`voxmem_analysis.io.prediction_lines`) uses both.
+Every test is conservative: a false alarm only costs a slower read of that line.  The prediction
+reader decides this differently, without a regular expression (:mod:`voxmem_analysis.io.key_census`);
+it shares :data:`SCHEMA` and :func:`extra_series` from here.
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ import re
 import polars as pl
 
 
-__all__ = ["extra_series", "STR_FIELDS", "BOOL_FIELDS", "INT_FIELDS", "SCHEMA", "split_lines", "suspect_lines",
+__all__ = ["extra_series", "STR_FIELDS", "BOOL_FIELDS", "INT_FIELDS", "SCHEMA", "split_lines",
            "parse_lines", "screen_lines", "per_value", "line_signatures", "signature_keys"]
 
 STR_FIELDS = ("item_id", "model", "question_id", "context_length", "family_id", "evidence_type", "memory_operation",
@@ -44,8 +46,6 @@ _TOKEN = (r'"[a-z_]+"[ \t]*:[ \t]*[^ \t]|\\\\"[ \t]*:|\\"[a-z_]+"[ \t]*:|\\?"[ \
           r'|\\(?:[^"\\/bfnrtu]|u(?:[dD][89abAB]|001[c-fC-F]|[0-9a-fA-F]{0,3}[^0-9a-fA-F]))')
 _KEY_TOKEN = re.compile(r'"([a-z_]+)"[ \t]*:[ \t]*(.)$')
 _HARMLESS = re.compile(r'\\"[ \t]*:$')
-_SCREEN_SLICE = 4096
-_TYPE_CHARS = {**{f: '"n' for f in STR_FIELDS}, **{f: "tfn" for f in BOOL_FIELDS}, **{f: "0-n" for f in INT_FIELDS}}
 _BISECT_FLOOR = 32
 
 
@@ -60,37 +60,6 @@ def split_lines(texts: list[str], files: list[int], names: list[str], conditions
         pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over("_fi").alias("lineno"), line)
     # Python's str.isspace also counts U+001C..U+001F as blank
     return frame.filter(~pl.col("line").str.contains(r"^[\s\x1c-\x1f]*$"))
-
-
-def _signature_ok(signature: str) -> bool:
-    """The tokens of one line (see ``_TOKEN``; digits as 0; an escaped quote before a colon, inside
-    a string, is harmless and skipped) name known keys, each once, each holding a value of its
-    schema type (or null), and nothing else."""
-    seen = set()
-    for tok in signature.split("|") if signature else []:
-        if _HARMLESS.match(tok):
-            continue
-        m = _KEY_TOKEN.match(tok)
-        if m is None or m.group(1) in seen or m.group(2) not in _TYPE_CHARS.get(m.group(1), ""):
-            return False
-        seen.add(m.group(1))
-    return bool(seen)
-
-
-def suspect_lines(lines: pl.Series) -> pl.Series:
-    """True for every line the bulk parser must not be trusted with (see module docstring).
-
-    Lines written by one harness share a handful of *signatures* (their key tokens, in order);
-    each distinct signature is checked once (repeated keys, key names, value types).
-    """
-    # one expression per slice of lines, run side by side on polars' thread pool
-    expr = pl.col("line").str.extract_all(_TOKEN).list.join("|").str.replace_all("[1-9]", "0")
-    frame = lines.to_frame("line")
-    step = max(_SCREEN_SLICE, -(-frame.height // 8))
-    parts = pl.collect_all([frame.slice(i, step).lazy().select(expr) for i in range(0, frame.height, step)])
-    signature = pl.concat(parts).to_series() if parts else pl.Series("line", [], dtype=pl.Utf8)
-    verdict = {sig: not _signature_ok(sig) for sig in signature.unique().to_list()}
-    return signature.replace_strict(verdict, return_dtype=pl.Boolean)
 
 
 def parse_lines(lines: pl.Series, schema: dict | None = None) -> tuple[pl.DataFrame | None, list[int]]:

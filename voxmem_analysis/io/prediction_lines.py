@@ -1,4 +1,4 @@
-"""A harness line's raw values, as columns: the one place that decides which lines polars reads.
+"""A harness line's raw values, as columns (polars for the lines it reads as Python's json does, json for the rest).
 
 Every non-blank line of a prediction file becomes one row of a *raw frame*: ``_fi`` (file
 index), ``_file``, ``_line`` (1-based, as a text editor numbers lines), ``_cond`` (the ablation
@@ -6,13 +6,11 @@ condition its folder names, null outside ``ablation/``) and one column per field
 :data:`SCHEMA` holding the line's value when it has the field's JSON type (text, boolean, whole
 number in the 64-bit range), else null.
 
-**Who reads a line** (:func:`polars_readable`, the only place this is decided): polars' NDJSON
-reader reads every line that :func:`voxmem_analysis.io.bulk.suspect_lines` does not flag, i.e.
-every line whose keys are fields of :data:`SCHEMA`, each once, each holding a value of its JSON type
-or null, and whose text holds nothing the Rust parser may read differently from Python's ``json``
-(control characters, a byte-order mark, surrogate escapes, escaped keys).  Those lines are read
-exactly as Python's ``json`` reads them.  Every other line (and a line polars rejects) is read by
-Python's ``json`` (:func:`python_frame`), which adds what only it can see:
+**Who reads a line** (decided in one place, :mod:`voxmem_analysis.io.key_census`): polars' NDJSON
+reader parses every file whole with :data:`SCHEMA`; the key census then keeps the rows polars
+read exactly as Python's ``json`` would (same keys, each once, text fields holding text, no
+unpaired surrogate).  Every other line (one polars rejects, one the census does not keep) is read
+by Python's ``json`` (:func:`python_frame`), which adds what only it can see:
 
 * ``_p0_code``, ``_p0_msg``, ``_p0_field``: the line is not JSON, or not an object;
 * ``_uni``: fields whose name or text is not valid Unicode (an unpaired surrogate escape);

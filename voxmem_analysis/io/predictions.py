@@ -22,7 +22,7 @@ from voxmem_analysis.errors import Problem
 from voxmem_analysis.io import files as rf
 from voxmem_analysis.io.bulk import extra_series
 from voxmem_analysis.io.prediction_lines import FileRead, raw_frame, read_file
-from voxmem_analysis.io.prediction_rules import PY_WHITESPACE, Values, check
+from voxmem_analysis.io.prediction_rules import Values, check
 from voxmem_analysis.io.schema import COLUMN_NAMES
 
 __all__ = ["BUDGET_DTYPE", "BATCH_BYTES", "read_prediction_files", "frame_rows", "file_condition"]
@@ -283,5 +283,3 @@ def _drop_duplicates(frame: pl.DataFrame, state: _Reading) -> pl.DataFrame:
         state.add(r["_fi"], r["source_line"], 1, p)
     return frame.filter(first)
 
-
-__all__ += ["PY_WHITESPACE"]
