@@ -165,3 +165,23 @@ def test_validate_reports_orphan_second_judge_lines(tmp_path, capsys):
     write_jsonl(root / "judge2" / "a.jsonl", [harness_line(model="Model-Z", judge="gpt-5.6-luna")])
     assert main(["validate", "--data", str(root)]) == 0
     assert "judge2_unmatched: judge2/a.jsonl:1" in capsys.readouterr().err
+
+
+# Lines that made the reader of fbde6f2 crash (TypeError / ValueError) are findings now.
+@pytest.mark.parametrize("over, code, field, severity, message", [
+    ({"system_prompt_delivery": ["native"]}, "unknown_label", "system_prompt_delivery", "warning",
+     "system_prompt_delivery ['native'] is neither 'native' nor 'folded'"),
+    ({"expected_response": {"a": 1}}, "unknown_label", "expected_response", "error",
+     "unknown expected_response {'a': 1} (expected 'answer' or 'insufficient_evidence')"),
+    ({"session_count": "--5"}, "invalid_field", "session_count", "warning",
+     "`session_count` should be a whole number, got '--5'; read as missing"),
+    ({"n_audio_clips": "²"}, "invalid_field", "n_audio_clips", "warning",
+     "`n_audio_clips` should be a whole number, got '²'; read as missing"),
+    ({"context_length": "²", "item_id": "q_00010"}, "unknown_label", "context_length", "error",
+     "unknown context_length '²' (expected one of 8K, 16K, 32K, 64K, any case)"),
+])
+def test_values_that_crashed_the_old_reader_are_findings(tmp_path, over, code, field, severity, message):
+    write_jsonl(tmp_path / "predictions" / "p.jsonl", [harness_line(**over)])
+    rel = load_release(tmp_path, strict=False, cache=False)
+    hits = [p for p in rel.problems if p.code == code and p.field == field]
+    assert [(p.severity, p.message, p.file, p.line) for p in hits] == [(severity, message, "predictions/p.jsonl", 1)]

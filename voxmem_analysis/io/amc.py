@@ -41,6 +41,13 @@ import pandas as pd
 import polars as pl
 
 from voxmem_analysis.errors import Problem, VoxMemDataError
+from voxmem_analysis.io.amc_values import as_bool as _bool
+from voxmem_analysis.io.amc_values import empty as _empty
+from voxmem_analysis.io.amc_values import mapped as _mapped
+from voxmem_analysis.io.amc_values import plain_csv as _plain_csv
+from voxmem_analysis.io.amc_values import record_cell as _record_cell
+from voxmem_analysis.io.amc_values import text as _text
+from voxmem_analysis.io.amc_values import to_pandas as _to_pandas
 from voxmem_analysis.io.jsonl import decode, iter_lines, not_unicode, parse_object
 from voxmem_analysis.io.provenance import ReleaseProvenance
 
@@ -117,25 +124,6 @@ def _part_files(root: Path, sub: str) -> list[Path]:
         return []
     return sorted((p for p in base.rglob("*") if p.is_file() and _suffix(p) in _EXTS),
                   key=lambda p: p.relative_to(root).as_posix())
-
-
-def _empty(v) -> bool:
-    return v is None or (isinstance(v, float) and v != v) or (isinstance(v, str) and not v.strip())
-
-
-def _bool(v):
-    """``(value, ok)``: JSON booleans, 0/1, and the CSV texts true/false/1/0 (any case)."""
-    if isinstance(v, bool):
-        return v, True
-    if isinstance(v, int) and v in (0, 1):
-        return bool(v), True
-    if isinstance(v, str) and v.strip().lower() in ("true", "false", "1", "0"):
-        return v.strip().lower() in ("true", "1"), True
-    return None, False
-
-
-def _text(v) -> str:
-    return str(v).strip()
 
 
 # ----------------------------------------------------------------------------- tasks / rubrics
@@ -431,41 +419,6 @@ def _parse_length(sink: _Sink, line: int, rec: dict, tasks: dict):
 # row-by-row reader would report nothing for any of its rows.  Any other file (a single bad,
 # repeated or unusual row) is read again by the row-by-row reader, so problems, their order and
 # the rows kept are the same on both paths (``tests/test_bulk_parts.py``).
-_BOOL_TEXT = {True: "true", False: "false"}
-
-
-def _plain_csv(text: str) -> pl.DataFrame | None:
-    """Text columns and ``_line`` of a CSV text the csv module reads by splitting lines at commas
-    (no quote, no CR, no NUL, no blank line, a distinct header, every row as many cells as the
-    header, no cell over the csv field limit); None for any other text."""
-    if '"' in text or "\r" in text or "\x00" in text:
-        return None
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    if len(lines) < 2 or "" in lines or len(lines[0]) >= csv.field_size_limit():
-        return None
-    header = lines[0].split(",")
-    if len(set(header)) != len(header) or "" in header:
-        return None
-    body = pl.Series("line", lines[1:], dtype=pl.Utf8)
-    if ((body.str.count_matches(",", literal=True) != len(header) - 1).any()
-            or body.str.len_chars().max() >= csv.field_size_limit()):
-        return None
-    cells = body.str.split_exact(",", len(header) - 1).struct.rename_fields(header).struct.unnest()
-    return cells.with_columns(pl.int_range(2, body.len() + 2, dtype=pl.Int64).alias("_line"))
-
-
-def _record_cell(v, flag: bool):
-    """A JSON/Parquet value as the CSV text the row checks treat alike (a boolean only in a
-    true/false field ``flag``: elsewhere ``str(True)`` is ``True``), or ``...`` when it has none."""
-    if v is None or type(v) is str:
-        return v
-    if type(v) is bool:
-        return _BOOL_TEXT[v] if flag else ...
-    if type(v) is int and v in (0, 1):
-        return str(v)
-    return ...
 
 
 def _columns(path: Path, rel: str, fields: tuple, optional: tuple = ()) -> pl.DataFrame | None:
@@ -485,14 +438,6 @@ def _columns(path: Path, rel: str, fields: tuple, optional: tuple = ()) -> pl.Da
         return None
     cols["_line"] = [line for line, _ in recs]
     return pl.DataFrame(cols, schema={**dict.fromkeys(fields + optional, pl.Utf8), "_line": pl.Int64})
-
-
-def _mapped(col: pl.Series, fn, dtype=pl.Utf8) -> pl.Series:
-    """``fn`` of each value (null for a missing cell), computed once per distinct value."""
-    table = {v: fn(v) for v in col.unique().to_list() if v is not None}
-    if not table:
-        return pl.Series(col.name, [None] * col.len(), dtype=dtype)
-    return col.replace_strict(table, default=None, return_dtype=dtype)
 
 
 def _nonempty(v):
@@ -606,21 +551,6 @@ def _bulk_check_complete(rows: pl.DataFrame, task_rubrics: dict, expected: set, 
     kept = rows.join(short.select(gkey), on=gkey, how="anti", maintain_order="left")
     stats["incomplete_task_rows"] += rows.height - kept.height
     return kept, problems
-
-
-_ARROW_SAME: list[bool] = []
-
-
-def _to_pandas(frame: pl.DataFrame) -> pd.DataFrame:
-    """``pd.DataFrame`` of ``frame``'s rows as the row-by-row path builds it (from Python values):
-    through Arrow when this pandas gives text and boolean columns the same types that way (checked
-    once), else from Python lists.  ``frame`` holds no nulls."""
-    if not _ARROW_SAME:
-        probe = pl.DataFrame({"a": ["x"], "b": [True], "c": [1.5]})
-        _ARROW_SAME.append(probe.to_pandas().dtypes.to_dict() == pd.DataFrame([probe.row(0, named=True)]).dtypes.to_dict())
-    if _ARROW_SAME[0]:
-        return frame.to_pandas()
-    return pd.DataFrame({c: frame[c].to_list() for c in frame.columns})
 
 
 def _frame_of(rows: pl.DataFrame, extra: tuple = ()) -> pd.DataFrame:

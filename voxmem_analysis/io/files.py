@@ -24,7 +24,7 @@ from pathlib import Path
 from voxmem_analysis.errors import Problem
 from voxmem_analysis.io.jsonl import decode
 
-__all__ = ["is_prediction_name", "is_gzip_name", "walk", "walk_files", "prediction_files", "read_text", "rel"]
+__all__ = ["is_prediction_name", "is_gzip_name", "walk", "walk_files", "prediction_files", "read_text", "read_raw", "rel"]
 
 _SKIPPED_NAMES = ("readme.md", "readme.txt", "readme")
 
@@ -135,6 +135,51 @@ def _gunzip(raw: bytes) -> tuple[bytes, int | None]:
         pos = len(raw) - len(rest)
         if not rest.strip(b"\x00"):
             return b"".join(out), None
+
+
+def read_raw(path: Path, rel_name: str) -> tuple[bytes | None, list[Problem]]:
+    """The UTF-8 bytes of one prediction file (a leading byte-order mark dropped, bare CR line breaks
+    made ``\\n``, a gzip stream cut short kept up to its last complete line) and what reading it found
+    (see the module docstring).  The bytes are not decoded here: the caller checks that they are
+    UTF-8 (:func:`utf8_problem` names the first bad byte as Python's decoder does).  None when
+    nothing can be read (an error says why)."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return None, [Problem("file_unreadable", "error", f"cannot read file: {exc.strerror or exc}", rel_name)]
+    cut = None
+    if is_gzip_name(path.name):
+        try:
+            raw, cut = _gunzip(raw)
+        except zlib.error as exc:
+            return None, [Problem("file_unreadable", "error", f"cannot read file (damaged or not gzip): {exc}", rel_name)]
+        if cut is not None:
+            raw = raw[:raw.rfind(b"\n") + 1]
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    problems: list[Problem] = []
+    bare = raw.count(b"\r") - raw.count(b"\r\n") if b"\r" in raw else 0
+    if bare:
+        raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        problems.append(Problem("cr_line_endings", "warning",
+                                f"{bare} bare carriage return(s) (old Mac line endings) read as line breaks", rel_name))
+    if cut is not None:
+        try:
+            n = sum(1 for line in decode(raw).split("\n") if line.strip())
+        except UnicodeDecodeError:
+            n = 0
+        problems.append(Problem("truncated_gzip", "error",
+                                f"{n} line(s) read before the gzip stream ended at byte {cut}; the rest of the file is lost",
+                                rel_name, raw.count(b"\n") + 1))
+    return raw, problems
+
+
+def utf8_problem(path: Path, rel_name: str) -> Problem:
+    """The ``not_utf8`` error of a file whose bytes :func:`read_raw` returned are not UTF-8: the file
+    is read again and decoded by Python, whose message names the first bad byte."""
+    text, problems = read_text(path, rel_name)
+    bad = [p for p in problems if p.code == "not_utf8"]
+    return bad[0] if bad else Problem("not_utf8", "error", "file is not UTF-8 text", rel_name)
 
 
 def read_text(path: Path, rel_name: str) -> tuple[str | None, list[Problem]]:

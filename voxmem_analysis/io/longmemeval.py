@@ -45,6 +45,7 @@ import polars as pl
 from voxmem_analysis.io import bulk as bk
 from voxmem_analysis.io.files import read_text
 from voxmem_analysis.io.jsonl import iter_lines, not_unicode, parse_line, parse_object
+from voxmem_analysis.io.longmemeval_manifest import MANIFEST_COLUMNS, manifest_rows, read_manifest
 from voxmem_analysis.io.provenance import ReleaseProvenance
 from voxmem_analysis.errors import Problem, VoxMemDataError
 
@@ -59,9 +60,6 @@ QUESTION_TYPES: tuple[str, ...] = (
     "single-session-user", "single-session-assistant", "single-session-preference",
     "multi-session", "temporal-reasoning", "knowledge-update",
 )
-#: Columns a manifest may have (``path`` and ``system`` required).
-MANIFEST_COLUMNS: tuple[str, ...] = ("path", "system", "budget", "judge")
-_REQUIRED_MANIFEST = ("path", "system")
 #: Columns of the tidy frame, in order (extra fields of the lines follow).
 FRAME_COLUMNS: tuple[str, ...] = (
     "system", "budget", "judge", "question_id", "question_type", "is_abstention", "hypothesis",
@@ -107,99 +105,6 @@ def _jsonable(v):
 
 def _blank(v) -> bool:
     return v is None or (isinstance(v, str) and not v.strip())
-
-
-# ----------------------------------------------------------------------------- manifest
-def read_manifest(path) -> tuple[pd.DataFrame, list[Problem]]:
-    """Read a manifest CSV.
-
-    Returns
-    -------
-    (DataFrame, problems)
-        Columns ``path, system, budget, judge, manifest_line, resolved`` (``resolved``: the
-        absolute path of the verdict file; ``budget``/``judge`` None when empty), one row per
-        usable manifest row; rows with an error are left out and reported.
-    """
-    frame, problems, _ = _read_manifest(path)
-    return frame, problems
-
-
-def _read_manifest(path) -> tuple[pd.DataFrame, list[Problem], list[dict]]:
-    """:func:`read_manifest` plus the rows whose verdict file cannot be read (``system, budget,
-    judge, manifest_line, reason``), so that what they leave out can be named."""
-    dropped: list[dict] = []
-    path = Path(path)
-    rel = str(path)
-    problems: list[Problem] = []
-    cols = [*MANIFEST_COLUMNS, "manifest_line", "resolved"]
-    empty = pd.DataFrame(columns=cols)
-    if not path.is_file():
-        what = "is a folder, not a file" if path.is_dir() else "does not exist"
-        problems.append(Problem("no_manifest", "error", f"manifest {rel!r} {what}"))
-        return empty, problems, dropped
-    text = _read_text(path, rel, problems)
-    if text is None:
-        return empty, problems, dropped
-    reader = csv.reader(io.StringIO(text))
-    header: list[str] | None = None
-    rows: list[dict] = []
-    seen_paths: dict[str, int] = {}
-    for fields in reader:
-        lineno = reader.line_num
-        if not fields or all(not f.strip() for f in fields):
-            continue
-        if header is None:
-            header = [f.strip().lower() for f in fields]
-            unknown = [c for c in header if c not in MANIFEST_COLUMNS]
-            if unknown:
-                problems.append(Problem("manifest_unknown_column", "error",
-                                        f"unknown manifest column(s) {unknown}; allowed: {', '.join(MANIFEST_COLUMNS)}",
-                                        rel, lineno, unknown[0]))
-            dup = sorted({c for c in header if header.count(c) > 1})
-            if dup:
-                problems.append(Problem("manifest_duplicate_column", "error",
-                                        f"manifest column(s) {dup} appear more than once", rel, lineno, dup[0]))
-            for c in _REQUIRED_MANIFEST:
-                if c not in header:
-                    problems.append(Problem("manifest_missing_column", "error",
-                                            f"manifest has no `{c}` column (header: {','.join(header)})", rel, lineno, c))
-            if any(p.severity == "error" for p in problems):
-                return empty, problems, dropped
-            continue
-        if len(fields) != len(header):
-            problems.append(Problem("manifest_bad_row", "error",
-                                    f"row has {len(fields)} field(s), the header has {len(header)}", rel, lineno))
-            continue
-        rec = {c: (f.strip() or None) for c, f in zip(header, fields)}
-        bad = False
-        for c in _REQUIRED_MANIFEST:
-            if rec.get(c) is None:
-                problems.append(Problem("manifest_missing_value", "error", f"`{c}` is empty", rel, lineno, c))
-                bad = True
-        if bad:
-            continue
-        resolved = (path.parent / rec["path"]).resolve()
-        if not resolved.is_file():
-            what = "is a directory, not a file" if resolved.is_dir() else "does not exist"
-            problems.append(Problem("missing_file", "error", f"verdict file {rec['path']!r} {what} "
-                                    f"(looked for {resolved})", rel, lineno, "path"))
-            dropped.append({"system": rec["system"], "budget": rec.get("budget"), "judge": rec.get("judge"),
-                            "manifest_line": lineno, "reason": f"file {what}"})
-            continue
-        key = str(resolved)
-        if key in seen_paths:
-            problems.append(Problem("manifest_duplicate_path", "error",
-                                    f"{rec['path']!r} is already listed at line {seen_paths[key]}; "
-                                    "its verdicts would be counted twice", rel, lineno, "path"))
-            continue
-        seen_paths[key] = lineno
-        rows.append({"path": rec["path"], "system": rec["system"], "budget": rec.get("budget"),
-                     "judge": rec.get("judge"), "manifest_line": lineno, "resolved": key})
-    if header is None:
-        problems.append(Problem("manifest_empty", "error", "manifest has no header and no rows", rel))
-    elif not rows and not any(p.severity == "error" for p in problems):
-        problems.append(Problem("manifest_empty", "error", "manifest lists no verdict file", rel))
-    return (pd.DataFrame(rows, columns=cols) if rows else empty), problems, dropped
 
 
 # ----------------------------------------------------------------------------- questions
@@ -715,7 +620,7 @@ def load_longmemeval(manifest, questions, *, strict: bool = True, convention: st
         raise ValueError(f"convention must be 'paper' or 'harness', got {convention!r}")
     manifest, questions = Path(manifest), Path(questions)
     problems: list[Problem] = []
-    man, p, dropped = _read_manifest(manifest)
+    man, p, dropped = manifest_rows(manifest)
     problems += p
     qframe, p = read_questions(questions, type_key)
     problems += p

@@ -2,7 +2,9 @@
 ``notebooks/00_validate.py``."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
+import polars as pl
 
 from voxmem_analysis import taxonomy as tx
 
@@ -16,17 +18,18 @@ def status_counts(release) -> pd.DataFrame:
     -------
     pandas.DataFrame
         Columns ``graded, ungraded, failed, provider_rejected, total`` (counts); only the
-        model x budget combinations present.
+        model x budget combinations present.  Counted in polars: the verdict frame is not copied.
     """
-    f = release.pandas()
-    counts = pd.crosstab([pd.Categorical(f["model"], categories=release.model_order(), ordered=True), f["budget"]],
-                         pd.Categorical(f["status"], categories=list(tx.STATUSES)), dropna=False)
-    counts = counts[counts.sum(axis=1) > 0].copy()
+    order = {m: i for i, m in enumerate(release.model_order())}
+    per = (release.frame.group_by("model", "budget", "status").len()
+           .with_columns(pl.col("model").replace_strict(order, default=None, return_dtype=pl.Int64).alias("_m"))
+           .filter(pl.col("_m").is_not_null() & pl.col("budget").is_not_null() & pl.col("status").is_in(list(tx.STATUSES))))
+    wide = per.pivot("status", index=["_m", "model", "budget"], values="len").sort("_m", "budget")
+    counts = pd.DataFrame({s: (wide[s].fill_null(0).to_numpy() if s in wide.columns else np.zeros(wide.height, dtype=np.int64))
+                           for s in tx.STATUSES}).astype("int64")
     counts["total"] = counts.sum(axis=1)
-    counts.index = [f"{m}|{b}" for m, b in counts.index]
-    counts.index.name = "Model|Budget"
-    counts.columns = [str(c) for c in counts.columns]
-    counts.columns.name = None
+    counts.index = pd.Index([f"{m}|{b}" for m, b in zip(wide["model"].to_list(), wide["budget"].cast(pl.Utf8).to_list())],
+                            name="Model|Budget")
     return counts.astype(int)
 
 

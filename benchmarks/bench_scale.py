@@ -1,0 +1,91 @@
+"""Benchmark: every command that reads a release, on a replicated release of N predictions.
+
+For each ``--predictions`` size, builds (once, under ``benchmarks/.cache/``) the synthetic release
+replicated as ``bench_load.py`` does (every prediction, judge2 and ablation file copied once per
+replica with the model names suffixed), then runs, one after the other:
+
+* the floor: a fresh interpreter that gunzips every prediction file the loader reads and reads each
+  with ``polars.read_ndjson`` (``bench_load.FLOOR``);
+* each command of :data:`COMMANDS` three ways: ``--no-cache``; with an empty cache folder (cold: it
+  loads and writes the cache); with that cache filled (warm).
+
+Prints wall time and peak resident memory (``/usr/bin/time``, else ``getrusage`` of the children)
+of every run and, for ``export-frame --no-cache`` (the loading path), the ratio to the floor.  Not a
+test: it prints numbers, which depend on the machine and its load.
+
+    .venv/bin/python benchmarks/bench_scale.py [--predictions 400000,1700000] [--commands validate,export-frame]
+        [--modes no-cache,cold,warm]
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_load as bl  # noqa: E402
+
+#: Commands that read a release (arguments after ``--data DIR``).
+COMMANDS = {
+    "validate": ["validate"],
+    "table table15": ["table", "table15"],
+    "slice": ["slice", "--n-boot", "200"],
+    "compare": ["compare", "--models", "Gemini-2.5-Pro,Gemini-3.1-Pro", "--budget", "8K", "--n-boot", "200"],
+    "items": ["items", "--model", "Gemini-2.5-Pro", "--budget", "8K"],
+    "export-frame": ["export-frame", "--out", "{work}/frame.parquet"],
+}
+PER_REPLICA = 57_268   # predictions of data/synthetic (predictions, judge2 and ablation)
+
+
+def run(cmd_args: list[str], root: Path, work: Path, mode: str) -> tuple[float, float]:
+    """Wall seconds and peak MiB of one command in one cache mode."""
+    env = dict(os.environ)
+    env.pop("VOXMEM_RELEASE_CACHE", None)
+    cache = work / "cache"
+    env["VOXMEM_CACHE_DIR"] = str(cache)
+    if mode == "cold":
+        shutil.rmtree(cache, ignore_errors=True)
+    args = [a.format(work=work) for a in cmd_args]
+    cmd = [str(bl.BIN / "voxmem-analysis"), *args[:1 if args[0] != "table" else 2], "--data", str(root),
+           *args[1 if args[0] != "table" else 2:]]
+    if mode == "no-cache":
+        cmd.append("--no-cache")
+    wall, mib, _ = bl.timed(cmd, env)
+    return wall, mib
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--predictions", default="400000", help="comma-separated sizes (default 400000)")
+    ap.add_argument("--commands", default=",".join(COMMANDS), help="comma-separated names of COMMANDS")
+    ap.add_argument("--modes", default="no-cache,cold,warm", help="comma-separated of no-cache, cold, warm")
+    args = ap.parse_args()
+    names = [c.strip() for c in args.commands.split(",")]
+    modes = [m.strip() for m in args.modes.split(",")]
+    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    for size in (int(x) for x in args.predictions.split(",")):
+        root = bl.replicate(max(1, math.ceil(size / PER_REPLICA)))
+        n = bl.predictions(root)
+        with tempfile.TemporaryDirectory(prefix="voxmem-scale-") as tmp:
+            work = Path(tmp)
+            floor = work / "floor_read.py"
+            floor.write_text(bl.FLOOR)
+            fw, fm, _ = bl.timed([sys.executable, str(floor), str(root)], dict(os.environ))
+            print(f"\n{n:,} predictions ({root.name}); floor {fw:.1f} s, {fm:,.0f} MiB")
+            print(f"{'command':<16} " + " ".join(f"{m + ' s':>10} {'MiB':>7}" for m in modes) + "   load x floor")
+            for name in names:
+                cells, ratio = [], ""
+                for mode in modes:
+                    wall, mib = run(COMMANDS[name], root, work, mode)
+                    cells.append(f"{wall:>10.1f} {mib:>7,.0f}")
+                    if name == "export-frame" and mode == "no-cache":
+                        ratio = f"   {wall / fw:.2f}"
+                print(f"{name:<16} " + " ".join(cells) + ratio, flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,156 @@
+"""Which lines polars' NDJSON reader reads exactly as Python's ``json`` module reads them.
+
+polars reads the lines with the frame's schema (text, ``Boolean``, ``Int64``): a value of another
+JSON type in a boolean or whole-number field makes the parse fail (the line goes to Python's
+``json``), a key outside the schema is skipped, a repeated key keeps its first value, and any
+value in a text field is written as text.  What polars does not tell is decided here from the
+raw bytes, for every line of a file at once (numpy; no per-line Python, no regular expression),
+by a *key census*:
+
+* a key token is a colon whose previous character other than white space is an unescaped
+  quote (inside a string every quote is escaped).  A line's key tokens must be exactly its fields
+  polars read as not null plus its ``"field": null`` (their names read from the bytes: each a field
+  of the schema, once, read by polars as null).  A key outside the schema (an extra column for
+  Python's reader), a repeated key (an error for it) or an object with keys in a text field
+  breaks the equality;
+* a line's key tokens whose value starts with a quote must be exactly its text fields polars
+  read as not null (polars writes a number, a boolean, an array or an object there as text);
+* a high surrogate escape not followed by a low one (polars makes it U+0000, Python keeps it).
+
+A line where counting is not plain (a quote after backslashes before a colon, white space before a
+colon or after it beyond one space) fails, as does any line failing a test: Python's ``json``
+reads it (a false alarm only costs time).
+"""
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+__all__ = ["line_ranges", "census", "filled", "readable"]
+
+_QUOTE, _COLON, _BACKSLASH, _SPACE, _TAB, _CR = 34, 58, 92, 32, 9, 13
+
+
+def line_ranges(raw: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(start, end, 1-based number)`` of each line of ``raw`` holding more than spaces, tabs and
+    carriage returns (the lines polars reads; a line of other white space makes its parse fail)."""
+    a = np.frombuffer(raw, dtype=np.uint8)
+    nl = np.flatnonzero(a == 10)
+    starts = np.concatenate(([0], nl + 1))
+    ends = np.concatenate((nl, [len(a)]))
+    first = a[np.minimum(starts, max(len(a) - 1, 0))] if len(a) else np.zeros(len(starts), dtype=np.uint8)
+    maybe = (starts >= ends) | (first == _SPACE) | (first == _TAB) | (first == _CR)
+    keep = np.ones(len(starts), dtype=bool)
+    for i in np.flatnonzero(maybe).tolist():
+        keep[i] = bool(raw[starts[i]:ends[i]].strip(b" \t\r"))
+    return starts[keep], ends[keep], np.flatnonzero(keep) + 1
+
+
+def _line_of(pos: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    return np.searchsorted(starts, pos, side="right") - 1
+
+
+def census(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                     list[tuple[int, str]]]:
+    """``(key tokens per line, of them those whose value is a string, lines counted, (line, name) of
+    each "name": null)`` of the lines ``raw[starts[i]:ends[i]]``.
+
+    A key token is a colon whose previous character other than white space is an unescaped quote
+    (inside a string every quote is escaped, so such a colon follows a key).  A line where that is
+    not plain (a quote after backslashes, a colon after white space) is not counted: Python reads it.
+    """
+    n = len(starts)
+    counted = np.ones(n, dtype=bool)
+    if not n:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), counted, []
+    a = np.frombuffer(raw, dtype=np.uint8)
+    c = np.flatnonzero(a == _COLON)
+    c = c[c >= 3]
+    row = _line_of(c, starts)
+    keep = (row >= 0) & (c < ends[np.maximum(row, 0)])
+    c, row = c[keep], row[keep]
+    prev, prev2 = a[c - 1], a[c - 2]
+    odd = ((prev == _SPACE) | (prev == _TAB) | (prev == _CR)) | ((prev == _QUOTE) & (prev2 == _BACKSLASH) & (a[c - 3] == _BACKSLASH))
+    counted[row[odd]] = False
+    key = (prev == _QUOTE) & (prev2 != _BACKSLASH)
+    kpos, krow = c[key], row[key]
+    vstart = kpos + 1
+    vstart = vstart + (a[np.minimum(vstart, len(a) - 1)] == _SPACE)
+    is_null = _is_null_at(a, vstart)
+    is_text = a[np.minimum(vstart, len(a) - 1)] == _QUOTE
+    names: list[tuple[int, str]] = []
+    for r, k in zip(krow[is_null].tolist(), kpos[is_null].tolist()):
+        o = raw.rfind(b'"', 0, k - 1)
+        names.append((r, raw[o + 1:k - 1].decode("utf-8", "replace") if raw[o - 1:o] != b"\\" else "\x00"))
+    return (np.bincount(krow, minlength=n), np.bincount(krow[is_text], minlength=n),
+            counted & escapes_ok(raw, starts, ends), names)
+
+
+def _rows_at(pos: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    row = _line_of(pos, starts)
+    keep = (row >= 0) & (pos < ends[np.maximum(row, 0)])
+    return row[keep]
+
+
+def _is_null_at(a: np.ndarray, at: np.ndarray) -> np.ndarray:
+    if not len(at) or len(a) < 4:
+        return np.zeros(len(at), dtype=bool)
+    out = at + 3 < len(a)
+    idx = np.minimum(at, len(a) - 4)
+    for k, byte in enumerate(b"null"):
+        out &= a[idx + k] == byte
+    return out
+
+
+def escapes_ok(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """False for lines with a high surrogate escape (``\\ud800``) not followed by a low one: polars
+    reads it as U+0000, Python's ``json`` as a lone surrogate (a lone low one makes polars fail)."""
+    ok = np.ones(len(starts), dtype=bool)
+    a = np.frombuffer(raw, dtype=np.uint8)
+    if len(a) < 6:
+        return ok
+    b = np.flatnonzero(a[:-5] == _BACKSLASH)
+    b = b[(a[b + 1] == ord("u")) & ((a[b + 2] == ord("d")) | (a[b + 2] == ord("D")))]
+    bad = []
+    for i in b.tolist():
+        if raw[i + 3:i + 4].lower() in (b"8", b"9", b"a", b"b") and not (
+                raw[i + 6:i + 9].lower() == b"\\ud" and raw[i + 9:i + 10].lower() in (b"c", b"d", b"e", b"f")):
+            bad.append(i)
+    if bad:
+        ok[_rows_at(np.asarray(bad), starts, ends)] = False
+    return ok
+
+
+def filled(rec: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """``(fields, text fields)`` of each row that polars read as not null."""
+    text = [f for f, t in rec.schema.items() if t == pl.Utf8]
+    counts = rec.select(pl.sum_horizontal([pl.col(f).is_not_null().cast(pl.Int64) for f in rec.columns]).alias("all"),
+                        pl.sum_horizontal([pl.col(f).is_not_null().cast(pl.Int64) for f in text]).alias("text"))
+    return counts["all"].to_numpy(), counts["text"].to_numpy()
+
+
+def readable(rec: pl.DataFrame, extra_keys: np.ndarray, extra_text: np.ndarray, counted: np.ndarray,
+             names: list[tuple[int, str]], schema: dict) -> np.ndarray:
+    """True for each row of ``rec`` that polars read exactly as Python's ``json`` reads its line.
+
+    ``extra_keys``: key tokens of the row's line (:func:`census`) less the fields polars read as not
+    null (:func:`filled`); ``extra_text``: the same for keys holding a string and text fields;
+    ``counted``, ``names``: :func:`census`.  A line passes when its other key tokens are exactly its
+    ``"field": null`` (each a field of the schema, once, read as null), and its keys holding a string
+    are exactly its text fields polars read as not null (polars would write a number or an object
+    in a text field as text)."""
+    ok = counted & (extra_text == 0)
+    n_null = np.zeros(rec.height, dtype=np.int64)
+    seen: set = set()
+    by_field: dict[str, list[int]] = {}
+    for row, name in names:
+        n_null[row] += 1
+        if name not in schema or (row, name) in seen:
+            ok[row] = False
+            continue
+        seen.add((row, name))
+        by_field.setdefault(name, []).append(row)
+    for name, rows in by_field.items():
+        taken = rec[name].gather(rows).is_not_null().to_numpy()
+        ok[np.asarray(rows)[taken]] = False
+    return ok & (extra_keys == n_null)
