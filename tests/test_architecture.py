@@ -11,8 +11,8 @@
   ``sys.modules``: speed comes from doing less, not from internals;
 * (g) the library reads only the environment variables a user is told about (:data:`ALLOWED_ENV`).
 
-Modules other helpers rewrite while issue 21 is open (:data:`OWNED_ELSEWHERE`) are checked by the
-``*_elsewhere`` tests, marked ``xfail`` until their branches are merged; remove the marks then.
+The ``*_elsewhere`` tests check the modules listed in :data:`OWNED_ELSEWHERE` separately (the readers),
+so that a failure there names them.
 
 The layers are those of CONTRIBUTING.md.  Nothing is imported or run: the tests read files.
 """
@@ -48,8 +48,6 @@ MAX_PRIVATE_IMPORTS = 2
 #: Modules other helpers rewrite while issue 21 is open (the runner, the readers, the cache, the
 #: artifact memo): their findings are checked by the ``*_elsewhere`` tests, ``xfail`` until merged.
 OWNED_ELSEWHERE: tuple[str, ...] = ("io/",)
-WAIVED = pytest.mark.xfail(strict=False, reason="issue 21: io/ is being rewritten on another branch; remove this "
-                                                "mark once it is merged")
 
 #: Environment variables the library may read, each one told to the user (README, ``--help``):
 #: the repository root, the traceback of an internal error, the cache folder, the bootstrap's limits.
@@ -425,7 +423,6 @@ def test_no_module_function_or_parameter_list_over_its_limit():
                                       "many settings takes a small frozen dataclass (stats.BootstrapSettings)")
 
 
-@WAIVED
 def test_no_module_function_or_parameter_list_over_its_limit_elsewhere():
     assert _elsewhere(oversized()) == []
 
