@@ -95,22 +95,36 @@ def mcnemar_critical_values(d: Any, alpha: float) -> np.ndarray:
     """
     from scipy.stats import binom
 
-    d = np.asarray(d, dtype=float)
+    d = np.asarray(d, dtype=np.int64)
     c = binom.ppf(alpha / 2, d, 0.5)
     c = np.where(2 * binom.cdf(c, d, 0.5) <= alpha * (1 + 1e-12), c, c - 1)
-    return np.where(d > 0, c, -1.0)
+    return np.where(d > 0, c, -1.0).astype(np.int64)
+
+
+def _reject_given_d(d: np.ndarray, pi: float, alpha: float) -> np.ndarray:
+    """P(the exact test rejects | ``d`` discordant pairs), ``n10 ~ Bin(d, pi)``."""
+    from scipy.special import bdtr, bdtrc
+
+    c = mcnemar_critical_values(d, alpha)
+    low = np.where(c >= 0, bdtr(np.maximum(c, 0), d, pi), 0.0)        # P(n10 <= c)
+    return low + bdtrc(d - c - 1, d, pi)                                # + P(n10 >= d - c)
+
+
+def _d_window(n: int, psi: float) -> np.ndarray:
+    """Discordant-pair counts with probability above :data:`_TAIL` at either end (all for small n)."""
+    from scipy.stats import binom
+
+    if n <= 50:
+        return np.arange(0, n + 1, dtype=np.int64)
+    lo, hi = int(binom.ppf(_TAIL, n, psi)), int(binom.isf(_TAIL, n, psi))
+    return np.arange(max(lo - 1, 0), min(hi + 1, n) + 1, dtype=np.int64)
 
 
 def _exact_power(d: float, n: int, psi: float, alpha: float) -> float:
     from scipy.stats import binom
 
-    lo = int(binom.ppf(_TAIL, n, psi)) if n > 50 else 0
-    hi = int(binom.isf(_TAIL, n, psi)) if n > 50 else n
-    D = np.arange(max(lo - 1, 0), min(hi + 1, n) + 1, dtype=float)
-    c = mcnemar_critical_values(D, alpha)
-    pi = (psi + d) / (2 * psi)
-    reject = binom.cdf(c, D, pi) + binom.sf(D - c - 1, D, pi)
-    return float(np.sum(binom.pmf(D, n, psi) * reject))
+    D = _d_window(n, psi)
+    return float(binom.pmf(D, n, psi) @ _reject_given_d(D, (psi + d) / (2 * psi), alpha))
 
 
 def paired_power(difference: float, n: int, discordance: float, *, alpha: float = 0.05,
@@ -207,9 +221,21 @@ def items_needed(difference: float, discordance: float, *, alpha: float = 0.05, 
 
 
 def _exact_items(d: float, psi: float, alpha: float, power: float, start: int) -> int:
-    """Smallest ``n`` with exact power >= ``power`` (see :func:`items_needed`)."""
+    """Smallest ``n`` with exact power >= ``power`` (see :func:`items_needed`).
+
+    The rejection probability given ``D`` discordant pairs does not depend on ``n``: the powers of
+    several sizes are one matrix product over the counts ``D`` they can have.
+    """
+    from scipy.stats import binom
+
+    pi = (psi + d) / (2 * psi)
+
+    def powers(ns: np.ndarray) -> np.ndarray:
+        D = np.arange(_d_window(int(ns.min()), psi)[0], _d_window(int(ns.max()), psi)[-1] + 1)
+        return binom.pmf(D[None, :], ns[:, None], psi) @ _reject_given_d(D, pi, alpha)
+
     def ok(n: int) -> bool:
-        return _exact_power(d, n, psi, alpha) >= power
+        return bool(powers(np.array([n]))[0] >= power)
 
     lo, hi = 0, start                   # invariant: ok(hi); lo = 0 or not ok(lo)
     while not ok(hi):
@@ -218,11 +244,9 @@ def _exact_items(d: float, psi: float, alpha: float, power: float, start: int) -
     while hi - lo > 1:
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if ok(mid) else (mid, hi)
-    checked = hi
-    for n in range(hi + 1, hi + _CHECK_AFTER + 1):     # a later dip below the target: start after it
-        if not ok(n):
-            checked = n + 1
-    return checked
+    after = np.arange(hi + 1, hi + _CHECK_AFTER + 1)
+    dips = after[powers(after) < power]        # a later dip below the target: the answer starts after it
+    return int(dips.max()) + 1 if dips.size else hi
 
 
 def power_summary(n: int, discordance: float, *, target: float | None = None, alpha: float = 0.05,
