@@ -73,7 +73,7 @@ def endpoint_mc_se(valid: np.ndarray, q: float, endpoint: float | None = None) -
     Two parts, and the larger is reported:
 
     1. **Maritz-Jarrett** (Maritz & Jarrett 1978, "A note on estimating the variance of the sample
-       median", JASA 73): the standard deviation of the quantile over another ``B`` resamples, taking the
+       median", JASA 73, 194-196; ``scipy.stats.mstats.mjci``): the standard deviation of the quantile over another ``B`` resamples, taking the
        ``B`` replicates at hand as the distribution they come from.  The order statistic at ``numpy``'s
        interpolation position ``h = (B - 1) q + 1`` is then distributed over the sorted replicates with
        weights ``W_i = I_{i/B}(h, B + 1 - h) - I_{(i-1)/B}(h, B + 1 - h)`` (regularized incomplete beta;
@@ -81,9 +81,8 @@ def endpoint_mc_se(valid: np.ndarray, q: float, endpoint: float | None = None) -
        handled as is: the estimate is the spread over the lattice values another seed could land on
        (about ``sqrt(q (1 - q) / B) / f`` for a smooth statistic, ``f`` the density at the endpoint).
     2. **Resolution** ``h / sqrt(12)``, ``h`` the lattice step at the endpoint (:func:`lattice_step`):
-       the standard deviation of a quantity known to the nearest lattice value (the rounding variance
-       ``h^2 / 12`` of Sheppard's correction; Kendall & Stuart, *The Advanced Theory of Statistics*,
-       Vol. 1, Sec. 3.18).  On a lattice the plug-in of part 1 can be 0 -- the ``B`` replicates put
+       the standard deviation of a quantity known to the nearest lattice value (a rounding error uniform
+       over one step has variance ``h^2 / 12``: Sheppard's correction for grouped data, Sheppard 1898).  On a lattice the plug-in of part 1 can be 0 -- the ``B`` replicates put
        ``q`` inside one value's mass -- while another seed moves the endpoint by one step, because
        the mass of that value is itself estimated; the floor says the endpoint is not known more
        finely than the lattice, and more resamples do not reduce it.  For a smooth statistic the
