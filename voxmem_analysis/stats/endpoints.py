@@ -46,28 +46,43 @@ def lattice_step(valid: np.ndarray, endpoint: float, window: np.ndarray | None =
     if not np.isfinite(endpoint) or valid.size == 0:
         return float("nan")
     tol = TIE_RTOL * max(1.0, abs(float(endpoint)))
+    lo_t, hi_t = endpoint - tol, endpoint + tol
     prev = nxt = None
-    on_value = True
     if window is not None and window.size:
-        i = int(np.searchsorted(window, endpoint - tol, side="left"))
-        j = int(np.searchsorted(window, endpoint + tol, side="right"))
+        i = int(np.searchsorted(window, lo_t, side="left"))
+        j = int(np.searchsorted(window, hi_t, side="right"))
         prev = float(window[i - 1]) if i > 0 else None
         nxt = float(window[j]) if j < window.size else None
         on_value = j > i
-    if prev is None or nxt is None:     # a neighbour beyond the window (or no window): scan everything
-        below = valid[valid < endpoint - tol]
-        above = valid[valid > endpoint + tol]
-        prev = float(below.max()) if below.size else None
-        nxt = float(above.min()) if above.size else None
-        on_value = below.size + above.size < valid.size
+    else:
+        on_value = bool(np.any((valid >= lo_t) & (valid <= hi_t)))
+    # a neighbour beyond the window (an atom covers its edge) or no window: one pass over everything
+    if prev is None:
+        m = float(np.max(valid, initial=-np.inf, where=valid < lo_t))
+        prev = m if m > -np.inf else None
+    if nxt is None:
+        m = float(np.min(valid, initial=np.inf, where=valid > hi_t))
+        nxt = m if m < np.inf else None
     if not on_value:                    # between two values
         return 0.0 if prev is None or nxt is None else nxt - prev
     gaps = [g for g in ((endpoint - prev) if prev is not None else None,
                         (nxt - endpoint) if nxt is not None else None) if g is not None]
-    return float(np.mean(gaps)) if gaps else 0.0
+    return sum(gaps) / len(gaps) if gaps else 0.0
 
 
-def endpoint_mc_se(valid: np.ndarray, q: float, endpoint: float | None = None) -> float:
+def _window(b: int, q: float) -> tuple[float, int, int]:
+    """``(h, lo, hi)``: numpy's interpolation position ``h`` of the ``q``-quantile of ``b`` replicates and the
+    order statistics ``lo .. hi - 1`` (0-based) holding all but :data:`_WINDOW_TAIL` of its distribution."""
+    from scipy.special import betaincinv
+
+    h = (b - 1) * q + 1
+    lo_x, hi_x = betaincinv(h, b + 1 - h, [_WINDOW_TAIL, 1 - _WINDOW_TAIL])
+    lo = int(min(max(np.floor(b * lo_x) - 1, 0), b - 1))
+    return h, lo, int(min(max(np.ceil(b * hi_x) + 1, lo + 1), b))
+
+
+def endpoint_mc_se(valid: np.ndarray, q: float, endpoint: float | None = None, *,
+                   part: np.ndarray | None = None) -> float:
     """Monte-Carlo standard error of the ``q``-quantile of ``valid`` replicates (an interval endpoint).
 
     Two parts, and the larger is reported:
@@ -96,24 +111,23 @@ def endpoint_mc_se(valid: np.ndarray, q: float, endpoint: float | None = None) -
         Level of the endpoint (the BCa-adjusted level for BCa).
     endpoint : float, optional
         The endpoint (default: ``numpy.quantile(valid, q)``).
+    part : ndarray, optional
+        ``valid`` partitioned (``numpy.partition``) at least at the window of :func:`_window`
+        (one partition can serve both endpoints).
 
     Returns
     -------
     float
         NaN with fewer than 2 replicates or ``q`` outside (0, 1).
     """
-    from scipy.special import betaincinv
-
     b = valid.size
     if b < 2 or not 0.0 < q < 1.0:
         return float("nan")
     if endpoint is None:
         endpoint = float(np.quantile(valid, q))
-    h = (b - 1) * q + 1
-    lo_x, hi_x = betaincinv(h, b + 1 - h, [_WINDOW_TAIL, 1 - _WINDOW_TAIL])
-    lo = int(min(max(np.floor(b * lo_x) - 1, 0), b - 1))
-    hi = int(min(max(np.ceil(b * hi_x) + 1, lo + 1), b))
-    part = np.partition(valid, (lo, hi - 1)) if hi - lo < b else valid
+    h, lo, hi = _window(b, q)
+    if part is None:
+        part = np.partition(valid, (lo, hi - 1)) if hi - lo < b else valid
     x = np.sort(part[lo:hi])
     w = _order_weights(h, b, lo, hi)
     total = float(w.sum())
@@ -202,8 +216,12 @@ def interval_summary(reps: np.ndarray, est: float, ci_level: float, method: str,
     else:
         q_lo, q_hi = alpha / 2, 1 - alpha / 2
         lo, hi = np.percentile(valid, [100 * q_lo, 100 * q_hi])   # = nanpercentile of reps, without the scan
-    out.update(ci_low=float(lo), ci_high=float(hi), ci_low_mc_se=endpoint_mc_se(valid, q_lo, float(lo)),
-               ci_high_mc_se=endpoint_mc_se(valid, q_hi, float(hi)))
+    part = None
+    if valid.size >= 2 and 0.0 < q_lo <= q_hi < 1.0:      # one partition for both endpoints' windows
+        (_, a0, a1), (_, b0, b1) = _window(valid.size, q_lo), _window(valid.size, q_hi)
+        part = np.partition(valid, sorted({a0, a1 - 1, b0, b1 - 1}))
+    out.update(ci_low=float(lo), ci_high=float(hi), ci_low_mc_se=endpoint_mc_se(valid, q_lo, float(lo), part=part),
+               ci_high_mc_se=endpoint_mc_se(valid, q_hi, float(hi), part=part))
     return out
 
 

@@ -70,11 +70,13 @@ def fraction_accuracies(rows: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarra
     return frac(ints[:, :k], den), frac(ints[:, k:2 * k], den)
 
 
-def _exact_rows(func: Callable[[np.ndarray, np.ndarray], Any], rows: np.ndarray, k: int) -> list:
-    """The statistic ``func`` on each row of integer sums, exactly; None where it is undefined.
+def _exact_rows(func: Callable[[np.ndarray, np.ndarray], Any], rows: np.ndarray,
+                k: int) -> tuple[list, np.ndarray]:
+    """The statistic ``func`` on each distinct row of integer sums, exactly (None where it is
+    undefined), and for each row the index of its distinct row.
 
-    Each distinct row is evaluated once; rows with a zero denominator are undefined (NaN in floats),
-    and so is a row where the statistic divides by zero (a ratio whose baseline sum is 0).
+    Rows with a zero denominator are undefined (NaN in floats), and so is a row where the statistic
+    divides by zero (a ratio whose baseline sum is 0).
     """
     uniq, inv = np.unique(rows, axis=0, return_inverse=True)
     values: list = [None] * uniq.shape[0]
@@ -91,7 +93,7 @@ def _exact_rows(func: Callable[[np.ndarray, np.ndarray], Any], rows: np.ndarray,
                     got.append(None)
         for r, v in zip(ok.tolist(), got):
             values[r] = v if isinstance(v, (Fraction, int)) else None
-    return [values[i] for i in np.asarray(inv).reshape(-1)]
+    return values, np.asarray(inv).reshape(-1)
 
 
 def exact_order(replicates: np.ndarray, estimate: float, func: Callable[[np.ndarray, np.ndarray], Any],
@@ -117,7 +119,7 @@ def exact_order(replicates: np.ndarray, estimate: float, func: Callable[[np.ndar
     ndarray of int8, or None
         None when the estimate is undefined exactly (the caller keeps the float comparison).
     """
-    est_exact = _exact_rows(func, estimate_sums[None, :], k)[0]
+    est_exact = _exact_rows(func, estimate_sums[None, :], k)[0][0]
     if est_exact is None or not np.isfinite(estimate):
         return None
     order = np.sign(np.where(np.isfinite(replicates), replicates - estimate, 0.0)).astype(np.int8)
@@ -125,8 +127,9 @@ def exact_order(replicates: np.ndarray, estimate: float, func: Callable[[np.ndar
     scale = max(1.0, abs(estimate), float(np.abs(replicates[finite]).max()) if finite.any() else 0.0)
     near = np.flatnonzero(finite & (np.abs(replicates - estimate) <= TIE_RTOL * scale))
     if near.size:
-        exact = _exact_rows(func, sums[near], k)
-        order[near] = [0 if v is None else (v > est_exact) - (v < est_exact) for v in exact]
+        values, inv = _exact_rows(func, sums[near], k)
+        signs = np.array([0 if v is None else (v > est_exact) - (v < est_exact) for v in values], dtype=np.int8)
+        order[near] = signs[inv]
     return order
 
 
@@ -174,8 +177,8 @@ def exact_jackknife(func: Callable[[np.ndarray, np.ndarray], Any], units: np.nda
     are the statistic on the total minus each row.
     """
     total = units.sum(axis=0)
-    vals = _exact_rows(func, total[None, :] - units, k)
-    return np.array([v for v in vals if v is not None], dtype=object)
+    values, inv = _exact_rows(func, total[None, :] - units, k)
+    return np.array([values[i] for i in inv if values[i] is not None], dtype=object)
 
 
 def exact_acceleration(jack: np.ndarray) -> float:
