@@ -37,6 +37,24 @@ def test_format_table_uses_the_printed_precision():
     assert f.index.name == "Slice"
 
 
+def test_latex_numbers_a_journal_takes():
+    """p below 0.001 in scientific notation, counts as integers (even read back as floats), an estimate and
+    its interval with the same decimals, typographic minus signs, readable headers."""
+    from voxmem_analysis.output import table_to_latex
+
+    pub = pd.DataFrame({"artifact": ["table2"] * 2, "row": ["All", "All"], "column": ["Δ", "n"], "decimals": [1, 0]})
+    t = pd.DataFrame({"n": [669.0, 474.0], "Δ": [31.0912, -5.12821], "p_value": [5.92923e-47, 0.143307],
+                      "Δ 95% CI low": [27.3543, -10.25641], "Δ 95% CI high": [34.8281, 1.5],
+                      "kappa": [0.953, 0.9], "kappa_ci_low": [0.9467, 0.88], "kappa_ci_high": [0.9585, 0.93]},
+                     index=pd.Index(["All", "Speech Semantics"], name="row"))
+    f = format_table(t, "table2", pub)
+    assert f.loc["All"].tolist() == ["669", "31.1", r"$5.9\times10^{-47}$", "27.4", "34.8", "0.953", "0.947", "0.959"]
+    assert f.loc["Speech Semantics"].tolist()[:5] == ["474", "$-$5.1", "0.143", "$-$10.3", "1.5"]
+    head = table_to_latex(t).splitlines()[5]
+    assert head == (r" & n & $\Delta$ & p & $\Delta$ 95\% CI low & $\Delta$ 95\% CI high & $\kappa$ & "
+                    r"$\kappa$, CI low & $\kappa$, CI high \\")
+
+
 def test_zip_is_deterministic(tmp_path):
     folder = tmp_path / "voxmem_supplement"
     folder.mkdir()

@@ -100,6 +100,11 @@ class OutputFolder(os.PathLike):
     def __fspath__(self) -> str:
         return str(self.path)
 
+    @property
+    def notebook(self) -> str:
+        """The notebook writing into the folder (what :func:`voxmem_analysis.output.save_finding` names its file after)."""
+        return self.source["notebook"]
+
     def __truediv__(self, other) -> Path:
         return self.path / other
 

@@ -29,6 +29,8 @@ def print_summary(summary, stream=None) -> None:
         w(f"{r.name:<{width}}  {status:<7}  {r.seconds:>7.1f}  {_outputs_brief(r.outputs)}\n")
         if r.status == "skipped":
             w(f"{'':<{width}}    {r.reason}\n")
+        elif r.status == "ok" and r.sections_skipped:
+            w(f"{'':<{width}}    sections skipped: " + "; ".join(f"{s} ({why})" for s, why in r.sections_skipped) + "\n")
         if r.error is not None:
             w(f"{'':<{width}}    {r.error.headline()}\n")
             for line in r.error.source.splitlines()[:6]:
@@ -43,8 +45,10 @@ def print_summary(summary, stream=None) -> None:
         w(f"release {summary.data_dir}: could not be loaded: {rel['error']}\n")
     elif rel:
         amc = rel.get("benchmark") == "audio-multichallenge"
+        k = rel.get("models")
+        what = ("model x output-modality system" if amc else "model") + ("" if k == 1 else "s")
         w(f"release: {rel.get('label')} ({rel.get('predictions')} {'rubric verdicts' if amc else 'predictions'}, "
-          f"{rel.get('models')} {'model x output-modality systems' if amc else 'models'})\n")
+          f"{k} {what})\n")
         if rel.get("mode") == "analysis":
             w(f"report mode: analysis of your runs ({', '.join(rel.get('model_names') or [])}); not the paper's "
               f"release, so no reproduction scoreboard or paper audit (--compare-published adds them)\n")
@@ -88,4 +92,6 @@ def print_summary(summary, stream=None) -> None:
     if (Path(summary.out_dir) / "report" / "index.html").exists():
         w(f"report: {Path(summary.out_dir) / 'report' / 'index.html'}\n")
     n_ok = sum(r.status == "ok" for r in rows)
-    w(f"{n_ok} of {len(rows)} notebooks ok, {len(summary.failed)} failed; wall time {summary.wall_seconds:.1f} s\n")
+    n_skip = sum(r.status == "skipped" for r in rows)
+    w(f"{n_ok} of {len(rows)} notebooks ok, {n_skip} skipped, {len(summary.failed)} failed; "
+      f"wall time {summary.wall_seconds:.1f} s\n")
