@@ -57,8 +57,7 @@ cmp.unmatched
 # %%
 t13 = cmp.wide()
 output.save_finding(F.judge_agreement(cmp.summary, cmp.table), out)
-output.save_table(t13, out, "table13", formats=("csv",), show=False)
-output.save_table(J.printed_table13(t13), out, "table13", formats=("md", "tex"), synthetic=release.synthetic,
+output.save_table(t13, out, "table13", synthetic=release.synthetic,
                   caption=f"Table 13: cross-judge agreement at {budget}")
 
 # %% [markdown]

@@ -54,8 +54,7 @@ res.unpaired
 # %%
 t2 = res.wide()
 output.save_finding(F.transcript_ablation(res.table), out)
-output.save_table(t2, out, "table2", formats=("csv",), show=False)
-output.save_table(A.printed_table2(t2), out, "table2", formats=("md", "tex"), synthetic=release.synthetic,
+output.save_table(t2, out, "table2", synthetic=release.synthetic,
                   caption=f"Table 2: acoustic-evidence validation with {res.model} ({budget}, answerable items)")
 
 # %% [markdown]

@@ -10,6 +10,7 @@ first use, so ``import voxmem_analysis`` stays light.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
@@ -141,9 +142,10 @@ def _registrations(tree):
             yield node.args[0].value, next((k.value for k in node.keywords if k.arg == "title"), None)
 
 
+@functools.lru_cache(maxsize=1)
 def _sources():
     """``(module name, parsed source)`` of every module of :data:`ARTIFACT_MODULES`, or None when one
-    cannot be read as a ``.py`` file (then callers import the registry)."""
+    cannot be read as a ``.py`` file (then callers import the registry).  Parsed once per process."""
     import ast
     import importlib.util
 
@@ -154,7 +156,7 @@ def _sources():
             return None
         with open(spec.origin, encoding="utf-8") as fh:
             out.append((mod, ast.parse(fh.read(), filename=spec.origin)))
-    return out
+    return tuple(out)
 
 
 def source_titles() -> dict[str, str] | None:

@@ -120,7 +120,8 @@ def _tex_escape(s: str) -> str:
 #: p-values below this are printed in scientific notation (``$7.3\times10^{-20}$``), never as 0.000.
 P_SCIENTIFIC_BELOW = 0.001
 _COUNT_LABELS = {"n", "N", "items", "Items", "AR items", "questions", "Questions", "tasks", "Tasks", "Models",
-                 "models", "Cells", "cells", "Total", "errors", "Errors", "n_items", "n_errors", "n_cells"}
+                 "models", "Cells", "cells", "Total", "total", "errors", "Errors", "observations", "clusters",
+                 "count", "Count", "predictions", "scored", "correct"}
 _BOUND = re.compile(r"^(?P<base>.*?)(?:[ _,]+(?:\d+(?:\.\d+)?\\?% )?(?:CI[ _]|ci_)?)(?P<end>lo|hi|low|high)"
                     r"(?P<rest>(?: .*)?)$")
 
@@ -133,7 +134,8 @@ def is_count_label(label) -> bool:
     """A row or column label that holds counts: ``n``, ``items``, ``Total``, ``Speaker Identity n``, ``8K|n``."""
     text = str(label)
     last = text.rsplit("|", 1)[-1]
-    return text in _COUNT_LABELS or last in _COUNT_LABELS or text.endswith(" n") or text.startswith("n_")
+    return (text in _COUNT_LABELS or last in _COUNT_LABELS or text.endswith((" n", " items")) or text.startswith("n_")
+            or text.endswith("_n"))
 
 
 def is_p_label(label) -> bool:
@@ -199,7 +201,7 @@ def is_missing(value) -> bool:
 def latex_number(value, decimals: int = 1, *, kind: str = "number") -> str:
     """One number as it is printed in a LaTeX table (every ``.tex`` table of the workbook).
 
-    ``kind="count"``: an integer (``799``, never ``799.0``); ``kind="p"``: a p-value, below
+    ``kind="count"``: an integer (``799``, never ``799.0``; ``11,978`` from 10,000 on); ``kind="p"``: a p-value, below
     :data:`P_SCIENTIFIC_BELOW` in scientific notation with two significant digits
     (``$7.3\\times10^{-20}$``), else with ``max(decimals, 3)`` decimals; ``kind="number"``: ``decimals``
     decimals.  A negative number gets a typographic minus (``$-$4.0``); missing values are empty."""
@@ -211,7 +213,7 @@ def latex_number(value, decimals: int = 1, *, kind: str = "number") -> str:
     if math.isinf(v):
         return ("$-$" if v < 0 else "") + r"$\infty$"
     if kind == "count":
-        text = f"{abs(round(v)):d}"
+        text = f"{abs(round(v)):,d}" if abs(v) >= 10_000 else f"{abs(round(v)):d}"   # 11,978 as journals print it
     elif kind == "p" and 0 < v < P_SCIENTIFIC_BELOW:
         mant, exp = f"{v:.1e}".split("e")
         mant = mant[:-2] if mant.endswith(".0") else mant
@@ -219,7 +221,7 @@ def latex_number(value, decimals: int = 1, *, kind: str = "number") -> str:
     else:
         d = max(decimals, 3) if kind == "p" else max(decimals, 0)
         text = f"{abs(v):.{d}f}"
-    negative = v < 0 and float(text) != 0
+    negative = v < 0 and float(text.replace(",", "")) != 0
     return ("$-$" if negative else "") + text
 
 
@@ -234,19 +236,58 @@ def _cell_kind(row, col, value, whole_column: bool) -> str:
     return "number"
 
 
+def _integer_column(col) -> bool:
+    """Integer numbers by type: an integer dtype, or an object column whose values are all ``int``."""
+    import pandas as pd
+
+    if pd.api.types.is_bool_dtype(col):
+        return False
+    if pd.api.types.is_integer_dtype(col):
+        return True
+    vals = [v for v in col.tolist() if not is_missing(v)]
+    return col.dtype == object and bool(vals) and all(isinstance(v, int) and not isinstance(v, bool) for v in vals)
+
+
+def _column_plan(df: pd.DataFrame, digits: int) -> tuple[dict, dict]:
+    """``(decimals, integer)`` per column label (text): integers by type (:func:`_integer_column`) or a
+    count column of whole numbers print without decimals; floats with 3 decimals when every value (count
+    rows aside) lies within [-1.5, 1.5] (ratios, kappa, rho, p-values), with none when all are zero, else
+    with ``digits``.  A float that happens to be whole (an accuracy of 50.0) keeps its decimals."""
+    import pandas as pd
+
+    body = df[[not is_count_label(r) for r in df.index]] if len(df) else df
+    dec, integer = {}, {}
+    for c, name in zip(df.columns, map(str, df.columns)):
+        col = df[c]
+        num = pd.to_numeric(col, errors="coerce")
+        text = bool((num.isna() & ~col.map(is_missing)).any())
+        vals = pd.to_numeric(body[c], errors="coerce").dropna()
+        whole = bool(len(num.dropna())) and bool((num.dropna() == num.dropna().round()).all())
+        integer[name] = not text and (_integer_column(col) or (whole and is_count_label(name)))
+        if text or integer[name]:
+            dec[name] = digits if text else 0
+        elif len(vals) and (vals == 0).all():
+            dec[name] = 0
+        elif len(vals) and (vals.abs() <= 1.5).all():
+            dec[name] = 3
+        else:
+            dec[name] = digits
+    return dec, integer
+
+
 def cell_formats(df: pd.DataFrame, digits: int = 1, decimals: dict | None = None) -> list[list[tuple]]:
     """How every cell of ``df`` is printed: ``(value, kind, decimals)`` per cell, row by row, where
-    ``kind`` is ``count``, ``p`` or ``number`` (:func:`latex_number`; the report prints the same plan).
+    ``kind`` is ``count``, ``p`` or ``number`` (:func:`latex_number`, :func:`text_number`; the report's
+    :func:`~voxmem_analysis.reproduce.report_html.html_number` prints the same plan).
 
     Decimals per column: ``decimals[column label]`` when given (the paper's printed precision), else
-    :func:`column_digits`; counts (in a count row or column, :func:`is_count_label`, or in a column of
-    whole numbers) as integers; p-values (:func:`is_p_label`) as p-values; the bounds of an interval
+    :func:`_column_plan`; counts (integer columns, a count column or row, :func:`is_count_label`) as
+    integers; p-values (:func:`is_p_label`) as p-values; the bounds of an interval
     (:func:`interval_bound`) with the decimals of their estimate's column."""
     cols = [str(c) for c in df.columns]
     given = {str(c): int(d) for c, d in (decimals or {}).items()}
-    heuristic = column_digits(df, digits)
-    dec = {c: given.get(c, d) for c, d in zip(cols, heuristic)}
-    whole_col = {c: d == 0 and c not in given for c, d in zip(cols, heuristic)}
+    planned, integer = _column_plan(df, digits)
+    dec = {c: given.get(c, planned[c]) for c in cols}
     estimate = {}
     for c in cols:
         b = interval_bound(c)
@@ -259,7 +300,7 @@ def cell_formats(df: pd.DataFrame, digits: int = 1, decimals: dict | None = None
         for c, v in zip(cols, rec):
             v = v.item() if hasattr(v, "item") else v
             src = estimate.get(c) or c
-            row.append((v, _cell_kind(r, c, v, whole_col[src] and not estimate.get(c)), dec[src]))
+            row.append((v, _cell_kind(r, c, v, integer[src] and not estimate.get(c)), dec[src]))
         out.append(row)
     return out
 

@@ -6,7 +6,7 @@ import math
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["esc", "resource", "num", "signed", "display_path", "read_csv", "truthy", "column_decimals", "table_html",
+__all__ = ["esc", "resource", "num", "signed", "display_path", "read_csv", "read_table", "truthy", "column_decimals", "table_html",
            "html_number", "natural_key", "MAX_TABLE_ROWS", "OPEN_ROWS"]
 
 _REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -80,6 +80,35 @@ def read_csv(path: Path):
         return pd.read_csv(path, keep_default_na=False, na_values=[""])
     except Exception:  # noqa: BLE001 - an unreadable CSV is shown as missing
         return None
+
+
+def read_table(path: Path):
+    """A table of ``OUT/tables`` (``NAME.csv``) for display, its numbers typed as the notebook wrote them:
+    the CSV gives the shape and labels, ``NAME.long.csv`` (when there) the exact values, so a count
+    stays an ``int`` and an accuracy of 50.0 a ``float`` (a CSV alone reads both as 50).  None when the
+    CSV cannot be read."""
+    from collections import defaultdict, deque
+
+    from voxmem_analysis.output import read_long
+
+    df = read_csv(path)
+    long = Path(path).with_name(Path(path).stem + ".long.csv")
+    if df is None or df.shape[1] < 2 or not long.is_file():
+        return df
+    try:
+        rows = read_long(long)
+    except (OSError, ValueError):
+        return df
+    cells: dict = defaultdict(deque)
+    for _, r, c, v in rows:
+        cells[(r, c)].append(v)
+    out = df.astype(object)
+    for j, c in enumerate(df.columns[1:], start=1):
+        for i, label in enumerate(df.iloc[:, 0].tolist()):
+            q = cells.get((str(label), str(c)))
+            if q:
+                out.iat[i, j] = q.popleft()
+    return out
 
 
 def truthy(v) -> bool:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from voxmem_analysis.reproduce.report_html import OPEN_ROWS, esc, natural_key, read_csv, table_html
+from voxmem_analysis.reproduce.report_html import OPEN_ROWS, esc, natural_key, read_table, table_html
 
 __all__ = ["captions", "paper_order_table15", "figures_section", "tables_section", "table_files", "figure_files",
            "registry_title",
@@ -206,7 +206,7 @@ def tables_section(run: dict, out: Path, caps: dict | None = None, flags: dict |
             for ext, label in (("md", "Markdown"), ("tex", "LaTeX")):
                 if f.with_suffix(f".{ext}").exists():
                     links.append(f'<a href="../tables/{esc(f.stem)}.{ext}">{label}</a>')
-            df = read_csv(f)
+            df = read_table(f)
             note = ""
             if f.stem == "table15" and df is not None:
                 df = paper_order_table15(df)
