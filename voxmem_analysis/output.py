@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # pandas is imported by the functions that use it: reading a 
     import pandas as pd
 
 __all__ = ["save_table", "save_figure", "table_to_latex", "table_to_markdown", "latex_number", "latex_cells", "cell_formats", "is_missing",
-           "readable_header", "interval_bound", "is_count_label", "is_p_label", "save_finding", "read_findings", "text_number", "SYNTHETIC_LABEL", "stamp_synthetic",
+           "readable_header", "interval_bound", "is_count_label", "is_p_label", "save_finding", "read_findings", "text_number", "latex_caption", "SYNTHETIC_LABEL", "stamp_synthetic",
            "in_kernel", "display_frame", "figure_caption", "laid_out", "long_rows", "write_long", "read_long",
            "LONG_COLUMNS"]
 
@@ -88,12 +88,14 @@ def _md(text) -> str:
     return str(text).replace("|", "\\|")
 
 
-def table_to_markdown(df: pd.DataFrame, digits: int = 1, caption: str | None = None) -> str:
-    """A Markdown (pipe) table; numbers as :func:`cell_formats` plans them (:func:`text_number`)."""
+def table_to_markdown(df: pd.DataFrame, digits: int = 1, caption: str | None = None, *,
+                      decimals: dict | None = None) -> str:
+    """A Markdown (pipe) table; numbers as :func:`cell_formats` plans them (:func:`text_number`;
+    ``decimals``: per column, e.g. the paper's printed precision)."""
     idx = df.index.name or ""
     head = [_md(idx)] + [_md(c) for c in df.columns]
     lines = ["| " + " | ".join(head) + " |", "| " + " | ".join(["---"] + ["---:"] * len(df.columns)) + " |"]
-    for r, cells in zip(df.index, cell_formats(df, digits)):
+    for r, cells in zip(df.index, cell_formats(df, digits, decimals)):
         lines.append("| " + " | ".join([_md(r)] + [_md(text_number(v, d, k)) for v, k, d in cells]) + " |")
     out = "\n".join(lines) + "\n"
     return (f"{caption}\n\n" + out) if caption else out
@@ -135,7 +137,7 @@ def is_count_label(label) -> bool:
     text = str(label)
     last = text.rsplit("|", 1)[-1]
     return (text in _COUNT_LABELS or last in _COUNT_LABELS or text.endswith((" n", " items")) or text.startswith("n_")
-            or text.endswith("_n"))
+            or text.endswith("_n") or text.startswith(("n (", "n ")))
 
 
 def is_p_label(label) -> bool:
@@ -310,6 +312,22 @@ def latex_cells(df: pd.DataFrame, digits: int = 1, decimals: dict | None = None)
     return [[latex_number(v, d, kind=k) for v, k, d in row] for row in cell_formats(df, digits, decimals)]
 
 
+_CAPTION_TABLE = re.compile(r"^(?P<amc>AMC )?Table (?P<num>[A-Z]?\d+[a-z]?): (?P<rest>.+)$", re.S)
+_CAPTION_FIGURE = re.compile(r"^(?:AMC )?Figure \d+")
+
+
+def latex_caption(caption: str) -> tuple[str | None, str]:
+    """``(table number, caption text)`` for ``\\caption``: ``"Table 18: paired change"`` -> ``("18", "paired
+    change")`` (the table keeps the paper's number), ``"AMC Table 2: ..."`` -> ``("AMC 2", ...)``; the numbers of
+    a figure (``"Figure 4: accuracy"``) -> ``(None, "Numbers of Figure 4: accuracy")``; others unchanged."""
+    m = _CAPTION_TABLE.match(caption)
+    if m:
+        return (f"AMC {m['num']}" if m["amc"] else m["num"]), m["rest"]
+    if _CAPTION_FIGURE.match(caption):
+        return None, f"Numbers of {caption}"
+    return None, caption
+
+
 def table_to_latex(df: pd.DataFrame, digits: int = 1, caption: str | None = None, label: str | None = None,
                    *, decimals: dict | None = None) -> str:
     """A booktabs ``table`` environment (``\\usepackage{booktabs}``; ``amssymb`` for a ✓).
@@ -323,6 +341,9 @@ def table_to_latex(df: pd.DataFrame, digits: int = 1, caption: str | None = None
     body = [" & ".join([_tex_escape(str(r))] + cells) + r" \\" for r, cells in zip(df.index, latex_cells(df, digits, decimals))]
     parts = [r"\begin{table}[t]", r"\centering", r"\small"]
     if caption:
+        number, caption = latex_caption(caption)
+        if number:   # the paper's number, not LaTeX's next one (local to this table environment)
+            parts.append(r"\renewcommand{\thetable}{" + _tex_escape(number) + "}")
         parts.append(r"\caption{" + _tex_escape(caption) + "}")
     if label:
         parts.append(r"\label{" + label + "}")

@@ -116,6 +116,12 @@ def _finite(x) -> bool:
         return False
 
 
+def _in_order(codes) -> tuple:
+    """Evidence-type codes in the paper's order (the order ties are named in)."""
+    order = {e: i for i, e in enumerate(tx.EVIDENCE_TYPES)}
+    return tuple(sorted(codes, key=lambda e: (order.get(e, len(order)), str(e))))
+
+
 def _ranked(values: dict[str, float]) -> list[tuple[str, float]]:
     """``(name, value)`` highest first (ties in the given order)."""
     return sorted(((k, v) for k, v in values.items() if _finite(v)), key=lambda kv: -kv[1])
@@ -161,8 +167,8 @@ def evidence_types(panels: pd.DataFrame) -> Finding:
             continue
         counts[b] = at["row"].nunique()
         top, low = ranked[0][1], ranked[-1][1]
-        tops.append((b, tuple(e for e, v in ranked if _tied(v, top)), top))
-        lows.append((b, tuple(e for e, v in ranked if _tied(v, low)), low))
+        tops.append((b, _in_order(e for e, v in ranked if _tied(v, top)), top))
+        lows.append((b, _in_order(e for e, v in ranked if _tied(v, low)), low))
     if not tops:
         return Finding("Evidence types", "No accuracy by evidence type could be compared (fewer than two evidence "
                        "types scored at every budget).", _PAPER_EVIDENCE)

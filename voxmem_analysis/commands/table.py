@@ -215,6 +215,13 @@ def release_defaults(release, spec: ArtifactSpec, params: dict, needs: tuple = (
     return chosen
 
 
+def _printed(name: str) -> dict[str, int]:
+    """The decimals the paper prints in each column of artifact ``name`` ({} when it prints none)."""
+    from voxmem_analysis.reproduce.published import printed_decimals
+
+    return printed_decimals(name)
+
+
 def _print(spec: ArtifactSpec, opts, params: dict) -> int:
     from voxmem_analysis import artifacts
     from voxmem_analysis.commands._shared import note
@@ -239,7 +246,7 @@ def _print(spec: ArtifactSpec, opts, params: dict) -> int:
     elif opts.format == "csv":
         table.to_csv(sys.stdout, float_format="%.6g", lineterminator="\n")
     elif opts.format == "md":
-        sys.stdout.write(table_to_markdown(table, caption=title))
+        sys.stdout.write(table_to_markdown(table, caption=title, decimals=_printed(art.name)))
     else:
-        sys.stdout.write(table_to_latex(table, caption=title, label=f"tab:{art.name}"))
+        sys.stdout.write(table_to_latex(table, caption=title, label=f"tab:{art.name}", decimals=_printed(art.name)))
     return 0

@@ -33,8 +33,8 @@ import os
 from pathlib import Path
 from string import Template
 
-from voxmem_analysis.reproduce.report_html import (OPEN_ROWS, display_path, esc, html_number, num, read_csv, resource,
-                                                   signed, table_html, truthy)
+from voxmem_analysis.reproduce.report_html import (OPEN_ROWS, display_path, esc, html_number, natural_key, num, read_csv,
+                                                   resource, signed, table_html, truthy)
 from voxmem_analysis.reproduce.report_outputs import (captions, figures_section, paper_order_table15,
                                                       provenance_flags, provenance_section, registry_title,
                                                       tables_section)
@@ -102,7 +102,7 @@ def _cards(run: dict, repro, audit, found=()) -> str:
     errs = sum(p["count"] for p in probs if p["severity"] == "error")
     warns = sum(p["count"] for p in probs if p["severity"] == "warning")
     cards.append(("bad" if errs else ("warn" if warns else "ok"), f"{errs} / {warns}",
-                  "validation errors / warnings", f"{len(probs)} distinct problem codes"))
+                  "validation errors / warnings", f"{len(probs)} distinct problem code{'' if len(probs) == 1 else 's'}"))
     if found:
         from voxmem_analysis.reproduce.provenance import grouped
 
@@ -310,12 +310,13 @@ def _audit_section(run: dict, audit) -> str:
     rows = "".join(f'<tr class="{"fail" if any(not truthy(x.get("holds")) for x in rs) else ""}"><td>{esc(a)}</td>'
                    f'<td class="num">{len(rs)}</td><td class="num">{sum(truthy(x.get("holds")) for x in rs)}</td>'
                    f'<td class="num">{sum(not truthy(x.get("holds")) for x in rs)}</td></tr>'
-                   for a, rs in sorted(by_art.items(), key=lambda kv: (all(truthy(x.get("holds")) for x in kv[1]), kv[0])))
+                   for a, rs in sorted(by_art.items(),
+                                       key=lambda kv: (all(truthy(x.get("holds")) for x in kv[1]), natural_key(kv[0]))))
     out.append('<table><tr><th>artifact</th><th class="num">identities</th><th class="num">hold</th>'
                f'<th class="num">fail</th></tr>{rows}</table>')
     if fails:
         out.append("<h3>Identities that fail</h3>" + _audit_rows(fails, cols))
-    for art, rs in sorted(by_art.items()):
+    for art, rs in sorted(by_art.items(), key=lambda kv: natural_key(kv[0])):
         rs = sorted(rs, key=lambda r: truthy(r.get("holds")))
         n_fail = sum(not truthy(r.get("holds")) for r in rs)
         out.append(f'<details class="{"has-fail" if n_fail else ""}"><summary>{esc(art)}<span class="counts">'
@@ -329,7 +330,8 @@ def _validation_section(run: dict) -> str:
     stats = rel.get("stats") or {}
     out = []
     if rel.get("predictions") is not None:
-        out.append(f'<p class="lead">{rel.get("predictions")} predictions of {rel.get("models")} models read from '
+        k = rel.get("models")
+        out.append(f'<p class="lead">{rel.get("predictions")} predictions of {k} model{"" if k == 1 else "s"} read from '
                    f'{stats.get("files", "?")} files ({stats.get("lines", "?")} lines; '
                    f'{stats.get("rejected_lines", 0)} rejected; {stats.get("duplicates_identical", 0)} identical '
                    f'duplicates ignored). The notebook <code>00_validate</code> prints the counts per model, budget '
@@ -422,7 +424,6 @@ def _findings_section(out: Path) -> str:
     """Every finding the notebooks saved (``OUT/findings/NAME.json``, :func:`voxmem_analysis.output.save_finding`):
     the sentence computed from this release, then the paper's own finding, labelled as the paper's."""
     from voxmem_analysis.output import read_findings
-    from voxmem_analysis.reproduce.report_html import natural_key
 
     found = read_findings(out)
     if not any(found.values()):

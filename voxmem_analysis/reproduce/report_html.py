@@ -157,11 +157,12 @@ def html_number(value, decimals: int = 1, kind: str = "number") -> str:
     return ("\u2212" if v < 0 and float(text) != 0 else "") + text
 
 
-def table_html(df, digits: int = 1) -> str:
+def table_html(df, digits: int = 1, decimals: dict | None = None) -> str:
     """``df`` (as read from a table's CSV; the first column holds the row labels) as an HTML table:
     numbers as the LaTeX and Markdown files print them (:func:`voxmem_analysis.output.cell_formats`:
     counts as integers, percentages to ``digits`` decimals, ratios to 3, an interval with its
-    estimate's decimals), at most :data:`MAX_TABLE_ROWS` rows."""
+    estimate's decimals; ``decimals``: per column, e.g. the paper's printed precision), at most
+    :data:`MAX_TABLE_ROWS` rows."""
     from voxmem_analysis.output import cell_formats
 
     head = "".join(f"<th>{esc(c)}</th>" for c in df.columns)
@@ -170,7 +171,7 @@ def table_html(df, digits: int = 1) -> str:
     if shown.shape[1]:
         labels = shown.iloc[:, 0].tolist()
         rest = shown.iloc[:, 1:].set_axis(labels, axis=0)
-        for label, cells in zip(labels, cell_formats(rest, digits)):
+        for label, cells in zip(labels, cell_formats(rest, digits, decimals)):
             tds = [f"<td>{esc(label)}</td>" if not isinstance(label, (int, float)) or isinstance(label, bool)
                    else f'<td class="num">{html_number(label, 0, "number" if label != round(label) else "count")}</td>']
             for v, kind, dec in cells:

@@ -193,11 +193,21 @@ def paper_order_table15(df):
     return out.reset_index(drop=True)
 
 
+def _printed_decimals(names) -> dict[str, dict[str, int]]:
+    """The paper's printed decimals per column of each table the paper publishes (``{}`` for the others)."""
+    from voxmem_analysis.reproduce.published import published, printed_decimals
+
+    pub = published(benchmark="all")
+    known = set(pub["artifact"])
+    return {n: printed_decimals(n, pub) for n in names if n in known}
+
+
 def tables_section(run: dict, out: Path, caps: dict | None = None, flags: dict | None = None) -> str:
     csvs = table_files(out)
     if not csvs:
         return '<p class="lead">No tables were written.</p>'
     caps = caps if caps is not None else captions(out)
+    printed = _printed_decimals([f.stem for f in csvs])
     parts = []
     for nb, files in _by_notebook(csvs, out, _owners(run)).items():
         parts.append(f"<h3>{esc(nb)}</h3>")
@@ -213,7 +223,8 @@ def tables_section(run: dict, out: Path, caps: dict | None = None, flags: dict |
                 note = ('<p class="lead">Rows as the paper prints them: models by Overall, highest first; '
                         'the CSV keeps the order of models.csv.</p>')
             warn = _warning(flags or {}, [f"tables/{f.stem}.{x}" for x in ("csv", "long.csv", "md", "tex")])
-            inner = warn + (table_html(df) if df is not None else "<p>(unreadable CSV)</p>") + note
+            shown = table_html(df, decimals=printed.get(f.stem)) if df is not None else "<p>(unreadable CSV)</p>"
+            inner = warn + shown + note
             opened = " open" if df is not None and len(df) <= OPEN_ROWS else ""
             opened = " open" if warn else opened
             parts.append(f'<details{opened}><summary>{esc(caps.get(f"tables/{f.name}", f.stem))}<span class="counts">'

@@ -92,18 +92,12 @@ def paper_figure_names(stems) -> dict[str, str]:
 
 # ----------------------------------------------------------------------------- LaTeX
 def paper_decimals(name: str, published=None) -> dict[str, int]:
-    """``{column: decimals}``: how many decimals the paper prints in each column of artifact ``name``
-    (the most frequent in ``published.csv``, the larger on a tie; a misprinted cell does not count
-    more than its column).  Columns the paper does not print are absent (their usual precision,
-    :func:`voxmem_analysis.output.column_digits`, applies)."""
+    """:func:`voxmem_analysis.reproduce.published.printed_decimals` of ``name`` in ``published`` (none: {})."""
+    from voxmem_analysis.reproduce.published import printed_decimals
+
     if published is None or not len(published):
         return {}
-    pub = published[published["artifact"] == name]
-    out = {}
-    for col, g in pub.groupby("column"):
-        counts = g["decimals"].astype(int).value_counts()
-        out[str(col)] = int(max(counts.index, key=lambda d: (counts[d], d)))
-    return out
+    return printed_decimals(name, published)
 
 
 def format_table(table, name: str, published=None):
@@ -166,7 +160,8 @@ def _readme(run: dict, records: dict, entries: list[tuple[str, str]], res: "Supp
 
     rel = run.get("release") or {}
     shown, name = _shown_path(rel.get("path") or run.get("data_dir")), rel.get("name") or "?"
-    lines = ["# VoxMem supplementary material", ""]
+    amc = rel.get("benchmark") == "audio-multichallenge"
+    lines = [f"# {'Audio MultiChallenge' if amc else 'VoxMem'} supplementary material", ""]
     if rel.get("synthetic"):
         lines += ["**SYNTHETIC DATA -- not real model output.** Every table, figure and number here was computed",
                   f"from the synthetic release `{shown}` ({name}): its verdicts were generated, not produced",
