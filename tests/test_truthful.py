@@ -174,3 +174,18 @@ def test_notebooks_quote_the_paper_and_compute_the_release_finding():
     for name in ("05_benchmark_design", "10_main_results", "20_context_scaling", "30_judge_agreement",
                  "31_transcript_ablation", "40_error_attribution"):
         assert "output.save_finding(F." in (REPO / "notebooks" / f"{name}.py").read_text(), name
+
+
+def test_scaling_baseline_defaults_to_the_shortest_budget(capsys):
+    from voxmem_analysis.commands.scaling import shortest_budget
+    from voxmem_analysis.errors import InputError
+
+    lme = REPO / "data" / "examples" / "longmemeval"
+    assert main(["scaling", "--manifest", str(lme / "manifest.csv"), "--questions", str(lme / "questions.json"),
+                 "--n-boot", "50", "--part", "correlations"]) == 0
+    out = capsys.readouterr()
+    assert "# --baseline 32k (the shortest budget)" in out.err
+    assert set(pd.read_csv(pd.io.common.StringIO(out.out))["baseline_budget"]) == {"32k"}
+    assert shortest_budget(["128k", "8K", "1M", "32000"]) == "8K"
+    with pytest.raises(InputError, match="pass --baseline one of them"):
+        shortest_budget(["full", "oracle"])

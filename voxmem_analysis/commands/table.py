@@ -193,6 +193,15 @@ def _part_budgets(release, needs: tuple) -> list[str]:
     return budgets_run(release)
 
 
+def _part_models(release, needs: tuple) -> list[str]:
+    """Models of the predictions an artifact reads (the ablation runs', the second judge's, or the release's)."""
+    for part in ("judge2", "ablation"):
+        if part in needs:
+            frame = getattr(release, part, None)
+            return [] if frame is None or not frame.height else sorted(set(frame["model"].to_list()))
+    return release.model_order()
+
+
 def release_defaults(release, spec: ArtifactSpec, params: dict, needs: tuple = ()) -> dict[str, str]:
     """The parameters the release leaves no choice about, among those not given: ``budget`` = the only
     budget run, ``baseline`` / ``comparison`` = the shorter / longer of exactly two budgets, ``model``
@@ -208,7 +217,7 @@ def release_defaults(release, spec: ArtifactSpec, params: dict, needs: tuple = (
         for k, b in (("baseline", budgets[0]), ("comparison", budgets[1])):
             if k not in params:
                 chosen[k] = b
-    models = release.model_order()
+    models = _part_models(release, needs) if "model" in names else []
     if "model" in names and "model" not in params and len(models) == 1:
         chosen["model"] = models[0]
     params.update(chosen)

@@ -17,9 +17,8 @@ def _outputs_brief(outputs: list[str]) -> str:
     return f"{len(outputs)} (" + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) + ")"
 
 
-def print_summary(summary, stream=None) -> None:
-    """The table printed at the end of ``reproduce``."""
-    w = (stream or sys.stdout).write
+def _notebook_rows(summary, w) -> None:
+    """The table of notebooks: status, time, outputs, and under each its reason, error or skipped sections."""
     rows = summary.notebooks
     width = max([len(r.name) for r in rows] + [8])
     w(f"\n{'notebook':<{width}}  {'status':<7}  {'seconds':>7}  outputs written\n")
@@ -40,6 +39,13 @@ def print_summary(summary, stream=None) -> None:
         for c in r.collisions:
             w(f"{'':<{width}}    warning: {c}\n")
     w("\n")
+
+
+def print_summary(summary, stream=None) -> None:
+    """The table printed at the end of ``reproduce``."""
+    w = (stream or sys.stdout).write
+    rows = summary.notebooks
+    _notebook_rows(summary, w)
     rel = summary.release or {}
     if rel.get("error"):
         w(f"release {summary.data_dir}: could not be loaded: {rel['error']}\n")
