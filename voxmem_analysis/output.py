@@ -322,7 +322,8 @@ def latex_caption(caption: str) -> tuple[str | None, str]:
     a figure (``"Figure 4: accuracy"``) -> ``(None, "Numbers of Figure 4: accuracy")``; others unchanged."""
     m = _CAPTION_TABLE.match(caption)
     if m:
-        return (f"AMC {m['num']}" if m["amc"] else m["num"]), m["rest"]
+        rest = m["rest"]
+        return (f"AMC {m['num']}" if m["amc"] else m["num"]), rest[:1].upper() + rest[1:]
     if _CAPTION_FIGURE.match(caption):
         return None, f"Numbers of {caption}"
     return None, caption
