@@ -11,13 +11,22 @@ JavaScript, in one of two modes (``run.json`` ``release.mode``, see
 
 * ``paper`` (the paper's release, or ``--compare-published``): a banner naming the data (and,
   for a synthetic release, that it is SYNTHETIC, not real model output); summary cards; the run
-  summary with each failing notebook's error cell; the published-vs-reproduced numbers grouped
-  by artifact, failures first; the consistency audit of the paper's own numbers; the release's
-  validation problems; the figures and the tables.
+  summary with each failing notebook's error cell; the findings; the published-vs-reproduced
+  numbers grouped by artifact, failures first (an artifact with problems is open, showing only
+  those rows when it has more than :data:`OPEN_ROWS`); the consistency audit of the paper's own
+  numbers; the release's validation problems; the figures and the tables.
 * ``analysis`` (any other release): the banner; "your runs" (models x budgets, counts,
-  accuracies); the figures and tables; the paper's published numbers as labelled reference
-  columns where comparable (:mod:`voxmem_analysis.reproduce.reference`); the skipped sections
-  with their reasons; validation; the run summary.  No scoreboard, no audit.
+  accuracies); the findings; the figures and tables; the paper's published numbers as labelled
+  reference columns where comparable (:mod:`voxmem_analysis.reproduce.reference`); the skipped
+  notebooks and sections with their reasons; validation; the run summary.  No scoreboard, no audit.
+
+The findings are the sentences the notebooks computed from this release's tables
+(``OUT/findings/NAME.json``, :mod:`voxmem_analysis.analysis.findings`), each followed by the paper's
+own finding, labelled as the paper's: the report states nothing about the data it did not compute.
+Numbers are printed as the saved tables print them (:func:`voxmem_analysis.output.cell_formats`:
+counts as integers, p-values below 0.001 in scientific notation, the paper's precision for the
+artifacts it publishes) and never wrap; tables and figures are in natural order (``table2`` before
+``table13``).
 
 Every figure and table is captioned "Figure N: ..." / "Table N: ..." as in the paper
 (:func:`captions`; outputs the paper does not number get "Figure S1" ...); wide figures span

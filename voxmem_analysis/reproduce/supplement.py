@@ -5,13 +5,16 @@
 ``tableN.tex``
     Every paper table the notebooks wrote (``tables/tableN`` and ``tables/amc_tableN`` of a
     ``reproduce`` output, rebuilt exactly from their long-form numbers ``tables/NAME.long.csv``) as a
-    booktabs ``table`` environment (needs ``\\usepackage{booktabs}``), each cell printed with the
-    number of decimals the paper prints it with (``published.csv``; cells the paper does not print
-    take their column's usual precision).  The caption is the table's own (plus the SYNTHETIC label
-    for a synthetic release).
+    booktabs ``table`` environment (needs ``\\usepackage{booktabs}``; ``amssymb`` for Table 14's check
+    marks) made by :func:`voxmem_analysis.output.table_to_latex`: each column at the number of decimals
+    the paper prints it with (``published.csv``; columns the paper does not print take their usual
+    precision), counts as integers, p-values below 0.001 in scientific notation, an estimate and its
+    interval with the same decimals, readable headers, the paper's table number.  The caption is the
+    table's own (plus the SYNTHETIC label for a synthetic release).
 ``figureN.pdf``
     The PDF figures written by the notebooks (``figures/figN_*.pdf`` of a ``reproduce`` output);
-    when several files draw one paper figure they keep a suffix (``figure5_operation_evidence_32k.pdf``).
+    when several files draw one paper figure they keep a suffix (``figure5_operation_evidence_32k.pdf``);
+    the Audio MultiChallenge paper's figures are ``amc_figureN.pdf``.
     Other figures of paper artifacts keep their names (``table18_forest.pdf``); exploratory and
     validation figures are left out (and listed by :func:`build_supplement`).
 ``voxmem_numbers.csv``
@@ -19,7 +22,8 @@
 ``README.md``
     Which data the material was made from -- loudly SYNTHETIC when it was --, what made it (each
     notebook's parameters, the release's fingerprint, the package version: ``provenance.json``),
-    and the file list.
+    the file list, and what is not included with the reason: notebooks skipped or failed, and the
+    sections the notebooks skipped because the data cannot support them (never exception text).
 
 Everything is taken from the files of a ``reproduce`` output (``from_dir``), or by default of a run of
 the notebooks into a temporary folder: nothing is computed again.  An output made otherwise than the
