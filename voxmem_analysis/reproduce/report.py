@@ -429,7 +429,7 @@ def _skipped_section(run: dict) -> str:
     return "\n".join(out)
 
 
-def _findings_section(out: Path) -> str:
+def _findings_section(out: Path, flags: dict | None = None) -> str:
     """Every finding the notebooks saved (``OUT/findings/NAME.json``, :func:`voxmem_analysis.output.save_finding`):
     the sentence computed from this release, then the paper's own finding, labelled as the paper's."""
     from voxmem_analysis.output import read_findings
@@ -444,7 +444,11 @@ def _findings_section(out: Path) -> str:
         items = "".join(f'<div class="findings"><p><b>{esc(r.get("topic"))}.</b> {esc(r.get("release"))}</p>'
                         + (f'<p class="paper">{esc(r["paper"])}</p>' if r.get("paper") else "") + "</div>"
                         for r in found[name])
-        parts.append(f"<h3>{esc(name)}</h3>{items}")
+        warn = ""
+        for f in (flags or {}).get(f"findings/{name}.json", ()):
+            warn = (f'<div class="provenance-warning">&#9888; Not made like the rest of this run: '
+                    f'{esc("; ".join(f.what))} (<a href="#provenance">provenance</a>)</div>')
+        parts.append(f"<h3>{esc(name)}</h3>{warn}{items}")
     return "\n".join(parts)
 
 
@@ -455,7 +459,7 @@ def _section(anchor: str, heading: str, body: str) -> tuple[str, str, str]:
 
 def _paper_sections(run, out, repro, audit, view: dict) -> list[tuple[str, str, str]]:
     return [_section("run", "Run summary", _run_section(run)),
-            _section("findings", "Findings", _findings_section(out)),
+            _section("findings", "Findings", _findings_section(out, view["flags"])),
             _section("reproduction", "Published vs reproduced numbers", _reproduction_section(run, repro)),
             _section("audit", "Consistency audit of the paper's numbers", _audit_section(run, audit)),
             _section("validation", "Validation of the release", _validation_section(run)),
@@ -466,7 +470,7 @@ def _paper_sections(run, out, repro, audit, view: dict) -> list[tuple[str, str, 
 
 def _analysis_sections(run, out, view: dict) -> list[tuple[str, str, str]]:
     return [_section("runs", "Your runs", _runs_section(run)),
-            _section("findings", "Findings", _findings_section(out)),
+            _section("findings", "Findings", _findings_section(out, view["flags"])),
             _section("figures", "Figures", figures_section(run, out, view["embed"], view["caps"], view["flags"])),
             _section("tables", "Tables", tables_section(run, out, view["caps"], view["flags"])),
             _section("reference", "The paper's numbers, for reference", _reference_section(out)),
