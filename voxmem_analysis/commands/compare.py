@@ -1,8 +1,10 @@
 """``voxmem-analysis compare``: paired comparison of systems, on LongMemEval verdicts or VoxMem data.
 
 * ``--manifest FILE --questions FILE``: every pair of systems at each budget (LongMemEval format).
-* ``--data DIR --models A,B[,C...] --budget B``: every pair of the given VoxMem models at one
-  budget, on the items both were scored on (:func:`voxmem_analysis.analysis.paired.compare_models`).
+* ``--data DIR [--models A,B[,C...]] [--budget B]``: every pair of the given VoxMem models at one
+  budget, on the items both were scored on (:func:`voxmem_analysis.analysis.paired.compare_models`);
+  without ``--models`` every model run at the budget, without ``--budget`` the only budget all of them
+  were run at.
 
 On the questions both systems have: accuracies, the difference (pp) with a paired
 bootstrap interval, the exact McNemar p and the Holm-adjusted p over all pairs
@@ -14,7 +16,8 @@ from __future__ import annotations
 import sys
 
 from voxmem_analysis.commands._shared import (add_cluster_arg, add_data_args, add_judge_arg, add_manifest_args, add_output_args, emit,
-                                              load, load_manifest, manifest_cluster, one_judge, synthetic_banner)
+                                              load, load_manifest, manifest_cluster, note, one_judge, only_choice,
+                                              release_budgets, synthetic_banner)
 
 
 def register(sub) -> None:
@@ -23,8 +26,10 @@ def register(sub) -> None:
                        description=__doc__.split("\n\n")[0])
     add_data_args(p, required=False)
     add_manifest_args(p, required=False, lenient=False)
-    p.add_argument("--models", default=None, metavar="A,B[,C...]", help="with --data: the models to compare (two or more)")
-    p.add_argument("--budget", default=None, metavar="B", help="with --data: the context length (8K, 16K, 32K, 64K)")
+    p.add_argument("--models", default=None, metavar="A,B[,C...]",
+                   help="with --data: the models to compare (two or more; default: every model run at --budget)")
+    p.add_argument("--budget", default=None, metavar="B",
+                   help="with --data: the context length (8K, 16K, 32K, 64K; default: the only budget the models share)")
     p.add_argument("--answerable-only", action="store_true",
                    help="with --data: leave out the answer-refusal (AR) items (default: all scored items)")
     add_cluster_arg(p, adds="the design effect (clustered / item-level variance)")
@@ -39,7 +44,7 @@ def register(sub) -> None:
 
 def run(args) -> int:
     if bool(args.data) == bool(args.manifest):
-        print("give either --data DIR --models A,B --budget B, or --manifest FILE --questions FILE", file=sys.stderr)
+        print("give either --data DIR [--models A,B --budget B], or --manifest FILE --questions FILE", file=sys.stderr)
         return 2
     if args.data:
         return _run_data(args)
@@ -59,13 +64,28 @@ def run(args) -> int:
 def _run_data(args) -> int:
     from voxmem_analysis.analysis.paired import compare_models
 
+    from voxmem_analysis.errors import InputError
+
     models = [m.strip() for m in (args.models or "").split(",") if m.strip()]
-    if len(models) < 2 or not args.budget:
-        print("with --data, give --models A,B[,C...] (two or more) and --budget B", file=sys.stderr)
+    if args.models is not None and len(models) < 2:
+        print("--models needs two or more model names, comma-separated (--models A,B)", file=sys.stderr)
         return 2
     release = load(args)
     synthetic_banner(release)
-    table = compare_models(release, models, args.budget, answerable_only=args.answerable_only,
+    pool = models or release.model_order()
+    if len(pool) < 2:
+        raise InputError(f"the release has {len(pool)} model ({', '.join(pool)}): a comparison needs two or more",
+                         "models")
+    budget = args.budget or only_choice(
+        None, [b for b in release_budgets(release) if all(b in release_budgets(release, [m]) for m in pool)],
+        "--budget", "budget", owner=f"the {'given' if models else 'release'}'s models were all run at")
+    if not models:
+        models = [m for m in release.model_order() if budget.upper() in release_budgets(release, [m])]
+        if len(models) < 2:
+            raise InputError(f"the release has {len(models)} model run at {budget}: a comparison needs two or more "
+                             f"(pass --budget with a budget several models were run at)", "models")
+        note(f"--models {','.join(models)} (every model run at {budget})")
+    table = compare_models(release, models, budget, answerable_only=args.answerable_only,
                            n_boot=args.n_boot, seed=args.seed, cluster=args.cluster, interval=args.interval,
                            mc_se=True)
     what = "answerable items" if args.answerable_only else "items"
