@@ -14,7 +14,7 @@ from voxmem_analysis import load_release, output
 from voxmem_analysis.analysis import design, explore, results
 from voxmem_analysis.errors import MissingDataError
 from voxmem_analysis.plots import scaling as PS
-from voxmem_analysis.plots.style import fit_label, log_ticks
+from voxmem_analysis.plots.style import fit_label, fit_labels, log_ticks
 
 
 # ----------------------------------------------------------------------------- ticks and labels
@@ -44,12 +44,21 @@ def test_log_ticks_of_an_invalid_axis_are_none():
 
 
 def test_fit_label_keeps_short_names_and_wraps_long_ones():
-    assert fit_label("Ultravox-v0.6-Llama-3.1-8B") == "Ultravox-v0.6-Llama-3.1-8B"
+    assert fit_label("Ultravox-v0.6-Llama-3.1-8B") == "Ultravox-v0.6-Llama-3.1-8B"   # the paper's longest
     name = "Gemini-3.1-Pro-Preview-native-audio-dialog-long-context-2026-01-15-experimental"
-    lines = fit_label(name).split("\n")
-    assert lines == ["Gemini-3.1-Pro-Preview-native-", "audio-dialog-long-context-\u2026"]
-    assert fit_label(name, lines=1) == "Gemini-3.1-Pro-Preview-native\u2026"
+    # the middle goes, the start and the end (version, date) stay
+    assert fit_label(name).split("\n") == ["Gemini-3.1-Pro-Preview-native-", "\u20262026-01-15-experimental"]
+    assert fit_label(name, lines=1) == "Gemini-3.1-Pro\u2026experimental"
+    assert fit_label("x" * 55) == "x" * 30 + "\n" + "x" * 25   # fits in two lines: nothing cut
     assert all(len(line) <= 30 for line in fit_label("x" * 75).split("\n"))
+
+
+def test_fit_labels_never_make_two_names_alike():
+    a = "experiment-alpha-" + "b" * 30 + "-middle1-" + "c" * 20 + "-final"
+    b = a.replace("middle1", "middle2")
+    assert fit_label(a) == fit_label(b)
+    fa, fb, short = fit_labels([a, b, "short"])
+    assert fa != fb and fa.replace("\n", "") == a and fb.replace("\n", "") == b and short == "short"
 
 
 def test_ratio_limits_hold_one_every_interval_end_and_a_margin():

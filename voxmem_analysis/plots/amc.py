@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from voxmem_analysis.plots.results import place_labels
-from voxmem_analysis.plots.style import fit_label, paper_style
+from voxmem_analysis.plots.style import fit_labels, paper_style
 
 __all__ = ["plot_grouped", "plot_audio_cue", "plot_rubric_types", "plot_bins", "plot_length", "AXIS_COLORS"]
 
@@ -18,11 +18,14 @@ AXIS_COLORS = {"IM": "#0072B2", "IR": "#E69F00", "SC": "#009E73", "VE": "#CC79A7
 _PAIR = ("#D55E00", "#56B4E9", "#009E73")
 
 
-def _short(label: str, lines: int = 2) -> str:
-    """``"Model|Text"`` as ``"Model (T)"``, fitted to two lines of 40 characters (the full name stays
-    in the figure's CSV)."""
-    model, _, mod = str(label).partition("|")
-    return fit_label(f"{model} ({mod[0]})" if mod else model, width=40, lines=lines)
+def _short(labels, lines: int = 2) -> list[str]:
+    """``"Model|Text"`` as ``"Model (T)"``, each fitted to ``lines`` lines of 40 characters, no two
+    alike (:func:`~voxmem_analysis.plots.style.fit_labels`; the full names stay in the figure's CSV)."""
+    names = []
+    for label in labels:
+        model, _, mod = str(label).partition("|")
+        names.append(f"{model} ({mod[0]})" if mod else model)
+    return fit_labels(names, width=40, lines=lines)
 
 
 def plot_grouped(table: pd.DataFrame, columns, *, xlabel: str, title: str, colors=_PAIR):
@@ -37,7 +40,7 @@ def plot_grouped(table: pd.DataFrame, columns, *, xlabel: str, title: str, color
         y = np.arange(len(rows))
         for i, (c, col) in enumerate(zip(columns, colors)):
             ax.barh(y + (i - (len(columns) - 1) / 2) * h, data[c].to_numpy(), height=h, color=col, label=str(c))
-        ax.set_yticks(y, [_short(r) for r in rows])
+        ax.set_yticks(y, _short(rows))
         ax.invert_yaxis()
         ax.set_xlabel(xlabel)
         ax.set_xlim(0, 100)
@@ -144,7 +147,7 @@ def plot_length(table: pd.DataFrame):
         slope, icpt = np.polyfit(x, y, 1)
         xs = np.linspace(x.min(), x.max(), 50)
         ax.plot(xs, icpt + slope * xs, color="#777777", linewidth=1, linestyle="--")
-        key = "\n".join(f"{k:>2}  {_short(lab, lines=1)}" for k, lab in enumerate(pts.index, 1))
+        key = "\n".join(f"{k:>2}  {lab}" for k, lab in enumerate(_short(pts.index, lines=1), 1))
         ax.text(1.02, 1.0, key, transform=ax.transAxes, va="top", ha="left", fontsize=6.5, family="DejaVu Sans Mono")
         lines = [f"{'Pearson r' if i.startswith('Pearson') else 'Spearman ρ'} = {r['estimate']:.2f} "
                  f"[{r['ci_low']:.2f}, {r['ci_high']:.2f}], n={int(r['n'])}" for i, r in cor.iterrows()]

@@ -11,7 +11,7 @@ import pandas as pd
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.errors import InputError
 from voxmem_analysis.plots.results import reserve_footer
-from voxmem_analysis.plots.style import EVIDENCE_COLORS, fit_label, log_ticks, paper_style
+from voxmem_analysis.plots.style import EVIDENCE_COLORS, fit_labels, log_ticks, paper_style
 
 __all__ = ["evidence_scaling_lines", "change_forest", "sensitivity_scatter", "odds_ratio_forest", "ratio_limits",
            "set_ratio_axis"]
@@ -136,8 +136,8 @@ def change_forest(data: pd.DataFrame, *, title: str | None = None):
         y += 1
     y += 0.6
     gap_at = y - 0.8
-    for _, r in pm.iterrows():
-        rows.append((r, fit_label(r["key"]), "#555555", y, False))
+    for (_, r), name in zip(pm.iterrows(), fit_labels(pm["key"])):
+        rows.append((r, name, "#555555", y, False))
         y += 1
     b0 = str(data["baseline_budget"].iloc[0]) if "baseline_budget" in data else "8K"
     b1 = str(data["comparison_budget"].iloc[0]) if "comparison_budget" in data else "64K"

@@ -7,7 +7,7 @@ import re
 
 from voxmem_analysis import taxonomy as tx
 
-__all__ = ["paper_style", "without_canvas_draw", "fit_label", "log_ticks", "LABEL_WIDTH", "EVIDENCE_COLORS", "OPERATION_COLORS", "CLASS_COLORS", "ROLE_COLORS", "GROUP_COLORS", "HEATMAP_CMAP", "ACC_RANGE"]
+__all__ = ["paper_style", "without_canvas_draw", "fit_label", "fit_labels", "log_ticks", "LABEL_WIDTH", "EVIDENCE_COLORS", "OPERATION_COLORS", "CLASS_COLORS", "ROLE_COLORS", "GROUP_COLORS", "HEATMAP_CMAP", "ACC_RANGE"]
 
 #: Colour-blind-safe (Okabe-Ito) colours per evidence type.
 EVIDENCE_COLORS = {
@@ -83,34 +83,61 @@ def evidence_palette(codes=tx.EVIDENCE_TYPES) -> list[str]:
 LABEL_WIDTH = 30
 
 
-def fit_label(text, width: int = LABEL_WIDTH, lines: int = 2) -> str:
-    """``text`` as a label of at most ``lines`` lines of ``width`` characters.
-
-    A longer name is wrapped after a separator (``-``, ``_``, ``.``, ``/``, space) and, when it
-    still does not fit, cut with an ellipsis; the full name stays in the data drawn (the CSV
-    ``output.save_figure`` writes beside the figure).  A name of ``width`` characters or fewer is
-    returned as it is.
-    """
-    text = str(text)
-    if len(text) <= width:
-        return text
+def _wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, broken after separators where possible."""
     parts = re.findall(r"[^-_./ ]+[-_./ ]?|[-_./ ]", text)
     out, line = [], ""
     for part in parts:
-        while len(part) > width:            # a single run longer than a line: split it hard
-            part = line + part
-            out.append(part[:width])
-            part, line = part[width:], ""
+        while len(line) + len(part) > width and len(part) > width:   # a run longer than a line: cut it
+            room = width - len(line)
+            out.append(line + part[:room])
+            part, line = part[room:], ""
         if len(line) + len(part) > width:
             out.append(line)
             line = ""
         line += part
     out.append(line)
-    out = [o.strip() for o in out if o.strip()]
-    if len(out) > lines:
-        out = out[:lines]
-        out[-1] = out[-1][:width - 1].rstrip() + "\u2026"
-    return "\n".join(out)
+    return [o.strip() for o in out if o.strip()]
+
+
+def fit_label(text, width: int = LABEL_WIDTH, lines: int = 2) -> str:
+    """``text`` as a label of at most ``lines`` lines of ``width`` characters.
+
+    A longer name is wrapped after a separator (``-``, ``_``, ``.``, ``/``, space); when it still
+    does not fit, its middle is cut (``"Gemini-3.1-Pro-Preview-native-" / "\u2026context-2026-01-15-exp"``),
+    so that both its start and its end, where versions and dates are, stay.  The full name stays
+    in the data drawn (the CSV ``output.save_figure`` writes beside the figure).  A name of
+    ``width`` characters or fewer is returned as it is.
+    """
+    text = str(text)
+    if len(text) <= width:
+        return text
+    wrapped = _wrap(text, width)
+    if len(wrapped) <= lines:
+        return "\n".join(wrapped)
+    if lines == 1:
+        head = (width - 1) // 2
+        return text[:head].rstrip() + "\u2026" + _tail(text, width - 1 - head)
+    kept = wrapped[:lines - 1]
+    return "\n".join([*kept, "\u2026" + _tail(text[len("".join(kept)) + 1:], width - 1)])
+
+
+def _tail(text: str, n: int) -> str:
+    """The last ``n`` characters of ``text``, starting after a separator when one is near their start."""
+    tail = text[-n:]
+    cut = re.search(r"[-_./ ]", tail)
+    return (tail[cut.end():] if cut and cut.end() <= len(tail) // 3 else tail).lstrip()
+
+
+def fit_labels(names, width: int = LABEL_WIDTH, lines: int = 2) -> list[str]:
+    """:func:`fit_label` of each name; names whose fitted labels would be the same are wrapped
+    whole instead (every line of ``width``, none cut), so no two labels of a figure read alike."""
+    names = [str(n) for n in names]
+    fitted = [fit_label(n, width, lines) for n in names]
+    seen: dict[str, set] = {}
+    for n, f in zip(names, fitted):
+        seen.setdefault(f, set()).add(n)
+    return [f if len(seen[f]) == 1 else "\n".join(_wrap(n, width)) for n, f in zip(names, fitted)]
 
 
 def _decade(m: int, e: int) -> float:
