@@ -24,6 +24,30 @@ characters), ``amc_extremes`` (the same four systems; one passes every rubric it
 
 Every written release says ``"synthetic": true`` in ``release.json`` (and every prediction line
 keeps its own ``"synthetic": true``): figures made from them carry the SYNTHETIC DATA stamp.
+
+What each shape exposed when the figure test was first run (issue 23; all fixed):
+
+* ``paper``: the judges scatter's x label touched the SYNTHETIC stamp; the numbers of AMC
+  Figure 9 overprinted each other (5/13, 7/13, 9/14, 10/15, 16/18).
+* ``my_eval``: the odds-ratio figure cut every interval above 1 (its x axis stopped at 1.03)
+  and hid the point at OR 1.078; its fixed ticks overprinted (0.7/0.75/.../1).  (Its session
+  shares over the known roles only -- 44 % same-key at 32K -- are a number, checked in
+  ``test_figure_layout.py``.)
+* ``one_model``: the same odds-ratio cut and overprint; the ablation's drop label ran into its legend.
+* ``one_budget``: Figure 8 and the explorer's figure by budget were drawn as exact copies of
+  Figure 5 and of the explorer's figure (now skipped, with the reason printed).
+* ``improves``: every odds ratio above 1 was outside the axis (7 points, 5 intervals).
+* ``extremes``: an odds-ratio interval end above 1.03 was cut and the ticks overprinted; the
+  environmental-sound row, which cannot be estimated (a model at 0 % at every budget), read
+  "nan [nan, nan]".
+* ``long_names``: Table 18's two x labels overprinted (the long row labels squeezed the panels);
+  the ablation title ran into the next panel's; names pushed figures to twice their width.
+* ``two_models``: the odds-ratio interval above 1 was cut.
+* ``lme_long_names``: the comparison matrix's rotated names overprinted each other, the cells
+  and the note under the figure.
+* ``amc_long_names``: AMC Figure 9's key and numbers ran into the correlation note.
+* ``lme_example``, ``lme_one_budget``, ``lme_extremes``, ``amc_paper`` (but Figure 9),
+  ``amc_extremes``: nothing.
 """
 from __future__ import annotations
 
