@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from voxmem_analysis import taxonomy as tx
-from voxmem_analysis.output import clear_stamp, stamp_synthetic
+from voxmem_analysis.output import stamp_synthetic
 from voxmem_analysis.analysis.accuracy import accuracy_table
 from voxmem_analysis.analysis.verdicts import MACRO, OVERALL, AnalysisInputError, level_order, slice_accuracy
 from voxmem_analysis.errors import MissingDataError
@@ -474,8 +474,6 @@ def widget(release, *, draw: Callable, by: str = "subtype,evidence_type", budget
             fig = ax.figure
             if getattr(release, "synthetic", False):  # as output.save_figure labels every saved figure
                 stamp_synthetic(fig)
-                fig.draw_without_rendering()
-                clear_stamp(fig)   # below the figure where it would cover a label
             display(fig)
             import matplotlib.pyplot as plt
 
