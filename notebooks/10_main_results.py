@@ -118,10 +118,9 @@ with R.section(f"Figure 5 ({b_fig5})"):
 
 # %%
 with R.section(f"Figure 8 (models run at {b_cmp})"):
-    ms8, shared = R.shared_set(release, b_cmp, models)
-    oe_shared = R.operation_evidence(release, budgets=shared, models=ms8, pairing="shared", shared_budgets=shared)
     # the paper leaves out Figure 5's budget (drawn above on all models) but keeps the comparison budget
-    drawn = [b for b in shared if b != b_fig5 or b == b_cmp]
+    ms8, shared, drawn = R.fig8_panels(release, b_cmp, b_fig5, models)
+    oe_shared = R.operation_evidence(release, budgets=shared, models=ms8, pairing="shared", shared_budgets=shared)
     caption8 = f"{artifacts.caption('fig8', budget=b_cmp)} ({R.describe_shared_set(ms8, shared, b_cmp)})"
     print("Figure 8:", R.describe_shared_set(ms8, shared, b_cmp), "| panels:", ", ".join(drawn))
     fig = P.operation_heatmaps(oe_shared, budgets=drawn, title=R.describe_shared_set(ms8, shared, b_cmp))
