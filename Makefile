@@ -29,7 +29,7 @@ $(STAMP): pyproject.toml $(CONSTRAINTS) | $(BIN)/python
 # "Python 3 (ipykernel)") would change the tracked .py header on every save.
 KERNEL_SPEC := $(VENV)/share/jupyter/kernels/python3/kernel.json
 KERNEL_DISPLAY_NAME := Python 3
-$(KERNEL_SPEC): Makefile | $(STAMP)
+$(KERNEL_SPEC): Makefile $(STAMP)   # after every install: ipykernel's wheel ships its own kernel.json
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "$(KERNEL_DISPLAY_NAME)" >/dev/null
 	touch $@
 
