@@ -166,8 +166,11 @@ def derived(frame: pl.DataFrame, kind: str, *, tasks=(), rubrics: dict | None = 
 
 
 # ----------------------------------------------------------------------------- checking
-def check(frame: pl.DataFrame, rules: tuple[Rule, ...]) -> tuple[pl.DataFrame, list]:
-    """``(frame with ok = the row passed, keyed problems)`` of a raw frame with its derived columns."""
+def check(frame: pl.DataFrame, rules: tuple[Rule, ...], *, offset: int = 0, sub: str | None = None) -> tuple[pl.DataFrame, list]:
+    """``(frame with ok = the row passed, keyed problems)`` of a raw frame with its derived columns.
+
+    A problem's sort key is ``(file index, ROW, line, offset + rule, row[sub] or 0)`` (``sub``: a column
+    ordering several rows of one line, such as the rubric results of a judged task)."""
     c = Cells(frame)
     s1 = [i for i, r in enumerate(rules) if r.stage == 1]
     s2 = [i for i, r in enumerate(rules) if r.stage == 2]
@@ -184,7 +187,7 @@ def check(frame: pl.DataFrame, rules: tuple[Rule, ...]) -> tuple[pl.DataFrame, l
     for i, (rule, hit) in enumerate(zip(rules, hits)):
         if hit:
             for row in frame.filter(pl.col(f"r{i}")).iter_rows(named=True):
-                keyed.append(((row["_fi"], ROW, row["_line"], i, 0),
+                keyed.append(((row["_fi"], ROW, row["_line"], offset + i, row[sub] if sub else 0),
                               Problem(rule.code, rule.severity, rule.message(row), row["_file"], row["_line"], rule.field)))
     return frame, keyed
 
