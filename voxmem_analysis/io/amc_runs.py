@@ -141,8 +141,8 @@ def _modalities(man: pd.DataFrame, rel: str) -> tuple[pd.DataFrame, list[Problem
 
 
 def _summed(problems: list[Problem]) -> list[Problem]:
-    """Warnings of :data:`_SUMMED` said once per file and code (their count, the first one's line and
-    words); errors of one code beyond :data:`SHOWN_PER_FILE` in one file summed up in one line."""
+    """Warnings of :data:`_SUMMED` said once per file and code (the first one, with the count of them all);
+    errors of one code beyond :data:`SHOWN_PER_FILE` in one file summed up in one line."""
     out: list[Problem] = []
     seen: dict[tuple, int] = {}
     extra: dict[tuple, list[Problem]] = {}
@@ -165,8 +165,7 @@ def _summed(problems: list[Problem]) -> list[Problem]:
     for (code, file), ps in extra.items():
         out.append(Problem(code, "error", f"... and {len(ps)} more like the above", file, None, ps[0].field,
                            sum(p.count for p in ps)))
-    return [Problem(p.code, p.severity, f"{p.message} ({p.count} in this file; the first shown)", p.file, p.line,
-                    p.field, p.count) if p.severity == "warning" and p.code in _SUMMED and p.count > 1 else p for p in out]
+    return out
 
 
 def _coverage(results: pl.DataFrame, tasks: pl.DataFrame, first_file: dict) -> list[Problem]:
