@@ -22,15 +22,23 @@ $(BIN)/python:
 
 $(STAMP): pyproject.toml $(CONSTRAINTS) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) --build-constraint $(CONSTRAINTS) -e '.[test]'
-	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
+
+# The notebooks' kernel, named as their headers name it ("python3", "Python 3"): JupyterLab writes the
+# running kernel's display name back into a notebook it saves, so any other name (ipykernel's default is
+# "Python 3 (ipykernel)") would change the tracked .py header on every save.
+KERNEL_SPEC := $(VENV)/share/jupyter/kernels/python3/kernel.json
+KERNEL_DISPLAY_NAME := Python 3
+$(KERNEL_SPEC): Makefile | $(STAMP)
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "$(KERNEL_DISPLAY_NAME)" >/dev/null
+	touch $@
 
 $(LAB_SETTINGS): jupyterlab/overrides.json | $(STAMP)
 	mkdir -p $(dir $@)
 	cp $< $@
 
 # Every target that creates the environment installs the project, its kernel and its JupyterLab setting.
-ENV := $(STAMP) $(LAB_SETTINGS)
+ENV := $(STAMP) $(KERNEL_SPEC) $(LAB_SETTINGS)
 
 install: $(ENV)
 
@@ -72,7 +80,7 @@ bench: $(ENV)
 
 # JupyterLab in the repository, with the project's kernel and settings (see README, "Working in JupyterLab").
 .PHONY: lab lab-settings
-lab-settings: $(LAB_SETTINGS)
+lab-settings: $(KERNEL_SPEC) $(LAB_SETTINGS)
 
 # make lab LAB_ARGS="--port=8890 --no-browser" passes options on to JupyterLab
 lab: $(ENV)

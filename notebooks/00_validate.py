@@ -55,8 +55,9 @@ print("totals:", ", ".join(f"{k}={int(v)}" for k, v in counts.drop(columns="tota
 
 # %% [markdown]
 # ## Questions per evidence type and operation (one budget)
-# The paper's design: 232 / 147 / 264 / 156 questions of speech semantics, speaker, paralinguistic
-# and environmental evidence; no speech-semantics information extraction.
+# The paper reports 232 / 147 / 264 / 156 questions of speech semantics, speaker, paralinguistic
+# and environmental evidence, and no speech-semantics information extraction; the table counts
+# this release's questions.
 
 # %%
 design = V.design_counts(release)

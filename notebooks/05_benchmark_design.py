@@ -29,6 +29,7 @@ from voxmem_analysis import load_release, output
 from voxmem_analysis.paths import resolve
 from voxmem_analysis.reproduce.provenance import OutputFolder
 from voxmem_analysis.analysis import design as H
+from voxmem_analysis.analysis import findings as F
 from voxmem_analysis.plots import design as P
 
 release = load_release(resolve(data_dir))
@@ -38,21 +39,25 @@ print(release.label())
 
 # %% [markdown]
 # ## Composition — questions by evidence type, operation, subtype and answer type
-# 799 questions: 669 answerable (IE / MSR / TET) and 130 answer-refusal items derived from them.
-# Speech-semantics IE is excluded by design; `Routes` counts the subtype × evidence cells of Table 3.
+# The paper's benchmark has 799 questions: 669 answerable (IE / MSR / TET) and 130 answer-refusal
+# items derived from them, and excludes speech-semantics IE by design; the counts of this release
+# follow. `Routes` counts the subtype × evidence cells of Table 3.
 
 # %%
 comp = H.benchmark_composition(release)
+output.save_finding(F.composition(comp), out)
 output.save_table(comp, out, "composition", synthetic=release.synthetic,
                   caption="Benchmark composition: questions per evidence type")
 
 # %% [markdown]
 # ## Figure 2(a) — history scale from 8K to 64K
-# Sessions, audio clips and minutes of audio per history roughly double with each budget; the
-# evidence stays fixed, so longer histories add only haystack and filler sessions.
+# In the paper's design each budget doubles the history (about 2.5 to 20 minutes of audio from 8K
+# to 64K) while the evidence stays fixed, so longer histories add only haystack and filler
+# sessions; the growth in this release is computed below.
 
 # %%
 scale = H.history_scale(release)
+output.save_finding(F.history_growth(scale), out)
 fig = P.history_scale_panels(scale)
 output.save_figure(fig, out, "fig2a_history_scale", data=scale, release=release)
 fig2a = H.fig2a(release)
@@ -62,10 +67,11 @@ output.save_table(fig2a, out, "fig2a", synthetic=release.synthetic,
 # %% [markdown]
 # ## Session roles per budget
 # Mean sessions per history by role (evidence, same-key haystack, topical haystack, filler) and
-# their shares: the evidence share shrinks as filler fills the larger budgets.
+# their shares; how the evidence share changes with the budget is computed below.
 
 # %%
 roles = H.session_roles(release, scale=scale)
+output.save_finding(F.evidence_share(roles), out)
 fig = P.session_roles_bars(roles)
 output.save_figure(fig, out, "session_roles", data=roles, release=release)
 roles

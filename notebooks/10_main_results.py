@@ -33,7 +33,9 @@ fig5_budget = None
 # `models.csv`). Every number below comes from `voxmem_analysis.analysis.results`.
 #
 # The release may hold only some models at some budgets: the budgets used are printed below,
-# and a section the release cannot support is skipped with the reason.
+# and a section the release cannot support is skipped with the reason. Where a section states a
+# finding, the sentence about this release is computed from its tables
+# (`voxmem_analysis.analysis.findings`) and shown next to the paper's own finding.
 
 # %%
 from IPython.display import display
@@ -41,6 +43,7 @@ from IPython.display import display
 from voxmem_analysis import artifacts, load_release, output
 from voxmem_analysis.paths import resolve
 from voxmem_analysis.reproduce.provenance import OutputFolder
+from voxmem_analysis.analysis import findings as F
 from voxmem_analysis.analysis import results as R
 from voxmem_analysis.plots import results as P
 
@@ -58,11 +61,14 @@ print(R.describe_budgets(release, comparison=comparison_budget, fig5=fig5_budget
 
 # %% [markdown]
 # ## Figure 4 — accuracy by model, evidence type and history length
-# Speech semantics is remembered far better than who spoke, how it was said, or what was audible.
+# The paper reports that speech semantics is remembered far better than who spoke, how it was
+# said, or what was audible (Finding 2). Which evidence type this release remembers best is
+# computed below.
 
 # %%
 with R.section("Figure 4"):
     panels = R.evidence_panels(release, budgets=budgets, models=models)
+    output.save_finding(F.evidence_types(panels), out)
     fig = P.evidence_heatmaps(panels)
     output.save_figure(fig, out, "fig4_model_evidence", data=panels, release=release)
     fig4 = R.fig4(release, budgets=budgets, models=models)
@@ -90,12 +96,15 @@ with R.section(f"Table 15 ({b_cmp})"):
 
 # %% [markdown]
 # ## Figure 5 — operation × evidence at 32K, all models
-# Difficulty lives in the pairing of operation and evidence; numbers under each score are the
-# questions in the cell.
+# The paper reports that difficulty lives in the pairing of operation and evidence (Finding 3) and
+# that answer refusal runs opposite to answering (Finding 4); what this release shows is computed
+# below. Numbers under each score are the questions in the cell.
 
 # %%
 with R.section(f"Figure 5 ({b_fig5})"):
     oe5 = R.operation_evidence(release, budgets=[b_fig5], models=models)
+    output.save_finding(F.operation_evidence(oe5), out)
+    output.save_finding(F.refusal_profile(oe5), out)
     fig = P.operation_heatmap(oe5)
     output.save_figure(fig, out, f"fig5_operation_evidence_{b_fig5.lower()}", data=oe5, release=release,
                        caption=artifacts.caption("fig5", budget=b_fig5, models=models))
@@ -109,10 +118,9 @@ with R.section(f"Figure 5 ({b_fig5})"):
 
 # %%
 with R.section(f"Figure 8 (models run at {b_cmp})"):
-    ms8, shared = R.shared_set(release, b_cmp, models)
-    oe_shared = R.operation_evidence(release, budgets=shared, models=ms8, pairing="shared", shared_budgets=shared)
     # the paper leaves out Figure 5's budget (drawn above on all models) but keeps the comparison budget
-    drawn = [b for b in shared if b != b_fig5 or b == b_cmp]
+    ms8, shared, drawn = R.fig8_panels(release, b_cmp, b_fig5, models)
+    oe_shared = R.operation_evidence(release, budgets=shared, models=ms8, pairing="shared", shared_budgets=shared)
     caption8 = f"{artifacts.caption('fig8', budget=b_cmp)} ({R.describe_shared_set(ms8, shared, b_cmp)})"
     print("Figure 8:", R.describe_shared_set(ms8, shared, b_cmp), "| panels:", ", ".join(drawn))
     fig = P.operation_heatmaps(oe_shared, budgets=drawn, title=R.describe_shared_set(ms8, shared, b_cmp))
@@ -122,12 +130,14 @@ with R.section(f"Figure 8 (models run at {b_cmp})"):
 
 # %% [markdown]
 # ## Table 16 — answerable versus refusal at 64K
-# Refusal runs opposite to answering: the two columns rank models almost independently.
+# The paper reports that the two columns rank the models almost independently (Spearman ρ = −0.02,
+# Appendix D.3); the rank correlation of this release is computed below.
 
 # %%
 with R.section(f"Table 16 ({b_cmp})"):
     t16 = R.answerable_vs_refusal(release, budget=b_cmp, models=models)
     summary16 = R.answerable_refusal_summary(release, budget=b_cmp, models=models, table=t16)
+    output.save_finding(F.answerable_vs_refusal(summary16), out)
     access = dict(zip(release.models["model"], release.models["access"]))
     fig = P.answerable_refusal_scatter(t16, summary=summary16, groups=access)
     output.save_figure(fig, out, "table16_answerable_vs_refusal", data=t16, release=release)

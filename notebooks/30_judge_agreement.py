@@ -30,6 +30,7 @@ production_family = "Gemini"
 # `seed` and `n_boot` are unused).
 
 # %%
+from voxmem_analysis.analysis import findings as F
 from voxmem_analysis.analysis import judges as J
 from voxmem_analysis import load_release, output
 from voxmem_analysis.paths import resolve
@@ -50,12 +51,13 @@ cmp.unmatched
 # %% [markdown]
 # ## Table 13 — agreement per slice
 # Δ is second − production accuracy in points; agreement is the share of predictions with the
-# same verdict; κ is Cohen's kappa.
+# same verdict; κ is Cohen's kappa. The paper reports close agreement at 8K with the largest gap on
+# AR items; how closely the judges of this release agree is computed below.
 
 # %%
 t13 = cmp.wide()
-output.save_table(t13, out, "table13", formats=("csv",), show=False)
-output.save_table(J.printed_table13(t13), out, "table13", formats=("md", "tex"), synthetic=release.synthetic,
+output.save_finding(F.judge_agreement(cmp.summary, cmp.table), out)
+output.save_table(t13, out, "table13", synthetic=release.synthetic,
                   caption=f"Table 13: cross-judge agreement at {budget}")
 
 # %% [markdown]
@@ -72,11 +74,12 @@ cmp.summary
 
 # %% [markdown]
 # ## Where the judges part
-# Disagreements by stratum and direction. On refusal items, the second judge credits
-# capability refusals ("I do not have access to previous conversations"), which the rubric
-# of Appendix C.4 counts as incorrect.
+# Disagreements by stratum and direction. The paper reports that on refusal items the second judge
+# credits capability refusals ("I do not have access to previous conversations"), which the rubric
+# of Appendix C.4 counts as incorrect; how many there are in this release is computed below.
 
 # %%
+output.save_finding(F.capability_refusals(cmp.disagreements), out)
 output.save_table(cmp.disagreements.set_index("stratum"), out, "judges_disagreements", digits=0,
                   synthetic=release.synthetic, caption="Disagreements between the judges")
 

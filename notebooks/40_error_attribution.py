@@ -18,8 +18,8 @@ out_dir = "figures"
 # %% [markdown]
 # # Error attribution at 64K (paper §4.4 Finding 6, Appendix D.5, E.1–E.5, F.5)
 #
-# Every wrong, committed answer of the ten 64K systems on the audio-native answerable items
-# was audited: the auditor reports *where the answer came from* (`attribution/**/*.jsonl`),
+# Every wrong, committed answer of the 64K model set's systems (ten in the paper) on the
+# audio-native answerable items was audited: the auditor reports *where the answer came from* (`attribution/**/*.jsonl`),
 # and the class is derived from that record by the fixed, ordered rule table of
 # `voxmem_analysis.analysis.attribution` (Table 19, E.2). Refusals, empty generations and truncated
 # answers carry no committed answer and are removed first, in that order (D.5).
@@ -28,6 +28,7 @@ out_dir = "figures"
 # %%
 
 from voxmem_analysis.analysis import attribution as att
+from voxmem_analysis.analysis import findings as F
 from voxmem_analysis import artifacts, load_release, output
 from voxmem_analysis.paths import resolve
 from voxmem_analysis.reproduce.provenance import OutputFolder
@@ -75,9 +76,12 @@ output.save_table(t20, out, "table20", digits=0, synthetic=release.synthetic,
 
 # %% [markdown]
 # ## Figure 7 — class shares by memory operation and by evidence type
+# The paper reports distinct error profiles (Finding 6: IE errors mostly binding, paralinguistic
+# errors mostly localization, ...); the most frequent class of each group here is computed below.
 
 # %%
 fig7_data = att.class_proportions_by(errors, ("operation", "evidence_type"))
+output.save_finding(F.error_profile(fig7_data), out)
 fig = P.figure7(fig7_data)
 output.save_figure(fig, out, "fig7_error_attribution", data=fig7_data, release=release)
 output.save_table(att.figure_table(errors, ("operation", "evidence_type")), out, "fig7",

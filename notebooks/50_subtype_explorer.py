@@ -74,11 +74,13 @@ output.save_table(explore.labelled_table(table, by), out, name, synthetic=releas
 # budget, rows shared, each panel's dashed line its own pooled accuracy.
 
 # %%
+from voxmem_analysis.analysis.selection import section
 from voxmem_analysis.plots.slices import slice_facets
 
-facets, pooled = explore.explore_by_budget(release, by, models=models, interval=interval, n_boot=n_boot, seed=seed)
-grid = slice_facets(facets, by, overall=pooled, title=explore.slice_title(by, budget=None, models=models))
-output.save_figure(grid.figure, out, explore.output_name(by, None) + "_by_budget", data=facets, release=release)
+with section("The slices by budget"):  # skipped on one budget: its one panel would repeat the figure above
+    facets, pooled = explore.explore_by_budget(release, by, models=models, interval=interval, n_boot=n_boot, seed=seed)
+    grid = slice_facets(facets, by, overall=pooled, title=explore.slice_title(by, budget=None, models=models))
+    output.save_figure(grid.figure, out, explore.output_name(by, None) + "_by_budget", data=facets, release=release)
 
 # %% [markdown]
 # ## The items behind one slice

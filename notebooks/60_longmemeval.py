@@ -91,7 +91,7 @@ if len([b for b in data.budgets() if b is not None]) >= 2:
     output.save_table(corr.set_index("budget"), out, "lme_scaling_correlations", digits=3, synthetic=data.synthetic,
                       caption="Spearman correlations over system x question-type cells (Appendix D.5)")
 else:
-    print("one budget only: no scaling analysis")
+    print("Scaling with the budget: skipped \u2014 the manifest has one budget only")
 
 # %% [markdown]
 # ## Judge agreement
@@ -104,4 +104,4 @@ if len(jd):
     output.save_table(jd.set_index("system"), out, "lme_judges", digits=3, synthetic=data.synthetic,
                       caption="Judge agreement per question type")
 else:
-    print("no system and budget has two judges")
+    print("Judge agreement: skipped \u2014 no system and budget has two judges")

@@ -30,8 +30,18 @@ def _copy_project(tmp_path: Path) -> Path:
     return root
 
 
+def _installed_kernelspec() -> dict:
+    """The kernelspec JupyterLab writes into a notebook it runs: the installed ``python3`` kernel's."""
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    spec = KernelSpecManager().get_kernel_spec("python3")
+    return {"display_name": spec.display_name, "language": spec.language, "name": "python3"}
+
+
 def _as_lab_would_save(nb) -> None:
-    """What a JupyterLab session adds before saving: outputs, kernel/widget metadata, cell UI state."""
+    """What a JupyterLab session adds before saving: outputs, the running kernel's spec, kernel/widget
+    metadata, cell UI state."""
+    nb.metadata["kernelspec"] = _installed_kernelspec()
     nb.metadata["language_info"] = {"name": "python", "version": "3.11.2", "mimetype": "text/x-python"}
     nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}, "version_major": 2,
                                                                              "version_minor": 0}}
@@ -65,6 +75,32 @@ def test_saving_from_jupyterlab_changes_only_the_edited_line(tmp_path):
         paired = json.loads((root / rel).with_suffix(".ipynb").read_text())
         assert any(c.get("outputs") for c in paired["cells"]), f"{rel}: the paired .ipynb lost the outputs"
         assert "widgets" in paired["metadata"]
+
+
+def test_saving_only_outputs_from_jupyterlab_leaves_every_script_byte_identical(tmp_path):
+    """Run in Lab (outputs, the kernel's spec and UI metadata added) and saved: the tracked .py is unchanged
+    to the byte.  The kernel `make` installs carries the display name the headers have ("Python 3"), so
+    Lab's write-back of the running kernel's spec changes nothing."""
+    from jupytext import TextFileContentsManager
+
+    root = _copy_project(tmp_path)
+    cm = TextFileContentsManager(root_dir=str(root))
+    for script in NOTEBOOKS:
+        rel = f"notebooks/{script.name}"
+        nb = cm.get(rel, content=True)["content"]
+        _as_lab_would_save(nb)
+        cm.save({"type": "notebook", "format": "json", "content": nb}, rel)
+        assert (root / rel).read_bytes() == script.read_bytes(), rel
+
+
+def test_the_installed_kernel_has_the_display_name_of_the_notebook_headers():
+    headers = {line.strip() for nb in NOTEBOOKS for line in nb.read_text(encoding="utf-8").splitlines()
+               if line.strip().startswith("#     display_name:")}
+    assert headers == {"#     display_name: Python 3"}
+    assert _installed_kernelspec()["display_name"] == "Python 3", "run `make install`: it installs the kernel"
+    makefile = (REPO / "Makefile").read_text()
+    assert "KERNEL_DISPLAY_NAME := Python 3" in makefile and '--display-name "$(KERNEL_DISPLAY_NAME)"' in makefile
+    assert "ENV := $(STAMP) $(KERNEL_SPEC) $(LAB_SETTINGS)" in makefile
 
 
 def test_jupytext_sync_leaves_every_script_byte_identical(tmp_path):

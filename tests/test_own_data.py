@@ -95,7 +95,7 @@ def test_release_info_in_analysis_mode():
     from voxmem_analysis.reproduce.mode import release_info
 
     info, problems = release_info(load_release(EXAMPLE), EXAMPLE)
-    assert [p["code"] for p in problems] == ["ar_source_unknown"]   # the example has no item table
+    assert problems == []   # the example ships its item table: every refusal item has its source operation
     assert info["mode"] == "analysis" and info["model_names"] == ["MyModel-v1"]
     assert info["predictions"] == 220 and info["models"] == 1 and not info["paper_release"]
     runs = {r["budget"]: r for r in info["runs"]}

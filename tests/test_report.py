@@ -101,14 +101,18 @@ def test_report_without_any_run_files(tmp_path):
     assert "No reproduction.csv" in html and "No audit.csv" in html and "No figures were written" in html
 
 
-def test_report_tables_line_up_their_decimals():
+def test_report_tables_print_numbers_as_the_saved_tables():
+    """As the Markdown and LaTeX files: a percentage column to one decimal, a count row as integers
+    (never 232.000, even read back from a CSV as floats), a tiny p-value in scientific notation, a
+    p-value to three decimals, whole-number columns as integers, a real minus sign."""
     import numpy as np
 
     from voxmem_analysis.reproduce.report_html import table_html as _table_html
 
-    df = pd.DataFrame({"Model": ["A", "B", "n"], "Overall": [24.49, 26.5306, 232.0],
+    df = pd.DataFrame({"Model": ["A", "B", "n"], "Overall": [24.49, -26.5306, 232.0],
                        "p": [0.00001, 0.5, np.nan], "count": [1.0, 2.0, 3.0]})
     html = _table_html(df)
-    assert ">24.490<" in html and ">26.531<" in html        # one column, one number of decimals
-    assert ">1.0e-05<" in html and ">0.5<" in html           # a tiny p stays visibly non-zero
-    assert ">1<" in html and ">3<" in html                   # whole numbers stay whole
+    assert '<td class="num">24.5</td>' in html and '<td class="num">\u221226.5</td>' in html
+    assert '<td>n</td><td class="num">232</td>' in html
+    assert '<td class="num">1\u00d710<sup>\u22125</sup></td>' in html and '<td class="num">0.500</td>' in html
+    assert '<td class="num">1</td></tr>' in html and '<td class="num">3</td></tr>' in html

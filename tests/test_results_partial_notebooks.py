@@ -34,7 +34,7 @@ def _printed(nb_path: Path) -> tuple[str, list[str]]:
     return "".join(text), errors
 
 
-def _run(tmp_path: Path, shape: str):
+def _run(tmp_path: Path, shape: str, statuses=("ok", "ok")):
     from voxmem_analysis.reproduce import runner as reproduce
 
     data = partial_release(tmp_path / shape, shape)
@@ -42,7 +42,7 @@ def _run(tmp_path: Path, shape: str):
     summary = reproduce.run(data, out, jobs=2, n_boot=50, seed=1, only=NOTEBOOKS, reproduction=False,
                             report=False, progress=False, stream=io.StringIO())
     assert summary.exit_code == 0, [(r.name, r.error.headline() if r.error else r.reason) for r in summary.notebooks]
-    assert [r.status for r in summary.notebooks] == ["ok", "ok"]
+    assert [r.status for r in summary.notebooks] == list(statuses)
     return out
 
 
@@ -53,7 +53,8 @@ def user_run(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def one_budget_run(tmp_path_factory):
-    return _run(tmp_path_factory.mktemp("nb_one"), "one_budget")
+    # the scaling notebook writes nothing on one budget: reported as skipped, with the reasons it printed
+    return _run(tmp_path_factory.mktemp("nb_one"), "one_budget", statuses=("ok", "skipped"))
 
 
 def test_main_results_on_user_release(user_run):
@@ -100,6 +101,10 @@ def test_single_budget_skips_scaling_with_reason(one_budget_run):
     for section in ("Figure 6", "Table 18 (scaling)", "Appendix D.5 (scaling)"):
         assert f"{section}: skipped \u2014 {reason}" in text
     assert not (one_budget_run / "tables" / "table18.csv").exists()
+    run = json.loads((one_budget_run / "run.json").read_text())
+    nb20 = next(nb for nb in run["notebooks"] if nb["name"] == "20_context_scaling")
+    assert nb20["status"] == "skipped" and nb20["reason"] == f"wrote nothing: every section was skipped ({reason}; " \
+        "the release has no two budgets to compare)"
     text10, errors10 = _printed(one_budget_run / "notebooks" / "10_main_results.ipynb")
     assert errors10 == []
     assert "Table 15, Table 16, Figure 8 at 8K" in text10 and "Figure 5 at 8K" in text10

@@ -1,4 +1,6 @@
-"""Paired power (voxmem_analysis.stats.power) against Connor's formula and a simulation."""
+"""Paired power (voxmem_analysis.stats.power): the normal approximation against Connor's formula and a
+simulation; the exact McNemar power against hand-computed cases, statsmodels' rejection region and a
+simulation of statsmodels' exact test."""
 from __future__ import annotations
 
 import numpy as np
@@ -41,14 +43,98 @@ def test_power_matches_a_simulation_of_the_test():
 
 def test_summary_and_bad_input():
     out = power_summary(799, 0.2, target=0.03).iloc[0]
-    assert out["items_needed"] == 1742 and round(100 * out["mdd"], 2) == 4.43
-    assert out["power_at_target"] == pytest.approx(paired_power(0.03, 799, 0.2))
+    assert out["items_needed_normal"] == 1742 and round(100 * out["mdd_normal"], 2) == 4.43
+    assert out["power_at_target_normal"] == pytest.approx(paired_power(0.03, 799, 0.2))
+    assert out["items_needed_exact"] == items_needed(0.03, 0.2, method="exact") == 1800
+    assert out["power_at_target_exact"] == pytest.approx(paired_power(0.03, 799, 0.2, method="exact"))
+    assert out["power_exact_at_mdd_normal"] == pytest.approx(paired_power(out["mdd_normal"], 799, 0.2, method="exact"))
+    assert round(100 * out["mdd_exact"], 2) == 4.53
     with pytest.raises(ValueError, match="discordance"):
         items_needed(0.03, 1.5)
     with pytest.raises(ValueError, match="difference must lie"):
         items_needed(0.5, 0.2)
+    with pytest.raises(ValueError, match="difference must lie"):   # more than the discordance: p01 < 0
+        paired_power(0.25, 100, 0.2)
     with pytest.raises(ValueError, match="n must be a positive integer"):
         minimum_detectable_difference(0, 0.2)
+    with pytest.raises(ValueError, match="method must be one of"):
+        paired_power(0.05, 100, 0.2, method="simulated")
+
+
+def test_mdd_is_nan_when_no_possible_difference_reaches_the_power():
+    """20 items at discordance 0.2: even delta = psi (every discordant item one way) has power < 0.8.
+    (The old search went up to sqrt(psi) and reported 26.4 points, a difference the items cannot show.)"""
+    assert paired_power(0.2 * (1 - 1e-9), 20, 0.2) < 0.8
+    assert np.isnan(minimum_detectable_difference(20, 0.2))
+    assert np.isnan(minimum_detectable_difference(20, 0.2, method="exact"))
+
+
+# ----------------------------------------------------------------------------- exact McNemar power
+def test_exact_power_by_hand():
+    # psi = 0.9 and delta = 0.9: every discordant pair goes one way, n10 = D ~ Bin(6, 0.9); the test
+    # rejects iff 2 * 0.5**D <= 0.05, i.e. D = 6: power 0.9**6
+    assert paired_power(0.9, 6, 0.9, method="exact") == pytest.approx(0.9 ** 6, rel=1e-12)
+    # psi = 1: D = 6 always, n10 ~ Bin(6, 0.75); the region is n10 in {0, 6}: 0.25**6 + 0.75**6
+    assert paired_power(0.5, 6, 1.0, method="exact") == pytest.approx(0.25 ** 6 + 0.75 ** 6, rel=1e-12)
+    # 5 pairs can never reject at 5% (2 * 0.5**5 = 0.0625)
+    assert paired_power(0.5, 5, 1.0, method="exact") == 0.0
+
+
+def test_rejection_region_matches_statsmodels():
+    """c_d against statsmodels' binomial rejection interval (reject x <= x_low or x >= x_upp) for every
+    d up to 400, and the resulting decisions against mcnemar(exact=True) for every table with d <= 40."""
+    from statsmodels.stats.contingency_tables import mcnemar
+    from statsmodels.stats.proportion import binom_test_reject_interval
+
+    from voxmem_analysis.stats.power import mcnemar_critical_values
+
+    for dd in range(1, 401):
+        x_low, x_upp = binom_test_reject_interval(0.5, dd, alpha=0.05)
+        cd = int(mcnemar_critical_values(dd, 0.05))
+        assert (cd, dd - cd) == (x_low, x_upp), dd
+    for dd in range(1, 41):
+        cd = mcnemar_critical_values(dd, 0.05)
+        for n10 in range(dd + 1):
+            p = mcnemar(np.array([[5, dd - n10], [n10, 5]]), exact=True).pvalue
+            assert (p <= 0.05) == (n10 <= cd or n10 >= dd - cd), (dd, n10, p)
+
+
+def test_exact_power_at_the_normal_mdd_is_078_by_simulation():
+    """The audit's case: 799 items, discordance 0.198742 (the synthetic release's median between
+    models).  The normal MDD is 4.41 pp; 40,000 simulated tables tested exactly (statsmodels' p-value
+    formula, vectorised; checked against mcnemar on 300 of them) reject 78.1% of the time (SE 0.2%):
+    the computed exact power 0.7807, not 0.80."""
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    n, psi = 799, 0.198742
+    mdd = minimum_detectable_difference(n, psi)
+    assert 100 * mdd == pytest.approx(4.41198, abs=1e-4)
+    exact = paired_power(mdd, n, psi, method="exact")
+    assert exact == pytest.approx(0.78072, abs=1e-4)
+    rng = np.random.default_rng(23)
+    counts = rng.multinomial(n, [(psi + mdd) / 2, (psi - mdd) / 2, 1 - psi], size=40_000)
+    n10, n01 = counts[:, 0], counts[:, 1]
+    p = np.minimum(1.0, 2 * st.binom.cdf(np.minimum(n10, n01), n10 + n01, 0.5))
+    for i in range(300):
+        ref = mcnemar(np.array([[0, n01[i]], [n10[i], 0]]), exact=True).pvalue
+        assert p[i] == pytest.approx(ref, rel=1e-12)
+    rate = float(np.mean(p <= 0.05))
+    se = np.sqrt(exact * (1 - exact) / counts.shape[0])
+    assert abs(rate - exact) < 3 * se
+    assert 0.80 - rate > 6 * se                       # resolves 0.78 from 0.80
+    # the exact MDD does reach 0.80, and it is larger
+    mdd_exact = minimum_detectable_difference(n, psi, method="exact")
+    assert paired_power(mdd_exact, n, psi, method="exact") == pytest.approx(0.8, abs=1e-9)
+    assert 100 * mdd_exact == pytest.approx(4.5153, abs=1e-3)
+
+
+def test_exact_items_needed_is_the_first_size_reaching_the_power():
+    n = items_needed(0.03, 0.2, method="exact")
+    assert paired_power(0.03, n, 0.2, method="exact") >= 0.8 > paired_power(0.03, n - 1, 0.2, method="exact")
+    # every item discordant (psi = 1): the binomial test's power saw-tooths in n; the answer is past the dips
+    n1 = items_needed(0.3, 1.0, method="exact")
+    powers = [paired_power(0.3, m, 1.0, method="exact") for m in range(n1, n1 + 100)]
+    assert min(powers) >= 0.8 and paired_power(0.3, n1 - 1, 1.0, method="exact") < 0.8
 
 
 def test_power_command(capsys):
@@ -58,8 +144,11 @@ def test_power_command(capsys):
     out = capsys.readouterr()
     header, row = out.out.strip().splitlines()
     vals = dict(zip(header.split(","), row.split(",")))
-    assert vals["items_needed"] == "1742" and float(vals["mdd_pp"]) == pytest.approx(4.42592, abs=1e-4)
+    assert vals["items_needed_normal"] == "1742" and float(vals["mdd_normal_pp"]) == pytest.approx(4.42592, abs=1e-4)
+    assert vals["items_needed_exact"] == "1800" and float(vals["mdd_exact_pp"]) == pytest.approx(4.5294, abs=1e-3)
+    assert float(vals["power_exact_at_mdd_normal"]) == pytest.approx(0.7807, abs=1e-4)
     assert "n and discordance: given" in out.err
+    assert "Connor 1987" in out.err and "the exact test's power is 0.78, not 0.8" in out.err
     assert main(["power", "--n", "799"]) == 2                     # discordance missing: a message, no traceback
     assert "give --n and --discordance" in capsys.readouterr().err
 

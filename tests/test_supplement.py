@@ -7,6 +7,7 @@ import shutil
 import zipfile
 
 import pandas as pd
+import pytest
 
 from voxmem_analysis.cli import main
 from voxmem_analysis.reproduce.supplement import format_table, paper_figure_names, write_zip
@@ -30,11 +31,29 @@ def test_format_table_uses_the_printed_precision():
                       "Count": [3.0, 4.0, 5.0]},
                      index=pd.Index(["All", "AR", "Extra"], name="Slice"))
     f = format_table(t, "table13", pub)
-    assert f.loc["All"].tolist() == ["11978", "0.953", "1.2", "3"]
+    assert f.loc["All"].tolist() == ["11,978", "0.953", "1.2", "3"]     # counts from 10,000 on as journals print them
     assert f.loc["AR", "κ"] == "0.900"          # exact cell
     assert f.loc["Extra", "κ"] == "0.812"       # column's usual precision
     assert f.loc["Extra", "Other"] == ""
     assert f.index.name == "Slice"
+
+
+def test_latex_numbers_a_journal_takes():
+    """p below 0.001 in scientific notation, counts as integers (even read back as floats), an estimate and
+    its interval with the same decimals, typographic minus signs, readable headers."""
+    from voxmem_analysis.output import table_to_latex
+
+    pub = pd.DataFrame({"artifact": ["table2"] * 2, "row": ["All", "All"], "column": ["Δ", "n"], "decimals": [1, 0]})
+    t = pd.DataFrame({"n": [669.0, 474.0], "Δ": [31.0912, -5.12821], "p_value": [5.92923e-47, 0.143307],
+                      "Δ 95% CI low": [27.3543, -10.25641], "Δ 95% CI high": [34.8281, 1.5],
+                      "kappa": [0.953, 0.9], "kappa_ci_low": [0.9467, 0.88], "kappa_ci_high": [0.9585, 0.93]},
+                     index=pd.Index(["All", "Speech Semantics"], name="row"))
+    f = format_table(t, "table2", pub)
+    assert f.loc["All"].tolist() == ["669", "31.1", r"$5.9\times10^{-47}$", "27.4", "34.8", "0.953", "0.947", "0.959"]
+    assert f.loc["Speech Semantics"].tolist()[:5] == ["474", "$-$5.1", "0.143", "$-$10.3", "1.5"]
+    head = table_to_latex(t).splitlines()[5]
+    assert head == (r" & n & $\Delta$ & p & $\Delta$ 95\% CI low & $\Delta$ 95\% CI high & $\kappa$ & "
+                    r"$\kappa$, CI low & $\kappa$, CI high \\")
 
 
 def test_zip_is_deterministic(tmp_path):
@@ -102,7 +121,7 @@ def test_supplement_from_a_reproduce_output(tiny_release, tmp_path, capsys):
         pd.testing.assert_frame_equal(numbers, written)
         tex = (folder / "table15.tex").read_text()
         assert r"\toprule" in tex and r"\bottomrule" in tex and "SYNTHETIC DATA" in tex
-        assert "Table 15: accuracy (\\%) at 8K" in tex
+        assert "\\renewcommand{\\thetable}{15}\n\\caption{Accuracy (\\%) at 8K" in tex   # the paper's table number
         zips.append((out / "voxmem_supplement.zip").read_bytes())
     assert zips[0] == zips[1]
 
@@ -148,3 +167,52 @@ def test_supplement_requires_figures_folder(tiny_release, tmp_path):
     assert main(["supplement", "--data", str(tiny_release), "--out", str(tmp_path / "o"),
                  "--from", str(tmp_path / "nothing")]) == 2
     shutil.rmtree(tmp_path / "o", ignore_errors=True)
+
+
+# ----------------------------------------------------------------------------- every release kind (issue 23)
+_EXCEPTION_TEXT = ("Traceback", "Error:", "has no attribute", "is not callable", "Exception", "KeyError", "ValueError")
+
+
+def _supplement_of(data, tmp_path, *only):
+    from voxmem_analysis.cli import main
+
+    src = None
+    if only:
+        src = tmp_path / "run"
+        assert main(["reproduce", "--data", str(data), "--out", str(src), "--only", ",".join(only), "--n-boot", "50",
+                     "--no-progress"]) == 0
+    args = ["supplement", "--data", str(data), "--out", str(tmp_path / "sup"), "--no-progress"]
+    args += ["--from", str(src)] if src else ["--n-boot", "50"]
+    return main(args), tmp_path / "sup" / "voxmem_supplement"
+
+
+@pytest.mark.parametrize("kind", ["paper", "own_run", "amc"])
+def test_supplement_works_for_every_release_kind(kind, tmp_path, capsys):
+    """Exit 0 on the paper's release, a user's own run and an Audio MultiChallenge release; no exception text
+    in anything written; every section the data cannot support named with its reason."""
+    from conftest import REPO
+
+    data = {"paper": REPO / "data" / "synthetic", "own_run": REPO / "data" / "examples" / "my_eval",
+            "amc": REPO / "data" / "synthetic-amc"}[kind]
+    only = ("31_transcript_ablation", "70_audio_multichallenge") if kind == "paper" else ()
+    rc, folder = _supplement_of(data, tmp_path, *only)
+    err = capsys.readouterr().err
+    assert rc == 0, err
+    texts = {p.name: p.read_text(encoding="utf-8") for p in folder.iterdir() if p.suffix in (".md", ".tex")}
+    for name, text in texts.items():
+        assert not [e for e in _EXCEPTION_TEXT if e in text], name
+    readme = texts["README.md"]
+    if kind == "own_run":
+        assert "- `30_judge_agreement`: the release has no judge2/ folder (optional part)" in readme
+        assert "`table15.tex`" in readme and "`table18.tex`" in readme
+        t15 = texts["table15.tex"]
+        assert "\nn & 30 & 22 & 39 & 19 & 110 \\\\" in t15 and "110.0" not in t15
+    if kind == "paper":
+        t2 = texts["table2.tex"]
+        assert r"$7.3\times10^{-20}$" in t2 and "0.00 " not in t2          # McNemar p, never 0.00
+        assert r"Speech Semantics & 195 & 75.9 & 70.8 & 5.1 & 0.143 & $-$" in t2   # CI: n_boot 50
+    if kind == "amc":
+        assert readme.startswith("# Audio MultiChallenge supplementary material")
+        assert {"amc_table2.tex", "amc_table4.tex"} <= set(texts) and (folder / "amc_figure8.pdf").is_file()
+        t4 = texts["amc_table4.tex"]
+        assert " & 385 & " in t4 and "385.0" not in t4 and "APR, CI low" in texts["amc_table2.tex"]

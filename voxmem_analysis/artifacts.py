@@ -10,6 +10,7 @@ first use, so ``import voxmem_analysis`` stays light.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
@@ -20,7 +21,7 @@ if TYPE_CHECKING:  # pandas is imported where tables are built: `table --list` s
     import pandas as pd
 
 __all__ = ["Artifact", "artifact", "get", "names", "compute", "to_long", "retitle", "caption", "ARTIFACT_MODULES",
-           "source_titles"]
+           "source_titles", "SourceParameter", "source_parameters"]
 
 #: Modules that register artifacts when imported (every one must exist).
 ARTIFACT_MODULES = (
@@ -141,23 +142,124 @@ def _registrations(tree):
             yield node.args[0].value, next((k.value for k in node.keywords if k.arg == "title"), None)
 
 
+@functools.lru_cache(maxsize=1)
+def _sources():
+    """``(module name, parsed source)`` of every module of :data:`ARTIFACT_MODULES`, or None when one
+    cannot be read as a ``.py`` file (then callers import the registry).  Parsed once per process."""
+    import ast
+    import importlib.util
+
+    out = []
+    for mod in ARTIFACT_MODULES:
+        spec = importlib.util.find_spec(mod)
+        if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+            return None
+        with open(spec.origin, encoding="utf-8") as fh:
+            out.append((mod, ast.parse(fh.read(), filename=spec.origin)))
+    return tuple(out)
+
+
 def source_titles() -> dict[str, str] | None:
     """``{name: title}`` of every ``artifact("name", title="...")`` registration, read from the source of
     :data:`ARTIFACT_MODULES` without importing them (so listing names and titles costs no pandas, SciPy
     or matplotlib); None when a module cannot be read this way (the caller then imports the registry).
     ``tests/test_cli_startup.py`` checks it matches the registry."""
     import ast
-    import importlib.util
 
+    sources = _sources()
+    if sources is None:
+        return None
     out: dict[str, str] = {}
-    for mod in ARTIFACT_MODULES:
-        spec = importlib.util.find_spec(mod)
-        if spec is None or not spec.origin or not spec.origin.endswith(".py"):
-            return None
-        with open(spec.origin, encoding="utf-8") as fh:
-            tree = ast.parse(fh.read(), filename=spec.origin)
+    for _mod, tree in sources:
         for name, title in _registrations(tree):
             if not isinstance(title, ast.Constant) or not isinstance(title.value, str):
                 return None
             out[name] = title.value
     return out
+
+
+@dataclass(frozen=True)
+class SourceParameter:
+    """One analysis parameter of an artifact function, as its source declares it: ``name``, the
+    ``default`` (``None`` when it has none) and the annotation's text (``"bool | None"``)."""
+
+    name: str
+    default: object = None
+    annotation: str = ""
+
+
+#: Keyword arguments every artifact takes; not analysis parameters.
+_GENERAL = ("seed", "n_boot")
+
+
+def _literals(tree) -> dict[str, object]:
+    """Module-level ``NAME = <literal>`` assignments (a default may name one: ``budget=_DEFAULT_BUDGET``)."""
+    import ast
+
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            try:
+                out[node.targets[0].id] = ast.literal_eval(node.value)
+            except (ValueError, SyntaxError, TypeError):
+                pass
+    return out
+
+
+def _function_parameters(func, consts: dict) -> list[SourceParameter] | None:
+    """The analysis parameters of an artifact's ``def`` (None when a default is not a literal)."""
+    import ast
+
+    a = func.args
+    positional = a.posonlyargs + a.args
+    pos_defaults = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
+    pairs = list(zip(positional, pos_defaults))[1:] + list(zip(a.kwonlyargs, a.kw_defaults))
+    out = []
+    for arg, default in pairs:
+        if arg.arg in _GENERAL or arg.arg.startswith("_"):
+            continue
+        if default is None:
+            value = None
+        elif isinstance(default, ast.Name) and default.id in consts:
+            value = consts[default.id]
+        else:
+            try:
+                value = ast.literal_eval(default)
+            except (ValueError, SyntaxError, TypeError):
+                return None
+        out.append(SourceParameter(arg.arg, value, ast.unparse(arg.annotation) if arg.annotation else ""))
+    return out
+
+
+def _decorated(tree):
+    """``(artifact name, def node)`` of every function decorated with ``@artifact("name", ...)``."""
+    import ast
+
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for dec in node.decorator_list:
+            regs = list(_registrations(dec)) if isinstance(dec, ast.Call) else []
+            if regs:
+                yield regs[0][0], node
+
+
+def source_parameters() -> dict[str, list[SourceParameter]] | None:
+    """``{artifact name: [SourceParameter, ...]}``, the analysis parameters of every artifact function
+    (its keyword arguments besides ``seed`` and ``n_boot``), read from the source without importing
+    the analyses: what ``table NAME --help`` lists and parses.  None when the source cannot be read
+    so (an artifact registered other than by decorator, a default that is not a literal); the caller
+    then inspects the imported functions.  ``tests/test_cli_startup.py`` checks it against them."""
+    sources = _sources()
+    if sources is None:
+        return None
+    out: dict[str, list[SourceParameter]] = {}
+    for _mod, tree in sources:
+        consts = _literals(tree)
+        for name, func in _decorated(tree):
+            params = _function_parameters(func, consts)
+            if params is None:
+                return None
+            out[name] = params
+    titles = source_titles()
+    return out if titles is not None and set(out) == set(titles) else None

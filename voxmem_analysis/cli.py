@@ -63,10 +63,16 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def cli_message(text: str) -> str:
-    """A library hint ``pass budget= one of them`` in the words of the command line (``pass --budget``)."""
+    """A library hint in the words of the command line: ``pass budget= one of them`` -> ``pass --budget one
+    of them``, ``pass baseline=/comparison= budgets ...`` -> ``pass --baseline/--comparison budgets ...``,
+    ``pass model=`` -> ``pass --model``."""
     import re
 
-    return re.sub(r"\bpass (\w+)= ", lambda m: "pass --" + m.group(1).replace("_", "-") + " ", text)
+    def options(m) -> str:
+        names = [n[:-1] for n in m.group(1).split("/")]
+        return "pass " + "/".join("--" + n.replace("_", "-") for n in names)
+
+    return re.sub(r"\bpass ((?:\w+=/)*\w+=)(?=[\s,;.)]|$)", options, text)
 
 
 def _report_unexpected(exc: BaseException, args) -> int:

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,23 +28,15 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pandas is imported by the functions that use it: reading a caption needs none
     import pandas as pd
 
-__all__ = ["save_table", "save_figure", "table_to_latex", "table_to_markdown", "SYNTHETIC_LABEL", "stamp_synthetic",
-           "in_kernel", "display_frame", "figure_caption", "laid_out", "long_rows", "write_long", "read_long",
-           "LONG_COLUMNS"]
+__all__ = ["save_table", "save_figure", "table_to_latex", "table_to_markdown", "latex_number", "latex_cells", "cell_formats", "is_missing",
+           "readable_header", "interval_bound", "is_count_label", "is_p_label", "save_finding", "read_findings", "text_number", "latex_caption",
+           "SYNTHETIC_LABEL", "STAMP_GID", "stamp_synthetic", "clear_stamp", "drawn_texts", "prepare_figure", "is_synthetic",
+           "in_kernel", "display_frame", "figure_caption", "laid_out", "long_rows", "write_long", "read_long", "LONG_COLUMNS"]
 
-SYNTHETIC_LABEL = "SYNTHETIC DATA \u2014 not real model output"
+from voxmem_analysis.stamp import (SYNTHETIC_LABEL, STAMP_GID, clear_stamp, drawn_texts, is_synthetic, prepare_figure,
+                                   stamp_synthetic)
 _PNG_META = {"Software": None}
 _PDF_META = {"Creator": None, "Producer": None, "CreationDate": None, "ModDate": None}
-
-
-def _fmt(v, digits):
-    import pandas as pd
-
-    if isinstance(v, float):
-        if pd.isna(v):
-            return ""
-        return f"{v:.{digits}f}"
-    return "" if v is None else str(v)
 
 
 def column_digits(df: pd.DataFrame, digits: int = 1) -> list[int]:
@@ -67,37 +61,291 @@ def column_digits(df: pd.DataFrame, digits: int = 1) -> list[int]:
     return out
 
 
-def _cells(df: pd.DataFrame, digits: int) -> list[list[str]]:
-    dig = column_digits(df, digits)
-    return [[_fmt(float(v) if isinstance(v, (int,)) and not isinstance(v, bool) and d else v, d)
-             for v, d in zip(rec, dig)] for rec in df.itertuples(index=False)]
+def text_number(value, decimals: int = 1, kind: str = "number") -> str:
+    """One number as the Markdown tables print it (the plan of :func:`cell_formats`): a count as an
+    integer, a p-value below :data:`P_SCIENTIFIC_BELOW` as ``7.3×10⁻²⁰``, otherwise ``decimals``
+    decimals; text as it is, missing values empty."""
+    if is_missing(value):
+        return ""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    v = float(value)
+    if math.isinf(v):
+        return "-inf" if v < 0 else "inf"
+    if kind == "count":
+        return f"{round(v):d}"
+    if kind == "p" and 0 < v < P_SCIENTIFIC_BELOW:
+        mant, exp = f"{v:.1e}".split("e")
+        mant = mant[:-2] if mant.endswith(".0") else mant
+        return f"{mant}\u00d710" + str(int(exp)).translate(_SUPERSCRIPTS)
+    return f"{v:.{max(decimals, 3) if kind == 'p' else decimals}f}"
 
 
-def table_to_markdown(df: pd.DataFrame, digits: int = 1, caption: str | None = None) -> str:
+_SUPERSCRIPTS = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+
+
+def _md(text) -> str:
+    """A Markdown table cell: a ``|`` inside it escaped, so it does not split the cell."""
+    return str(text).replace("|", "\\|")
+
+
+def table_to_markdown(df: pd.DataFrame, digits: int = 1, caption: str | None = None, *,
+                      decimals: dict | None = None) -> str:
+    """A Markdown (pipe) table; numbers as :func:`cell_formats` plans them (:func:`text_number`;
+    ``decimals``: per column, e.g. the paper's printed precision)."""
     idx = df.index.name or ""
-    head = [idx] + [str(c) for c in df.columns]
+    head = [_md(idx)] + [_md(c) for c in df.columns]
     lines = ["| " + " | ".join(head) + " |", "| " + " | ".join(["---"] + ["---:"] * len(df.columns)) + " |"]
-    for r, cells in zip(df.index, _cells(df, digits)):
-        lines.append("| " + " | ".join([str(r)] + cells) + " |")
+    for r, cells in zip(df.index, cell_formats(df, digits, decimals)):
+        lines.append("| " + " | ".join([_md(r)] + [_md(text_number(v, d, k)) for v, k, d in cells]) + " |")
     out = "\n".join(lines) + "\n"
     return (f"{caption}\n\n" + out) if caption else out
 
 
+_TEX_SPECIAL = (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("_", r"\_"), ("#", r"\#"), ("$", r"\$"),
+                ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\textasciicircum{}"),
+                ("|", r"\textbar{}"), ("<", r"$<$"), (">", r"$>$"))
+#: Characters pdfLaTeX's standard input encoding does not know, as commands (``$\checkmark$``: amssymb).
+_TEX_SYMBOLS = {"\u0394": r"$\Delta$", "\u03ba": r"$\kappa$", "\u03c1": r"$\rho$", "\u03b1": r"$\alpha$",
+                "\u2014": "---", "\u2013": "--", "\u2192": r"$\rightarrow$", "\u2190": r"$\leftarrow$",
+                "\u2265": r"$\geq$", "\u2264": r"$\leq$", "\u00b1": r"$\pm$", "\u00d7": r"$\times$",
+                "\u2713": r"$\checkmark$", "\u2212": "$-$", "\u2026": r"\dots{}", "\u00b7": r"$\cdot$"}
+
+
 def _tex_escape(s: str) -> str:
-    for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("_", r"\_"), ("#", r"\#"),
-                 ("\u0394", r"$\Delta$"), ("\u03ba", r"$\kappa$"), ("\u03c1", r"$\rho$"), ("\u2014", "---"), ("\u2013", "--")):
-        s = s.replace(a, b)
-    return s
+    """``s`` as LaTeX text: the special characters escaped, Greek letters and symbols as commands."""
+    # one pass, character by character: an escape's own backslash or brace is never escaped again
+    special = dict(_TEX_SPECIAL)
+    return "".join(special.get(ch) or _TEX_SYMBOLS.get(ch) or ch for ch in s)
 
 
-def table_to_latex(df: pd.DataFrame, digits: int = 1, caption: str | None = None, label: str | None = None) -> str:
-    """A booktabs ``table`` environment (requires ``\\usepackage{booktabs}``)."""
+# ----------------------------------------------------------------------------- LaTeX numbers
+#: p-values below this are printed in scientific notation (``$7.3\times10^{-20}$``), never as 0.000.
+P_SCIENTIFIC_BELOW = 0.001
+_COUNT_LABELS = {"n", "N", "items", "Items", "AR items", "questions", "Questions", "tasks", "Tasks", "Models",
+                 "models", "Cells", "cells", "Total", "total", "errors", "Errors", "observations", "clusters",
+                 "count", "Count", "predictions", "scored", "correct"}
+_BOUND = re.compile(r"^(?P<base>.*?)(?:[ _,]+(?:\d+(?:\.\d+)?\\?% )?(?:CI[ _]|ci_)?)(?P<end>lo|hi|low|high)"
+                    r"(?P<rest>(?: .*)?)$")
+
+
+_P_HEADERS = {"p": "p", "p_value": "p", "p_holm": "p (Holm)", "p_cochran": "p (Cochran's Q)",
+              "p_mcnemar": "p (McNemar)"}
+
+
+def is_count_label(label) -> bool:
+    """A row or column label that holds counts: ``n``, ``items``, ``Total``, ``Speaker Identity n``, ``8K|n``."""
+    text = str(label)
+    last = text.rsplit("|", 1)[-1]
+    return (text in _COUNT_LABELS or last in _COUNT_LABELS or text.endswith((" n", " items")) or text.startswith("n_")
+            or text.endswith("_n") or text.startswith(("n (", "n ")))
+
+
+def is_p_label(label) -> bool:
+    """A label that names a p-value: ``p``, ``p_value``, ``p (McNemar)``, ``McNemar p``, ``Spearman p``, ``p_holm``."""
+    t = str(label).strip().lower()
+    return (t in ("p", "p-value", "p value", "p_value") or t.startswith(("p (", "p_", "p ")) or t.endswith((" p", "_p")))
+
+
+def interval_bound(label) -> tuple[str, str] | None:
+    """``(estimate label, "low" | "high")`` when ``label`` names an interval bound (``drop_lo``, ``APR hi``,
+    ``κ CI low``, ``Δ 95% CI high``, ``accuracy_ci_low``), else None.  A bound's Monte-Carlo SE or
+    design effect (``drop_lo mc_se``) is not a bound."""
+    m = _BOUND.match(str(label))
+    if not m or not m.group("base") or m.group("rest"):
+        return None
+    return m.group("base"), "low" if m.group("end") in ("lo", "low") else "high"
+
+
+_GREEK_LETTERS = {"rho": "\u03c1", "kappa": "\u03ba"}
+_GREEK = re.compile(r"(?<![A-Za-z])(rho|kappa)(?![A-Za-z])")
+
+
+def readable_header(label) -> str:
+    """A column or index label as a table header: ``drop_lo`` -> ``Drop, CI low``, ``retention`` ->
+    ``Retention``, ``p_value`` -> ``p``, ``n`` -> ``n``; labels written for print (``Full Audio``,
+    ``Δ 95% CI low``) unchanged; a generic index name (``row``, ``index``) -> empty."""
+    text = str(label if label is not None else "")
+    if text.lower() in ("row", "index", "level_0"):
+        return ""
+    bound = interval_bound(text)
+    if bound and "CI" not in text:
+        return f"{readable_header(bound[0])}, CI {bound[1]}"
+    if is_p_label(text) and re.fullmatch(r"[a-z_]+", text):
+        return _P_HEADERS.get(text, "p (" + text[2:].replace("_", " ") + ")")
+    for tail, words in ((" mc_se", ", MC SE"), (" deff", ", design effect")):
+        if text.endswith(tail):
+            return readable_header(text[: -len(tail)]) + words
+    text = _GREEK.sub(lambda m: _GREEK_LETTERS[m.group(0)], text)
+    if re.fullmatch(r"n_[a-z0-9_]+", text):
+        return "n " + text[2:].replace("_", " ")
+    if re.fullmatch(r"[a-z][a-z0-9_]*", text) and text not in _COUNT_LABELS:
+        words = text.replace("_", " ")
+        return words[0].upper() + words[1:]
+    return text
+
+
+def is_missing(value) -> bool:
+    """None, NaN, ``pd.NA`` or ``NaT`` (an empty cell)."""
+    if value is None:
+        return True
+    if isinstance(value, float):
+        return math.isnan(value)
+    if isinstance(value, (str, int, bool)):
+        return False
+    import pandas as pd
+
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def latex_number(value, decimals: int = 1, *, kind: str = "number") -> str:
+    """One number as it is printed in a LaTeX table (every ``.tex`` table of the workbook).
+
+    ``kind="count"``: an integer (``799``, never ``799.0``; ``11,978`` from 10,000 on); ``kind="p"``: a p-value, below
+    :data:`P_SCIENTIFIC_BELOW` in scientific notation with two significant digits
+    (``$7.3\\times10^{-20}$``), else with ``max(decimals, 3)`` decimals; ``kind="number"``: ``decimals``
+    decimals.  A negative number gets a typographic minus (``$-$4.0``); missing values are empty."""
+    if is_missing(value):
+        return ""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return _tex_escape(str(value))
+    v = float(value)
+    if math.isinf(v):
+        return ("$-$" if v < 0 else "") + r"$\infty$"
+    if kind == "count":
+        text = f"{abs(round(v)):,d}" if abs(v) >= 10_000 else f"{abs(round(v)):d}"   # 11,978 as journals print it
+    elif kind == "p" and 0 < v < P_SCIENTIFIC_BELOW:
+        mant, exp = f"{v:.1e}".split("e")
+        mant = mant[:-2] if mant.endswith(".0") else mant
+        return f"${mant}\\times10^{{{int(exp)}}}$"
+    else:
+        d = max(decimals, 3) if kind == "p" else max(decimals, 0)
+        text = f"{abs(v):.{d}f}"
+    negative = v < 0 and float(text.replace(",", "")) != 0
+    return ("$-$" if negative else "") + text
+
+
+def _cell_kind(row, col, value, whole_column: bool) -> str:
+    """``p``, ``count`` or ``number`` (:func:`latex_number`) of one cell."""
+    whole = (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+             and float(value) == round(float(value)))
+    if is_p_label(col) or is_p_label(row):
+        return "p"
+    if whole and (whole_column or is_count_label(col) or is_count_label(row)):
+        return "count"
+    return "number"
+
+
+def _integer_column(col) -> bool:
+    """Integer numbers by type: an integer dtype, or an object column whose values are all ``int``."""
+    import pandas as pd
+
+    if pd.api.types.is_bool_dtype(col):
+        return False
+    if pd.api.types.is_integer_dtype(col):
+        return True
+    vals = [v for v in col.tolist() if not is_missing(v)]
+    return col.dtype == object and bool(vals) and all(isinstance(v, int) and not isinstance(v, bool) for v in vals)
+
+
+def _column_plan(df: pd.DataFrame, digits: int) -> tuple[dict, dict]:
+    """``(decimals, integer)`` per column label (text): integers by type (:func:`_integer_column`) or a
+    count column of whole numbers print without decimals; floats with 3 decimals when every value (count
+    rows aside) lies within [-1.5, 1.5] (ratios, kappa, rho, p-values), with none when all are zero, else
+    with ``digits``.  A float that happens to be whole (an accuracy of 50.0) keeps its decimals."""
+    import pandas as pd
+
+    body = df[[not is_count_label(r) for r in df.index]] if len(df) else df
+    dec, integer = {}, {}
+    for c, name in zip(df.columns, map(str, df.columns)):
+        col = df[c]
+        num = pd.to_numeric(col, errors="coerce")
+        text = bool((num.isna() & ~col.map(is_missing)).any())
+        vals = pd.to_numeric(body[c], errors="coerce").dropna()
+        whole = bool(len(num.dropna())) and bool((num.dropna() == num.dropna().round()).all())
+        integer[name] = not text and (_integer_column(col) or (whole and is_count_label(name)))
+        if text or integer[name]:
+            dec[name] = digits if text else 0
+        elif len(vals) and (vals == 0).all():
+            dec[name] = 0
+        elif len(vals) and (vals.abs() <= 1.5).all():
+            dec[name] = 3
+        else:
+            dec[name] = digits
+    return dec, integer
+
+
+def cell_formats(df: pd.DataFrame, digits: int = 1, decimals: dict | None = None) -> list[list[tuple]]:
+    """How every cell of ``df`` is printed: ``(value, kind, decimals)`` per cell, row by row, where
+    ``kind`` is ``count``, ``p`` or ``number`` (:func:`latex_number`, :func:`text_number`; the report's
+    :func:`~voxmem_analysis.reproduce.report_html.html_number` prints the same plan).
+
+    Decimals per column: ``decimals[column label]`` when given (the paper's printed precision), else
+    :func:`_column_plan`; counts (integer columns, a count column or row, :func:`is_count_label`) as
+    integers; p-values (:func:`is_p_label`) as p-values; the bounds of an interval
+    (:func:`interval_bound`) with the decimals of their estimate's column."""
+    cols = [str(c) for c in df.columns]
+    given = {str(c): int(d) for c, d in (decimals or {}).items()}
+    planned, integer = _column_plan(df, digits)
+    dec = {c: given.get(c, planned[c]) for c in cols}
+    estimate = {}
+    for c in cols:
+        b = interval_bound(c)
+        if b:
+            estimate[c] = next((e for e in cols if e == b[0]), None) or next(
+                (e for e in cols if e.endswith(" " + b[0]) and not interval_bound(e)), None)
+    out = []
+    for r, rec in zip(df.index, df.itertuples(index=False)):
+        row = []
+        for c, v in zip(cols, rec):
+            v = v.item() if hasattr(v, "item") else v
+            src = estimate.get(c) or c
+            row.append((v, _cell_kind(r, c, v, integer[src] and not estimate.get(c)), dec[src]))
+        out.append(row)
+    return out
+
+
+def latex_cells(df: pd.DataFrame, digits: int = 1, decimals: dict | None = None) -> list[list[str]]:
+    """Every cell of ``df`` as LaTeX text: :func:`latex_number` of :func:`cell_formats`."""
+    return [[latex_number(v, d, kind=k) for v, k, d in row] for row in cell_formats(df, digits, decimals)]
+
+
+_CAPTION_TABLE = re.compile(r"^(?P<amc>AMC )?Table (?P<num>[A-Z]?\d+[a-z]?): (?P<rest>.+)$", re.S)
+_CAPTION_FIGURE = re.compile(r"^(?:AMC )?Figure \d+")
+
+
+def latex_caption(caption: str) -> tuple[str | None, str]:
+    """``(table number, caption text)`` for ``\\caption``: ``"Table 18: paired change"`` -> ``("18", "paired
+    change")`` (the table keeps the paper's number), ``"AMC Table 2: ..."`` -> ``("AMC 2", ...)``; the numbers of
+    a figure (``"Figure 4: accuracy"``) -> ``(None, "Numbers of Figure 4: accuracy")``; others unchanged."""
+    m = _CAPTION_TABLE.match(caption)
+    if m:
+        rest = m["rest"]
+        return (f"AMC {m['num']}" if m["amc"] else m["num"]), rest[:1].upper() + rest[1:]
+    if _CAPTION_FIGURE.match(caption):
+        return None, f"Numbers of {caption}"
+    return None, caption
+
+
+def table_to_latex(df: pd.DataFrame, digits: int = 1, caption: str | None = None, label: str | None = None,
+                   *, decimals: dict | None = None) -> str:
+    """A booktabs ``table`` environment (``\\usepackage{booktabs}``; ``amssymb`` for a ✓).
+
+    Numbers through :func:`latex_cells` (counts as integers, p-values below 0.001 in scientific
+    notation, an estimate and its interval with the same decimals, typographic minus signs);
+    headers through :func:`readable_header`; text escaped (:func:`_tex_escape`)."""
     cols = "l" + "r" * len(df.columns)
-    head = " & ".join([_tex_escape(str(df.index.name or ""))] + [_tex_escape(str(c)) for c in df.columns]) + r" \\"
-    body = [" & ".join([_tex_escape(str(r))] + [_tex_escape(c) for c in cells]) + r" \\"
-            for r, cells in zip(df.index, _cells(df, digits))]
+    head = " & ".join([_tex_escape(readable_header(df.index.name))]
+                      + [_tex_escape(readable_header(c)) for c in df.columns]) + r" \\"
+    body = [" & ".join([_tex_escape(str(r))] + cells) + r" \\" for r, cells in zip(df.index, latex_cells(df, digits, decimals))]
     parts = [r"\begin{table}[t]", r"\centering", r"\small"]
     if caption:
+        number, caption = latex_caption(caption)
+        if number:   # the paper's number, not LaTeX's next one (local to this table environment)
+            parts.append(r"\renewcommand{\thetable}{" + _tex_escape(number) + "}")
         parts.append(r"\caption{" + _tex_escape(caption) + "}")
     if label:
         parts.append(r"\label{" + label + "}")
@@ -202,6 +450,56 @@ def _record(out_dir, written: list[Path]) -> None:
         record(written)
 
 
+FINDINGS_DIR = "findings"
+
+
+def save_finding(finding, out_dir, *, name: str | None = None, show: bool | None = None) -> Path:
+    """Add ``finding`` to ``out_dir/findings/NAME.json`` and return that path.
+
+    ``finding`` has ``topic``, ``release`` (the sentence computed from this release) and ``paper``
+    (the paper's finding, or None): a :class:`voxmem_analysis.analysis.findings.Finding`.  The file
+    holds a JSON list of such records in the order they were first saved; saving a topic again
+    replaces it.  ``NAME`` is the notebook's (``out_dir.notebook`` of an
+    :class:`~voxmem_analysis.reproduce.provenance.OutputFolder`) unless given.  The report reads
+    these files.  ``show`` (default: in a Jupyter kernel) also displays the finding as Markdown."""
+    import json
+
+    name = name or getattr(out_dir, "notebook", None) or "findings"
+    d = Path(out_dir) / FINDINGS_DIR
+    d.mkdir(parents=True, exist_ok=True)
+    path = d / f"{name}.json"
+    record = {"topic": str(finding.topic), "release": str(finding.release),
+              "paper": None if finding.paper is None else str(finding.paper)}
+    try:
+        kept = json.loads(path.read_text(encoding="utf-8"))
+        kept = kept if isinstance(kept, list) else []
+    except (OSError, ValueError):
+        kept = []
+    records = [r if not (isinstance(r, dict) and r.get("topic") == record["topic"]) else record for r in kept]
+    if record not in records:
+        records.append(record)
+    text = json.dumps(records, ensure_ascii=False, indent=1) + "\n"
+    _record(out_dir, [_write(path, lambda p: p.write_text(text, encoding="utf-8"))])
+    if _should_show(show):
+        _display(finding)
+    return path
+
+
+def read_findings(out_dir) -> dict[str, list[dict]]:
+    """``{name: [finding records]}`` of ``out_dir/findings/*.json`` (unreadable files left out)."""
+    import json
+
+    out = {}
+    for f in sorted((Path(out_dir) / FINDINGS_DIR).glob("*.json")):
+        try:
+            recs = json.loads(f.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(recs, list):
+            out[f.stem] = [r for r in recs if isinstance(r, dict) and r.get("release")]
+    return out
+
+
 LONG_COLUMNS = ("artifact", "row", "column", "value")
 
 
@@ -271,11 +569,6 @@ def _long_value(text: str):
         return text
 
 
-def stamp_synthetic(fig) -> None:
-    """Add the visible synthetic-data label to a figure (bottom right)."""
-    fig.text(0.995, 0.003, SYNTHETIC_LABEL, ha="right", va="bottom", fontsize=6.5, color="#b22222", alpha=0.9)
-
-
 def figure_caption(png) -> str | None:
     """The caption :func:`save_figure` stored in a PNG (its ``Title``), or None (none, or not a PNG).
 
@@ -334,7 +627,8 @@ def laid_out(fig, dpi: float):
     layout) and find the tight box, then draws it again to render, on every call; saving a PNG
     and a PDF so lays the figure out twice.  Here the layout engine runs once (one draw without
     rendering, at the PNG's ``dpi``, as the PNG's own ``savefig`` would) and the box is measured
-    once, padded by :rc:`savefig.pad_inches` as ``"tight"`` pads it; inside the block the engine
+    once, padded by :rc:`savefig.pad_inches` as ``"tight"`` pads it (a SYNTHETIC stamp that would
+    cover anything is first moved below the figure, :func:`clear_stamp`); inside the block the engine
     is switched off, so each ``savefig(bbox_inches=box)`` only renders.  Figures laid out by
     ``tight_layout()`` (no engine left) or not at all are measured the same way.  The engine and
     the dpi are restored on exit.
@@ -350,6 +644,7 @@ def laid_out(fig, dpi: float):
     fig.set_dpi(dpi)
     try:
         fig.draw_without_rendering()
+        clear_stamp(fig)
         box = fig.get_tightbbox().padded(mpl.rcParams["savefig.pad_inches"])
     finally:
         fig.set_dpi(old_dpi)
@@ -383,10 +678,7 @@ def save_figure(fig, out_dir, name: str, *, data: pd.DataFrame | None = None, re
 
     d = Path(out_dir) / "figures"
     d.mkdir(parents=True, exist_ok=True)
-    if synthetic is None:
-        synthetic = bool(getattr(release, "synthetic", False))
-    if synthetic:
-        stamp_synthetic(fig)
+    prepare_figure(fig, synthetic=is_synthetic(release, synthetic))
     written = []
     title = {"Title": caption} if caption else {}
     show = _should_show(show)

@@ -35,7 +35,7 @@ from voxmem_analysis.artifacts import artifact
 from voxmem_analysis.errors import Problem, VoxMemDataError
 
 __all__ = [
-    "QUANTITIES", "QUANTITY_LABELS", "ROLE_QUANTITIES", "SAMEKEY_CAP", "NESTING_RULES",
+    "QUANTITIES", "QUANTITY_LABELS", "ROLE_QUANTITIES", "UNKNOWN_ROLE", "SAMEKEY_CAP", "NESTING_RULES",
     "history_items", "history_scale", "session_roles", "nesting_check",
     "question_table", "benchmark_composition", "REPO_COLUMNS", "model_registry", "status_64k",
     "table12", "table14", "fig2a", "composition",
@@ -66,6 +66,9 @@ QUANTITY_LABELS: dict[str, str] = {
 ROLE_QUANTITIES: tuple[str, ...] = (
     "evidence_sessions", "samekey_haystack_sessions", "topical_haystack_sessions", "filler_sessions",
 )
+#: The sessions of a history that no role count of the release accounts for (:func:`session_roles`).
+UNKNOWN_ROLE = "unknown_sessions"
+UNKNOWN_ROLE_LABEL = "Sessions of unknown role"
 #: App. B.6: question-specific same-key distractors per budget, at most.
 SAMEKEY_CAP: dict[str, int] = {"8K": 1, "16K": 2, "32K": 4, "64K": 8}
 
@@ -201,7 +204,7 @@ def history_scale(release, *, budgets: Iterable[str] | None = None) -> pd.DataFr
 
 
 def session_roles(release, *, budgets: Iterable[str] | None = None, scale: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Mean sessions per history by role and budget, and each role's share of the sessions.
+    """Mean sessions per history by role and budget, and each role's share of all the sessions.
 
     Parameters
     ----------
@@ -213,20 +216,39 @@ def session_roles(release, *, budgets: Iterable[str] | None = None, scale: pd.Da
     Returns
     -------
     DataFrame
-        ``budget, role`` (code of :data:`ROLE_QUANTITIES`), ``label``, ``n_items``,
-        ``mean_sessions``, ``share`` (mean of the role / sum of the role means at that budget,
-        0-1).  Roles the release does not report are left out.
+        ``budget, role`` (code of :data:`ROLE_QUANTITIES`, or :data:`UNKNOWN_ROLE`), ``label``,
+        ``n_items``, ``mean_sessions``, ``share`` (0-1): the role's mean over the mean number of
+        sessions per history at that budget, so the shares are of *all* the sessions.  Roles the
+        release does not report are left out; the sessions they hold (the mean session count
+        minus the means of the roles reported, when positive) form the role
+        :data:`UNKNOWN_ROLE`, last.  A release reporting every role has no unknown sessions (its
+        shares sum to 1); a release without a session count has its shares over the roles it
+        reports.  Means are over the items that report each quantity.
     """
     sc = history_scale(release, budgets=budgets) if scale is None else scale
     sub = sc[sc["quantity"].isin(ROLE_QUANTITIES)].copy()
     sub["quantity"] = pd.Categorical(sub["quantity"], categories=list(ROLE_QUANTITIES), ordered=True)
     sub["budget"] = pd.Categorical(sub["budget"], categories=list(tx.BUDGETS), ordered=True)
     sub = sub.sort_values(["budget", "quantity"])
-    total = sub.groupby("budget", observed=True)["mean"].transform("sum")
-    out = pd.DataFrame({"budget": sub["budget"].astype(str), "role": sub["quantity"].astype(str),
-                        "label": sub["label"], "n_items": sub["n_items"], "mean_sessions": sub["mean"],
-                        "share": sub["mean"] / total})
-    return out.reset_index(drop=True)
+    sessions = sc[sc["quantity"] == "sessions"].set_index("budget")
+    parts = []
+    for b, roles in sub.groupby("budget", observed=True, sort=True):
+        rows = list(zip([str(b)] * len(roles), roles["quantity"].astype(str), roles["label"], roles["n_items"],
+                        roles["mean"]))
+        known = float(roles["mean"].sum())
+        total = known
+        if str(b) in sessions.index:
+            all_sessions = float(sessions.loc[str(b), "mean"])
+            if all_sessions - known > 1e-9 * max(all_sessions, 1.0):
+                rows.append((str(b), UNKNOWN_ROLE, UNKNOWN_ROLE_LABEL, int(sessions.loc[str(b), "n_items"]),
+                             all_sessions - known))
+                total = all_sessions
+        out = pd.DataFrame(rows, columns=["budget", "role", "label", "n_items", "mean_sessions"])
+        out["share"] = out["mean_sessions"] / total
+        parts.append(out)
+    if not parts:
+        return pd.DataFrame(columns=["budget", "role", "label", "n_items", "mean_sessions", "share"])
+    return pd.concat(parts, ignore_index=True)
 
 
 # ============================================================================ nesting

@@ -275,12 +275,23 @@ def explore_by_budget(release, by, *, models=None, interval: str = "auto", n_boo
     (DataFrame, dict)
         The per-budget tables stacked with a ``budget`` column (budgets in run order), and the
         pooled accuracy (%) of each budget (the facets' dashed lines, :func:`pooled_accuracy`).
+
+    Raises
+    ------
+    MissingDataError
+        When the selected models were run at one budget only: its one panel would only repeat
+        the figure of that budget (and of every budget pooled), so there is nothing to facet.
     """
     from voxmem_analysis.analysis.selection import budgets_run
 
+    budgets = budgets_run(release, parse_models(models))
+    if len(budgets) < 2:
+        raise MissingDataError(f"the figure by budget would only repeat the one above: the selected models were run "
+                               f"at {budgets[0] if budgets else 'no budget'} only", code="repeats_figure",
+                               field="budget")
     per_budget = [explore_slices(release, by, budget=b, models=models, interval=interval, n_boot=n_boot,
                                  seed=seed).assign(budget=b)
-                  for b in budgets_run(release, parse_models(models))]
+                  for b in budgets]
     facets = pd.concat(per_budget, ignore_index=True)
     pooled = {b: pooled_accuracy(release, budget=b, models=models) for b in facets["budget"].unique()}
     return facets, pooled

@@ -57,7 +57,7 @@ from voxmem_analysis.artifacts import artifact
 from voxmem_analysis.stats import spearman
 from voxmem_analysis.analysis.selection import (GROUP_LABELS, GROUP_ORDER, OVERALL, PAIRINGS, MissingDataError,
                                                 baseline_budget, budgets_run, check_budgets, check_models,
-                                                comparison_budget, describe_budgets, describe_shared_set,
+                                                comparison_budget, describe_budgets, describe_shared_set, fig8_panels,
                                                 evidence_label, fig5_budget, fmt_budgets, mean_row_label,
                                                 missing_source_operations, models_at_budget, models_at_or_fail,
                                                 no_budget_error, order_frame, run_budgets, scored_frame,
@@ -66,7 +66,7 @@ from voxmem_analysis.analysis.selection import (GROUP_LABELS, GROUP_ORDER, OVERA
 __all__ = [
     "PAIRINGS", "OVERALL", "GROUP_LABELS", "GROUP_TITLES", "MissingDataError", "section", "skip_reason",
     "budgets_run", "comparison_budget", "baseline_budget", "fig5_budget", "describe_budgets", "shared_set",
-    "describe_shared_set",
+    "fig8_panels", "describe_shared_set",
     "missing_source_operations", "run_budgets", "models_at_budget", "scored_predictions",
     "accuracy", "group_means", "evidence_accuracy", "evidence_panels", "group_summary", "answerable_vs_refusal",
     "answerable_refusal_summary", "operation_evidence", "refusal_breakdown",

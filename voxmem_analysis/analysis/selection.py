@@ -27,7 +27,7 @@ __all__ = [
     "PAIRINGS", "OVERALL", "GROUP_LABELS", "GROUP_ORDER", "MissingDataError", "section", "skip_reason",
     "evidence_label", "mean_row_label", "check_budgets", "check_models", "fmt_budgets", "order_frame",
     "run_budgets", "models_at_budget", "budgets_run", "require_budgets", "comparison_budget", "baseline_budget",
-    "fig5_budget", "describe_budgets", "shared_set", "describe_shared_set", "no_budget_error",
+    "fig5_budget", "describe_budgets", "shared_set", "fig8_panels", "describe_shared_set", "no_budget_error",
     "missing_source_operations", "models_at_or_fail", "scored_predictions", "scored_frame",
 ]
 
@@ -220,6 +220,25 @@ def shared_set(release, budget: str | None = "64K", models: Sequence[str] | None
     rb = run_budgets(release)
     common = set.intersection(*(set(rb[m]) for m in ms))
     return ms, [x for x in tx.BUDGETS if x in common]
+
+
+def fig8_panels(release, budget: str | None, fig5: str, models: Sequence[str] | None = None
+                ) -> tuple[list[str], list[str], list[str]]:
+    """Figure 8's model set, shared budgets and panels: ``(models, shared, drawn)``.
+
+    The models and shared budgets are :func:`shared_set`'s (``budget``: the comparison budget);
+    the panels are the shared budgets but Figure 5's budget ``fig5`` (drawn there on all models),
+    which stays when it is the comparison budget itself.  Raises :class:`MissingDataError` when
+    Figure 8 would only repeat Figure 5: a single panel, at Figure 5's budget, of the models
+    Figure 5 shows (a release run at one budget).
+    """
+    ms, shared = shared_set(release, budget, models)
+    b = comparison_budget(release, budget, models=models)
+    drawn = [x for x in shared if x != fig5 or x == b]
+    if drawn == [fig5] and set(ms) == set(models_at_budget(release, fig5, models)):
+        raise MissingDataError(f"Figure 8 would only repeat Figure 5: its models were run at {fig5} only, "
+                               f"the budget of Figure 5", code="repeats_figure", field="context_length")
+    return ms, shared, drawn
 
 
 def describe_shared_set(models: Sequence[str], shared: Sequence[str], budget: str) -> str:

@@ -121,6 +121,35 @@ def report_release(path):
     return release
 
 
+def only_choice(given: str | None, choices, option: str, what: str, *, owner: str = "the release has") -> str:
+    """``given``, else the only one of ``choices`` (noted on standard error); with none or several, an
+    :class:`~voxmem_analysis.errors.InputError` naming ``option`` and listing them (exit 2):
+    ``"{owner} 2 {what}s (8K, 32K): pass --budget one of them"``."""
+    from voxmem_analysis.errors import InputError
+
+    choices = list(choices)
+    if given:
+        return given
+    if len(choices) == 1:
+        note(f"{option} {choices[0]} (the only {what})")
+        return choices[0]
+    if not choices:
+        raise InputError(f"{owner} no {what}: nothing to choose for {option}", option.lstrip("-"))
+    raise InputError(f"{owner} {len(choices)} {what}s ({', '.join(map(str, choices))}): pass {option} "
+                     f"one of them", option.lstrip("-"))
+
+
+def release_budgets(release, models=None) -> list[str]:
+    """Budgets (8K ... 64K order) at which any of ``models`` (default: all) has a prediction."""
+    import polars as pl
+
+    from voxmem_analysis import taxonomy as tx
+
+    fr = release.frame if not models else release.frame.filter(pl.col("model").is_in(list(models)))
+    present = set(fr["budget"].cast(pl.Utf8).unique().to_list())
+    return [b for b in tx.BUDGETS if b in present]
+
+
 def synthetic_banner(release) -> None:
     if release.synthetic:
         print(f"# {release.label()}", file=sys.stderr)

@@ -1,8 +1,10 @@
 """``voxmem-analysis compare``: paired comparison of systems, on LongMemEval verdicts or VoxMem data.
 
 * ``--manifest FILE --questions FILE``: every pair of systems at each budget (LongMemEval format).
-* ``--data DIR --models A,B[,C...] --budget B``: every pair of the given VoxMem models at one
-  budget, on the items both were scored on (:func:`voxmem_analysis.analysis.paired.compare_models`).
+* ``--data DIR [--models A,B[,C...]] [--budget B]``: every pair of the given VoxMem models at one
+  budget, on the items both were scored on (:func:`voxmem_analysis.analysis.paired.compare_models`);
+  without ``--models`` every model run at the budget, without ``--budget`` the only budget all of them
+  were run at.
 * ``--manifest FILE --tasks FILE`` (judged Audio MultiChallenge results and the task table) or
   ``--data DIR`` of an Audio MultiChallenge release: every pair of systems (or of ``--models``) on the
   tasks both have, overall and per axis: exact McNemar on task pass, paired task-bootstrap intervals of
@@ -19,7 +21,8 @@ import sys
 
 from voxmem_analysis.commands import _amc
 from voxmem_analysis.commands._shared import (add_cluster_arg, add_data_args, add_judge_arg, add_manifest_args, add_output_args, emit,
-                                              load, load_manifest, manifest_cluster, one_judge, synthetic_banner)
+                                              load, load_manifest, manifest_cluster, note, one_judge, only_choice,
+                                              release_budgets, synthetic_banner)
 
 
 def register(sub) -> None:
@@ -30,9 +33,10 @@ def register(sub) -> None:
     add_manifest_args(p, required=False, lenient=False)
     _amc.add_tasks_arg(p)
     p.add_argument("--models", default=None, metavar="A,B[,C...]",
-                   help="with --data: the models to compare (two or more); Audio MultiChallenge: only these systems "
-                        "(default: all)")
-    p.add_argument("--budget", default=None, metavar="B", help="with --data: the context length (8K, 16K, 32K, 64K)")
+                   help="with --data: the models to compare (two or more; default: every model run at --budget); "
+                        "Audio MultiChallenge: only these systems (default: all)")
+    p.add_argument("--budget", default=None, metavar="B",
+                   help="with --data: the context length (8K, 16K, 32K, 64K; default: the only budget the models share)")
     p.add_argument("--answerable-only", action="store_true",
                    help="with --data: leave out the answer-refusal (AR) items (default: all scored items)")
     add_cluster_arg(p, adds="the design effect (clustered / item-level variance)")
@@ -47,7 +51,7 @@ def register(sub) -> None:
 
 def run(args) -> int:
     if bool(args.data) == bool(args.manifest):
-        print("give either --data DIR --models A,B --budget B, or --manifest FILE with --questions FILE (LongMemEval) "
+        print("give either --data DIR [--models A,B --budget B], or --manifest FILE with --questions FILE (LongMemEval) "
               "or --tasks FILE (Audio MultiChallenge)", file=sys.stderr)
         return 2
     why = _amc.check_sources(args)
@@ -86,13 +90,28 @@ def _is_amc(path) -> bool:
 def _run_data(args) -> int:
     from voxmem_analysis.analysis.paired import compare_models
 
+    from voxmem_analysis.errors import InputError
+
     models = [m.strip() for m in (args.models or "").split(",") if m.strip()]
-    if len(models) < 2 or not args.budget:
-        print("with --data, give --models A,B[,C...] (two or more) and --budget B", file=sys.stderr)
+    if args.models is not None and len(models) < 2:
+        print("--models needs two or more model names, comma-separated (--models A,B)", file=sys.stderr)
         return 2
     release = load(args)
     synthetic_banner(release)
-    table = compare_models(release, models, args.budget, answerable_only=args.answerable_only,
+    pool = models or release.model_order()
+    if len(pool) < 2:
+        raise InputError(f"the release has {len(pool)} model ({', '.join(pool)}): a comparison needs two or more",
+                         "models")
+    budget = args.budget or only_choice(
+        None, [b for b in release_budgets(release) if all(b in release_budgets(release, [m]) for m in pool)],
+        "--budget", "budget", owner=f"the {'given' if models else 'release'}'s models were all run at")
+    if not models:
+        models = [m for m in release.model_order() if budget.upper() in release_budgets(release, [m])]
+        if len(models) < 2:
+            raise InputError(f"the release has {len(models)} model run at {budget}: a comparison needs two or more "
+                             f"(pass --budget with a budget several models were run at)", "models")
+        note(f"--models {','.join(models)} (every model run at {budget})")
+    table = compare_models(release, models, budget, answerable_only=args.answerable_only,
                            n_boot=args.n_boot, seed=args.seed, cluster=args.cluster, interval=args.interval,
                            mc_se=True)
     what = "answerable items" if args.answerable_only else "items"

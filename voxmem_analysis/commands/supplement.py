@@ -51,7 +51,9 @@ def run(args) -> int:
         print(f"error: supplement: {exc}", file=sys.stderr)
         return 2
     except VoxMemDataError as exc:
-        print(str(exc), file=sys.stderr)
+        from voxmem_analysis.cli import cli_message
+
+        print(cli_message(str(exc)), file=sys.stderr)
         return 1
     for f in res.files:
         print(f"{res.folder / f}")
@@ -64,6 +66,9 @@ def run(args) -> int:
         print(f"warning: packaged although not made like the rest of the run: {o}: {what}", file=sys.stderr)
     for a, e in res.skipped.items():
         print(f"not included: {a} was skipped: {e}", file=sys.stderr)
+    for a, secs in res.sections_skipped.items():
+        for sec, why in secs:
+            print(f"not included: {a}, {sec}: skipped ({why})", file=sys.stderr)
     for a, e in res.artifact_errors.items():
         print(f"not included: {a}: {e.splitlines()[0]}", file=sys.stderr)
     if res.reproduce_exit_code:

@@ -9,11 +9,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from voxmem_analysis.plots.style import paper_style
+from voxmem_analysis.plots.style import fit_label, paper_style
 
-__all__ = ["CONDITION_COLORS", "ablation_bars", "ablation_drop", "ablation_figure"]
+__all__ = ["CONDITION_COLORS", "ablation_bars", "ablation_drop", "ablation_figure", "make_room_above"]
 
 CONDITION_COLORS = {"full_audio": "#0072B2", "transcript_only": "#E69F00"}
+_DROP_GID = "ablation-drop-label"
 _LABELS = {"full_audio": "Full Audio", "transcript_only": "Transcript Only"}
 
 
@@ -55,7 +56,7 @@ def _ablation_bars(data: pd.DataFrame, *, ax=None, show_drop: bool = True):
         top = np.maximum(data["full_audio"], data["transcript_only"]).to_numpy()
         for xi, t, d, lo, hi in zip(x, top, data["delta_pp"], data["ci_low"], data["ci_high"]):
             ax.text(xi, t + 6.5, f"\u0394 {d:.1f}\n[{lo:.1f}, {hi:.1f}]", ha="center", va="bottom", fontsize=6,
-                    color="#444444")
+                    color="#444444", gid=_DROP_GID)
     ax.set_xticks(x)
     ax.set_xticklabels([f"{r.replace(' ', chr(10))}\n(n={n})" for r, n in zip(rows, data["n"])], fontsize=7)
     ax.set_ylabel("Accuracy (%)")
@@ -95,15 +96,47 @@ def _ablation_drop(data: pd.DataFrame, *, ax=None):
     return ax
 
 
+def make_room_above(ax, *, bottom: float = 0.0, ticks_to: float = 100.0, rounds: int = 3) -> None:
+    """Raise the top of ``ax``'s y axis until the drop labels of :func:`ablation_bars` stand inside
+    it and below its legend (ticks stay at 0-``ticks_to``); nothing moves when they already do.
+
+    Measured on the laid-out figure (a draw without rendering), since a label's height in data
+    units depends on the axes' size."""
+    from matplotlib.ticker import MultipleLocator
+
+    labels = [t for t in ax.texts if t.get_gid() == _DROP_GID]
+    legend = ax.get_legend()
+    for _ in range(rounds):
+        ax.figure.draw_without_rendering()
+        r = ax.figure.canvas.get_renderer()
+        inv = ax.transData.inverted()
+        y0, y1 = ax.get_ylim()
+        leg = legend.get_window_extent(r) if legend is not None else None
+        need = y1
+        for t in labels:
+            box = t.get_window_extent(r)
+            top = inv.transform((0, box.y1))[1]
+            if leg is not None and box.x1 > leg.x0 and box.x0 < leg.x1:   # under the legend: stay below it
+                top += y1 - inv.transform((0, leg.y0))[1]
+            need = max(need, top)
+        if need <= y1 + 1e-9:
+            return
+        ax.set_ylim(bottom, need + 0.02 * (need - bottom))
+        ax.yaxis.set_major_locator(MultipleLocator(20))
+        ax.set_yticks([v for v in ax.get_yticks() if bottom <= v <= ticks_to])
+
+
 def ablation_figure(data: pd.DataFrame, *, title: str | None = None):
-    """Bars and drop side by side; returns the Figure."""
+    """Bars and drop side by side; returns the Figure.  A long ``title`` (a long model name) is
+    wrapped to the bar panel's width; the bar panel's y axis grows to hold its drop labels."""
     import matplotlib.pyplot as plt
 
     with paper_style():
         fig, (a, b) = plt.subplots(1, 2, figsize=(10.0, 3.8), gridspec_kw={"width_ratios": [2.1, 1]})
         ablation_bars(data, ax=a)
-        a.set_title(title or "Full audio vs transcript only")
+        a.set_title(fit_label(title or "Full audio vs transcript only", width=60))
         ablation_drop(data, ax=b)
         b.set_title("Drop with paired bootstrap interval")
         fig.tight_layout()
+        make_room_above(a)
     return fig

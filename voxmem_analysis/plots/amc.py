@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from voxmem_analysis.plots.style import paper_style
+from voxmem_analysis.plots.results import place_labels
+from voxmem_analysis.plots.style import fit_labels, paper_style
 
 __all__ = ["plot_grouped", "plot_audio_cue", "plot_rubric_types", "plot_bins", "plot_length", "AXIS_COLORS"]
 
@@ -17,9 +18,14 @@ AXIS_COLORS = {"IM": "#0072B2", "IR": "#E69F00", "SC": "#009E73", "VE": "#CC79A7
 _PAIR = ("#D55E00", "#56B4E9", "#009E73")
 
 
-def _short(label: str) -> str:
-    model, _, mod = str(label).partition("|")
-    return f"{model} ({mod[0]})" if mod else model
+def _short(labels, lines: int = 2) -> list[str]:
+    """``"Model|Text"`` as ``"Model (T)"``, each fitted to ``lines`` lines of 40 characters, no two
+    alike (:func:`~voxmem_analysis.plots.style.fit_labels`; the full names stay in the figure's CSV)."""
+    names = []
+    for label in labels:
+        model, _, mod = str(label).partition("|")
+        names.append(f"{model} ({mod[0]})" if mod else model)
+    return fit_labels(names, width=40, lines=lines)
 
 
 def plot_grouped(table: pd.DataFrame, columns, *, xlabel: str, title: str, colors=_PAIR):
@@ -34,7 +40,7 @@ def plot_grouped(table: pd.DataFrame, columns, *, xlabel: str, title: str, color
         y = np.arange(len(rows))
         for i, (c, col) in enumerate(zip(columns, colors)):
             ax.barh(y + (i - (len(columns) - 1) / 2) * h, data[c].to_numpy(), height=h, color=col, label=str(c))
-        ax.set_yticks(y, [_short(r) for r in rows])
+        ax.set_yticks(y, _short(rows))
         ax.invert_yaxis()
         ax.set_xlabel(xlabel)
         ax.set_xlim(0, 100)
@@ -134,23 +140,24 @@ def plot_length(table: pd.DataFrame):
     x, y = pts["Mean tokens"].to_numpy(dtype=float), pts["ARS"].to_numpy(dtype=float)
     with paper_style():
         fig, ax = plt.subplots(figsize=(8.6, 4.4))
-        text = [_short(i).endswith("(T)") for i in pts.index]
+        text = [str(i).partition("|")[2][:1].upper() == "T" for i in pts.index]
         ax.scatter(x[text], y[text], s=22, color="#0072B2", label="Text output", zorder=3)
         ax.scatter(x[~np.array(text)], y[~np.array(text)], s=22, color="#D55E00", marker="s",
                    label="Audio output", zorder=3)
         slope, icpt = np.polyfit(x, y, 1)
         xs = np.linspace(x.min(), x.max(), 50)
         ax.plot(xs, icpt + slope * xs, color="#777777", linewidth=1, linestyle="--")
-        for k, (xi, yi) in enumerate(zip(x, y), 1):  # numbered points, names in a key (no overlapping labels)
-            ax.annotate(str(k), (xi, yi), xytext=(3, 1), textcoords="offset points", fontsize=6, color="#444444")
-        key = "\n".join(f"{k:>2}  {_short(lab)}" for k, lab in enumerate(pts.index, 1))
+        key = "\n".join(f"{k:>2}  {lab}" for k, lab in enumerate(_short(pts.index, lines=1), 1))
         ax.text(1.02, 1.0, key, transform=ax.transAxes, va="top", ha="left", fontsize=6.5, family="DejaVu Sans Mono")
         lines = [f"{'Pearson r' if i.startswith('Pearson') else 'Spearman ρ'} = {r['estimate']:.2f} "
                  f"[{r['ci_low']:.2f}, {r['ci_high']:.2f}], n={int(r['n'])}" for i, r in cor.iterrows()]
-        ax.text(0.02, 0.98, "\n".join(lines), transform=ax.transAxes, va="top", fontsize=7.5)
+        note = ax.text(0.02, 0.98, "\n".join(lines), transform=ax.transAxes, va="top", fontsize=7.5)
         ax.set_xlabel("Mean response length (tokens)")
         ax.set_ylabel("ARS (%)")
-        ax.legend(frameon=False, loc="lower right")
+        legend = ax.legend(frameon=False, loc="lower right")
         ax.grid(color="#eeeeee", linewidth=0.6)
         fig.tight_layout()
+        # numbered points (names in the key), each number where it covers no other, nor the notes
+        place_labels(ax, x, y, [str(k) for k in range(1, len(x) + 1)], fontsize=6, pad_pt=2.5, color="#444444",
+                     avoid=(note, legend))
     return fig

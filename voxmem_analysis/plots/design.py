@@ -19,7 +19,10 @@ _LINE = "#0072B2"
 _ROLE_SHORT = {
     "evidence_sessions": "Evidence", "samekey_haystack_sessions": "Same-key haystack",
     "topical_haystack_sessions": "Topical haystack", "filler_sessions": "Filler",
+    "unknown_sessions": "Unknown role (not in the release)",
 }
+#: How the sessions of unknown role are drawn: no colour, hatched (the release does not say).
+_UNKNOWN = dict(color="white", edgecolor="#999999", hatch="////")
 _PANEL_Y = {"sessions": "Sessions per history", "audio_clips": "Audio clips per prompt",
             "audio_minutes": "Minutes of audio per history", "reference_tokens": "Reference tokens per history"}
 
@@ -96,7 +99,9 @@ def session_roles_bars(data: pd.DataFrame, *, title: str | None = None):
     ----------
     data : DataFrame
         :func:`voxmem_analysis.analysis.design.session_roles` output (``budget, role, label,
-        mean_sessions, share``).
+        mean_sessions, share``).  The sessions of unknown role (``unknown_sessions``: the release
+        does not report every role) are drawn hatched, on top; bars total the mean sessions per
+        history and the shares are of all of them.
     """
     import matplotlib.pyplot as plt
 
@@ -111,13 +116,14 @@ def session_roles_bars(data: pd.DataFrame, *, title: str | None = None):
             sub = data[data["role"] == r].set_index(data.loc[data["role"] == r, "budget"].astype(str))
             m = sub["mean_sessions"].reindex(bs).fillna(0).to_numpy(float)
             s = sub["share"].reindex(bs).fillna(0).to_numpy(float) * 100
-            col = ROLE_COLORS.get(r, "#888888")
-            a1.bar(xs, m, bottom=bottom1, color=col, width=0.62, edgecolor="white", lw=0.6,
-                   label=_ROLE_SHORT.get(r, r))
-            a2.bar(xs, s, bottom=bottom2, color=col, width=0.62, edgecolor="white", lw=0.6)
+            look = _UNKNOWN if r == "unknown_sessions" else dict(color=ROLE_COLORS.get(r, "#888888"), edgecolor="white")
+            a1.bar(xs, m, bottom=bottom1, width=0.62, lw=0.6, label=_ROLE_SHORT.get(r, r), **look)
+            a2.bar(xs, s, bottom=bottom2, width=0.62, lw=0.6, **look)
             for i in range(len(bs)):
                 if s[i] >= 7:
-                    a2.text(xs[i], bottom2[i] + s[i] / 2, f"{s[i]:.0f}%", ha="center", va="center", fontsize=7)
+                    a2.text(xs[i], bottom2[i] + s[i] / 2, f"{s[i]:.0f}%", ha="center", va="center", fontsize=7,
+                            **({"bbox": dict(facecolor="white", edgecolor="none", pad=0.8)}
+                               if r == "unknown_sessions" else {}))
             bottom1 += m
             bottom2 += s
         for i, t in enumerate(bottom1):

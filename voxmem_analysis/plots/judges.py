@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from voxmem_analysis.plots.style import paper_style
+from voxmem_analysis.plots.style import fit_labels, paper_style
 
 __all__ = ["FAMILY_PALETTE", "judge_scatter", "judge_slices", "judge_figure"]
 
@@ -67,7 +67,7 @@ def _judge_scatter(data: pd.DataFrame, *, ax=None, highlight_family: str | None 
     if label_models:
         from voxmem_analysis.plots.results import place_labels
 
-        place_labels(ax, df["judge1"].to_numpy(float), df["judge2"].to_numpy(float), list(df["model"]),
+        place_labels(ax, df["judge1"].to_numpy(float), df["judge2"].to_numpy(float), fit_labels(df["model"]),
                      fontsize=5.5, avoid=(legend,))
     return ax
 

@@ -14,7 +14,7 @@ import pandas as pd
 
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.errors import InputError
-from voxmem_analysis.plots.style import ACC_RANGE, GROUP_COLORS, HEATMAP_CMAP, paper_style, without_canvas_draw
+from voxmem_analysis.plots.style import ACC_RANGE, GROUP_COLORS, HEATMAP_CMAP, fit_labels, paper_style, without_canvas_draw
 
 __all__ = ["evidence_heatmaps", "operation_heatmap", "operation_heatmaps", "answerable_refusal_scatter", "reserve_footer",
            "place_labels"]
@@ -132,7 +132,7 @@ def evidence_heatmaps(data: pd.DataFrame, *, budgets: Sequence[str] | None = Non
             n_models = int(sub.loc[sub["kind"] == "model", "row"].nunique())
             ax.set_title(f"{b}  ({_n_models(n_models)})")
             ax.set_xticks(np.arange(len(cols)) + 0.5, [_EV_TICKS.get(c, c) for c in cols], rotation=90, fontsize=7)
-            ax.set_yticks(np.arange(len(rows)) + 0.5, rows, fontsize=7)
+            ax.set_yticks(np.arange(len(rows)) + 0.5, fit_labels(rows), fontsize=7)
             ax.set_xlabel("")
             ax.set_ylabel("")
             ax.tick_params(length=0)
@@ -361,7 +361,7 @@ def answerable_refusal_scatter(data: pd.DataFrame, *, summary: pd.DataFrame | No
             ax.figure.legend([Line2D([], [], marker="o", ls="", color=GROUP_COLORS[g]) for g in present],
                              [{"proprietary": "Proprietary", "open_weight": "Open-weight"}[g] for g in present],
                              loc="outside upper right", frameon=False, ncol=len(present))
-        place_labels(ax, x, y, list(data["model"]), avoid=avoid)
+        place_labels(ax, x, y, fit_labels(data["model"]), avoid=avoid)
         ax.set_xlabel("Answerable accuracy (%)")
         ax.set_ylabel("AR accuracy (%, correct refusals)")
         if title:

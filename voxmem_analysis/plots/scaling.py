@@ -11,9 +11,10 @@ import pandas as pd
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.errors import InputError
 from voxmem_analysis.plots.results import reserve_footer
-from voxmem_analysis.plots.style import EVIDENCE_COLORS, paper_style
+from voxmem_analysis.plots.style import EVIDENCE_COLORS, fit_labels, log_ticks, paper_style
 
-__all__ = ["evidence_scaling_lines", "change_forest", "sensitivity_scatter", "odds_ratio_forest"]
+__all__ = ["evidence_scaling_lines", "change_forest", "sensitivity_scatter", "odds_ratio_forest", "ratio_limits",
+           "set_ratio_axis"]
 
 _OVERALL_COLOR = "#333333"
 _MARKERS = {"speech_semantics": "o", "speaker_information": "s", "paralinguistic_information": "^",
@@ -79,7 +80,10 @@ def evidence_scaling_lines(data: pd.DataFrame, *, include_overall: bool = True, 
             last = sub.iloc[-1]
             ends.append((float(last["x"]), float(last["retention"]), _color(code)))
         r = data["retention"].to_numpy(float)
+        r = r[np.isfinite(r)] if np.isfinite(r).any() else np.array([1.0])
         lo_r, hi_r = min(0.5, np.nanmin(r) - 0.05), max(1.05, np.nanmax(r) + 0.05)
+        undefined = [_label(c) for c, (_, ey, _) in zip(codes, ends) if not np.isfinite(ey)]
+        ends = [e for e in ends if np.isfinite(e[1])]
         if ends:
             ys = _spread(np.array([e[1] for e in ends]), 0.045 * (hi_r - lo_r))
             for (ex, ey, col), ly in zip(ends, ys):
@@ -97,6 +101,8 @@ def evidence_scaling_lines(data: pd.DataFrame, *, include_overall: bool = True, 
         a2.set_ylim(lo_r, hi_r)
         a1.set_title("Accuracy")
         a2.set_title(f"Retention relative to {ref}")
+        if undefined:   # said where it would have been read: under the retention axis
+            a2.set_xlabel(f"{a2.get_xlabel()}\nno retention for {', '.join(undefined)} (0 % at {ref})")
         _legend_on_top(fig, a1, title)
     return fig
 
@@ -130,8 +136,8 @@ def change_forest(data: pd.DataFrame, *, title: str | None = None):
         y += 1
     y += 0.6
     gap_at = y - 0.8
-    for _, r in pm.iterrows():
-        rows.append((r, r["key"], "#555555", y, False))
+    for (_, r), name in zip(pm.iterrows(), fit_labels(pm["key"])):
+        rows.append((r, name, "#555555", y, False))
         y += 1
     b0 = str(data["baseline_budget"].iloc[0]) if "baseline_budget" in data else "8K"
     b1 = str(data["comparison_budget"].iloc[0]) if "comparison_budget" in data else "64K"
@@ -208,6 +214,7 @@ def sensitivity_scatter(data: pd.DataFrame, *, correlations: pd.DataFrame | None
             ax.set_xlabel(f"{b0} accuracy (%)")
             ax.set_ylabel(ylabel)
             ax.grid(color="#eeeeee", lw=0.6)
+            left_out = int((~np.isfinite(data[m].to_numpy(float))).sum()) if m in data else 0
             if m in corr:
                 r = corr[m]
                 p = r["p_value"]
@@ -216,9 +223,35 @@ def sensitivity_scatter(data: pd.DataFrame, *, correlations: pd.DataFrame | None
                     head += f"\nSpearman \u03c1 = {r['rho']:.2f}, {ptxt} ({int(r['n'])} cells)"
                 else:
                     head += f"\nSpearman \u03c1 not defined ({int(r['n'])} cells)"
+            if left_out:   # never left out silently: a cell at 0 % has no retention
+                head += f"\n{left_out} cell{'s' if left_out != 1 else ''} at 0 % at {b0}: no {m}, not drawn"
             ax.set_title(head, fontsize=8.5)
         _legend_on_top(fig, a1, title)
     return fig
+
+
+def ratio_limits(values, *, around: tuple[float, float] = (0.95, 1.0), margin: float = 0.03) -> tuple[float, float]:
+    """Limits of a log ratio axis: every finite positive value in ``values`` (points and interval
+    ends) and the span ``around`` (the no-change line 1 with a little room), widened by ``margin``
+    (a factor) on both sides."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v) & (v > 0)]
+    lo = min([around[0], *v.tolist()])
+    hi = max([around[1], *v.tolist()])
+    return lo * (1 - margin), hi * (1 + margin)
+
+
+def set_ratio_axis(ax, lo: float, hi: float) -> None:
+    """A log x axis from ``lo`` to ``hi`` with round ticks that cannot overprint
+    (:func:`~voxmem_analysis.plots.style.log_ticks`), written plainly (0.8, 1, 1.5), no minor ticks."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
+
+    ax.set_xscale("log")
+    ax.set_xlim(lo, hi)
+    ax.xaxis.set_major_locator(FixedLocator(log_ticks(lo, hi)))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
 
 
 def odds_ratio_forest(data: pd.DataFrame, *, title: str | None = None):
@@ -234,10 +267,11 @@ def odds_ratio_forest(data: pd.DataFrame, *, title: str | None = None):
     Returns
     -------
     matplotlib Figure
-        Log-scaled x axis; the dotted line at 1 is "no change with length".
+        Log-scaled x axis spanning every odds ratio, every interval end and 1 (the dotted line,
+        "no change with length"), with a 3 % margin; round ticks that cannot overprint.  A row
+        whose model could not be estimated (no finite odds ratio) draws no point and says so.
     """
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
     rows = list(data.itertuples(index=False))
     with paper_style():
@@ -245,19 +279,18 @@ def odds_ratio_forest(data: pd.DataFrame, *, title: str | None = None):
         reserve_footer(fig)
         for y, r in enumerate(rows):
             bold = r.evidence_type == "overall"
-            ax.errorbar(r.odds_ratio, y, xerr=[[r.odds_ratio - r.or_ci_low], [r.or_ci_high - r.odds_ratio]],
-                        fmt=_MARKERS.get(r.evidence_type, "o"), color=_color(r.evidence_type), ms=5 if bold else 4.2,
-                        capsize=2.5, lw=1.2)
-            ax.annotate(f"{r.odds_ratio:.3f} [{r.or_ci_low:.3f}, {r.or_ci_high:.3f}]", (1.0, y),
-                        xycoords=("axes fraction", "data"), xytext=(4, 0), textcoords="offset points",
-                        va="center", fontsize=7, fontweight="bold" if bold else "normal")
-        ax.set_xscale("log")
-        lo = min(float(data["or_ci_low"].min()), 0.95)
-        ax.set_xlim(lo * 0.97, 1.03)
-        ticks = [t for t in (0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0) if lo * 0.97 <= t <= 1.03]
-        ax.xaxis.set_major_locator(FixedLocator(ticks))
-        ax.xaxis.set_minor_locator(NullLocator())
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+            if np.isfinite(r.odds_ratio) and r.odds_ratio > 0:
+                lo, hi = r.or_ci_low, r.or_ci_high
+                err = [[r.odds_ratio - lo], [hi - r.odds_ratio]] if np.isfinite(lo) and np.isfinite(hi) else None
+                ax.errorbar(r.odds_ratio, y, xerr=err, fmt=_MARKERS.get(r.evidence_type, "o"), color=_color(r.evidence_type),
+                            ms=5 if bold else 4.2, capsize=2.5, lw=1.2)
+                text, grey = f"{r.odds_ratio:.3f} [{r.or_ci_low:.3f}, {r.or_ci_high:.3f}]", {}
+            else:
+                text = "not estimable" + (" (no convergence)" if not bool(getattr(r, "converged", True)) else "")
+                grey = {"color": "#777777"}
+            ax.annotate(text, (1.0, y), xycoords=("axes fraction", "data"), xytext=(4, 0), textcoords="offset points",
+                        va="center", fontsize=7, fontweight="bold" if bold else "normal", **grey)
+        set_ratio_axis(ax, *ratio_limits(data[["odds_ratio", "or_ci_low", "or_ci_high"]].to_numpy().ravel()))
         ax.axvline(1.0, color="#999999", lw=0.8, ls=":")
         if "overall" in set(data["evidence_type"]) and len(rows) > 1:
             ax.axhline(len(rows) - 1.5, color="#bbbbbb", lw=0.6)

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import contextlib
+import math
+import re
 
 from voxmem_analysis import taxonomy as tx
 
-__all__ = ["paper_style", "without_canvas_draw", "EVIDENCE_COLORS", "OPERATION_COLORS", "CLASS_COLORS", "ROLE_COLORS", "GROUP_COLORS", "HEATMAP_CMAP", "ACC_RANGE"]
+__all__ = ["paper_style", "without_canvas_draw", "fit_label", "fit_labels", "log_ticks", "LABEL_WIDTH", "EVIDENCE_COLORS", "OPERATION_COLORS", "CLASS_COLORS", "ROLE_COLORS", "GROUP_COLORS", "HEATMAP_CMAP", "ACC_RANGE"]
 
 #: Colour-blind-safe (Okabe-Ito) colours per evidence type.
 EVIDENCE_COLORS = {
@@ -23,7 +25,7 @@ CLASS_COLORS = {
 #: Okabe-Ito colours per session role (evidence stands out; filler recedes).
 ROLE_COLORS = {
     "evidence_sessions": "#D55E00", "samekey_haystack_sessions": "#E69F00",
-    "topical_haystack_sessions": "#56B4E9", "filler_sessions": "#C8C8C8",
+    "topical_haystack_sessions": "#56B4E9", "filler_sessions": "#C8C8C8", "unknown_sessions": "#FFFFFF",
 }
 GROUP_COLORS = {"proprietary": "#D55E00", "open_weight": "#0072B2", "unknown": "#777777"}
 #: Sequential map for accuracy heatmaps, and the range it spans (percent).
@@ -75,3 +77,103 @@ def without_canvas_draw(fig):
 
 def evidence_palette(codes=tx.EVIDENCE_TYPES) -> list[str]:
     return [EVIDENCE_COLORS[c] for c in codes]
+
+
+#: Characters per line of a name drawn as a label (model and system names; the paper's are shorter).
+LABEL_WIDTH = 30
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, broken after separators where possible."""
+    parts = re.findall(r"[^-_./ ]+[-_./ ]?|[-_./ ]", text)
+    out, line = [], ""
+    for part in parts:
+        while len(line) + len(part) > width and len(part) > width:   # a run longer than a line: cut it
+            room = width - len(line)
+            out.append(line + part[:room])
+            part, line = part[room:], ""
+        if len(line) + len(part) > width:
+            out.append(line)
+            line = ""
+        line += part
+    out.append(line)
+    return [o.strip() for o in out if o.strip()]
+
+
+def fit_label(text, width: int = LABEL_WIDTH, lines: int = 2) -> str:
+    """``text`` as a label of at most ``lines`` lines of ``width`` characters.
+
+    A longer name is wrapped after a separator (``-``, ``_``, ``.``, ``/``, space); when it still
+    does not fit, its middle is cut (``"Gemini-3.1-Pro-Preview-native-" / "\u2026context-2026-01-15-exp"``),
+    so that both its start and its end, where versions and dates are, stay.  The full name stays
+    in the data drawn (the CSV ``output.save_figure`` writes beside the figure).  A name of
+    ``width`` characters or fewer is returned as it is.
+    """
+    text = str(text)
+    if len(text) <= width:
+        return text
+    wrapped = _wrap(text, width)
+    if len(wrapped) <= lines:
+        return "\n".join(wrapped)
+    if lines == 1:
+        head = (width - 1) // 2
+        return text[:head].rstrip() + "\u2026" + _tail(text, width - 1 - head)
+    kept = wrapped[:lines - 1]
+    return "\n".join([*kept, "\u2026" + _tail(text[len("".join(kept)) + 1:], width - 1)])
+
+
+def _tail(text: str, n: int) -> str:
+    """The last ``n`` characters of ``text``, starting after a separator when one is near their start."""
+    tail = text[-n:]
+    cut = re.search(r"[-_./ ]", tail)
+    return (tail[cut.end():] if cut and cut.end() <= len(tail) // 3 else tail).lstrip()
+
+
+def fit_labels(names, width: int = LABEL_WIDTH, lines: int = 2) -> list[str]:
+    """:func:`fit_label` of each name; names whose fitted labels would be the same are wrapped
+    whole instead (every line of ``width``, none cut), so no two labels of a figure read alike."""
+    names = [str(n) for n in names]
+    fitted = [fit_label(n, width, lines) for n in names]
+    seen: dict[str, set] = {}
+    for n, f in zip(names, fitted):
+        seen.setdefault(f, set()).add(n)
+    return [f if len(seen[f]) == 1 else "\n".join(_wrap(n, width)) for n, f in zip(names, fitted)]
+
+
+def _decade(m: int, e: int) -> float:
+    """``m * 10**e`` as the float its decimal text reads as (``3e-1`` is 0.3, not 0.30000000000000004)."""
+    return float(f"{m}e{e}")
+
+
+def log_ticks(lo: float, hi: float, *, max_ticks: int = 6, min_gap: float = 0.12) -> list[float]:
+    """Round tick values for a log axis from ``lo`` to ``hi`` (both > 0) that cannot overprint.
+
+    Candidates: multiples of a round step (0.01 ... 0.5: narrow ranges around 1, as odds and
+    retention ratios are) and round values per decade (1-2-3-5, 1-2-5, 1-3, 1, then every 2nd,
+    3rd ... decade).  Of the candidate sets with 2 to ``max_ticks`` values inside the axis whose
+    neighbours are at least ``min_gap`` of the axis width apart (in log units), the one with the
+    most values is taken (the first listed on a tie).  1 is among them whenever the axis shows
+    it (every candidate set holds 1).  Returns ``[]`` for an empty or invalid range.
+    """
+    if not (0 < lo < hi) or not math.isfinite(hi):
+        return []
+    span = math.log10(hi) - math.log10(lo)
+    e0, e1 = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+    sets = []
+    for step in (0.01, 0.02, 0.025, 0.05, 0.1, 0.2, 0.25, 0.5):
+        k0, k1 = max(1, math.ceil(lo / step - 1e-9)), math.floor(hi / step + 1e-9)
+        if k1 - k0 < 2 * max_ticks:
+            sets.append([round(k * step, 10) for k in range(k0, k1 + 1)])
+    for subs in ((1, 2, 3, 5), (1, 2, 5), (1, 3), (1,)):
+        sets.append([_decade(m, e) for e in range(e0, e1 + 1) for m in subs])
+    for every in (2, 3, 5, 10, 20, 50):
+        sets.append([_decade(1, e) for e in range(e0, e1 + 1) if e % every == 0])
+    best: list[float] = []
+    for values in sets:
+        inside = sorted(v for v in values if lo * (1 - 1e-9) <= v <= hi * (1 + 1e-9))
+        if not 2 <= len(inside) <= max_ticks or len(inside) <= len(best):
+            continue
+        gaps = [math.log10(b) - math.log10(a) for a, b in zip(inside, inside[1:])]
+        if min(gaps) >= min_gap * span:
+            best = inside
+    return best

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from voxmem_analysis.plots.style import paper_style, without_canvas_draw
+from voxmem_analysis.plots.style import fit_labels, paper_style, without_canvas_draw
 
 __all__ = ["SERIES_COLORS", "accuracy_dots", "scaling_curves", "comparison_matrix", "significance_mark"]
 
@@ -104,6 +104,7 @@ def accuracy_dots(data: pd.DataFrame, *, category: str = "question_type", series
 
 def _dots(ax, data, cats, systems, category, series, value) -> None:
     k = len(systems)
+    names = fit_labels(systems)
     step = 0.72 / max(k, 1)
     for j, s in enumerate(systems):
         sub = data[data[series] == s].set_index(category)
@@ -119,7 +120,7 @@ def _dots(ax, data, cats, systems, category, series, value) -> None:
             hi.append(float(rhi) - float(r[value]) if pd.notna(rhi) else 0.0)
         color = SERIES_COLORS[j % len(SERIES_COLORS)]
         ax.errorbar(xs, ys, xerr=[lo, hi], fmt=_MARKERS[j % len(_MARKERS)], color=color, ms=5, lw=1.1,
-                    capsize=2, label=str(s))
+                    capsize=2, label=names[j])
     n_types = len([c for c in cats if c not in _SPECIAL])
     if n_types < len(cats):
         ax.axhline(n_types - 0.5, color="#999999", lw=0.6, ls="--")
@@ -158,6 +159,7 @@ def scaling_curves(data: pd.DataFrame, *, budget: str = "budget", series: str = 
                                  squeeze=False, constrained_layout=True)
         _footer(fig)
         k = len(systems)
+        names = fit_labels(systems)
         off = 0.1
         for a, p in zip(axes.flat, panels):
             for j, s in enumerate(systems):
@@ -168,7 +170,7 @@ def scaling_curves(data: pd.DataFrame, *, budget: str = "budget", series: str = 
                 y = sub[value].to_numpy(float)
                 err = np.vstack([y - sub[f"{value}_ci_low"].to_numpy(float), sub[f"{value}_ci_high"].to_numpy(float) - y])
                 a.errorbar(xs, y, yerr=err, color=SERIES_COLORS[j % len(SERIES_COLORS)],
-                           marker=_MARKERS[j % len(_MARKERS)], ms=4, lw=1.3, capsize=2, label=str(s))
+                           marker=_MARKERS[j % len(_MARKERS)], ms=4, lw=1.3, capsize=2, label=names[j])
             a.set_title(str(p).capitalize() if p in _SPECIAL else str(p), fontsize=8, fontweight="bold" if p in _SPECIAL else None)
             a.set_xticks(range(len(budgets)), [str(b) for b in budgets])
             a.set_xlim(-0.4, len(budgets) - 0.6)
@@ -263,7 +265,8 @@ def _matrix(ax, data, systems, p_value, cmap, norm):
     im = ax.collections[0]
     for i in range(n):
         ax.add_patch(plt.Rectangle((i, i), 1, 1, color="#eeeeee"))
-    ax.set_xticks(np.arange(n) + 0.5, [str(s) for s in systems], rotation=30, ha="right")
-    ax.set_yticks(np.arange(n) + 0.5, [str(s) for s in systems], rotation=0)
+    names = fit_labels(systems)
+    ax.set_xticks(np.arange(n) + 0.5, names, rotation=30, ha="right")
+    ax.set_yticks(np.arange(n) + 0.5, names, rotation=0)
     ax.spines[:].set_visible(False)
     return im

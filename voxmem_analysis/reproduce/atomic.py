@@ -14,8 +14,8 @@ For an output folder ``OUT = /some/where/out`` a run uses, in ``/some/where/``:
 
 What ``OUT`` then holds: only this run's files -- plus, with ``--only``, the outputs of the
 notebooks not re-run (copied from the previous output, recorded as ``earlier`` in run.json).
-Files no reproduce run wrote are never deleted: outside ``figures/``, ``tables/``, ``notebooks/``
-and ``report/`` they stay where they are; inside those folders (stale outputs of an older run, or
+Files no reproduce run wrote are never deleted: outside ``figures/``, ``tables/``, ``findings/``,
+``notebooks/`` and ``report/`` they stay where they are; inside those folders (stale outputs of an older run, or
 a user's own file) they move to ``OUT/earlier-files/`` so the report does not show them.  Both
 are said.  A folder that holds no earlier run (no ``run.json``) but folders of its own (or more
 than a few files: ``--out ~`` by mistake) is refused, and so is ``--only`` with another ``--data``
@@ -43,7 +43,7 @@ _STAGING_TAG = ".voxmem-staging-"
 _PREVIOUS_TAG = ".voxmem-previous-"
 #: Files and folders of ``OUT`` that belong to the runner (replaced by every run).
 RUNNER_FILES = ("run.json", "reproduction.csv", "audit.csv")
-RUNNER_FOLDERS = ("figures", "tables", "notebooks", "report", ".staging")
+RUNNER_FOLDERS = ("figures", "tables", "findings", "notebooks", "report", ".staging")
 #: Where files found inside the runner's folders that no run wrote are moved.
 KEPT_FOLDER = "earlier-files"
 #: A folder without run.json is accepted as --out with at most this many files of its own (a

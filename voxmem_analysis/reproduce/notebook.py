@@ -25,7 +25,7 @@ from pathlib import Path
 
 __all__ = ["NOTEBOOKS_DIR", "REPO_ROOT", "RUNNER_PARAMETERS", "KERNEL_NAME", "STAGING", "ErrorCell", "NotebookResult",
            "discover", "select", "declared_parameters", "plan_parameters", "missing_parts", "not_for_release",
-           "is_amc", "is_paper_release", "execute_notebook"]
+           "is_amc", "is_paper_release", "execute_notebook", "skipped_sections", "nothing_written"]
 
 #: Folders resolved from the package's location, never from the working directory.
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
@@ -79,6 +79,7 @@ class NotebookResult:
     error: ErrorCell | None = None
     collisions: list[str] = field(default_factory=list)  # outputs another notebook also wrote
     provenance: dict | None = None                       # the record its outputs carry (provenance.json)
+    sections_skipped: list[list[str]] = field(default_factory=list)  # [section, reason] it printed as skipped
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -320,7 +321,10 @@ def execute_notebook(path, *, data_dir, out_dir, seed: int = 0, n_boot: int = 10
         (out / "notebooks").mkdir(parents=True, exist_ok=True)
         executed = out / "notebooks" / f"{name}.ipynb"
         result.executed = f"notebooks/{name}.ipynb"
-        _execute(src_ipynb, executed, inject, stage, out / "notebooks" / f"{name}.log", timeout)
+        try:
+            _execute(src_ipynb, executed, inject, stage, out / "notebooks" / f"{name}.log", timeout)
+        finally:
+            result.sections_skipped = skipped_sections(executed)
         src_ipynb.unlink(missing_ok=True)
     except Exception as exc:  # noqa: BLE001 - any failure is the notebook's result, not the runner's
         result.status = "failed"
@@ -331,6 +335,39 @@ def execute_notebook(path, *, data_dir, out_dir, seed: int = 0, n_boot: int = 10
     finally:
         result.seconds = round(time.perf_counter() - t0, 2)
     return result
+
+
+_SKIPPED_LINE = re.compile(r"^(?P<section>\S.*?): skipped \u2014 (?P<reason>.+)$")
+
+
+def skipped_sections(executed) -> list[list[str]]:
+    """``[section, reason]`` of every line ``"<section>: skipped — <reason>"`` an executed notebook printed
+    (what :func:`voxmem_analysis.analysis.selection.section` prints for a section the release cannot
+    support), in order, each once.  Empty when the notebook cannot be read."""
+    try:
+        nb = json.loads(Path(executed).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    found: list[list[str]] = []
+    for cell in nb.get("cells", []) if isinstance(nb, dict) else []:
+        for o in cell.get("outputs", []) if isinstance(cell, dict) else []:
+            if not isinstance(o, dict) or o.get("output_type") != "stream" or o.get("name") != "stdout":
+                continue
+            text = o.get("text", "")
+            for line in ("".join(text) if isinstance(text, list) else str(text)).splitlines():
+                m = _SKIPPED_LINE.match(line.strip())
+                if m and [m["section"], m["reason"]] not in found:
+                    found.append([m["section"], m["reason"]])
+    return found
+
+
+def nothing_written(result: NotebookResult) -> str | None:
+    """Why a notebook that ran without error is reported as skipped: it wrote no file and printed at
+    least one section as skipped (every section it has needs what the release lacks).  None otherwise."""
+    if result.status != "ok" or result.outputs or not result.sections_skipped:
+        return None
+    reasons = list(dict.fromkeys(r for _, r in result.sections_skipped))
+    return "wrote nothing: every section was skipped (" + "; ".join(reasons) + ")"
 
 
 def _execute(src, dst, params, cwd, log_path, timeout) -> None:

@@ -100,6 +100,11 @@ class OutputFolder(os.PathLike):
     def __fspath__(self) -> str:
         return str(self.path)
 
+    @property
+    def notebook(self) -> str:
+        """The notebook writing into the folder (what :func:`voxmem_analysis.output.save_finding` names its file after)."""
+        return self.source["notebook"]
+
     def __truediv__(self, other) -> Path:
         return self.path / other
 
@@ -239,9 +244,9 @@ def _differences(rec: dict, ref: dict, ref_label: str) -> list[str]:
 
 
 def _output_files(out: Path) -> list[str]:
-    """The files of ``OUT/figures`` and ``OUT/tables`` (the outputs the notebooks write)."""
+    """The files of ``OUT/figures``, ``OUT/tables`` and ``OUT/findings`` (the outputs the notebooks write)."""
     found = []
-    for sub in ("figures", "tables"):
+    for sub in ("figures", "tables", "findings"):
         d = out / sub
         if d.is_dir():
             found += [p.relative_to(out).as_posix() for p in d.rglob("*") if p.is_file() and not p.name.startswith(".")]

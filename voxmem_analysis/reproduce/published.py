@@ -170,6 +170,20 @@ def published(path: str | Path | None = None, *, benchmark: str = "voxmem") -> p
     return df.copy()
 
 
+def printed_decimals(name: str, published_df: pd.DataFrame | None = None) -> dict[str, int]:
+    """``{column: decimals}``: how many decimals the paper prints in each column of artifact ``name``
+    (the most frequent in its published numbers, the larger on a tie, so a misprinted cell does not set
+    its column's precision).  Columns the paper does not print are absent; so is every column of an
+    artifact the paper does not publish."""
+    df = published(benchmark="all") if published_df is None else published_df
+    pub = df[df["artifact"] == name]
+    out = {}
+    for col, g in pub.groupby("column"):
+        counts = g["decimals"].astype(int).value_counts()
+        out[str(col)] = int(max(counts.index, key=lambda d: (counts[d], d)))
+    return out
+
+
 def lookup(artifact: str, row: str, column: str, *, published_df: pd.DataFrame | None = None) -> float:
     """The published value at ``(artifact, row, column)``; ``KeyError`` if the paper has none."""
     df = published() if published_df is None else published_df

@@ -11,13 +11,22 @@ JavaScript, in one of two modes (``run.json`` ``release.mode``, see
 
 * ``paper`` (the paper's release, or ``--compare-published``): a banner naming the data (and,
   for a synthetic release, that it is SYNTHETIC, not real model output); summary cards; the run
-  summary with each failing notebook's error cell; the published-vs-reproduced numbers grouped
-  by artifact, failures first; the consistency audit of the paper's own numbers; the release's
-  validation problems; the figures and the tables.
+  summary with each failing notebook's error cell; the findings; the published-vs-reproduced
+  numbers grouped by artifact, failures first (an artifact with problems is open, showing only
+  those rows when it has more than :data:`OPEN_ROWS`); the consistency audit of the paper's own
+  numbers; the release's validation problems; the figures and the tables.
 * ``analysis`` (any other release): the banner; "your runs" (models x budgets, counts,
-  accuracies); the figures and tables; the paper's published numbers as labelled reference
-  columns where comparable (:mod:`voxmem_analysis.reproduce.reference`); the skipped sections
-  with their reasons; validation; the run summary.  No scoreboard, no audit.
+  accuracies); the findings; the figures and tables; the paper's published numbers as labelled
+  reference columns where comparable (:mod:`voxmem_analysis.reproduce.reference`); the skipped
+  notebooks and sections with their reasons; validation; the run summary.  No scoreboard, no audit.
+
+The findings are the sentences the notebooks computed from this release's tables
+(``OUT/findings/NAME.json``, :mod:`voxmem_analysis.analysis.findings`), each followed by the paper's
+own finding, labelled as the paper's: the report states nothing about the data it did not compute.
+Numbers are printed as the saved tables print them (:func:`voxmem_analysis.output.cell_formats`:
+counts as integers, p-values below 0.001 in scientific notation, the paper's precision for the
+artifacts it publishes) and never wrap; tables and figures are in natural order (``table2`` before
+``table13``).
 
 Every figure and table is captioned "Figure N: ..." / "Table N: ..." as in the paper
 (:func:`captions`; outputs the paper does not number get "Figure S1" ...); wide figures span
@@ -33,7 +42,8 @@ import os
 from pathlib import Path
 from string import Template
 
-from voxmem_analysis.reproduce.report_html import display_path, esc, num, read_csv, resource, signed, table_html, truthy
+from voxmem_analysis.reproduce.report_html import (OPEN_ROWS, display_path, esc, html_number, natural_key, num, read_csv,
+                                                   resource, signed, table_html, truthy)
 from voxmem_analysis.reproduce.report_outputs import (captions, figures_section, paper_order_table15,
                                                       provenance_flags, provenance_section, registry_title,
                                                       tables_section)
@@ -101,7 +111,7 @@ def _cards(run: dict, repro, audit, found=()) -> str:
     errs = sum(p["count"] for p in probs if p["severity"] == "error")
     warns = sum(p["count"] for p in probs if p["severity"] == "warning")
     cards.append(("bad" if errs else ("warn" if warns else "ok"), f"{errs} / {warns}",
-                  "validation errors / warnings", f"{len(probs)} distinct problem codes"))
+                  "validation errors / warnings", f"{len(probs)} distinct problem code{'' if len(probs) == 1 else 's'}"))
     if found:
         from voxmem_analysis.reproduce.provenance import grouped
 
@@ -129,6 +139,9 @@ def _run_section(run: dict) -> str:
             links.append(f'<a href="../{esc(nb["executed"])}">executed notebook</a>')
             links.append(f'<a href="../notebooks/{esc(nb["name"])}.log">kernel log</a>')
         note = nb.get("reason") or ""
+        if not note and nb.get("sections_skipped"):
+            k = len(nb["sections_skipped"])
+            note = f"{k} section{'s' if k != 1 else ''} skipped: " + "; ".join(sec for sec, _ in nb["sections_skipped"])
         if nb.get("error"):
             note = f'<a href="#err-{esc(nb["name"])}">{esc(_headline(nb["error"]))}</a>'
         else:
@@ -217,8 +230,26 @@ def _reproduction_section(run: dict, repro) -> str:
     return "\n".join(out)
 
 
+_REPRO_HEAD = ('<tr><th>row</th><th>column</th><th class="num">published</th><th class="num">reproduced</th>'
+               '<th class="num">delta</th><th>kind</th><th>status</th></tr>')
+
+
+def _repro_table(pairs) -> str:
+    """The reproduction rows ``(status, row)`` as one table."""
+    body = []
+    for (_key, css, label), r in pairs:
+        body.append(f'<tr class="{css if css != "ok" else ""}"><td>{esc(r["row"])}</td><td>{esc(r["column"])}</td>'
+                    f'<td class="num">{num(r["published"])}</td><td class="num">{num(r["reproduced"])}</td>'
+                    f'<td class="num">{signed(r["delta"])}</td><td>{esc(r["kind"])}</td>'
+                    f'<td><span class="pill {css}">{label}</span>'
+                    + (f' {esc(r["note"])}' if r.get("note") else "") + '</td></tr>')
+    return f'<div class="wide"><table>{_REPRO_HEAD}{"".join(body)}</table></div>'
+
+
 def _artifact_groups(recs: list[dict]) -> list[str]:
-    """One collapsible table per artifact of ``recs`` (reproduction rows), worst first."""
+    """One collapsible table per artifact of ``recs`` (reproduction rows), worst first.  An artifact
+    with rows outside tolerance, not reproduced or inconsistent in the paper is open: all its rows
+    when there are at most :data:`OPEN_ROWS`, else those rows only, the others one click away."""
     out: list[str] = []
     groups: dict[str, list[dict]] = {}
     for r in recs:
@@ -230,29 +261,24 @@ def _artifact_groups(recs: list[dict]) -> list[str]:
         return (-(st.count(0) + st.count(1)), list(groups).index(a))
 
     for art, rows in sorted(groups.items(), key=badness):
-        st = [_status(r) for r in rows]
-        n_fail = sum(s[0] == 0 for s in st)
-        n_miss = sum(s[0] == 1 and s[1] == "missing" for s in st)
-        n_inc = sum(s[1] == "warn" for s in st)
+        pairs = sorted(zip([_status(r) for r in rows], rows), key=lambda t: t[0][0])
+        n_fail = sum(s[0] == 0 for s, _ in pairs)
+        n_miss = sum(s[0] == 1 and s[1] == "missing" for s, _ in pairs)
+        n_inc = sum(s[1] == "warn" for s, _ in pairs)
+        issues = n_fail + n_miss + n_inc
         cls = "has-fail" if n_fail else ("has-missing" if (n_miss or n_inc) else "")
-        opened = " open" if (n_fail or n_miss or n_inc) else ""
-        body = []
-        for (key, css, label), r in sorted(zip(st, rows), key=lambda t: t[0][0]):
-            body.append(f'<tr class="{css if css != "ok" else ""}"><td>{esc(r["row"])}</td><td>{esc(r["column"])}</td>'
-                        f'<td class="num">{num(r["published"])}</td><td class="num">{num(r["reproduced"])}</td>'
-                        f'<td class="num">{signed(r["delta"])}</td><td>{esc(r["kind"])}</td>'
-                        f'<td><span class="pill {css}">{label}</span>'
-                        + (f' {esc(r["note"])}' if r.get("note") else "") + '</td></tr>')
+        if issues and len(rows) > OPEN_ROWS:
+            inner = (_repro_table(pairs[:issues]) + f'<details><summary>all {len(rows)} rows</summary>'
+                     + _repro_table(pairs) + "</details>")
+        else:
+            inner = _repro_table(pairs)
         title = registry_title(art)
-        out.append(f'<details class="{cls}"{opened}><summary>{esc(art)}<span class="counts">'
+        out.append(f'<details class="{cls}"{" open" if issues else ""}><summary>{esc(art)}<span class="counts">'
                    + (f'{esc(title)} &middot; ' if title else "")
-                   + f'{len(rows) - n_fail - n_miss - n_inc}/{len(rows)} within tolerance'
+                   + f'{len(rows) - issues}/{len(rows)} within tolerance'
                    + (f", {n_fail} outside" if n_fail else "") + (f", {n_miss} not reproduced" if n_miss else "")
                    + (f", {n_inc} known paper inconsistency" if n_inc else "")
-                   + "</span></summary>"
-                   '<div class="wide"><table><tr><th>row</th><th>column</th><th class="num">published</th>'
-                   '<th class="num">reproduced</th><th class="num">delta</th><th>kind</th><th>status</th></tr>'
-                   + "".join(body) + "</table></div></details>")
+                   + f"</span></summary>{inner}</details>")
     return out
 
 
@@ -293,12 +319,13 @@ def _audit_section(run: dict, audit) -> str:
     rows = "".join(f'<tr class="{"fail" if any(not truthy(x.get("holds")) for x in rs) else ""}"><td>{esc(a)}</td>'
                    f'<td class="num">{len(rs)}</td><td class="num">{sum(truthy(x.get("holds")) for x in rs)}</td>'
                    f'<td class="num">{sum(not truthy(x.get("holds")) for x in rs)}</td></tr>'
-                   for a, rs in sorted(by_art.items(), key=lambda kv: (all(truthy(x.get("holds")) for x in kv[1]), kv[0])))
+                   for a, rs in sorted(by_art.items(),
+                                       key=lambda kv: (all(truthy(x.get("holds")) for x in kv[1]), natural_key(kv[0]))))
     out.append('<table><tr><th>artifact</th><th class="num">identities</th><th class="num">hold</th>'
                f'<th class="num">fail</th></tr>{rows}</table>')
     if fails:
         out.append("<h3>Identities that fail</h3>" + _audit_rows(fails, cols))
-    for art, rs in sorted(by_art.items()):
+    for art, rs in sorted(by_art.items(), key=lambda kv: natural_key(kv[0])):
         rs = sorted(rs, key=lambda r: truthy(r.get("holds")))
         n_fail = sum(not truthy(r.get("holds")) for r in rs)
         out.append(f'<details class="{"has-fail" if n_fail else ""}"><summary>{esc(art)}<span class="counts">'
@@ -312,7 +339,8 @@ def _validation_section(run: dict) -> str:
     stats = rel.get("stats") or {}
     out = []
     if rel.get("predictions") is not None:
-        out.append(f'<p class="lead">{rel.get("predictions")} predictions of {rel.get("models")} models read from '
+        k = rel.get("models")
+        out.append(f'<p class="lead">{rel.get("predictions")} predictions of {k} model{"" if k == 1 else "s"} read from '
                    f'{stats.get("files", "?")} files ({stats.get("lines", "?")} lines; '
                    f'{stats.get("rejected_lines", 0)} rejected; {stats.get("duplicates_identical", 0)} identical '
                    f'duplicates ignored). The notebook <code>00_validate</code> prints the counts per model, budget '
@@ -340,8 +368,9 @@ def _runs_section(run: dict) -> str:
             '<th class="num">refusal (AR) %</th></tr>')
     body = "".join(f'<tr><td><b>{esc(r["model"])}</b></td><td>{esc(r["budget"])}</td><td class="num">{r["predictions"]}</td>'
                    f'<td class="num">{r["scored"]}</td><td class="num">{r["correct"]}</td>'
-                   f'<td class="num">{num(r.get("accuracy"), 1)}</td><td class="num">{num(r.get("accuracy_answerable"), 1)}'
-                   f'</td><td class="num">{num(r.get("accuracy_refusal"), 1)}</td></tr>' for r in runs)
+                   + "".join(f'<td class="num">{html_number(r.get(k), 1)}</td>'
+                             for k in ("accuracy", "accuracy_answerable", "accuracy_refusal"))
+                   + "</tr>" for r in runs)
     budgets = list(dict.fromkeys(r["budget"] for r in runs))
     return (f'<p class="lead"><b>{len(names)} model{"s" if len(names) != 1 else ""}</b>: '
             + ", ".join(f"<b>{esc(m)}</b>" for m in names)
@@ -378,13 +407,49 @@ def _reference_section(out: Path) -> str:
 
 
 def _skipped_section(run: dict) -> str:
-    rows = [(nb["name"], nb.get("reason") or "") for nb in run.get("notebooks", []) if nb["status"] == "skipped"]
-    if not rows:
+    """The notebooks skipped (or that wrote nothing), then the sections skipped inside those that ran,
+    each with the reason it printed."""
+    nbs = run.get("notebooks", [])
+    rows = [(nb["name"], nb.get("reason") or "") for nb in nbs if nb["status"] == "skipped"]
+    inner = [(nb["name"], sec, why) for nb in nbs if nb["status"] != "skipped"
+             for sec, why in nb.get("sections_skipped") or ()]
+    if not rows and not inner:
         return '<p class="lead">Every section ran.</p>'
-    body = "".join(f"<tr><td><code>{esc(n)}</code></td><td>{esc(r)}</td></tr>" for n, r in rows)
-    return ('<p class="lead">Sections the data does not support (or that need an optional part), with the reason. '
-            'Each lists what to add to the release folder (data/README.md).</p>'
-            f'<table><tr><th>section (notebook)</th><th>why it was skipped</th></tr>{body}</table>')
+    out = []
+    if rows:
+        body = "".join(f"<tr><td><code>{esc(n)}</code></td><td>{esc(r)}</td></tr>" for n, r in rows)
+        out.append('<p class="lead">Notebooks the data does not support (or that need an optional part), with the '
+                   'reason. Each lists what to add to the release folder (data/README.md).</p>'
+                   f'<table><tr><th>notebook</th><th>why it was skipped</th></tr>{body}</table>')
+    if inner:
+        body = "".join(f"<tr><td><code>{esc(n)}</code></td><td>{esc(sec)}</td><td>{esc(why)}</td></tr>"
+                       for n, sec, why in inner)
+        out.append('<p class="lead">Sections skipped inside notebooks that ran, as each notebook printed them.</p>'
+                   f'<table><tr><th>notebook</th><th>section</th><th>why it was skipped</th></tr>{body}</table>')
+    return "\n".join(out)
+
+
+def _findings_section(out: Path, flags: dict | None = None) -> str:
+    """Every finding the notebooks saved (``OUT/findings/NAME.json``, :func:`voxmem_analysis.output.save_finding`):
+    the sentence computed from this release, then the paper's own finding, labelled as the paper's."""
+    from voxmem_analysis.output import read_findings
+
+    found = read_findings(out)
+    if not any(found.values()):
+        return '<p class="lead">No notebook stated a finding (none ran far enough, or none applies to this release).</p>'
+    parts = ['<p class="lead">Each sentence below is computed from this release\'s tables by '
+             '<code>voxmem_analysis.analysis.findings</code>; the paper\'s own finding follows it, labelled as '
+             'the paper\'s. Where the two differ, the tables of this release are what the sentence describes.</p>']
+    for name in sorted(found, key=natural_key):
+        items = "".join(f'<div class="findings"><p><b>{esc(r.get("topic"))}.</b> {esc(r.get("release"))}</p>'
+                        + (f'<p class="paper">{esc(r["paper"])}</p>' if r.get("paper") else "") + "</div>"
+                        for r in found[name])
+        warn = ""
+        for f in (flags or {}).get(f"findings/{name}.json", ()):
+            warn = (f'<div class="provenance-warning">&#9888; Not made like the rest of this run: '
+                    f'{esc("; ".join(f.what))} (<a href="#provenance">provenance</a>)</div>')
+        parts.append(f"<h3>{esc(name)}</h3>{warn}{items}")
+    return "\n".join(parts)
 
 
 # ----------------------------------------------------------------------------- entry points
@@ -394,6 +459,7 @@ def _section(anchor: str, heading: str, body: str) -> tuple[str, str, str]:
 
 def _paper_sections(run, out, repro, audit, view: dict) -> list[tuple[str, str, str]]:
     return [_section("run", "Run summary", _run_section(run)),
+            _section("findings", "Findings", _findings_section(out, view["flags"])),
             _section("reproduction", "Published vs reproduced numbers", _reproduction_section(run, repro)),
             _section("audit", "Consistency audit of the paper's numbers", _audit_section(run, audit)),
             _section("validation", "Validation of the release", _validation_section(run)),
@@ -404,6 +470,7 @@ def _paper_sections(run, out, repro, audit, view: dict) -> list[tuple[str, str, 
 
 def _analysis_sections(run, out, view: dict) -> list[tuple[str, str, str]]:
     return [_section("runs", "Your runs", _runs_section(run)),
+            _section("findings", "Findings", _findings_section(out, view["flags"])),
             _section("figures", "Figures", figures_section(run, out, view["embed"], view["caps"], view["flags"])),
             _section("tables", "Tables", tables_section(run, out, view["caps"], view["flags"])),
             _section("reference", "The paper's numbers, for reference", _reference_section(out)),

@@ -6,8 +6,8 @@ import math
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["esc", "resource", "num", "signed", "display_path", "read_csv", "truthy", "column_decimals", "table_html",
-           "MAX_TABLE_ROWS", "OPEN_ROWS"]
+__all__ = ["esc", "resource", "num", "signed", "display_path", "read_csv", "read_table", "truthy", "column_decimals", "table_html",
+           "html_number", "natural_key", "MAX_TABLE_ROWS", "OPEN_ROWS"]
 
 _REPO_ROOT = Path(__file__).resolve().parents[2]
 MAX_TABLE_ROWS = 40
@@ -22,7 +22,16 @@ def resource(name: str) -> str:
     return resources.files("voxmem_analysis").joinpath(f"resources/{name}").read_text(encoding="utf-8")
 
 
+def _sci(text: str) -> str:
+    """``7.3e-20`` as ``7.3×10<sup>−20</sup>``."""
+    mant, exp = text.lower().split("e")
+    return f"{mant}\u00d710<sup>{int(exp)}</sup>".replace("<sup>-", "<sup>\u2212")
+
+
 def num(v, digits: int = 3) -> str:
+    """A number of the report's own tables (published vs reproduced, audit): whole numbers as
+    integers, others to at most ``digits`` decimals (trailing zeros dropped), numbers too small for
+    that with two significant digits (``0.0042``, ``7.3×10<sup>−20</sup>``); a real minus sign."""
     if v is None or v == "":
         return ""
     try:
@@ -31,16 +40,25 @@ def num(v, digits: int = 3) -> str:
         return esc(v)
     if math.isnan(f):
         return ""
+    if math.isinf(f):
+        return "\u2212\u221e" if f < 0 else "\u221e"
     if f == int(f) and abs(f) < 1e12:
-        return f"{int(f)}"
-    if abs(f) < 10 ** -digits:   # e.g. a p-value: keep it visibly non-zero
-        return f"{f:.1e}"
-    return f"{f:.{digits}f}".rstrip("0").rstrip(".")
+        text = f"{int(f)}"
+    elif abs(f) < 10 ** -digits:   # e.g. a p-value or a tiny delta: keep it visibly non-zero
+        text = f"{f:.2g}"
+        text = _sci(text) if "e" in text else text
+    else:
+        text = f"{f:.{digits}f}".rstrip("0").rstrip(".")
+    return "\u2212" + text[1:] if text.startswith("-") else text
 
 
 def signed(v, digits: int = 2) -> str:
     s = num(v, digits)
-    return f"+{s}" if s and not s.startswith("-") and float(s) != 0 else s
+    try:
+        positive = float(v) > 0
+    except (TypeError, ValueError):
+        return s
+    return f"+{s}" if positive and s else s
 
 
 def display_path(p: str | None) -> str:
@@ -64,8 +82,45 @@ def read_csv(path: Path):
         return None
 
 
+def read_table(path: Path):
+    """A table of ``OUT/tables`` (``NAME.csv``) for display, its numbers typed as the notebook wrote them:
+    the CSV gives the shape and labels, ``NAME.long.csv`` (when there) the exact values, so a count
+    stays an ``int`` and an accuracy of 50.0 a ``float`` (a CSV alone reads both as 50).  None when the
+    CSV cannot be read."""
+    from collections import defaultdict, deque
+
+    from voxmem_analysis.output import read_long
+
+    df = read_csv(path)
+    long = Path(path).with_name(Path(path).stem + ".long.csv")
+    if df is None or df.shape[1] < 2 or not long.is_file():
+        return df
+    try:
+        rows = read_long(long)
+    except (OSError, ValueError):
+        return df
+    cells: dict = defaultdict(deque)
+    for _, r, c, v in rows:
+        cells[(r, c)].append(v)
+    out = df.astype(object)
+    for j, c in enumerate(df.columns[1:], start=1):
+        for i, label in enumerate(df.iloc[:, 0].tolist()):
+            q = cells.get((str(label), str(c)))
+            if q:
+                out.iat[i, j] = q.popleft()
+    return out
+
+
 def truthy(v) -> bool:
     return str(v).strip().lower() in ("true", "1", "yes")
+
+
+def natural_key(name) -> tuple:
+    """Sort key that orders the numbers inside names by value: ``table2`` < ``table13`` < ``table20``."""
+    import re
+
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part.lower())
+                 for part in re.split(r"(\d+)", str(name)) if part)
 
 
 
@@ -81,23 +136,48 @@ def column_decimals(values, digits: int = 3) -> int:
     return need
 
 
-def table_html(df) -> str:
+def html_number(value, decimals: int = 1, kind: str = "number") -> str:
+    """One number of a report table (the plan of :func:`voxmem_analysis.output.cell_formats`): a count as
+    an integer, a p-value below 0.001 as ``7.3×10<sup>−20</sup>``, otherwise ``decimals`` decimals; a
+    real minus sign.  Cells of class ``num`` never wrap (report.css)."""
+    from voxmem_analysis.output import P_SCIENTIFIC_BELOW, is_missing
+
+    if is_missing(value):
+        return ""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return esc(value)
+    v = float(value)
+    if not math.isfinite(v):
+        return "\u2212\u221e" if v < 0 else ("\u221e" if v > 0 else "")
+    if kind == "p" and 0 < v < P_SCIENTIFIC_BELOW:
+        mant, exp = f"{v:.1e}".split("e")
+        mant = mant[:-2] if mant.endswith(".0") else mant
+        return f"{mant}\u00d710<sup>{int(exp)}</sup>".replace("<sup>-", "<sup>\u2212")
+    text = f"{abs(round(v)):d}" if kind == "count" else f"{abs(v):.{max(decimals, 3) if kind == 'p' else decimals}f}"
+    return ("\u2212" if v < 0 and float(text) != 0 else "") + text
+
+
+def table_html(df, digits: int = 1, decimals: dict | None = None) -> str:
+    """``df`` (as read from a table's CSV; the first column holds the row labels) as an HTML table:
+    numbers as the LaTeX and Markdown files print them (:func:`voxmem_analysis.output.cell_formats`:
+    counts as integers, percentages to ``digits`` decimals, ratios to 3, an interval with its
+    estimate's decimals; ``decimals``: per column, e.g. the paper's printed precision), at most
+    :data:`MAX_TABLE_ROWS` rows."""
+    from voxmem_analysis.output import cell_formats
+
     head = "".join(f"<th>{esc(c)}</th>" for c in df.columns)
-    body = []
     shown = df.head(MAX_TABLE_ROWS)
-    decimals = [column_decimals(shown.iloc[:, j].tolist()) for j in range(shown.shape[1])]
-    for rec in shown.itertuples(index=False):
-        cells = []
-        for v, dec in zip(rec, decimals):
-            if isinstance(v, float) and dec and math.isfinite(v) and (v == 0 or abs(v) >= 10 ** -3):
-                cells.append(f'<td class="num">{v:.{dec}f}</td>')
-            elif isinstance(v, float):
-                cells.append(f'<td class="num">{num(v, 3)}</td>')
-            elif isinstance(v, (int,)) and not isinstance(v, bool):
-                cells.append(f'<td class="num">{v}</td>')
-            else:
-                cells.append(f"<td>{esc(v)}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
+    body = []
+    if shown.shape[1]:
+        labels = shown.iloc[:, 0].tolist()
+        rest = shown.iloc[:, 1:].set_axis(labels, axis=0)
+        for label, cells in zip(labels, cell_formats(rest, digits, decimals)):
+            tds = [f"<td>{esc(label)}</td>" if not isinstance(label, (int, float)) or isinstance(label, bool)
+                   else f'<td class="num">{html_number(label, 0, "number" if label != round(label) else "count")}</td>']
+            for v, kind, dec in cells:
+                numeric = isinstance(v, (int, float)) and not isinstance(v, bool)
+                tds.append(f'<td class="num">{html_number(v, dec, kind)}</td>' if numeric else f"<td>{esc(v)}</td>")
+            body.append("<tr>" + "".join(tds) + "</tr>")
     more = (f'<p class="lead">&hellip; {len(df) - MAX_TABLE_ROWS} more rows in the CSV.</p>'
             if len(df) > MAX_TABLE_ROWS else "")
     return f'<div class="wide"><table><tr>{head}</tr>{"".join(body)}</table></div>{more}'

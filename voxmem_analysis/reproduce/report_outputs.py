@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from voxmem_analysis.reproduce.report_html import OPEN_ROWS, esc, read_csv, table_html
+from voxmem_analysis.reproduce.report_html import OPEN_ROWS, esc, natural_key, read_table, table_html
 
-__all__ = ["captions", "paper_order_table15", "figures_section", "tables_section", "table_files", "registry_title",
+__all__ = ["captions", "paper_order_table15", "figures_section", "tables_section", "table_files", "figure_files",
+           "registry_title",
            "provenance_flags", "provenance_section"]
 
 
@@ -36,7 +37,7 @@ def _by_notebook(files: list[Path], out: Path, own: dict[str, str]) -> dict[str,
 
 
 # ----------------------------------------------------------------------------- captions
-_NUMBERED = re.compile(r"^(Figure of Table|Figure|Table|Appendix|App\.)\s*[A-Z]?\.?\d")
+_NUMBERED = re.compile(r"^(?:AMC )?(Figure of Table|Figure|Table|Appendix|App\.)\s*[A-Z]?\.?\d")
 _LABEL_TAIL = re.compile(r"\s*\[SYNTHETIC DATA[^\]]*\]\s*$")
 
 
@@ -91,7 +92,7 @@ def captions(out: Path) -> dict[str, str]:
     caps: dict[str, str] = {}
     extra = {"figures": 0, "tables": 0}
     for kind, word in (("tables", "Table"), ("figures", "Figure")):
-        for f in (table_files(out) if kind == "tables" else sorted((out / kind).glob("*.png"))):
+        for f in (table_files(out) if kind == "tables" else figure_files(out)):
             prefix = f.stem.split("_", 1)[0]
             own = _LABEL_TAIL.sub("", figure_caption(f) or "").strip() if kind == "figures" else ""
             text = (own or _md_caption(out / "tables" / f"{f.stem}.md") or _md_caption(out / "tables" / f"{prefix}.md")
@@ -126,8 +127,15 @@ def _img_src(f: Path, embed: bool) -> str:
 
 
 def table_files(out: Path) -> list[Path]:
-    """The tables of ``OUT/tables`` (their CSV files; the long-form ``NAME.long.csv`` aside), sorted."""
-    return sorted(f for f in (Path(out) / "tables").glob("*.csv") if not f.name.endswith(".long.csv"))
+    """The tables of ``OUT/tables`` (their CSV files; the long-form ``NAME.long.csv`` aside), in natural
+    order (``table2`` before ``table13``)."""
+    return sorted((f for f in (Path(out) / "tables").glob("*.csv") if not f.name.endswith(".long.csv")),
+                  key=lambda f: natural_key(f.name))
+
+
+def figure_files(out: Path) -> list[Path]:
+    """The PNG figures of ``OUT/figures``, in natural order (``fig2a``, ``fig4``, ``fig10``)."""
+    return sorted((Path(out) / "figures").glob("*.png"), key=lambda f: natural_key(f.name))
 
 
 def _warning(flags: dict, files) -> str:
@@ -142,7 +150,7 @@ def _warning(flags: dict, files) -> str:
 
 def figures_section(run: dict, out: Path, embed: bool = False, caps: dict | None = None,
                     flags: dict | None = None) -> str:
-    pngs = sorted((out / "figures").glob("*.png"))
+    pngs = figure_files(out)
     if not pngs:
         return '<p class="lead">No figures were written.</p>'
     caps = caps if caps is not None else captions(out)
@@ -185,11 +193,21 @@ def paper_order_table15(df):
     return out.reset_index(drop=True)
 
 
+def _printed_decimals(names) -> dict[str, dict[str, int]]:
+    """The paper's printed decimals per column of each table the paper publishes (``{}`` for the others)."""
+    from voxmem_analysis.reproduce.published import published, printed_decimals
+
+    pub = published(benchmark="all")
+    known = set(pub["artifact"])
+    return {n: printed_decimals(n, pub) for n in names if n in known}
+
+
 def tables_section(run: dict, out: Path, caps: dict | None = None, flags: dict | None = None) -> str:
     csvs = table_files(out)
     if not csvs:
         return '<p class="lead">No tables were written.</p>'
     caps = caps if caps is not None else captions(out)
+    printed = _printed_decimals([f.stem for f in csvs])
     parts = []
     for nb, files in _by_notebook(csvs, out, _owners(run)).items():
         parts.append(f"<h3>{esc(nb)}</h3>")
@@ -198,14 +216,15 @@ def tables_section(run: dict, out: Path, caps: dict | None = None, flags: dict |
             for ext, label in (("md", "Markdown"), ("tex", "LaTeX")):
                 if f.with_suffix(f".{ext}").exists():
                     links.append(f'<a href="../tables/{esc(f.stem)}.{ext}">{label}</a>')
-            df = read_csv(f)
+            df = read_table(f)
             note = ""
             if f.stem == "table15" and df is not None:
                 df = paper_order_table15(df)
                 note = ('<p class="lead">Rows as the paper prints them: models by Overall, highest first; '
                         'the CSV keeps the order of models.csv.</p>')
             warn = _warning(flags or {}, [f"tables/{f.stem}.{x}" for x in ("csv", "long.csv", "md", "tex")])
-            inner = warn + (table_html(df) if df is not None else "<p>(unreadable CSV)</p>") + note
+            shown = table_html(df, decimals=printed.get(f.stem)) if df is not None else "<p>(unreadable CSV)</p>"
+            inner = warn + shown + note
             opened = " open" if df is not None and len(df) <= OPEN_ROWS else ""
             opened = " open" if warn else opened
             parts.append(f'<details{opened}><summary>{esc(caps.get(f"tables/{f.name}", f.stem))}<span class="counts">'

@@ -42,7 +42,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from voxmem_analysis.reproduce.notebook import (STAGING, ErrorCell, NotebookResult, discover, execute_notebook,
-                                                is_amc, select)
+                                                is_amc, nothing_written, select)
 
 __all__ = ["RunOptions", "RunSummary", "run", "print_summary"]
 
@@ -371,6 +371,9 @@ def _execute_all(out: Path, paths: list[Path], data: Path, opts: RunOptions, job
             res = _result(fut, futures[fut])
             res.outputs, records = _collect(out, res.name)
             res.provenance = _own_source(records, res.name)
+            why = nothing_written(res)
+            if why:
+                res.status, res.reason = "skipped", why
             for o in res.outputs:
                 if o in owner:
                     res.collisions.append(f"{o} (also written by {owner[o]})")

@@ -17,9 +17,8 @@ def _outputs_brief(outputs: list[str]) -> str:
     return f"{len(outputs)} (" + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) + ")"
 
 
-def print_summary(summary, stream=None) -> None:
-    """The table printed at the end of ``reproduce``."""
-    w = (stream or sys.stdout).write
+def _notebook_rows(summary, w) -> None:
+    """The table of notebooks: status, time, outputs, and under each its reason, error or skipped sections."""
     rows = summary.notebooks
     width = max([len(r.name) for r in rows] + [8])
     w(f"\n{'notebook':<{width}}  {'status':<7}  {'seconds':>7}  outputs written\n")
@@ -29,6 +28,8 @@ def print_summary(summary, stream=None) -> None:
         w(f"{r.name:<{width}}  {status:<7}  {r.seconds:>7.1f}  {_outputs_brief(r.outputs)}\n")
         if r.status == "skipped":
             w(f"{'':<{width}}    {r.reason}\n")
+        elif r.status == "ok" and r.sections_skipped:
+            w(f"{'':<{width}}    sections skipped: " + "; ".join(f"{s} ({why})" for s, why in r.sections_skipped) + "\n")
         if r.error is not None:
             w(f"{'':<{width}}    {r.error.headline()}\n")
             for line in r.error.source.splitlines()[:6]:
@@ -38,13 +39,22 @@ def print_summary(summary, stream=None) -> None:
         for c in r.collisions:
             w(f"{'':<{width}}    warning: {c}\n")
     w("\n")
+
+
+def print_summary(summary, stream=None) -> None:
+    """The table printed at the end of ``reproduce``."""
+    w = (stream or sys.stdout).write
+    rows = summary.notebooks
+    _notebook_rows(summary, w)
     rel = summary.release or {}
     if rel.get("error"):
         w(f"release {summary.data_dir}: could not be loaded: {rel['error']}\n")
     elif rel:
         amc = rel.get("benchmark") == "audio-multichallenge"
+        k = rel.get("models")
+        what = ("model x output-modality system" if amc else "model") + ("" if k == 1 else "s")
         w(f"release: {rel.get('label')} ({rel.get('predictions')} {'rubric verdicts' if amc else 'predictions'}, "
-          f"{rel.get('models')} {'model x output-modality systems' if amc else 'models'})\n")
+          f"{k} {what})\n")
         if rel.get("mode") == "analysis":
             w(f"report mode: analysis of your runs ({', '.join(rel.get('model_names') or [])}); not the paper's "
               f"release, so no reproduction scoreboard or paper audit (--compare-published adds them)\n")
@@ -88,4 +98,6 @@ def print_summary(summary, stream=None) -> None:
     if (Path(summary.out_dir) / "report" / "index.html").exists():
         w(f"report: {Path(summary.out_dir) / 'report' / 'index.html'}\n")
     n_ok = sum(r.status == "ok" for r in rows)
-    w(f"{n_ok} of {len(rows)} notebooks ok, {len(summary.failed)} failed; wall time {summary.wall_seconds:.1f} s\n")
+    n_skip = sum(r.status == "skipped" for r in rows)
+    w(f"{n_ok} of {len(rows)} notebooks ok, {n_skip} skipped, {len(summary.failed)} failed; "
+      f"wall time {summary.wall_seconds:.1f} s\n")

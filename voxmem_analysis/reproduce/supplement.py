@@ -5,13 +5,16 @@
 ``tableN.tex``
     Every paper table the notebooks wrote (``tables/tableN`` and ``tables/amc_tableN`` of a
     ``reproduce`` output, rebuilt exactly from their long-form numbers ``tables/NAME.long.csv``) as a
-    booktabs ``table`` environment (needs ``\\usepackage{booktabs}``), each cell printed with the
-    number of decimals the paper prints it with (``published.csv``; cells the paper does not print
-    take their column's usual precision).  The caption is the table's own (plus the SYNTHETIC label
-    for a synthetic release).
+    booktabs ``table`` environment (needs ``\\usepackage{booktabs}``; ``amssymb`` for Table 14's check
+    marks) made by :func:`voxmem_analysis.output.table_to_latex`: each column at the number of decimals
+    the paper prints it with (``published.csv``; columns the paper does not print take their usual
+    precision), counts as integers, p-values below 0.001 in scientific notation, an estimate and its
+    interval with the same decimals, readable headers, the paper's table number.  The caption is the
+    table's own (plus the SYNTHETIC label for a synthetic release).
 ``figureN.pdf``
     The PDF figures written by the notebooks (``figures/figN_*.pdf`` of a ``reproduce`` output);
-    when several files draw one paper figure they keep a suffix (``figure5_operation_evidence_32k.pdf``).
+    when several files draw one paper figure they keep a suffix (``figure5_operation_evidence_32k.pdf``);
+    the Audio MultiChallenge paper's figures are ``amc_figureN.pdf``.
     Other figures of paper artifacts keep their names (``table18_forest.pdf``); exploratory and
     validation figures are left out (and listed by :func:`build_supplement`).
 ``voxmem_numbers.csv``
@@ -19,7 +22,8 @@
 ``README.md``
     Which data the material was made from -- loudly SYNTHETIC when it was --, what made it (each
     notebook's parameters, the release's fingerprint, the package version: ``provenance.json``),
-    and the file list.
+    the file list, and what is not included with the reason: notebooks skipped or failed, and the
+    sections the notebooks skipped because the data cannot support them (never exception text).
 
 Everything is taken from the files of a ``reproduce`` output (``from_dir``), or by default of a run of
 the notebooks into a temporary folder: nothing is computed again.  An output made otherwise than the
@@ -30,7 +34,6 @@ and ``n_boot``, and so is the zip (fixed timestamps and permissions, sorted entr
 """
 from __future__ import annotations
 
-import math
 import re
 import shutil
 import tempfile
@@ -38,10 +41,10 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["build_supplement", "paper_figure_names", "write_zip", "format_table", "SupplementResult"]
+__all__ = ["build_supplement", "paper_figure_names", "write_zip", "format_table", "paper_decimals", "SupplementResult"]
 
 FOLDER = "voxmem_supplement"
-_FIG = re.compile(r"^fig(?:ure)?_?(\d+)([a-z]?)(?:[_-](.+))?$")
+_FIG = re.compile(r"^(amc_)?fig(?:ure)?_?(\d+)([a-z]?)(?:[_-](.+))?$")
 _ARTIFACT_PREFIX = re.compile(r"^(table\d+|d\d+|groups|judges|population)(?:[_-].+)?$")
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
@@ -54,6 +57,7 @@ class SupplementResult:
     left_out: list[str] = field(default_factory=list)        # figures not part of the paper's material
     artifact_errors: dict[str, str] = field(default_factory=dict)   # notebooks that failed: name -> error
     skipped: dict[str, str] = field(default_factory=dict)           # notebooks skipped: name -> reason
+    sections_skipped: dict[str, list] = field(default_factory=dict)  # sections skipped: notebook -> [[section, reason]]
     reproduce_exit_code: int = 0
     warnings: list[str] = field(default_factory=list)
     mixed: list[tuple[str, str]] = field(default_factory=list)  # outputs made otherwise than the rest, packaged
@@ -68,8 +72,9 @@ def paper_figure_names(stems) -> dict[str, str]:
     """Map figure file stems to their names in the supplement (stems left out are absent).
 
     ``fig5_operation_evidence_32k`` -> ``figure5`` (or ``figure5_operation_evidence_32k`` when
-    another file also draws Figure 5); ``table18_forest`` -> ``table18_forest``; anything
-    else (``explorer_*``, ``validation_*``) is not part of the paper's material.
+    another file also draws Figure 5); the Audio MultiChallenge paper's ``amc_fig5`` -> ``amc_figure5``;
+    ``table18_forest`` -> ``table18_forest``; anything else (``explorer_*``, ``validation_*``) is not
+    part of the paper's material.
     """
     stems = sorted(set(stems))
     by_fig: dict[str, list[tuple[str, str]]] = {}
@@ -77,7 +82,7 @@ def paper_figure_names(stems) -> dict[str, str]:
     for s in stems:
         m = _FIG.match(s)
         if m:
-            by_fig.setdefault(f"figure{int(m.group(1))}{m.group(2)}", []).append((s, m.group(3) or ""))
+            by_fig.setdefault(f"{m.group(1) or ''}figure{int(m.group(2))}{m.group(3)}", []).append((s, m.group(4) or ""))
         elif _ARTIFACT_PREFIX.match(s):
             out[s] = s
     for base, members in by_fig.items():
@@ -90,42 +95,24 @@ def paper_figure_names(stems) -> dict[str, str]:
 
 
 # ----------------------------------------------------------------------------- LaTeX
-def _heuristic_decimals(values) -> int:
-    vals = [float(v) for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
-    if not vals:
-        return 1
-    if all(float(v).is_integer() for v in vals):
-        return 0
-    if max(abs(v) for v in vals) < 1.5:
-        return 2
-    return 1
+def paper_decimals(name: str, published=None) -> dict[str, int]:
+    """:func:`voxmem_analysis.reproduce.published.printed_decimals` of ``name`` in ``published`` (none: {})."""
+    from voxmem_analysis.reproduce.published import printed_decimals
+
+    if published is None or not len(published):
+        return {}
+    return printed_decimals(name, published)
 
 
 def format_table(table, name: str, published=None):
-    """The wide artifact ``table`` with every number as text, at the paper's printed precision."""
+    """The wide artifact ``table`` with every cell as the LaTeX text the supplement prints
+    (:func:`voxmem_analysis.output.latex_cells` at the paper's printed precision, :func:`paper_decimals`)."""
     import pandas as pd
 
-    exact: dict[tuple[str, str], int] = {}
-    by_col: dict[str, int] = {}
-    if published is not None and len(published):
-        pub = published[published["artifact"] == name]
-        exact = {(str(r), str(c)): int(d) for r, c, d in zip(pub["row"], pub["column"], pub["decimals"])}
-        for c, g in pub.groupby("column"):
-            by_col[str(c)] = int(g["decimals"].mode().iloc[0])
-    out = pd.DataFrame(index=table.index.copy(), columns=list(table.columns), dtype=object)
-    for c in table.columns:
-        col = table[c]
-        fallback = by_col.get(str(c))
-        if fallback is None:
-            fallback = _heuristic_decimals(col.tolist()) if pd.api.types.is_numeric_dtype(col) else 1
-        for r, v in zip(table.index, col.tolist()):
-            if v is None or (isinstance(v, float) and math.isnan(v)):
-                out.loc[r, c] = ""
-            elif isinstance(v, (int, float)) and not isinstance(v, bool):
-                d = exact.get((str(r), str(c)), fallback)
-                out.loc[r, c] = f"{float(v):.{d}f}"
-            else:
-                out.loc[r, c] = str(v)
+    from voxmem_analysis.output import latex_cells
+
+    cells = latex_cells(table, decimals=paper_decimals(name, published))
+    out = pd.DataFrame(cells, index=table.index.copy(), columns=list(table.columns), dtype=object)
     out.index.name = table.index.name
     return out
 
@@ -177,7 +164,8 @@ def _readme(run: dict, records: dict, entries: list[tuple[str, str]], res: "Supp
 
     rel = run.get("release") or {}
     shown, name = _shown_path(rel.get("path") or run.get("data_dir")), rel.get("name") or "?"
-    lines = ["# VoxMem supplementary material", ""]
+    amc = rel.get("benchmark") == "audio-multichallenge"
+    lines = [f"# {'Audio MultiChallenge' if amc else 'VoxMem'} supplementary material", ""]
     if rel.get("synthetic"):
         lines += ["**SYNTHETIC DATA -- not real model output.** Every table, figure and number here was computed",
                   f"from the synthetic release `{shown}` ({name}): its verdicts were generated, not produced",
@@ -193,9 +181,10 @@ def _readme(run: dict, records: dict, entries: list[tuple[str, str]], res: "Supp
     if res.mixed:
         lines += ["**Made otherwise than the rest of the run** (packaged on request, `--allow-mixed`):", ""]
         lines += [f"- `{o}`: {what}" for o, what in res.mixed] + [""]
-    lines += ["LaTeX tables are booktabs `table` environments: add `\\usepackage{booktabs}` to the preamble and",
-              "`\\input{table15.tex}`. Figures are vector PDFs. `voxmem_numbers.csv` holds every number of every",
-              "table in the long format `artifact,row,column,value` (labels as printed in the paper).", "",
+    lines += ["LaTeX tables are booktabs `table` environments: add `\\usepackage{booktabs}` (and",
+              "`\\usepackage{amssymb}` for the check marks of Table 14) to the preamble and `\\input{table15.tex}`.",
+              "Figures are vector PDFs. `voxmem_numbers.csv` holds every number of every table in the long format",
+              "`artifact,row,column,value` (labels as printed in the paper).", "",
               "| file | content |", "| --- | --- |"]
     lines += [f"| `{f}` | {t} |" for f, t in entries]
     if res.left_out:
@@ -204,6 +193,9 @@ def _readme(run: dict, records: dict, entries: list[tuple[str, str]], res: "Supp
     if res.artifact_errors or res.skipped:
         lines += ["", "Not included (the run did not produce them):"]
         lines += [f"- `{a}`: {e.splitlines()[0]}" for a, e in {**res.skipped, **res.artifact_errors}.items()]
+    if res.sections_skipped:
+        lines += ["", "Sections the data could not support (skipped by the notebooks, with the reason they printed):"]
+        lines += [f"- `{nb}`, {sec}: {why}" for nb, secs in res.sections_skipped.items() for sec, why in secs]
     return "\n".join(lines) + "\n"
 
 
@@ -246,14 +238,18 @@ def _tables(src: Path, folder: Path, synthetic: bool, res: "SupplementResult") -
     entries, numbers = [], []
     for long_path in sorted((src / "tables").glob("*.long.csv")):
         name = long_path.name[: -len(".long.csv")]
-        rows = read_long(long_path)
+        try:
+            rows = read_long(long_path)
+        except (OSError, ValueError) as exc:
+            res.warnings.append(f"tables/{long_path.name} could not be read ({exc}); its numbers are left out")
+            continue
         numbers += rows
         if not _PAPER_TABLE.match(name):
             continue
         title = caps.get(f"tables/{name}.csv", name)
         table = wide_from_long(rows, _index_name(src / "tables" / f"{name}.csv"))
         caption = f"{title} [{SYNTHETIC_LABEL}]" if synthetic else title
-        tex = table_to_latex(format_table(table, name, pub), caption=caption, label=f"tab:{name}")
+        tex = table_to_latex(table, caption=caption, label=f"tab:{name}", decimals=paper_decimals(name, pub))
         (folder / f"{name}.tex").write_text(tex, encoding="utf-8")
         entries.append((f"{name}.tex", title))
     return entries, numbers
@@ -352,9 +348,12 @@ def build_supplement(data_dir, out_dir, *, from_dir=None, seed: int | None = Non
         synthetic = bool((run_info.get("release") or {}).get("synthetic"))
         for nb in run_info.get("notebooks", []):
             if nb.get("status") == "failed":
-                res.artifact_errors[nb["name"]] = "the notebook failed: " + str((nb.get("error") or {}).get("evalue"))
+                res.artifact_errors[nb["name"]] = ("the notebook failed in the run, so its outputs are missing (the "
+                                                   "run's report/index.html shows where and why)")
             elif nb.get("status") == "skipped":
                 res.skipped[nb["name"]] = str(nb.get("reason") or "skipped")
+            if nb.get("status") != "skipped" and nb.get("sections_skipped"):
+                res.sections_skipped[nb["name"]] = [list(x) for x in nb["sections_skipped"]]
         entries, numbers = _tables(src, folder, synthetic, res)
         write_long(numbers, folder / "voxmem_numbers.csv")
         n_tables = len({r[0] for r in numbers})
@@ -371,7 +370,8 @@ def build_supplement(data_dir, out_dir, *, from_dir=None, seed: int | None = Non
 
 
 def _entry_order(name: str):
-    m = re.match(r"^(table|figure)(\d+)", name)
+    """VoxMem tables, then figures, by number; then the Audio MultiChallenge ones; then the rest."""
+    m = re.match(r"^(amc_)?(table|figure)(\d+)", name)
     if m:
-        return (0 if m.group(1) == "table" else 1, int(m.group(2)), name)
-    return (2, 0, name)
+        return (1 if m.group(1) else 0, 0 if m.group(2) == "table" else 1, int(m.group(3)), name)
+    return (2, 0, 0, name)

@@ -2,14 +2,18 @@
 
 - :mod:`~voxmem_analysis.stats.bootstrap` -- paired item (or cluster) bootstrap (Appendix D.4,
   Table 18), percentile or BCa intervals with the Monte-Carlo error of each endpoint; its engine
-  (:mod:`~voxmem_analysis.stats.resampling`), its statistics (:mod:`~voxmem_analysis.stats.paired_statistics`)
-  and its settings (:mod:`~voxmem_analysis.stats.settings`: :class:`BootstrapSettings`, :class:`PairedSettings`).
+  (:mod:`~voxmem_analysis.stats.resampling`), its statistics (:mod:`~voxmem_analysis.stats.paired_statistics`),
+  its settings (:mod:`~voxmem_analysis.stats.settings`: :class:`BootstrapSettings`, :class:`PairedSettings`),
+  the endpoints from replicates (:mod:`~voxmem_analysis.stats.endpoints`: ``bootstrap_interval``, the
+  Maritz-Jarrett Monte-Carlo error with its lattice floor) and BCa's exact decisions on counts
+  (:mod:`~voxmem_analysis.stats.exact`).
 - :mod:`~voxmem_analysis.stats.intervals` -- Wilson score intervals (statsmodels).
 - :mod:`~voxmem_analysis.stats.tests` -- exact McNemar (statsmodels), Cochran's Q (pingouin),
   Holm adjustment.
 - :mod:`~voxmem_analysis.stats.correlation` -- Spearman correlation with CI (pingouin; D.5).
 - :mod:`~voxmem_analysis.stats.agreement` -- Cohen's kappa with SE and CI (statsmodels).
-- :mod:`~voxmem_analysis.stats.power` -- power of a paired comparison (statsmodels.stats.power).
+- :mod:`~voxmem_analysis.stats.power` -- power of a paired comparison: the normal approximation
+  (Connor 1987, statsmodels.stats.power) and the exact conditional McNemar test (``method=``).
 - :mod:`~voxmem_analysis.stats.gee` -- logistic GEE with exchangeable working correlation and
   robust SE, vectorised over clusters (statsmodels' estimator; the context-length model).
 
@@ -30,7 +34,7 @@ from voxmem_analysis.stats.resampling import (BootstrapMeans, bootstrap_means, i
 from voxmem_analysis.stats.settings import BootstrapSettings, PairedSettings
 from voxmem_analysis.stats.correlation import spearman
 from voxmem_analysis.stats.intervals import wilson_interval
-from voxmem_analysis.stats.power import (items_needed, minimum_detectable_difference, paired_power,
+from voxmem_analysis.stats.power import (POWER_METHODS, items_needed, minimum_detectable_difference, paired_power,
                                          power_summary)
 from voxmem_analysis.stats.tests import cochran_q, holm, mcnemar_exact
 
@@ -42,7 +46,7 @@ __all__ = [
     # intervals, tests, correlation, agreement
     "wilson_interval", "mcnemar_exact", "holm", "cochran_q", "spearman", "cohen_kappa",
     # power
-    "paired_power", "minimum_detectable_difference", "items_needed", "power_summary",
+    "paired_power", "minimum_detectable_difference", "items_needed", "power_summary", "POWER_METHODS",
     # errors; the deprecated ``ci=`` keyword of functions taking ``ci_level=``
     "StatsInputError", "ci_level_alias", "frame_columns",
 ]

@@ -26,6 +26,7 @@ Public API
 :func:`paired_bootstrap_matrix`   ``(n_items, k)`` matrices -> tidy frame
 :func:`paired_bootstrap_frame`    long pandas/polars frame -> tidy frame (pivot + engine)
 :func:`bootstrap_interval`        the interval of one statistic from replicates run elsewhere
+                                  (:mod:`~voxmem_analysis.stats.endpoints`)
 
 The engine's parts live in their own modules and are importable from here as before:
 :mod:`~voxmem_analysis.stats.resampling` (:func:`iter_bootstrap_counts`,
@@ -43,8 +44,9 @@ import numpy as np
 import pandas as pd
 
 from voxmem_analysis.errors import MissingDataError
-from voxmem_analysis.stats._validation import (as_float_matrix, as_float_vector, check_ci_level, ci_level_alias,
-                                               frame_columns, require)
+from voxmem_analysis.stats._validation import as_float_matrix, as_float_vector, ci_level_alias, frame_columns, require
+from voxmem_analysis.stats.endpoints import bootstrap_interval, interval_summary
+from voxmem_analysis.stats.exact import exact_jackknife, exact_order, exact_sums, flat_jackknife
 from voxmem_analysis.stats.paired_statistics import (STATISTICS, Statistic, difference, mean_difference, mean_level,
                                                      mean_ratio, ratio, resolve_statistics)
 from voxmem_analysis.stats.resampling import (BootstrapMeans, bootstrap_means, combine_mask, iter_bootstrap_counts,
@@ -64,69 +66,6 @@ __all__ = [
 # Summaries
 # =========================================================================================
 
-def _quantile_mc_se(valid: np.ndarray, q: float) -> float:
-    """Monte-Carlo standard error of the *q*-quantile of *valid* replicates.
-
-    The quantile's own sampling error over resamples: with B replicates the empirical
-    q-quantile has standard error about sqrt(q (1 - q) / B) / f(x_q); the density f is
-    estimated by the difference quotient of the empirical quantile function, so
-    SE ~ (Q(q + d) - Q(q - d)) / 2 with d = sqrt(q (1 - q) / B) (a sectioning-free,
-    distribution-free estimate; Hall & Martin 1988).
-    """
-    b = valid.size
-    if b < 2 or not 0.0 < q < 1.0:
-        return float("nan")
-    d = np.sqrt(q * (1 - q) / b)
-    lo, hi = np.quantile(valid, [max(q - d, 0.0), min(q + d, 1.0)])
-    return float((hi - lo) / 2.0)
-
-
-def _bca_levels(valid: np.ndarray, est: float, jack: np.ndarray | None,
-                ci_level: float) -> tuple[float, float]:
-    """Adjusted percentile levels of the BCa interval (Efron 1987); NaN if undefined."""
-    from scipy.stats import norm
-
-    alpha = 1.0 - ci_level
-    if jack is None or not np.isfinite(est):
-        return float("nan"), float("nan")
-    # bias correction, ties split half/half (scores are 0/1: replicates tie often)
-    frac = (np.sum(valid < est) + 0.5 * np.sum(valid == est)) / valid.size
-    jack = jack[np.isfinite(jack)]
-    if not 0.0 < frac < 1.0 or jack.size < 3:
-        return float("nan"), float("nan")
-    z0 = norm.ppf(frac)
-    dev = jack.mean() - jack
-    den = 6.0 * np.sum(dev ** 2) ** 1.5
-    a = float(np.sum(dev ** 3) / den) if den > 0 else 0.0
-    zs = norm.ppf([alpha / 2, 1 - alpha / 2])
-    levels = norm.cdf(z0 + (z0 + zs) / (1 - a * (z0 + zs)))
-    return float(levels[0]), float(levels[1])
-
-
-def _interval(reps: np.ndarray, est: float, ci_level: float, method: str,
-              jack: np.ndarray | None = None) -> dict:
-    """Interval, invalid count and Monte-Carlo SE of each endpoint for one statistic."""
-    reps = np.where(np.isfinite(reps), reps, np.nan)
-    valid = reps[~np.isnan(reps)]
-    n_invalid = int(reps.size - valid.size)
-    out = {"ci_low": float("nan"), "ci_high": float("nan"), "n_invalid": n_invalid,
-           "ci_low_mc_se": float("nan"), "ci_high_mc_se": float("nan")}
-    if valid.size == 0:
-        return out
-    alpha = 1.0 - ci_level
-    if method == "bca":
-        q_lo, q_hi = _bca_levels(valid, est, jack, ci_level)
-        if not np.isfinite(q_lo):
-            return out
-        lo, hi = np.quantile(valid, [q_lo, q_hi])
-    else:
-        q_lo, q_hi = alpha / 2, 1 - alpha / 2
-        lo, hi = np.nanpercentile(reps, [100 * q_lo, 100 * q_hi])
-    out.update(ci_low=float(lo), ci_high=float(hi), ci_low_mc_se=_quantile_mc_se(valid, q_lo),
-               ci_high_mc_se=_quantile_mc_se(valid, q_hi))
-    return out
-
-
 def _finite_or_nan(x: float) -> float:
     return float(x) if np.isfinite(x) else float("nan")
 
@@ -134,38 +73,6 @@ def _finite_or_nan(x: float) -> float:
 _RESULT_COLUMNS = ["statistic", "estimate", "ci_low", "ci_high", "n", "n_series", "n_invalid",
                    "n_boot", "seed", "ci_level", "interval", "ci_low_mc_se", "ci_high_mc_se",
                    "cluster", "n_clusters", "design_effect"]
-
-
-def bootstrap_interval(replicates: Any, estimate: float, *, ci_level: float = 0.95,
-                       method: str = "percentile", jackknife: Any = None) -> dict:
-    """Interval of one statistic from its bootstrap replicates, as the paired engine computes it.
-
-    For bootstraps run elsewhere (e.g. the slice accuracies of
-    :func:`voxmem_analysis.analysis.verdicts.slice_accuracy`): the same endpoints and the same
-    Monte-Carlo standard errors as the ``ci_low, ci_high, ci_low_mc_se, ci_high_mc_se`` columns of
-    :func:`paired_bootstrap_matrix`.
-
-    Parameters
-    ----------
-    replicates : array-like of float
-        The statistic on each resample; non-finite values are invalid (dropped, counted).
-    estimate : float
-        The statistic on the original sample (BCa's bias correction).
-    ci_level : float, default 0.95
-    method : {"percentile", "bca"}
-    jackknife : array-like of float, optional
-        Leave-one-unit-out values of the statistic (BCa's acceleration; required for "bca").
-
-    Returns
-    -------
-    dict
-        ``ci_low, ci_high, n_invalid, ci_low_mc_se, ci_high_mc_se`` (NaN where undefined).
-    """
-    require(method in INTERVALS, f"interval must be one of {INTERVALS}, got {method!r}", field="interval")
-    require(method != "bca" or jackknife is not None, "the BCa interval needs the jackknife values",
-            field="jackknife")
-    jack = None if jackknife is None else np.asarray(jackknife, dtype=float)
-    return _interval(np.asarray(replicates, dtype=float), float(estimate), check_ci_level(ci_level), method, jack)
 
 
 def _checked(settings: PairedSettings) -> PairedSettings:
@@ -181,10 +88,48 @@ def _accuracies(A: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         return A[:, :k] / A[:, 2 * k:], A[:, k:2 * k] / A[:, 2 * k:]
 
 
-def _jackknife(A: np.ndarray, k: int, clusters: np.ndarray | None):
-    """Leave-one-unit-out accuracies (unit = cluster when given), for BCa's acceleration."""
-    U = A if clusters is None else pd.DataFrame(A).groupby(clusters, sort=True).sum().to_numpy()
-    return _accuracies(U.sum(axis=0)[None, :] - U, k)
+def _unit_sums(A: np.ndarray, clusters: np.ndarray | None) -> np.ndarray:
+    """The rows of ``A`` summed within each resampling unit (the cluster when given)."""
+    return A if clusters is None else pd.DataFrame(A).groupby(clusters, sort=True).sum().to_numpy()
+
+
+def _sum_columns(sl: slice, k: int) -> np.ndarray:
+    """Columns of the stacked sums ``[B*M | C*M | M]`` of the series ``sl``."""
+    idx = np.arange(k)[sl]
+    return np.concatenate([idx, k + idx, 2 * k + idx])
+
+
+@dataclasses.dataclass(frozen=True)
+class _BcaInputs:
+    """What BCa needs besides the replicates: the float jackknife accuracies and, where the scores are
+    counts, the integer sums of every resample, of the sample and of every unit, on which a statistic
+    with an exact form (:attr:`Statistic.exact`) is ordered against its estimate and jackknifed exactly
+    (:mod:`voxmem_analysis.stats.exact`)."""
+
+    sums: np.ndarray
+    total: np.ndarray
+    units: np.ndarray
+    k: int
+    exact: bool
+    jack: tuple[np.ndarray, np.ndarray]
+
+    @classmethod
+    def build(cls, A: np.ndarray, sums: np.ndarray, k: int, clusters: np.ndarray | None) -> _BcaInputs:
+        units = _unit_sums(A, clusters)
+        return cls(sums, A.sum(axis=0), units, k, exact_sums(units, units.shape[0]),
+                   _accuracies(units.sum(axis=0)[None, :] - units, k))
+
+    def parts(self, s: Statistic, sl: slice, reps: np.ndarray, est: float):
+        """``(jackknife values, order of the replicates or None)`` of statistic ``s`` on series ``sl``."""
+        jack = s(self.jack[0][:, sl], self.jack[1][:, sl])
+        if not self.exact or s.exact is None:
+            return jack, None
+        cols = _sum_columns(sl, self.k)
+        kk = cols.size // 3
+        order = exact_order(reps, est, s.exact, self.sums[:, cols], self.total[cols], kk)
+        if flat_jackknife(jack):      # equal up to rounding: noise over noise is no acceleration
+            jack = exact_jackknife(s.exact, self.units[:, cols], kk)
+        return jack, order
 
 
 def _paired_core(B: np.ndarray, Cm: np.ndarray, M: np.ndarray, run: PairedSettings, *, series: Sequence[Any],
@@ -213,12 +158,12 @@ def _paired_core(B: np.ndarray, Cm: np.ndarray, M: np.ndarray, run: PairedSettin
     # twice the sums and accuracies with clusters (the item-level run for the design effect)
     check_bootstrap_memory(run.n_boot, k, arrays=(11 if clusters is not None else 6), what="the paired bootstrap")
     est_b, est_c = _accuracies(A.sum(axis=0)[None, :], k)
-    rep_b, rep_c = _accuracies(resampled_sums(A, n_boot=run.n_boot, seed=run.seed, strata=strata,
-                                              clusters=clusters), k)
+    sums = resampled_sums(A, n_boot=run.n_boot, seed=run.seed, strata=strata, clusters=clusters)
+    rep_b, rep_c = _accuracies(sums, k)
     item_reps = None
     if clusters is not None:
         item_reps = _accuracies(resampled_sums(A, n_boot=run.n_boot, seed=run.seed, strata=strata), k)
-    jack = _jackknife(A, k, clusters) if run.interval == "bca" else None
+    bca = _BcaInputs.build(A, sums, k, clusters) if run.interval == "bca" else None
     n_clusters = n_units if clusters is None else int(clusters.max()) + 1
     common = {"n_boot": run.n_boot, "seed": run.seed, "ci_level": run.ci_level, "interval": run.interval,
               "cluster": cluster_name, "n_clusters": n_clusters}
@@ -226,8 +171,9 @@ def _paired_core(B: np.ndarray, Cm: np.ndarray, M: np.ndarray, run: PairedSettin
     def one(s: Statistic, sl: slice) -> dict:
         est = _finite_or_nan(s(est_b[:, sl], est_c[:, sl])[0])
         reps = s(rep_b[:, sl], rep_c[:, sl])
-        jk = None if jack is None else s(jack[0][:, sl], jack[1][:, sl])
-        row = {"statistic": s.name, "estimate": est, **_interval(reps, est, run.ci_level, run.interval, jk)}
+        jk, order = (None, None) if bca is None else bca.parts(s, sl, reps, est)
+        row = {"statistic": s.name, "estimate": est,
+               **interval_summary(reps, est, run.ci_level, run.interval, jk, order)}
         deff = 1.0
         if item_reps is not None:
             v_item = _finite_var(s(item_reps[0][:, sl], item_reps[1][:, sl]))
@@ -299,7 +245,11 @@ def paired_bootstrap_matrix(baseline: Any, comparison: Any, mask: Any = None, *,
         items (:func:`iter_bootstrap_counts`), and report the design effect.
     interval : {"percentile", "bca"}, default "percentile"
         Percentile interval, or bias-corrected and accelerated (BCa; acceleration from the
-        leave-one-unit-out jackknife, unit = cluster when clustered).
+        leave-one-unit-out jackknife, unit = cluster when clustered).  With integer scores (0/1:
+        counts) a statistic with an exact form (the built-ins) has its replicates ordered against
+        the estimate, ties included, and its jackknife taken in exact rational arithmetic
+        (:mod:`~voxmem_analysis.stats.exact`); ties count half below the estimate
+        (:mod:`~voxmem_analysis.stats.endpoints`).
 
     Returns
     -------
@@ -317,9 +267,12 @@ def paired_bootstrap_matrix(baseline: Any, comparison: Any, mask: Any = None, *,
         - ``n_invalid`` -- replicates where the statistic was not finite (excluded);
         - ``n_boot``, ``seed``, ``ci_level``, ``interval`` -- the settings used;
         - ``ci_low_mc_se``, ``ci_high_mc_se`` -- Monte-Carlo standard error of each endpoint
-          (the resampling noise of the interval itself, not sampling error): about
-          ``sqrt(q (1 - q) / n_boot) / f(endpoint)``; to bring it to a target ``t``, use
-          ``n_boot * (mc_se / t) ** 2`` resamples;
+          (the resampling noise of the interval itself, not sampling error;
+          :func:`~voxmem_analysis.stats.endpoints.endpoint_mc_se`): the Maritz-Jarrett spread of the
+          quantile over another ``n_boot`` resamples, but never below ``h / sqrt(12)`` for replicates
+          on a lattice of step ``h`` (e.g. 100 / n points for one series' drop), where another seed
+          moves the endpoint by a whole step.  The first part shrinks as ``1 / sqrt(n_boot)``
+          (``n_boot * (mc_se / t) ** 2`` resamples bring it to ``t``); the lattice part does not;
         - ``cluster`` -- the resampling unit (``"item"``, or the cluster column's name);
           ``n_clusters`` -- units resampled (clusters, or items when item-level);
         - ``design_effect`` -- replicate variance under cluster resampling over that under

@@ -9,6 +9,7 @@ accuracy arrays (``k`` series, ``m`` samples: the replicates, or the original sa
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -37,6 +38,11 @@ class Statistic:
         Non-finite values (e.g. a ratio with a zero denominator) mark a replicate invalid.
     description : str, optional
         Human-readable definition.
+    exact : callable, optional
+        The same statistic on object arrays of :class:`fractions.Fraction` (exact accuracies from
+        integer counts), returning Fractions: BCa then decides ties of the bias correction and the
+        jackknife's acceleration exactly (:mod:`voxmem_analysis.stats.exact`).  The built-ins have
+        one; without it those decisions compare floats.
 
     Examples
     --------
@@ -50,6 +56,7 @@ class Statistic:
     name: str
     func: StatFunc
     description: str = ""
+    exact: StatFunc | None = None
 
     def __call__(self, baseline: np.ndarray, comparison: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -59,6 +66,11 @@ class Statistic:
                 f"statistic {self.name!r} must return an array of shape ({m},) for inputs of "
                 f"shape {baseline.shape}, got shape {out.shape}", field="statistics")
         return out
+
+
+def _times(factor: float, arr: np.ndarray) -> np.ndarray:
+    """``factor * arr``; exactly (the factor as a Fraction) when ``arr`` holds Fractions."""
+    return (Fraction(factor) if arr.dtype == object else factor) * arr
 
 
 def _single(arr: np.ndarray, name: str) -> np.ndarray:
@@ -82,9 +94,9 @@ def difference(*, scale: float = 100.0, reverse: bool = False, name: str = "drop
     sign = -1.0 if reverse else 1.0
 
     def f(b: np.ndarray, c: np.ndarray) -> np.ndarray:
-        return sign * scale * (_single(b, name) - _single(c, name))
+        return _times(sign * scale, _single(b, name) - _single(c, name))
 
-    return Statistic(name, f, f"{'-' if reverse else ''}{scale:g} * (baseline - comparison)")
+    return Statistic(name, f, f"{'-' if reverse else ''}{scale:g} * (baseline - comparison)", exact=f)
 
 
 def ratio(*, name: str = "retention") -> Statistic:
@@ -101,7 +113,7 @@ def ratio(*, name: str = "retention") -> Statistic:
     def f(b: np.ndarray, c: np.ndarray) -> np.ndarray:
         return _single(c, name) / _single(b, name)
 
-    return Statistic(name, f, "comparison / baseline")
+    return Statistic(name, f, "comparison / baseline", exact=f)
 
 
 def mean_difference(*, scale: float = 100.0, reverse: bool = False,
@@ -136,10 +148,10 @@ def mean_difference(*, scale: float = 100.0, reverse: bool = False,
     sign = -1.0 if reverse else 1.0
 
     def f(b: np.ndarray, c: np.ndarray) -> np.ndarray:
-        return sign * scale * (b.mean(axis=1) - c.mean(axis=1))
+        return _times(sign * scale, b.mean(axis=1) - c.mean(axis=1))
 
     return Statistic(name, f, f"{'-' if reverse else ''}{scale:g} * (mean baseline - mean "
-                              "comparison) over series")
+                              "comparison) over series", exact=f)
 
 
 def mean_ratio(*, name: str = "retention") -> Statistic:
@@ -158,7 +170,7 @@ def mean_ratio(*, name: str = "retention") -> Statistic:
     def f(b: np.ndarray, c: np.ndarray) -> np.ndarray:
         return c.mean(axis=1) / b.mean(axis=1)
 
-    return Statistic(name, f, "mean comparison / mean baseline over series")
+    return Statistic(name, f, "mean comparison / mean baseline over series", exact=f)
 
 
 def mean_level(which: str = "baseline", *, scale: float = 100.0,
@@ -193,9 +205,9 @@ def mean_level(which: str = "baseline", *, scale: float = 100.0,
     idx = 0 if which == "baseline" else 1
 
     def f(b: np.ndarray, c: np.ndarray) -> np.ndarray:
-        return scale * (b, c)[idx].mean(axis=1)
+        return _times(scale, (b, c)[idx].mean(axis=1))
 
-    return Statistic(name or which, f, f"{scale:g} * mean {which} accuracy over series")
+    return Statistic(name or which, f, f"{scale:g} * mean {which} accuracy over series", exact=f)
 
 
 #: Built-in statistics by name.  All average over the series first, so they apply to one
@@ -236,7 +248,7 @@ def resolve_statistics(statistics: Any) -> list[Statistic]:
                     "nor a callable", field="statistics")
             s = Statistic(label or getattr(s, "__name__", f"statistic_{len(out)}"), s)
         if label is not None and label != s.name:
-            s = Statistic(label, s.func, s.description)
+            s = Statistic(label, s.func, s.description, s.exact)
         out.append(s)
     names = [s.name for s in out]
     require(len(set(names)) == len(names), f"statistic names must be unique, got {names}",

@@ -2,14 +2,17 @@
 
 It stands for what a user's own evaluation run looks like: **one** model, run at **8K and
 32K** only, harness files as ``run_voxmembench.py`` + ``score_voxmembench.py`` write them
-(plain ``.jsonl``), no ``items.csv``, no ``models.csv``, no optional parts.  It is made
-deterministically -- no randomness at all -- from the shipped synthetic release:
+(plain ``.jsonl``), next to the item table of the public dataset (``items.csv``, the rows of those
+items: it gives each refusal item its source operation, ``paired_question_id``), no
+``models.csv``, no optional parts.  It is made deterministically -- no randomness at all -- from
+the shipped synthetic release:
 
 * the predictions of :data:`SOURCE_MODEL` at the budgets :data:`BUDGETS`;
 * of the questions whose number is a multiple of :data:`EVERY` (``q_00008``, ``q_00016`` ...),
   plus every refusal variant in those questions' families, so answerable items and their
   answer-refusal (AR) items stay together;
-* renamed to the model :data:`EXAMPLE_MODEL`; every line keeps ``"synthetic": true``.
+* renamed to the model :data:`EXAMPLE_MODEL`; every line keeps ``"synthetic": true``;
+* ``items.csv``: the lines of the source's ``items.csv`` for exactly those items, unchanged.
 
 Regenerate it with :func:`write_example_run`
 (``python -m voxmem_analysis.synth.example_run [OUT]``).  A test regenerates the folder and
@@ -22,7 +25,7 @@ import json
 import sys
 from pathlib import Path
 
-__all__ = ["SOURCE_MODEL", "EXAMPLE_MODEL", "BUDGETS", "EVERY", "write_example_run", "example_lines"]
+__all__ = ["SOURCE_MODEL", "EXAMPLE_MODEL", "BUDGETS", "EVERY", "write_example_run", "example_lines", "example_items"]
 
 SOURCE_MODEL = "Gemini-2.5-Pro"
 EXAMPLE_MODEL = "MyModel-v1"
@@ -45,9 +48,11 @@ _README = f"""# `my_eval/` — a tiny example run (SYNTHETIC, not real model out
 
 This folder imitates what **your own evaluation run** looks like: one model (`{EXAMPLE_MODEL}`)
 at two context lengths (8K, 32K), written by the VoxMem harness (`run_voxmembench.py`, then
-`score_voxmembench.py`) as one JSON object per line. It is **synthetic**: the lines are
-{SOURCE_MODEL}'s synthetic predictions from `data/synthetic/` (every {EVERY}th question and its
-refusal variants), renamed. No model was run and no judge was called.
+`score_voxmembench.py`) as one JSON object per line, with the benchmark's item table
+(`items.csv`, one row per item, as the public dataset has it) beside it. It is **synthetic**: the
+lines are {SOURCE_MODEL}'s synthetic predictions from `data/synthetic/` (every {EVERY}th question
+and its refusal variants), renamed, and the item rows are those of `data/synthetic/items.csv`. No
+model was run and no judge was called.
 
 It is generated, never edited by hand:
 
@@ -96,14 +101,38 @@ def _first_model(path: Path) -> str | None:
     return None
 
 
+def example_items(source=DEFAULT_SOURCE, item_ids=None) -> str:
+    """The source's ``items.csv`` restricted to ``item_ids`` (header and rows as they are, source order)."""
+    import csv
+    import io
+
+    text = (Path(source) / "items.csv").read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    keep = set(item_ids or ())
+    out = [lines[0]]
+    # the first field of each CSV record is item_id; records may span lines (quoted newlines)
+    reader = csv.reader(io.StringIO(text))
+    next(reader)
+    start = 1
+    for rec in reader:
+        end = reader.line_num
+        if rec and rec[0] in keep:
+            out.extend(lines[start:end])
+        start = end
+    return "".join(out)
+
+
 def write_example_run(out=DEFAULT_OUT, source=DEFAULT_SOURCE) -> Path:
     """Write the example run folder to ``out`` (created); return it."""
     out = Path(out)
     pred = out / "predictions" / EXAMPLE_MODEL.lower()
     pred.mkdir(parents=True, exist_ok=True)
+    ids = []
     for b in BUDGETS:
-        (pred / f"predictions_{b.lower()}.jsonl").write_text("\n".join(example_lines(source, b)) + "\n",
-                                                             encoding="utf-8")
+        lines = example_lines(source, b)
+        ids += [json.loads(line)["item_id"] for line in lines]
+        (pred / f"predictions_{b.lower()}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (out / "items.csv").write_text(example_items(source, ids), encoding="utf-8")
     (out / "release.json").write_text(json.dumps(_RELEASE, indent=2) + "\n", encoding="utf-8")
     (out / "README.md").write_text(_README, encoding="utf-8")
     return out

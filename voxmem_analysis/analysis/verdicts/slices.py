@@ -15,6 +15,7 @@ from voxmem_analysis.analysis.verdicts._frames import (INTERVALS, MACRO, OVERALL
                                                        objectify, resolve_type_col, sort_levels, to_pandas)
 from voxmem_analysis.stats import shared_bootstrap_counts, wilson_interval
 from voxmem_analysis.stats.bootstrap import bootstrap_interval as endpoint_interval
+from voxmem_analysis.stats.exact import mean_ratio_order
 from voxmem_analysis.stats.resources import check_bootstrap_memory
 from voxmem_analysis.stats.settings import BootstrapSettings, settings_keywords
 
@@ -288,14 +289,14 @@ def _cluster_sums(items: np.ndarray, v: np.ndarray, s: np.ndarray, cells: np.nda
 
 
 def _interval(reps: np.ndarray, level: float, *, estimate: float = float("nan"), method: str = "percentile",
-              jackknife=None) -> tuple[float, float, float, float]:
+              jackknife=None, order=None) -> tuple[float, float, float, float]:
     """``(ci_low, ci_high, ci_low_mc_se, ci_high_mc_se)`` of the replicates (non-finite ones dropped),
     by :func:`voxmem_analysis.stats.bootstrap.bootstrap_interval`; ``jackknife`` (a callable giving the
     leave-one-unit-out values) is called for BCa only."""
     jack = jackknife() if method == "bca" and jackknife is not None else None
     if method == "bca" and jack is None:
         return (float("nan"),) * 4
-    r = endpoint_interval(reps, estimate, ci_level=level, method=method, jackknife=jack)
+    r = endpoint_interval(reps, estimate, ci_level=level, method=method, jackknife=jack, order=order)
     return r["ci_low"], r["ci_high"], r["ci_low_mc_se"], r["ci_high_mc_se"]
 
 
@@ -344,7 +345,11 @@ def _macro_row(d: _Slicing, idx: np.ndarray, keys: dict, tcol: str) -> dict:
         with np.errstate(divide="ignore", invalid="ignore"):
             reps = 100.0 * np.mean(W[:, ok] / M[:, ok], axis=1)
         jack = functools.partial(_jackknife_accuracy, units[idx], sv, ss, tcode, ok)
-        lo, hi, se_lo, se_hi = _interval(reps, cfg.ci_level, estimate=acc, method=cfg.interval, jackknife=jack)
+        # BCa's ties decided exactly on the counts (one slice's 100 W / M needs no help: IEEE division is exact
+        # to the last bit, so equal fractions give equal floats; a mean of several does not)
+        order = mean_ratio_order(reps, acc, W[:, ok], M[:, ok], corr[ok], n[ok]) if cfg.interval == "bca" else None
+        lo, hi, se_lo, se_hi = _interval(reps, cfg.ci_level, estimate=acc, method=cfg.interval, jackknife=jack,
+                                         order=order)
         method = _method_label(tcol if st is not None else None, d.cluster, cfg.interval)
     extra = {} if d.cluster is None else {"cluster": d.cluster, "design_effect": np.nan}
     return {**keys, tcol: MACRO, "level": "macro", "n_correct": float("nan"), "n": int(ss.sum()),
