@@ -116,8 +116,8 @@ TASK_RULES: tuple[Rule, ...] = (
                    f"result(s)"),
     Rule("pass_mismatch", "error", "pass", 2,
          lambda c: ~pl.col("d.item_error") & pl.col("d.pass").is_not_null() & (pl.col("d.pass") != pl.col("d.all_met")),
-         lambda r: f"`pass` is {str(r['d.pass']).lower()} but {r['d.n_met']} of the task's {r['t.n']} rubric items "
-                   f"are met{' (pred_error: counted as failed)' if r['d.failed'] else ''}"),
+         lambda r: f"`pass` of task {r['d.task_id']!r} is {str(r['d.pass']).lower()} but {r['d.n_met']} of its "
+                   f"{r['t.n']} rubric items are met{' (pred_error: counted as failed)' if r['d.failed'] else ''}"),
 )
 
 
