@@ -291,3 +291,52 @@ def test_table_lenient_prints_every_finding(tmp_path, capsys):
     assert main(["table", "amc_table2", "--data", str(root), "--lenient", "--format", "csv", "--n-boot", "50"]) == 0
     err = capsys.readouterr().err
     assert "verdicts/v.csv:5" in err and "'maybe'" in err and "left out" in err
+
+
+# ----------------------------------------------------------------------------- reproduce
+def test_reproduce_writes_an_analysis_report_with_the_paper_as_reference(tmp_path, capsys):
+    from voxmem_analysis.reproduce.published import published
+
+    manifest = tmp_path / "m.csv"
+    rows = (EXAMPLE / "manifest.csv").read_text().splitlines()
+    rows = [rows[0]] + [f"{EXAMPLE}/{r}".replace("synth-e2e,Audio", "gpt-4o  Audio-Preview,Audio") for r in rows[1:]]
+    manifest.write_text("\n".join(rows) + "\n")
+    out = tmp_path / "out"
+    argv = ["reproduce", "--manifest", str(manifest), "--tasks", str(EXAMPLE / "tasks.jsonl"), "--out", str(out),
+            "--n-boot", "200", "--seed", "2"]
+    assert main(argv) == 0
+    said = capsys.readouterr()
+    assert "reference for: gpt-4o  Audio-Preview|Audio" in said.out and "criteria_as_text" in said.err
+    run = json.loads((out / "run.json").read_text())
+    assert run["kind"] == "amc-runs" and run["mode"] == "analysis" and run["synthetic"] is True
+    assert sorted(run["outputs"]) == sorted(["tables/amc_runs_slice.csv", "tables/amc_runs_table2.csv",
+                                             "tables/amc_runs_compare.csv", "tables/amc_runs_judges.csv",
+                                             "tables/amc_runs_findings.csv", "report/index.md", "report/index.html"])
+    t2 = pd_read(out / "tables" / "amc_runs_table2.csv").set_index("row")
+    pub = published(benchmark="amc")
+    pub = pub[(pub["artifact"] == "amc_table2") & (pub["row"] == "GPT 4o Audio Preview|Audio")].set_index("column")
+    mine = t2.loc["gpt-4o  Audio-Preview|Audio"]
+    assert mine["published_row"] == "GPT 4o Audio Preview|Audio"
+    for col in ("APR", "ARS", "IM", "IR", "SC", "VE"):
+        assert mine[f"published_{col}"] == pytest.approx(pub.loc[col, "value"])
+    assert mine["APR"] == pytest.approx(100 * 21 / 48)   # the run's own number, not the paper's
+    assert t2.loc["synth-e2e|Text"].filter(like="published_").isna().all()
+    assert not any(c in t2.columns for c in ("status", "pass", "within_tolerance"))
+    # the slice written is the slice command's, with the same seed
+    frame, _ = task_frame(load_amc_runs(manifest, EXAMPLE / "tasks.jsonl", strict=False))
+    want = amc_slice(frame, ["system", "axis"], n_boot=200, seed=2)
+    got = pd_read(out / "tables" / "amc_runs_slice.csv")
+    assert got["ars_ci_low"].to_numpy() == pytest.approx(want["ars_ci_low"].to_numpy(), rel=1e-5)
+    text = (out / "report" / "index.md").read_text()
+    assert "SYNTHETIC" in text and "reference" in text and "McNemar" in text and "kappa" in text
+    assert "<table>" in (out / "report" / "index.html").read_text()
+    # a rerun replaces the folder; notebook options are refused
+    assert main(argv) == 0
+    assert main(argv + ["--jobs", "2"]) == 2
+    assert main(["reproduce", "--report-only", "--out", str(out)]) == 2
+
+
+def pd_read(path):
+    import pandas as pd
+
+    return pd.read_csv(path)
