@@ -41,11 +41,12 @@ def check_sources(args) -> str | None:
     return None
 
 
-def load_runs(args):
-    """The runs of ``--manifest`` / ``--tasks``, read strictly unless ``--lenient``; every finding on stderr."""
+def load_runs(args, lenient: bool | None = None):
+    """The runs of ``--manifest`` / ``--tasks``, read strictly unless ``--lenient`` (or ``lenient``); every
+    finding on stderr."""
     from voxmem_analysis.io.amc_runs import load_amc_runs
 
-    lenient = bool(getattr(args, "lenient", False))
+    lenient = bool(getattr(args, "lenient", False)) if lenient is None else lenient
     data = load_amc_runs(args.manifest, args.tasks, strict=not lenient)
     report_problems(data.problems, source=f"manifest {args.manifest!r} with tasks {args.tasks!r}", lenient=lenient,
                     left_out=data.stats.get("rejected_lines"), limit=None)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sys
 
-from voxmem_analysis.commands import _amc
+from voxmem_analysis.commands._amc import add_tasks_arg, check_sources, is_amc_runs, run_compare
 from voxmem_analysis.commands._shared import (add_cluster_arg, add_data_args, add_judge_arg, add_manifest_args, add_output_args, emit,
                                               load, load_manifest, manifest_cluster, note, one_judge, only_choice,
                                               release_budgets, synthetic_banner)
@@ -31,7 +31,7 @@ def register(sub) -> None:
                        description=__doc__.split("\n\n")[0])
     add_data_args(p, required=False)
     add_manifest_args(p, required=False, lenient=False)
-    _amc.add_tasks_arg(p)
+    add_tasks_arg(p)
     p.add_argument("--models", default=None, metavar="A,B[,C...]",
                    help="with --data: the models to compare (two or more; default: every model run at --budget); "
                         "Audio MultiChallenge: only these systems (default: all)")
@@ -54,17 +54,17 @@ def run(args) -> int:
         print("give either --data DIR [--models A,B --budget B], or --manifest FILE with --questions FILE (LongMemEval) "
               "or --tasks FILE (Audio MultiChallenge)", file=sys.stderr)
         return 2
-    why = _amc.check_sources(args)
+    why = check_sources(args)
     if why:
         print(why, file=sys.stderr)
         return 2
-    if _amc.is_amc_runs(args) or (args.data and _is_amc(args.data)):
+    if is_amc_runs(args) or (args.data and _is_amc(args.data)):
         unused = [k for k, v in {"--budget": args.budget, "--answerable-only": args.answerable_only,
                                  "--cluster": args.cluster != "item", "--interval": args.interval != "percentile"}.items() if v]
         if unused:
             print(f"compare: {', '.join(unused)} do not apply to Audio MultiChallenge (tasks are the unit)", file=sys.stderr)
             return 2
-        return _amc.run_compare(args)
+        return run_compare(args)
     if args.data:
         return _run_data(args)
     if not args.questions:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-from voxmem_analysis.commands import _amc
+from voxmem_analysis.commands._amc import add_tasks_arg, check_sources, is_amc_runs, run_judges
 from voxmem_analysis.commands._shared import (add_manifest_args, add_output_args, describe_dropped, emit, load_manifest,
                                               note)
 
@@ -24,7 +24,7 @@ def register(sub) -> None:
     p = sub.add_parser("judges", help="agreement and Cohen's kappa between judges per question type (LongMemEval format)",
                        description=__doc__.split("\n\n")[0])
     add_manifest_args(p, required=False)
-    _amc.add_tasks_arg(p)
+    add_tasks_arg(p)
     add_output_args(p, bootstrap=False)
     p.set_defaults(func=run)
 
@@ -32,15 +32,15 @@ def register(sub) -> None:
 def run(args) -> int:
     from voxmem_analysis.analysis.verdicts import judge_agreement_pairs
 
-    why = _amc.check_sources(args) or (None if args.manifest else "give --manifest FILE with --questions FILE "
+    why = check_sources(args) or (None if args.manifest else "give --manifest FILE with --questions FILE "
                                        "(LongMemEval) or --tasks FILE (Audio MultiChallenge)")
     if why is None and not (args.questions or args.tasks):
         why = "--manifest needs --questions FILE (LongMemEval) or --tasks FILE (Audio MultiChallenge)"
     if why:
         print(why, file=sys.stderr)
         return 2
-    if _amc.is_amc_runs(args):
-        return _amc.run_judges(args)
+    if is_amc_runs(args):
+        return run_judges(args)
 
     data = load_manifest(args)
     for text in dropped_judge_notes(data):

@@ -134,9 +134,11 @@ def _run_amc_runs(args) -> int:
 
     if check_outputs("reproduce", folders={"--out": args.out}):
         return 2
+    from voxmem_analysis.commands._amc import load_runs
     from voxmem_analysis.reproduce.amc_runs import write_amc_runs_report
 
-    res = write_amc_runs_report(args.manifest, args.tasks, args.out, seed=args.seed, n_boot=args.n_boot, judge=args.judge)
+    data = load_runs(args, lenient=True)   # every finding on stderr; the report lists them too
+    res = write_amc_runs_report(data, args.out, seed=args.seed, n_boot=args.n_boot, judge=args.judge)
     print(f"wrote {res.out}: {', '.join(res.files)}")
     print(f"findings: {res.errors} error(s), {res.warnings} warning(s); {res.lines_left_out} line(s) left out; "
           f"the paper's Table 2 shown as reference for: {', '.join(res.matched_reference) or 'no system (no name matches)'}")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import sys
 
-from voxmem_analysis.commands import _amc
+from voxmem_analysis.commands._amc import add_tasks_arg, check_sources, is_amc_runs, run_slice
 from voxmem_analysis.commands._shared import (add_cluster_arg, add_data_args, add_judge_arg, add_manifest_args, add_output_args, emit,
                                               load, load_manifest, manifest_cluster, note, one_judge,
                                               synthetic_banner)
@@ -36,7 +36,7 @@ def register(sub) -> None:
                        description=__doc__.split("\n\n")[0])
     add_data_args(p, required=False)
     add_manifest_args(p, required=False, lenient=False)
-    _amc.add_tasks_arg(p)
+    add_tasks_arg(p)
     p.add_argument("--by", default=None, metavar="COL[,COL...]",
                    help=f"columns to slice by (default: {_DATA_DEFAULT_BY} with --data, {_MANIFEST_DEFAULT_BY} with --manifest "
                         "--questions, system,axis for Audio MultiChallenge)")
@@ -76,7 +76,7 @@ def run(args) -> int:
         print("give either --data DIR, or --manifest FILE with --questions FILE (LongMemEval) or --tasks FILE "
               "(Audio MultiChallenge)", file=sys.stderr)
         return 2
-    why = _amc.check_sources(args)
+    why = check_sources(args)
     if why:
         print(why, file=sys.stderr)
         return 2
@@ -88,13 +88,13 @@ def run(args) -> int:
 
     if check_outputs("slice", files={"--out": args.out, "--plot": args.plot}):
         return 2
-    if _amc.is_amc_runs(args) or (args.data and _is_amc(args.data)):
+    if is_amc_runs(args) or (args.data and _is_amc(args.data)):
         unused = _not_for_amc(args)
         if unused:
             print(f"slice: {', '.join(unused)} do not apply to Audio MultiChallenge (APR: Wilson interval; ARS: task "
                   "bootstrap; --by any task column)", file=sys.stderr)
             return 2
-        return _amc.run_slice(args)
+        return run_slice(args)
     return _run(args)
 
 

@@ -275,13 +275,13 @@ def _print(spec: ArtifactSpec, opts, params: dict) -> int:
 def _release(opts):
     """What ``--data`` (a release of either benchmark) or ``--manifest``/``--tasks`` (judged Audio
     MultiChallenge runs, as a release with one judge per system) hold; findings on stderr."""
-    from voxmem_analysis.commands import _amc
+    from voxmem_analysis.commands._amc import load_release as amc_load_release, load_runs as amc_load_runs
     from voxmem_analysis.io.amc_meta import is_amc_release
 
     if opts.manifest:
-        release, notes = _amc.load_runs(opts).as_release(opts.judge)
+        release, notes = amc_load_runs(opts).as_release(opts.judge)
         for n in notes:
             note(n)
         return release
     # an Audio MultiChallenge release (release.json "benchmark": "audio-multichallenge") has its own loader
-    return _amc.load_release(opts) if is_amc_release(opts.data) else load(opts)
+    return amc_load_release(opts) if is_amc_release(opts.data) else load(opts)

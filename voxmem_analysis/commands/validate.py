@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from voxmem_analysis.commands import _amc
+from voxmem_analysis.commands._amc import add_tasks_arg, run_validate
 from voxmem_analysis.commands._shared import add_data_args, load
 
 
@@ -20,7 +20,7 @@ def register(sub) -> None:
     add_data_args(p, required=False)
     p.add_argument("--manifest", metavar="FILE", default=None,
                    help="with --tasks: judged Audio MultiChallenge results files (path,system[,output_modality][,judge])")
-    _amc.add_tasks_arg(p)
+    add_tasks_arg(p)
     p.set_defaults(func=run)
 
 
@@ -33,7 +33,7 @@ def run(args) -> int:
         print("give --data DIR (a release), or --manifest FILE --tasks FILE (Audio MultiChallenge runs)", file=sys.stderr)
         return 2
     if args.manifest:
-        return _amc.run_validate(args)
+        return run_validate(args)
     kind, _ = release_benchmark(args.data)
     if kind == "amc":
         return _run_amc(args)

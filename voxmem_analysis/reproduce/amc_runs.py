@@ -192,17 +192,15 @@ def _html(markdown_text: str, title: str) -> str:
             f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
 
 
-def write_amc_runs_report(manifest, tasks, out, *, seed: int = 0, n_boot: int = 10_000, judge: str | None = None,
+def write_amc_runs_report(data, out, *, seed: int = 0, n_boot: int = 10_000, judge: str | None = None,
                           stream=None) -> AmcRunsReport:
-    """Read the runs (leniently; findings on ``stream``, default stderr) and write the report into ``out``."""
-    from voxmem_analysis.commands._shared import report_problems
-    from voxmem_analysis.io.amc_runs import load_amc_runs
+    """Write the report of ``data`` (judged runs read leniently: :func:`voxmem_analysis.io.amc_runs.load_amc_runs`
+    with ``strict=False``; the lines with an error are left out and named) into ``out``; notes of the
+    output folder on ``stream`` (default stderr)."""
     from voxmem_analysis.reproduce.atomic import StagedOutput
 
     t0 = time.perf_counter()
-    data = load_amc_runs(manifest, tasks, strict=False)
-    report_problems(data.problems, source=f"manifest {str(manifest)!r} with tasks {str(tasks)!r}", lenient=True,
-                    left_out=data.stats.get("rejected_lines"), limit=None)
+    manifest, tasks = data.manifest_path, data.tasks_path
     tables, notes = _tables(data, judge=judge, seed=seed, n_boot=n_boot)
     runs = _runs_table(data)
     head = {"manifest": str(manifest), "tasks": str(tasks), "n_tasks": data.tasks.height, "seed": seed, "n_boot": n_boot}
