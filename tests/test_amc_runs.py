@@ -340,3 +340,13 @@ def pd_read(path):
     import pandas as pd
 
     return pd.read_csv(path)
+
+
+def test_rubric_text_under_another_key_is_checked_too(runs_dir):
+    rows = [{"id": "t1", "rubric_results": [{"rubric": "Recalls the dog", "criteria_met": True},
+                                            {"criterion": "Names the pork", "criteria_met": True}]}]
+    _lines(runs_dir / "alias.jsonl", rows)
+    (runs_dir / "alias.csv").write_text("path,system\nalias.jsonl,S\n")
+    data = load_amc_runs(runs_dir / "alias.csv", runs_dir / "tasks.jsonl", strict=False)
+    bad = [p for p in data.errors() if p.code == "rubric_text_mismatch"]
+    assert len(bad) == 1 and "'Names the pork'" in bad[0].message and "'Names the park'" in bad[0].message

@@ -10,7 +10,8 @@ pipeline writes, per task (JSON Lines, plain or ``.gz``)::
   (:mod:`voxmem_analysis.io.amc_tasks`); ``axis``, when given, must be the task's (any spelling);
 * ``rubric_results`` lists one result per rubric item of the task, in the task's order (a JSON list
   in a text is read too); each is matched to the task's item by position and checked by its
-  ``rubric_item`` text (white space runs count as one space).  Results listing the task's items in
+  ``rubric_item`` text (or, without one, ``rubric``/``criterion``/``criteria``/``item``/``text``; white
+  space runs count as one space).  Results listing the task's items in
   another order are matched by text (a warning says so); any other difference is an error naming
   the task and the item;
 * ``criteria_met``: ``true``/``false``; the text ``"true"``/``"false"`` in any case is read as that
@@ -45,6 +46,8 @@ __all__ = ["LINE_RULES", "ITEM_RULES", "TASK_RULES", "read_results", "no_error"]
 
 _LINE_FIELDS = ("id", "axis", "pass", "pred_error", "rubric_results", "synthetic")
 _ITEM_FIELDS = ("rubric_item", "criteria_met")
+#: Where a rubric result without ``rubric_item`` may hold the item's text (the task table's spellings).
+_ITEM_TEXT_ALIASES = ("rubric", "criterion", "criteria", "item", "text")
 _SHORT = 60
 
 
@@ -191,6 +194,9 @@ def _raw_frames(files: list[tuple[Path, str]]) -> tuple[pl.DataFrame, pl.DataFra
             lines["d.n_results"].append(len(results) if isinstance(results, list) else None)
             for pos, item in enumerate(results if isinstance(results, list) else (), 1):
                 fields = item if isinstance(item, dict) else {"criteria_met": item} if isinstance(item, bool) else {}
+                if fields and fields.get("rubric_item") is None:
+                    fields = {**fields, "rubric_item": next((fields[k] for k in _ITEM_TEXT_ALIASES
+                                                             if isinstance(fields.get(k), str)), None)}
                 items["_fi"].append(fi)
                 items["_line"].append(number)
                 items["_pos"].append(pos)
