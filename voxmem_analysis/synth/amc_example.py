@@ -73,6 +73,7 @@ voxmem-analysis slice    --manifest data/examples/amc_run/manifest.csv --tasks d
 voxmem-analysis compare  --manifest data/examples/amc_run/manifest.csv --tasks data/examples/amc_run/tasks.jsonl
 voxmem-analysis judges   --manifest data/examples/amc_run/manifest.csv --tasks data/examples/amc_run/tasks.jsonl
 voxmem-analysis table amc_table2 --manifest data/examples/amc_run/manifest.csv --tasks data/examples/amc_run/tasks.parquet --format md
+voxmem-analysis reproduce --manifest data/examples/amc_run/manifest.csv --tasks data/examples/amc_run/tasks.parquet --out amc_report
 ```
 """
 
