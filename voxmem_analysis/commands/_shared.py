@@ -38,6 +38,7 @@ def load(args, strict: bool | None = None):
     from voxmem_analysis.io.release import load_release
     from voxmem_analysis.io.scoring import DEFAULT_REJECTION_PATTERN, ScoringRules
 
+    _voxmem_only(args.data)
     rules = ScoringRules(rejection_pattern=args.rejection_pattern or DEFAULT_REJECTION_PATTERN,
                          convention=args.convention)
     release = load_release(args.data, strict=(not args.lenient) if strict is None else strict, rules=rules,
@@ -47,6 +48,22 @@ def load(args, strict: bool | None = None):
                         left_out=release.stats.get("rejected_lines", 0),
                         hint=f"`voxmem-analysis validate --data {args.data}` lists them all")
     return release
+
+
+def _voxmem_only(path) -> None:
+    """Refuse a folder whose ``release.json`` names another benchmark than VoxMem (said as such, never read
+    as a VoxMem release without predictions)."""
+    from voxmem_analysis.errors import Problem
+    from voxmem_analysis.io.amc_meta import benchmark_problems, release_benchmark
+
+    kind, written = release_benchmark(path)
+    if kind == "unknown":
+        raise VoxMemDataError(benchmark_problems(path), f"release {str(path)!r} is not one this workbook reads")
+    if kind == "amc":
+        raise VoxMemDataError([Problem("wrong_benchmark", "error", f"benchmark {written!r}: an Audio MultiChallenge "
+                                       "release; this command reads VoxMem releases (Audio MultiChallenge: table amc_*, "
+                                       "slice, compare, validate, export-frame, reproduce)", "release.json", None,
+                                       "benchmark")])
 
 
 #: Findings printed one by one before the rest are summarised by code.
@@ -88,7 +105,7 @@ def report_release(path):
     """Print the findings of the release at ``path`` on standard error, for commands that hand the
     release to other code which reads it leniently (``reproduce``): the same lines as :func:`load`.
     Returns the release read (None for an AMC release or none at all)."""
-    from voxmem_analysis.io.amc import is_amc_release
+    from voxmem_analysis.io.amc_meta import is_amc_release
     from voxmem_analysis.io.release import load_release
 
     try:

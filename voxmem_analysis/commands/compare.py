@@ -5,6 +5,10 @@
   budget, on the items both were scored on (:func:`voxmem_analysis.analysis.paired.compare_models`);
   without ``--models`` every model run at the budget, without ``--budget`` the only budget all of them
   were run at.
+* ``--manifest FILE --tasks FILE`` (judged Audio MultiChallenge results and the task table) or
+  ``--data DIR`` of an Audio MultiChallenge release: every pair of systems (or of ``--models``) on the
+  tasks both have, overall and per axis: exact McNemar on task pass, paired task-bootstrap intervals of
+  the APR and ARS differences, Holm over the pairs of each axis (:mod:`voxmem_analysis.commands._amc`).
 
 On the questions both systems have: accuracies, the difference (pp) with a paired
 bootstrap interval, the exact McNemar p and the Holm-adjusted p over all pairs
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 import sys
 
+from voxmem_analysis.commands._amc import add_tasks_arg, check_sources, is_amc_runs, run_compare
 from voxmem_analysis.commands._shared import (add_cluster_arg, add_data_args, add_judge_arg, add_manifest_args, add_output_args, emit,
                                               load, load_manifest, manifest_cluster, note, one_judge, only_choice,
                                               release_budgets, synthetic_banner)
@@ -26,8 +31,10 @@ def register(sub) -> None:
                        description=__doc__.split("\n\n")[0])
     add_data_args(p, required=False)
     add_manifest_args(p, required=False, lenient=False)
+    add_tasks_arg(p)
     p.add_argument("--models", default=None, metavar="A,B[,C...]",
-                   help="with --data: the models to compare (two or more; default: every model run at --budget)")
+                   help="with --data: the models to compare (two or more; default: every model run at --budget); "
+                        "Audio MultiChallenge: only these systems (default: all)")
     p.add_argument("--budget", default=None, metavar="B",
                    help="with --data: the context length (8K, 16K, 32K, 64K; default: the only budget the models share)")
     p.add_argument("--answerable-only", action="store_true",
@@ -44,12 +51,25 @@ def register(sub) -> None:
 
 def run(args) -> int:
     if bool(args.data) == bool(args.manifest):
-        print("give either --data DIR [--models A,B --budget B], or --manifest FILE --questions FILE", file=sys.stderr)
+        print("give either --data DIR [--models A,B --budget B], or --manifest FILE with --questions FILE (LongMemEval) "
+              "or --tasks FILE (Audio MultiChallenge)", file=sys.stderr)
         return 2
+    why = check_sources(args)
+    if why:
+        print(why, file=sys.stderr)
+        return 2
+    if is_amc_runs(args) or (args.data and _is_amc(args.data)):
+        unused = [k for k, v in {"--budget": args.budget, "--answerable-only": args.answerable_only,
+                                 "--cluster": args.cluster != "item", "--interval": args.interval != "percentile"}.items() if v]
+        if unused:
+            print(f"compare: {', '.join(unused)} do not apply to Audio MultiChallenge (tasks are the unit)", file=sys.stderr)
+            return 2
+        return run_compare(args)
     if args.data:
         return _run_data(args)
     if not args.questions:
-        print("--manifest needs --questions FILE (the question types come from it)", file=sys.stderr)
+        print("--manifest needs --questions FILE (LongMemEval: the question types come from it) or --tasks FILE "
+              "(Audio MultiChallenge: the task table)", file=sys.stderr)
         return 2
     from voxmem_analysis.analysis.verdicts import compare_systems
 
@@ -59,6 +79,12 @@ def run(args) -> int:
                             n_boot=args.n_boot, seed=args.seed, cluster=cluster, interval=args.interval, mc_se=True)
     emit(table, args.format, "Pairwise comparison of systems (diff = acc_a - acc_b, pp)")
     return 0
+
+
+def _is_amc(path) -> bool:
+    from voxmem_analysis.io.amc_meta import is_amc_release
+
+    return is_amc_release(path)
 
 
 def _run_data(args) -> int:

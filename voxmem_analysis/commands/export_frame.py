@@ -1,7 +1,6 @@
 """``voxmem-analysis export-frame --data DIR --out FILE``: write the tidy verdict frame."""
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -55,26 +54,17 @@ def _write(frame, out: Path, rows: str, *, synthetic: bool) -> int:
 
 
 def _is_amc(path) -> bool:
-    """:func:`voxmem_analysis.io.amc.is_amc_release` without importing that module (and pandas)."""
-    from voxmem_analysis.io.jsonl import decode
+    from voxmem_analysis.io.amc_meta import is_amc_release
 
-    try:
-        meta = json.loads(decode((Path(path) / "release.json").read_bytes()))
-    except (OSError, ValueError, RecursionError):
-        return False
-    return isinstance(meta, dict) and str(meta.get("benchmark", "")).lower() == "audio-multichallenge"
+    return is_amc_release(path)
 
 
 def _run_amc(args, out: Path) -> int:
     """The rubric-level frame of an Audio MultiChallenge release (one row per model x modality x rubric item)."""
     import polars as pl
 
-    from voxmem_analysis.io.amc import load_amc
+    from voxmem_analysis.commands._amc import load_release
 
-    release = load_amc(args.data, strict=not args.lenient)
-    if args.lenient and release.errors():
-        print(f"# --lenient: {sum(p.count for p in release.errors())} error(s); rows left out: "
-              f"{release.stats.get('rejected_rows', 0)} rejected, {release.stats.get('incomplete_task_rows', 0)} "
-              "in tasks with incomplete rubric verdicts", file=sys.stderr)
+    release = load_release(args)   # every finding on stderr, as for any release
     frame = pl.from_pandas(release.frame())
     return _write(frame, out, "rubric verdicts", synthetic=release.synthetic)

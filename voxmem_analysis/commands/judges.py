@@ -6,11 +6,16 @@ per question type and overall, n, each judge's accuracy, percent agreement and C
 kappa (:func:`voxmem_analysis.analysis.verdicts.judge_agreement_pairs`).  Under ``--lenient`` a
 judge file that was left out is named on standard error, with what it means for the agreement of
 its system and budget (as ``slice`` and ``compare`` name it).
+
+``--manifest FILE --tasks FILE`` (Audio MultiChallenge): for every system graded by two (or more)
+judges -- the same responses, the manifest's ``judge`` column telling the files apart -- agreement
+and Cohen's kappa rubric item by rubric item, per axis and overall.
 """
 from __future__ import annotations
 
 import sys
 
+from voxmem_analysis.commands._amc import add_tasks_arg, check_sources, is_amc_runs, run_judges
 from voxmem_analysis.commands._shared import (add_manifest_args, add_output_args, describe_dropped, emit, load_manifest,
                                               note)
 
@@ -18,13 +23,24 @@ from voxmem_analysis.commands._shared import (add_manifest_args, add_output_args
 def register(sub) -> None:
     p = sub.add_parser("judges", help="agreement and Cohen's kappa between judges per question type (LongMemEval format)",
                        description=__doc__.split("\n\n")[0])
-    add_manifest_args(p)
+    add_manifest_args(p, required=False)
+    add_tasks_arg(p)
     add_output_args(p, bootstrap=False)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     from voxmem_analysis.analysis.verdicts import judge_agreement_pairs
+
+    why = check_sources(args) or (None if args.manifest else "give --manifest FILE with --questions FILE "
+                                       "(LongMemEval) or --tasks FILE (Audio MultiChallenge)")
+    if why is None and not (args.questions or args.tasks):
+        why = "--manifest needs --questions FILE (LongMemEval) or --tasks FILE (Audio MultiChallenge)"
+    if why:
+        print(why, file=sys.stderr)
+        return 2
+    if is_amc_runs(args):
+        return run_judges(args)
 
     data = load_manifest(args)
     for text in dropped_judge_notes(data):

@@ -21,6 +21,14 @@ def register(sub) -> None:
                                    "The output is built beside OUT and swapped in when complete (one run per "
                                    "folder; Ctrl-C leaves OUT as it was). Exit code 1 if a notebook or task failed.")
     p.add_argument("--data", metavar="DIR", help="release directory (see data/README.md)")
+    p.add_argument("--manifest", metavar="FILE", default=None,
+                   help="with --tasks: judged Audio MultiChallenge results files (path,system[,output_modality][,judge]); "
+                        "writes an analysis report of these runs (no notebooks; the paper's Table 2 as reference)")
+    p.add_argument("--tasks", metavar="FILE", default=None,
+                   help="with --manifest: the Audio MultiChallenge task table (ScaleAI/audiomc test split as Parquet, "
+                        "JSON lines, JSON or CSV)")
+    p.add_argument("--judge", metavar="NAME", default=None,
+                   help="with --manifest: the judge to use where a system was graded by several (default: the first listed)")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created)")
     p.add_argument("--jobs", type=int, default=None, metavar="N", help="notebooks run in parallel (default: cores)")
     p.add_argument("--n-boot", type=n_boot_arg, default=10_000, metavar="N", help="bootstrap resamples (default 10000)")
@@ -72,6 +80,8 @@ def run(args) -> int:
         return _list(args)
     if args.report_only:
         return _report_only(Path(args.out), embed=args.embed)
+    if args.manifest or args.tasks:
+        return _run_amc_runs(args)
     if not args.data:
         print("--data DIR is required", file=sys.stderr)
         return 2
@@ -104,6 +114,37 @@ def run(args) -> int:
     return summary.exit_code
 
 
+#: Options of the notebook runner that an Audio MultiChallenge runs report (no notebooks) has no use for.
+_NOTEBOOK_OPTIONS = ("data", "jobs", "only", "notebooks", "parameter", "compare_published", "include_examples", "embed")
+
+
+def _run_amc_runs(args) -> int:
+    """``reproduce --manifest FILE --tasks FILE --out DIR``: the analysis report of judged AMC runs
+    (:mod:`voxmem_analysis.reproduce.amc_runs`)."""
+    if not (args.manifest and args.tasks):
+        print("reproduce: --manifest FILE and --tasks FILE go together (judged Audio MultiChallenge runs and the task "
+              "table)", file=sys.stderr)
+        return 2
+    given = [f"--{k.replace('_', '-')}" for k in _NOTEBOOK_OPTIONS if getattr(args, k, None)]
+    if given:
+        print(f"reproduce: {', '.join(given)} do not apply to --manifest/--tasks (an analysis report of judged Audio "
+              "MultiChallenge runs; no notebooks run)", file=sys.stderr)
+        return 2
+    from voxmem_analysis.commands._guards import check_outputs
+
+    if check_outputs("reproduce", folders={"--out": args.out}):
+        return 2
+    from voxmem_analysis.commands._amc import load_runs
+    from voxmem_analysis.reproduce.amc_runs import write_amc_runs_report
+
+    data = load_runs(args, lenient=True)   # every finding on stderr; the report lists them too
+    res = write_amc_runs_report(data, args.out, seed=args.seed, n_boot=args.n_boot, judge=args.judge)
+    print(f"wrote {res.out}: {', '.join(res.files)}")
+    print(f"findings: {res.errors} error(s), {res.warnings} warning(s); {res.lines_left_out} line(s) left out; "
+          f"the paper's Table 2 shown as reference for: {', '.join(res.matched_reference) or 'no system (no name matches)'}")
+    return 0
+
+
 def _report_only(out, *, embed: bool) -> int:
     """Rebuild OUT/report/index.html under OUT's lock: never while a run writes or swaps OUT."""
     from voxmem_analysis.errors import OutputLockedError
@@ -112,6 +153,11 @@ def _report_only(out, *, embed: bool) -> int:
 
     if not out.is_dir():
         print(f"error: reproduce --report-only: {str(out)!r} is not a folder (run `reproduce --out` first)",
+              file=sys.stderr)
+        return 2
+    if _run_kind(out) == "amc-runs":
+        print(f"error: reproduce --report-only: {str(out)!r} holds an analysis report of Audio MultiChallenge runs "
+              "(report/index.md, written with the run); rerun `reproduce --manifest FILE --tasks FILE` to rebuild it",
               file=sys.stderr)
         return 2
     notes: list[str] = []
@@ -130,3 +176,13 @@ def _report_only(out, *, embed: bool) -> int:
         for note in notes:
             print(f"# {note}", file=sys.stderr)
     return 0
+
+
+def _run_kind(out) -> str | None:
+    import json
+
+    try:
+        run = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return run.get("kind") if isinstance(run, dict) else None

@@ -13,11 +13,15 @@ Two sources, one function (:func:`voxmem_analysis.analysis.verdicts.slice_accura
 * ``--manifest FILE --questions FILE``: LongMemEval-format verdicts
   (:mod:`voxmem_analysis.io.longmemeval`); default ``--by system,question_type`` (``budget`` is
   added when the manifest has several budgets).
+* ``--manifest FILE --tasks FILE`` (judged Audio MultiChallenge results and the task table) or
+  ``--data DIR`` of an Audio MultiChallenge release: APR (Wilson) and ARS (task bootstrap) per
+  system and any task column; default ``--by system,axis`` (:mod:`voxmem_analysis.commands._amc`).
 """
 from __future__ import annotations
 
 import sys
 
+from voxmem_analysis.commands._amc import add_tasks_arg, check_sources, is_amc_runs, run_slice
 from voxmem_analysis.commands._shared import (add_cluster_arg, add_data_args, add_judge_arg, add_manifest_args, add_output_args, emit,
                                               load, load_manifest, manifest_cluster, note, one_judge,
                                               synthetic_banner)
@@ -32,8 +36,10 @@ def register(sub) -> None:
                        description=__doc__.split("\n\n")[0])
     add_data_args(p, required=False)
     add_manifest_args(p, required=False, lenient=False)
+    add_tasks_arg(p)
     p.add_argument("--by", default=None, metavar="COL[,COL...]",
-                   help=f"columns to slice by (default: {_DATA_DEFAULT_BY} with --data, {_MANIFEST_DEFAULT_BY} with --manifest)")
+                   help=f"columns to slice by (default: {_DATA_DEFAULT_BY} with --data, {_MANIFEST_DEFAULT_BY} with --manifest "
+                        "--questions, system,axis for Audio MultiChallenge)")
     p.add_argument("--interval", choices=("auto", "wilson", "bootstrap"), default="auto",
                    help="interval: Wilson score, or percentile bootstrap over questions; auto (default) uses the "
                         "bootstrap when a slice holds several rows of one question (several models or budgets "
@@ -67,16 +73,44 @@ def register(sub) -> None:
 
 def run(args) -> int:
     if bool(args.data) == bool(args.manifest):
-        print("give either --data DIR or --manifest FILE --questions FILE", file=sys.stderr)
+        print("give either --data DIR, or --manifest FILE with --questions FILE (LongMemEval) or --tasks FILE "
+              "(Audio MultiChallenge)", file=sys.stderr)
         return 2
-    if args.manifest and not args.questions:
-        print("--manifest needs --questions FILE (the question types come from it)", file=sys.stderr)
+    why = check_sources(args)
+    if why:
+        print(why, file=sys.stderr)
+        return 2
+    if args.manifest and not (args.questions or args.tasks):
+        print("--manifest needs --questions FILE (LongMemEval: the question types come from it) or --tasks FILE "
+              "(Audio MultiChallenge: the task table)", file=sys.stderr)
         return 2
     from voxmem_analysis.commands._guards import check_outputs
 
     if check_outputs("slice", files={"--out": args.out, "--plot": args.plot}):
         return 2
+    if is_amc_runs(args) or (args.data and _is_amc(args.data)):
+        unused = _not_for_amc(args)
+        if unused:
+            print(f"slice: {', '.join(unused)} do not apply to Audio MultiChallenge (APR: Wilson interval; ARS: task "
+                  "bootstrap; --by any task column)", file=sys.stderr)
+            return 2
+        return run_slice(args)
     return _run(args)
+
+
+def _is_amc(path) -> bool:
+    from voxmem_analysis.io.amc_meta import is_amc_release
+
+    return is_amc_release(path)
+
+
+def _not_for_amc(args) -> list[str]:
+    """The options given that an Audio MultiChallenge slice has no use for."""
+    given = {"--model": args.model, "--budget": args.budget, "--where": args.where,
+             "--include-refusal": args.include_refusal, "--plot": args.plot, "--pool": args.pool,
+             "--interval": args.interval != "auto", "--bootstrap-interval": args.bootstrap_interval != "percentile",
+             "--cluster": args.cluster != "item", "--type-col": args.type_col != "auto", "--type-key": args.type_key}
+    return [k for k, v in given.items() if v]
 
 
 def _run(args) -> int:

@@ -5,6 +5,8 @@ Each artifact's analysis parameters (``budget``, ``comparison``, ``baseline``, `
 (:func:`voxmem_analysis.artifacts.source_parameters`), so ``table NAME --help`` lists them without
 importing the analyses.  A budget or model the release has only one of is the default
 (:func:`release_defaults`).
+``table amc_table2 --manifest FILE --tasks FILE`` lays out judged Audio MultiChallenge runs as the
+paper's Table 2 (one judge per system, ``--judge``).
 """
 from __future__ import annotations
 
@@ -12,7 +14,8 @@ import argparse
 import sys
 from dataclasses import dataclass
 
-from voxmem_analysis.commands._shared import add_data_args, load, synthetic_banner
+from voxmem_analysis.commands._amc import add_tasks_arg
+from voxmem_analysis.commands._shared import add_data_args, load, note, synthetic_banner
 from voxmem_analysis.commands._guards import n_boot_arg
 
 #: Parameters whose value is a comma-separated list on the command line.
@@ -84,6 +87,12 @@ def inspected_parameters(art) -> list:
 
 def _general_args(p) -> None:
     add_data_args(p, required=False)
+    p.add_argument("--manifest", metavar="FILE", default=None,
+                   help="with --tasks and amc_table2: judged Audio MultiChallenge results (path,system[,output_modality]"
+                        "[,judge])")
+    add_tasks_arg(p)
+    p.add_argument("--judge", metavar="NAME", default=None,
+                   help="with --manifest: the judge to use where a system was graded by several (default: the first listed)")
     p.add_argument("--format", choices=("long", "csv", "md", "tex"), default="long",
                    help="long: CSV artifact,row,column,value (default)")
     p.add_argument("--seed", type=int, default=0, help="seed of bootstrap intervals (default 0)")
@@ -171,8 +180,13 @@ def run(args) -> int:
         return 0
     base = argparse.Namespace(**{k: v for k, v in vars(args).items() if k not in ("rest", "func", "_parser")})
     opts = parser.parse_args(args.rest, namespace=base)
-    if not opts.data:
-        print(f"--data DIR is required (voxmem-analysis table {spec.name} --data DIR)", file=sys.stderr)
+    if bool(opts.data) == bool(opts.manifest) or bool(opts.manifest) != bool(opts.tasks):
+        print(f"give --data DIR (voxmem-analysis table {spec.name} --data DIR), or for amc_table2 --manifest FILE "
+              "--tasks FILE (judged Audio MultiChallenge runs)", file=sys.stderr)
+        return 2
+    if opts.manifest and spec.name != "amc_table2":
+        print(f"table {spec.name}: --manifest/--tasks make amc_table2 (the paper's Table 2 layout of your runs); the other "
+              "Audio MultiChallenge tables need a release's other parts (see data/README.md)", file=sys.stderr)
         return 2
     params = {k[len("param_"):]: v for k, v in vars(opts).items() if k.startswith("param_") and v is not None}
     return _print(spec, opts, params)
@@ -236,10 +250,7 @@ def _print(spec: ArtifactSpec, opts, params: dict) -> int:
     from voxmem_analysis.commands._shared import note
     from voxmem_analysis.output import SYNTHETIC_LABEL, table_to_latex, table_to_markdown
 
-    from voxmem_analysis.io.amc import is_amc_release, load_amc
-
-    # an Audio MultiChallenge release (release.json "benchmark": "audio-multichallenge") has its own loader
-    release = load_amc(opts.data, strict=not opts.lenient) if is_amc_release(opts.data) else load(opts)
+    release = _release(opts)
     synthetic_banner(release)
     art = artifacts.get(spec.name)
     for k, v in release_defaults(release, spec, params, art.needs).items():
@@ -259,3 +270,18 @@ def _print(spec: ArtifactSpec, opts, params: dict) -> int:
     else:
         sys.stdout.write(table_to_latex(table, caption=title, label=f"tab:{art.name}", decimals=_printed(art.name)))
     return 0
+
+
+def _release(opts):
+    """What ``--data`` (a release of either benchmark) or ``--manifest``/``--tasks`` (judged Audio
+    MultiChallenge runs, as a release with one judge per system) hold; findings on stderr."""
+    from voxmem_analysis.commands._amc import load_release as amc_load_release, load_runs as amc_load_runs
+    from voxmem_analysis.io.amc_meta import is_amc_release
+
+    if opts.manifest:
+        release, notes = amc_load_runs(opts).as_release(opts.judge)
+        for n in notes:
+            note(n)
+        return release
+    # an Audio MultiChallenge release (release.json "benchmark": "audio-multichallenge") has its own loader
+    return amc_load_release(opts) if is_amc_release(opts.data) else load(opts)

@@ -1,29 +1,47 @@
 """``voxmem-analysis validate --data DIR``: counts per model x budget x status, and every problem.
 
-An Audio MultiChallenge release (``release.json`` ``"benchmark": "audio-multichallenge"``) is read
-with the AMC loader (:func:`voxmem_analysis.io.amc.load_amc`): counts of tasks per axis, rubric
-items, verdict rows per part and system, and every problem (``file:line [field]``).
+An Audio MultiChallenge release (``release.json`` ``"benchmark": "audio-multichallenge"``, any
+spelling) is read with the AMC loader (:func:`voxmem_analysis.io.amc.load_amc`): counts of tasks per
+axis, rubric items, verdict rows per part and system, and every problem (``file:line [field]``).
+``validate --manifest FILE --tasks FILE`` checks judged Audio MultiChallenge results against the
+task table (:func:`voxmem_analysis.io.amc_runs.load_amc_runs`): counts per run, every problem.
+A ``release.json`` naming another benchmark is said so (exit 1).
 """
 from __future__ import annotations
 
 import sys
 
+from voxmem_analysis.commands._amc import add_tasks_arg, run_validate
 from voxmem_analysis.commands._shared import add_data_args, load
 
 
 def register(sub) -> None:
-    p = sub.add_parser("validate", help="check a release directory and count its predictions")
-    add_data_args(p)
+    p = sub.add_parser("validate", help="check a release directory (or Audio MultiChallenge runs) and count what it holds")
+    add_data_args(p, required=False)
+    p.add_argument("--manifest", metavar="FILE", default=None,
+                   help="with --tasks: judged Audio MultiChallenge results files (path,system[,output_modality][,judge])")
+    add_tasks_arg(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     import polars as pl
 
-    from voxmem_analysis.io.amc import is_amc_release
+    from voxmem_analysis.io.amc_meta import benchmark_problems, release_benchmark
 
-    if is_amc_release(args.data):
+    if bool(args.data) == bool(args.manifest) or bool(args.manifest) != bool(args.tasks):
+        print("give --data DIR (a release), or --manifest FILE --tasks FILE (Audio MultiChallenge runs)", file=sys.stderr)
+        return 2
+    if args.manifest:
+        return run_validate(args)
+    kind, _ = release_benchmark(args.data)
+    if kind == "amc":
         return _run_amc(args)
+    if kind == "unknown":
+        for pr in benchmark_problems(args.data):
+            print(str(pr), file=sys.stderr)
+        print("1 error(s), 0 warning(s)")
+        return 1
     release = load(args, strict=False)
     f = release.frame
     print(f"release: {release.path}  ({release.label()})")
@@ -113,13 +131,9 @@ def _run_amc(args) -> int:
     print("rows left out by --lenient: " + (", ".join(f"{k}={v}" for k, v in left_out.items()) if left_out else "none"))
     errors, warnings = release.errors(), release.warnings()
     shown: dict[str, int] = {}
-    for pr in errors + warnings:   # the first 10 of each code, then a count of the rest
-        shown[pr.code] = shown.get(pr.code, 0) + 1
-        if shown[pr.code] <= 10:
-            print(str(pr), file=sys.stderr)
-    for code, n in shown.items():
-        if n > 10:
-            print(f"... and {n - 10} more {code} problem(s)", file=sys.stderr)
+    for pr in errors + warnings:   # every finding, as for a VoxMem release
+        shown[pr.code] = shown.get(pr.code, 0) + pr.count
+        print(str(pr), file=sys.stderr)
     if shown:
         print("problems by code: " + ", ".join(f"{c} {n}" for c, n in shown.items()))
     if errors:

@@ -1,6 +1,21 @@
-"""Small value readers of the Audio MultiChallenge tables (:mod:`voxmem_analysis.io.amc`): what an
-empty cell is, how a true/false cell reads, plain CSV text read by columns, and values mapped once
-per distinct value."""
+"""What a cell of an Audio MultiChallenge table means, each reading defined once as a polars expression.
+
+A table file becomes a *raw frame* (:mod:`voxmem_analysis.io.amc_tables`): for each field ``f`` the
+column ``f`` holds ``str(value)`` as Python writes it (a CSV cell as it is) and ``f.t`` the value's
+type (``str``, ``bool``, ``int``, ``float``, ``list``, ``dict``; null when the row has no value for
+``f``).  :class:`Cells` turns those columns into the readings every rule uses:
+
+* **empty**: no value, a text of white space only, or NaN;
+* **text**: the value as text, white space around it removed (Python's ``str.strip``);
+* **flag**: a true/false value -- a JSON boolean, the numbers 0/1, or the texts
+  ``true``/``false``/``1``/``0`` in any case -- else null;
+* **number**: the value as Python's ``float`` reads it (``"1e3"``, ``" 5 "``, ``"1_000"``), NaN for
+  anything else (a boolean, a list, a text that is no number).
+
+Readings that need Python (``float``, the axis and label vocabularies, ``str.capitalize``) are computed
+once per distinct value (:func:`per_distinct`).  Also here: the CSV texts polars may split by itself
+(:func:`plain_csv`) and the pandas frame of a polars frame (:func:`to_pandas`).
+"""
 from __future__ import annotations
 
 import csv
@@ -8,28 +23,88 @@ import csv
 import pandas as pd
 import polars as pl
 
-__all__ = ["empty", "as_bool", "text", "plain_csv", "record_cell", "mapped", "to_pandas"]
+from voxmem_analysis.io.prediction_rules import PY_WHITESPACE
 
-_BOOL_TEXT = {True: "true", False: "false"}
+__all__ = ["Cells", "per_distinct", "shown", "py_float", "plain_csv", "to_pandas", "PY_WHITESPACE"]
 
-
-def empty(v) -> bool:
-    return v is None or (isinstance(v, float) and v != v) or (isinstance(v, str) and not v.strip())
+_TRUE, _FALSE = ("true", "1"), ("false", "0")
 
 
-def as_bool(v):
-    """``(value, ok)``: JSON booleans, 0/1, and the CSV texts true/false/1/0 (any case)."""
-    if isinstance(v, bool):
-        return v, True
-    if isinstance(v, int) and v in (0, 1):
-        return bool(v), True
-    if isinstance(v, str) and v.strip().lower() in ("true", "false", "1", "0"):
-        return v.strip().lower() in ("true", "1"), True
-    return None, False
+class Cells:
+    """Expressions over one raw frame (see the module docstring)."""
+
+    def __init__(self, frame: pl.DataFrame):
+        self.cols = set(frame.columns)
+
+    def raw(self, f: str) -> pl.Expr:
+        return pl.col(f) if f in self.cols else pl.lit(None, dtype=pl.Utf8)
+
+    def type(self, f: str) -> pl.Expr:
+        name = f"{f}.t"
+        return pl.col(name) if name in self.cols else pl.lit(None, dtype=pl.Utf8)
+
+    def none(self, f: str) -> pl.Expr:
+        """The row has no value for ``f`` (absent, JSON null, a CSV cell the row lacks)."""
+        return self.type(f).is_null()
+
+    def empty(self, f: str) -> pl.Expr:
+        t = self.type(f)
+        blank = (t == "str") & (self.text(f) == "")
+        return (self.none(f) | blank | ((t == "float") & (self.raw(f) == "nan"))).fill_null(True)
+
+    def text(self, f: str) -> pl.Expr:
+        return self.raw(f).str.strip_chars(PY_WHITESPACE)
+
+    def flag(self, f: str) -> pl.Expr:
+        """The boolean a true/false value means; null for a value that is none."""
+        t, v = self.type(f), self.raw(f)
+        low = self.text(f).str.to_lowercase()
+        return (pl.when(t == "bool").then(v == "True")
+                .when((t == "int") & v.is_in(["0", "1"])).then(v == "1")
+                .when((t == "str") & low.is_in(_TRUE + _FALSE)).then(low.is_in(_TRUE))
+                .otherwise(pl.lit(None, dtype=pl.Boolean)))
 
 
-def text(v) -> str:
-    return str(v).strip()
+def per_distinct(frame: pl.DataFrame, col: pl.Expr, fn, dtype=pl.Utf8) -> pl.Expr:
+    """``fn`` of each value of the text expression ``col`` (null stays null), called once per distinct
+    value of ``frame``; a value ``fn`` cannot read (it raises ``ValueError``/``TypeError``) gives null."""
+    values = frame.select(col.unique().drop_nulls().alias("v"))["v"].to_list() if frame.height else []
+    table = {}
+    for v in values:
+        try:
+            table[v] = fn(v)
+        except (ValueError, TypeError, OverflowError):
+            table[v] = None
+    if not table:
+        return pl.lit(None, dtype=dtype)
+    return col.replace_strict(table, default=None, return_dtype=dtype)
+
+
+def py_float(text: str) -> float:
+    """``float(text)`` as Python reads it; NaN for a text that is no number."""
+    try:
+        return float(text)
+    except (ValueError, OverflowError):
+        return float("nan")
+
+
+def shown(row: dict, f: str):
+    """The value a row held for ``f``, for ``repr`` in a message (a text as text, other types as
+    Python writes them)."""
+    t = row.get(f"{f}.t")
+    if t is None:
+        return None
+    return row[f] if t == "str" else _Written(row[f])
+
+
+class _Written:
+    """A value whose ``repr`` is the text Python wrote for it (``True``, ``2.5``, ``['M']``)."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
 
 
 def plain_csv(text: str) -> pl.DataFrame | None:
@@ -54,33 +129,13 @@ def plain_csv(text: str) -> pl.DataFrame | None:
     return cells.with_columns(pl.int_range(2, body.len() + 2, dtype=pl.Int64).alias("_line"))
 
 
-def record_cell(v, flag: bool):
-    """A JSON/Parquet value as the CSV text the row checks treat alike (a boolean only in a
-    true/false field ``flag``: elsewhere ``str(True)`` is ``True``), or ``...`` when it has none."""
-    if v is None or type(v) is str:
-        return v
-    if type(v) is bool:
-        return _BOOL_TEXT[v] if flag else ...
-    if type(v) is int and v in (0, 1):
-        return str(v)
-    return ...
-
-
-def mapped(col: pl.Series, fn, dtype=pl.Utf8) -> pl.Series:
-    """``fn`` of each value (null for a missing cell), computed once per distinct value."""
-    table = {v: fn(v) for v in col.unique().to_list() if v is not None}
-    if not table:
-        return pl.Series(col.name, [None] * col.len(), dtype=dtype)
-    return col.replace_strict(table, default=None, return_dtype=dtype)
-
-
 _ARROW_SAME: list[bool] = []
 
 
 def to_pandas(frame: pl.DataFrame) -> pd.DataFrame:
-    """``pd.DataFrame`` of ``frame``'s rows as the row-by-row path builds it (from Python values):
-    through Arrow when this pandas gives text and boolean columns the same types that way (checked
-    once), else from Python lists.  ``frame`` holds no nulls."""
+    """``pd.DataFrame`` of ``frame``'s rows as pandas builds it from Python row values: through Arrow
+    when this pandas gives text and boolean columns the same types that way (checked once), else
+    from Python lists.  ``frame`` holds no nulls."""
     if not _ARROW_SAME:
         probe = pl.DataFrame({"a": ["x"], "b": [True], "c": [1.5]})
         _ARROW_SAME.append(probe.to_pandas().dtypes.to_dict() == pd.DataFrame([probe.row(0, named=True)]).dtypes.to_dict())

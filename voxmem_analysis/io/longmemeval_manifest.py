@@ -38,14 +38,16 @@ def read_manifest(path) -> tuple[pd.DataFrame, list[Problem]]:
     return frame, problems
 
 
-def manifest_rows(path) -> tuple[pd.DataFrame, list[Problem], list[dict]]:
+def manifest_rows(path, columns: tuple[str, ...] = MANIFEST_COLUMNS) -> tuple[pd.DataFrame, list[Problem], list[dict]]:
     """:func:`read_manifest` plus the rows whose verdict file cannot be read (``system, budget,
-    judge, manifest_line, reason``), so that what they leave out can be named."""
+    judge, manifest_line, reason``), so that what they leave out can be named.  ``columns``: the
+    columns a manifest may have (``path`` and ``system`` first; the Audio MultiChallenge manifest
+    has ``output_modality`` where this one has ``budget``)."""
     dropped: list[dict] = []
     path = Path(path)
     rel = str(path)
     problems: list[Problem] = []
-    cols = [*MANIFEST_COLUMNS, "manifest_line", "resolved"]
+    cols = [*columns, "manifest_line", "resolved"]
     empty = pd.DataFrame(columns=cols)
     if not path.is_file():
         what = "is a folder, not a file" if path.is_dir() else "does not exist"
@@ -64,10 +66,10 @@ def manifest_rows(path) -> tuple[pd.DataFrame, list[Problem], list[dict]]:
             continue
         if header is None:
             header = [f.strip().lower() for f in fields]
-            unknown = [c for c in header if c not in MANIFEST_COLUMNS]
+            unknown = [c for c in header if c not in columns]
             if unknown:
                 problems.append(Problem("manifest_unknown_column", "error",
-                                        f"unknown manifest column(s) {unknown}; allowed: {', '.join(MANIFEST_COLUMNS)}",
+                                        f"unknown manifest column(s) {unknown}; allowed: {', '.join(columns)}",
                                         rel, lineno, unknown[0]))
             dup = sorted({c for c in header if header.count(c) > 1})
             if dup:
@@ -97,8 +99,8 @@ def manifest_rows(path) -> tuple[pd.DataFrame, list[Problem], list[dict]]:
             what = "is a directory, not a file" if resolved.is_dir() else "does not exist"
             problems.append(Problem("missing_file", "error", f"verdict file {rec['path']!r} {what} "
                                     f"(looked for {resolved})", rel, lineno, "path"))
-            dropped.append({"system": rec["system"], "budget": rec.get("budget"), "judge": rec.get("judge"),
-                            "manifest_line": lineno, "reason": f"file {what}"})
+            dropped.append({**{c: rec.get(c) for c in columns if c != "path"}, "manifest_line": lineno,
+                            "reason": f"file {what}"})
             continue
         key = str(resolved)
         if key in seen_paths:
@@ -107,8 +109,7 @@ def manifest_rows(path) -> tuple[pd.DataFrame, list[Problem], list[dict]]:
                                     "its verdicts would be counted twice", rel, lineno, "path"))
             continue
         seen_paths[key] = lineno
-        rows.append({"path": rec["path"], "system": rec["system"], "budget": rec.get("budget"),
-                     "judge": rec.get("judge"), "manifest_line": lineno, "resolved": key})
+        rows.append({**{c: rec.get(c) for c in columns}, "manifest_line": lineno, "resolved": key})
     if header is None:
         problems.append(Problem("manifest_empty", "error", "manifest has no header and no rows", rel))
     elif not rows and not any(p.severity == "error" for p in problems):

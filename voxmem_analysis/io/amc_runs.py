@@ -1,0 +1,224 @@
+"""Audio MultiChallenge runs as their users have them: judged results files listed in a manifest, with
+the benchmark's task table.
+
+The manifest is a small CSV, as for LongMemEval (:mod:`voxmem_analysis.io.longmemeval_manifest`, the
+same reader)::
+
+    path,system,output_modality,judge
+    runs/gpt-4o-audio.jsonl,GPT 4o Audio Preview,Audio,o4-mini
+    runs/gpt-4o-text.jsonl.gz,GPT 4o Audio Preview,Text,o4-mini
+
+``path`` (relative to the manifest's folder) and ``system`` are required; ``output_modality`` (``Text``
+or ``Audio``, any case) and ``judge`` may be empty.  A *run* is one system x output modality x
+judge; it may span several files (one per axis, say).  The files are judged results
+(:mod:`voxmem_analysis.io.amc_results`), the task table is :mod:`voxmem_analysis.io.amc_tasks`.
+
+:func:`load_amc_runs` reads them all and names every loss: a task of the table a run lacks
+(``missing_tasks``), a task listed twice, an unknown task id, a rubric list shorter or longer than
+the task's, a rubric result without ``criteria_met``, a ``pass`` that disagrees with the rubric
+results, and each run's tasks with a ``pred_error`` (counted as failed).  Strict (default): any
+error raises :class:`~voxmem_analysis.errors.VoxMemDataError` listing them all; lenient: the lines
+with an error are left out (so their tasks, for that run) and nothing else.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+import polars as pl
+
+from voxmem_analysis.errors import Problem, VoxMemDataError
+from voxmem_analysis.io.amc_results import read_results
+from voxmem_analysis.io.amc_tasks import read_task_table
+from voxmem_analysis.io.longmemeval_manifest import manifest_rows
+from voxmem_analysis.io.provenance import ReleaseProvenance
+
+__all__ = ["MANIFEST_COLUMNS", "AmcRuns", "load_amc_runs", "SHOWN_PER_FILE"]
+
+MANIFEST_COLUMNS: tuple[str, ...] = ("path", "system", "output_modality", "judge")
+RUN = ["system", "output_modality", "judge"]
+#: Errors of one code listed per file before the rest are summed up in one line.
+SHOWN_PER_FILE = 50
+#: Warnings said once per file, with their count and first line.
+_SUMMED = ("criteria_as_text", "pass_as_text", "rubric_order", "duplicate_identical", "unknown_axis")
+
+
+@dataclass
+class AmcRuns(ReleaseProvenance):
+    """Judged Audio MultiChallenge runs read through a manifest (see the module docstring).
+
+    ``results``: one row per run x task (``system, output_modality, judge, task_id, axis, n_rubrics,
+    n_met, passed, share, pred_error, source_file, source_line``, then the task table's columns);
+    ``rubric_results``: one row per run x task x rubric item (``system, output_modality, judge, task_id,
+    axis, rubric_index, rubric_id, criteria_met``); ``tasks``, ``items``: the task table and its rubric
+    items; ``manifest``: the manifest rows read; ``dropped``: manifest rows whose file could not be read.
+    """
+
+    tasks: pl.DataFrame
+    items: pl.DataFrame
+    results: pl.DataFrame
+    rubric_results: pl.DataFrame
+    manifest: pd.DataFrame
+    problems: list[Problem] = field(default_factory=list)
+    stats: dict = field(default_factory=dict)
+    manifest_path: Path | None = None
+    tasks_path: Path | None = None
+    dropped: list[dict] = field(default_factory=list)
+    benchmark: str = "amc-runs"
+
+    @property
+    def synthetic(self) -> bool:
+        """True when the results say ``"synthetic": true`` (the shipped example does)."""
+        return bool(self.results.height and self.results["synthetic"].any())
+
+    @property
+    def name(self) -> str:
+        m = self.manifest_path
+        if m is None:
+            return "amc-runs"
+        return f"{m.parent.name}/{m.name}" if m.parent.name else m.name
+
+    def runs(self) -> list[tuple[str, str, str]]:
+        """``(system, output_modality, judge)`` of each run read, in manifest order."""
+        return [tuple(r) for r in self.results.select(RUN).unique(maintain_order=True).iter_rows()]
+
+    def systems(self) -> list[tuple[str, str]]:
+        """``(system, output_modality)`` pairs, in manifest order."""
+        return list(dict.fromkeys((s, m) for s, m, _ in self.runs()))
+
+    def one_judge(self, judge: str | None = None) -> tuple["AmcRuns", list[str]]:
+        """These runs with one judge per system x output modality (``judge`` where it graded it, else the
+        first listed), and a note for every choice made (never silent)."""
+        notes, keep = [], []
+        by_system: dict[tuple, list[str]] = {}
+        for s, m, j in self.runs():
+            by_system.setdefault((s, m), []).append(j)
+        for (s, m), judges in by_system.items():
+            chosen = judge if judge in judges else judges[0]
+            label = f"{s}" + (f" ({m})" if m else "")
+            if len(judges) > 1:
+                notes.append(f"{label} was graded by {len(judges)} judges ({', '.join(map(repr, judges))}); using {chosen!r}")
+            elif judge is not None and chosen != judge:
+                notes.append(f"{label} has no results from judge {judge!r}; using {chosen!r}")
+            keep.append((s, m, chosen))
+        sel = pl.DataFrame(keep, schema={c: pl.Utf8 for c in RUN}, orient="row")
+        pick = dict(results=self.results.join(sel, on=RUN, how="semi", maintain_order="left"),
+                    rubric_results=self.rubric_results.join(sel, on=RUN, how="semi", maintain_order="left"))
+        return AmcRuns(**{**self.__dict__, **pick}), notes
+
+    def as_release(self, judge: str | None = None):
+        """An :class:`~voxmem_analysis.io.amc.AmcRelease` of these runs (one judge per system, see
+        :meth:`one_judge`): ``model`` is the manifest's system, so every AMC analysis and artifact
+        (``amc_table2``) reads them as it reads a release; ``(release, notes)``."""
+        from voxmem_analysis.io.amc import AmcRelease
+
+        runs, notes = self.one_judge(judge)
+        tasks = self.tasks.to_pandas()
+        rubrics = self.items.select("rubric_id", "task_id", "rubric_text").to_pandas()
+        verdicts = runs.rubric_results.select(pl.col("system").alias("model"), "output_modality", "task_id", "rubric_id",
+                                              pl.col("criteria_met").alias("passed")).to_pandas()
+        meta = {"name": self.name, "synthetic": self.synthetic,
+                "description": f"Audio MultiChallenge runs of manifest {self.manifest_path}"}
+        return AmcRelease(self.manifest_path or Path("."), tasks, rubrics, verdicts, meta, list(self.problems),
+                          dict(self.stats), benchmark="amc-runs"), notes
+
+
+def _modalities(man: pd.DataFrame, rel: str) -> tuple[pd.DataFrame, list[Problem]]:
+    """``output_modality`` as ``Text``/``Audio`` (any case) or empty; any other value is an error of its row."""
+    problems, keep = [], []
+    for i, r in man.iterrows():
+        v = r.get("output_modality")
+        text = "" if v is None or pd.isna(v) else str(v).strip().capitalize()
+        if text not in ("", "Text", "Audio"):
+            problems.append(Problem("manifest_bad_value", "error", f"output_modality {v!r} is not Text or Audio",
+                                    rel, int(r["manifest_line"]), "output_modality"))
+            continue
+        man.at[i, "output_modality"] = text
+        man.at[i, "judge"] = "" if r.get("judge") is None or pd.isna(r.get("judge")) else str(r["judge"])
+        keep.append(i)
+    return man.loc[keep].reset_index(drop=True), problems
+
+
+def _summed(problems: list[Problem]) -> list[Problem]:
+    """Warnings of :data:`_SUMMED` said once per file and code (the first one, with the count of them all);
+    errors of one code beyond :data:`SHOWN_PER_FILE` in one file summed up in one line."""
+    out: list[Problem] = []
+    seen: dict[tuple, int] = {}
+    extra: dict[tuple, list[Problem]] = {}
+    for p in problems:
+        key = (p.code, p.file)
+        if p.severity == "warning" and p.code in _SUMMED:
+            if key in seen:
+                first = out[seen[key]]
+                out[seen[key]] = Problem(first.code, first.severity, first.message, first.file, first.line, first.field,
+                                         first.count + p.count)
+                continue
+            seen[key] = len(out)
+        elif p.severity == "error":
+            n = seen.get(key, 0)
+            seen[key] = n + 1
+            if n >= SHOWN_PER_FILE:
+                extra.setdefault(key, []).append(p)
+                continue
+        out.append(p)
+    for (code, file), ps in extra.items():
+        out.append(Problem(code, "error", f"... and {len(ps)} more like the above", file, None, ps[0].field,
+                           sum(p.count for p in ps)))
+    return out
+
+
+def _coverage(results: pl.DataFrame, tasks: pl.DataFrame, first_file: dict) -> list[Problem]:
+    """Per run (``first_file``: run -> its first file, in manifest order): the tasks of the table it
+    lacks (error), and its tasks without a response (warning)."""
+    out = []
+    all_tasks = tasks["task_id"].to_list()
+    parts = results.partition_by(RUN, as_dict=True, maintain_order=True)
+    for (s, m, j) in first_file:
+        g = parts.get((s, m, j), results.clear())
+        label = f"system {s!r}" + (f" ({m})" if m else "") + (f", judge {j!r}" if j else "")
+        lacking = sorted(set(all_tasks) - set(g["task_id"].to_list()))
+        if lacking:
+            out.append(Problem("missing_tasks", "error", f"{label} has no result for {len(lacking)} of the "
+                               f"{len(all_tasks)} tasks of the task table, e.g. " + ", ".join(lacking[:5]),
+                               first_file[(s, m, j)], None, "id", len(lacking)))
+        failed = g.filter(pl.col("pred_error"))
+        if failed.height:
+            out.append(Problem("pred_error", "warning", f"{label}: {failed.height} task(s) have a pred_error (no response), "
+                               f"counted as failed with no rubric item met, e.g. {failed['task_id'][0]!r}",
+                               failed["source_file"][0], failed["source_line"][0], "pred_error", failed.height))
+    return out
+
+
+def load_amc_runs(manifest, tasks, *, strict: bool = True) -> AmcRuns:
+    """Load the judged results files a manifest lists, against the task table (see the module docstring).
+
+    ``strict=True`` raises :class:`VoxMemDataError` listing every error; ``strict=False`` leaves the
+    lines with an error out and lists every problem in :attr:`AmcRuns.problems`."""
+    manifest, tasks = Path(manifest), Path(tasks)
+    man, problems, dropped = manifest_rows(manifest, MANIFEST_COLUMNS)
+    man, found = _modalities(man, str(manifest))
+    problems += found
+    table, items, found = read_task_table(tasks)
+    problems += found
+    runs = list(dict.fromkeys((r.system, r.output_modality, r.judge) for r in man.itertuples(index=False)))
+    files = [(Path(r.resolved), r.path, runs.index((r.system, r.output_modality, r.judge)))
+             for r in man.itertuples(index=False)] if table.height else []
+    rows, rubric, keyed, stats = read_results(files, table, items)
+    problems += _summed([p for _, p in sorted(keyed, key=lambda kp: kp[0])])
+    labels = pl.DataFrame([(i, *r) for i, r in enumerate(runs)], schema={"_run": pl.Int64, **{c: pl.Utf8 for c in RUN}},
+                          orient="row")
+    results = labels.join(rows, on="_run", how="inner").drop("_run")
+    results = results.join(table.drop("axis", "n_rubrics"), on="task_id", how="left", maintain_order="left")
+    rubric = labels.join(rubric, on="_run", how="inner").drop("_run").join(
+        table.select("task_id", "axis"), on="task_id", how="left", maintain_order="left")
+    first = {}
+    for r in man.itertuples(index=False):
+        first.setdefault((r.system, r.output_modality, r.judge), r.path)
+    problems += _coverage(results, table, first) if table.height else []
+    stats.update(files=len(files), tasks=table.height, runs=len(runs), task_results=results.height)
+    data = AmcRuns(table, items, results, rubric, man, problems, stats, manifest, tasks, dropped)
+    if strict and data.errors():
+        raise VoxMemDataError(data.problems, f"{sum(p.count for p in data.errors())} error(s) in Audio MultiChallenge "
+                                             f"runs (manifest {str(manifest)!r}, tasks {str(tasks)!r})")
+    return data
