@@ -329,7 +329,10 @@ def test_reproduce_writes_an_analysis_report_with_the_paper_as_reference(tmp_pat
     assert got["ars_ci_low"].to_numpy() == pytest.approx(want["ars_ci_low"].to_numpy(), rel=1e-5)
     text = (out / "report" / "index.md").read_text()
     assert "SYNTHETIC" in text and "reference" in text and "McNemar" in text and "kappa" in text
-    assert "<table>" in (out / "report" / "index.html").read_text()
+    page = (out / "report" / "index.html").read_text()
+    assert "<table>" in page and '<div class="banner synthetic">' in page and "<style>" in page
+    assert "**" not in page and "`" not in page          # Markdown's marks are HTML, not shown as typed
+    assert '<td class="num">48</td>' in page and "<code>tables/amc_runs_slice.csv</code>" in page
     # a rerun replaces the folder; notebook options are refused
     assert main(argv) == 0
     assert main(argv + ["--jobs", "2"]) == 2

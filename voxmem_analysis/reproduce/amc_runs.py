@@ -161,35 +161,65 @@ def _shown(table: pd.DataFrame) -> pd.DataFrame:
     return table if table.index.name or not isinstance(table.index, pd.RangeIndex) else table.set_index(table.columns[0])
 
 
-def _html(markdown_text: str, title: str) -> str:
-    """A self-contained page of the Markdown report: headings, list items, tables and paragraphs."""
-    body, table = [], []
+_INLINE = re.compile(r"`([^`]+)`|\*\*(.+?)\*\*")
+_NUMBER = re.compile(r"^[\u2212+-]?\d[\d,]*(?:\.\d+)?(?:[eE][+-]?\d+)?%?$")
+
+
+def _inline(text: str) -> str:
+    """Escaped ``text`` with Markdown's `code` and **bold** as HTML."""
+    out, pos = [], 0
+    for m in _INLINE.finditer(text):
+        out.append(html.escape(text[pos:m.start()]))
+        out.append(f"<code>{html.escape(m.group(1))}</code>" if m.group(1) is not None
+                   else f"<b>{html.escape(m.group(2))}</b>")
+        pos = m.end()
+    return "".join(out) + html.escape(text[pos:])
+
+
+def _table_html(lines: list[str]) -> str:
+    rows = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in lines if not set(ln) <= set("|-: ")]
+    if not rows:
+        return ""
+    head = "".join(f"<th>{_inline(c)}</th>" for c in rows[0])
+    body = "".join("<tr>" + "".join(f'<td class="num">{html.escape(c)}</td>' if _NUMBER.match(c) else f"<td>{_inline(c)}</td>"
+                                    for c in r) + "</tr>" for r in rows[1:])
+    return f'<div class="wide"><table><tr>{head}</tr>{body}</table></div>'
+
+
+def _html(markdown_text: str, title: str, *, synthetic: bool) -> str:
+    """A self-contained page of the Markdown report (headings, lists, tables, paragraphs; `code` and
+    **bold**), styled like the reproduction report (``resources/report.css``)."""
+    from voxmem_analysis.reproduce.report_html import resource
+
+    body, table, items = [], [], []
 
     def flush():
         if table:
-            rows = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in table if not set(ln) <= set("|-: ")]
-            cells = "".join("<tr>" + "".join(f"<{'th' if i == 0 else 'td'}>{html.escape(c)}</{'th' if i == 0 else 'td'}>"
-                                             for c in r) + "</tr>" for i, r in enumerate(rows))
-            body.append(f"<table>{cells}</table>")
+            body.append(_table_html(table))
             table.clear()
+        if items:
+            body.append("<ul>" + "".join(f"<li>{_inline(i)}</li>" for i in items) + "</ul>")
+            items.clear()
 
     for ln in markdown_text.splitlines():
         if ln.startswith("|"):
             table.append(ln)
             continue
+        if ln.startswith("- "):
+            items.append(ln[2:])
+            continue
         flush()
         if ln.startswith("#"):
             level = len(ln) - len(ln.lstrip("#"))
-            body.append(f"<h{level}>{html.escape(ln.lstrip('#').strip())}</h{level}>")
-        elif ln.startswith("- "):
-            body.append(f"<p>&bull; {html.escape(ln[2:])}</p>")
+            body.append(f"<h{level}>{_inline(ln.lstrip('#').strip())}</h{level}>")
         elif ln.strip():
-            body.append(f"<p>{html.escape(ln)}</p>")
+            body.append(f'<p class="lead">{_inline(ln)}</p>' if ln.startswith("**SYNTHETIC") else f"<p>{_inline(ln)}</p>")
     flush()
-    style = ("body{font-family:sans-serif;max-width:80em;margin:2em auto}table{border-collapse:collapse;font-size:90%}"
-             "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}")
-    return (f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+    banner = ('<div class="banner synthetic"><p><span class="tag">SYNTHETIC DATA</span>'
+              "<b>Made from synthetic runs: not real model output.</b></p></div>" if synthetic else "")
+    return (f"<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{resource('report.css')}</style></head><body><main>{banner}\n" + "\n".join(body)
+            + "\n</main></body></html>\n")
 
 
 def write_amc_runs_report(data, out, *, seed: int = 0, n_boot: int = 10_000, judge: str | None = None,
@@ -237,6 +267,7 @@ def _write_files(stage: Path, tables: dict, text: str, result: AmcRunsReport) ->
                      float_format="%.6g", lineterminator="\n")
         result.files.append(f"tables/{name}.csv")
     (stage / "report" / "index.md").write_text(text, encoding="utf-8")
-    (stage / "report" / "index.html").write_text(_html(text, "Audio MultiChallenge runs: analysis report"),
+    (stage / "report" / "index.html").write_text(_html(text, "Audio MultiChallenge runs: analysis report",
+                                                            synthetic="[SYNTHETIC DATA]" in text.partition("\n")[0]),
                                                  encoding="utf-8")
     result.files += ["report/index.md", "report/index.html"]
