@@ -146,11 +146,23 @@ def lab(tmp_path_factory, chromium):
             proc.wait(timeout=30)
 
 
+def _accept_kernel_dialog(page) -> None:
+    """Lab asks "Select Kernel" (with the notebooks' "Python 3" preselected) when the kernel list
+    reached the page after the notebook opened, as on a loaded machine: answer it as a user would."""
+    dialog = page.locator(".jp-Dialog:visible")
+    if dialog.count() and "Select Kernel" in dialog.first.inner_text():
+        chosen = dialog.first.locator("select option:checked").first.inner_text().strip()
+        assert chosen == "Python 3", f"Lab proposes the kernel {chosen!r}, not the notebooks' 'Python 3'"
+        dialog.first.locator("button.jp-mod-accept").first.click()
+        _wait_for_idle_kernel(page)
+
+
 def _run_all_cells(page) -> None:
     """Run > Run All Cells; again if no cell started (a click while the kernel was still connecting)."""
     started = """() => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt')]
                      .some(p => /\\[(\\*|\\d+)\\]/.test(p.textContent))"""
     for attempt in range(3):
+        _accept_kernel_dialog(page)
         page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
         item = page.locator(".lm-Menu-item:visible", has_text="Run All Cells").first
         item.wait_for(state="visible")
