@@ -433,14 +433,9 @@ def save_table(df: pd.DataFrame, out_dir, name: str, *, digits: int = 1, caption
 def _write(path: Path, write) -> Path:
     """``write(tmp)`` into a temporary file beside ``path``, renamed to ``path`` once complete; on
     failure ``path`` is as it was and no temporary file is left."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.part")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-    return path
+    from voxmem_analysis.writing import atomic_write
+
+    return atomic_write(path, write)
 
 
 def _record(out_dir, written: list[Path]) -> None:

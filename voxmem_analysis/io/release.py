@@ -69,11 +69,7 @@ def read_predictions(root: Path, sub: str = "predictions", *, items: pl.DataFram
     """
     root = Path(root)
     files, unread, problems = _listing(root, sub)
-    for p in unread:
-        problems.append(Problem("file_not_read", "warning",
-                                "not read: only *.jsonl and *.jsonl.gz files (any letter case) are predictions"
-                                + (" (broken link)" if p.is_symlink() and not p.exists() else ""),
-                                _rel(p, root)))
+    problems += [_not_read(p, root) for p in unread]
     frame, more, stats = read_prediction_files(root, sub, files, items, condition_from_dir)
     return frame, problems + more, stats
 
@@ -281,8 +277,25 @@ def _empty_part(root: Path, sub: str) -> list[Problem]:
     """Why an optional part (``judge2/``, ``ablation/``) that exists gave no prediction file: folders
     that cannot be read (error), links not followed, files that are not ``*.jsonl[.gz]`` (warnings)."""
     _, unread, problems = _listing(root, sub)
-    return problems + [Problem("file_not_read", "warning", "not read: only *.jsonl and *.jsonl.gz files (any letter "
-                               "case) are predictions", _rel(p, root)) for p in unread]
+    return problems + [_not_read(p, root) for p in unread]
+
+
+def _not_read(p: Path, root: Path) -> Problem:
+    """Why a file of a predictions folder was not read: a file named like predictions that is not
+    a regular file (a FIFO, device or socket: never opened) is an error; any other name a warning."""
+    import stat
+
+    try:
+        mode = p.stat().st_mode
+    except OSError:
+        mode = None
+    if rf.is_prediction_name(p.name) and mode is not None and not stat.S_ISREG(mode):
+        kind = ("a FIFO, a named pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a file")
+        return Problem("not_a_regular_file", "error", f"not read: not a regular file ({kind}); predictions "
+                       "must be a regular *.jsonl or *.jsonl.gz file", _rel(p, root))
+    return Problem("file_not_read", "warning", "not read: only *.jsonl and *.jsonl.gz files (any letter case) are "
+                   "predictions" + (" (broken link)" if p.is_symlink() and not p.exists() else ""), _rel(p, root))
 
 
 def _n_errors(release: Release) -> int:
