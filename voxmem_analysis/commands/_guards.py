@@ -19,6 +19,7 @@ minutes of computing, into one message naming the option, the path and what to d
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import re
 import sys
@@ -117,25 +118,19 @@ def manifest_inputs(manifest, questions=None) -> list[str]:
     if not manifest:
         return found
     base = Path(os.path.expanduser(str(manifest))).parent
-    try:
-        with open(manifest, encoding="utf-8-sig", newline="") as fh:
-            rows = csv.reader(_bounded_lines(fh))
-            header = [h.strip().lower() for h in next(rows, [])]
-            col = header.index("path") if "path" in header else 0
-            for i, row in enumerate(rows):
-                if i >= 100_000:
-                    break
-                if len(row) > col and row[col].strip():
-                    found.append(str(base / os.path.expanduser(row[col].strip())))
+    from voxmem_analysis.io.textlimits import allow_large_csv_fields, read_regular
+
+    allow_large_csv_fields()
+    try:   # never blocks on a FIFO; the reader says what is wrong with the file
+        rows = csv.reader(io.StringIO(read_regular(manifest).decode("utf-8-sig"), newline=""))
+        header = [h.strip().lower() for h in next(rows, [])]
+        col = header.index("path") if "path" in header else 0
+        for row in rows:
+            if len(row) > col and row[col].strip():
+                found.append(str(base / os.path.expanduser(row[col].strip())))
     except (OSError, UnicodeDecodeError, csv.Error, ValueError):
         pass
     return found
-
-
-def _bounded_lines(fh, limit: int = 1 << 20):
-    """The lines of ``fh``, each cut to ``limit`` characters (a path is never longer)."""
-    for line in fh:
-        yield line[:limit]
 
 
 def check_outputs(command: str, files: dict | None = None, folders: dict | None = None, *, inputs=()) -> int:

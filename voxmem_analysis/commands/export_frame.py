@@ -67,7 +67,9 @@ def _is_amc(path) -> bool:
     from voxmem_analysis.io.jsonl import decode
 
     try:
-        meta = json.loads(decode((Path(path) / "release.json").read_bytes()))
+        from voxmem_analysis.io.textlimits import read_regular
+
+        meta = json.loads(decode(read_regular(Path(path) / "release.json")))
     except (OSError, ValueError, RecursionError):
         return False
     return isinstance(meta, dict) and str(meta.get("benchmark", "")).lower() == "audio-multichallenge"

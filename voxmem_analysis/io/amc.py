@@ -34,6 +34,7 @@ import csv
 import gzip
 import io
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,6 +51,7 @@ from voxmem_analysis.io.amc_values import text as _text
 from voxmem_analysis.io.amc_values import to_pandas as _to_pandas
 from voxmem_analysis.io.jsonl import decode, iter_lines, not_unicode, parse_object
 from voxmem_analysis.io.provenance import ReleaseProvenance
+from voxmem_analysis.io.textlimits import allow_large_csv_fields, read_regular
 
 __all__ = [
     "AmcRelease", "load_amc", "is_amc_release", "AXES", "AXIS_LABELS", "INSTRUCTION_TYPES",
@@ -82,20 +84,24 @@ def _rows(path: Path, rel: str) -> tuple[list[tuple[int, dict]], list[Problem]]:
         if suf == ".parquet":
             df = pd.read_parquet(path)
             return [(i, rec) for i, rec in enumerate(df.to_dict("records"), 1)], []
-        raw = path.read_bytes()
+        raw = read_regular(path)
         text = decode(gzip.decompress(raw) if suf == ".jsonl.gz" else raw)
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         return [], [Problem("file_unreadable", "error", f"cannot read file: {exc}", rel)]
     except Exception as exc:  # noqa: BLE001 - a damaged Parquet file is a data problem
         return [], [Problem("file_unreadable", "error", f"cannot read file: {type(exc).__name__}: {exc}", rel)]
     if suf == ".csv":
+        allow_large_csv_fields()   # issue 24: a cell over 131,072 characters is read, not a crash
         reader = csv.DictReader(io.StringIO(text, newline=""))
         out = []
-        for rec in reader:
-            if None in rec:
-                return out, [Problem("malformed_csv", "error", "row has more cells than the header",
-                                     rel, reader.line_num)]
-            out.append((reader.line_num, rec))
+        try:
+            for rec in reader:
+                if None in rec:
+                    return out, [Problem("malformed_csv", "error", "row has more cells than the header",
+                                         rel, reader.line_num)]
+                out.append((reader.line_num, rec))
+        except csv.Error as exc:
+            return out, [Problem("malformed_csv", "error", f"cannot read the CSV: {exc}", rel, reader.line_num)]
         return out, []
     out, problems = [], []
     for lineno, line in iter_lines(text):
@@ -166,7 +172,7 @@ def _opt_number(sink: _Sink, rec: dict, line: int, name: str, *, integer: bool, 
         x = float(v) if not isinstance(v, bool) else float("nan")
     except (TypeError, ValueError):
         x = float("nan")
-    if not (x == x) or x < minimum or (integer and x != int(x)):
+    if not math.isfinite(x) or x < minimum or (integer and x != int(x)):   # issue 24: inf is not a number here
         kind = "a whole number" if integer else "a number"
         sink.err("invalid_field", f"`{name}` must be {kind} >= {minimum:g}, got {v!r}", line, name)
         return None, False
@@ -668,7 +674,7 @@ def is_amc_release(path) -> bool:
     """True when ``path/release.json`` declares ``"benchmark": "audio-multichallenge"``."""
     meta_file = Path(path) / "release.json"
     try:
-        meta = json.loads(decode(meta_file.read_bytes()))
+        meta = json.loads(decode(read_regular(meta_file)))
     except (OSError, ValueError, RecursionError):
         return False
     return isinstance(meta, dict) and str(meta.get("benchmark", "")).lower() == BENCHMARK_ID
@@ -676,7 +682,7 @@ def is_amc_release(path) -> bool:
 
 def _read_meta(root: Path) -> tuple[dict, list[Problem]]:
     try:
-        meta = json.loads(decode((root / "release.json").read_bytes()))
+        meta = json.loads(decode(read_regular(root / "release.json")))
     except OSError:
         return {}, [Problem("missing_table", "error", "no release.json", "release.json")]
     except (ValueError, RecursionError) as exc:

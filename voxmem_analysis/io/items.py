@@ -9,6 +9,7 @@ import polars as pl
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.errors import Problem
 from voxmem_analysis.io import files as rf
+from voxmem_analysis.io.textlimits import read_regular
 
 __all__ = ["read_items", "add_source_operation"]
 
@@ -16,7 +17,7 @@ __all__ = ["read_items", "add_source_operation"]
 def _open_text(path: Path) -> bytes:
     import gzip
 
-    raw = path.read_bytes()
+    raw = read_regular(path)
     return gzip.decompress(raw) if rf.is_gzip_name(path.name) else raw
 
 
@@ -29,9 +30,9 @@ def read_items(root: Path) -> tuple[pl.DataFrame | None, list[Problem]]:
             continue
         try:
             if name.endswith(".parquet"):
-                df = pl.read_parquet(path)
+                df = pl.read_parquet(io.BytesIO(read_regular(path)))
             elif name.endswith(".csv"):
-                df = pl.read_csv(path, infer_schema_length=0)  # all text; typed below
+                df = pl.read_csv(io.BytesIO(read_regular(path)), infer_schema_length=0)  # all text; typed below
             else:
                 df = pl.read_ndjson(io.BytesIO(_open_text(path)), infer_schema_length=None)
         except Exception as exc:  # noqa: BLE001 - report any reader failure with the file name

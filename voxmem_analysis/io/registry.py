@@ -70,7 +70,9 @@ def _check_registry(rows: list[tuple[int, dict[str, str]]], columns: list[str]) 
 def _read_registry_rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]], list[Problem]]:
     """Header and rows of models.csv (blank lines skipped; a row longer than the header is an error)."""
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        from voxmem_analysis.io.textlimits import read_regular
+
+        text = read_regular(path).decode("utf-8-sig")
     except (UnicodeDecodeError, OSError) as exc:
         return [], [], [Problem("models_unreadable", "error", f"cannot read models.csv: {exc}", "models.csv")]
     from voxmem_analysis.io.textlimits import allow_large_csv_fields

@@ -36,6 +36,7 @@ from voxmem_analysis.io.predictions import BUDGET_DTYPE, read_prediction_files
 from voxmem_analysis.io.provenance import ReleaseProvenance
 from voxmem_analysis.io.registry import read_models, read_registry, registry_pandas
 from voxmem_analysis.io.scoring import ScoringRules, apply_scoring
+from voxmem_analysis.io.textlimits import read_regular
 
 if TYPE_CHECKING:  # pandas only on demand: Release.models, Release.pandas
     import pandas as pd
@@ -308,7 +309,7 @@ def _read_release(root: Path, rules: ScoringRules) -> Release:
     meta: dict = {}
     if (root / "release.json").exists():
         try:
-            meta = json.loads(decode((root / "release.json").read_bytes()))
+            meta = json.loads(decode(read_regular(root / "release.json")))   # a FIFO: OSError, not a hang
         except json.JSONDecodeError as exc:
             problems.append(Problem("malformed_json", "error", f"release.json is not valid JSON: {exc.msg}", "release.json", exc.lineno))
         except (UnicodeDecodeError, RecursionError, ValueError) as exc:

@@ -5,12 +5,18 @@ default, "field larger than field limit") to :data:`CSV_FIELD_LIMIT`: a cell is 
 file's size, which is read into memory anyway, so a long response or rubric text is read, not a
 crash.  :data:`JSON_MAX_DEPTH` is the nesting depth above which a JSON document is refused before
 parsing (:func:`json_depth_problem`), so a hostile file is a finding, never a ``RecursionError``.
+:func:`read_regular` reads a file only if it is a regular file: a FIFO, device or socket named
+like a data file raises :class:`OSError` "not a regular file (a FIFO)" instead of blocking forever.
 """
 from __future__ import annotations
 
 import csv
+import errno
+import os
+import stat
 
-__all__ = ["CSV_FIELD_LIMIT", "JSON_MAX_DEPTH", "allow_large_csv_fields", "json_depth_problem"]
+__all__ = ["CSV_FIELD_LIMIT", "JSON_MAX_DEPTH", "allow_large_csv_fields", "json_depth_problem", "read_regular",
+           "special_kind"]
 
 #: Largest CSV field accepted (characters): 1 GiB.
 CSV_FIELD_LIMIT = 1 << 30
@@ -52,3 +58,33 @@ def json_depth_problem(text: str | bytes, limit: int = JSON_MAX_DEPTH) -> str | 
         if ch == "\n":
             line += 1
     return None
+
+
+def special_kind(mode: int) -> str:
+    """What a non-regular file is, in words (``a FIFO, a named pipe``)."""
+    if stat.S_ISFIFO(mode):
+        return "a FIFO, a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    return "not a file"
+
+
+def read_regular(path) -> bytes:
+    """The bytes of ``path`` if it is a regular file (links followed); else :class:`OSError`
+    (``not a regular file (a FIFO, a named pipe)``) without blocking: opened non-blocking and
+    checked before anything is read."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, f"not a regular file ({special_kind(mode)})", str(path))
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read()
+    finally:
+        os.close(fd)
