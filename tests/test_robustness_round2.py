@@ -358,3 +358,22 @@ def test_composition_says_when_its_totals_are_not_the_questions_evaluated(tiny_r
             "(row Total|Evaluated), 2 have none") in err
     cells = {tuple(l.split(",")[1:3]): l.split(",")[-1] for l in out.splitlines()[1:]}   # long form
     assert cells[("Total|All", "Total")] == "4" and cells[("Total|Evaluated", "Total")] == "2"
+
+
+def test_deeply_nested_json_inside_a_field_is_text_not_a_crash(tmp_path, capsys):
+    deep = "[" * 100_000 + "]" * 100_000
+    root = tmp_path / "rel"
+    write_jsonl(root / "predictions" / "p.jsonl", [harness_line(gold_json=deep),
+                                                   harness_line(item_id="q_00012_8k", question_id="q_00012")])
+    for argv in (["items", "--data", str(root), "--model", "Model-A", "--budget", "8K"],
+                 ["table", "composition", "--data", str(root)], ["validate", "--data", str(root)]):
+        rc, _, _ = run(argv, capsys)
+        assert rc in (0, 1), argv
+
+
+def test_a_poisoned_run_json_in_out_is_no_crash(tiny_release, tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "run.json").write_text("[" * 100_000 + "]" * 100_000)
+    rc, _, err = run(["reproduce", "--out", str(out), "--report-only"], capsys)
+    assert rc in (0, 1, 2)

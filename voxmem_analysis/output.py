@@ -468,7 +468,7 @@ def save_finding(finding, out_dir, *, name: str | None = None, show: bool | None
     try:
         kept = json.loads(path.read_text(encoding="utf-8"))
         kept = kept if isinstance(kept, list) else []
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         kept = []
     records = [r if not (isinstance(r, dict) and r.get("topic") == record["topic"]) else record for r in kept]
     if record not in records:
@@ -488,7 +488,7 @@ def read_findings(out_dir) -> dict[str, list[dict]]:
     for f in sorted((Path(out_dir) / FINDINGS_DIR).glob("*.json")):
         try:
             recs = json.loads(f.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             continue
         if isinstance(recs, list):
             out[f.stem] = [r for r in recs if isinstance(r, dict) and r.get("release")]

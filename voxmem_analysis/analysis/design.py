@@ -273,7 +273,7 @@ def _canon_json(v):
         return None
     try:
         return json.dumps(json.loads(v), sort_keys=True)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return str(v)
 
 

@@ -132,7 +132,7 @@ def read_records(out) -> dict[str, dict]:
         return {}
     try:
         data = json.loads(text)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise ValueError(f"{path}: not JSON ({exc})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("files"), dict):
         raise ValueError(f"{path}: not a provenance record (format {FORMAT!r} expected)")

@@ -504,7 +504,7 @@ def read_run(out: Path) -> tuple[dict, str | None]:
         if isinstance(run, dict):
             return run, None
         why = f"holds a JSON {type(run).__name__}, not an object"
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         why = f"{type(exc).__name__}: {exc}"
     return empty, f"{path} could not be read ({why}): the run summary and release details are missing."
 

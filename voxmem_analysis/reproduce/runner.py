@@ -200,7 +200,7 @@ def _collect(out: Path, name: str) -> tuple[list[str], dict]:
 def _previous_run(out: Path) -> dict:
     try:
         prev = json.loads((out / "run.json").read_text())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     return prev if isinstance(prev, dict) else {}
 

@@ -285,7 +285,7 @@ def _check_source(src: Path, data: Path, seed: int | None, n_boot: int | None, a
 
     try:
         run = json.loads((src / "run.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         raise OutputFolderError(f"{src}: no readable run.json ({exc}); package a folder written by "
                                 f"`voxmem-analysis reproduce`") from None
     fp = (run.get("release") or {}).get("fingerprint")
