@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import io
 import math
-import os
 import re
 import sys
 from pathlib import Path

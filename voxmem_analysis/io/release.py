@@ -291,9 +291,9 @@ def _not_read(p: Path, root: Path) -> Problem:
     except OSError:
         mode = None
     if rf.is_prediction_name(p.name) and mode is not None and not stat.S_ISREG(mode):
-        kind = ("a FIFO, a named pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
-                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a file")
-        return Problem("not_a_regular_file", "error", f"not read: not a regular file ({kind}); predictions "
+        from voxmem_analysis.io.textlimits import special_kind
+
+        return Problem("not_a_regular_file", "error", f"not read: not a regular file ({special_kind(mode)}); predictions "
                        "must be a regular *.jsonl or *.jsonl.gz file", _rel(p, root))
     return Problem("file_not_read", "warning", "not read: only *.jsonl and *.jsonl.gz files (any letter case) are "
                    "predictions" + (" (broken link)" if p.is_symlink() and not p.exists() else ""), _rel(p, root))
