@@ -46,6 +46,8 @@ def read_regular(path) -> bytes:
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
         if not stat.S_ISREG(mode):
             raise OSError(errno.EINVAL, f"not a regular file ({special_kind(mode)})", str(path))
         if hasattr(os, "set_blocking"):
