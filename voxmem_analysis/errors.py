@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-__all__ = ["Problem", "VoxMemDataError", "MissingDataError", "InputError", "AnalysisInputError", "StatsInputError",
+__all__ = ["FILE_LOSS_CODES", "files_not_read_in_full", "lost_summary", "Problem", "VoxMemDataError", "MissingDataError", "InputError", "AnalysisInputError", "StatsInputError",
            "UnknownNameError", "ResourceLimitError", "OutputFolderError", "OutputLockedError", "USAGE_ERRORS",
            "format_problems"]
 
@@ -161,3 +161,27 @@ USAGE_ERRORS: tuple[type[Exception], ...] = (InputError, ResourceLimitError, Out
 
 def format_problems(problems: list[Problem]) -> str:
     return "\n".join(str(p) for p in problems)
+
+
+#: Error codes whose loss is not counted in lines: a file not read at all, or the rest of one.
+FILE_LOSS_CODES = frozenset({"truncated_gzip", "file_unreadable", "not_a_regular_file", "not_utf8",
+                             "folder_unreadable", "items_unreadable", "models_unreadable"})
+
+
+def files_not_read_in_full(problems) -> list[str]:
+    """The files (sorted, once each) whose records were lost as a whole or in part without a line
+    count (:data:`FILE_LOSS_CODES`): every summary that counts lost lines names these beside it."""
+    return sorted({str(p.file) for p in problems
+                   if p.severity == "error" and p.code in FILE_LOSS_CODES and p.file})
+
+
+def lost_summary(left_out: int | None, problems) -> str:
+    """``"3 line(s) left out"``, plus ``" and the unread part of 1 file (predictions/a.jsonl.gz)"``
+    when a file was not read in full: one sentence for every place that reports a loss."""
+    files = files_not_read_in_full(problems)
+    text = f"{left_out} line(s) left out" if left_out is not None else "left out"
+    if files:
+        shown = ", ".join(files[:5]) + (f" and {len(files) - 5} more" if len(files) > 5 else "")
+        text += (f", and the unread part of {len(files)} file(s) whose lines could not be counted "
+                 f"({shown})")
+    return text

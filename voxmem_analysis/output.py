@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import io
 import math
-import os
 import re
 import sys
 from pathlib import Path
@@ -433,14 +432,9 @@ def save_table(df: pd.DataFrame, out_dir, name: str, *, digits: int = 1, caption
 def _write(path: Path, write) -> Path:
     """``write(tmp)`` into a temporary file beside ``path``, renamed to ``path`` once complete; on
     failure ``path`` is as it was and no temporary file is left."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.part")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-    return path
+    from voxmem_analysis.writing import atomic_write
+
+    return atomic_write(path, write)
 
 
 def _record(out_dir, written: list[Path]) -> None:
@@ -473,7 +467,7 @@ def save_finding(finding, out_dir, *, name: str | None = None, show: bool | None
     try:
         kept = json.loads(path.read_text(encoding="utf-8"))
         kept = kept if isinstance(kept, list) else []
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         kept = []
     records = [r if not (isinstance(r, dict) and r.get("topic") == record["topic"]) else record for r in kept]
     if record not in records:
@@ -493,7 +487,7 @@ def read_findings(out_dir) -> dict[str, list[dict]]:
     for f in sorted((Path(out_dir) / FINDINGS_DIR).glob("*.json")):
         try:
             recs = json.loads(f.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             continue
         if isinstance(recs, list):
             out[f.stem] = [r for r in recs if isinstance(r, dict) and r.get("release")]

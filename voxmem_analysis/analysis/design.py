@@ -273,7 +273,7 @@ def _canon_json(v):
         return None
     try:
         return json.dumps(json.loads(v), sort_keys=True)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return str(v)
 
 
@@ -427,7 +427,9 @@ def benchmark_composition(release) -> pd.DataFrame:
         (``AR source|unknown`` when some AR question has none); ``Subtype|IE: Context-to-Cue`` …
         (answerable questions); ``Answer type|<code>`` (all questions); ``Routes|IE`` …
         (number of subtype × evidence cells with at least one answerable question: Table 3's
-        6 / 12 / 12); ``Total|Answerable``, ``Total|AR``, ``Total|All``.  Columns: the four
+        6 / 12 / 12); ``Total|Answerable``, ``Total|AR``, ``Total|All`` (questions of the item table
+        when the release has one, else of the predictions), and ``Total|Evaluated`` (the questions
+        with at least one prediction) when that is fewer, said in ``attrs["note"]``.  Columns: the four
         evidence types by full name, then ``Total``; integer counts of questions (of routes in
         the ``Routes`` rows).
     """
@@ -464,8 +466,15 @@ def benchmark_composition(release) -> pd.DataFrame:
     rows["Total|Answerable"] = count(~ar)
     rows["Total|AR"] = count(ar)
     rows["Total|All"] = count(pd.Series(True, index=q.index))
+    evaluated = q["question_id"].isin(set(release.frame["question_id"].unique().to_list()))
+    if not evaluated.all():   # the item table lists questions no prediction covers: say what Total counts
+        rows["Total|Evaluated"] = count(evaluated)
     out = pd.DataFrame.from_dict(rows, orient="index", columns=cols + ["Total"]).astype(int)
     out.index.name = "Row"
+    if not evaluated.all():
+        out.attrs["note"] = (f"the counts are of the {len(q)} questions of the release's item table; "
+                             f"{int(evaluated.sum())} of them have predictions (row Total|Evaluated), "
+                             f"{int((~evaluated).sum())} have none")
     return out
 
 

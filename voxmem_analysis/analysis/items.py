@@ -33,7 +33,7 @@ def gold_answer(gold_json) -> str | None:
         return None
     try:
         val = json.loads(gold_json)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return str(gold_json)
     if isinstance(val, dict) and "answer" in val:
         val = val["answer"]

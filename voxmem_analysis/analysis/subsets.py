@@ -5,18 +5,17 @@
 * :func:`pooling_notes` -- what a table sliced ``by`` some columns pools (several budgets,
   several models, model sets that differ across budgets) and what that does to its intervals.
 
-``--where`` accepts any polars SQL boolean expression over the frame's columns
+``--where`` accepts one boolean expression over the frame's columns
 (:mod:`voxmem_analysis.io.schema`): comparisons (``=``, ``<>``, ``<``, ``>=``), ``AND``/``OR``/
-``NOT``, ``IN (...)``, ``LIKE``, ``IS NULL``; strings in single quotes; boolean columns
-(``is_ar``, ``correct``, ``scored``) directly, e.g.
-``"evidence_type IN ('speech_semantics', 'speaker_information') AND session_count >= 20"``.
-It is evaluated by polars' SQL engine on the in-memory frame only: sub-queries, joins and table
-functions (``SELECT``, ``FROM``, ``UNION``, ``JOIN``, ``WITH``, ``read_*``, ``scan_*``) and ``;``
-are refused outside string literals.
+``NOT``, ``IN (...)``, ``BETWEEN``, ``LIKE``/``ILIKE``, ``IS [NOT] NULL``, arithmetic and a few
+string functions; strings in single quotes; boolean columns (``is_ar``, ``correct``, ``scored``)
+directly, e.g. ``"evidence_type IN ('speech_semantics', 'speaker_information') AND session_count >= 20"``.
+The text is parsed into a syntax tree of those nodes only (:mod:`voxmem_analysis.analysis.where`)
+and written back as SQL, which polars evaluates on the in-memory frame: sub-queries, table
+functions (``read_csv``), unknown functions or columns, comments and ``;`` are refused with the reason.
 """
 from __future__ import annotations
 
-import re
 from typing import Sequence
 
 import polars as pl
@@ -26,24 +25,24 @@ from voxmem_analysis.errors import AnalysisInputError
 
 __all__ = ["filter_where", "select_verdicts", "pooling_notes"]
 
-#: Words that would make ``--where`` more than a filter (sub-queries, joins, table functions).
-_FORBIDDEN = re.compile(r"\b(select|from|union|join|with|read_\w+|scan_\w+)\b", re.I)
-
 
 def filter_where(frame: pl.DataFrame, where: str | None) -> pl.DataFrame:
     """``frame`` filtered by a polars SQL ``WHERE`` clause; :class:`AnalysisInputError` quoting the clause if it fails."""
     if not where:
         return frame
-    bare = re.sub(r"'(?:[^']|'')*'", "''", where)   # the clause without its string literals
-    bad = _FORBIDDEN.search(bare)
-    if ";" in bare or bad:
-        raise AnalysisInputError(f"--where {where!r}: one boolean expression on the frame's columns "
-                                 f"({'no ;' if ';' in bare else f'no {bad.group(0)!r}'})", "where")
+    from voxmem_analysis.analysis.where import WhereError, parse_where, render
+
+    shown = repr(where) if len(where) <= 200 else repr(where[:200]) + f" ({len(where):,} characters)"
+    try:
+        clause = render(parse_where(where, frame.columns))
+    except WhereError as exc:
+        raise AnalysisInputError(f"--where {shown}: one boolean expression on the frame's columns: {exc}",
+                                 "where") from None
     fr = frame.with_columns(pl.col(c).cast(pl.Utf8) for c, t in frame.schema.items() if isinstance(t, pl.Enum))
     try:
-        return fr.sql(f"SELECT * FROM self WHERE {where}").cast(frame.schema)
+        return fr.sql(f"SELECT * FROM self WHERE {clause}").cast(frame.schema)
     except Exception as exc:  # noqa: BLE001 - polars raises several SQL error classes
-        raise AnalysisInputError(f"--where {where!r}: {str(exc).splitlines()[0]}", "where") from None
+        raise AnalysisInputError(f"--where {shown}: {str(exc).splitlines()[0]}", "where") from None
 
 
 def _budgets(budget) -> list[str] | None:

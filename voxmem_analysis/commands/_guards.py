@@ -8,6 +8,10 @@ minutes of computing, into one message naming the option, the path and what to d
   a folder), a folder that cannot be created (no permission, a read-only or special file
   system).  The check creates the folders above the output (they would be created anyway) and
   a scratch folder in the nearest one, removed at once.
+* :func:`input_clash` -- an output that is, contains or lies inside a file or folder the command
+  reads (``--out REL/items.csv`` would replace the release's item table; ``reproduce --out REL``
+  would swap the release away): refused before anything is read or written.  Symbolic links are
+  resolved.  :func:`release_inputs` and :func:`manifest_inputs` list a command's inputs.
 * :func:`n_boot_arg` -- ``type=`` of every ``--n-boot``: a positive whole number, at most
   :func:`voxmem_analysis.stats.resources.max_n_boot` (exit 2 through argparse).
 * :func:`regex_arg` -- ``type=`` of ``--rejection-pattern``: a valid regular expression.
@@ -15,12 +19,14 @@ minutes of computing, into one message naming the option, the path and what to d
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import re
 import sys
 from pathlib import Path
 
-__all__ = ["output_problem", "check_outputs", "n_boot_arg", "regex_arg"]
+__all__ = ["output_problem", "check_outputs", "input_clash", "release_inputs", "manifest_inputs", "n_boot_arg",
+           "regex_arg"]
 
 
 def _first_existing(path: Path) -> Path:
@@ -64,13 +70,80 @@ def _probe(parent: Path, shown: str) -> str | None:
     return None
 
 
-def check_outputs(command: str, files: dict | None = None, folders: dict | None = None) -> int:
+def _resolved(path) -> Path:
+    try:
+        return Path(os.path.expanduser(str(path))).resolve()
+    except (OSError, RuntimeError, ValueError):   # a symlink loop, a NUL: compare the path as written
+        return Path(os.path.abspath(os.path.expanduser(str(path))))
+
+
+def _inside(inner: Path, outer: Path) -> bool:
+    return inner == outer or outer in inner.parents
+
+
+def input_clash(path, option: str, inputs) -> str | None:
+    """Why ``path`` (an output) must not be written: it is, contains or lies inside one of
+    ``inputs`` (files or folders the command reads); ``None`` when it touches none of them."""
+    out = _resolved(path)
+    for given in inputs:
+        if not given:
+            continue
+        src = _resolved(given)
+        if out == src:
+            why = "is"
+        elif _inside(out, src):
+            why = "lies inside"
+        elif _inside(src, out):
+            why = "contains"
+        else:
+            continue
+        kind = "folder" if src.is_dir() else "file"
+        return (f"{option} {str(path)!r} {why} the input {kind} {str(given)!r}, which this command reads; "
+                f"an output never replaces an input: choose a path outside it")
+    return None
+
+
+def release_inputs(data) -> list[str]:
+    """The inputs of a command reading the release folder ``data``: the folder (and all inside it)."""
+    return [data] if data else []
+
+
+def manifest_inputs(manifest, questions=None) -> list[str]:
+    """The inputs of a command reading a LongMemEval ``manifest``: the manifest, the question file
+    and every file the manifest lists (its ``path`` column, relative to the manifest).  A manifest
+    that cannot be read here lists only itself: the reader reports why."""
+    import csv
+
+    found = [p for p in (manifest, questions) if p]
+    if not manifest:
+        return found
+    base = Path(os.path.expanduser(str(manifest))).parent
+    from voxmem_analysis.io.textlimits import allow_large_csv_fields, read_regular
+
+    allow_large_csv_fields()
+    try:   # never blocks on a FIFO; the reader says what is wrong with the file
+        rows = csv.reader(io.StringIO(read_regular(manifest).decode("utf-8-sig"), newline=""))
+        header = [h.strip().lower() for h in next(rows, [])]
+        col = header.index("path") if "path" in header else 0
+        for row in rows:
+            if len(row) > col and row[col].strip():
+                found.append(str(base / os.path.expanduser(row[col].strip())))
+    except (OSError, UnicodeDecodeError, csv.Error, ValueError):
+        pass
+    return found
+
+
+def check_outputs(command: str, files: dict | None = None, folders: dict | None = None, *, inputs=()) -> int:
     """Print one message per unusable output and return 2; 0 when every given path can be written.
 
-    ``files`` / ``folders`` map an option name (``"--out"``) to its value (``None``: not given).
+    ``files`` / ``folders`` map an option name (``"--out"``) to its value (``None``: not given);
+    ``inputs``: every file and folder the command reads (:func:`release_inputs`,
+    :func:`manifest_inputs`): an output that is, contains or lies inside one is refused.
     """
-    found = [output_problem(v, k) for k, v in (files or {}).items() if v]
-    found += [output_problem(v, k, folder=True) for k, v in (folders or {}).items() if v]
+    inputs = list(inputs)
+    outputs = [(k, v, False) for k, v in (files or {}).items() if v]
+    outputs += [(k, v, True) for k, v in (folders or {}).items() if v]
+    found = [output_problem(v, k, folder=folder) or input_clash(v, k, inputs) for k, v, folder in outputs]
     found = [m for m in found if m]
     for m in found:
         print(f"error: {command}: {m}", file=sys.stderr)

@@ -14,7 +14,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from voxmem_analysis.commands._guards import n_boot_arg, regex_arg
-from voxmem_analysis.errors import VoxMemDataError
+from voxmem_analysis.errors import VoxMemDataError, lost_summary
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -91,7 +91,7 @@ def report_problems(problems, *, source: str, lenient: bool, left_out: int | Non
     head = (f"# {sum(p.count for p in errors)} error(s), {sum(p.count for p in warnings)} warning(s) in {source} ("
             + ", ".join(f"{c}={n}" for c, n in sorted(counts.items())) + ")")
     if lenient and errors:
-        head += f"; {left_out} line(s) left out" if left_out is not None else "; left out"
+        head += "; " + lost_summary(left_out, errors)
     print(head, file=stream)
     shown = (errors + warnings)[:limit] if limit is not None else errors + warnings
     for p in shown:

@@ -1,6 +1,7 @@
 """``voxmem-analysis export-frame --data DIR --out FILE``: write the tidy verdict frame."""
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -23,9 +24,9 @@ def run(args) -> int:
     if out.is_dir():
         print(f"--out {str(out)!r} is a directory; give a file name ending in .parquet or .csv", file=sys.stderr)
         return 2
-    from voxmem_analysis.commands._guards import check_outputs
+    from voxmem_analysis.commands._guards import check_outputs, release_inputs
 
-    if check_outputs("export-frame", files={"--out": args.out}):
+    if check_outputs("export-frame", files={"--out": args.out}, inputs=release_inputs(args.data)):
         return 2
     if _is_amc(args.data):
         return _run_amc(args, out)
@@ -35,22 +36,31 @@ def run(args) -> int:
 
 
 def _write(frame, out: Path, rows: str, *, synthetic: bool) -> int:
-    """Write a polars *frame* to *out* (Parquet or CSV by suffix) through a ``.part`` file; exit code."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".part")
+    """Write a polars *frame* to *out* (Parquet or CSV by suffix), whole or not at all; exit code."""
+    from voxmem_analysis.writing import atomic_write
+
     try:
-        if out.suffix == ".parquet":
-            frame.write_parquet(tmp)
-        else:
-            frame.write_csv(tmp)
-        os.replace(tmp, out)  # never leave a half-written file behind
+        atomic_write(out, lambda tmp: _write_file(frame, tmp, out.suffix))
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        print(f"cannot write {str(out)!r}: {exc}", file=sys.stderr)
+        print(f"error: export-frame: cannot write {str(out)!r}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     print(f"wrote {frame.height} {rows} x {frame.width} columns to {out}"
           + ("  [SYNTHETIC DATA - not real model output]" if synthetic else ""))
     return 0
+
+
+def _write_file(frame, tmp: Path, suffix: str) -> None:
+    """``frame`` as Parquet or CSV into ``tmp``, every write by Python, so that a full disk is an
+    :class:`OSError` naming the file (polars' Parquet writer reports it as a ComputeError)."""
+    import io
+
+    with open(tmp, "wb") as fh:
+        if suffix == ".parquet":
+            buf = io.BytesIO()
+            frame.write_parquet(buf)
+            fh.write(buf.getbuffer())
+        else:
+            frame.write_csv(fh)
 
 
 def _is_amc(path) -> bool:

@@ -33,9 +33,9 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from voxmem_analysis.analysis.items import item_table
-    from voxmem_analysis.commands._guards import check_outputs
+    from voxmem_analysis.commands._guards import check_outputs, release_inputs
 
-    if check_outputs("items", files={"--out": args.out}):
+    if check_outputs("items", files={"--out": args.out}, inputs=release_inputs(args.data)):
         return 2
     release = load(args)
     synthetic_banner(release)
@@ -50,11 +50,13 @@ def run(args) -> int:
         title += " [SYNTHETIC DATA - not real model output]"
     print(f"# {title}", file=sys.stderr)
     if args.out:
-        from pathlib import Path
+        import io
 
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        with open(args.out, "w", encoding="utf-8", newline="") as fh:
-            _write(table, args.format, title, fh)
+        from voxmem_analysis.writing import atomic_text
+
+        buf = io.StringIO()
+        _write(table, args.format, title, buf)
+        atomic_text(args.out, buf.getvalue())   # whole or not at all: an earlier file stays as it was
         print(f"# wrote {args.out}", file=sys.stderr)
     else:
         emit(table, args.format, title)

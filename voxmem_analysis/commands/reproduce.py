@@ -54,6 +54,11 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
+#: Parameters the runner owns, with the option that sets each: ``-p`` cannot override them.
+_OWNED = {"data_dir": "--data", "out_dir": "--out", "seed": "--seed", "n_boot": "--n-boot",
+          "amc_data_dir": "--data (an Audio MultiChallenge release) or --include-examples"}
+
+
 def _literal(text: str):
     try:
         return ast.literal_eval(text)
@@ -88,15 +93,22 @@ def run(args) -> int:
     if not Path(args.data).is_dir():
         print(f"release directory {args.data!r} does not exist", file=sys.stderr)
         return 2
-    from voxmem_analysis.commands._guards import check_outputs
+    from voxmem_analysis.commands._guards import check_outputs, release_inputs
+    from voxmem_analysis.reproduce.notebook import NOTEBOOKS_DIR
 
-    if check_outputs("reproduce", folders={"--out": args.out}):
+    if check_outputs("reproduce", folders={"--out": args.out},
+                     inputs=release_inputs(args.data) + [args.notebooks or str(NOTEBOOKS_DIR)]):
         return 2
     overrides = {}
     for item in args.parameter:
         name, sep, value = item.partition("=")
         if not sep or not name.isidentifier():
             print(f"--parameter expects NAME=VALUE, got {item!r}", file=sys.stderr)
+            return 2
+        if name in _OWNED:
+            print(f"error: reproduce: -p {item!r}: `{name}` is set by the runner from {_OWNED[name]} (it decides "
+                  f"what the run reads and writes, and is recorded in run.json); give {_OWNED[name]} instead",
+                  file=sys.stderr)
             return 2
         overrides[name] = _literal(value)
     from voxmem_analysis.commands._shared import report_release

@@ -84,9 +84,10 @@ def run(args) -> int:
         print("--manifest needs --questions FILE (LongMemEval: the question types come from it) or --tasks FILE "
               "(Audio MultiChallenge: the task table)", file=sys.stderr)
         return 2
-    from voxmem_analysis.commands._guards import check_outputs
+    from voxmem_analysis.commands._guards import check_outputs, manifest_inputs, release_inputs
 
-    if check_outputs("slice", files={"--out": args.out, "--plot": args.plot}):
+    inputs = release_inputs(args.data) + manifest_inputs(args.manifest, args.questions)
+    if check_outputs("slice", files={"--out": args.out, "--plot": args.plot}, inputs=inputs):
         return 2
     if is_amc_runs(args) or (args.data and _is_amc(args.data)):
         unused = _not_for_amc(args)
@@ -225,11 +226,14 @@ def _write(table, args, title: str) -> None:
         emit(table, args.format, title)
         return
     import contextlib
-    from pathlib import Path
+    import io
 
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    with open(args.out, "w", encoding="utf-8", newline="") as fh, contextlib.redirect_stdout(fh):
+    from voxmem_analysis.writing import atomic_text
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
         emit(table, args.format, title)
+    atomic_text(args.out, buf.getvalue())   # whole or not at all: an earlier file stays as it was
     note(f"wrote {args.out}")
 
 
@@ -249,6 +253,8 @@ def _plot(table, by: list[str], path: str, title: str, frame) -> None:
     ax = slice_dot_plot(t.sort_values(by, kind="stable"), by, overall=pooled_accuracy(frame), title=title)
     from pathlib import Path
 
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    ax.figure.savefig(path, dpi=150, bbox_inches="tight")
+    from voxmem_analysis.writing import atomic_write
+
+    fmt = Path(path).suffix.lstrip(".").lower() or "png"
+    atomic_write(path, lambda tmp: ax.figure.savefig(tmp, dpi=150, bbox_inches="tight", format=fmt))
     note(f"wrote {path}")

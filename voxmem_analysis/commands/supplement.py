@@ -34,9 +34,18 @@ def run(args) -> int:
     from pathlib import Path
 
     from voxmem_analysis.errors import OutputFolderError, VoxMemDataError
-    from voxmem_analysis.commands._guards import check_outputs
-    from voxmem_analysis.reproduce.supplement import build_supplement
+    from voxmem_analysis.commands._guards import check_outputs, input_clash, release_inputs
+    from voxmem_analysis.reproduce.supplement import FOLDER, build_supplement
 
+    # what it reads: the release, and from --from the run's record, tables and figures
+    read = release_inputs(args.data) + ([str(Path(args.from_dir) / p) for p in
+                                         ("run.json", "provenance.json", "tables", "figures", "findings")]
+                                        if args.from_dir else [])
+    written = (Path(args.out) / FOLDER, Path(args.out) / f"{FOLDER}.zip")   # nothing else in --out is touched
+    clash = next((m for m in (input_clash(w, "--out", read) for w in written) if m), None)
+    if clash:
+        print(f"error: supplement: {clash}", file=sys.stderr)
+        return 2
     if check_outputs("supplement", folders={"--out": args.out}):
         return 2
     if args.from_dir and not (Path(args.from_dir) / "run.json").is_file():

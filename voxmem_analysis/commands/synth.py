@@ -22,6 +22,25 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
+def _staged(out, write) -> None:
+    """``write(folder)`` into a folder beside ``out``, moved into ``out`` only when complete
+    (:func:`voxmem_analysis.writing.merge_folder`): a failed write leaves ``out`` as it was."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from voxmem_analysis.writing import merge_folder
+
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.staging-", dir=out.parent))
+    try:
+        write(stage / out.name)
+        merge_folder(stage / out.name, out)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
 def _run_amc(args) -> int:
     """``synth --benchmark amc``: write and/or check the SYNTHETIC Audio MultiChallenge release."""
     from voxmem_analysis.synth.amc import DEFAULT_SEED, calibration_report, known_misprints, write_amc_release
@@ -32,7 +51,7 @@ def _run_amc(args) -> int:
         print("synth --benchmark amc: give --out DIR (or --check --data DIR)", file=sys.stderr)
         return 2
     if args.out:
-        write_amc_release(args.out, seed=seed)
+        _staged(args.out, lambda folder: write_amc_release(folder, seed=seed))
         print(f"SYNTHETIC Audio MultiChallenge release written to {args.out} (seed {seed}); "
               f"calibration report: {args.out}/CALIBRATION.md")
     if not args.check:
@@ -50,9 +69,9 @@ def _run_amc(args) -> int:
 
 
 def run(args) -> int:
-    from voxmem_analysis.commands._guards import check_outputs
+    from voxmem_analysis.commands._guards import check_outputs, release_inputs
 
-    if check_outputs("synth", folders={"--out": args.out}):
+    if check_outputs("synth", folders={"--out": args.out}, inputs=release_inputs(args.data)):
         return 2
     if args.benchmark == "amc":
         return _run_amc(args)
@@ -66,7 +85,7 @@ def run(args) -> int:
         return 2
     if args.out:
         t0 = time.perf_counter()
-        write_release(args.out, seed=args.seed)
+        _staged(args.out, lambda folder: write_release(folder, seed=args.seed))
         print(f"SYNTHETIC release written to {args.out} (seed {args.seed}) in {time.perf_counter() - t0:.1f}s")
     if not args.check:
         return 0

@@ -257,6 +257,8 @@ def _print(spec: ArtifactSpec, opts, params: dict) -> int:
         what = _ONLY.get(k, f"the {'shorter' if k == 'baseline' else 'longer'} of the two budgets run")
         note(f"--{k.replace('_', '-')} {v} ({what})")
     table = art(release, seed=opts.seed, n_boot=opts.n_boot, **params)   # errors: exit 1 or 2 (cli.main)
+    if getattr(table, "attrs", {}).get("note"):   # what the table counts, when it is not what was evaluated
+        note(str(table.attrs["note"]))
     title = f"{art.title} [{SYNTHETIC_LABEL}]" if release.synthetic else art.title
     if params:
         title = retitle(title, params)

@@ -42,6 +42,8 @@ def run(args) -> int:
             print(str(pr), file=sys.stderr)
         print("1 error(s), 0 warning(s)")
         return 1
+    from voxmem_analysis.errors import files_not_read_in_full
+
     release = load(args, strict=False)
     f = release.frame
     print(f"release: {release.path}  ({release.label()})")
@@ -50,6 +52,9 @@ def run(args) -> int:
           + f"  lines: {release.stats.get('lines', 0)}  "
           f"predictions kept: {f.height}  lines rejected: {release.stats.get('rejected_lines', 0)}  "
           f"identical duplicates ignored: {release.stats.get('duplicates_identical', 0)}")
+    partial = files_not_read_in_full(release.problems)
+    if partial:   # their lost lines are not in "lines rejected": say so beside it
+        print(f"files not read in full (lines lost there are not counted above): {', '.join(partial)}")
     for part in ("judge2_rows", "ablation_rows"):
         if part in release.stats:
             print(f"{part.replace('_rows', '')}: {release.stats[part]} predictions")

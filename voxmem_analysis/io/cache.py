@@ -154,7 +154,8 @@ def release_key(root: Path, parts: tuple) -> str:
     from voxmem_analysis.io.files import walk_files  # symlinked folders followed, as load_release reads them
 
     for p in walk_files(root):
-        if not p.is_file():
+        if not p.is_file():   # a FIFO, device or broken link: named in the key (load_release reports it)
+            h.update(f"{p.relative_to(root).as_posix()}|not-a-regular-file\n".encode())
             continue
         try:
             st = p.stat()

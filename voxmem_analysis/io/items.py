@@ -9,6 +9,7 @@ import polars as pl
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.errors import Problem
 from voxmem_analysis.io import files as rf
+from voxmem_analysis.io.textlimits import read_regular
 
 __all__ = ["read_items", "add_source_operation"]
 
@@ -16,7 +17,7 @@ __all__ = ["read_items", "add_source_operation"]
 def _open_text(path: Path) -> bytes:
     import gzip
 
-    raw = path.read_bytes()
+    raw = read_regular(path)
     return gzip.decompress(raw) if rf.is_gzip_name(path.name) else raw
 
 
@@ -29,9 +30,9 @@ def read_items(root: Path) -> tuple[pl.DataFrame | None, list[Problem]]:
             continue
         try:
             if name.endswith(".parquet"):
-                df = pl.read_parquet(path)
+                df = pl.read_parquet(io.BytesIO(read_regular(path)))
             elif name.endswith(".csv"):
-                df = pl.read_csv(path, infer_schema_length=0)  # all text; typed below
+                df = pl.read_csv(io.BytesIO(read_regular(path)), infer_schema_length=0)  # all text; typed below
             else:
                 df = pl.read_ndjson(io.BytesIO(_open_text(path)), infer_schema_length=None)
         except Exception as exc:  # noqa: BLE001 - report any reader failure with the file name
@@ -44,15 +45,8 @@ def read_items(root: Path) -> tuple[pl.DataFrame | None, list[Problem]]:
                                          "filler_session_count", "topical_haystack_session_count", "history_audio_tokens")}
         numeric["history_duration_seconds"] = pl.Float64
         for col, dtype in numeric.items():
-            if col not in df.columns:
-                continue
-            before = df[col]
-            after = before.cast(pl.Utf8).str.strip_chars().cast(dtype, strict=False)
-            lost = int((before.is_not_null() & (before.cast(pl.Utf8).str.strip_chars() != "") & after.is_null()).sum())
-            if lost:
-                problems.append(Problem("invalid_field", "warning",
-                                        f"{lost} value(s) of `{col}` are not numbers; read as missing", name, None, col, lost))
-            df = df.with_columns(after.alias(col))
+            if col in df.columns:
+                df = _numeric_column(df, col, dtype, name, problems)
         dup = df.filter(pl.col("item_id").is_duplicated())
         if dup.height:
             problems.append(Problem("items_duplicate", "error",
@@ -60,6 +54,31 @@ def read_items(root: Path) -> tuple[pl.DataFrame | None, list[Problem]]:
                                     name, None, "item_id", dup.height))
         return df.with_columns(pl.lit(name).alias("_items_file")), problems
     return None, problems
+
+
+def _numeric_column(df: pl.DataFrame, col: str, dtype, name: str, problems: list[Problem]) -> pl.DataFrame:
+    """``col`` as ``dtype``; values that are not finite numbers (text, ``NaN``, ``Infinity``,
+    ``1e999``, a count past Int64) read as missing, counted in one warning naming the first line."""
+    before = df[col]
+    text = before.cast(pl.Utf8).str.strip_chars()
+    after = text.cast(dtype, strict=False)
+    if dtype == pl.Float64:
+        after = pl.select(pl.when(after.is_finite()).then(after).otherwise(None)).to_series()
+    bad = before.is_not_null() & (text != "") & after.is_null()
+    lost = int(bad.sum())
+    if lost:
+        first = int(bad.arg_true()[0])
+        line = first + (2 if name.endswith(".csv") else 1) if not name.endswith(".parquet") else None
+        where = f"line {line}" if line else f"row {first + 1}"
+        problems.append(Problem("invalid_field", "warning",
+                                f"{lost} value(s) of `{col}` are not finite numbers (first: {_short(text[first])!r} "
+                                f"on {where}); read as missing", name, line, col, lost))
+    return df.with_columns(after.alias(col))
+
+
+def _short(text, limit: int = 60) -> str:
+    text = str(text)
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text):,} characters)"
 
 
 def add_source_operation(items: pl.DataFrame | None) -> pl.DataFrame | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,12 +28,13 @@ _REGISTRY_NUMBERS = ("llm_params_b", "total_params_b", "order")
 
 
 def _registry_number(text: str) -> float | None:
-    """A number of models.csv (``nan`` is not one: it would hide a typo), else None."""
+    """A finite number of models.csv (``nan``, ``inf``, ``1e999`` are not: they would hide a typo
+    or break the ordering), else None."""
     try:
         v = float(text)
     except ValueError:
         return None
-    return None if v != v else v
+    return v if math.isfinite(v) else None
 
 
 def _check_registry(rows: list[tuple[int, dict[str, str]]], columns: list[str]) -> list[Problem]:
@@ -60,17 +62,22 @@ def _check_registry(rows: list[tuple[int, dict[str, str]]], columns: list[str]) 
         for col in _REGISTRY_NUMBERS:
             v = r.get(col, "").strip()
             if v and _registry_number(v) is None:
-                out.append(Problem("invalid_field", "warning", f"{col} {v!r} is not a number; read as missing",
-                                   "models.csv", i, col))
+                out.append(Problem("invalid_field", "warning", f"{col} {_short(v)!r} is not a finite number; read "
+                                   "as missing", "models.csv", i, col))
     return out
 
 
 def _read_registry_rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]], list[Problem]]:
     """Header and rows of models.csv (blank lines skipped; a row longer than the header is an error)."""
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        from voxmem_analysis.io.textlimits import read_regular
+
+        text = read_regular(path).decode("utf-8-sig")
     except (UnicodeDecodeError, OSError) as exc:
         return [], [], [Problem("models_unreadable", "error", f"cannot read models.csv: {exc}", "models.csv")]
+    from voxmem_analysis.io.textlimits import allow_large_csv_fields
+
+    allow_large_csv_fields()
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)  # strict: an unclosed quote is an error
     header: list[str] | None = None
     rows: list[tuple[int, dict[str, str]]] = []
@@ -95,6 +102,10 @@ def _read_registry_rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str
         return [], [], [Problem("models_unreadable", "error", "cannot read models.csv: it has no header line",
                                 "models.csv")]
     return header, rows, problems
+
+
+def _short(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text):,} characters)"
 
 
 def _unique_names(header: list[str]) -> list[str]:

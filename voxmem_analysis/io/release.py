@@ -36,6 +36,7 @@ from voxmem_analysis.io.predictions import BUDGET_DTYPE, read_prediction_files
 from voxmem_analysis.io.provenance import ReleaseProvenance
 from voxmem_analysis.io.registry import read_models, read_registry, registry_pandas
 from voxmem_analysis.io.scoring import ScoringRules, apply_scoring
+from voxmem_analysis.io.textlimits import read_regular
 
 if TYPE_CHECKING:  # pandas only on demand: Release.models, Release.pandas
     import pandas as pd
@@ -69,11 +70,7 @@ def read_predictions(root: Path, sub: str = "predictions", *, items: pl.DataFram
     """
     root = Path(root)
     files, unread, problems = _listing(root, sub)
-    for p in unread:
-        problems.append(Problem("file_not_read", "warning",
-                                "not read: only *.jsonl and *.jsonl.gz files (any letter case) are predictions"
-                                + (" (broken link)" if p.is_symlink() and not p.exists() else ""),
-                                _rel(p, root)))
+    problems += [_not_read(p, root) for p in unread]
     frame, more, stats = read_prediction_files(root, sub, files, items, condition_from_dir)
     return frame, problems + more, stats
 
@@ -281,8 +278,25 @@ def _empty_part(root: Path, sub: str) -> list[Problem]:
     """Why an optional part (``judge2/``, ``ablation/``) that exists gave no prediction file: folders
     that cannot be read (error), links not followed, files that are not ``*.jsonl[.gz]`` (warnings)."""
     _, unread, problems = _listing(root, sub)
-    return problems + [Problem("file_not_read", "warning", "not read: only *.jsonl and *.jsonl.gz files (any letter "
-                               "case) are predictions", _rel(p, root)) for p in unread]
+    return problems + [_not_read(p, root) for p in unread]
+
+
+def _not_read(p: Path, root: Path) -> Problem:
+    """Why a file of a predictions folder was not read: a file named like predictions that is not
+    a regular file (a FIFO, device or socket: never opened) is an error; any other name a warning."""
+    import stat
+
+    try:
+        mode = p.stat().st_mode
+    except OSError:
+        mode = None
+    if rf.is_prediction_name(p.name) and mode is not None and not stat.S_ISREG(mode):
+        from voxmem_analysis.io.textlimits import special_kind
+
+        return Problem("not_a_regular_file", "error", f"not read: not a regular file ({special_kind(mode)}); predictions "
+                       "must be a regular *.jsonl or *.jsonl.gz file", _rel(p, root))
+    return Problem("file_not_read", "warning", "not read: only *.jsonl and *.jsonl.gz files (any letter case) are "
+                   "predictions" + (" (broken link)" if p.is_symlink() and not p.exists() else ""), _rel(p, root))
 
 
 def _n_errors(release: Release) -> int:
@@ -295,7 +309,7 @@ def _read_release(root: Path, rules: ScoringRules) -> Release:
     meta: dict = {}
     if (root / "release.json").exists():
         try:
-            meta = json.loads(decode((root / "release.json").read_bytes()))
+            meta = json.loads(decode(read_regular(root / "release.json")))   # a FIFO: OSError, not a hang
         except json.JSONDecodeError as exc:
             problems.append(Problem("malformed_json", "error", f"release.json is not valid JSON: {exc.msg}", "release.json", exc.lineno))
         except (UnicodeDecodeError, RecursionError, ValueError) as exc:

@@ -75,7 +75,7 @@ def pid_alive(pid: int) -> bool:
 def read_lock(path: Path) -> dict | None:
     try:
         info = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     return info if isinstance(info, dict) else None
 
@@ -226,7 +226,7 @@ def _some(items: list[str], n: int = 5) -> str:
 def _read_run(folder: Path) -> dict:
     try:
         run = json.loads((folder / "run.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     return run if isinstance(run, dict) else {}
 

@@ -80,6 +80,8 @@ def release_info(release, data, compare_published: bool = False) -> tuple[dict, 
     and ``benchmark``).  ``release`` may be the exception reading it raised: ``{"path", "error"}``."""
     from pathlib import Path
 
+    from voxmem_analysis.errors import files_not_read_in_full
+
     path = str(Path(data).resolve())
     if isinstance(release, BaseException) or release is None:
         err = f"{type(release).__name__}: {release}" if release is not None else "not read"
@@ -91,7 +93,8 @@ def release_info(release, data, compare_published: bool = False) -> tuple[dict, 
                 _problem_counts(release.problems))
     info = {"path": path, "name": release.name, "synthetic": bool(release.synthetic), "label": release.label(),
             "description": str(release.meta.get("description") or ""), "predictions": int(release.frame.height),
-            "models": len(release.model_order()), "stats": dict(release.stats),
+            "models": len(release.model_order()),
+            "stats": {**release.stats, "files_not_read_in_full": files_not_read_in_full(release.problems)},
             "mode": report_mode(release.meta, compare_published), "paper_release": is_paper_release(release.meta),
             "runs": describe_runs(release), "model_names": release.model_order()}
     return info, _problem_counts(release.problems)

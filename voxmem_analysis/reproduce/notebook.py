@@ -159,7 +159,9 @@ def _longmemeval_inputs() -> dict:
 
 def _release_meta(path) -> dict:
     try:
-        meta = json.loads((Path(path) / "release.json").read_text(encoding="utf-8"))
+        from voxmem_analysis.io.textlimits import read_regular
+
+        meta = json.loads(read_regular(Path(path) / "release.json").decode("utf-8"))
     except (OSError, ValueError):
         return {}
     return meta if isinstance(meta, dict) else {}

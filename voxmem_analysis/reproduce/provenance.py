@@ -132,7 +132,7 @@ def read_records(out) -> dict[str, dict]:
         return {}
     try:
         data = json.loads(text)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise ValueError(f"{path}: not JSON ({exc})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("files"), dict):
         raise ValueError(f"{path}: not a provenance record (format {FORMAT!r} expected)")
@@ -143,13 +143,9 @@ def write_records(out, records: dict[str, dict]) -> Path:
     """Write ``OUT/provenance.json`` (sorted, deterministic; temporary file + rename)."""
     path = Path(out) / PROVENANCE_FILE
     text = json.dumps({"format": FORMAT, "files": dict(sorted(records.items()))}, indent=1, sort_keys=True) + "\n"
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.part")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return path
+    from voxmem_analysis.writing import atomic_text
+
+    return atomic_text(path, text)
 
 
 @contextlib.contextmanager

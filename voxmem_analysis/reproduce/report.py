@@ -333,6 +333,13 @@ def _audit_section(run: dict, audit) -> str:
     return "\n".join(out)
 
 
+def _partial(stats: dict) -> str:
+    """``; the unread part of 1 file whose lines could not be counted (a.jsonl.gz)`` or nothing."""
+    files = stats.get("files_not_read_in_full") or []
+    return (f"; the unread part of {len(files)} file{'' if len(files) == 1 else 's'} whose lines could not be "
+            f"counted ({esc(', '.join(map(str, files)))})") if files else ""
+
+
 def _validation_section(run: dict) -> str:
     rel = run.get("release") or {}
     probs = run.get("problems") or []
@@ -343,7 +350,7 @@ def _validation_section(run: dict) -> str:
         out.append(f'<p class="lead">{rel.get("predictions")} predictions of {k} model{"" if k == 1 else "s"} read from '
                    f'{stats.get("files", "?")} files ({stats.get("lines", "?")} lines; '
                    f'{stats.get("rejected_lines", 0)} rejected; {stats.get("duplicates_identical", 0)} identical '
-                   f'duplicates ignored). The notebook <code>00_validate</code> prints the counts per model, budget '
+                   f'duplicates ignored{_partial(stats)}). The notebook <code>00_validate</code> prints the counts per model, budget '
                    f'and status.</p>')
     if not probs:
         out.append("<p>No validation problems.</p>")
@@ -497,7 +504,7 @@ def read_run(out: Path) -> tuple[dict, str | None]:
         if isinstance(run, dict):
             return run, None
         why = f"holds a JSON {type(run).__name__}, not an object"
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         why = f"{type(exc).__name__}: {exc}"
     return empty, f"{path} could not be read ({why}): the run summary and release details are missing."
 

@@ -200,7 +200,7 @@ def _collect(out: Path, name: str) -> tuple[list[str], dict]:
 def _previous_run(out: Path) -> dict:
     try:
         prev = json.loads((out / "run.json").read_text())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     return prev if isinstance(prev, dict) else {}
 
@@ -265,6 +265,7 @@ def run(data_dir, out_dir, options: RunOptions | None = None, *, stream=None, re
     import dataclasses
 
     opts = dataclasses.replace(options or RunOptions(), **settings)
+    _check_overrides(opts.overrides)
     stream = stream or sys.stdout
     out = Path(out_dir).resolve()
     paths = select(discover(opts.notebooks_dir), opts.only)
@@ -287,6 +288,17 @@ def run(data_dir, out_dir, options: RunOptions | None = None, *, stream=None, re
             print(f"# {note}", file=sys.stderr)
     print_summary(summary, stream)
     return summary
+
+
+def _check_overrides(overrides) -> None:
+    """``-p`` may not set what the runner owns (what is read and written, and the recorded seed)."""
+    from voxmem_analysis.errors import InputError
+    from voxmem_analysis.reproduce.notebook import RUNNER_PARAMETERS
+
+    owned = sorted(set(overrides or {}) & set(RUNNER_PARAMETERS + ("amc_data_dir",)))
+    if owned:
+        raise InputError(f"parameter(s) {', '.join(owned)} are set by the runner (from --data, --out, --seed, "
+                         f"--n-boot) and cannot be overridden", "parameters")
 
 
 def _run_staged(stage: Path, final: Path, paths: list[Path], data: Path, opts: RunOptions,
@@ -336,6 +348,8 @@ def _run_staged(stage: Path, final: Path, paths: list[Path], data: Path, opts: R
             from voxmem_analysis.reproduce.report import write_report
 
             write_report(out, embed=opts.embed)
+        except OSError as exc:
+            raise _unwritable("report/", exc) from exc
         except Exception as exc:  # noqa: BLE001 - the report failing is a failed task of the run, said so
             summary.tasks_failed.append(f"report: {type(exc).__name__}: {exc}")
     _write_run(out, summary, t_start)
@@ -343,8 +357,20 @@ def _run_staged(stage: Path, final: Path, paths: list[Path], data: Path, opts: R
 
 
 def _write_run(out: Path, summary: RunSummary, t_start: float) -> None:
+    from voxmem_analysis.writing import atomic_text
+
     summary.wall_seconds = round(time.perf_counter() - t_start, 2)
-    (out / "run.json").write_text(json.dumps(summary.to_dict(), indent=1, sort_keys=True, default=str) + "\n")
+    try:
+        atomic_text(out / "run.json", json.dumps(summary.to_dict(), indent=1, sort_keys=True, default=str) + "\n")
+    except OSError as exc:
+        raise _unwritable("run.json", exc) from exc
+
+
+def _unwritable(what: str, exc: OSError) -> "_Stop":
+    """The run stops (previous OUT kept) when one of its files cannot be written: a report of a
+    partly written output would be worse than none."""
+    why = f"cannot write {what}: {exc.strerror or exc}"
+    return _Stop(f"stopped: {why}", why, None)
 
 
 def _execute_all(out: Path, paths: list[Path], data: Path, opts: RunOptions, jobs: int, previous: dict,
@@ -484,12 +510,16 @@ def _scoreboard(out: Path, summary: RunSummary) -> None:
         table = sb.reproduction_from_files(out, benchmark=summary.release.get("benchmark"))
         sb.write_csv(table, out / "reproduction.csv")
         summary.reproduction = sb.summarize(table)
+    except OSError as exc:   # disk full, a size limit: the run cannot be complete, the previous OUT stays
+        raise _unwritable("reproduction.csv", exc) from exc
     except Exception as exc:  # noqa: BLE001 - a failed task of the run, named in the summary and report
         summary.tasks_failed.append(f"reproduction: {type(exc).__name__}: {exc}")
         summary.reproduction = {"error": f"{type(exc).__name__}: {exc}"}
     if summary.release.get("benchmark") != "audio-multichallenge":
         try:
             summary.audit = sb.write_audit(out / "audit.csv")
+        except OSError as exc:
+            raise _unwritable("audit.csv", exc) from exc
         except Exception as exc:  # noqa: BLE001
             summary.tasks_failed.append(f"audit: {type(exc).__name__}: {exc}")
             summary.audit = {"error": f"{type(exc).__name__}: {exc}"}

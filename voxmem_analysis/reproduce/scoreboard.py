@@ -230,8 +230,10 @@ def write_audit(path) -> dict:
     """Write ``audit.csv`` (the paper's own consistency checks, from its published numbers); its counts."""
     from voxmem_analysis.reproduce.paper_audit import audit_published
 
+    from voxmem_analysis.writing import atomic_write
+
     audit = audit_published()
-    audit.to_csv(path, index=False, float_format="%.6g", lineterminator="\n")
+    atomic_write(path, lambda tmp: audit.to_csv(tmp, index=False, float_format="%.6g", lineterminator="\n"))
     holds = audit["holds"].astype(str).str.lower().isin(["true", "1"]) if "holds" in audit else None
     return {"identities": int(len(audit)), "hold": int(holds.sum()) if holds is not None else None,
             "fail": int((~holds).sum()) if holds is not None else None}
@@ -284,7 +286,7 @@ def _by_benchmark(table, within, missing, inconsistent) -> dict:
 
 def write_csv(table: pd.DataFrame, path) -> Path:
     """Write ``reproduction.csv`` (deterministic text: ``%.6g`` floats, ``\\n`` line ends)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    table.loc[:, list(COLUMNS)].to_csv(path, index=False, float_format="%.6g", lineterminator="\n")
-    return path
+    from voxmem_analysis.writing import atomic_write
+
+    cols = table.loc[:, list(COLUMNS)]
+    return atomic_write(path, lambda tmp: cols.to_csv(tmp, index=False, float_format="%.6g", lineterminator="\n"))

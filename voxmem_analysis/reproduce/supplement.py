@@ -34,6 +34,7 @@ and ``n_boot``, and so is the zip (fixed timestamps and permissions, sorted entr
 """
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import tempfile
@@ -122,16 +123,19 @@ def write_zip(folder, zip_path) -> Path:
     """Zip ``folder`` (as its own top-level directory) deterministically: sorted entries, fixed times."""
     folder, zip_path = Path(folder), Path(zip_path)
     files = sorted(p for p in folder.rglob("*") if p.is_file())
-    tmp = zip_path.with_suffix(".zip.tmp")
-    with zipfile.ZipFile(tmp, "w") as zf:
-        for p in files:
-            info = zipfile.ZipInfo(f"{folder.name}/{p.relative_to(folder).as_posix()}", date_time=_ZIP_DATE)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.create_system = 3
-            info.external_attr = 0o100644 << 16
-            zf.writestr(info, p.read_bytes(), compresslevel=9)
-    tmp.replace(zip_path)
-    return zip_path
+
+    def write(tmp: Path) -> None:
+        with zipfile.ZipFile(tmp, "w") as zf:
+            for p in files:
+                info = zipfile.ZipInfo(f"{folder.name}/{p.relative_to(folder).as_posix()}", date_time=_ZIP_DATE)
+                info.compress_type = zipfile.ZIP_DEFLATED
+                info.create_system = 3
+                info.external_attr = 0o100644 << 16
+                zf.writestr(info, p.read_bytes(), compresslevel=9)
+
+    from voxmem_analysis.writing import atomic_write
+
+    return atomic_write(zip_path, write)
 
 
 # ----------------------------------------------------------------------------- README
@@ -281,7 +285,7 @@ def _check_source(src: Path, data: Path, seed: int | None, n_boot: int | None, a
 
     try:
         run = json.loads((src / "run.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         raise OutputFolderError(f"{src}: no readable run.json ({exc}); package a folder written by "
                                 f"`voxmem-analysis reproduce`") from None
     fp = (run.get("release") or {}).get("fingerprint")
@@ -325,12 +329,13 @@ def build_supplement(data_dir, out_dir, *, from_dir=None, seed: int | None = Non
     allow_mixed : bool
         Package outputs made otherwise than the rest of the run (listed in the README) instead of refusing.
     """
-    from voxmem_analysis.output import write_long
-
     data, out = Path(data_dir), Path(out_dir)
     folder = out / FOLDER
     tmp = None
     res = SupplementResult(folder, out / f"{FOLDER}.zip")
+    out.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{FOLDER}.staging-", dir=out))   # built whole, then swapped in
+    build = stage / FOLDER
     try:
         if from_dir is None:
             from voxmem_analysis.reproduce.runner import RunOptions, run
@@ -342,31 +347,41 @@ def build_supplement(data_dir, out_dir, *, from_dir=None, seed: int | None = Non
             from_dir = tmp
         src = Path(from_dir)
         run_info, records = _check_source(src, data, seed, n_boot, allow_mixed, res)
-        if folder.exists():
-            shutil.rmtree(folder)
-        folder.mkdir(parents=True)
-        synthetic = bool((run_info.get("release") or {}).get("synthetic"))
-        for nb in run_info.get("notebooks", []):
-            if nb.get("status") == "failed":
-                res.artifact_errors[nb["name"]] = ("the notebook failed in the run, so its outputs are missing (the "
-                                                   "run's report/index.html shows where and why)")
-            elif nb.get("status") == "skipped":
-                res.skipped[nb["name"]] = str(nb.get("reason") or "skipped")
-            if nb.get("status") != "skipped" and nb.get("sections_skipped"):
-                res.sections_skipped[nb["name"]] = [list(x) for x in nb["sections_skipped"]]
-        entries, numbers = _tables(src, folder, synthetic, res)
-        write_long(numbers, folder / "voxmem_numbers.csv")
-        n_tables = len({r[0] for r in numbers})
-        entries.append(("voxmem_numbers.csv", f"every number of the {n_tables} tables, long format"))
-        entries += _figures(src, folder, res)
+        build.mkdir(parents=True)
+        _package(src, build, run_info, records, res)
+        write_zip(build, stage / f"{FOLDER}.zip")
+        res.files = sorted(p.relative_to(build).as_posix() for p in build.rglob("*") if p.is_file())
+        from voxmem_analysis.writing import replace_folder
+
+        replace_folder(build, folder)                       # the previous folder and zip stay until now
+        os.replace(stage / f"{FOLDER}.zip", res.zip_path)
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(stage, ignore_errors=True)
+    return res
+
+
+def _package(src: Path, folder: Path, run_info: dict, records: dict, res: "SupplementResult") -> None:
+    """The supplement's files from the run in ``src``, written into ``folder``."""
+    from voxmem_analysis.output import write_long
+
+    synthetic = bool((run_info.get("release") or {}).get("synthetic"))
+    for nb in run_info.get("notebooks", []):
+        if nb.get("status") == "failed":
+            res.artifact_errors[nb["name"]] = ("the notebook failed in the run, so its outputs are missing (the "
+                                               "run's report/index.html shows where and why)")
+        elif nb.get("status") == "skipped":
+            res.skipped[nb["name"]] = str(nb.get("reason") or "skipped")
+        if nb.get("status") != "skipped" and nb.get("sections_skipped"):
+            res.sections_skipped[nb["name"]] = [list(x) for x in nb["sections_skipped"]]
+    entries, numbers = _tables(src, folder, synthetic, res)
+    write_long(numbers, folder / "voxmem_numbers.csv")
+    n_tables = len({r[0] for r in numbers})
+    entries.append(("voxmem_numbers.csv", f"every number of the {n_tables} tables, long format"))
+    entries += _figures(src, folder, res)
     entries.sort(key=lambda e: _entry_order(e[0]))
     (folder / "README.md").write_text(_readme(run_info, records, entries, res), encoding="utf-8")
-    write_zip(folder, res.zip_path)
-    res.files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
-    return res
 
 
 def _entry_order(name: str):

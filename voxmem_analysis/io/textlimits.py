@@ -1,0 +1,58 @@
+"""Limits of the standard library's text parsers, set deliberately.
+
+:func:`allow_large_csv_fields` raises :func:`csv.field_size_limit` (131,072 characters by
+default, "field larger than field limit") to :data:`CSV_FIELD_LIMIT`: a cell is bounded by the
+file's size, which is read into memory anyway, so a long response or rubric text is read, not a
+crash.
+:func:`read_regular` reads a file only if it is a regular file: a FIFO, device or socket named
+like a data file raises :class:`OSError` "not a regular file (a FIFO)" instead of blocking forever.
+"""
+from __future__ import annotations
+
+import csv
+import errno
+import os
+import stat
+
+__all__ = ["CSV_FIELD_LIMIT", "allow_large_csv_fields", "read_regular", "special_kind"]
+
+#: Largest CSV field accepted (characters): 1 GiB.
+CSV_FIELD_LIMIT = 1 << 30
+
+
+def allow_large_csv_fields() -> None:
+    """Raise the csv module's field limit to :data:`CSV_FIELD_LIMIT` (idempotent)."""
+    if csv.field_size_limit() < CSV_FIELD_LIMIT:
+        csv.field_size_limit(CSV_FIELD_LIMIT)
+
+
+def special_kind(mode: int) -> str:
+    """What a non-regular file is, in words (``a FIFO, a named pipe``)."""
+    if stat.S_ISFIFO(mode):
+        return "a FIFO, a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    return "not a file"
+
+
+def read_regular(path) -> bytes:
+    """The bytes of ``path`` if it is a regular file (links followed); else :class:`OSError`
+    (``not a regular file (a FIFO, a named pipe)``) without blocking: opened non-blocking and
+    checked before anything is read."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, f"not a regular file ({special_kind(mode)})", str(path))
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read()
+    finally:
+        os.close(fd)
