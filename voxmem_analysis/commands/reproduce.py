@@ -195,6 +195,6 @@ def _run_kind(out) -> str | None:
 
     try:
         run = json.loads((out / "run.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):   # a nested run.json is no kind, never a crash
         return None
     return run.get("kind") if isinstance(run, dict) else None
