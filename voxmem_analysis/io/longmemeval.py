@@ -39,13 +39,14 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import polars as pl
 
 from voxmem_analysis.io import bulk as bk
 from voxmem_analysis.io.files import read_text
 from voxmem_analysis.io.jsonl import iter_lines, not_unicode, parse_line, parse_object
-from voxmem_analysis.io.longmemeval_manifest import MANIFEST_COLUMNS, manifest_rows, read_manifest
+from voxmem_analysis.io.longmemeval_manifest import MANIFEST_COLUMNS, cell, csv_cells, manifest_rows, read_manifest
 from voxmem_analysis.io.provenance import ReleaseProvenance
 from voxmem_analysis.errors import Problem, VoxMemDataError
 
@@ -151,19 +152,7 @@ def _question_records(path: Path, rel: str, text: str, problems: list[Problem], 
     stripped = text.lstrip()
     if name.endswith((".csv", ".tsv")) or (not name.endswith((".json", ".jsonl", ".ndjson"))
                                             and not stripped.startswith(("[", "{"))):
-        reader = csv.DictReader(io.StringIO(text), delimiter="\t" if name.endswith(".tsv") else ",")
-        fields = [f.strip() for f in (reader.fieldnames or [])]
-        has_type = (type_key in fields) if type_key else ("question_type" in fields or "type" in fields)
-        missing = [f for f, ok in (("question_id", "question_id" in fields), (type_key or "question_type", has_type)) if not ok]
-        if missing:
-            problems.append(Problem("questions_missing_field", "error",
-                                    f"question table has no column(s) {missing} (columns: {fields})"
-                                    + ("" if type_key else "; the type may be in `question_type` or `type`, or name "
-                                       "its column with --type-key"), rel, 1, missing[0]))
-            return
-        reader.fieldnames = fields
-        for rec in reader:
-            yield rec, reader.line_num
+        yield from _csv_records(text, rel, problems, "\t" if name.endswith(".tsv") else ",", type_key)
         return
     if name.endswith((".jsonl", ".ndjson")) or (stripped.startswith("{") and not name.endswith(".json")):
         for lineno, line in iter_lines(text):
@@ -179,6 +168,9 @@ def _question_records(path: Path, rel: str, text: str, problems: list[Problem], 
         except json.JSONDecodeError as exc:
             problems.append(Problem("malformed_json", "error", f"not valid JSON ({exc.msg})", rel, exc.lineno))
             return
+        except RecursionError:
+            problems.append(_too_deep(text, rel))
+            return
         # {question_id: question_type} or {question_id: {"question_type": ...}}
         for qid, v in obj.items():
             rec = dict(v) if isinstance(v, dict) else {"question_type": v}
@@ -189,8 +181,58 @@ def _question_records(path: Path, rel: str, text: str, problems: list[Problem], 
         yield from _json_array_entries(text)
     except json.JSONDecodeError as exc:
         problems.append(Problem("malformed_json", "error", f"not valid JSON ({exc.msg})", rel, exc.lineno))
+    except RecursionError:
+        problems.append(_too_deep(text, rel))
     except ValueError as exc:
         problems.append(Problem("malformed_json", "error", f"not a JSON list of questions ({exc})", rel, 1))
+
+
+def _csv_records(text: str, rel: str, problems: list[Problem], delimiter: str, type_key: str | None) -> list:
+    """(record, line) pairs of a CSV/TSV question table (cells of any length: :func:`csv_cells`)."""
+    with csv_cells(text):
+        reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
+        fields = [f.strip() for f in (reader.fieldnames or [])]
+        has_type = (type_key in fields) if type_key else ("question_type" in fields or "type" in fields)
+        missing = [f for f, ok in (("question_id", "question_id" in fields), (type_key or "question_type", has_type)) if not ok]
+        if missing:
+            problems.append(Problem("questions_missing_field", "error",
+                                    f"question table has no column(s) {missing} (columns: {fields})"
+                                    + ("" if type_key else "; the type may be in `question_type` or `type`, or name "
+                                       "its column with --type-key"), rel, 1, missing[0]))
+            return []
+        reader.fieldnames = fields
+        return [(rec, reader.line_num) for rec in reader]
+
+
+#: JSON nested deeper than this is refused (Python's parser would exhaust its stack on it).
+MAX_DEPTH = 500
+
+
+def _too_deep(text: str, rel: str) -> Problem:
+    """The finding for a JSON document the parser could not read for its depth: where it first
+    nests deeper than :data:`MAX_DEPTH` (strings aside), found by one vectorised pass in chunks."""
+    depth, in_str, run, offset = 0, 0, 0, 0
+    chunk = 1 << 20
+    for start in range(0, len(text), chunk):
+        b = np.frombuffer(text[start:start + chunk].encode("utf-32-le"), dtype=np.uint32)
+        idx = np.arange(len(b))
+        bs = b == 92
+        last = np.maximum.accumulate(np.where(~bs, idx, -1))
+        before = np.empty(len(b), dtype=np.int64)      # backslashes right before each character
+        before[0] = run
+        before[1:] = np.where(last[:-1] >= 0, idx[:-1] - last[:-1], run + idx[1:])
+        quote = (b == 34) & (before % 2 == 0)
+        inside = (in_str + np.cumsum(quote) - quote) % 2 == 1
+        step = np.where(inside, 0, np.isin(b, (91, 123)).astype(np.int64) - np.isin(b, (93, 125)))
+        level = depth + np.cumsum(step)
+        over = np.flatnonzero(level > MAX_DEPTH)
+        if len(over):
+            offset = start + int(over[0])
+            break
+        depth, in_str = int(level[-1]), int((in_str + quote.sum()) % 2)
+        run = int(len(b) - 1 - last[-1]) if last[-1] >= 0 else run + len(b)
+    line = text.count("\n", 0, offset) + 1
+    return Problem("malformed_json", "error", f"not valid JSON (nested deeper than {MAX_DEPTH} levels)", rel, line)
 
 
 def read_questions(path, type_key: str | None = None) -> tuple[pl.DataFrame, list[Problem]]:
@@ -632,6 +674,7 @@ def load_longmemeval(manifest, questions, *, strict: bool = True, convention: st
     if qmap:  # without questions every line would be reported as unknown
         for m in man.itertuples(index=False):
             stats["files"] += 1
+            m = m._replace(budget=cell(m.budget), judge=cell(m.judge))   # an empty cell is None, not NaN
             kept, lost = _read_verdict_file(m, qmap, convention, problems, stats, seen, rows, bulk)
             n_rows.append(kept)
             if not kept:

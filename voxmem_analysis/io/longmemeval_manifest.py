@@ -2,8 +2,10 @@
 (format in :mod:`voxmem_analysis.io.longmemeval`), read with every problem named by line and column."""
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -11,11 +13,40 @@ import pandas as pd
 from voxmem_analysis.errors import Problem
 from voxmem_analysis.io.files import read_text
 
-__all__ = ["MANIFEST_COLUMNS", "read_manifest", "manifest_rows"]
+__all__ = ["MANIFEST_COLUMNS", "read_manifest", "manifest_rows", "csv_cells", "cell"]
 
 #: Columns a manifest may have (``path`` and ``system`` required).
 MANIFEST_COLUMNS: tuple[str, ...] = ("path", "system", "budget", "judge")
 _REQUIRED_MANIFEST = ("path", "system")
+
+
+@contextlib.contextmanager
+def csv_cells(text: str):
+    """While open, Python's csv module reads cells of any length in ``text`` (its default limit,
+    131,072 characters, is for the process; a question table may hold long texts): the limit is
+    raised to the text's length and set back after."""
+    old = csv.field_size_limit()
+    csv.field_size_limit(max(old, len(text) + 1))
+    try:
+        yield
+    finally:
+        csv.field_size_limit(old)
+
+
+def cell(value):
+    """A manifest cell as the loader reads it: None for an empty cell (pandas shows it as NaN)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return value
+
+
+def _resolved(base: Path, rel: str) -> tuple[Path | None, str | None]:
+    """``(absolute path, None)`` of a manifest path, or ``(None, why)`` when it cannot be resolved
+    (a symbolic link pointing at itself, directly or through others)."""
+    try:
+        return (base / rel).resolve(), None
+    except (RuntimeError, OSError) as exc:   # Python 3.11-3.12 raise RuntimeError("Symlink loop ..."), 3.13 OSError
+        return None, f"cannot be resolved ({exc})"
 
 
 def _read_text(path: Path, rel: str, problems: list[Problem]) -> str | None:
@@ -54,12 +85,13 @@ def manifest_rows(path) -> tuple[pd.DataFrame, list[Problem], list[dict]]:
     text = _read_text(path, rel, problems)
     if text is None:
         return empty, problems, dropped
-    reader = csv.reader(io.StringIO(text))
+    with csv_cells(text):
+        reader = csv.reader(io.StringIO(text))
+        records = [(fields, reader.line_num) for fields in reader]
     header: list[str] | None = None
     rows: list[dict] = []
     seen_paths: dict[str, int] = {}
-    for fields in reader:
-        lineno = reader.line_num
+    for fields, lineno in records:
         if not fields or all(not f.strip() for f in fields):
             continue
         if header is None:
@@ -92,11 +124,11 @@ def manifest_rows(path) -> tuple[pd.DataFrame, list[Problem], list[dict]]:
                 bad = True
         if bad:
             continue
-        resolved = (path.parent / rec["path"]).resolve()
-        if not resolved.is_file():
-            what = "is a directory, not a file" if resolved.is_dir() else "does not exist"
+        resolved, what = _resolved(path.parent, rec["path"])
+        if resolved is None or not resolved.is_file():
+            what = what or ("is a directory, not a file" if resolved.is_dir() else "does not exist")
             problems.append(Problem("missing_file", "error", f"verdict file {rec['path']!r} {what} "
-                                    f"(looked for {resolved})", rel, lineno, "path"))
+                                    f"(looked for {resolved or path.parent / rec['path']})", rel, lineno, "path"))
             dropped.append({"system": rec["system"], "budget": rec.get("budget"), "judge": rec.get("judge"),
                             "manifest_line": lineno, "reason": f"file {what}"})
             continue
