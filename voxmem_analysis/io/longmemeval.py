@@ -45,7 +45,9 @@ import polars as pl
 
 from voxmem_analysis.io import bulk as bk
 from voxmem_analysis.io.files import read_text
-from voxmem_analysis.io.jsonl import iter_lines, not_unicode, parse_line, parse_object
+from voxmem_analysis.io.jsonl import iter_lines, parse_line, parse_object
+from voxmem_analysis.io.longmemeval_rules import FRAME_COLUMNS, LABEL_FALSE, LABEL_TRUE, SCHEMA as _SCHEMA
+from voxmem_analysis.io.longmemeval_rules import check_verdicts, plain_part, python_part, tidy_frame
 from voxmem_analysis.io.longmemeval_manifest import MANIFEST_COLUMNS, cell, csv_cells, manifest_rows, read_manifest
 from voxmem_analysis.io.provenance import ReleaseProvenance
 from voxmem_analysis.errors import Problem, VoxMemDataError
@@ -61,18 +63,6 @@ QUESTION_TYPES: tuple[str, ...] = (
     "single-session-user", "single-session-assistant", "single-session-preference",
     "multi-session", "temporal-reasoning", "knowledge-update",
 )
-#: Columns of the tidy frame, in order (extra fields of the lines follow).
-FRAME_COLUMNS: tuple[str, ...] = (
-    "system", "budget", "judge", "question_id", "question_type", "is_abstention", "hypothesis",
-    "label", "correct", "scored", "status", "judge_model", "source_file", "source_line",
-)
-_SCHEMA = {
-    "system": pl.Utf8, "budget": pl.Utf8, "judge": pl.Utf8, "question_id": pl.Utf8,
-    "question_type": pl.Utf8, "is_abstention": pl.Boolean, "hypothesis": pl.Utf8,
-    "label": pl.Boolean, "correct": pl.Boolean, "scored": pl.Boolean, "status": pl.Utf8,
-    "judge_model": pl.Utf8, "source_file": pl.Utf8, "source_line": pl.Int64,
-}
-_KNOWN_FIELDS = {"question_id", "hypothesis", "autoeval_label"}
 _WS = re.compile(r"\s*")
 
 
@@ -96,12 +86,6 @@ def _read_text(path: Path, rel: str, problems: list[Problem]) -> str | None:
     text, found = read_text(path, rel)
     problems.extend(found)
     return text
-
-
-def _jsonable(v):
-    if isinstance(v, (dict, list)):
-        return json.dumps(v, sort_keys=True, ensure_ascii=False)
-    return v
 
 
 def _blank(v) -> bool:
@@ -297,9 +281,6 @@ def read_questions(path, type_key: str | None = None) -> tuple[pl.DataFrame, lis
 
 
 # ----------------------------------------------------------------------------- verdicts
-#: Text and number spellings of a label read as a boolean (each read is reported as a warning).
-LABEL_TRUE: tuple[str, ...] = ("true", "yes", "1")
-LABEL_FALSE: tuple[str, ...] = ("false", "no", "0")
 
 
 def read_label(value) -> tuple[bool | None, str | None]:
@@ -377,86 +358,6 @@ def _verdict_entries(text: str, rel: str):
                                     "were read before it, the rest of the file is lost", rel, where)]
 
 
-def _label_of(rec: dict, rep) -> tuple[bool | None, str | None, dict]:
-    """``(label, judge model, extra autoeval fields)`` of a verdict record: ``autoeval_label`` as
-    evaluate_qa.py writes it (``{"model": ..., "label": ...}``), a flat ``autoeval_label`` value, or
-    a ``correct`` field (results documents); see :func:`read_label` for the values accepted."""
-    auto = rec.get("autoeval_label")
-    judge_model, extras = None, {}
-    if isinstance(auto, dict):
-        judge_model = None if auto.get("model") is None else str(auto.get("model"))
-        extras = {f"autoeval_{k}": _jsonable(v) for k, v in auto.items() if k not in ("model", "label")}
-        value, fld = auto.get("label"), "autoeval_label.label"
-    elif auto is None and "correct" in rec:
-        value, fld = rec["correct"], "correct"
-    else:
-        value, fld = auto, "autoeval_label"
-    label, how = read_label(value)
-    if how == "missing":
-        rep("missing_label", f"`{fld}` is missing or null: ungraded, counted incorrect", fld, "warning")
-    elif how == "invalid":
-        rep("invalid_label", f"`{fld}` must be true or false (also read: \"yes\"/\"no\", \"true\"/\"false\", 1/0), "
-            f"got {value!r}", fld)
-    elif how is not None:
-        rep("label_as_text" if how == "text" else "label_as_number",
-            f"`{fld}` is the {how} {value!r}; read as {str(label).lower()}", fld, "warning")
-    return label, judge_model, extras
-
-
-def _parse_verdict(rec: dict, rel: str, lineno: int, questions: dict[str, str], convention: str):
-    """``(row, problems)`` of one verdict record (``row`` None when it has an error)."""
-    errs: list[Problem] = []
-
-    def rep(code, msg, fld=None, sev="error"):
-        errs.append(Problem(code, sev, msg, rel, lineno, fld))
-
-    qid = rec.get("question_id")
-    if _blank(qid) or isinstance(qid, (dict, list, bool)):
-        rep("missing_field", "required field `question_id` is missing or empty", "question_id")
-        return None, errs
-    qid = str(qid).strip()
-    qtype = questions.get(qid)
-    if qtype is None:
-        rep("unknown_question", f"question_id {qid!r} is not in the question file", "question_id")
-    elif not _blank(rec.get("question_type")) and str(rec["question_type"]) != qtype:
-        rep("question_mismatch", f"question_type is {rec['question_type']!r} here but {qtype!r} in the question file",
-            "question_type")
-    label, judge_model, auto_extras = _label_of(rec, rep)
-    hyp = rec.get("hypothesis")
-    if hyp is not None and not isinstance(hyp, str):
-        rep("invalid_field", f"`hypothesis` should be a string, got {type(hyp).__name__}; kept as JSON text",
-            "hypothesis", "warning")
-        hyp = json.dumps(hyp, ensure_ascii=False)
-    for fld in not_unicode(rec):
-        rep("invalid_unicode", f"`{fld}` holds text that is not valid Unicode (an unpaired surrogate escape)", fld)
-    if any(e.severity == "error" for e in errs):
-        return None, errs
-    status = "graded" if label is not None else "ungraded"
-    row = {
-        "question_id": qid, "question_type": qtype, "is_abstention": qid.endswith("_abs"),
-        "hypothesis": hyp, "label": label, "correct": label is True,
-        "scored": True if convention == "paper" else status == "graded", "status": status,
-        "judge_model": judge_model, "source_file": rel, "source_line": lineno,
-    }
-    used = _KNOWN_FIELDS | ({"correct"} if rec.get("autoeval_label") is None and "correct" in rec else set())
-    extras = {k: _jsonable(v) for k, v in rec.items() if k not in used}
-    extras.update(auto_extras)
-    for k, v in extras.items():
-        row[f"record_{k}" if k in _SCHEMA else k] = v
-    return row, errs
-
-
-def _frame(rows: list[dict]) -> pl.DataFrame:
-    extra: list[str] = []
-    for r in rows:
-        for k in r:
-            if k not in _SCHEMA and k not in extra:
-                extra.append(k)
-    series = [pl.Series(k, [r.get(k) for r in rows], dtype=_SCHEMA[k]) for k in FRAME_COLUMNS]
-    series += [bk.extra_series(k, [r.get(k) for r in rows]) for k in extra]
-    return pl.DataFrame(series)
-
-
 # ----------------------------------------------------------------------------- columnar path
 #: Verdict files with fewer lines are read line by line even with ``bulk=True``: below this the
 #: columnar path's fixed cost outweighs what it saves (benchmarks/bench_load_parts.py: 0.2x on
@@ -467,7 +368,7 @@ _AUTO_FORM = (r'"autoeval_label"[ \t]*:[ \t]*\{[ \t]*"model"[ \t]*:[ \t]*"(?:[^"
               r'"label"[ \t]*:[ \t]*(?:true|false)[ \t]*\}')
 _AUTO_SCHEMA = pl.Struct({"model": pl.Utf8, "label": pl.Boolean})
 #: keys a plain line may not hold besides its own (they would change the row's meaning or names)
-_NOT_EXTRA = set(_SCHEMA) | _KNOWN_FIELDS | {"correct", "question_type", "model", "label"}
+_NOT_EXTRA = set(_SCHEMA) | {"question_id", "hypothesis", "autoeval_label", "correct", "question_type", "model", "label"}
 _EXTRA_TYPES = {'"': pl.Utf8, "t": pl.Boolean, "f": pl.Boolean, "n": None}
 
 
@@ -510,63 +411,6 @@ def _plain_plan(signature: pl.Series) -> tuple[dict, dict]:
     schema = {"question_id": pl.Utf8, "hypothesis": pl.Utf8, "autoeval_label": _AUTO_SCHEMA}
     schema.update({k: next(iter(ts - {None}), pl.Utf8) for k, ts in types.items() if k not in mixed})
     return plan, schema
-
-
-def _line_parsed(lineno: int, line: str, rel: str, qmap: dict, convention: str):
-    rec, bad = parse_object(line)
-    if bad is not None:
-        return lineno, None, [Problem(bad[0], "error", bad[1], rel, lineno, bad[2])]
-    row, errs = _parse_verdict(rec, rel, lineno, qmap, convention)
-    return lineno, row, errs
-
-
-def _bulk_parsed(text: str, rel: str, qmap: dict, convention: str) -> list[tuple[int, dict | None, list[Problem]]]:
-    """``(line, row or None, problems)`` of every line of a JSON-lines verdict file: the plain lines
-    (see :func:`_plain_extras`) in one parser call, checked by columns; every other line, and any
-    plain line with a finding, read alone by :func:`_parse_verdict` -- so both paths agree."""
-    lines = bk.split_lines([text], [0], [rel], [None])
-    signature = bk.line_signatures(lines["line"])
-    plan, schema = _plain_plan(signature)
-    lines = lines.with_columns(signature.alias("_sig"))
-    ok = signature.replace_strict({s: e is not None for s, e in plan.items()}, return_dtype=pl.Boolean) \
-        if len(signature) else signature.cast(pl.Boolean)
-    plain = lines.filter(ok & lines["line"].str.contains(_AUTO_FORM))
-    rec, _ = bk.parse_lines(plain["line"], schema)   # lines it rejects are read alone below
-    done: set[int] = set()
-    out: list[tuple[int, dict | None, list[Problem]]] = []
-    if rec is not None:
-        qid = bk.per_value(rec["question_id"], lambda v: v.strip() or None)
-        rec = rec.with_columns(qid.alias("_qid"), bk.per_value(qid, qmap.get).alias("_qtype"),
-                               plain["lineno"].gather(rec["_pos"]).alias("_line"),
-                               plain["_sig"].gather(rec["_pos"]).alias("_sig"))
-        rec = rec.filter(pl.col("_qtype").is_not_null())
-        extra_cols = [k for k in schema if k not in ("question_id", "hypothesis", "autoeval_label")]
-        cols = ["_qid", "_qtype", "hypothesis", "_line", "_sig", *extra_cols]
-        lab, model = rec["autoeval_label"].struct.field("label").to_list(), rec["autoeval_label"].struct.field("model").to_list()
-        for (q, qt, hyp, ln, sig, *vals), label, jm in zip(zip(*(rec[c].to_list() for c in cols)), lab, model):
-            row = {"question_id": q, "question_type": qt, "is_abstention": q.endswith("_abs"), "hypothesis": hyp,
-                   "label": label, "correct": label is True, "scored": True, "status": "graded",   # graded: scored either way
-                   "judge_model": jm, "source_file": rel, "source_line": ln}
-            got = dict(zip(extra_cols, vals))
-            row.update((k, got[k]) for k, _ in plan[sig])
-            out.append((ln, row, []))
-            done.add(ln)
-    slow = lines.filter(~pl.col("lineno").is_in(list(done))) if done else lines
-    out += [_line_parsed(n, line, rel, qmap, convention) for n, line in slow.select("lineno", "line").iter_rows()]
-    out.sort(key=lambda e: e[0])
-    return out
-
-
-def _parsed_entries(text: str, rel: str, qmap: dict, convention: str, bulk: bool):
-    """``(line, row or None, problems)`` of each verdict of a file (rows as :func:`_parse_verdict` makes them)."""
-    if bulk and text.count("\n") >= BULK_MIN_LINES and _verdict_layout(text) == "jsonl":
-        yield from _bulk_parsed(text, rel, qmap, convention)
-        return
-    for lineno, rec, errs in _verdict_entries(text, rel):
-        row = None
-        if rec is not None:
-            row, errs = _parse_verdict(rec, rel, lineno, qmap, convention)
-        yield lineno, row, errs
 
 
 # ----------------------------------------------------------------------------- result
@@ -661,28 +505,44 @@ def load_longmemeval(manifest, questions, *, strict: bool = True, convention: st
     if convention not in ("paper", "harness"):
         raise ValueError(f"convention must be 'paper' or 'harness', got {convention!r}")
     manifest, questions = Path(manifest), Path(questions)
-    problems: list[Problem] = []
     man, p, dropped = manifest_rows(manifest)
-    problems += p
+    keyed = [((-2, 0, 0, 0, n), x) for n, x in enumerate(p)]
     qframe, p = read_questions(questions, type_key)
-    problems += p
-    qmap = dict(zip(qframe["question_id"].to_list(), qframe["question_type"].to_list()))
+    keyed += [((-1, 0, 0, 0, n), x) for n, x in enumerate(p)]
     stats = {"files": 0, "lines": 0, "rows": 0, "rejected_lines": 0, "duplicates_identical": 0, "ungraded": 0}
-    rows: list[dict] = []
-    seen: dict[tuple, tuple[str, int, object, object]] = {}
-    n_rows: list[int] = []
-    if qmap:  # without questions every line would be reported as unknown
-        for m in man.itertuples(index=False):
-            stats["files"] += 1
-            m = m._replace(budget=cell(m.budget), judge=cell(m.judge))   # an empty cell is None, not NaN
-            kept, lost = _read_verdict_file(m, qmap, convention, problems, stats, seen, rows, bulk)
-            n_rows.append(kept)
+    runs = pl.DataFrame({"_fi": list(range(len(man))), "system": man["system"].tolist(),
+                         "budget": [cell(b) for b in man["budget"].tolist()], "m.judge": [cell(j) for j in man["judge"].tolist()],
+                         "path": man["path"].tolist(), "manifest_line": man["manifest_line"].tolist()},
+                        schema={"_fi": pl.Int64, "system": pl.Utf8, "budget": pl.Utf8, "m.judge": pl.Utf8,
+                                "path": pl.Utf8, "manifest_line": pl.Int64})
+    frame = None
+    n_rows = [0] * len(man)
+    if qframe.height:  # without questions every line would be reported as unknown
+        stats["files"] = len(man)
+        raw, extras, unread = verdict_raw_frame(man, keyed, bulk)
+        checked, found = check_verdicts(raw, qframe, runs)
+        keyed += found
+        frame = tidy_frame(checked, extras, convention)
+        per = checked.group_by("_fi").agg(pl.len().alias("n"), (~pl.col("_ok")).sum().alias("rej"),
+                                          pl.col("_keep").sum().alias("kept"))
+        per = {r[0]: r[1:] for r in per.iter_rows()}
+        for fi, r in enumerate(runs.iter_rows(named=True)):
+            n, rej, kept = per.get(fi, (0, 0, 0))
+            n_rows[fi] = kept
+            if fi not in unread and not n:
+                keyed.append(((fi, 2, 0, 0, 0), Problem("empty_file", "warning", "file holds no verdicts", r["path"])))
             if not kept:
-                dropped.append({"system": m.system, "budget": m.budget, "judge": m.judge,
-                                "manifest_line": m.manifest_line, "reason": lost})
-    man = man.assign(n_rows=n_rows if len(n_rows) == len(man) else [0] * len(man))
-    frame = _frame(rows)
+                lost = "file unreadable" if fi in unread else f"all {rej} line(s) rejected" if rej else "file holds no verdicts"
+                dropped.append({"system": r["system"], "budget": r["budget"], "judge": r["m.judge"],
+                                "manifest_line": r["manifest_line"], "reason": lost})
+        stats.update(lines=checked.height, rejected_lines=int((~checked["_ok"]).sum()),
+                     duplicates_identical=int(checked["r0"].sum()),
+                     ungraded=int(checked.filter(pl.col("_keep"))["_label"].null_count()))
+    if frame is None:
+        frame = pl.DataFrame(schema={c: _SCHEMA[c] for c in FRAME_COLUMNS})
+    man = man.assign(n_rows=n_rows)
     stats["rows"] = frame.height
+    problems = [x for _, x in sorted(keyed, key=lambda e: e[0])]
     _cross_checks(frame, qframe, problems)
     data = LongMemEvalData(frame, qframe, man, _collapse(problems), stats, manifest, questions, dropped)
     if strict and data.errors():
@@ -691,49 +551,61 @@ def load_longmemeval(manifest, questions, *, strict: bool = True, convention: st
     return data
 
 
-def _read_verdict_file(m, qmap: dict, convention: str, problems: list[Problem], stats: dict, seen: dict,
-                       rows: list[dict], bulk: bool = True) -> tuple[int, str]:
-    """Read the verdict file of manifest row ``m`` into ``rows``: ``(rows kept, why none were)``."""
-    rel = m.path
-    text = _read_text(Path(m.resolved), rel, problems)
-    kept = rejected = 0
-    if text is None:
-        return 0, "file unreadable"
-    empty = True
-    for lineno, row, errs in _parsed_entries(text, rel, qmap, convention, bulk):
-        empty = False
-        stats["lines"] += 1
-        problems += errs
-        if row is None:
-            stats["rejected_lines"] += 1
-            rejected += 1
-            continue
-        judge = m.judge if m.judge is not None else row["judge_model"]
-        row = {"system": m.system, "budget": m.budget, "judge": judge, **row}
-        key = (m.system, m.budget, judge, row["question_id"])
-        if key in seen:
-            f0, l0, lab0, hyp0 = seen[key]
-            if lab0 == row["label"]:
-                stats["duplicates_identical"] += 1
-                same = "same label" + ("" if hyp0 == row["hypothesis"] else " (different hypothesis)")
-                problems.append(Problem("duplicate_identical", "warning",
-                                        f"({m.system}, {m.budget}, {judge}, {row['question_id']}) already read at "
-                                        f"{f0}:{l0} with the {same}; copy ignored", rel, lineno, "question_id"))
-            else:
-                stats["rejected_lines"] += 1
-                rejected += 1
-                problems.append(Problem("duplicate_conflict", "error",
-                                        f"({m.system}, {m.budget}, {judge}, {row['question_id']}) read twice with "
-                                        f"different labels (first at {f0}:{l0}: {lab0!r}; here {row['label']!r})",
-                                        rel, lineno, "autoeval_label.label"))
-            continue
-        seen[key] = (rel, lineno, row["label"], row["hypothesis"])
-        stats["ungraded"] += row["status"] == "ungraded"
-        rows.append(row)
-        kept += 1
-    if empty:
-        problems.append(Problem("empty_file", "warning", "file holds no verdicts", rel))
-    return kept, (f"all {rejected} line(s) rejected" if rejected else "file holds no verdicts")
+_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")   # text a surrogate can come from (UTF-8 holds none)
+
+
+def verdict_raw_frame(man, keyed: list, bulk: bool) -> tuple[pl.DataFrame, list[dict], set[int]]:
+    """``(raw frame, extras, files not read)`` of every verdict file of a manifest (see
+    :mod:`voxmem_analysis.io.longmemeval_rules`); what reading a file found goes to ``keyed``.
+
+    **Who reads a verdict** (decided here only): polars reads the *plain* lines of JSON-lines files
+    (:func:`_plain_extras`: a text ``question_id``, ``autoeval_label`` exactly ``{"model": text,
+    "label": true|false}``, other keys text, boolean or null, no escape or character polars may read
+    differently from Python's json) in one call for all files, when ``bulk`` and the files hold at least
+    :data:`BULK_MIN_LINES` lines; Python's json reads every other line, and JSON-list and
+    ``{"results": [...]}`` files (which need a streaming decoder to number their entries)."""
+    texts, fis, rels, entries, unread = [], [], [], [], set()
+    for fi, (path, resolved) in enumerate(zip(man["path"].tolist(), man["resolved"].tolist())):
+        text, found = read_text(Path(resolved), path)
+        keyed += [((fi, 0, 0, 0, n), x) for n, x in enumerate(found)]
+        if text is None:
+            unread.add(fi)
+        elif _verdict_layout(text) == "jsonl":
+            texts.append(text), fis.append(fi), rels.append(path)
+        else:
+            for seq, (lineno, rec, errs) in enumerate(_verdict_entries(text, path)):
+                p0 = (errs[0].code, errs[0].message, errs[0].field) if errs else None
+                entries.append((fi, seq, path, lineno if not errs else errs[0].line, rec, p0, True))
+    lines = bk.split_lines(texts, fis, rels, [None] * len(texts)) if texts else None
+    extras: list[dict] = []
+    parts = []
+    if lines is not None and bulk and lines.height >= BULK_MIN_LINES:
+        lines, part = _plain_lines(lines, extras)
+        parts += part
+    if lines is not None:
+        for fi, rel, lineno, line in lines.select("_fi", "_file", "lineno", "line").iter_rows():
+            rec, bad = parse_object(line)
+            entries.append((fi, lineno, rel, lineno, rec, bad, not line.isascii() or _ESCAPE.search(line) is not None))
+    parts.append(python_part(entries, extras))
+    return pl.concat(parts, how="diagonal_relaxed"), extras, unread
+
+
+def _plain_lines(lines: pl.DataFrame, extras: list[dict]) -> tuple[pl.DataFrame, list[pl.DataFrame]]:
+    """``(lines left to Python's json, [raw frame of the plain lines polars read])``."""
+    signature = bk.line_signatures(lines["line"])
+    plan, schema = _plain_plan(signature)
+    lines = lines.with_columns(signature.alias("_sig"), pl.int_range(pl.len()).alias("_row"))
+    ok = signature.replace_strict({s: e is not None for s, e in plan.items()}, return_dtype=pl.Boolean) \
+        if len(signature) else signature.cast(pl.Boolean)
+    plain = lines.filter(ok & lines["line"].str.contains(_AUTO_FORM))
+    rec, _ = bk.parse_lines(plain["line"], schema)   # lines it rejects are read by Python's json
+    if rec is None:
+        return lines, []
+    read = plain[rec["_pos"]]
+    meta = read.select("_fi", pl.col("lineno").alias("_seq"), "_file", pl.col("lineno").alias("_line"))
+    keys = {sig: [k for k, _ in plan[sig]] for sig in read["_sig"].unique().to_list()}
+    part = plain_part(rec.drop("_pos"), meta, [keys[sig] for sig in read["_sig"].to_list()], extras)
+    return lines.filter(~pl.col("_row").is_in(read["_row"].to_list())), [part]
 
 
 def _cross_checks(frame: pl.DataFrame, questions: pl.DataFrame, problems: list[Problem]) -> None:
