@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+if "--code" in sys.argv:          # another checkout's voxmem_analysis (e.g. the code before a change)
+    sys.path.insert(0, sys.argv[sys.argv.index("--code") + 1])
 from tests import reader_cases as C  # noqa: E402
 from voxmem_analysis.io.attribution import drop_duplicate_records, read_audit_files  # noqa: E402
 from voxmem_analysis.io.longmemeval import load_longmemeval  # noqa: E402
@@ -33,6 +35,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--save")
     ap.add_argument("--against")
+    ap.add_argument("--code", help="folder holding the voxmem_analysis package to time")
     a = ap.parse_args()
     res = {}
     with tempfile.TemporaryDirectory() as tmp:

@@ -136,9 +136,11 @@ def _derived(frame: pl.DataFrame, questions: pl.DataFrame, manifest: pl.DataFram
            .when(is_num).then(pl.lit("number")).when(is_text).then(pl.lit("text")).otherwise(pl.lit("invalid")))
     label = (pl.when(pl.col("lab").is_not_null()).then(pl.col("lab")).when(is_num).then(num != 0)
              .when(is_text).then(lab_s.is_in(LABEL_TRUE)))
-    types = questions.select(pl.col("question_id").alias("_qid"), pl.col("question_type").alias("_qtype"))
-    frame = frame.with_columns(_qid_text().alias("_qid")).join(types, on="_qid", how="left", maintain_order="left")
-    frame = frame.join(manifest, on="_fi", how="left", maintain_order="left")
+    qid = _qid_text()
+    runs = [pl.col("_fi").replace_strict(manifest["_fi"], manifest[c], default=None, return_dtype=pl.Utf8).alias(c)
+            for c in ("system", "budget", "m.judge")]
+    frame = frame.with_columns(qid.alias("_qid"), qid.replace_strict(questions["question_id"], questions["question_type"],
+                                                                      default=None, return_dtype=pl.Utf8).alias("_qtype"), *runs)
     return frame.with_columns(how.alias("_how"), label.alias("_label"),
                               pl.coalesce("hypothesis", "hypothesis.j").alias("_hyp"),
                               pl.coalesce("m.judge", "jm").alias("judge"))
@@ -199,16 +201,15 @@ DUPLICATE_RULES: tuple[Rule, ...] = (
 
 def check_verdicts(raw: pl.DataFrame, questions: pl.DataFrame, manifest: pl.DataFrame) -> tuple[pl.DataFrame, list]:
     """``(checked frame, keyed problems)`` of a raw frame (``manifest``: ``_fi, system, budget, m.judge``):
-    ``_ok`` false for a rejected verdict, ``_keep`` true for a verdict kept (not a copy)."""
-    frame = check(_derived(raw.sort("_fi", "_seq"), questions, manifest), RULES)
-    keyed = flagged(frame, RULES)
+    ``_ok`` false for a rejected verdict, ``_keep`` true for a verdict kept (not a copy); one query."""
+    frame = check(_derived(raw.sort("_fi", "_seq"), questions, manifest).lazy(), RULES)
     key = ["system", "budget", "judge", "_qid", "_ok"]
     first = {"_lab0": "_label", "_f0": "_file", "_l0": "_line", "_hyp0": "_hyp"}
-    frame = frame.drop([f"r{i}" for i in range(len(RULES))]).with_columns(
-        (pl.int_range(pl.len()).over(key) > 0).alias("_copy"), *[pl.col(c).first().over(key).alias(a) for a, c in first.items()])
-    frame = check(frame, DUPLICATE_RULES, gate=pl.col("_ok"))
-    keyed += flagged(frame, DUPLICATE_RULES, base=len(RULES))
-    return frame.with_columns((pl.col("_ok") & ~pl.col("r0")).alias("_keep")), keyed
+    frame = frame.with_columns((pl.int_range(pl.len()).over(key) > 0).alias("_copy"),
+                               *[pl.col(c).first().over(key).alias(a) for a, c in first.items()])
+    frame = check(frame, DUPLICATE_RULES, gate=pl.col("_ok"), prefix="d").with_columns(
+        (pl.col("_ok") & ~pl.col("d0")).alias("_keep")).collect()
+    return frame, flagged(frame, RULES) + flagged(frame, DUPLICATE_RULES, base=len(RULES), prefix="d")
 
 
 def tidy_frame(frame: pl.DataFrame, extras: list[dict], convention: str) -> pl.DataFrame:

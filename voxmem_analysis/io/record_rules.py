@@ -118,31 +118,31 @@ def blank(f: str) -> pl.Expr:
     return ~odd(f) & (pl.col(f).is_null() | (pl.col(f).str.strip_chars(PY_WHITESPACE) == ""))
 
 
-def check(frame: pl.DataFrame, rules: tuple[Rule, ...], gate: pl.Expr | None = None) -> pl.DataFrame:
-    """``frame`` with ``r<i>`` (row breaks rule i) for every rule and ``_ok`` (no error), stage by
-    stage: a row with an error at one stage is checked no further; ``gate`` (default: all rows) says
-    which rows are checked at all."""
+def check(frame, rules: tuple[Rule, ...], gate: pl.Expr | None = None, prefix: str = "r"):
+    """``frame`` (eager or lazy) with ``<prefix><i>`` (row breaks rule i) for every rule and ``_ok`` (no
+    error), stage by stage: a row with an error at one stage is checked no further; ``gate`` (default:
+    all rows) says which rows are checked at all."""
     ok = pl.lit(True) if gate is None else gate
     frame = frame.with_columns(ok.fill_null(False).alias("_ok"))
     for stage in sorted({r.stage for r in rules}):
         idx = [i for i, r in enumerate(rules) if r.stage == stage]
-        frame = frame.with_columns([(pl.col("_ok") & rules[i].flag()).fill_null(False).alias(f"r{i}") for i in idx])
-        errors = [pl.col(f"r{i}") for i in idx if rules[i].severity == "error"]
+        frame = frame.with_columns([(pl.col("_ok") & rules[i].flag()).fill_null(False).alias(f"{prefix}{i}") for i in idx])
+        errors = [pl.col(f"{prefix}{i}") for i in idx if rules[i].severity == "error"]
         if errors:
             frame = frame.with_columns((pl.col("_ok") & ~pl.any_horizontal(errors)).alias("_ok"))
     return frame
 
 
-def flagged(frame: pl.DataFrame, rules: tuple[Rule, ...], phase: int = 1, base: int = 0) -> list:
+def flagged(frame: pl.DataFrame, rules: tuple[Rule, ...], phase: int = 1, base: int = 0, prefix: str = "r") -> list:
     """``((file index, phase, record, base + rule, n), Problem)`` of every row :func:`check` flagged."""
     out: list = []
     if not frame.height:
         return out
-    hits = frame.select([pl.col(f"r{i}").any() for i in range(len(rules))]).row(0)
+    hits = frame.select([pl.col(f"{prefix}{i}").any() for i in range(len(rules))]).row(0)
     for i, (rule, hit) in enumerate(zip(rules, hits)):
         if not hit:
             continue
-        for row in frame.filter(pl.col(f"r{i}")).iter_rows(named=True):
+        for row in frame.filter(pl.col(f"{prefix}{i}")).iter_rows(named=True):
             key = (row["_fi"], phase, row["_seq"], base + i)
             if rule.each:
                 for n, item in enumerate(row[rule.each]):
