@@ -24,6 +24,13 @@ they are kept, dicts/lists as JSON text).  Scoring follows the VoxMem paper's co
 a line whose label is missing or not a JSON boolean is ``ungraded`` and counts as incorrect
 (``convention="harness"`` leaves it out of the denominator instead).
 
+Each rule is defined once, as a polars expression flagging rows of a raw frame (one row per
+verdict, manifest row or question entry, its values as columns): the verdicts' rules are
+:data:`voxmem_analysis.io.longmemeval_rules.RULES` and ``DUPLICATE_RULES``, the question file's
+``question_rules``, the manifest's in :mod:`voxmem_analysis.io.longmemeval_manifest`; messages are
+formatted from the flagged rows.  Who reads a verdict line (polars, or Python's ``json`` where polars
+might read it differently) is decided in one place, :func:`verdict_raw_frame`.
+
 Bad input is treated as in :func:`voxmem_analysis.io.release.load_release`: every finding is a
 :class:`~voxmem_analysis.errors.Problem` with file, line and field; ``strict=True``
 (default) raises :class:`~voxmem_analysis.errors.VoxMemDataError` listing all errors,
@@ -47,7 +54,7 @@ from voxmem_analysis.io import bulk as bk
 from voxmem_analysis.io.files import read_text
 from voxmem_analysis.io.jsonl import iter_lines, parse_line, parse_object
 from voxmem_analysis.io.longmemeval_rules import FRAME_COLUMNS, LABEL_FALSE, LABEL_TRUE, SCHEMA as _SCHEMA
-from voxmem_analysis.io.longmemeval_rules import check_verdicts, plain_part, python_part, tidy_frame
+from voxmem_analysis.io.longmemeval_rules import check_questions, check_verdicts, plain_part, python_part, tidy_frame
 from voxmem_analysis.io.longmemeval_manifest import MANIFEST_COLUMNS, cell, csv_cells, manifest_rows, read_manifest
 from voxmem_analysis.io.provenance import ReleaseProvenance
 from voxmem_analysis.errors import Problem, VoxMemDataError
@@ -88,10 +95,6 @@ def _read_text(path: Path, rel: str, problems: list[Problem]) -> str | None:
     return text
 
 
-def _blank(v) -> bool:
-    return v is None or (isinstance(v, str) and not v.strip())
-
-
 # ----------------------------------------------------------------------------- questions
 def _json_array_entries(text: str, start: int = 0):
     """Yield ``(object, 1-based line)`` for each element of the JSON array at ``start`` (a
@@ -117,17 +120,6 @@ def _json_array_entries(text: str, start: int = 0):
             return
         else:
             raise json.JSONDecodeError("expected ',' or ']' after a list element", text, i)
-
-
-def _type_of(rec: dict, type_key: str | None):
-    """The question type of a record: ``type_key`` when given, else ``question_type``, else ``type``."""
-    if type_key:
-        return rec.get(type_key)
-    return rec["question_type"] if "question_type" in rec else rec.get("type")
-
-
-def _type_name(type_key: str | None) -> str:
-    return f"`{type_key}`" if type_key else "`question_type` (or `type`)"
 
 
 def _question_records(path: Path, rel: str, text: str, problems: list[Problem], type_key: str | None = None):
@@ -239,44 +231,19 @@ def read_questions(path, type_key: str | None = None) -> tuple[pl.DataFrame, lis
     text = _read_text(path, rel, problems)
     if text is None:
         return pl.DataFrame(schema=schema), problems
-    seen: dict[str, tuple[str, int | None]] = {}
-    n_entries = 0
-    for rec, lineno in _question_records(path, rel, text, problems, type_key):
-        n_entries += 1
-        where = f"entry {n_entries}" if lineno is None else None
-        if not isinstance(rec, dict):
-            problems.append(Problem("not_an_object", "error",
-                                    f"question entry is a JSON {type(rec).__name__}, expected an object", rel, lineno))
-            continue
-        qid, qtype = rec.get("question_id"), _type_of(rec, type_key)
-        bad = False
-        for fld, shown, v in (("question_id", "`question_id`", qid), (type_key or "question_type", _type_name(type_key), qtype)):
-            if _blank(v) or isinstance(v, (dict, list, bool)):
-                problems.append(Problem("missing_field", "error",
-                                        f"{shown} is missing or empty{' (' + where + ')' if where else ''}", rel, lineno, fld))
-                bad = True
-        if bad:
-            continue
-        qid, qtype = str(qid).strip(), str(qtype).strip()
-        if qid in seen:
-            t0, l0 = seen[qid]
-            if t0 == qtype:
-                problems.append(Problem("duplicate_question", "warning",
-                                        f"question {qid!r} listed again (first at line {l0}); same type, ignored",
-                                        rel, lineno, "question_id"))
-            else:
-                problems.append(Problem("duplicate_question_conflict", "error",
-                                        f"question {qid!r} has type {qtype!r} here but {t0!r} at line {l0}",
-                                        rel, lineno, "question_type"))
-            continue
-        seen[qid] = (qtype, lineno)
-    if not seen and not any(p.severity == "error" for p in problems):
+    records, lines, keyed = [], [], []
+    found: list[Problem] = []
+    for rec, lineno in _question_records(path, rel, text, found, type_key):
+        keyed += [((len(records), 0, 0, n), p) for n, p in enumerate(found)]   # what the parser found before it
+        found.clear()
+        records.append(rec)
+        lines.append(lineno)
+    keyed += [((len(records), 0, 0, n), p) for n, p in enumerate(found)]
+    frame, rule_problems = check_questions(records, lines, rel, type_key)
+    keyed += [((k[2], 1, k[3], k[4]), p) for k, p in rule_problems]
+    problems += [p for _, p in sorted(keyed, key=lambda e: e[0])]
+    if not frame.height and not any(p.severity == "error" for p in problems):
         problems.append(Problem("no_questions", "error", "question file holds no question", rel))
-    frame = pl.DataFrame({
-        "question_id": list(seen), "question_type": [t for t, _ in seen.values()],
-        "is_abstention": [q.endswith("_abs") for q in seen],
-        "source_line": [l for _, l in seen.values()],
-    }, schema=schema)
     return frame, problems
 
 

@@ -24,7 +24,8 @@ from voxmem_analysis.io.jsonl import not_unicode
 from voxmem_analysis.io.record_rules import PY_WHITESPACE, Rule, blank, check, flagged, odd, raw_frame, shown, value_columns
 
 __all__ = ["FRAME_COLUMNS", "SCHEMA", "LABEL_TRUE", "LABEL_FALSE", "RULES", "DUPLICATE_RULES", "python_part",
-           "plain_part", "check_verdicts", "jsonable", "tidy_frame"]
+           "plain_part", "check_verdicts", "jsonable", "tidy_frame",
+           "question_rules", "check_questions"]
 
 #: Columns of the tidy frame, in order (extra fields of the lines follow).
 FRAME_COLUMNS: tuple[str, ...] = (
@@ -230,3 +231,67 @@ def tidy_frame(frame: pl.DataFrame, extras: list[dict], convention: str) -> pl.D
     if not names:
         return out
     return out.with_columns([bk.extra_series(k, [r.get(k) for r in rows]) for k in names])
+
+
+# ----------------------------------------------------------------------------- question files
+_Q_SPEC = {"question_id": "str", "qt": "str"}
+_Q_META = {"_fi": pl.Int64, "_seq": pl.Int64, "_file": pl.Utf8, "_line": pl.Int64, "_rt": pl.Utf8}
+_Q_SCHEMA = {"question_id": pl.Utf8, "question_type": pl.Utf8, "is_abstention": pl.Boolean, "source_line": pl.Int64}
+
+
+def _type_of(rec: dict, type_key: str | None):
+    """The question type of a record: ``type_key`` when given, else ``question_type``, else ``type``."""
+    if type_key:
+        return rec.get(type_key)
+    return rec["question_type"] if "question_type" in rec else rec.get("type")
+
+
+def _where(r: dict) -> str:
+    return f" (entry {r['_seq'] + 1})" if r["_line"] is None else ""
+
+
+def _unusable(f: str) -> pl.Expr:
+    return blank(f) | pl.col(f"{f}.t").is_in(["dict", "list", "bool"])
+
+
+def question_rules(type_key: str | None) -> tuple[Rule, ...]:
+    """The rules of one question-file entry (the type's field named by ``type_key``, default
+    ``question_type`` or ``type``), then of an entry against the first listed with its id."""
+    shown = f"`{type_key}`" if type_key else "`question_type` (or `type`)"
+    return (
+        Rule("not_an_object", "error", None, 0, lambda: pl.col("_rt").is_not_null(),
+             lambda r: f"question entry is a JSON {r['_rt']}, expected an object"),
+        Rule("missing_field", "error", "question_id", 1, lambda: _unusable("question_id"),
+             lambda r: f"`question_id` is missing or empty{_where(r)}"),
+        Rule("missing_field", "error", type_key or "question_type", 1, lambda: _unusable("qt"),
+             lambda r: f"{shown} is missing or empty{_where(r)}"),
+        Rule("duplicate_question", "warning", "question_id", 2, lambda: pl.col("_copy") & (pl.col("_qt") == pl.col("_t0")),
+             lambda r: f"question {r['_qid']!r} listed again (first at line {r['_l0']}); same type, ignored"),
+        Rule("duplicate_question_conflict", "error", "question_type", 2,
+             lambda: pl.col("_copy") & (pl.col("_qt") != pl.col("_t0")),
+             lambda r: f"question {r['_qid']!r} has type {r['_qt']!r} here but {r['_t0']!r} at line {r['_l0']}"),
+    )
+
+
+def check_questions(records: list, lines: list, rel: str, type_key: str | None) -> tuple[pl.DataFrame, list]:
+    """``(question frame, keyed problems)`` of the entries of a question file (``lines``: each one's
+    line, None in a ``{question_id: type}`` object)."""
+    values = [{**({"question_id": r["question_id"]} if "question_id" in r else {}), "qt": _type_of(r, type_key)}
+              if isinstance(r, dict) else None for r in records]
+    cols = value_columns(values, _Q_SPEC)
+    n = len(records)
+    cols.update(_fi=[0] * n, _seq=list(range(n)), _file=[rel] * n, _line=lines,
+                _rt=[None if isinstance(r, dict) else type(r).__name__ for r in records])
+    rules = question_rules(type_key)
+    text = {f: pl.coalesce(f, f"{f}.s").str.strip_chars(PY_WHITESPACE) for f in _Q_SPEC}
+    frame = check(raw_frame(cols, _Q_SPEC, _Q_META).lazy().with_columns(
+        text["question_id"].alias("_qid"), text["qt"].alias("_qt")), rules[:3])
+    key = ["_qid", "_ok"]
+    frame = frame.with_columns((pl.int_range(pl.len()).over(key) > 0).alias("_copy"),
+                               pl.col("_qt").first().over(key).alias("_t0"), pl.col("_line").first().over(key).alias("_l0"))
+    frame = check(frame, rules[3:], gate=pl.col("_ok"), prefix="d").collect()
+    keyed = flagged(frame, rules[:3]) + flagged(frame, rules[3:], base=3, prefix="d")
+    out = frame.filter(pl.col("_ok") & ~pl.col("_copy")).select(
+        pl.col("_qid").alias("question_id"), pl.col("_qt").alias("question_type"),
+        pl.col("_qid").str.ends_with("_abs").alias("is_abstention"), pl.col("_line").alias("source_line")).cast(_Q_SCHEMA)
+    return out, keyed
