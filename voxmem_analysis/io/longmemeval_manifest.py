@@ -108,7 +108,8 @@ def manifest_rows(path) -> tuple[pd.DataFrame, list[Problem], list[dict]]:
     missing = _ROW_RULES.index(_MISSING_FILE)
     dropped += [{"system": r["system"], "budget": r["budget"], "judge": r["judge"], "manifest_line": r["_line"],
                  "reason": f"file {r['_what']}"} for r in frame.filter(pl.col(f"r{missing}")).iter_rows(named=True)]
-    rows = frame.filter(pl.col("_ok")).select(*MANIFEST_COLUMNS, pl.col("_line").alias("manifest_line"), "resolved")
+    rows = frame.lazy().filter(pl.col("_ok")).select(*MANIFEST_COLUMNS, pl.col("_line").alias("manifest_line"),
+                                                     "resolved").collect()
     if not rows.height and not any(p.severity == "error" for p in problems):
         problems.append(Problem("manifest_empty", "error", "manifest lists no verdict file", rel))
     return (pd.DataFrame(rows.rows(), columns=cols) if rows.height else empty), problems, dropped

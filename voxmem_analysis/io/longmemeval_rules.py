@@ -203,7 +203,7 @@ DUPLICATE_RULES: tuple[Rule, ...] = (
 def check_verdicts(raw: pl.DataFrame, questions: pl.DataFrame, manifest: pl.DataFrame) -> tuple[pl.DataFrame, list]:
     """``(checked frame, keyed problems)`` of a raw frame (``manifest``: ``_fi, system, budget, m.judge``):
     ``_ok`` false for a rejected verdict, ``_keep`` true for a verdict kept (not a copy); one query."""
-    frame = check(_derived(raw.sort("_fi", "_seq"), questions, manifest).lazy(), RULES)
+    frame = check(_derived(raw.lazy().sort("_fi", "_seq"), questions, manifest), RULES)
     key = ["system", "budget", "judge", "_qid", "_ok"]
     first = {"_lab0": "_label", "_f0": "_file", "_l0": "_line", "_hyp0": "_hyp"}
     frame = frame.with_columns((pl.int_range(pl.len()).over(key) > 0).alias("_copy"),
@@ -218,14 +218,14 @@ def tidy_frame(frame: pl.DataFrame, extras: list[dict], convention: str) -> pl.D
     first met; a column's type from its values, :func:`voxmem_analysis.io.bulk.extra_series`)."""
     kept = frame.filter(pl.col("_keep"))
     graded = pl.col("_label").is_not_null()
-    out = kept.select(
+    out = kept.lazy().select(
         "system", "budget", "judge", pl.col("_qid").alias("question_id"), pl.col("_qtype").alias("question_type"),
         pl.col("_qid").str.ends_with("_abs").alias("is_abstention"), pl.col("_hyp").alias("hypothesis"),
         pl.col("_label").alias("label"), pl.col("_label").fill_null(False).alias("correct"),
         (pl.lit(True) if convention == "paper" else graded).alias("scored"),
         pl.when(graded).then(pl.lit("graded")).otherwise(pl.lit("ungraded")).alias("status"),
         pl.col("jm").alias("judge_model"), pl.col("_file").alias("source_file"), pl.col("_line").alias("source_line"),
-    ).cast(SCHEMA)
+    ).cast(SCHEMA).collect()
     rows = [extras[i] for i in kept["_x"].to_list()]
     names = list(dict.fromkeys(k for r in rows for k in r))
     if not names:
@@ -291,7 +291,8 @@ def check_questions(records: list, lines: list, rel: str, type_key: str | None) 
                                pl.col("_qt").first().over(key).alias("_t0"), pl.col("_line").first().over(key).alias("_l0"))
     frame = check(frame, rules[3:], gate=pl.col("_ok"), prefix="d").collect()
     keyed = flagged(frame, rules[:3]) + flagged(frame, rules[3:], base=3, prefix="d")
-    out = frame.filter(pl.col("_ok") & ~pl.col("_copy")).select(
+    out = frame.lazy().filter(pl.col("_ok") & ~pl.col("_copy")).select(
         pl.col("_qid").alias("question_id"), pl.col("_qt").alias("question_type"),
-        pl.col("_qid").str.ends_with("_abs").alias("is_abstention"), pl.col("_line").alias("source_line")).cast(_Q_SCHEMA)
+        pl.col("_qid").str.ends_with("_abs").alias("is_abstention"),
+        pl.col("_line").alias("source_line")).cast(_Q_SCHEMA).collect()
     return out, keyed
