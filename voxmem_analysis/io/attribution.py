@@ -9,7 +9,7 @@ records (:func:`drop_duplicate_records`); the check against the attribution popu
 """
 from __future__ import annotations
 
-from itertools import repeat
+import re
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -19,10 +19,11 @@ from voxmem_analysis.errors import Problem
 from voxmem_analysis.io import bulk as bk
 from voxmem_analysis.io.files import prediction_files, read_text, walk
 from voxmem_analysis.io.files import rel as relpath
-from voxmem_analysis.io.jsonl import iter_lines, not_unicode, parse_line
+from voxmem_analysis.io.jsonl import not_unicode, parse_line
+from voxmem_analysis.io.record_rules import Rule, blank, check, flagged, odd, raw_frame, shown, value_columns
 
 __all__ = ["COMMITS", "SOURCES", "RELATIONS", "AUDIT_FIELDS", "AUDIT_ENUMS", "audit_files", "check_record", "check_records",
-           "read_audit_files", "drop_duplicate_records", "BULK_MIN_LINES"]
+           "read_audit_files", "drop_duplicate_records", "BULK_MIN_LINES", "RULES"]
 
 COMMITS: tuple[str, ...] = ("specific", "generic", "off_type", "none", "truncated")
 SOURCES: tuple[str, ...] = ("evidence", "other_session", "absent", "none")
@@ -46,97 +47,10 @@ def _audit_listing(root: Path) -> tuple[list[Path], list[Problem]]:
     return prediction_files(found)[0], problems
 
 
-def check_record(obj, file: str | None, line: int | None) -> tuple[dict | None, list[Problem]]:
-    """One audit record checked against FORMATS.md section 4: (row or None, problems naming file, line, field)."""
-    probs: list[Problem] = []
-
-    def err(code, msg, fld=None):
-        probs.append(Problem(code, "error", msg, file, line, fld))
-
-    if not isinstance(obj, dict):
-        err("not_an_object", f"record is a JSON {type(obj).__name__}, expected an object")
-        return None, probs
-    for f in not_unicode(obj):   # "\ud800": valid JSON, but not text a frame can hold
-        err("invalid_unicode", f"`{f}` holds text that is not valid Unicode (an unpaired surrogate escape)", f)
-    for f in ("model", "item_id"):
-        if not isinstance(obj.get(f), str) or not obj.get(f).strip():
-            err("missing_field", f"required field `{f}` is missing or empty", f)
-    for f in AUDIT_FIELDS:
-        if f not in obj:
-            err("missing_field", f"audit field `{f}` is missing", f)
-    for f, allowed in AUDIT_ENUMS.items():
-        if f in obj and obj[f] not in allowed:
-            err("unknown_value", f"`{f}` is {obj[f]!r}; expected one of {', '.join(allowed)}", f)
-    if "evidence_recovered" in obj and not isinstance(obj["evidence_recovered"], bool):
-        err("invalid_value", f"`evidence_recovered` must be true or false, got {obj['evidence_recovered']!r}",
-            "evidence_recovered")
-    ss = obj.get("source_session")
-    if ss is not None and (isinstance(ss, bool) or not isinstance(ss, int)):
-        err("invalid_value", f"`source_session` must be a session number or null, got {ss!r}", "source_session")
-    for f in ("answer", "why"):
-        if obj.get(f) is not None and not isinstance(obj.get(f), str):
-            err("invalid_value", f"`{f}` must be a string or null, got {type(obj.get(f)).__name__}", f)
-    if probs:
-        return None, probs
-    row = {"model": obj["model"], "item_id": obj["item_id"], **{f: obj[f] for f in AUDIT_FIELDS},
-           "source_file": file, "source_line": line}
-    return row, probs
-
-
-def check_records(records: Iterable[Mapping], file: str | None = None) -> tuple[list[dict], list[Problem]]:
-    """Check in-memory records (``line`` = 1-based position): (valid rows, problems)."""
-    rows, problems = [], []
-    for i, obj in enumerate(records, 1):
-        row, p = check_record(obj, file, i)
-        problems += p
-        if row is not None:
-            rows.append(row)
-    return rows, problems
-
-
-def read_audit_files(release_dir, *, bulk: bool = True) -> tuple[list[dict], list[Problem]]:
-    """Read and check every audit record file of a release: (valid rows, problems).
-
-    Problems (each with file, line, field): ``no_audit_records``, ``file_unreadable``,
-    ``malformed_json``, ``not_an_object``, ``missing_field``, ``unknown_value``, ``invalid_value``.
-    ``bulk`` (default) reads the plain records of a file of at least :data:`BULK_MIN_LINES` lines in
-    one parser call and checks them by columns (:func:`_bulk_entries`); smaller files, and every
-    file with ``bulk=False``, are read line by line.  Both give the same rows and problems.
-    """
-    root = Path(release_dir)
-    problems: list[Problem] = []
-    rows: list[dict] = []
-    files, problems = _audit_listing(root)
-    if not files:
-        problems.append(Problem("no_audit_records", "error", "no attribution/**/*.jsonl files found", "attribution"))
-    for path in files:
-        rel = relpath(path, root)
-        text, found = read_text(path, rel)   # CR line endings, a gzip stream cut short: see io/files.py
-        problems += found
-        if text is None:
-            continue
-        columnar = bulk and text.count("\n") >= BULK_MIN_LINES
-        for _, row, p in (_bulk_entries(text, rel) if columnar else map(_line_entry, iter_lines(text), repeat(rel))):
-            problems += p
-            if row is not None:
-                rows.append(row)
-    return rows, problems
-
-
-def _line_entry(numbered: tuple[int, str], rel: str) -> tuple[int, dict | None, list[Problem]]:
-    """``(line, row or None, problems)`` of one line read alone."""
-    lineno, line = numbered
-    obj, bad = parse_line(line)
-    if bad is not None:
-        return lineno, None, [Problem("malformed_json", "error", bad[0], rel, lineno, bad[1])]
-    row, p = check_record(obj, rel, lineno)
-    return lineno, row, p
-
-
-#: Files with fewer lines are read line by line even with ``bulk=True``: below this the columnar
-#: path's fixed cost outweighs what it saves (benchmarks/bench_load_parts.py: 0.7x at 2,375 records,
-#: 1.2x at 23,750); the result is the same either way.
-BULK_MIN_LINES = 5000
+#: Loads with fewer lines are read by Python's json alone even with ``bulk=True`` (0: polars reads the
+#: plain lines of every load, one call for all files: faster from a few hundred lines on); the result
+#: is the same either way.
+BULK_MIN_LINES = 0
 #: JSON types a plain record's fields hold (see :func:`voxmem_analysis.io.bulk.screen_lines`) ...
 _PLAIN_TYPES = {"model": '"', "item_id": '"', "commits": '"', "answer": '"n', "evidence_recovered": "tf",
                 "source": '"', "source_session": "0-n", "relation": '"', "why": '"n'}
@@ -146,34 +60,159 @@ _PLAIN_SCHEMA = {"model": pl.Utf8, "item_id": pl.Utf8, "commits": pl.Utf8, "answ
                  "relation": pl.Utf8, "why": pl.Utf8}
 
 
-def _bulk_entries(text: str, rel: str) -> list[tuple[int, dict | None, list[Problem]]]:
-    """:func:`_line_entry` of every line of a file, the plain records read in one parser call and
-    checked by columns; every other line (screened out, rejected by the parser, or with any finding)
-    is read alone, so rows and problems are the same and in line order."""
-    lines = bk.split_lines([text], [0], [rel], [None])
-    suspect = bk.screen_lines(lines["line"], _PLAIN_TYPES, required=_PLAIN_TYPES)
-    plain = lines.filter(~suspect)
-    rec, rejected = bk.parse_lines(plain["line"], _PLAIN_SCHEMA)
-    entries: list[tuple[int, dict | None, list[Problem]]] = []
-    slow = set(lines.filter(suspect)["lineno"].to_list()) | set(plain["lineno"].gather(rejected).to_list())
-    if rec is not None:
-        rec = rec.with_columns(plain["lineno"].gather(rec["_pos"]).alias("source_line"))
-        ok = pl.lit(True)
-        for f in ("model", "item_id"):
-            ok = ok & bk.per_value(rec[f], lambda v: bool(v.strip()), pl.Boolean)
-        for f, allowed in AUDIT_ENUMS.items():
-            ok = ok & pl.col(f).is_in(list(allowed))
-        rec = rec.with_columns(ok.fill_null(False).alias("_ok"))
-        slow |= set(rec.filter(~pl.col("_ok"))["source_line"].to_list())
-        good = rec.filter(pl.col("_ok")).select("model", "item_id", *AUDIT_FIELDS, pl.lit(rel).alias("source_file"),
-                                                "source_line")
-        keys = good.columns   # rows built from whole columns: much faster than DataFrame.to_dicts
-        entries = [(r[-1], dict(zip(keys, r)), []) for r in zip(*(good[c].to_list() for c in keys))]
-    if slow:
-        entries += [_line_entry((n, ln), rel) for n, ln in lines.filter(pl.col("lineno").is_in(list(slow)))
-                    .select("lineno", "line").iter_rows()]
-        entries.sort(key=lambda e: e[0])
-    return entries
+# ----------------------------------------------------------------------------- the rules
+_SPEC = {"model": "str", "item_id": "str", "commits": "str", "answer": "str", "evidence_recovered": "bool",
+         "source": "str", "source_session": "int", "relation": "str", "why": "str"}
+_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")   # text a surrogate can come from (UTF-8 holds none)
+_META = {"_fi": pl.Int64, "_seq": pl.Int64, "_file": pl.Utf8, "_line": pl.Int64, "_p0_code": pl.Utf8,
+         "_p0_msg": pl.Utf8, "_p0_field": pl.Utf8, "_uni": pl.List(pl.Utf8)}
+
+
+def _enum_rule(f: str, allowed: tuple[str, ...]) -> Rule:
+    return Rule("unknown_value", "error", f, 1,
+                lambda: pl.col(f"{f}.has") & ~pl.col(f).is_in(list(allowed)).fill_null(False),
+                lambda r: f"`{f}` is {shown(r, f)!r}; expected one of {', '.join(allowed)}")
+
+
+#: Each rule of an audit record (FORMATS.md section 4), once; problems of a record in this order.
+RULES: tuple[Rule, ...] = (
+    Rule("malformed_json", "error", lambda r: r["_p0_field"], 0, lambda: pl.col("_p0_code") == "malformed_json",
+         lambda r: r["_p0_msg"]),
+    Rule("not_an_object", "error", None, 0, lambda: pl.col("_p0_code") == "not_an_object",
+         lambda r: f"record is a JSON {r['_p0_msg']}, expected an object"),
+    Rule("invalid_unicode", "error", None, 1, lambda: pl.col("_uni").list.len() > 0,
+         lambda r, f: f"`{f}` holds text that is not valid Unicode (an unpaired surrogate escape)", each="_uni"),
+    *[Rule("missing_field", "error", f, 1, lambda f=f: blank(f) | odd(f),
+           lambda r, f=f: f"required field `{f}` is missing or empty") for f in ("model", "item_id")],
+    *[Rule("missing_field", "error", f, 1, lambda f=f: ~pl.col(f"{f}.has"), lambda r, f=f: f"audit field `{f}` is missing")
+      for f in AUDIT_FIELDS],
+    *[_enum_rule(f, allowed) for f, allowed in AUDIT_ENUMS.items()],
+    Rule("invalid_value", "error", "evidence_recovered", 1,
+         lambda: pl.col("evidence_recovered.has") & pl.col("evidence_recovered").is_null(),
+         lambda r: f"`evidence_recovered` must be true or false, got {shown(r, 'evidence_recovered')!r}"),
+    Rule("invalid_value", "error", "source_session", 1,   # a whole number beyond 64 bits is a session number too
+         lambda: odd("source_session") & (pl.col("source_session.t") != "int"),
+         lambda r: f"`source_session` must be a session number or null, got {shown(r, 'source_session')!r}"),
+    *[Rule("invalid_value", "error", f, 1, lambda f=f: odd(f),
+           lambda r, f=f: f"`{f}` must be a string or null, got {r[f + '.t']}") for f in ("answer", "why")],
+)
+
+
+# ----------------------------------------------------------------------------- reading
+def _python_frame(records: list, fi: list[int], seq: list[int], files: list, lines: list, parsed: list,
+                  texts: list[str] | None = None) -> pl.DataFrame:
+    """The raw frame of records read by Python's json (``parsed``: None, or the parser's ``(code, message,
+    field)`` for a line that is not a JSON object; ``texts``: the lines, to look for surrogates only
+    in those with a surrogate escape)."""
+    cols = value_columns(records, _SPEC)
+    cols.update(_fi=fi, _seq=seq, _file=files, _line=lines,
+                _p0_code=[p and p[0] for p in parsed], _p0_msg=[p and p[1] for p in parsed],
+                _p0_field=[p and p[2] for p in parsed],
+                _uni=[not_unicode(r) if isinstance(r, dict) and (ln is None or _ESCAPE.search(ln)) else []
+                      for r, ln in zip(records, texts or [None] * len(records))])
+    return raw_frame(cols, _SPEC, _META)
+
+
+def _parse(line: str):
+    """``(record, None)`` or ``(None, (code, message, field))``: Python's reading of one line."""
+    obj, bad = parse_line(line)
+    if bad is not None:
+        return None, ("malformed_json", bad[0], bad[1])
+    if not isinstance(obj, dict):
+        return None, ("not_an_object", type(obj).__name__, None)
+    return obj, None
+
+
+def _checked(frame: pl.DataFrame) -> tuple[list[dict], list]:
+    """``(rows, keyed problems)`` of a raw frame checked against :data:`RULES`."""
+    frame = check(frame.sort("_fi", "_seq"), RULES)
+    keyed = flagged(frame, RULES)
+    good = frame.filter(pl.col("_ok"))
+    big = good["source_session.t"] == "int"   # whole numbers beyond 64 bits, kept exact
+    session = good["source_session"].to_list()
+    if big.any():
+        for i, text in zip(big.arg_true().to_list(), good.filter(big)["source_session.s"].to_list()):
+            session[i] = int(text)
+    keys = ["model", "item_id", *AUDIT_FIELDS, "source_file", "source_line"]
+    cols = [good[c].to_list() for c in ("model", "item_id", "commits", "answer", "evidence_recovered", "source")]
+    cols += [session, good["relation"].to_list(), good["why"].to_list(), good["_file"].to_list(), good["_line"].to_list()]
+    return [dict(zip(keys, r)) for r in zip(*cols)], keyed
+
+
+def check_record(obj, file: str | None, line: int | None) -> tuple[dict | None, list[Problem]]:
+    """One audit record checked against FORMATS.md section 4 (:data:`RULES`): (row or None, problems
+    naming file, line, field)."""
+    rows, problems = _check_objects([obj], file, [line])
+    return (rows[0] if rows else None), problems
+
+
+def check_records(records: Iterable[Mapping], file: str | None = None) -> tuple[list[dict], list[Problem]]:
+    """Check in-memory records (``line`` = 1-based position): (valid rows, problems)."""
+    records = list(records)
+    return _check_objects(records, file, list(range(1, len(records) + 1)))
+
+
+def _check_objects(records: list, file, lines: list) -> tuple[list[dict], list[Problem]]:
+    parsed = [None if isinstance(r, dict) else ("not_an_object", type(r).__name__, None) for r in records]
+    n = len(records)
+    frame = _python_frame(records, [0] * n, list(range(n)), [file] * n, lines, parsed)
+    rows, keyed = _checked(frame)
+    return rows, [p for _, p in sorted(keyed, key=lambda e: e[0])]
+
+
+def read_audit_files(release_dir, *, bulk: bool = True) -> tuple[list[dict], list[Problem]]:
+    """Read and check every audit record file of a release: (valid rows, problems).
+
+    Problems (each with file, line, field): ``no_audit_records``, ``file_unreadable``,
+    ``malformed_json``, ``not_an_object``, ``missing_field``, ``unknown_value``, ``invalid_value``.
+    Every line becomes a row of one raw frame checked by :data:`RULES`.  Who reads a line (here
+    only): with ``bulk`` (default) and at least :data:`BULK_MIN_LINES` lines in all, polars reads
+    the lines :func:`voxmem_analysis.io.bulk.screen_lines` passes (plain records polars reads as
+    Python's ``json`` does) in one call; Python's ``json`` reads every other line (and all lines of
+    smaller loads, or with ``bulk=False``).  Both give the same rows and problems.
+    """
+    root = Path(release_dir)
+    files, problems = _audit_listing(root)
+    keyed = [((-1, 0, 0, 0, n), p) for n, p in enumerate(problems)]
+    if not files:
+        keyed.append(((-1, 0, 0, 0, len(keyed)), Problem("no_audit_records", "error",
+                                                         "no attribution/**/*.jsonl files found", "attribution")))
+    texts, fis, rels = [], [], []
+    for fi, path in enumerate(files):
+        rel = relpath(path, root)
+        text, found = read_text(path, rel)   # CR line endings, a gzip stream cut short: see io/files.py
+        keyed += [((fi, 0, 0, 0, n), p) for n, p in enumerate(found)]
+        if text is not None:
+            texts.append(text)
+            fis.append(fi)
+            rels.append(rel)
+    rows: list[dict] = []
+    if texts:
+        rows, found = _checked(_raw_frame(bk.split_lines(texts, fis, rels, [None] * len(texts)), bulk))
+        keyed += found
+    return rows, [p for _, p in sorted(keyed, key=lambda e: e[0])]
+
+
+def _raw_frame(lines: pl.DataFrame, bulk: bool) -> pl.DataFrame:
+    """The raw frame of every line: polars reads the plain records (see :func:`read_audit_files`), Python's json the rest."""
+    lines = lines.with_columns(pl.col("lineno").alias("_seq"))
+    parts = []
+    python = lines
+    if bulk and lines.height >= BULK_MIN_LINES:
+        suspect = bk.screen_lines(lines["line"], _PLAIN_TYPES, required=_PLAIN_TYPES)
+        plain = lines.filter(~suspect)
+        rec, rejected = bk.parse_lines(plain["line"], _PLAIN_SCHEMA)
+        if rec is not None:
+            meta = plain.select("_fi", "_seq", "_file", pl.col("lineno").alias("_line")).gather(rec["_pos"])
+            rec = pl.concat([rec.drop("_pos"), meta], how="horizontal").with_columns(
+                *[pl.lit(True).alias(f"{f}.has") for f in _SPEC], pl.lit([], dtype=pl.List(pl.Utf8)).alias("_uni"))
+            parts.append(rec)
+            python = pl.concat([lines.filter(suspect), plain[rejected]]) if rejected else lines.filter(suspect)
+    lines_list = python["line"].to_list()
+    read = [_parse(ln) for ln in lines_list]
+    parts.append(_python_frame([r for r, _ in read], python["_fi"].to_list(), python["_seq"].to_list(),
+                               python["_file"].to_list(), python["lineno"].to_list(), [b for _, b in read], lines_list))
+    return pl.concat(parts, how="diagonal_relaxed")
 
 
 def drop_duplicate_records(rows: list[dict], problems: list[Problem]) -> list[dict]:

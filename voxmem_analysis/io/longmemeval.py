@@ -24,6 +24,13 @@ they are kept, dicts/lists as JSON text).  Scoring follows the VoxMem paper's co
 a line whose label is missing or not a JSON boolean is ``ungraded`` and counts as incorrect
 (``convention="harness"`` leaves it out of the denominator instead).
 
+Each rule is defined once, as a polars expression flagging rows of a raw frame (one row per
+verdict, manifest row or question entry, its values as columns): the verdicts' rules are
+:data:`voxmem_analysis.io.longmemeval_rules.RULES` and ``DUPLICATE_RULES``, the question file's
+``question_rules``, the manifest's in :mod:`voxmem_analysis.io.longmemeval_manifest`; messages are
+formatted from the flagged rows.  Who reads a verdict line (polars, or Python's ``json`` where polars
+might read it differently) is decided in one place, :func:`verdict_raw_frame`.
+
 Bad input is treated as in :func:`voxmem_analysis.io.release.load_release`: every finding is a
 :class:`~voxmem_analysis.errors.Problem` with file, line and field; ``strict=True``
 (default) raises :class:`~voxmem_analysis.errors.VoxMemDataError` listing all errors,
@@ -39,13 +46,16 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import polars as pl
 
 from voxmem_analysis.io import bulk as bk
 from voxmem_analysis.io.files import read_text
-from voxmem_analysis.io.jsonl import iter_lines, not_unicode, parse_line, parse_object
-from voxmem_analysis.io.longmemeval_manifest import MANIFEST_COLUMNS, manifest_rows, read_manifest
+from voxmem_analysis.io.jsonl import iter_lines, parse_line, parse_object
+from voxmem_analysis.io.longmemeval_rules import FRAME_COLUMNS, LABEL_FALSE, LABEL_TRUE, SCHEMA as _SCHEMA
+from voxmem_analysis.io.longmemeval_rules import check_questions, check_verdicts, plain_part, python_part, tidy_frame
+from voxmem_analysis.io.longmemeval_manifest import MANIFEST_COLUMNS, cell, csv_cells, manifest_rows, read_manifest
 from voxmem_analysis.io.provenance import ReleaseProvenance
 from voxmem_analysis.errors import Problem, VoxMemDataError
 
@@ -60,18 +70,6 @@ QUESTION_TYPES: tuple[str, ...] = (
     "single-session-user", "single-session-assistant", "single-session-preference",
     "multi-session", "temporal-reasoning", "knowledge-update",
 )
-#: Columns of the tidy frame, in order (extra fields of the lines follow).
-FRAME_COLUMNS: tuple[str, ...] = (
-    "system", "budget", "judge", "question_id", "question_type", "is_abstention", "hypothesis",
-    "label", "correct", "scored", "status", "judge_model", "source_file", "source_line",
-)
-_SCHEMA = {
-    "system": pl.Utf8, "budget": pl.Utf8, "judge": pl.Utf8, "question_id": pl.Utf8,
-    "question_type": pl.Utf8, "is_abstention": pl.Boolean, "hypothesis": pl.Utf8,
-    "label": pl.Boolean, "correct": pl.Boolean, "scored": pl.Boolean, "status": pl.Utf8,
-    "judge_model": pl.Utf8, "source_file": pl.Utf8, "source_line": pl.Int64,
-}
-_KNOWN_FIELDS = {"question_id", "hypothesis", "autoeval_label"}
 _WS = re.compile(r"\s*")
 
 
@@ -95,16 +93,6 @@ def _read_text(path: Path, rel: str, problems: list[Problem]) -> str | None:
     text, found = read_text(path, rel)
     problems.extend(found)
     return text
-
-
-def _jsonable(v):
-    if isinstance(v, (dict, list)):
-        return json.dumps(v, sort_keys=True, ensure_ascii=False)
-    return v
-
-
-def _blank(v) -> bool:
-    return v is None or (isinstance(v, str) and not v.strip())
 
 
 # ----------------------------------------------------------------------------- questions
@@ -134,36 +122,13 @@ def _json_array_entries(text: str, start: int = 0):
             raise json.JSONDecodeError("expected ',' or ']' after a list element", text, i)
 
 
-def _type_of(rec: dict, type_key: str | None):
-    """The question type of a record: ``type_key`` when given, else ``question_type``, else ``type``."""
-    if type_key:
-        return rec.get(type_key)
-    return rec["question_type"] if "question_type" in rec else rec.get("type")
-
-
-def _type_name(type_key: str | None) -> str:
-    return f"`{type_key}`" if type_key else "`question_type` (or `type`)"
-
-
 def _question_records(path: Path, rel: str, text: str, problems: list[Problem], type_key: str | None = None):
     """(record, line) pairs from any supported layout."""
     name = path.name.lower().removesuffix(".gz")
     stripped = text.lstrip()
     if name.endswith((".csv", ".tsv")) or (not name.endswith((".json", ".jsonl", ".ndjson"))
                                             and not stripped.startswith(("[", "{"))):
-        reader = csv.DictReader(io.StringIO(text), delimiter="\t" if name.endswith(".tsv") else ",")
-        fields = [f.strip() for f in (reader.fieldnames or [])]
-        has_type = (type_key in fields) if type_key else ("question_type" in fields or "type" in fields)
-        missing = [f for f, ok in (("question_id", "question_id" in fields), (type_key or "question_type", has_type)) if not ok]
-        if missing:
-            problems.append(Problem("questions_missing_field", "error",
-                                    f"question table has no column(s) {missing} (columns: {fields})"
-                                    + ("" if type_key else "; the type may be in `question_type` or `type`, or name "
-                                       "its column with --type-key"), rel, 1, missing[0]))
-            return
-        reader.fieldnames = fields
-        for rec in reader:
-            yield rec, reader.line_num
+        yield from _csv_records(text, rel, problems, "\t" if name.endswith(".tsv") else ",", type_key)
         return
     if name.endswith((".jsonl", ".ndjson")) or (stripped.startswith("{") and not name.endswith(".json")):
         for lineno, line in iter_lines(text):
@@ -179,6 +144,9 @@ def _question_records(path: Path, rel: str, text: str, problems: list[Problem], 
         except json.JSONDecodeError as exc:
             problems.append(Problem("malformed_json", "error", f"not valid JSON ({exc.msg})", rel, exc.lineno))
             return
+        except RecursionError:
+            problems.append(_too_deep(text, rel))
+            return
         # {question_id: question_type} or {question_id: {"question_type": ...}}
         for qid, v in obj.items():
             rec = dict(v) if isinstance(v, dict) else {"question_type": v}
@@ -189,8 +157,58 @@ def _question_records(path: Path, rel: str, text: str, problems: list[Problem], 
         yield from _json_array_entries(text)
     except json.JSONDecodeError as exc:
         problems.append(Problem("malformed_json", "error", f"not valid JSON ({exc.msg})", rel, exc.lineno))
+    except RecursionError:
+        problems.append(_too_deep(text, rel))
     except ValueError as exc:
         problems.append(Problem("malformed_json", "error", f"not a JSON list of questions ({exc})", rel, 1))
+
+
+def _csv_records(text: str, rel: str, problems: list[Problem], delimiter: str, type_key: str | None) -> list:
+    """(record, line) pairs of a CSV/TSV question table (cells of any length: :func:`csv_cells`)."""
+    with csv_cells(text):
+        reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
+        fields = [f.strip() for f in (reader.fieldnames or [])]
+        has_type = (type_key in fields) if type_key else ("question_type" in fields or "type" in fields)
+        missing = [f for f, ok in (("question_id", "question_id" in fields), (type_key or "question_type", has_type)) if not ok]
+        if missing:
+            problems.append(Problem("questions_missing_field", "error",
+                                    f"question table has no column(s) {missing} (columns: {fields})"
+                                    + ("" if type_key else "; the type may be in `question_type` or `type`, or name "
+                                       "its column with --type-key"), rel, 1, missing[0]))
+            return []
+        reader.fieldnames = fields
+        return [(rec, reader.line_num) for rec in reader]
+
+
+#: JSON nested deeper than this is refused (Python's parser would exhaust its stack on it).
+MAX_DEPTH = 500
+
+
+def _too_deep(text: str, rel: str) -> Problem:
+    """The finding for a JSON document the parser could not read for its depth: where it first
+    nests deeper than :data:`MAX_DEPTH` (strings aside), found by one vectorised pass in chunks."""
+    depth, in_str, run, offset = 0, 0, 0, 0
+    chunk = 1 << 20
+    for start in range(0, len(text), chunk):
+        b = np.frombuffer(text[start:start + chunk].encode("utf-32-le"), dtype=np.uint32)
+        idx = np.arange(len(b))
+        bs = b == 92
+        last = np.maximum.accumulate(np.where(~bs, idx, -1))
+        before = np.empty(len(b), dtype=np.int64)      # backslashes right before each character
+        before[0] = run
+        before[1:] = np.where(last[:-1] >= 0, idx[:-1] - last[:-1], run + idx[1:])
+        quote = (b == 34) & (before % 2 == 0)
+        inside = (in_str + np.cumsum(quote) - quote) % 2 == 1
+        step = np.where(inside, 0, np.isin(b, (91, 123)).astype(np.int64) - np.isin(b, (93, 125)))
+        level = depth + np.cumsum(step)
+        over = np.flatnonzero(level > MAX_DEPTH)
+        if len(over):
+            offset = start + int(over[0])
+            break
+        depth, in_str = int(level[-1]), int((in_str + quote.sum()) % 2)
+        run = int(len(b) - 1 - last[-1]) if last[-1] >= 0 else run + len(b)
+    line = text.count("\n", 0, offset) + 1
+    return Problem("malformed_json", "error", f"not valid JSON (nested deeper than {MAX_DEPTH} levels)", rel, line)
 
 
 def read_questions(path, type_key: str | None = None) -> tuple[pl.DataFrame, list[Problem]]:
@@ -213,51 +231,23 @@ def read_questions(path, type_key: str | None = None) -> tuple[pl.DataFrame, lis
     text = _read_text(path, rel, problems)
     if text is None:
         return pl.DataFrame(schema=schema), problems
-    seen: dict[str, tuple[str, int | None]] = {}
-    n_entries = 0
-    for rec, lineno in _question_records(path, rel, text, problems, type_key):
-        n_entries += 1
-        where = f"entry {n_entries}" if lineno is None else None
-        if not isinstance(rec, dict):
-            problems.append(Problem("not_an_object", "error",
-                                    f"question entry is a JSON {type(rec).__name__}, expected an object", rel, lineno))
-            continue
-        qid, qtype = rec.get("question_id"), _type_of(rec, type_key)
-        bad = False
-        for fld, shown, v in (("question_id", "`question_id`", qid), (type_key or "question_type", _type_name(type_key), qtype)):
-            if _blank(v) or isinstance(v, (dict, list, bool)):
-                problems.append(Problem("missing_field", "error",
-                                        f"{shown} is missing or empty{' (' + where + ')' if where else ''}", rel, lineno, fld))
-                bad = True
-        if bad:
-            continue
-        qid, qtype = str(qid).strip(), str(qtype).strip()
-        if qid in seen:
-            t0, l0 = seen[qid]
-            if t0 == qtype:
-                problems.append(Problem("duplicate_question", "warning",
-                                        f"question {qid!r} listed again (first at line {l0}); same type, ignored",
-                                        rel, lineno, "question_id"))
-            else:
-                problems.append(Problem("duplicate_question_conflict", "error",
-                                        f"question {qid!r} has type {qtype!r} here but {t0!r} at line {l0}",
-                                        rel, lineno, "question_type"))
-            continue
-        seen[qid] = (qtype, lineno)
-    if not seen and not any(p.severity == "error" for p in problems):
+    records, lines, keyed = [], [], []
+    found: list[Problem] = []
+    for rec, lineno in _question_records(path, rel, text, found, type_key):
+        keyed += [((len(records), 0, 0, n), p) for n, p in enumerate(found)]   # what the parser found before it
+        found.clear()
+        records.append(rec)
+        lines.append(lineno)
+    keyed += [((len(records), 0, 0, n), p) for n, p in enumerate(found)]
+    frame, rule_problems = check_questions(records, lines, rel, type_key)
+    keyed += [((k[2], 1, k[3], k[4]), p) for k, p in rule_problems]
+    problems += [p for _, p in sorted(keyed, key=lambda e: e[0])]
+    if not frame.height and not any(p.severity == "error" for p in problems):
         problems.append(Problem("no_questions", "error", "question file holds no question", rel))
-    frame = pl.DataFrame({
-        "question_id": list(seen), "question_type": [t for t, _ in seen.values()],
-        "is_abstention": [q.endswith("_abs") for q in seen],
-        "source_line": [l for _, l in seen.values()],
-    }, schema=schema)
     return frame, problems
 
 
 # ----------------------------------------------------------------------------- verdicts
-#: Text and number spellings of a label read as a boolean (each read is reported as a warning).
-LABEL_TRUE: tuple[str, ...] = ("true", "yes", "1")
-LABEL_FALSE: tuple[str, ...] = ("false", "no", "0")
 
 
 def read_label(value) -> tuple[bool | None, str | None]:
@@ -335,97 +325,18 @@ def _verdict_entries(text: str, rel: str):
                                     "were read before it, the rest of the file is lost", rel, where)]
 
 
-def _label_of(rec: dict, rep) -> tuple[bool | None, str | None, dict]:
-    """``(label, judge model, extra autoeval fields)`` of a verdict record: ``autoeval_label`` as
-    evaluate_qa.py writes it (``{"model": ..., "label": ...}``), a flat ``autoeval_label`` value, or
-    a ``correct`` field (results documents); see :func:`read_label` for the values accepted."""
-    auto = rec.get("autoeval_label")
-    judge_model, extras = None, {}
-    if isinstance(auto, dict):
-        judge_model = None if auto.get("model") is None else str(auto.get("model"))
-        extras = {f"autoeval_{k}": _jsonable(v) for k, v in auto.items() if k not in ("model", "label")}
-        value, fld = auto.get("label"), "autoeval_label.label"
-    elif auto is None and "correct" in rec:
-        value, fld = rec["correct"], "correct"
-    else:
-        value, fld = auto, "autoeval_label"
-    label, how = read_label(value)
-    if how == "missing":
-        rep("missing_label", f"`{fld}` is missing or null: ungraded, counted incorrect", fld, "warning")
-    elif how == "invalid":
-        rep("invalid_label", f"`{fld}` must be true or false (also read: \"yes\"/\"no\", \"true\"/\"false\", 1/0), "
-            f"got {value!r}", fld)
-    elif how is not None:
-        rep("label_as_text" if how == "text" else "label_as_number",
-            f"`{fld}` is the {how} {value!r}; read as {str(label).lower()}", fld, "warning")
-    return label, judge_model, extras
-
-
-def _parse_verdict(rec: dict, rel: str, lineno: int, questions: dict[str, str], convention: str):
-    """``(row, problems)`` of one verdict record (``row`` None when it has an error)."""
-    errs: list[Problem] = []
-
-    def rep(code, msg, fld=None, sev="error"):
-        errs.append(Problem(code, sev, msg, rel, lineno, fld))
-
-    qid = rec.get("question_id")
-    if _blank(qid) or isinstance(qid, (dict, list, bool)):
-        rep("missing_field", "required field `question_id` is missing or empty", "question_id")
-        return None, errs
-    qid = str(qid).strip()
-    qtype = questions.get(qid)
-    if qtype is None:
-        rep("unknown_question", f"question_id {qid!r} is not in the question file", "question_id")
-    elif not _blank(rec.get("question_type")) and str(rec["question_type"]) != qtype:
-        rep("question_mismatch", f"question_type is {rec['question_type']!r} here but {qtype!r} in the question file",
-            "question_type")
-    label, judge_model, auto_extras = _label_of(rec, rep)
-    hyp = rec.get("hypothesis")
-    if hyp is not None and not isinstance(hyp, str):
-        rep("invalid_field", f"`hypothesis` should be a string, got {type(hyp).__name__}; kept as JSON text",
-            "hypothesis", "warning")
-        hyp = json.dumps(hyp, ensure_ascii=False)
-    for fld in not_unicode(rec):
-        rep("invalid_unicode", f"`{fld}` holds text that is not valid Unicode (an unpaired surrogate escape)", fld)
-    if any(e.severity == "error" for e in errs):
-        return None, errs
-    status = "graded" if label is not None else "ungraded"
-    row = {
-        "question_id": qid, "question_type": qtype, "is_abstention": qid.endswith("_abs"),
-        "hypothesis": hyp, "label": label, "correct": label is True,
-        "scored": True if convention == "paper" else status == "graded", "status": status,
-        "judge_model": judge_model, "source_file": rel, "source_line": lineno,
-    }
-    used = _KNOWN_FIELDS | ({"correct"} if rec.get("autoeval_label") is None and "correct" in rec else set())
-    extras = {k: _jsonable(v) for k, v in rec.items() if k not in used}
-    extras.update(auto_extras)
-    for k, v in extras.items():
-        row[f"record_{k}" if k in _SCHEMA else k] = v
-    return row, errs
-
-
-def _frame(rows: list[dict]) -> pl.DataFrame:
-    extra: list[str] = []
-    for r in rows:
-        for k in r:
-            if k not in _SCHEMA and k not in extra:
-                extra.append(k)
-    series = [pl.Series(k, [r.get(k) for r in rows], dtype=_SCHEMA[k]) for k in FRAME_COLUMNS]
-    series += [bk.extra_series(k, [r.get(k) for r in rows]) for k in extra]
-    return pl.DataFrame(series)
-
-
 # ----------------------------------------------------------------------------- columnar path
-#: Verdict files with fewer lines are read line by line even with ``bulk=True``: below this the
-#: columnar path's fixed cost outweighs what it saves (benchmarks/bench_load_parts.py: 0.2x on
-#: 60-line files, 0.8x on 600-line files); the result is the same either way.
-BULK_MIN_LINES = 5000
+#: Loads whose JSON-lines verdict files hold fewer lines in all are read by Python's json alone even
+#: with ``bulk=True`` (0: polars reads the plain lines of every load, in one call for all files --
+#: as fast as Python's json on the 420 lines of the shipped example, benchmarks/bench_lme_attr.py);
+#: the result is the same either way.
+BULK_MIN_LINES = 0
 #: ``autoeval_label`` as evaluate_qa.py writes it: ``{"model": "<text>", "label": true|false}``, nothing else.
 _AUTO_FORM = (r'"autoeval_label"[ \t]*:[ \t]*\{[ \t]*"model"[ \t]*:[ \t]*"(?:[^"\\]|\\.)*"[ \t]*,[ \t]*'
               r'"label"[ \t]*:[ \t]*(?:true|false)[ \t]*\}')
 _AUTO_SCHEMA = pl.Struct({"model": pl.Utf8, "label": pl.Boolean})
 #: keys a plain line may not hold besides its own (they would change the row's meaning or names)
-_NOT_EXTRA = set(_SCHEMA) | _KNOWN_FIELDS | {"correct", "question_type", "model", "label"}
+_NOT_EXTRA = set(_SCHEMA) | {"question_id", "hypothesis", "autoeval_label", "correct", "question_type", "model", "label"}
 _EXTRA_TYPES = {'"': pl.Utf8, "t": pl.Boolean, "f": pl.Boolean, "n": None}
 
 
@@ -468,63 +379,6 @@ def _plain_plan(signature: pl.Series) -> tuple[dict, dict]:
     schema = {"question_id": pl.Utf8, "hypothesis": pl.Utf8, "autoeval_label": _AUTO_SCHEMA}
     schema.update({k: next(iter(ts - {None}), pl.Utf8) for k, ts in types.items() if k not in mixed})
     return plan, schema
-
-
-def _line_parsed(lineno: int, line: str, rel: str, qmap: dict, convention: str):
-    rec, bad = parse_object(line)
-    if bad is not None:
-        return lineno, None, [Problem(bad[0], "error", bad[1], rel, lineno, bad[2])]
-    row, errs = _parse_verdict(rec, rel, lineno, qmap, convention)
-    return lineno, row, errs
-
-
-def _bulk_parsed(text: str, rel: str, qmap: dict, convention: str) -> list[tuple[int, dict | None, list[Problem]]]:
-    """``(line, row or None, problems)`` of every line of a JSON-lines verdict file: the plain lines
-    (see :func:`_plain_extras`) in one parser call, checked by columns; every other line, and any
-    plain line with a finding, read alone by :func:`_parse_verdict` -- so both paths agree."""
-    lines = bk.split_lines([text], [0], [rel], [None])
-    signature = bk.line_signatures(lines["line"])
-    plan, schema = _plain_plan(signature)
-    lines = lines.with_columns(signature.alias("_sig"))
-    ok = signature.replace_strict({s: e is not None for s, e in plan.items()}, return_dtype=pl.Boolean) \
-        if len(signature) else signature.cast(pl.Boolean)
-    plain = lines.filter(ok & lines["line"].str.contains(_AUTO_FORM))
-    rec, _ = bk.parse_lines(plain["line"], schema)   # lines it rejects are read alone below
-    done: set[int] = set()
-    out: list[tuple[int, dict | None, list[Problem]]] = []
-    if rec is not None:
-        qid = bk.per_value(rec["question_id"], lambda v: v.strip() or None)
-        rec = rec.with_columns(qid.alias("_qid"), bk.per_value(qid, qmap.get).alias("_qtype"),
-                               plain["lineno"].gather(rec["_pos"]).alias("_line"),
-                               plain["_sig"].gather(rec["_pos"]).alias("_sig"))
-        rec = rec.filter(pl.col("_qtype").is_not_null())
-        extra_cols = [k for k in schema if k not in ("question_id", "hypothesis", "autoeval_label")]
-        cols = ["_qid", "_qtype", "hypothesis", "_line", "_sig", *extra_cols]
-        lab, model = rec["autoeval_label"].struct.field("label").to_list(), rec["autoeval_label"].struct.field("model").to_list()
-        for (q, qt, hyp, ln, sig, *vals), label, jm in zip(zip(*(rec[c].to_list() for c in cols)), lab, model):
-            row = {"question_id": q, "question_type": qt, "is_abstention": q.endswith("_abs"), "hypothesis": hyp,
-                   "label": label, "correct": label is True, "scored": True, "status": "graded",   # graded: scored either way
-                   "judge_model": jm, "source_file": rel, "source_line": ln}
-            got = dict(zip(extra_cols, vals))
-            row.update((k, got[k]) for k, _ in plan[sig])
-            out.append((ln, row, []))
-            done.add(ln)
-    slow = lines.filter(~pl.col("lineno").is_in(list(done))) if done else lines
-    out += [_line_parsed(n, line, rel, qmap, convention) for n, line in slow.select("lineno", "line").iter_rows()]
-    out.sort(key=lambda e: e[0])
-    return out
-
-
-def _parsed_entries(text: str, rel: str, qmap: dict, convention: str, bulk: bool):
-    """``(line, row or None, problems)`` of each verdict of a file (rows as :func:`_parse_verdict` makes them)."""
-    if bulk and text.count("\n") >= BULK_MIN_LINES and _verdict_layout(text) == "jsonl":
-        yield from _bulk_parsed(text, rel, qmap, convention)
-        return
-    for lineno, rec, errs in _verdict_entries(text, rel):
-        row = None
-        if rec is not None:
-            row, errs = _parse_verdict(rec, rel, lineno, qmap, convention)
-        yield lineno, row, errs
 
 
 # ----------------------------------------------------------------------------- result
@@ -619,27 +473,44 @@ def load_longmemeval(manifest, questions, *, strict: bool = True, convention: st
     if convention not in ("paper", "harness"):
         raise ValueError(f"convention must be 'paper' or 'harness', got {convention!r}")
     manifest, questions = Path(manifest), Path(questions)
-    problems: list[Problem] = []
     man, p, dropped = manifest_rows(manifest)
-    problems += p
+    keyed = [((-2, 0, 0, 0, n), x) for n, x in enumerate(p)]
     qframe, p = read_questions(questions, type_key)
-    problems += p
-    qmap = dict(zip(qframe["question_id"].to_list(), qframe["question_type"].to_list()))
+    keyed += [((-1, 0, 0, 0, n), x) for n, x in enumerate(p)]
     stats = {"files": 0, "lines": 0, "rows": 0, "rejected_lines": 0, "duplicates_identical": 0, "ungraded": 0}
-    rows: list[dict] = []
-    seen: dict[tuple, tuple[str, int, object, object]] = {}
-    n_rows: list[int] = []
-    if qmap:  # without questions every line would be reported as unknown
-        for m in man.itertuples(index=False):
-            stats["files"] += 1
-            kept, lost = _read_verdict_file(m, qmap, convention, problems, stats, seen, rows, bulk)
-            n_rows.append(kept)
+    runs = pl.DataFrame({"_fi": list(range(len(man))), "system": man["system"].tolist(),
+                         "budget": [cell(b) for b in man["budget"].tolist()], "m.judge": [cell(j) for j in man["judge"].tolist()],
+                         "path": man["path"].tolist(), "manifest_line": man["manifest_line"].tolist()},
+                        schema={"_fi": pl.Int64, "system": pl.Utf8, "budget": pl.Utf8, "m.judge": pl.Utf8,
+                                "path": pl.Utf8, "manifest_line": pl.Int64})
+    frame = None
+    n_rows = [0] * len(man)
+    if qframe.height:  # without questions every line would be reported as unknown
+        stats["files"] = len(man)
+        raw, extras, unread = verdict_raw_frame(man, keyed, bulk)
+        checked, found = check_verdicts(raw, qframe, runs)
+        keyed += found
+        frame = tidy_frame(checked, extras, convention)
+        per = checked.group_by("_fi").agg(pl.len().alias("n"), (~pl.col("_ok")).sum().alias("rej"),
+                                          pl.col("_keep").sum().alias("kept"))
+        per = {r[0]: r[1:] for r in per.iter_rows()}
+        for fi, r in enumerate(runs.iter_rows(named=True)):
+            n, rej, kept = per.get(fi, (0, 0, 0))
+            n_rows[fi] = kept
+            if fi not in unread and not n:
+                keyed.append(((fi, 2, 0, 0, 0), Problem("empty_file", "warning", "file holds no verdicts", r["path"])))
             if not kept:
-                dropped.append({"system": m.system, "budget": m.budget, "judge": m.judge,
-                                "manifest_line": m.manifest_line, "reason": lost})
-    man = man.assign(n_rows=n_rows if len(n_rows) == len(man) else [0] * len(man))
-    frame = _frame(rows)
+                lost = "file unreadable" if fi in unread else f"all {rej} line(s) rejected" if rej else "file holds no verdicts"
+                dropped.append({"system": r["system"], "budget": r["budget"], "judge": r["m.judge"],
+                                "manifest_line": r["manifest_line"], "reason": lost})
+        stats.update(lines=checked.height, rejected_lines=int((~checked["_ok"]).sum()),
+                     duplicates_identical=int(checked["d0"].sum()),
+                     ungraded=int(checked.filter(pl.col("_keep"))["_label"].null_count()))
+    if frame is None:
+        frame = pl.DataFrame(schema={c: _SCHEMA[c] for c in FRAME_COLUMNS})
+    man = man.assign(n_rows=n_rows)
     stats["rows"] = frame.height
+    problems = [x for _, x in sorted(keyed, key=lambda e: e[0])]
     _cross_checks(frame, qframe, problems)
     data = LongMemEvalData(frame, qframe, man, _collapse(problems), stats, manifest, questions, dropped)
     if strict and data.errors():
@@ -648,49 +519,61 @@ def load_longmemeval(manifest, questions, *, strict: bool = True, convention: st
     return data
 
 
-def _read_verdict_file(m, qmap: dict, convention: str, problems: list[Problem], stats: dict, seen: dict,
-                       rows: list[dict], bulk: bool = True) -> tuple[int, str]:
-    """Read the verdict file of manifest row ``m`` into ``rows``: ``(rows kept, why none were)``."""
-    rel = m.path
-    text = _read_text(Path(m.resolved), rel, problems)
-    kept = rejected = 0
-    if text is None:
-        return 0, "file unreadable"
-    empty = True
-    for lineno, row, errs in _parsed_entries(text, rel, qmap, convention, bulk):
-        empty = False
-        stats["lines"] += 1
-        problems += errs
-        if row is None:
-            stats["rejected_lines"] += 1
-            rejected += 1
-            continue
-        judge = m.judge if m.judge is not None else row["judge_model"]
-        row = {"system": m.system, "budget": m.budget, "judge": judge, **row}
-        key = (m.system, m.budget, judge, row["question_id"])
-        if key in seen:
-            f0, l0, lab0, hyp0 = seen[key]
-            if lab0 == row["label"]:
-                stats["duplicates_identical"] += 1
-                same = "same label" + ("" if hyp0 == row["hypothesis"] else " (different hypothesis)")
-                problems.append(Problem("duplicate_identical", "warning",
-                                        f"({m.system}, {m.budget}, {judge}, {row['question_id']}) already read at "
-                                        f"{f0}:{l0} with the {same}; copy ignored", rel, lineno, "question_id"))
-            else:
-                stats["rejected_lines"] += 1
-                rejected += 1
-                problems.append(Problem("duplicate_conflict", "error",
-                                        f"({m.system}, {m.budget}, {judge}, {row['question_id']}) read twice with "
-                                        f"different labels (first at {f0}:{l0}: {lab0!r}; here {row['label']!r})",
-                                        rel, lineno, "autoeval_label.label"))
-            continue
-        seen[key] = (rel, lineno, row["label"], row["hypothesis"])
-        stats["ungraded"] += row["status"] == "ungraded"
-        rows.append(row)
-        kept += 1
-    if empty:
-        problems.append(Problem("empty_file", "warning", "file holds no verdicts", rel))
-    return kept, (f"all {rejected} line(s) rejected" if rejected else "file holds no verdicts")
+_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")   # text a surrogate can come from (UTF-8 holds none)
+
+
+def verdict_raw_frame(man, keyed: list, bulk: bool) -> tuple[pl.DataFrame, list[dict], set[int]]:
+    """``(raw frame, extras, files not read)`` of every verdict file of a manifest (see
+    :mod:`voxmem_analysis.io.longmemeval_rules`); what reading a file found goes to ``keyed``.
+
+    **Who reads a verdict** (decided here only): polars reads the *plain* lines of JSON-lines files
+    (:func:`_plain_extras`: a text ``question_id``, ``autoeval_label`` exactly ``{"model": text,
+    "label": true|false}``, other keys text, boolean or null, no escape or character polars may read
+    differently from Python's json) in one call for all files, when ``bulk`` and the files hold at least
+    :data:`BULK_MIN_LINES` lines; Python's json reads every other line, and JSON-list and
+    ``{"results": [...]}`` files (which need a streaming decoder to number their entries)."""
+    texts, fis, rels, entries, unread = [], [], [], [], set()
+    for fi, (path, resolved) in enumerate(zip(man["path"].tolist(), man["resolved"].tolist())):
+        text, found = read_text(Path(resolved), path)
+        keyed += [((fi, 0, 0, 0, n), x) for n, x in enumerate(found)]
+        if text is None:
+            unread.add(fi)
+        elif _verdict_layout(text) == "jsonl":
+            texts.append(text), fis.append(fi), rels.append(path)
+        else:
+            for seq, (lineno, rec, errs) in enumerate(_verdict_entries(text, path)):
+                p0 = (errs[0].code, errs[0].message, errs[0].field) if errs else None
+                entries.append((fi, seq, path, lineno if not errs else errs[0].line, rec, p0, True))
+    lines = bk.split_lines(texts, fis, rels, [None] * len(texts)) if texts else None
+    extras: list[dict] = []
+    parts = []
+    if lines is not None and bulk and lines.height >= BULK_MIN_LINES:
+        lines, part = _plain_lines(lines, extras)
+        parts += part
+    if lines is not None:
+        for fi, rel, lineno, line in lines.select("_fi", "_file", "lineno", "line").iter_rows():
+            rec, bad = parse_object(line)
+            entries.append((fi, lineno, rel, lineno, rec, bad, not line.isascii() or _ESCAPE.search(line) is not None))
+    parts.append(python_part(entries, extras))
+    return pl.concat(parts, how="diagonal_relaxed"), extras, unread
+
+
+def _plain_lines(lines: pl.DataFrame, extras: list[dict]) -> tuple[pl.DataFrame, list[pl.DataFrame]]:
+    """``(lines left to Python's json, [raw frame of the plain lines polars read])``."""
+    signature = bk.line_signatures(lines["line"])
+    plan, schema = _plain_plan(signature)
+    lines = lines.with_columns(signature.alias("_sig"), pl.int_range(pl.len()).alias("_row"))
+    ok = signature.replace_strict({s: e is not None for s, e in plan.items()}, return_dtype=pl.Boolean) \
+        if len(signature) else signature.cast(pl.Boolean)
+    plain = lines.filter(ok & lines["line"].str.contains(_AUTO_FORM))
+    rec, _ = bk.parse_lines(plain["line"], schema)   # lines it rejects are read by Python's json
+    if rec is None:
+        return lines, []
+    read = plain[rec["_pos"]]
+    meta = read.select("_fi", pl.col("lineno").alias("_seq"), "_file", pl.col("lineno").alias("_line"))
+    keys = {sig: [k for k, _ in plan[sig]] for sig in read["_sig"].unique().to_list()}
+    part = plain_part(rec.drop("_pos"), meta, [keys[sig] for sig in read["_sig"].to_list()], extras)
+    return lines.filter(~pl.col("_row").is_in(read["_row"].to_list())), [part]
 
 
 def _cross_checks(frame: pl.DataFrame, questions: pl.DataFrame, problems: list[Problem]) -> None:
