@@ -7,7 +7,9 @@ replica with the model names suffixed), then runs, one after the other:
 * the floor: a fresh interpreter that gunzips every prediction file the loader reads and reads each
   with ``polars.read_ndjson`` (``bench_load.FLOOR``);
 * each command of :data:`COMMANDS` three ways: ``--no-cache``; with an empty cache folder (cold: it
-  loads and writes the cache); with that cache filled (warm).
+  loads and writes the cache); with that cache filled (warm).  The cache folder's size limit is set
+  to ``--cache-limit`` (32 GiB): with the default 2 GiB a release of 10M predictions (about 3.5 GB
+  cached) is not kept, and warm would be no-cache.
 
 Prints wall time and peak resident memory (``/usr/bin/time``, else ``getrusage`` of the children)
 of every run and, for ``export-frame --no-cache`` (the loading path), the ratio to the floor.  Not a
@@ -22,6 +24,7 @@ import argparse
 import math
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -41,20 +44,28 @@ COMMANDS = {
 PER_REPLICA = 57_268   # predictions of data/synthetic (predictions, judge2 and ablation)
 
 
-def run(cmd_args: list[str], root: Path, work: Path, mode: str) -> tuple[float, float]:
-    """Wall seconds and peak MiB of one command in one cache mode."""
+def run(cmd_args: list[str], root: Path, work: Path, mode: str, cache_limit: str) -> tuple[float, float]:
+    """Wall seconds and peak MiB of one command in one cache mode (the cache folder's size limit set
+    to ``cache_limit`` beforehand, untimed, so that a large release is kept)."""
     env = dict(os.environ)
     env.pop("VOXMEM_RELEASE_CACHE", None)
     cache = work / "cache"
     env["VOXMEM_CACHE_DIR"] = str(cache)
     if mode == "cold":
         shutil.rmtree(cache, ignore_errors=True)
+        subprocess.run([str(bl.BIN / "voxmem-analysis"), "cache", "--limit", cache_limit], env=env, check=True,
+                       stdout=subprocess.DEVNULL)
     args = [a.format(work=work) for a in cmd_args]
     cmd = [str(bl.BIN / "voxmem-analysis"), *args[:1 if args[0] != "table" else 2], "--data", str(root),
            *args[1 if args[0] != "table" else 2:]]
     if mode == "no-cache":
         cmd.append("--no-cache")
-    wall, mib, _ = bl.timed(cmd, env)
+    try:
+        wall, mib, _ = bl.timed(cmd, env)
+    except SystemExit as exc:   # a failed run (killed for memory, say) is reported, and the others still run
+        print(f"  FAILED {' '.join(args)} ({mode}): {str(exc)[-500:]}", file=sys.stderr, flush=True)
+        return math.nan, math.nan
+    print(f"  {' '.join(args[:2])} {mode}: {wall:.1f} s, {mib:,.0f} MiB", file=sys.stderr, flush=True)
     return wall, mib
 
 
@@ -63,6 +74,9 @@ def main() -> None:
     ap.add_argument("--predictions", default="400000", help="comma-separated sizes (default 400000)")
     ap.add_argument("--commands", default=",".join(COMMANDS), help="comma-separated names of COMMANDS")
     ap.add_argument("--modes", default="no-cache,cold,warm", help="comma-separated of no-cache, cold, warm")
+    ap.add_argument("--cache-limit", default="32GiB",
+                    help="size limit of the benchmark's cache folder (default 32GiB: the 2 GiB default keeps no "
+                         "release beyond about 6M predictions, and warm would be no-cache)")
     args = ap.parse_args()
     names = [c.strip() for c in args.commands.split(",")]
     modes = [m.strip() for m in args.modes.split(",")]
@@ -80,7 +94,7 @@ def main() -> None:
             for name in names:
                 cells, ratio = [], ""
                 for mode in modes:
-                    wall, mib = run(COMMANDS[name], root, work, mode)
+                    wall, mib = run(COMMANDS[name], root, work, mode, args.cache_limit)
                     cells.append(f"{wall:>10.1f} {mib:>7,.0f}")
                     if name == "export-frame" and mode == "no-cache":
                         ratio = f"   {wall / fw:.2f}"
