@@ -16,7 +16,7 @@ of every run and, for ``export-frame --no-cache`` (the loading path), the ratio 
 test: it prints numbers, which depend on the machine and its load.
 
     .venv/bin/python benchmarks/bench_scale.py [--predictions 400000,1700000] [--commands validate,export-frame]
-        [--modes no-cache,cold,warm]
+        [--modes no-cache,cold,warm] [--runs export-frame:no-cache,validate:cold,...] [--no-floor]
 """
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ COMMANDS = {
     "items": ["items", "--model", "Gemini-2.5-Pro", "--budget", "8K"],
     "export-frame": ["export-frame", "--out", "{work}/frame.parquet"],
 }
-PER_REPLICA = 57_268   # predictions of data/synthetic (predictions, judge2 and ablation)
+PER_REPLICA = 57_268   # predictions (lines) of data/synthetic (predictions, judge2 and ablation): n = replicas x this
 
 
 def run(cmd_args: list[str], root: Path, work: Path, mode: str, cache_limit: str) -> tuple[float, float]:
@@ -74,31 +74,46 @@ def main() -> None:
     ap.add_argument("--predictions", default="400000", help="comma-separated sizes (default 400000)")
     ap.add_argument("--commands", default=",".join(COMMANDS), help="comma-separated names of COMMANDS")
     ap.add_argument("--modes", default="no-cache,cold,warm", help="comma-separated of no-cache, cold, warm")
+    ap.add_argument("--runs", default=None,
+                    help="instead of --commands x --modes: comma-separated COMMAND:MODE run in this order, sharing "
+                         "one cache folder (e.g. 'export-frame:no-cache,export-frame:cold,validate:warm')")
+    ap.add_argument("--no-floor", action="store_true", help="skip the floor (and the load ratio)")
     ap.add_argument("--cache-limit", default="32GiB",
                     help="size limit of the benchmark's cache folder (default 32GiB: the 2 GiB default keeps no "
                          "release beyond about 6M predictions, and warm would be no-cache)")
     args = ap.parse_args()
-    names = [c.strip() for c in args.commands.split(",")]
-    modes = [m.strip() for m in args.modes.split(",")]
+    if args.runs:
+        runs = [tuple(r.strip().rsplit(":", 1)) for r in args.runs.split(",")]
+    else:
+        runs = [(c.strip(), m.strip()) for c in args.commands.split(",") for m in args.modes.split(",")]
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
     for size in (int(x) for x in args.predictions.split(",")):
-        root = bl.replicate(max(1, math.ceil(size / PER_REPLICA)))
-        n = bl.predictions(root)
+        replicas = max(1, math.ceil(size / PER_REPLICA))
+        root = bl.replicate(replicas)
         with tempfile.TemporaryDirectory(prefix="voxmem-scale-") as tmp:
             work = Path(tmp)
-            floor = work / "floor_read.py"
-            floor.write_text(bl.FLOOR)
-            fw, fm, _ = bl.timed([sys.executable, str(floor), str(root)], dict(os.environ))
-            print(f"\n{n:,} predictions ({root.name}); floor {fw:.1f} s, {fm:,.0f} MiB")
-            print(f"{'command':<16} " + " ".join(f"{m + ' s':>10} {'MiB':>7}" for m in modes) + "   load x floor")
-            for name in names:
-                cells, ratio = [], ""
-                for mode in modes:
-                    wall, mib = run(COMMANDS[name], root, work, mode, args.cache_limit)
-                    cells.append(f"{wall:>10.1f} {mib:>7,.0f}")
-                    if name == "export-frame" and mode == "no-cache":
-                        ratio = f"   {wall / fw:.2f}"
-                print(f"{name:<16} " + " ".join(cells) + ratio, flush=True)
+            fw = math.nan
+            if not args.no_floor:
+                floor = work / "floor_read.py"
+                floor.write_text(bl.FLOOR)
+                fw, fm, _ = bl.timed([sys.executable, str(floor), str(root)], dict(os.environ))
+                print(f"floor {fw:.1f} s, {fm:,.0f} MiB", file=sys.stderr, flush=True)
+            results = {}
+            for name, mode in runs:
+                results[name, mode] = run(COMMANDS[name], root, work, mode, args.cache_limit)
+            _table(replicas * PER_REPLICA, root, fw, fm if not args.no_floor else math.nan, results)
+
+
+def _table(n: int, root: Path, fw: float, fm: float, results: dict) -> None:
+    """One row per command: wall s and peak MiB per mode run, and export-frame --no-cache / floor."""
+    modes = [m for m in ("no-cache", "cold", "warm") if any(k[1] == m for k in results)]
+    print(f"\n{n:,} predictions ({root.name}); floor {fw:.1f} s, {fm:,.0f} MiB")
+    print(f"{'command':<16} " + " ".join(f"{m + ' s':>10} {'MiB':>7}" for m in modes) + "   load x floor")
+    for name in dict.fromkeys(k[0] for k in results):
+        cells = [f"{results[name, m][0]:>10.1f} {results[name, m][1]:>7,.0f}" if (name, m) in results else f"{'-':>10} {'-':>7}"
+                 for m in modes]
+        ratio = f"   {results[name, 'no-cache'][0] / fw:.2f}" if name == "export-frame" and (name, "no-cache") in results else ""
+        print(f"{name:<16} " + " ".join(cells) + ratio, flush=True)
 
 
 if __name__ == "__main__":
