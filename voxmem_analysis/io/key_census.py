@@ -20,13 +20,22 @@ by a *key census*:
 A line where counting is not plain (a quote after backslashes before a colon, white space before a
 colon or after it beyond one space) fails, as does any line failing a test: Python's ``json``
 reads it (a false alarm only costs time).
+
+**Sums first** (:func:`settled_by_sums`): on counted lines, a line's key tokens are at least its
+fields polars read as not null plus its ``"field": null`` (each such field comes from a key token
+of its own whose value is not null), so when the sums over all lines are equal, so is every line's
+count; and then its keys holding a string are at most its text fields read as not null (a string
+in a boolean or whole-number field makes polars' parse fail), so equal sums again settle every
+line.  The sums cost one null count per column; the per-line counts (:func:`filled`) are only
+worked out when the sums differ.  :func:`readable_lines` (one file whose every line polars read) counts the sums
+first, without finding each key token's line, and falls back to the per-line census.
 """
 from __future__ import annotations
 
 import numpy as np
 import polars as pl
 
-__all__ = ["line_ranges", "census", "filled", "readable"]
+__all__ = ["line_ranges", "census", "filled", "settled_by_sums", "readable", "readable_lines"]
 
 _QUOTE, _COLON, _BACKSLASH, _SPACE, _TAB, _CR = 34, 58, 92, 32, 9, 13
 
@@ -78,12 +87,19 @@ def census(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray
     vstart = vstart + (a[np.minimum(vstart, len(a) - 1)] == _SPACE)
     is_null = _is_null_at(a, vstart)
     is_text = a[np.minimum(vstart, len(a) - 1)] == _QUOTE
-    names: list[tuple[int, str]] = []
-    for r, k in zip(krow[is_null].tolist(), kpos[is_null].tolist()):
-        o = raw.rfind(b'"', 0, k - 1)
-        names.append((r, raw[o + 1:k - 1].decode("utf-8", "replace") if raw[o - 1:o] != b"\\" else "\x00"))
+    names = _null_names(raw, krow[is_null], kpos[is_null])
     return (np.bincount(krow, minlength=n), np.bincount(krow[is_text], minlength=n),
             counted & escapes_ok(raw, starts, ends), names)
+
+
+def _null_names(raw: bytes, rows: np.ndarray, colons: np.ndarray) -> list[tuple[int, str]]:
+    """``(line, name)`` of each key token ``"name": null`` (its line and colon; ``"\\x00"``: a name
+    ending in an escaped quote)."""
+    names: list[tuple[int, str]] = []
+    for r, k in zip(rows.tolist(), colons.tolist()):
+        o = raw.rfind(b'"', 0, k - 1)
+        names.append((r, raw[o + 1:k - 1].decode("utf-8", "replace") if raw[o - 1:o] != b"\\" else "\x00"))
+    return names
 
 
 def _rows_at(pos: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -129,6 +145,21 @@ def filled(rec: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return counts["all"].to_numpy(), counts["text"].to_numpy()
 
 
+def settled_by_sums(rec: pl.DataFrame, n_keys: np.ndarray, n_text: np.ndarray, counted: np.ndarray,
+                    n_null_names: int) -> bool:
+    """True when the sums alone show that every row's key tokens (:func:`census`) are its fields read
+    as not null plus its ``"field": null`` and that its keys holding a string are its text fields read
+    as not null (see the module docstring); then :func:`readable` needs no per-row counts
+    (:func:`filled`): ``extra_keys`` is each row's count of ``"field": null`` and ``extra_text`` zero."""
+    if not rec.height or not counted.all():
+        return False
+    nulls = {s.name: s.null_count() for s in rec.iter_columns()}   # kept by each column: no pass over the data
+    text = [f for f, t in rec.schema.items() if t == pl.Utf8]
+    n_all = rec.height * rec.width - sum(nulls.values())
+    n_str = rec.height * len(text) - sum(nulls[f] for f in text)
+    return int(n_keys.sum()) - n_null_names == n_all and int(n_text.sum()) == n_str
+
+
 def readable(rec: pl.DataFrame, extra_keys: np.ndarray, extra_text: np.ndarray, counted: np.ndarray,
              names: list[tuple[int, str]], schema: dict) -> np.ndarray:
     """True for each row of ``rec`` that polars read exactly as Python's ``json`` reads its line.
@@ -154,3 +185,46 @@ def readable(rec: pl.DataFrame, extra_keys: np.ndarray, extra_text: np.ndarray, 
         taken = rec[name].gather(rows).is_not_null().to_numpy()
         ok[np.asarray(rows)[taken]] = False
     return ok & (extra_keys == n_null)
+
+
+# ----------------------------------------------------------------------------- one file, sums first
+def readable_lines(raw: bytes, rec: pl.DataFrame, starts: np.ndarray, ends: np.ndarray, schema: dict,
+                   whole: bool) -> np.ndarray:
+    """:func:`readable` of the rows of ``rec``, row ``i`` being the line ``raw[starts[i]:ends[i]]``.
+    ``whole``: these are all the non-blank lines of ``raw`` (polars read one row per line); then the
+    sums of the whole text decide when they settle it (the usual case: no per-line counts), else
+    the per-line :func:`census` and :func:`filled`."""
+    sums = _key_sums(raw, starts, ends) if whole and len(starts) == rec.height else None
+    if sums is not None:
+        n_keys, n_text, names = sums
+        if settled_by_sums(rec, np.array([n_keys]), np.array([n_text]), np.ones(1, dtype=bool), len(names)):
+            rows = np.asarray([r for r, _ in names], dtype=np.int64)
+            return readable(rec, np.bincount(rows, minlength=rec.height), np.zeros(rec.height, dtype=np.int64),
+                            np.ones(rec.height, dtype=bool), names, schema)
+    n_keys_row, n_text_row, counted, names = census(raw, starts, ends)
+    n_all, n_str = filled(rec)
+    return readable(rec, n_keys_row - n_all, n_text_row - n_str, counted, names, schema)
+
+
+def _key_sums(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[int, int, list[tuple[int, str]]] | None:
+    """``(key tokens, of them those holding a string, (line, name) of each "name": null)`` of the whole
+    text, whose lines are all ``starts``/``ends`` (the others blank); None when some line is not
+    counted plainly (:func:`census` then says which)."""
+    a = np.frombuffer(raw, dtype=np.uint8)
+    if len(a) < 4:
+        return None
+    c = np.flatnonzero(a == _COLON)
+    c = c[c >= 3]
+    prev, prev2 = a[c - 1], a[c - 2]
+    if ((prev == _SPACE) | (prev == _TAB) | (prev == _CR) | ((prev == _QUOTE) & (prev2 == _BACKSLASH)
+                                                            & (a[c - 3] == _BACKSLASH))).any():
+        return None
+    kpos = c[(prev == _QUOTE) & (prev2 != _BACKSLASH)]
+    vstart = kpos + 1
+    vstart = vstart + (a[np.minimum(vstart, len(a) - 1)] == _SPACE)
+    is_null = _is_null_at(a, vstart)
+    n_text = int(np.count_nonzero(a[np.minimum(vstart, len(a) - 1)] == _QUOTE))
+    if not escapes_ok(raw, starts, ends).all():
+        return None
+    at = kpos[is_null]
+    return len(kpos), n_text, _null_names(raw, _line_of(at, starts), at)

@@ -36,7 +36,7 @@ import polars as pl
 from voxmem_analysis.io import bulk as bk
 from voxmem_analysis.io.files import read_raw
 from voxmem_analysis.io.jsonl import parse_object
-from voxmem_analysis.io.key_census import census, filled, line_ranges, readable
+from voxmem_analysis.io.key_census import line_ranges, readable_lines
 from voxmem_analysis.io.schema import COLUMN_NAMES, ITEM_FIELDS
 
 __all__ = ["SCHEMA", "STR_FIELDS", "BOOL_FIELDS", "INT_FIELDS", "KNOWN_KEYS", "ODD_SUFFIXES", "FileRead", "read_file",
@@ -68,7 +68,7 @@ class FileRead:
     rec: pl.DataFrame | None = None
     parsed: np.ndarray | None = None
     ranges: tuple = ()
-    census: tuple = ()
+    readable: np.ndarray | None = None   # rows of rec polars read as Python's json reads their line
 
 
 def read_file(path, fi: int, rel: str, cond: str | None) -> FileRead:
@@ -78,7 +78,7 @@ def read_file(path, fi: int, rel: str, cond: str | None) -> FileRead:
     out = FileRead(fi, rel, cond, problems, raw)
     if raw is None:
         return out
-    out.rec, out.parsed, out.ranges, out.census, whole = file_rows(raw)
+    out.rec, out.parsed, out.ranges, out.readable, whole = file_rows(raw)
     if not whole:
         try:
             raw.decode("utf-8")
@@ -130,14 +130,15 @@ def _jsonable(v):
 
 
 # ----------------------------------------------------------------------------- lines
-def file_rows(raw: bytes) -> tuple[pl.DataFrame, np.ndarray, np.ndarray, np.ndarray, tuple, bool]:
-    """``(rows polars parsed, the index of each row's line, line starts, ends and numbers, census, whether
-    polars parsed the whole file)`` of one file's bytes.
+def file_rows(raw: bytes) -> tuple[pl.DataFrame, np.ndarray, tuple, np.ndarray, bool]:
+    """``(rows polars parsed, the index of each row's line, (line starts, ends and numbers), which rows
+    polars read as Python's json reads their line, whether polars parsed the whole file)`` of one
+    file's bytes.
 
     The whole file is parsed in one call (its bytes are not copied or decoded); when that fails or
     does not give one row per line, the lines are parsed in groups, a rejected group halved until
-    the bad lines stand alone.  The census (:func:`voxmem_analysis.io.key_census.census`) of the
-    parsed rows' lines goes with them to :func:`voxmem_analysis.io.key_census.readable`."""
+    the bad lines stand alone.  Which rows polars read as Python's ``json`` does is decided by
+    :func:`voxmem_analysis.io.key_census.readable_lines` (the one place), in the reading thread."""
     starts, ends, numbers = line_ranges(raw)
     try:
         rec = pl.read_ndjson(io.BytesIO(raw), schema=SCHEMA) if len(starts) else None
@@ -150,7 +151,8 @@ def file_rows(raw: bytes) -> tuple[pl.DataFrame, np.ndarray, np.ndarray, np.ndar
         rec, parsed = _parse_groups([raw[s:e] for s, e in zip(starts.tolist(), ends.tolist())])
     if rec is None or not len(parsed):
         rec, parsed = pl.DataFrame(schema=SCHEMA), np.zeros(0, dtype=np.int64)
-    return rec, parsed, (starts, ends, numbers), census(raw, starts[parsed], ends[parsed]), whole
+    ok = readable_lines(raw, rec, starts[parsed], ends[parsed], SCHEMA, whole)
+    return rec, parsed, (starts, ends, numbers), ok, whole
 
 
 def _parse_groups(lines: list[bytes]) -> tuple[pl.DataFrame | None, np.ndarray]:
@@ -254,19 +256,15 @@ def _put(cols: dict, odd: dict, f: str, dtype, v, i: int, n: int) -> None:
 def raw_frame(batch: list[FileRead]) -> tuple[pl.DataFrame, dict[tuple[int, int], dict], dict[int, int]]:
     """``(raw frame in file and line order, extras by (file index, line), non-blank lines per file)`` of
     files read by :func:`read_file` (UTF-8 ones): polars' rows for the lines it reads as Python's
-    ``json`` does (decided by :func:`voxmem_analysis.io.key_census.readable`, the one place), Python's
+    ``json`` does (decided by :func:`voxmem_analysis.io.key_census.readable_lines`, the one place), Python's
     ``json`` for the others."""
-    recs, keys, texts, counted, names, where, meta = [], [], [], [], [], [], []
+    recs, oks, where, meta = [], [], [], []
     slow: list[tuple[int, str, str | None, int, bytes]] = []
     offset = 0
     for f in batch:
         starts, ends, numbers = f.ranges
-        n_keys, n_text, ok, null_names = f.census
         recs.append(f.rec)
-        keys.append(n_keys)
-        texts.append(n_text)
-        counted.append(ok)
-        names += [(offset + r, name) for r, name in null_names]
+        oks.append(f.readable)
         where.append((offset, f.raw, starts[f.parsed], ends[f.parsed]))
         meta.append((f.fi, f.rel, f.cond, numbers[f.parsed]))
         rest = np.setdiff1d(np.arange(len(starts)), f.parsed, assume_unique=True)
@@ -279,9 +277,7 @@ def raw_frame(batch: list[FileRead]) -> tuple[pl.DataFrame, dict[tuple[int, int]
         off, raw, st, en = where[bisect.bisect_right(first_rows, i) - 1]
         return raw, int(st[i - off]), int(en[i - off])
 
-    n_all, n_str = filled(rec)
-    ok = readable(rec, _joined(keys, np.int64) - n_all, _joined(texts, np.int64) - n_str, _joined(counted, bool), names,
-                  SCHEMA)
+    ok = _joined(oks, bool)
     files = pl.DataFrame([m[:3] for m in meta], schema={"_fi": pl.Int64, "_file": pl.Utf8, "_cond": pl.Utf8}, orient="row")
     at = np.repeat(np.arange(len(meta)), [len(m[3]) for m in meta])
     frame = pl.concat([files[at].with_columns(pl.Series("_line", np.concatenate([m[3] for m in meta]) if meta else [],

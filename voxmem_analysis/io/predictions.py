@@ -107,15 +107,34 @@ def read_prediction_files(root: Path, sub: str, files: list[Path], items: pl.Dat
 _THREADS = max(1, min(4, os.cpu_count() or 1))
 
 
+#: Bytes on disk the reading threads may be ahead of the batch being checked (beyond ``2 * _THREADS`` files),
+#: so that they go on reading while a batch is checked.
+AHEAD_BYTES = BATCH_BYTES // 8
+_MAX_AHEAD = 64
+
+
 def _in_order(pool: ThreadPoolExecutor, tasks: list[tuple]):
-    """:func:`read_file` of each task, in order, at most ``2 * _THREADS`` files ahead."""
+    """:func:`read_file` of each task, in order: ``2 * _THREADS`` files ahead, more (up to 64) while
+    the files ahead hold less than :data:`AHEAD_BYTES` on disk."""
     pending: deque = deque()
+    ahead = 0
     for task in tasks:
-        pending.append(pool.submit(read_file, *task))
-        if len(pending) >= 2 * _THREADS:
-            yield pending.popleft().result()
+        size = _disk_size(task[0])
+        pending.append((pool.submit(read_file, *task), size))
+        ahead += size
+        while len(pending) >= _MAX_AHEAD or (len(pending) >= 2 * _THREADS and ahead >= AHEAD_BYTES):
+            future, size = pending.popleft()
+            ahead -= size
+            yield future.result()
     while pending:
-        yield pending.popleft().result()
+        yield pending.popleft()[0].result()
+
+
+def _disk_size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:   # reading it says why
+        return 0
 
 
 def _read_batch(batch: list[FileRead], state: _Reading) -> None:
