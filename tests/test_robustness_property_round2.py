@@ -15,8 +15,8 @@ line runs in-process, validating and writing an output over a previous one.  Alw
   rejected + identical duplicates, the rejected lines are named by findings with a line, the
   command's "N line(s) left out" is that count, and a file not read in full is named beside it.
 
-The LongMemEval crash classes fixed in its readers by the parallel branch wp-rules are listed as
-strict expected failures at the end (the lead removes the marks at merge).
+The LongMemEval crash classes of issue 24 (empty cells, a self-looping link, deep nesting, huge
+cells) are also tested one by one at the end.
 """
 from __future__ import annotations
 
@@ -253,8 +253,8 @@ def _lme_files() -> list[str]:
     return ["manifest.csv", "questions.json"] + sorted(f"verdicts/{p.name}" for p in (FIX / "verdicts").iterdir())
 
 
-#: Corruptions the LongMemEval readers survive today; the rest are wp-rules' (see the xfail tests below).
-LME_KINDS = ("truncate", "flip", "duplicate", "empty", "bom", "crlf")
+#: Every corruption, on the manifest, the question file and each verdict file.
+LME_KINDS = KINDS
 
 
 @settings(_SETTINGS, max_examples=40)
@@ -311,8 +311,7 @@ def test_odd_output_paths_are_written_whole_or_refused(tmp_path, kind, command):
         assert stat.S_ISREG(os.lstat(target).st_mode) and pl.read_csv(target).height > 0
 
 
-# ----------------------------------------------------------------------------- wp-rules' classes
-_WP_RULES = pytest.mark.xfail(strict=True, reason="fixed by wp-rules (LongMemEval readers)")
+# ----------------------------------------------------------------------------- LongMemEval crash classes
 
 
 def _manifest_row(root: Path, i: int, **cells) -> None:
@@ -332,11 +331,10 @@ def _loop(root: Path) -> None:
 
 
 @pytest.mark.parametrize("mutate", [
-    pytest.param(lambda r: _manifest_row(r, 1, budget=""), id="empty-budget", marks=_WP_RULES),
-    pytest.param(lambda r: _manifest_row(r, 1, judge=""), id="empty-judge", marks=_WP_RULES),
-    pytest.param(_loop, id="self-looping-symlink", marks=_WP_RULES),
-    pytest.param(lambda r: (r / "questions.json").write_text("[" * 100_000 + "]" * 100_000), id="deep-questions",
-                 marks=_WP_RULES),
+    pytest.param(lambda r: _manifest_row(r, 1, budget=""), id="empty-budget"),
+    pytest.param(lambda r: _manifest_row(r, 1, judge=""), id="empty-judge"),
+    pytest.param(_loop, id="self-looping-symlink"),
+    pytest.param(lambda r: (r / "questions.json").write_text("[" * 100_000 + "]" * 100_000), id="deep-questions"),
     pytest.param(lambda r: _manifest_row(r, 1, system="S" * 200_000), id="huge-manifest-cell"),   # cli.main
 ])
 def test_longmemeval_crash_classes(tmp_path, mutate):

@@ -42,6 +42,7 @@ from voxmem_analysis.io.amc_rules import (AXES, AXIS_LABELS, EDIT_TYPES, INSTRUC
 from voxmem_analysis.io.amc_tables import UNREAD_LINE, empty_raw, part_files, read_table, table_file, table_suffix
 from voxmem_analysis.io.amc_values import Cells, to_pandas
 from voxmem_analysis.io.jsonl import decode
+from voxmem_analysis.io.textlimits import read_regular
 from voxmem_analysis.io.provenance import ReleaseProvenance
 
 __all__ = [
@@ -236,7 +237,7 @@ class AmcRelease(ReleaseProvenance):
 
 def _read_meta(root: Path) -> tuple[dict, list[Problem]]:
     try:
-        meta = json.loads(decode((root / "release.json").read_bytes()))
+        meta = json.loads(decode(read_regular(root / "release.json")))
     except OSError:
         return {}, [Problem("missing_table", "error", "no release.json", "release.json")]
     except (ValueError, RecursionError) as exc:

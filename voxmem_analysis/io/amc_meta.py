@@ -14,6 +14,7 @@ from pathlib import Path
 
 from voxmem_analysis.errors import Problem
 from voxmem_analysis.io.jsonl import decode
+from voxmem_analysis.io.textlimits import read_regular
 
 __all__ = ["BENCHMARK_ID", "release_benchmark", "is_amc_release", "benchmark_problems"]
 
@@ -31,7 +32,7 @@ def release_benchmark(path) -> tuple[str | None, str | None]:
     (a ``benchmark`` this workbook does not read), or None without a readable ``release.json``
     object; ``written`` is the ``benchmark`` value as written (None when absent)."""
     try:
-        meta = json.loads(decode((Path(path) / "release.json").read_bytes()))
+        meta = json.loads(decode(read_regular(Path(path) / "release.json")))
     except (OSError, ValueError, RecursionError):
         return None, None
     if not isinstance(meta, dict):

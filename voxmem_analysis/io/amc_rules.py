@@ -55,9 +55,9 @@ def _boolean(f: str) -> Rule:
 def _number(f: str, *, integer: bool, minimum: float) -> Rule:
     def bad(c: Cells) -> pl.Expr:
         x = pl.col(f"d.num.{f}")
-        wrong = x.is_nan() | (x < minimum)
+        wrong = ~x.is_finite() | (x < minimum)   # NaN, Infinity, 1e999: no duration or count (issue 24)
         if integer:
-            wrong = wrong | x.is_infinite() | (x != x.floor())
+            wrong = wrong | (x != x.floor())
         return ~c.empty(f) & wrong.fill_null(True)
     kind = "a whole number" if integer else "a number"
     return Rule("invalid_field", "error", f, 2, bad, lambda r: f"`{f}` must be {kind} >= {minimum:g}, got {shown(r, f)!r}")

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from voxmem_analysis.errors import Problem
 from voxmem_analysis.io.jsonl import decode
+from voxmem_analysis.io.textlimits import read_regular
 
 __all__ = ["is_prediction_name", "is_gzip_name", "walk", "walk_files", "prediction_files", "read_text", "read_raw", "rel"]
 
@@ -144,7 +145,7 @@ def read_raw(path: Path, rel_name: str) -> tuple[bytes | None, list[Problem]]:
     UTF-8 (:func:`utf8_problem` names the first bad byte as Python's decoder does).  None when
     nothing can be read (an error says why)."""
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path)   # a FIFO or device named like a data file: an error, never a wait
     except OSError as exc:
         return None, [Problem("file_unreadable", "error", f"cannot read file: {exc.strerror or exc}", rel_name)]
     cut = None
@@ -189,7 +190,7 @@ def read_text(path: Path, rel_name: str) -> tuple[str | None, list[Problem]]:
     """
     problems: list[Problem] = []
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path)   # a FIFO or device named like a data file: an error, never a wait
     except OSError as exc:
         return None, [Problem("file_unreadable", "error", f"cannot read file: {exc.strerror or exc}", rel_name)]
     if is_gzip_name(path.name):
