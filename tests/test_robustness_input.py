@@ -93,14 +93,16 @@ def test_an_unreadable_folder_is_an_error_naming_it(tmp_path, monkeypatch, capsy
 def test_an_unreadable_file_says_why(tmp_path, monkeypatch):
     root = _release(tmp_path)
     locked = write_jsonl(root / "predictions" / "model-b" / "p.jsonl", [harness_line(model="Model-B")])
-    real = pathlib.Path.read_bytes
+    from voxmem_analysis.io import files
 
-    def read_bytes(self):
-        if self == locked:
-            raise PermissionError(13, "Permission denied", str(self))
-        return real(self)
+    real = files.read_regular   # the one place prediction files are opened (tests run as root: chmod cannot lock)
 
-    monkeypatch.setattr(pathlib.Path, "read_bytes", read_bytes)
+    def read_regular(path):
+        if pathlib.Path(path) == locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(files, "read_regular", read_regular)
     rel = load_release(root, strict=False, cache=False)
     p = _only(rel, "file_unreadable")
     assert (p.file, p.message) == ("predictions/model-b/p.jsonl", "cannot read file: Permission denied")
