@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import zlib
 import hashlib
 import io
 import json
@@ -342,3 +343,71 @@ def test_longmemeval_crash_classes(tmp_path, mutate):
     mutate(root)
     check_run(["slice", "--manifest", str(root / "manifest.csv"), "--questions", str(root / "questions.json"),
                "--by", "system", "--interval", "wilson", "--out", str(tmp_path / "o" / "s.csv")], tmp_path / "o" / "s.csv")
+
+
+# ----------------------------------------------------------------------------- attribution records, AMC runs
+def _attribution_release(root: Path) -> Path:
+    """The small VoxMem release plus 40 audit records of data/synthetic (SYNTHETIC) in attribution/."""
+    voxmem_release(root)
+    src = Path(__file__).resolve().parents[1] / "data" / "synthetic" / "attribution" / "audit_64k.jsonl"
+    with open(src, encoding="utf-8") as fh:
+        head = [next(fh) for _ in range(40)]
+    (root / "attribution").mkdir()
+    (root / "attribution" / "audit_64k.jsonl").write_text("".join(head), encoding="utf-8")
+    with gzip.open(root / "attribution" / "more.jsonl.gz", "wt", encoding="utf-8") as fh:
+        fh.write("".join(head[:10]))
+    return root
+
+
+@settings(_SETTINGS, max_examples=30)
+@given(change=corruption(["attribution/audit_64k.jsonl", "attribution/more.jsonl.gz"]))
+def test_attribution_records_corrupted_at_random(change):
+    from voxmem_analysis.io.attribution import read_audit_files
+
+    name, kind, rnd = change
+    with tempfile.TemporaryDirectory() as tmp:
+        root = _attribution_release(Path(tmp) / "rel")
+        corrupt(root, name, kind, rnd)
+        before = digest(root)
+        check_run(["validate", "--data", str(root)], Path(tmp) / "o0" / "unused.csv")
+        assert digest(root) == before
+        if kind in ("loop", "fifo"):
+            return
+        rows, problems = read_audit_files(root)   # the reader itself: every loss is named by file (and line)
+        lines = sum(1 for f in ("audit_64k.jsonl", "more.jsonl.gz") for ln in _text_lines(root / "attribution" / f))
+        line_errors = sum(p.count for p in problems if p.severity == "error" and p.line is not None)
+        whole_files = [p for p in problems if p.severity == "error" and p.line is None]
+        assert all(p.file for p in problems), [str(p) for p in problems]
+        assert whole_files or len(rows) + line_errors >= lines - 10, (len(rows), line_errors, lines)
+
+
+def _text_lines(path: Path) -> list[str]:
+    """Non-blank lines of a (possibly gzipped, possibly damaged) file, as far as it can be read."""
+    try:
+        raw = path.read_bytes()
+        raw = gzip.decompress(raw) if path.suffix == ".gz" else raw
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error):
+        return []
+    return [ln for ln in raw.decode("utf-8", "replace").replace("\r", "\n").split("\n") if ln.strip()]
+
+
+AMC_RUN = Path(__file__).resolve().parents[1] / "data" / "examples" / "amc_run"
+AMC_RUN_FILES = ["manifest.csv", "tasks.jsonl", "results/synth-e2e-text.jsonl.gz", "results/synth-cascade-text.jsonl",
+                 "results/synth-e2e-audio.jsonl"]
+
+
+@settings(_SETTINGS, max_examples=30)
+@given(change=corruption(AMC_RUN_FILES))
+def test_amc_runs_corrupted_at_random(change):
+    """Users' Audio MultiChallenge runs (task table + judged results through a manifest)."""
+    name, kind, rnd = change
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "runs"
+        shutil.copytree(AMC_RUN, root)
+        corrupt(root, name, kind, rnd)
+        before = digest(root)
+        args = ["--manifest", str(root / "manifest.csv"), "--tasks", str(root / "tasks.jsonl")]
+        check_run(["validate", *args], Path(tmp) / "o0" / "unused.csv")
+        check_run(["slice", *args, "--lenient", "--by", "system", "--n-boot", "50", "--out", str(Path(tmp) / "o1" / "s.csv")],
+                  Path(tmp) / "o1" / "s.csv")
+        assert digest(root) == before
