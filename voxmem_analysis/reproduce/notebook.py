@@ -275,6 +275,11 @@ def _error_from_exception(exc, script: str) -> ErrorCell:
                      _ANSI.sub("", str(exc)).strip()[:2000], "")
 
 
+#: Seconds a new kernel may take to answer (papermill's ``start_timeout``; its default of 60 s is
+#: too short on a loaded 2-core machine, where ten kernels start beside running notebooks).
+KERNEL_START_TIMEOUT = 300
+
+
 def execute_notebook(path, *, data_dir, out_dir, seed: int = 0, n_boot: int = 10_000,
                      overrides: dict | None = None, timeout: float | None = 900,
                      include_examples: bool = True) -> NotebookResult:
@@ -387,7 +392,8 @@ def _execute(src, dst, params, cwd, log_path, timeout) -> None:
         try:
             pm.execute_notebook(str(src), str(dst), parameters=params, kernel_name=KERNEL_NAME, language="python",
                                 progress_bar=False, log_output=False, cwd=str(cwd), execution_timeout=timeout,
-                                request_save_on_cell_execute=False, coalesce_streams=True)
+                                start_timeout=KERNEL_START_TIMEOUT, request_save_on_cell_execute=False,
+                                coalesce_streams=True)
         finally:
             sys.stderr.flush()
             os.dup2(saved_fd, 2)
