@@ -138,24 +138,32 @@ def _gunzip(raw: bytes) -> tuple[bytes, int | None]:
             return b"".join(out), None
 
 
+def _file_bytes(path: Path, rel_name: str) -> tuple[bytes | None, int | None, list[Problem]]:
+    """The bytes of one file, gunzipped when its name says gzip, and where a gzip stream cut short
+    ended (``cut``; the bytes then end at the last complete line); None and the error when nothing
+    can be read.  What :func:`read_raw` and :func:`read_text` share."""
+    try:
+        raw = read_regular(path)   # a FIFO or device named like a data file: an error, never a wait
+    except OSError as exc:
+        return None, None, [Problem("file_unreadable", "error", f"cannot read file: {exc.strerror or exc}", rel_name)]
+    if not is_gzip_name(path.name):
+        return raw, None, []
+    try:
+        raw, cut = _gunzip(raw)
+    except zlib.error as exc:
+        return None, None, [Problem("file_unreadable", "error", f"cannot read file (damaged or not gzip): {exc}", rel_name)]
+    return (raw if cut is None else raw[:raw.rfind(b"\n") + 1]), cut, []
+
+
 def read_raw(path: Path, rel_name: str) -> tuple[bytes | None, list[Problem]]:
     """The UTF-8 bytes of one prediction file (a leading byte-order mark dropped, bare CR line breaks
     made ``\\n``, a gzip stream cut short kept up to its last complete line) and what reading it found
     (see the module docstring).  The bytes are not decoded here: the caller checks that they are
     UTF-8 (:func:`utf8_problem` names the first bad byte as Python's decoder does).  None when
     nothing can be read (an error says why)."""
-    try:
-        raw = read_regular(path)   # a FIFO or device named like a data file: an error, never a wait
-    except OSError as exc:
-        return None, [Problem("file_unreadable", "error", f"cannot read file: {exc.strerror or exc}", rel_name)]
-    cut = None
-    if is_gzip_name(path.name):
-        try:
-            raw, cut = _gunzip(raw)
-        except zlib.error as exc:
-            return None, [Problem("file_unreadable", "error", f"cannot read file (damaged or not gzip): {exc}", rel_name)]
-        if cut is not None:
-            raw = raw[:raw.rfind(b"\n") + 1]
+    raw, cut, unread = _file_bytes(path, rel_name)
+    if raw is None:
+        return None, unread
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     problems: list[Problem] = []
@@ -189,20 +197,9 @@ def read_text(path: Path, rel_name: str) -> tuple[str | None, list[Problem]]:
     The text is None when nothing can be read (an error says why).
     """
     problems: list[Problem] = []
-    try:
-        raw = read_regular(path)   # a FIFO or device named like a data file: an error, never a wait
-    except OSError as exc:
-        return None, [Problem("file_unreadable", "error", f"cannot read file: {exc.strerror or exc}", rel_name)]
-    if is_gzip_name(path.name):
-        try:
-            raw, cut = _gunzip(raw)
-        except zlib.error as exc:
-            return None, [Problem("file_unreadable", "error", f"cannot read file (damaged or not gzip): {exc}", rel_name)]
-        if cut is not None:
-            end = raw.rfind(b"\n") + 1
-            raw = raw[:end]
-    else:
-        cut = None
+    raw, cut, unread = _file_bytes(path, rel_name)
+    if raw is None:
+        return None, unread
     try:
         text = decode(raw)
     except UnicodeDecodeError as exc:
