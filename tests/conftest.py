@@ -30,6 +30,20 @@ def _cache_outside_home(tmp_path_factory):
         os.environ["VOXMEM_CACHE_DIR"] = old
 
 
+def run_cli(argv, capsys) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of one command run in this process; argparse errors (SystemExit)
+    included.  No traceback and no "internal error" (exit 3) may reach the user."""
+    from voxmem_analysis.cli import main
+
+    try:
+        rc = main([str(a) for a in argv])
+    except SystemExit as exc:
+        rc = exc.code
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err and "Traceback" not in out and "internal error" not in err
+    return rc, out, err
+
+
 def harness_line(**over) -> dict:
     """One scored prediction exactly as score_voxmembench.py writes it (FORMATS.md §1)."""
     rec = {

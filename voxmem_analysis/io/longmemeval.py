@@ -55,8 +55,9 @@ from voxmem_analysis.io.files import read_text
 from voxmem_analysis.io.jsonl import iter_lines, parse_line, parse_object
 from voxmem_analysis.io.longmemeval_rules import FRAME_COLUMNS, LABEL_FALSE, LABEL_TRUE, SCHEMA as _SCHEMA
 from voxmem_analysis.io.longmemeval_rules import check_questions, check_verdicts, plain_part, python_part, tidy_frame
-from voxmem_analysis.io.longmemeval_manifest import MANIFEST_COLUMNS, cell, csv_cells, manifest_rows, read_manifest
+from voxmem_analysis.io.longmemeval_manifest import MANIFEST_COLUMNS, cell, manifest_rows, read_manifest
 from voxmem_analysis.io.provenance import ReleaseProvenance
+from voxmem_analysis.io.textlimits import csv_field_limit
 from voxmem_analysis.errors import Problem, VoxMemDataError
 
 __all__ = [
@@ -164,8 +165,8 @@ def _question_records(path: Path, rel: str, text: str, problems: list[Problem], 
 
 
 def _csv_records(text: str, rel: str, problems: list[Problem], delimiter: str, type_key: str | None) -> list:
-    """(record, line) pairs of a CSV/TSV question table (cells of any length: :func:`csv_cells`)."""
-    with csv_cells(text):
+    """(record, line) pairs of a CSV/TSV question table (cells up to :data:`~voxmem_analysis.io.textlimits.CSV_FIELD_LIMIT` long)."""
+    with csv_field_limit():
         reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
         fields = [f.strip() for f in (reader.fieldnames or [])]
         has_type = (type_key in fields) if type_key else ("question_type" in fields or "type" in fields)
