@@ -109,8 +109,7 @@ class _Written:
 def plain_csv(text: str) -> pl.DataFrame | None:
     """Text columns and ``_line`` of a CSV text the csv module reads by splitting lines at commas
     (no quote, no CR, no NUL, no blank line, a distinct header, every row as many cells as the
-    header, no line of :data:`~voxmem_analysis.io.textlimits.CSV_FIELD_LIMIT` characters or more: the csv
-    module refuses such a cell); None for any other text."""
+    header, no cell of :data:`~voxmem_analysis.io.textlimits.CSV_FIELD_LIMIT` characters); None for any other text."""
     if '"' in text or "\r" in text or "\x00" in text:
         return None
     lines = text.split("\n")

@@ -165,7 +165,7 @@ def _question_records(path: Path, rel: str, text: str, problems: list[Problem], 
 
 
 def _csv_records(text: str, rel: str, problems: list[Problem], delimiter: str, type_key: str | None) -> list:
-    """(record, line) pairs of a CSV/TSV question table (cells up to :data:`~voxmem_analysis.io.textlimits.CSV_FIELD_LIMIT` long)."""
+    """(record, line) pairs of a CSV/TSV question table (long cells read: :func:`csv_field_limit`)."""
     with csv_field_limit():
         reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
         fields = [f.strip() for f in (reader.fieldnames or [])]
@@ -403,7 +403,7 @@ class LongMemEvalData(ManifestData):
         rejected): ``system, budget, judge, manifest_line, reason`` (:func:`select_judge` names them).
     """
 
-    VERDICTS, UNNAMED = "frame", "longmemeval"
+    UNNAMED = "longmemeval"
 
     frame: pl.DataFrame
     questions: pl.DataFrame

@@ -1,8 +1,7 @@
 """What every loaded release says about itself: its name, its one-line label, its problems.
 
 :class:`ReleaseProvenance` is a mixin of the release classes (:class:`~voxmem_analysis.io.release.Release`,
-:class:`~voxmem_analysis.io.amc.AmcRelease`, and through :class:`ManifestData` the verdicts read through a
-manifest, :class:`~voxmem_analysis.io.longmemeval.LongMemEvalData` and :class:`~voxmem_analysis.io.amc_runs.AmcRuns`).
+:class:`~voxmem_analysis.io.amc.AmcRelease`; :class:`ManifestData`: LongMemEvalData, AmcRuns).
 A class using it provides ``synthetic`` and ``problems``, and ``meta`` and ``path`` unless it
 defines its own ``name``.
 """
@@ -46,11 +45,9 @@ class ReleaseProvenance:
 
 @dataclass(kw_only=True)
 class ManifestData(ReleaseProvenance):
-    """What verdicts read through a manifest have besides their frames (keyword fields): ``manifest``, the
-    usable manifest rows; ``problems``; ``stats``; ``manifest_path``; ``dropped``, the manifest rows none
-    of whose verdicts were kept (``manifest_line``, ``reason`` ...).  A subclass names the frame whose
-    ``synthetic`` column says whether the data are synthetic (``VERDICTS``) and its name when it has no
-    manifest path (``UNNAMED``)."""
+    """The keyword fields, ``synthetic`` and ``name`` of verdicts read through a manifest (``manifest``: its
+    usable rows; ``dropped``: rows none of whose verdicts were kept).  ``VERDICTS``: the frame whose
+    ``synthetic`` column is read; ``UNNAMED``: the name without a manifest path."""
 
     VERDICTS: ClassVar[str] = "frame"
     UNNAMED: ClassVar[str] = "manifest"
@@ -68,16 +65,13 @@ class ManifestData(ReleaseProvenance):
         import polars as pl
 
         frame = getattr(self, self.VERDICTS)
-        if "synthetic" not in frame.columns or not frame.height:
-            return False
-        col = frame["synthetic"]
-        flags = (col.str.strip_chars().str.to_lowercase().is_in(["true", "1"]) if col.dtype == pl.Utf8
-                 else col.cast(pl.Boolean, strict=False))
-        return bool(flags.fill_null(False).any())
+        col = frame["synthetic"] if "synthetic" in frame.columns else pl.Series([], dtype=pl.Boolean)
+        if col.dtype == pl.Utf8:
+            col = col.str.strip_chars().str.to_lowercase().is_in(["true", "1"])
+        return bool(col.cast(pl.Boolean, strict=False).fill_null(False).any())
 
     @property
     def name(self) -> str:
-        """``folder/manifest.csv`` of the manifest read."""
         m = self.manifest_path
         if m is None:
             return self.UNNAMED

@@ -21,8 +21,7 @@ __all__ = ["CSV_FIELD_LIMIT", "csv_field_limit", "read_regular", "special_kind"]
 #: Largest CSV field accepted (characters): 1 GiB.
 CSV_FIELD_LIMIT = 1 << 30
 
-_LIMIT_LOCK = threading.Lock()
-_OPEN: list[int] = []   # the limit found by the outermost open scope (one entry per open scope)
+_LOCK, _OPEN = threading.Lock(), []   # _OPEN: the limit found by the outermost open scope, once per open scope
 
 
 @contextlib.contextmanager
@@ -30,12 +29,12 @@ def csv_field_limit():
     """While open, the csv module's field limit is :data:`CSV_FIELD_LIMIT`; on leaving (also after
     an error) the limit found on entering is set back.  Nested and concurrent scopes (threads)
     share one raise: the last to leave restores it."""
-    with _LIMIT_LOCK:
+    with _LOCK:
         _OPEN.append(csv.field_size_limit(CSV_FIELD_LIMIT) if not _OPEN else _OPEN[0])
     try:
         yield
     finally:
-        with _LIMIT_LOCK:
+        with _LOCK:
             old = _OPEN.pop()
             if not _OPEN:
                 csv.field_size_limit(old)

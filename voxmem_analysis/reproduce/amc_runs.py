@@ -135,10 +135,8 @@ def _markdown(data, runs: pd.DataFrame, tables: dict, notes: list[str], head: di
               f"- seed {head['seed']}, {head['n_boot']} bootstrap resamples", ""]
     lines += ["## Your runs", "", table_to_markdown(runs.set_index("system"), digits=0)]
     lines += [f"- {n}" for n in notes] + ([""] if notes else [])
-    errors = sum(p.count for p in data.errors())
-    warnings = sum(p.count for p in data.warnings())
     lines += ["## Findings of the reading", "",
-              f"{errors} error(s), {warnings} warning(s); {data.stats.get('rejected_lines', 0)} line(s) left out "
+              f"{head['errors']} error(s), {head['warnings']} warning(s); {head['left_out']} line(s) left out "
               "(each named below; nothing else is left out).", ""]
     lines += [f"- {p}" for p in data.problems] + [""]
     for name, title, text in _SECTIONS:
@@ -183,8 +181,7 @@ def _html(data, runs: pd.DataFrame, tables: dict, notes: list[str], head: dict) 
     from voxmem_analysis import __version__
     from voxmem_analysis.reproduce.report_html import resource, table_html
 
-    errors, warnings = sum(p.count for p in data.errors()), sum(p.count for p in data.warnings())
-    left_out = data.stats.get("rejected_lines", 0)
+    errors, warnings, left_out = head["errors"], head["warnings"], head["left_out"]
     sections = [("runs", "Your runs", table_html(runs, digits=0, max_rows=None)
                  + (("<ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>") if notes else "")),
                 ("findings", "Findings of the reading",
@@ -229,11 +226,11 @@ def write_amc_runs_report(data, out, *, seed: int = 0, n_boot: int = 10_000, jud
     manifest, tasks = data.manifest_path, data.tasks_path
     tables, notes = _tables(data, judge=judge, seed=seed, n_boot=n_boot)
     runs = _runs_table(data)
-    head = {"manifest": str(manifest), "tasks": str(tasks), "n_tasks": data.tasks.height, "seed": seed, "n_boot": n_boot}
+    head = {"manifest": str(manifest), "tasks": str(tasks), "n_tasks": data.tasks.height, "seed": seed, "n_boot": n_boot,
+            "errors": sum(p.count for p in data.errors()), "warnings": sum(p.count for p in data.warnings()),
+            "left_out": int(data.stats.get("rejected_lines", 0))}
     text = _markdown(data, runs, tables, notes, head)
-    result = AmcRunsReport(Path(out).resolve(), errors=sum(p.count for p in data.errors()),
-                           warnings=sum(p.count for p in data.warnings()),
-                           lines_left_out=int(data.stats.get("rejected_lines", 0)))
+    result = AmcRunsReport(Path(out).resolve(), errors=head["errors"], warnings=head["warnings"], lines_left_out=head["left_out"])
     if "amc_runs_table2" in tables and "published_row" in tables["amc_runs_table2"]:
         result.matched_reference = [str(r) for r, v in tables["amc_runs_table2"]["published_row"].items() if pd.notna(v)]
     staged = StagedOutput(result.out, data=manifest)

@@ -123,8 +123,6 @@ def natural_key(name) -> tuple:
                  for part in re.split(r"(\d+)", str(name)) if part)
 
 
-
-
 def column_decimals(values, digits: int = 3) -> int:
     """Decimals that show every non-integer float of a column (at most ``digits``): the column's
     numbers then line up (24.490 under 26.531, not 24.49)."""
