@@ -1,7 +1,9 @@
 """Shared fixtures: tiny release directories written line by line in the harness's format."""
 from __future__ import annotations
 
+import contextlib
 import gzip
+import io
 import json
 from pathlib import Path
 
@@ -28,6 +30,26 @@ def _cache_outside_home(tmp_path_factory):
         os.environ.pop("VOXMEM_CACHE_DIR", None)
     else:
         os.environ["VOXMEM_CACHE_DIR"] = old
+
+
+def run_cli(argv, capsys=None) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of one command run in this process, argparse errors (SystemExit)
+    included: read from pytest's ``capsys`` when given, else from redirected streams (e.g. in a
+    Hypothesis test).  No traceback and no "internal error" (exit 3) may reach the user."""
+    from voxmem_analysis.cli import main
+
+    streams = (io.StringIO(), io.StringIO())
+    with contextlib.ExitStack() as stack:
+        if capsys is None:
+            stack.enter_context(contextlib.redirect_stdout(streams[0]))
+            stack.enter_context(contextlib.redirect_stderr(streams[1]))
+        try:
+            rc = main([str(a) for a in argv])
+        except SystemExit as exc:
+            rc = exc.code
+    out, err = capsys.readouterr() if capsys is not None else (s.getvalue() for s in streams)
+    assert "Traceback" not in err and "Traceback" not in out and "internal error" not in err
+    return rc, out, err
 
 
 def harness_line(**over) -> dict:

@@ -16,26 +16,15 @@ import pandas as pd
 import pytest
 from scipy import stats as st
 
-from voxmem_analysis.cli import main
 from voxmem_analysis.errors import ResourceLimitError, VoxMemDataError
 from voxmem_analysis.stats import paired_bootstrap_frame
 from voxmem_analysis.stats import resources as R
 
 from conftest import SYNTHETIC
+from conftest import run_cli as run
 
 FIX = Path(__file__).parent / "fixtures" / "longmemeval"
 MANIFEST = ["--manifest", str(FIX / "manifest.csv"), "--questions", str(FIX / "questions.json")]
-
-
-def run(argv, capsys) -> tuple[int, str, str]:
-    """(exit code, stdout, stderr) of one command; argparse errors (SystemExit) included."""
-    try:
-        rc = main(argv)
-    except SystemExit as exc:
-        rc = exc.code
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err and "Traceback" not in out
-    return rc, out, err
 
 
 # ============================================================================ output paths

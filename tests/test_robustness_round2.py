@@ -23,20 +23,10 @@ from pathlib import Path
 import pytest
 
 from conftest import harness_line, write_jsonl
-from voxmem_analysis.cli import main
+from conftest import run_cli as run
 
 REPO = Path(__file__).resolve().parent.parent
 FIX = Path(__file__).parent / "fixtures" / "longmemeval"
-
-
-def run(argv, capsys) -> tuple[int, str, str]:
-    try:
-        rc = main(argv)
-    except SystemExit as exc:
-        rc = exc.code
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err and "internal error" not in err
-    return rc, out, err
 
 
 def digest(root: Path) -> dict[str, str]:

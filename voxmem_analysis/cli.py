@@ -51,9 +51,6 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    from voxmem_analysis.io.textlimits import allow_large_csv_fields
-
-    allow_large_csv_fields()   # every CSV reader of the command: a long cell is read, never "field larger than field limit"
     try:
         return int(args.func(args) or 0)
     except BrokenPipeError:  # e.g. `voxmem-analysis table ... | head`

@@ -118,16 +118,16 @@ def manifest_inputs(manifest, questions=None) -> list[str]:
     if not manifest:
         return found
     base = Path(os.path.expanduser(str(manifest))).parent
-    from voxmem_analysis.io.textlimits import allow_large_csv_fields, read_regular
+    from voxmem_analysis.io.textlimits import csv_field_limit, read_regular
 
-    allow_large_csv_fields()
     try:   # never blocks on a FIFO; the reader says what is wrong with the file
-        rows = csv.reader(io.StringIO(read_regular(manifest).decode("utf-8-sig"), newline=""))
-        header = [h.strip().lower() for h in next(rows, [])]
-        col = header.index("path") if "path" in header else 0
-        for row in rows:
-            if len(row) > col and row[col].strip():
-                found.append(str(base / os.path.expanduser(row[col].strip())))
+        with csv_field_limit():
+            rows = csv.reader(io.StringIO(read_regular(manifest).decode("utf-8-sig"), newline=""))
+            header = [h.strip().lower() for h in next(rows, [])]
+            col = header.index("path") if "path" in header else 0
+            for row in rows:
+                if len(row) > col and row[col].strip():
+                    found.append(str(base / os.path.expanduser(row[col].strip())))
     except (OSError, UnicodeDecodeError, csv.Error, ValueError):
         pass
     return found

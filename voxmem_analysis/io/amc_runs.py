@@ -22,7 +22,7 @@ with an error are left out (so their tasks, for that run) and nothing else.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -32,7 +32,7 @@ from voxmem_analysis.errors import Problem, VoxMemDataError
 from voxmem_analysis.io.amc_results import read_results
 from voxmem_analysis.io.amc_tasks import read_task_table
 from voxmem_analysis.io.longmemeval_manifest import manifest_rows
-from voxmem_analysis.io.provenance import ReleaseProvenance
+from voxmem_analysis.io.provenance import ManifestData
 
 __all__ = ["MANIFEST_COLUMNS", "AmcRuns", "load_amc_runs", "SHOWN_PER_FILE"]
 
@@ -45,39 +45,24 @@ _SUMMED = ("criteria_as_text", "pass_as_text", "rubric_order", "duplicate_identi
 
 
 @dataclass
-class AmcRuns(ReleaseProvenance):
+class AmcRuns(ManifestData):
     """Judged Audio MultiChallenge runs read through a manifest (see the module docstring).
 
     ``results``: one row per run x task (``system, output_modality, judge, task_id, axis, n_rubrics,
     n_met, passed, share, pred_error, source_file, source_line``, then the task table's columns);
     ``rubric_results``: one row per run x task x rubric item (``system, output_modality, judge, task_id,
     axis, rubric_index, rubric_id, criteria_met``); ``tasks``, ``items``: the task table and its rubric
-    items; ``manifest``: the manifest rows read; ``dropped``: manifest rows whose file could not be read.
+    items; ``tasks_path``: the task table read; the manifest's fields: :class:`ManifestData`.
     """
+
+    VERDICTS, UNNAMED = "results", "amc-runs"
 
     tasks: pl.DataFrame
     items: pl.DataFrame
     results: pl.DataFrame
     rubric_results: pl.DataFrame
-    manifest: pd.DataFrame
-    problems: list[Problem] = field(default_factory=list)
-    stats: dict = field(default_factory=dict)
-    manifest_path: Path | None = None
     tasks_path: Path | None = None
-    dropped: list[dict] = field(default_factory=list)
     benchmark: str = "amc-runs"
-
-    @property
-    def synthetic(self) -> bool:
-        """True when the results say ``"synthetic": true`` (the shipped example does)."""
-        return bool(self.results.height and self.results["synthetic"].any())
-
-    @property
-    def name(self) -> str:
-        m = self.manifest_path
-        if m is None:
-            return "amc-runs"
-        return f"{m.parent.name}/{m.name}" if m.parent.name else m.name
 
     def runs(self) -> list[tuple[str, str, str]]:
         """``(system, output_modality, judge)`` of each run read, in manifest order."""
@@ -217,7 +202,8 @@ def load_amc_runs(manifest, tasks, *, strict: bool = True) -> AmcRuns:
         first.setdefault((r.system, r.output_modality, r.judge), r.path)
     problems += _coverage(results, table, first) if table.height else []
     stats.update(files=len(files), tasks=table.height, runs=len(runs), task_results=results.height)
-    data = AmcRuns(table, items, results, rubric, man, problems, stats, manifest, tasks, dropped)
+    data = AmcRuns(table, items, results, rubric, tasks, manifest=man, problems=problems, stats=stats,
+                   manifest_path=manifest, dropped=dropped)
     if strict and data.errors():
         raise VoxMemDataError(data.problems, f"{sum(p.count for p in data.errors())} error(s) in Audio MultiChallenge "
                                              f"runs (manifest {str(manifest)!r}, tasks {str(tasks)!r})")

@@ -45,6 +45,7 @@ from voxmem_analysis.io.amc_values import plain_csv
 from voxmem_analysis.io.bulk import parse_lines
 from voxmem_analysis.io.jsonl import not_unicode, parse_object
 from voxmem_analysis.io.key_census import census, filled, line_ranges, readable
+from voxmem_analysis.io.textlimits import csv_field_limit
 
 __all__ = ["TABLE_SUFFIXES", "FLAG_FIELDS", "UNREAD_LINE", "table_suffix", "table_file", "part_files", "read_table", "empty_raw"]
 
@@ -204,12 +205,10 @@ def _csv_frame(raw: bytes, rel: str, fields) -> tuple[pl.DataFrame, list[Problem
         present = [f for f in fields if f in plain.columns]
         return plain.select("_line", *[c for f in present for c in (pl.col(f), pl.lit("str").alias(f"{f}.t"))]), []
     reader = csv.DictReader(io.StringIO(text, newline=""))
-    rows, problems = [], []
-    for rec in reader:
-        if None in rec:
-            problems.append(Problem("malformed_csv", "error", "row has more cells than the header", rel, reader.line_num))
-            continue
-        rows.append({"_line": reader.line_num, **_written(rec, fields)})
+    with csv_field_limit():
+        records = [(reader.line_num, rec) for rec in reader]
+    rows = [{"_line": n, **_written(rec, fields)} for n, rec in records if None not in rec]
+    problems = [Problem("malformed_csv", "error", "row has more cells than the header", rel, n) for n, rec in records if None in rec]
     schema = {"_line": pl.Int64, **{c: pl.Utf8 for f in fields for c in (f, f"{f}.t")}}
     return pl.DataFrame(rows, schema=schema, orient="row"), problems
 

@@ -36,6 +36,7 @@ from voxmem_analysis.io.amc_values import Cells, per_distinct, shown
 from voxmem_analysis.io.bulk import extra_series
 from voxmem_analysis.io.jsonl import not_unicode, parse_object
 from voxmem_analysis.io.prediction_rules import Rule
+from voxmem_analysis.io.textlimits import csv_field_limit
 
 __all__ = ["AXIS_SPELLINGS", "RUBRIC_TEXT_KEYS", "TASK_TABLE_RULES", "task_table_rules", "axis_of", "task_key",
            "rubric_items", "normalized_text", "read_task_table", "json_records"]
@@ -152,7 +153,8 @@ def _records(path: Path, rel: str) -> tuple[list[tuple[int | None, dict]] | pl.D
     stem = name.removesuffix(".gz")
     if stem.endswith(".csv"):
         reader = csv.DictReader(io.StringIO(text, newline=""))
-        return [(reader.line_num, rec) for rec in reader], problems
+        with csv_field_limit():
+            return [(reader.line_num, rec) for rec in reader], problems
     if not stem.endswith(".jsonl") and (stem.endswith(".json") or text.lstrip().startswith("[")):
         recs, found = json_records(text, rel)
         if recs is not None:

@@ -18,12 +18,11 @@ once per distinct value (:func:`per_distinct`).  Also here: the CSV texts polars
 """
 from __future__ import annotations
 
-import csv
-
 import pandas as pd
 import polars as pl
 
 from voxmem_analysis.io.prediction_rules import PY_WHITESPACE
+from voxmem_analysis.io.textlimits import CSV_FIELD_LIMIT
 
 __all__ = ["Cells", "per_distinct", "shown", "py_float", "plain_csv", "to_pandas", "PY_WHITESPACE"]
 
@@ -110,20 +109,20 @@ class _Written:
 def plain_csv(text: str) -> pl.DataFrame | None:
     """Text columns and ``_line`` of a CSV text the csv module reads by splitting lines at commas
     (no quote, no CR, no NUL, no blank line, a distinct header, every row as many cells as the
-    header, no cell over the csv field limit); None for any other text."""
+    header, no cell of :data:`~voxmem_analysis.io.textlimits.CSV_FIELD_LIMIT` characters); None for any other text."""
     if '"' in text or "\r" in text or "\x00" in text:
         return None
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    if len(lines) < 2 or "" in lines or len(lines[0]) >= csv.field_size_limit():
+    if len(lines) < 2 or "" in lines or len(lines[0]) >= CSV_FIELD_LIMIT:
         return None
     header = lines[0].split(",")
     if len(set(header)) != len(header) or "" in header:
         return None
     body = pl.Series("line", lines[1:], dtype=pl.Utf8)
     if ((body.str.count_matches(",", literal=True) != len(header) - 1).any()
-            or body.str.len_chars().max() >= csv.field_size_limit()):
+            or body.str.len_chars().max() >= CSV_FIELD_LIMIT):
         return None
     cells = body.str.split_exact(",", len(header) - 1).struct.rename_fields(header).struct.unnest()
     return cells.with_columns(pl.int_range(2, body.len() + 2, dtype=pl.Int64).alias("_line"))

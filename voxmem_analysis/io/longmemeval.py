@@ -43,7 +43,7 @@ import csv
 import io
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -55,8 +55,9 @@ from voxmem_analysis.io.files import read_text
 from voxmem_analysis.io.jsonl import iter_lines, parse_line, parse_object
 from voxmem_analysis.io.longmemeval_rules import FRAME_COLUMNS, LABEL_FALSE, LABEL_TRUE, SCHEMA as _SCHEMA
 from voxmem_analysis.io.longmemeval_rules import check_questions, check_verdicts, plain_part, python_part, tidy_frame
-from voxmem_analysis.io.longmemeval_manifest import MANIFEST_COLUMNS, cell, csv_cells, manifest_rows, read_manifest
-from voxmem_analysis.io.provenance import ReleaseProvenance
+from voxmem_analysis.io.longmemeval_manifest import MANIFEST_COLUMNS, cell, manifest_rows, read_manifest
+from voxmem_analysis.io.provenance import ManifestData
+from voxmem_analysis.io.textlimits import csv_field_limit
 from voxmem_analysis.errors import Problem, VoxMemDataError
 
 __all__ = [
@@ -164,8 +165,8 @@ def _question_records(path: Path, rel: str, text: str, problems: list[Problem], 
 
 
 def _csv_records(text: str, rel: str, problems: list[Problem], delimiter: str, type_key: str | None) -> list:
-    """(record, line) pairs of a CSV/TSV question table (cells of any length: :func:`csv_cells`)."""
-    with csv_cells(text):
+    """(record, line) pairs of a CSV/TSV question table (long cells read: :func:`csv_field_limit`)."""
+    with csv_field_limit():
         reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
         fields = [f.strip() for f in (reader.fieldnames or [])]
         has_type = (type_key in fields) if type_key else ("question_type" in fields or "type" in fields)
@@ -383,7 +384,7 @@ def _plain_plan(signature: pl.Series) -> tuple[dict, dict]:
 
 # ----------------------------------------------------------------------------- result
 @dataclass
-class LongMemEvalData(ReleaseProvenance):
+class LongMemEvalData(ManifestData):
     """Verdicts read through a manifest.
 
     Attributes
@@ -402,27 +403,11 @@ class LongMemEvalData(ReleaseProvenance):
         rejected): ``system, budget, judge, manifest_line, reason`` (:func:`select_judge` names them).
     """
 
+    UNNAMED = "longmemeval"
+
     frame: pl.DataFrame
     questions: pl.DataFrame
-    manifest: pd.DataFrame
-    problems: list[Problem] = field(default_factory=list)
-    stats: dict = field(default_factory=dict)
-    manifest_path: Path | None = None
     questions_path: Path | None = None
-    dropped: list[dict] = field(default_factory=list)
-
-    @property
-    def synthetic(self) -> bool:
-        """True when any line says ``"synthetic": true`` (the shipped example does)."""
-        return bool("synthetic" in self.frame.columns and self.frame.height
-                    and self.frame["synthetic"].cast(pl.Boolean, strict=False).fill_null(False).any())
-
-    @property
-    def name(self) -> str:
-        if self.manifest_path is None:
-            return "longmemeval"
-        m = self.manifest_path
-        return f"{m.parent.name}/{m.name}" if m.parent.name else m.name
 
     def systems(self) -> list[str]:
         """Systems in manifest order."""
@@ -512,7 +497,8 @@ def load_longmemeval(manifest, questions, *, strict: bool = True, convention: st
     stats["rows"] = frame.height
     problems = [x for _, x in sorted(keyed, key=lambda e: e[0])]
     _cross_checks(frame, qframe, problems)
-    data = LongMemEvalData(frame, qframe, man, _collapse(problems), stats, manifest, questions, dropped)
+    data = LongMemEvalData(frame, qframe, questions, manifest=man, problems=_collapse(problems), stats=stats,
+                           manifest_path=manifest, dropped=dropped)
     if strict and data.errors():
         raise VoxMemDataError(data.problems, f"{sum(p.count for p in data.errors())} error(s) in LongMemEval verdicts "
                                              f"(manifest {str(manifest)!r}, questions {str(questions)!r})")

@@ -2,7 +2,6 @@
 (format in :mod:`voxmem_analysis.io.longmemeval`), read with every problem named by line and column."""
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import math
@@ -14,25 +13,13 @@ import polars as pl
 from voxmem_analysis.errors import Problem
 from voxmem_analysis.io.files import read_text
 from voxmem_analysis.io.record_rules import Rule, check, flagged
+from voxmem_analysis.io.textlimits import csv_field_limit
 
-__all__ = ["MANIFEST_COLUMNS", "read_manifest", "manifest_rows", "csv_cells", "cell"]
+__all__ = ["MANIFEST_COLUMNS", "read_manifest", "manifest_rows", "cell"]
 
 #: Columns a manifest may have (``path`` and ``system`` required).
 MANIFEST_COLUMNS: tuple[str, ...] = ("path", "system", "budget", "judge")
 _REQUIRED_MANIFEST = ("path", "system")
-
-
-@contextlib.contextmanager
-def csv_cells(text: str):
-    """While open, Python's csv module reads cells of any length in ``text`` (its default limit,
-    131,072 characters, is for the process; a question table may hold long texts): the limit is
-    raised to the text's length and set back after."""
-    old = csv.field_size_limit()
-    csv.field_size_limit(max(old, len(text) + 1))
-    try:
-        yield
-    finally:
-        csv.field_size_limit(old)
 
 
 def cell(value):
@@ -89,7 +76,7 @@ def manifest_rows(path, columns: tuple[str, ...] = MANIFEST_COLUMNS) -> tuple[pd
     text = _read_text(path, rel, problems)
     if text is None:
         return empty, problems, dropped
-    with csv_cells(text):
+    with csv_field_limit():
         reader = csv.reader(io.StringIO(text))
         records = [(fields, reader.line_num) for fields in reader]
     body = [(f, n) for f, n in records if f and not all(not c.strip() for c in f)]   # blank rows are skipped

@@ -1,15 +1,22 @@
 """What every loaded release says about itself: its name, its one-line label, its problems.
 
-:class:`ReleaseProvenance` is a mixin of the three release classes (:class:`~voxmem_analysis.io.release.Release`,
-:class:`~voxmem_analysis.io.amc.AmcRelease`, :class:`~voxmem_analysis.io.longmemeval.LongMemEvalData`).
+:class:`ReleaseProvenance` is a mixin of the release classes (:class:`~voxmem_analysis.io.release.Release`,
+:class:`~voxmem_analysis.io.amc.AmcRelease`; :class:`ManifestData`: LongMemEvalData, AmcRuns).
 A class using it provides ``synthetic`` and ``problems``, and ``meta`` and ``path`` unless it
 defines its own ``name``.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
 from voxmem_analysis.errors import Problem
 
-__all__ = ["SYNTHETIC_TAG", "ReleaseProvenance"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["SYNTHETIC_TAG", "ReleaseProvenance", "ManifestData"]
 
 #: First words of the label of a synthetic release (figures, reports, CLI output).
 SYNTHETIC_TAG = "SYNTHETIC DATA - not real model output"
@@ -34,3 +41,38 @@ class ReleaseProvenance:
     def warnings(self) -> list[Problem]:
         """The problems of severity ``warning``."""
         return [p for p in self.problems if p.severity == "warning"]
+
+
+@dataclass(kw_only=True)
+class ManifestData(ReleaseProvenance):
+    """The keyword fields, ``synthetic`` and ``name`` of verdicts read through a manifest (``manifest``: its
+    usable rows; ``dropped``: rows none of whose verdicts were kept).  ``VERDICTS``: the frame whose
+    ``synthetic`` column is read; ``UNNAMED``: the name without a manifest path."""
+
+    VERDICTS: ClassVar[str] = "frame"
+    UNNAMED: ClassVar[str] = "manifest"
+
+    manifest: pd.DataFrame
+    problems: list[Problem] = field(default_factory=list)
+    stats: dict = field(default_factory=dict)
+    manifest_path: Path | None = None
+    dropped: list[dict] = field(default_factory=list)
+
+    @property
+    def synthetic(self) -> bool:
+        """True when any verdict says ``"synthetic": true`` (the shipped examples do; a text ``true``/``1``
+        in any case counts too)."""
+        import polars as pl
+
+        frame = getattr(self, self.VERDICTS)
+        col = frame["synthetic"] if "synthetic" in frame.columns else pl.Series([], dtype=pl.Boolean)
+        if col.dtype == pl.Utf8:
+            col = col.str.strip_chars().str.to_lowercase().is_in(["true", "1"])
+        return bool(col.cast(pl.Boolean, strict=False).fill_null(False).any())
+
+    @property
+    def name(self) -> str:
+        m = self.manifest_path
+        if m is None:
+            return self.UNNAMED
+        return f"{m.parent.name}/{m.name}" if m.parent.name else m.name

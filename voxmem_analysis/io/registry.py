@@ -69,35 +69,32 @@ def _check_registry(rows: list[tuple[int, dict[str, str]]], columns: list[str]) 
 
 def _read_registry_rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]], list[Problem]]:
     """Header and rows of models.csv (blank lines skipped; a row longer than the header is an error)."""
-    try:
-        from voxmem_analysis.io.textlimits import read_regular
+    from voxmem_analysis.io.textlimits import csv_field_limit, read_regular
 
+    try:
         text = read_regular(path).decode("utf-8-sig")
     except (UnicodeDecodeError, OSError) as exc:
         return [], [], [Problem("models_unreadable", "error", f"cannot read models.csv: {exc}", "models.csv")]
-    from voxmem_analysis.io.textlimits import allow_large_csv_fields
-
-    allow_large_csv_fields()
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)  # strict: an unclosed quote is an error
     header: list[str] | None = None
     rows: list[tuple[int, dict[str, str]]] = []
     problems: list[Problem] = []
     try:
-        for rec in reader:
-            if not any(rec):
-                continue  # a blank line
-            if header is None:
-                header = _unique_names(rec)
-                continue
-            line = reader.line_num - sum(f.count("\n") for f in rec)  # where the row starts
-            if len(rec) > len(header):
-                problems.append(Problem("models_unreadable", "error", f"the line has {len(rec)} fields but the header "
-                                        f"has {len(header)}: a comma too many or a value to quote", "models.csv", line, header[-1] if header else None))
-                continue
-            rows.append((line, dict(zip(header, rec + [""] * (len(header) - len(rec))))))
+        with csv_field_limit():
+            records = [(rec, reader.line_num) for rec in reader if any(rec)]   # blank lines skipped
     except csv.Error as exc:
         return [], [], [Problem("models_unreadable", "error", f"cannot read models.csv: {exc}", "models.csv",
                                 reader.line_num)]
+    for rec, end in records:
+        if header is None:
+            header = _unique_names(rec)
+            continue
+        line = end - sum(f.count("\n") for f in rec)  # where the row starts
+        if len(rec) > len(header):
+            problems.append(Problem("models_unreadable", "error", f"the line has {len(rec)} fields but the header "
+                                    f"has {len(header)}: a comma too many or a value to quote", "models.csv", line, header[-1] if header else None))
+            continue
+        rows.append((line, dict(zip(header, rec + [""] * (len(header) - len(rec))))))
     if header is None:
         return [], [], [Problem("models_unreadable", "error", "cannot read models.csv: it has no header line",
                                 "models.csv")]

@@ -9,21 +9,35 @@ like a data file raises :class:`OSError` "not a regular file (a FIFO)" instead o
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import errno
 import os
 import stat
+import threading
 
-__all__ = ["CSV_FIELD_LIMIT", "allow_large_csv_fields", "read_regular", "special_kind"]
+__all__ = ["CSV_FIELD_LIMIT", "csv_field_limit", "read_regular", "special_kind"]
 
 #: Largest CSV field accepted (characters): 1 GiB.
 CSV_FIELD_LIMIT = 1 << 30
 
+_LOCK, _OPEN = threading.Lock(), []   # _OPEN: the limit found by the outermost open scope, once per open scope
 
-def allow_large_csv_fields() -> None:
-    """Raise the csv module's field limit to :data:`CSV_FIELD_LIMIT` (idempotent)."""
-    if csv.field_size_limit() < CSV_FIELD_LIMIT:
-        csv.field_size_limit(CSV_FIELD_LIMIT)
+
+@contextlib.contextmanager
+def csv_field_limit():
+    """While open, the csv module's field limit is :data:`CSV_FIELD_LIMIT`; on leaving (also after
+    an error) the limit found on entering is set back.  Nested and concurrent scopes (threads)
+    share one raise: the last to leave restores it."""
+    with _LOCK:
+        _OPEN.append(csv.field_size_limit(CSV_FIELD_LIMIT) if not _OPEN else _OPEN[0])
+    try:
+        yield
+    finally:
+        with _LOCK:
+            old = _OPEN.pop()
+            if not _OPEN:
+                csv.field_size_limit(old)
 
 
 def special_kind(mode: int) -> str:

@@ -21,7 +21,6 @@ printed on standard error as for every command and listed in the report.
 """
 from __future__ import annotations
 
-import html
 import json
 import re
 import sys
@@ -30,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
+
+from voxmem_analysis.reproduce.report_html import esc
 
 __all__ = ["AmcRunsReport", "write_amc_runs_report", "paper_reference"]
 
@@ -134,10 +135,8 @@ def _markdown(data, runs: pd.DataFrame, tables: dict, notes: list[str], head: di
               f"- seed {head['seed']}, {head['n_boot']} bootstrap resamples", ""]
     lines += ["## Your runs", "", table_to_markdown(runs.set_index("system"), digits=0)]
     lines += [f"- {n}" for n in notes] + ([""] if notes else [])
-    errors = sum(p.count for p in data.errors())
-    warnings = sum(p.count for p in data.warnings())
     lines += ["## Findings of the reading", "",
-              f"{errors} error(s), {warnings} warning(s); {data.stats.get('rejected_lines', 0)} line(s) left out "
+              f"{head['errors']} error(s), {head['warnings']} warning(s); {head['left_out']} line(s) left out "
               "(each named below; nothing else is left out).", ""]
     lines += [f"- {p}" for p in data.problems] + [""]
     for name, title, text in _SECTIONS:
@@ -161,65 +160,59 @@ def _shown(table: pd.DataFrame) -> pd.DataFrame:
     return table if table.index.name or not isinstance(table.index, pd.RangeIndex) else table.set_index(table.columns[0])
 
 
-_INLINE = re.compile(r"`([^`]+)`|\*\*(.+?)\*\*")
-_NUMBER = re.compile(r"^[\u2212+-]?\d[\d,]*(?:\.\d+)?(?:[eE][+-]?\d+)?%?$")
+def _code(text) -> str:
+    """Escaped ``text`` with its `code` spans as ``<code>`` (the section texts and findings)."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", esc(text))
 
 
-def _inline(text: str) -> str:
-    """Escaped ``text`` with Markdown's `code` and **bold** as HTML."""
-    out, pos = [], 0
-    for m in _INLINE.finditer(text):
-        out.append(html.escape(text[pos:m.start()]))
-        out.append(f"<code>{html.escape(m.group(1))}</code>" if m.group(1) is not None
-                   else f"<b>{html.escape(m.group(2))}</b>")
-        pos = m.end()
-    return "".join(out) + html.escape(text[pos:])
+def _labelled(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with its row labels in the first column, as :func:`~voxmem_analysis.reproduce.report_html.table_html`
+    shows them (the same rows and labels as the Markdown table)."""
+    shown = _shown(table)
+    return shown.rename_axis(shown.index.name or "").reset_index()
 
 
-def _table_html(lines: list[str]) -> str:
-    rows = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in lines if not set(ln) <= set("|-: ")]
-    if not rows:
-        return ""
-    head = "".join(f"<th>{_inline(c)}</th>" for c in rows[0])
-    body = "".join("<tr>" + "".join(f'<td class="num">{html.escape(c)}</td>' if _NUMBER.match(c) else f"<td>{_inline(c)}</td>"
-                                    for c in r) + "</tr>" for r in rows[1:])
-    return f'<div class="wide"><table><tr>{head}</tr>{body}</table></div>'
+def _html(data, runs: pd.DataFrame, tables: dict, notes: list[str], head: dict) -> str:
+    """The report as one self-contained page in the reproduction report's layout (``resources/report.html``,
+    ``report.css``), its tables built from the DataFrames by :func:`~voxmem_analysis.reproduce.report_html.table_html`
+    (numbers as the Markdown file prints them)."""
+    from string import Template
 
+    from voxmem_analysis import __version__
+    from voxmem_analysis.reproduce.report_html import resource, table_html
 
-def _html(markdown_text: str, title: str, *, synthetic: bool) -> str:
-    """A self-contained page of the Markdown report (headings, lists, tables, paragraphs; `code` and
-    **bold**), styled like the reproduction report (``resources/report.css``)."""
-    from voxmem_analysis.reproduce.report_html import resource
-
-    body, table, items = [], [], []
-
-    def flush():
-        if table:
-            body.append(_table_html(table))
-            table.clear()
-        if items:
-            body.append("<ul>" + "".join(f"<li>{_inline(i)}</li>" for i in items) + "</ul>")
-            items.clear()
-
-    for ln in markdown_text.splitlines():
-        if ln.startswith("|"):
-            table.append(ln)
-            continue
-        if ln.startswith("- "):
-            items.append(ln[2:])
-            continue
-        flush()
-        if ln.startswith("#"):
-            level = len(ln) - len(ln.lstrip("#"))
-            body.append(f"<h{level}>{_inline(ln.lstrip('#').strip())}</h{level}>")
-        elif ln.strip():
-            body.append(f'<p class="lead">{_inline(ln)}</p>' if ln.startswith("**SYNTHETIC") else f"<p>{_inline(ln)}</p>")
-    flush()
-    banner = ('<div class="banner synthetic"><p><span class="tag">SYNTHETIC DATA</span>'
-              "<b>Made from synthetic runs: not real model output.</b></p></div>" if synthetic else "")
-    return (f"<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<style>{resource('report.css')}</style></head><body><main>{banner}\n" + "\n".join(body)
-            + "\n</main></body></html>\n")
+    errors, warnings, left_out = head["errors"], head["warnings"], head["left_out"]
+    sections = [("runs", "Your runs", table_html(runs, digits=0, max_rows=None)
+                 + (("<ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>") if notes else "")),
+                ("findings", "Findings of the reading",
+                 f"<p>{errors} error(s), {warnings} warning(s); {left_out} line(s) left out (each named below; nothing "
+                 "else is left out).</p>" + ("<ul>" + "".join(f"<li>{_code(p)}</li>" for p in data.problems) + "</ul>"
+                                             if data.problems else ""))]
+    for name, title, text in _SECTIONS:
+        if name in tables:
+            ref = f"<p>{esc(_reference_sentence(tables[name]))}</p>" if name == "amc_runs_table2" else ""
+            sections.append((name, title, f'<p class="lead">{_code(text)}</p>{ref}<p>Table: <code>tables/{name}.csv'
+                                          f"</code></p>" + table_html(_labelled(tables[name]), digits=2, max_rows=None)))
+    synthetic = bool(data.synthetic)
+    banner = ('<div class="banner synthetic"><p><span class="tag">SYNTHETIC DATA</span><b>Made from synthetic runs: '
+              "not real model output.</b> Do not cite any number computed from it.</p></div>" if synthetic else
+              f'<div class="banner"><p><span class="tag real">DATA</span>Made from the runs listed in '
+              f"<code>{esc(head['manifest'])}</code>.</p></div>")
+    cards = "".join(f'<div class="card{cls}"><div class="big">{big}</div><div class="sub">{sub}</div></div>' for big, sub, cls in (
+        (len(runs), "runs (system &times; output modality &times; judge)", ""), (head["n_tasks"], "tasks in the task table", ""),
+        (errors, "error(s) in the reading", " bad" if errors else " ok"), (warnings, "warning(s)", " warn" if warnings else " ok"),
+        (left_out, "line(s) left out, each named", " warn" if left_out else " ok")))
+    return Template(resource("report.html")).substitute(
+        title=esc("Audio MultiChallenge runs: analysis report" + (" (SYNTHETIC DATA)" if synthetic else "")),
+        css=resource("report.css"), banner=banner, cards=f'<div class="cards">{cards}</div>',
+        lead=(f"The judged runs of the manifest <code>{esc(head['manifest'])}</code> on the task table "
+              f"<code>{esc(head['tasks'])}</code> ({head['n_tasks']} tasks); seed {head['seed']}, {head['n_boot']} "
+              "bootstrap resamples. The report describes these runs; the paper's numbers appear only as a labelled reference."),
+        nav="".join(f'<a href="#{a}">{esc(h)}</a>' for a, h, _ in sections),
+        body="\n".join(f'<h2 id="{a}">{esc(h)}</h2>\n{b}' for a, h, b in sections),
+        footer=(f"voxmem-analysis {esc(__version__)} &middot; <code>voxmem-analysis reproduce --manifest "
+                f"{esc(head['manifest'])} --tasks {esc(head['tasks'])} --seed {head['seed']} --n-boot {head['n_boot']}</code>"
+                + (" &middot; SYNTHETIC DATA &mdash; not real model output" if synthetic else "")))
 
 
 def write_amc_runs_report(data, out, *, seed: int = 0, n_boot: int = 10_000, judge: str | None = None,
@@ -233,17 +226,17 @@ def write_amc_runs_report(data, out, *, seed: int = 0, n_boot: int = 10_000, jud
     manifest, tasks = data.manifest_path, data.tasks_path
     tables, notes = _tables(data, judge=judge, seed=seed, n_boot=n_boot)
     runs = _runs_table(data)
-    head = {"manifest": str(manifest), "tasks": str(tasks), "n_tasks": data.tasks.height, "seed": seed, "n_boot": n_boot}
+    head = {"manifest": str(manifest), "tasks": str(tasks), "n_tasks": data.tasks.height, "seed": seed, "n_boot": n_boot,
+            "errors": sum(p.count for p in data.errors()), "warnings": sum(p.count for p in data.warnings()),
+            "left_out": int(data.stats.get("rejected_lines", 0))}
     text = _markdown(data, runs, tables, notes, head)
-    result = AmcRunsReport(Path(out).resolve(), errors=sum(p.count for p in data.errors()),
-                           warnings=sum(p.count for p in data.warnings()),
-                           lines_left_out=int(data.stats.get("rejected_lines", 0)))
+    result = AmcRunsReport(Path(out).resolve(), errors=head["errors"], warnings=head["warnings"], lines_left_out=head["left_out"])
     if "amc_runs_table2" in tables and "published_row" in tables["amc_runs_table2"]:
         result.matched_reference = [str(r) for r, v in tables["amc_runs_table2"]["published_row"].items() if pd.notna(v)]
     staged = StagedOutput(result.out, data=manifest)
     try:
         with staged:
-            _write_files(staged.staging, tables, text, result)
+            _write_files(staged.staging, tables, text, _html(data, runs, tables, notes, head), result)
             run = {"kind": KIND, "benchmark": KIND, "mode": "analysis", "data_dir": str(Path(manifest).resolve()),
                    "manifest": str(Path(manifest).resolve()), "tasks": str(Path(tasks).resolve()), "seed": seed,
                    "n_boot": n_boot, "synthetic": bool(data.synthetic), "judge": judge, "notes": notes,
@@ -258,7 +251,7 @@ def write_amc_runs_report(data, out, *, seed: int = 0, n_boot: int = 10_000, jud
     return result
 
 
-def _write_files(stage: Path, tables: dict, text: str, result: AmcRunsReport) -> None:
+def _write_files(stage: Path, tables: dict, text: str, page: str, result: AmcRunsReport) -> None:
     (stage / "tables").mkdir(parents=True, exist_ok=True)
     (stage / "report").mkdir(parents=True, exist_ok=True)
     for name, table in tables.items():
@@ -267,7 +260,5 @@ def _write_files(stage: Path, tables: dict, text: str, result: AmcRunsReport) ->
                      float_format="%.6g", lineterminator="\n")
         result.files.append(f"tables/{name}.csv")
     (stage / "report" / "index.md").write_text(text, encoding="utf-8")
-    (stage / "report" / "index.html").write_text(_html(text, "Audio MultiChallenge runs: analysis report",
-                                                            synthetic="[SYNTHETIC DATA]" in text.partition("\n")[0]),
-                                                 encoding="utf-8")
+    (stage / "report" / "index.html").write_text(page, encoding="utf-8")
     result.files += ["report/index.md", "report/index.html"]

@@ -123,8 +123,6 @@ def natural_key(name) -> tuple:
                  for part in re.split(r"(\d+)", str(name)) if part)
 
 
-
-
 def column_decimals(values, digits: int = 3) -> int:
     """Decimals that show every non-integer float of a column (at most ``digits``): the column's
     numbers then line up (24.490 under 26.531, not 24.49)."""
@@ -157,16 +155,16 @@ def html_number(value, decimals: int = 1, kind: str = "number") -> str:
     return ("\u2212" if v < 0 and float(text) != 0 else "") + text
 
 
-def table_html(df, digits: int = 1, decimals: dict | None = None) -> str:
+def table_html(df, digits: int = 1, decimals: dict | None = None, max_rows: int | None = MAX_TABLE_ROWS) -> str:
     """``df`` (as read from a table's CSV; the first column holds the row labels) as an HTML table:
     numbers as the LaTeX and Markdown files print them (:func:`voxmem_analysis.output.cell_formats`:
     counts as integers, percentages to ``digits`` decimals, ratios to 3, an interval with its
     estimate's decimals; ``decimals``: per column, e.g. the paper's printed precision), at most
-    :data:`MAX_TABLE_ROWS` rows."""
+    ``max_rows`` rows (None: all)."""
     from voxmem_analysis.output import cell_formats
 
     head = "".join(f"<th>{esc(c)}</th>" for c in df.columns)
-    shown = df.head(MAX_TABLE_ROWS)
+    shown = df if max_rows is None else df.head(max_rows)
     body = []
     if shown.shape[1]:
         labels = shown.iloc[:, 0].tolist()
@@ -178,6 +176,6 @@ def table_html(df, digits: int = 1, decimals: dict | None = None) -> str:
                 numeric = isinstance(v, (int, float)) and not isinstance(v, bool)
                 tds.append(f'<td class="num">{html_number(v, dec, kind)}</td>' if numeric else f"<td>{esc(v)}</td>")
             body.append("<tr>" + "".join(tds) + "</tr>")
-    more = (f'<p class="lead">&hellip; {len(df) - MAX_TABLE_ROWS} more rows in the CSV.</p>'
-            if len(df) > MAX_TABLE_ROWS else "")
+    more = (f'<p class="lead">&hellip; {len(df) - max_rows} more rows in the CSV.</p>'
+            if max_rows is not None and len(df) > max_rows else "")
     return f'<div class="wide"><table><tr>{head}</tr>{"".join(body)}</table></div>{more}'
