@@ -1,12 +1,14 @@
 """The rules an Audio MultiChallenge release's rows must follow, each defined once as a polars expression.
 
 Each table has its rule table (:data:`TASK_RULES`, :data:`RUBRIC_RULES`, :func:`verdict_rules`,
-:data:`LENGTH_RULES`): one :class:`~voxmem_analysis.io.prediction_rules.Rule` per line -- code,
-severity, field, stage, the expression flagging the rows that break it, and the message formatted
-from a flagged row (file, line and field come from the row).  :func:`check` applies a table to the
-raw frame of its files (:mod:`voxmem_analysis.io.amc_tables`) with the derived columns of
-:func:`derived` (readings that need Python, computed once per distinct value).  Stage 1 (a required
-field missing or empty) stops the checks of a row; any error of stage 2 rejects the row.
+:data:`LENGTH_RULES`): one :class:`~voxmem_analysis.io.rules.Rule` per line -- code, severity, field,
+stage, the expression flagging the rows that break it (given the frame's
+:class:`~voxmem_analysis.io.amc_values.Cells`), and the message formatted from a flagged row (file,
+line and field come from the row).  :func:`check` applies a table with the shared engine
+(:mod:`voxmem_analysis.io.rules`) to the raw frame of its files (:mod:`voxmem_analysis.io.amc_tables`)
+with the derived columns of :func:`derived` (readings that need Python, computed once per distinct
+value).  Stage 1 (a required field missing or empty) stops the checks of a row; any error of stage 2
+rejects the row.
 
 The rules over several rows are here too, as expressions over the rows that passed: a key seen
 before (:func:`repeated`, :func:`repeated_verdicts`), a system x task lacking rubric verdicts and a
@@ -19,8 +21,9 @@ from __future__ import annotations
 import polars as pl
 
 from voxmem_analysis.errors import Problem
-from voxmem_analysis.io.amc_values import Cells, per_distinct, py_float, shown
-from voxmem_analysis.io.prediction_rules import Rule
+from voxmem_analysis.io import rules as E
+from voxmem_analysis.io.amc_values import Cells, per_distinct, py_float
+from voxmem_analysis.io.rules import Rule, shown
 
 __all__ = ["AXES", "AXIS_LABELS", "AXIS_ALIASES", "INSTRUCTION_TYPES", "EDIT_TYPES", "MODALITIES", "VERDICT_COLUMNS",
            "TASK_FIELDS", "RUBRIC_FIELDS", "LENGTH_FIELDS", "TASK_RULES", "RUBRIC_RULES", "LENGTH_RULES",
@@ -167,29 +170,12 @@ def derived(frame: pl.DataFrame, kind: str, *, tasks=(), rubrics: dict | None = 
 
 # ----------------------------------------------------------------------------- checking
 def check(frame: pl.DataFrame, rules: tuple[Rule, ...], *, offset: int = 0, sub: str | None = None) -> tuple[pl.DataFrame, list]:
-    """``(frame with ok = the row passed, keyed problems)`` of a raw frame with its derived columns.
+    """``(frame with _ok = the row passed, keyed problems)`` of a raw frame with its derived columns.
 
     A problem's sort key is ``(file index, ROW, line, offset + rule, row[sub] or 0)`` (``sub``: a column
     ordering several rows of one line, such as the rubric results of a judged task)."""
-    c = Cells(frame)
-    s1 = [i for i, r in enumerate(rules) if r.stage == 1]
-    s2 = [i for i, r in enumerate(rules) if r.stage == 2]
-    frame = frame.with_columns([rules[i].flag(c).fill_null(False).alias(f"r{i}") for i in s1])
-    gate = ~pl.any_horizontal([pl.col(f"r{i}") for i in s1]) if s1 else pl.lit(True)
-    frame = frame.with_columns(gate.alias("g1")).with_columns(
-        [(pl.col("g1") & rules[i].flag(c).fill_null(False)).alias(f"r{i}") for i in s2])
-    errors = [pl.col(f"r{i}") for i in s2 if rules[i].severity == "error"]
-    frame = frame.with_columns((pl.col("g1") & ~pl.any_horizontal(errors) if errors else pl.col("g1")).alias("ok"))
-    keyed: list = []
-    if not frame.height:
-        return frame, keyed
-    hits = frame.select([pl.col(f"r{i}").any() for i in range(len(rules))]).row(0)
-    for i, (rule, hit) in enumerate(zip(rules, hits)):
-        if hit:
-            for row in frame.filter(pl.col(f"r{i}")).iter_rows(named=True):
-                keyed.append(((row["_fi"], ROW, row["_line"], offset + i, row[sub] if sub else 0),
-                              Problem(rule.code, rule.severity, rule.message(row), row["_file"], row["_line"], rule.field)))
-    return frame, keyed
+    frame = E.check(frame, rules, Cells(frame))
+    return frame, E.flagged(frame, rules, lambda r, i, n: (r["_fi"], ROW, r["_line"], offset + i, r[sub] if sub else 0))
 
 
 def repeated(frame: pl.DataFrame, key: list[str], shown_key: str, rule_index: int, message) -> tuple[pl.DataFrame, list]:
