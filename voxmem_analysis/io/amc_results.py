@@ -36,7 +36,7 @@ import polars as pl
 
 from voxmem_analysis.errors import Problem
 from voxmem_analysis.io import files as rf
-from voxmem_analysis.io.amc_rules import ROW, check
+from voxmem_analysis.io.amc_rules import ROW, check, duplicates
 from voxmem_analysis.io.amc_tasks import axis_of, normalized_text, task_key
 from voxmem_analysis.io.amc_values import Cells, per_distinct
 from voxmem_analysis.io.jsonl import not_unicode, parse_object
@@ -305,21 +305,16 @@ def _repeated_tasks(judged: pl.DataFrame, items: pl.DataFrame) -> tuple[pl.DataF
     met = items.sort("_pos").group_by("_fi", "_line").agg(pl.col("d.met").alias("_mets"))
     frame = judged.join(met, on=["_fi", "_line"], how="left", maintain_order="left").with_columns(
         pl.struct("kept", "d.failed", "_mets").alias("_outcome"))
-    frame = frame.with_columns(pl.col("_file").first().over("_run", "d.task_id").alias("_first_file"),
-                               pl.col("_line").first().over("_run", "d.task_id").alias("_first_line"),
-                               pl.col("_outcome").first().over("_run", "d.task_id").alias("_first_outcome"),
-                               pl.struct("_run", "d.task_id").is_first_distinct().alias("_new"))
-    keyed = []
-    for r in frame.filter(~pl.col("_new")).iter_rows(named=True):
-        where = f"{r['_first_file']}:{r['_first_line']}"
-        same = r["kept"] and r["_outcome"] == r["_first_outcome"]
-        keyed.append(((r["_fi"], ROW, r["_line"], _LAST, 0), Problem(
-            "duplicate_identical" if same else "duplicate_conflict", "warning" if same else "error",
-            f"task {r['d.task_id']!r} is listed again for this system (first at {where}) "
-            + ("with the same results; read once" if same else "with other results or an error; this line is left out"),
-            r["_file"], r["_line"], "id")))
-    kept = frame.filter(pl.col("_new") & pl.col("kept"))
-    return kept.drop("_first_file", "_first_line", "_first_outcome", "_new", "_outcome", "_mets"), keyed
+    same = pl.col("kept") & pl.col("_outcome").eq_missing(pl.col("_first_outcome"))
+    again = "task {!r} is listed again for this system (first at {}:{}) "
+    rules = (Rule("duplicate_identical", "warning", "id", 1, lambda _: ~pl.col("_new") & same,
+                  lambda r: again.format(r["d.task_id"], r["_first_file"], r["_first_line"])
+                  + "with the same results; read once"),
+             Rule("duplicate_conflict", "error", "id", 1, lambda _: ~pl.col("_new") & ~same,
+                  lambda r: again.format(r["d.task_id"], r["_first_file"], r["_first_line"])
+                  + "with other results or an error; this line is left out"))
+    kept, keyed = duplicates(frame, ["_run", "d.task_id"], rules, _LAST, ["_file", "_line", "_outcome"])
+    return kept.filter(pl.col("kept")).drop("_outcome", "_mets"), keyed
 
 
 def read_results(files: list[tuple[Path, str, int]], tasks: pl.DataFrame,

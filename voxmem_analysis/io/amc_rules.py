@@ -11,10 +11,10 @@ value).  Stage 1 (a required field missing or empty) stops the checks of a row; 
 rejects the row.
 
 The rules over several rows are here too, as expressions over the rows that passed: a key seen
-before (:func:`repeated`, :func:`repeated_verdicts`), a system x task lacking rubric verdicts and a
-system lacking tasks (:func:`incomplete`).  Problems carry a sort key ``(file index, phase, line,
-rule, n)``: a file's reading problems (phase 0) before its rows' (phase 1), rows in line order,
-a row's problems in table order, its repetition last.
+before (:func:`repeated`, :func:`repeated_verdicts`: rule tables on the same engine), a system x
+task lacking rubric verdicts and a system lacking tasks (:func:`incomplete`).  Problems carry a sort
+key ``(file index, phase, line, rule, n)``: a file's reading problems (phase 0) before its rows'
+(phase 1), rows in line order, a row's problems in table order, its repetition last.
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from voxmem_analysis.io.rules import Rule, shown
 
 __all__ = ["AXES", "AXIS_LABELS", "AXIS_ALIASES", "INSTRUCTION_TYPES", "EDIT_TYPES", "MODALITIES", "VERDICT_COLUMNS",
            "TASK_FIELDS", "RUBRIC_FIELDS", "LENGTH_FIELDS", "TASK_RULES", "RUBRIC_RULES", "LENGTH_RULES",
-           "verdict_rules", "derived", "check", "repeated", "repeated_verdicts", "incomplete", "ROW"]
+           "verdict_rules", "derived", "check", "duplicates", "repeated", "repeated_verdicts", "incomplete", "ROW"]
 
 AXES = ("IM", "IR", "SC", "VE")
 AXIS_LABELS = {"IM": "Inference Memory", "IR": "Instruction Retention", "SC": "Self Coherence",
@@ -178,32 +178,35 @@ def check(frame: pl.DataFrame, rules: tuple[Rule, ...], *, offset: int = 0, sub:
     return frame, E.flagged(frame, rules, lambda r, i, n: (r["_fi"], ROW, r["_line"], offset + i, r[sub] if sub else 0))
 
 
+def duplicates(frame: pl.DataFrame, key: list[str], rules: tuple[Rule, ...], rule_index: int,
+                first: list[str]) -> tuple[pl.DataFrame, list]:
+    """``(the rows first with their key, keyed problems)``: ``rules`` flag a row whose ``key`` an earlier
+    row has (``_new`` false) and read the first row's columns ``first`` (as ``_first<column>``)."""
+    frame = frame.with_columns(*[pl.col(c).first().over(key).alias(f"_first{c}") for c in first],
+                               pl.struct(key).is_first_distinct().alias("_new"))
+    frame = E.check(frame, rules, prefix="_dup")
+    keyed = E.flagged(frame, rules, lambda r, i, n: (r["_fi"], ROW, r["_line"], rule_index, 0), prefix="_dup")
+    helpers = [f"_first{c}" for c in first] + [f"_dup{i}" for i in range(len(rules))] + ["_new", "_ok"]
+    return frame.filter(pl.col("_new")).drop(helpers), keyed
+
+
 def repeated(frame: pl.DataFrame, key: list[str], shown_key: str, rule_index: int, message) -> tuple[pl.DataFrame, list]:
     """Rows (that passed) whose ``key`` an earlier such row has: ``duplicate_id`` errors naming the first
     line; ``(frame without them, keyed problems)``.  ``message(row)`` formats the value shown."""
-    frame = frame.with_columns(pl.col("_line").first().over(key).alias("_first"),
-                               pl.struct(key).is_first_distinct().alias("_new"))
-    keyed = [((r["_fi"], ROW, r["_line"], rule_index, 0),
-              Problem("duplicate_id", "error", f"{shown_key} {message(r)!r} appears twice (first on line {r['_first']})",
-                      r["_file"], r["_line"], shown_key))
-             for r in frame.filter(~pl.col("_new")).iter_rows(named=True)]
-    return frame.filter(pl.col("_new")).drop("_first", "_new"), keyed
+    rule = Rule("duplicate_id", "error", shown_key, 1, lambda _: ~pl.col("_new"),
+                lambda r: f"{shown_key} {message(r)!r} appears twice (first on line {r['_first_line']})")
+    return duplicates(frame, key, (rule,), rule_index, ["_line"])
 
 
 def repeated_verdicts(frame: pl.DataFrame, key: list[str], rule_index: int) -> tuple[pl.DataFrame, list]:
     """Verdicts (that passed, in file and line order) for a rubric item already graded: a warning when
     the verdict is the same, an error when it differs; either way the first is kept."""
-    frame = frame.with_columns(*[pl.col(c).first().over(key).alias(f"_first{c}") for c in ("_file", "_line", "passed")],
-                               pl.struct(key).is_first_distinct().alias("_new"))
-    keyed = []
-    for r in frame.filter(~pl.col("_new")).iter_rows(named=True):
-        where = f"{r['_first_file']}:{r['_first_line']}"
-        problem = (Problem("duplicate_identical", "warning", f"verdict repeated (first at {where}); kept once",
-                           r["_file"], r["_line"], "rubric_id") if r["passed"] == r["_firstpassed"] else
-                   Problem("duplicate_conflict", "error", f"a different verdict for the same rubric item is at {where}",
-                           r["_file"], r["_line"], "passed"))
-        keyed.append(((r["_fi"], ROW, r["_line"], rule_index, 0), problem))
-    return frame.filter(pl.col("_new")).drop("_first_file", "_first_line", "_firstpassed", "_new"), keyed
+    same = pl.col("passed") == pl.col("_firstpassed")
+    rules = (Rule("duplicate_identical", "warning", "rubric_id", 1, lambda _: ~pl.col("_new") & same,
+                  lambda r: f"verdict repeated (first at {r['_first_file']}:{r['_first_line']}); kept once"),
+             Rule("duplicate_conflict", "error", "passed", 1, lambda _: ~pl.col("_new") & ~same,
+                  lambda r: f"a different verdict for the same rubric item is at {r['_first_file']}:{r['_first_line']}"))
+    return duplicates(frame, key, rules, rule_index, ["_file", "_line", "passed"])
 
 
 def incomplete(rows: pl.DataFrame, task_rubrics: dict[str, list[str]], expected: set, extra: tuple,
