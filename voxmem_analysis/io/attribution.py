@@ -1,10 +1,10 @@
 """Reading and checking error-attribution audit records (``<release>/attribution/``, FORMATS.md section 4).
 
-One record per line of ``attribution/**/*.jsonl[.gz]``: ``model``, ``item_id`` and the
-auditor's fields :data:`AUDIT_FIELDS`.  This module checks each record on its own
-(:func:`check_record`), reads the files (:func:`read_audit_files`) and reports duplicate
-records (:func:`drop_duplicate_records`); the check against the attribution population
-(which needs the verdict frame) and the classification live in
+One record per line of ``attribution/**/*.jsonl[.gz]``: ``model``, ``item_id`` and the auditor's
+fields :data:`AUDIT_FIELDS`.  This module checks each record on its own (:func:`check_record`; the
+rule table :data:`RULES` on the engine of :mod:`voxmem_analysis.io.rules`), reads the files
+(:func:`read_audit_files`) and reports duplicate records (:func:`drop_duplicate_records`); the check
+against the attribution population (which needs the verdict frame) and the classification live in
 :mod:`voxmem_analysis.analysis.attribution`.
 """
 from __future__ import annotations
