@@ -22,7 +22,7 @@ import polars as pl
 from voxmem_analysis.io import bulk as bk
 from voxmem_analysis.io.jsonl import not_unicode
 from voxmem_analysis.io.rules import (PY_WHITESPACE, Rule, blank, check, flagged, odd, parser_rules, raw_frame, shown,
-                                      unicode_rule, value_columns)
+                                      unicode_rule, valid_text, value_columns)
 
 __all__ = ["FRAME_COLUMNS", "SCHEMA", "LABEL_TRUE", "LABEL_FALSE", "RULES", "DUPLICATE_RULES", "python_part",
            "plain_part", "check_verdicts", "jsonable", "tidy_frame",
@@ -56,11 +56,6 @@ def jsonable(v):
     return v
 
 
-def _text(s: str) -> str:
-    """``s`` as text a frame can hold (an unpaired surrogate becomes U+FFFD; the verdict is rejected anyway)."""
-    return s if s.isascii() else s.encode("utf-8", "replace").decode("utf-8")
-
-
 # ----------------------------------------------------------------------------- raw values
 def _label_source(rec: dict) -> tuple[object, str, str | None, dict]:
     """``(label value, its field, judge model, extra autoeval fields)``: ``autoeval_label`` as
@@ -68,7 +63,7 @@ def _label_source(rec: dict) -> tuple[object, str, str | None, dict]:
     ``correct`` field (results documents)."""
     auto = rec.get("autoeval_label")
     if isinstance(auto, dict):
-        model = None if auto.get("model") is None else _text(str(auto.get("model")))
+        model = None if auto.get("model") is None else valid_text(str(auto.get("model")))
         extras = {f"autoeval_{k}": jsonable(v) for k, v in auto.items() if k not in ("model", "label")}
         return auto.get("label"), "autoeval_label.label", model, extras
     if auto is None and "correct" in rec:
@@ -89,7 +84,7 @@ def python_part(entries: list[tuple], extras: list[dict]) -> pl.DataFrame:
         lab, fld, model, auto_extras = _label_source(rec)
         values.append({**{k: rec[k] for k in ("question_id", "question_type", "hypothesis") if k in rec}, "lab": lab})
         hyp = rec.get("hypothesis")
-        hypj.append(None if hyp is None or isinstance(hyp, str) else _text(json.dumps(hyp, ensure_ascii=False)))
+        hypj.append(None if hyp is None or isinstance(hyp, str) else valid_text(json.dumps(hyp, ensure_ascii=False)))
         labf.append(fld), jm.append(model)
         used = _KNOWN_FIELDS | ({"correct"} if rec.get("autoeval_label") is None and "correct" in rec else set())
         row = {k: jsonable(v) for k, v in rec.items() if k not in used}

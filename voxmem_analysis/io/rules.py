@@ -27,7 +27,7 @@ import polars as pl
 
 from voxmem_analysis.errors import Problem
 
-__all__ = ["Rule", "check", "flagged", "parser_rules", "unicode_rule", "Shown", "shown", "value_columns", "raw_frame",
+__all__ = ["Rule", "check", "flagged", "parser_rules", "unicode_rule", "Shown", "shown", "value_columns", "valid_text", "raw_frame",
            "blank", "odd", "PY_WHITESPACE", "I64_MIN", "I64_MAX"]
 
 #: The characters Python's ``str.strip()`` removes (polars' default set lacks U+001C..U+001F).
@@ -131,7 +131,7 @@ def shown(row: dict, f: str):
 def value_columns(records: list, spec: dict[str, str]) -> dict[str, list]:
     """The columns of ``spec`` (``field: "str"|"bool"|"int"``) of Python records (dicts; anything
     else is a row of nulls): ``f`` (the value when of its type), ``f.has``, ``f.t``, ``f.r``, ``f.s``.
-    Text that is not valid Unicode (an unpaired surrogate) is held with U+FFFD in its place, its
+    Text that is not valid Unicode (an unpaired surrogate) is held as :func:`valid_text` makes it, its
     ``repr`` in ``.r``."""
     out: dict[str, list] = {}
     dicts = [rec if isinstance(rec, dict) else {} for rec in records]
@@ -143,20 +143,17 @@ def value_columns(records: list, spec: dict[str, str]) -> dict[str, list]:
             if v is None or (is_kind(v) and kind != "str"):
                 continue
             if kind == "str" and isinstance(v, str):
-                if not v.isascii() and not _utf8(v):
-                    vals[i], r[i] = v.encode("utf-8", "replace").decode("utf-8"), repr(v)
+                if valid_text(v) != v:
+                    vals[i], r[i] = valid_text(v), repr(v)
                 continue
-            vals[i], t[i], r[i], s[i] = None, type(v).__name__, repr(v), str(v)
+            vals[i], t[i], r[i], s[i] = None, type(v).__name__, repr(v), valid_text(str(v))
         out.update({f: vals, f"{f}.has": [f in rec for rec in dicts], f"{f}.t": t, f"{f}.r": r, f"{f}.s": s})
     return out
 
 
-def _utf8(v: str) -> bool:
-    try:
-        v.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+def valid_text(s: str) -> str:
+    """``s`` as text a frame can hold (an unpaired surrogate is replaced; the record is rejected anyway)."""
+    return s if s.isascii() else s.encode("utf-8", "replace").decode("utf-8")
 
 
 def raw_frame(columns: dict[str, list], spec: dict[str, str], meta: dict[str, pl.DataType]) -> pl.DataFrame:
