@@ -530,6 +530,28 @@ def test_unpaired_surrogates_in_amc_and_attribution_are_problems_not_crashes(tmp
         assert [(p.code, p.line, p.field) for p in probs if p.code == "invalid_unicode"] == [("invalid_unicode", 2, "model")]
 
 
+def test_a_lone_surrogate_in_a_field_of_another_type_is_a_problem_not_a_crash(tmp_path):
+    """A text with a lone surrogate where a boolean belongs (found by the random-corruption test): two
+    problems naming line and field, the same on both paths; the records and the LongMemEval label too."""
+    from voxmem_analysis.io.attribution import check_records, read_audit_files
+    from voxmem_analysis.io.longmemeval import load_longmemeval
+
+    line = next(iter((DATA / "synthetic" / "attribution").glob("*.jsonl"))).read_text().splitlines()[0]
+    bad = json.dumps({**json.loads(line), "evidence_recovered": "\ud800"})
+    (tmp_path / "attribution").mkdir()
+    (tmp_path / "attribution" / "a.jsonl").write_text(line + "\n" + bad + "\n")
+    expected = [("invalid_unicode", 2, "evidence_recovered"), ("invalid_value", 2, "evidence_recovered")]
+    for bulk in (False, True):
+        recs, probs = read_audit_files(tmp_path, bulk=bulk)
+        assert len(recs) == 1 and [(p.code, p.line, p.field) for p in probs] == expected
+    _, probs = check_records([json.loads(bad)], "f")
+    assert [p.message for p in probs][1] == "`evidence_recovered` must be true or false, got '\\ud800'"
+    manifest, questions = write_lme(tmp_path / "lme", {"a.jsonl": [jline(lme_pairs("u01", label='"\\udfff"'))]})
+    for bulk in (False, True):
+        found = [(p.code, p.line, p.field) for p in load_longmemeval(manifest, questions, strict=False, bulk=bulk).problems]
+        assert found == [("invalid_label", 1, "autoeval_label.label"), ("invalid_unicode", 1, "autoeval_label.label")]
+
+
 def test_extra_field_with_an_integer_beyond_64_bits_is_kept_as_text():
     """A field outside the schema holding 99999999999999999999 (valid JSON) is kept exact, as text."""
     import polars as pl

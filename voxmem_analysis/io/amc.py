@@ -74,7 +74,7 @@ def read_rows(files: list[tuple[Path, str]], fields, rules, kind: str, **known) 
         frames.append(raw)
     raw = pl.concat(frames, how="vertical") if frames else empty_raw(fields)
     frame, found = R.check(R.derived(raw, kind, **known), rules)
-    ok = frame.filter(pl.col("ok"))
+    ok = frame.filter(pl.col("_ok"))
     return ok, keyed + found, frame.height - ok.height + unread
 
 

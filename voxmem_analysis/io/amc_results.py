@@ -36,11 +36,11 @@ import polars as pl
 
 from voxmem_analysis.errors import Problem
 from voxmem_analysis.io import files as rf
-from voxmem_analysis.io.amc_rules import ROW, check
+from voxmem_analysis.io.amc_rules import ROW, check, duplicates
 from voxmem_analysis.io.amc_tasks import axis_of, normalized_text, task_key
-from voxmem_analysis.io.amc_values import Cells, per_distinct, shown
+from voxmem_analysis.io.amc_values import Cells, per_distinct
 from voxmem_analysis.io.jsonl import not_unicode, parse_object
-from voxmem_analysis.io.prediction_rules import Rule
+from voxmem_analysis.io.rules import Rule, shown
 
 __all__ = ["LINE_RULES", "ITEM_RULES", "TASK_RULES", "read_results", "no_error"]
 
@@ -111,6 +111,9 @@ ITEM_RULES: tuple[Rule, ...] = (
          lambda r: f"rubric result {r['_pos']} of task {r['d.task_id']!r} is for {_clip(r['rubric_item'])!r}, but the "
                    f"task's item {r['_pos']} is {_clip(r['t.text'])!r}"),
 )
+
+#: A line that passed the stage-1 rules of :data:`LINE_RULES` (its task is known).
+_PASSED_STAGE_1 = ~pl.any_horizontal([pl.col(f"r{i}") for i, r in enumerate(LINE_RULES) if r.stage == 1])
 
 TASK_RULES: tuple[Rule, ...] = (
     Rule("rubric_count", "error", "rubric_results", 2,
@@ -233,7 +236,7 @@ def _lines_checked(lines: pl.DataFrame, tasks: pl.DataFrame) -> tuple[pl.DataFra
 def _items_checked(items: pl.DataFrame, lines: pl.DataFrame, task_items: pl.DataFrame) -> tuple[pl.DataFrame, list]:
     """The rubric results of the lines naming a known task (and no pred_error), matched to the task's
     items (by text where a line lists them in another order), checked by :data:`ITEM_RULES`."""
-    head = lines.filter(pl.col("g1") & ~pl.col("d.failed")).select("_fi", "_line", "_file", "d.task_id")
+    head = lines.filter(_PASSED_STAGE_1 & ~pl.col("d.failed")).select("_fi", "_line", "_file", "d.task_id")
     frame = items.join(head, on=["_fi", "_line"], how="inner", maintain_order="left")
     c = Cells(frame)
     frame = frame.with_columns(per_distinct(frame, c.text("rubric_item"), normalized_text).alias("d.text"),
@@ -279,9 +282,9 @@ def _reordered(frame: pl.DataFrame, expected: pl.DataFrame) -> tuple[pl.DataFram
 def _lines_judged(lines: pl.DataFrame, items: pl.DataFrame) -> tuple[pl.DataFrame, list]:
     """The lines naming a known task with their rubric results counted (``d.n_met``, ``d.all_met``,
     ``d.item_error``), checked by :data:`TASK_RULES`; ``kept`` = the line is used."""
-    agg = items.group_by("_fi", "_line").agg((~pl.col("ok")).any().alias("d.item_error"),
+    agg = items.group_by("_fi", "_line").agg((~pl.col("_ok")).any().alias("d.item_error"),
                                               pl.col("d.met").fill_null(False).sum().cast(pl.Int64).alias("d.n_met"))
-    frame = lines.filter(pl.col("g1")).rename({"ok": "line_ok"}).drop([c for c in lines.columns if c[:1] == "r" and c[1:].isdigit()] + ["g1"])
+    frame = lines.filter(_PASSED_STAGE_1).rename({"_ok": "line_ok"}).drop([f"r{i}" for i in range(len(LINE_RULES))])
     frame = frame.join(agg, on=["_fi", "_line"], how="left", maintain_order="left").with_columns(
         pl.col("d.item_error").fill_null(False), pl.col("d.n_met").fill_null(0))
     frame = frame.with_columns(pl.when(pl.col("d.failed")).then(0).otherwise(pl.col("d.n_met")).alias("d.n_met"),
@@ -289,7 +292,7 @@ def _lines_judged(lines: pl.DataFrame, items: pl.DataFrame) -> tuple[pl.DataFram
     frame = frame.with_columns((~pl.col("d.failed") & (pl.col("d.n_met") == pl.col("t.n"))
                                 & (pl.col("d.n_results") == pl.col("t.n"))).alias("d.all_met"))
     checked, keyed = check(frame, TASK_RULES, offset=len(LINE_RULES) + len(ITEM_RULES))
-    return checked.with_columns((pl.col("ok") & pl.col("line_ok") & ~pl.col("d.item_error")).alias("kept")), keyed
+    return checked.with_columns((pl.col("_ok") & pl.col("line_ok") & ~pl.col("d.item_error")).alias("kept")), keyed
 
 
 _LAST = len(LINE_RULES) + len(ITEM_RULES) + len(TASK_RULES)
@@ -302,21 +305,16 @@ def _repeated_tasks(judged: pl.DataFrame, items: pl.DataFrame) -> tuple[pl.DataF
     met = items.sort("_pos").group_by("_fi", "_line").agg(pl.col("d.met").alias("_mets"))
     frame = judged.join(met, on=["_fi", "_line"], how="left", maintain_order="left").with_columns(
         pl.struct("kept", "d.failed", "_mets").alias("_outcome"))
-    frame = frame.with_columns(pl.col("_file").first().over("_run", "d.task_id").alias("_first_file"),
-                               pl.col("_line").first().over("_run", "d.task_id").alias("_first_line"),
-                               pl.col("_outcome").first().over("_run", "d.task_id").alias("_first_outcome"),
-                               pl.struct("_run", "d.task_id").is_first_distinct().alias("_new"))
-    keyed = []
-    for r in frame.filter(~pl.col("_new")).iter_rows(named=True):
-        where = f"{r['_first_file']}:{r['_first_line']}"
-        same = r["kept"] and r["_outcome"] == r["_first_outcome"]
-        keyed.append(((r["_fi"], ROW, r["_line"], _LAST, 0), Problem(
-            "duplicate_identical" if same else "duplicate_conflict", "warning" if same else "error",
-            f"task {r['d.task_id']!r} is listed again for this system (first at {where}) "
-            + ("with the same results; read once" if same else "with other results or an error; this line is left out"),
-            r["_file"], r["_line"], "id")))
-    kept = frame.filter(pl.col("_new") & pl.col("kept"))
-    return kept.drop("_first_file", "_first_line", "_first_outcome", "_new", "_outcome", "_mets"), keyed
+    same = pl.col("kept") & pl.col("_outcome").eq_missing(pl.col("_first_outcome"))
+    again = "task {!r} is listed again for this system (first at {}:{}) "
+    rules = (Rule("duplicate_identical", "warning", "id", 1, lambda _: ~pl.col("_new") & same,
+                  lambda r: again.format(r["d.task_id"], r["_first_file"], r["_first_line"])
+                  + "with the same results; read once"),
+             Rule("duplicate_conflict", "error", "id", 1, lambda _: ~pl.col("_new") & ~same,
+                  lambda r: again.format(r["d.task_id"], r["_first_file"], r["_first_line"])
+                  + "with other results or an error; this line is left out"))
+    kept, keyed = duplicates(frame, ["_run", "d.task_id"], rules, _LAST, ["_file", "_line", "_outcome"])
+    return kept.filter(pl.col("kept")).drop("_outcome", "_mets"), keyed
 
 
 def read_results(files: list[tuple[Path, str, int]], tasks: pl.DataFrame,

@@ -1,30 +1,33 @@
 """The rules an Audio MultiChallenge release's rows must follow, each defined once as a polars expression.
 
 Each table has its rule table (:data:`TASK_RULES`, :data:`RUBRIC_RULES`, :func:`verdict_rules`,
-:data:`LENGTH_RULES`): one :class:`~voxmem_analysis.io.prediction_rules.Rule` per line -- code,
-severity, field, stage, the expression flagging the rows that break it, and the message formatted
-from a flagged row (file, line and field come from the row).  :func:`check` applies a table to the
-raw frame of its files (:mod:`voxmem_analysis.io.amc_tables`) with the derived columns of
-:func:`derived` (readings that need Python, computed once per distinct value).  Stage 1 (a required
-field missing or empty) stops the checks of a row; any error of stage 2 rejects the row.
+:data:`LENGTH_RULES`): one :class:`~voxmem_analysis.io.rules.Rule` per line -- code, severity, field,
+stage, the expression flagging the rows that break it (given the frame's
+:class:`~voxmem_analysis.io.amc_values.Cells`), and the message formatted from a flagged row (file,
+line and field come from the row).  :func:`check` applies a table with the shared engine
+(:mod:`voxmem_analysis.io.rules`) to the raw frame of its files (:mod:`voxmem_analysis.io.amc_tables`)
+with the derived columns of :func:`derived` (readings that need Python, computed once per distinct
+value).  Stage 1 (a required field missing or empty) stops the checks of a row; any error of stage 2
+rejects the row.
 
 The rules over several rows are here too, as expressions over the rows that passed: a key seen
-before (:func:`repeated`, :func:`repeated_verdicts`), a system x task lacking rubric verdicts and a
-system lacking tasks (:func:`incomplete`).  Problems carry a sort key ``(file index, phase, line,
-rule, n)``: a file's reading problems (phase 0) before its rows' (phase 1), rows in line order,
-a row's problems in table order, its repetition last.
+before (:func:`repeated`, :func:`repeated_verdicts`: rule tables on the same engine), a system x
+task lacking rubric verdicts and a system lacking tasks (:func:`incomplete`).  Problems carry a sort
+key ``(file index, phase, line, rule, n)``: a file's reading problems (phase 0) before its rows'
+(phase 1), rows in line order, a row's problems in table order, its repetition last.
 """
 from __future__ import annotations
 
 import polars as pl
 
 from voxmem_analysis.errors import Problem
-from voxmem_analysis.io.amc_values import Cells, per_distinct, py_float, shown
-from voxmem_analysis.io.prediction_rules import Rule
+from voxmem_analysis.io import rules as E
+from voxmem_analysis.io.amc_values import Cells, per_distinct, py_float
+from voxmem_analysis.io.rules import Rule, shown
 
 __all__ = ["AXES", "AXIS_LABELS", "AXIS_ALIASES", "INSTRUCTION_TYPES", "EDIT_TYPES", "MODALITIES", "VERDICT_COLUMNS",
            "TASK_FIELDS", "RUBRIC_FIELDS", "LENGTH_FIELDS", "TASK_RULES", "RUBRIC_RULES", "LENGTH_RULES",
-           "verdict_rules", "derived", "check", "repeated", "repeated_verdicts", "incomplete", "ROW"]
+           "verdict_rules", "derived", "check", "duplicates", "repeated", "repeated_verdicts", "incomplete", "ROW"]
 
 AXES = ("IM", "IR", "SC", "VE")
 AXIS_LABELS = {"IM": "Inference Memory", "IR": "Instruction Retention", "SC": "Self Coherence",
@@ -167,57 +170,43 @@ def derived(frame: pl.DataFrame, kind: str, *, tasks=(), rubrics: dict | None = 
 
 # ----------------------------------------------------------------------------- checking
 def check(frame: pl.DataFrame, rules: tuple[Rule, ...], *, offset: int = 0, sub: str | None = None) -> tuple[pl.DataFrame, list]:
-    """``(frame with ok = the row passed, keyed problems)`` of a raw frame with its derived columns.
+    """``(frame with _ok = the row passed, keyed problems)`` of a raw frame with its derived columns.
 
     A problem's sort key is ``(file index, ROW, line, offset + rule, row[sub] or 0)`` (``sub``: a column
     ordering several rows of one line, such as the rubric results of a judged task)."""
-    c = Cells(frame)
-    s1 = [i for i, r in enumerate(rules) if r.stage == 1]
-    s2 = [i for i, r in enumerate(rules) if r.stage == 2]
-    frame = frame.with_columns([rules[i].flag(c).fill_null(False).alias(f"r{i}") for i in s1])
-    gate = ~pl.any_horizontal([pl.col(f"r{i}") for i in s1]) if s1 else pl.lit(True)
-    frame = frame.with_columns(gate.alias("g1")).with_columns(
-        [(pl.col("g1") & rules[i].flag(c).fill_null(False)).alias(f"r{i}") for i in s2])
-    errors = [pl.col(f"r{i}") for i in s2 if rules[i].severity == "error"]
-    frame = frame.with_columns((pl.col("g1") & ~pl.any_horizontal(errors) if errors else pl.col("g1")).alias("ok"))
-    keyed: list = []
-    if not frame.height:
-        return frame, keyed
-    hits = frame.select([pl.col(f"r{i}").any() for i in range(len(rules))]).row(0)
-    for i, (rule, hit) in enumerate(zip(rules, hits)):
-        if hit:
-            for row in frame.filter(pl.col(f"r{i}")).iter_rows(named=True):
-                keyed.append(((row["_fi"], ROW, row["_line"], offset + i, row[sub] if sub else 0),
-                              Problem(rule.code, rule.severity, rule.message(row), row["_file"], row["_line"], rule.field)))
-    return frame, keyed
+    frame = E.check(frame, rules, Cells(frame))
+    return frame, E.flagged(frame, rules, lambda r, i, n: (r["_fi"], ROW, r["_line"], offset + i, r[sub] if sub else 0))
+
+
+def duplicates(frame: pl.DataFrame, key: list[str], rules: tuple[Rule, ...], rule_index: int,
+                first: list[str]) -> tuple[pl.DataFrame, list]:
+    """``(the rows first with their key, keyed problems)``: ``rules`` flag a row whose ``key`` an earlier
+    row has (``_new`` false) and read the first row's columns ``first`` (as ``_first<column>``)."""
+    frame = frame.with_columns(*[pl.col(c).first().over(key).alias(f"_first{c}") for c in first],
+                               pl.struct(key).is_first_distinct().alias("_new"))
+    frame = E.check(frame, rules, prefix="_dup")
+    keyed = E.flagged(frame, rules, lambda r, i, n: (r["_fi"], ROW, r["_line"], rule_index, 0), prefix="_dup")
+    helpers = [f"_first{c}" for c in first] + [f"_dup{i}" for i in range(len(rules))] + ["_new", "_ok"]
+    return frame.filter(pl.col("_new")).drop(helpers), keyed
 
 
 def repeated(frame: pl.DataFrame, key: list[str], shown_key: str, rule_index: int, message) -> tuple[pl.DataFrame, list]:
     """Rows (that passed) whose ``key`` an earlier such row has: ``duplicate_id`` errors naming the first
     line; ``(frame without them, keyed problems)``.  ``message(row)`` formats the value shown."""
-    frame = frame.with_columns(pl.col("_line").first().over(key).alias("_first"),
-                               pl.struct(key).is_first_distinct().alias("_new"))
-    keyed = [((r["_fi"], ROW, r["_line"], rule_index, 0),
-              Problem("duplicate_id", "error", f"{shown_key} {message(r)!r} appears twice (first on line {r['_first']})",
-                      r["_file"], r["_line"], shown_key))
-             for r in frame.filter(~pl.col("_new")).iter_rows(named=True)]
-    return frame.filter(pl.col("_new")).drop("_first", "_new"), keyed
+    rule = Rule("duplicate_id", "error", shown_key, 1, lambda _: ~pl.col("_new"),
+                lambda r: f"{shown_key} {message(r)!r} appears twice (first on line {r['_first_line']})")
+    return duplicates(frame, key, (rule,), rule_index, ["_line"])
 
 
 def repeated_verdicts(frame: pl.DataFrame, key: list[str], rule_index: int) -> tuple[pl.DataFrame, list]:
     """Verdicts (that passed, in file and line order) for a rubric item already graded: a warning when
     the verdict is the same, an error when it differs; either way the first is kept."""
-    frame = frame.with_columns(*[pl.col(c).first().over(key).alias(f"_first{c}") for c in ("_file", "_line", "passed")],
-                               pl.struct(key).is_first_distinct().alias("_new"))
-    keyed = []
-    for r in frame.filter(~pl.col("_new")).iter_rows(named=True):
-        where = f"{r['_first_file']}:{r['_first_line']}"
-        problem = (Problem("duplicate_identical", "warning", f"verdict repeated (first at {where}); kept once",
-                           r["_file"], r["_line"], "rubric_id") if r["passed"] == r["_firstpassed"] else
-                   Problem("duplicate_conflict", "error", f"a different verdict for the same rubric item is at {where}",
-                           r["_file"], r["_line"], "passed"))
-        keyed.append(((r["_fi"], ROW, r["_line"], rule_index, 0), problem))
-    return frame.filter(pl.col("_new")).drop("_first_file", "_first_line", "_firstpassed", "_new"), keyed
+    same = pl.col("passed") == pl.col("_firstpassed")
+    rules = (Rule("duplicate_identical", "warning", "rubric_id", 1, lambda _: ~pl.col("_new") & same,
+                  lambda r: f"verdict repeated (first at {r['_first_file']}:{r['_first_line']}); kept once"),
+             Rule("duplicate_conflict", "error", "passed", 1, lambda _: ~pl.col("_new") & ~same,
+                  lambda r: f"a different verdict for the same rubric item is at {r['_first_file']}:{r['_first_line']}"))
+    return duplicates(frame, key, rules, rule_index, ["_file", "_line", "passed"])
 
 
 def incomplete(rows: pl.DataFrame, task_rubrics: dict[str, list[str]], expected: set, extra: tuple,

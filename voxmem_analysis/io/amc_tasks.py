@@ -32,10 +32,10 @@ import polars as pl
 from voxmem_analysis.errors import Problem
 from voxmem_analysis.io import files as rf
 from voxmem_analysis.io.amc_rules import AXES, AXIS_LABELS, check, repeated
-from voxmem_analysis.io.amc_values import Cells, per_distinct, shown
+from voxmem_analysis.io.amc_values import Cells, per_distinct
 from voxmem_analysis.io.bulk import extra_series
 from voxmem_analysis.io.jsonl import not_unicode, parse_object
-from voxmem_analysis.io.prediction_rules import Rule
+from voxmem_analysis.io.rules import Rule, shown
 from voxmem_analysis.io.textlimits import csv_field_limit
 
 __all__ = ["AXIS_SPELLINGS", "RUBRIC_TEXT_KEYS", "TASK_TABLE_RULES", "task_table_rules", "axis_of", "task_key",
@@ -268,7 +268,7 @@ def read_task_table(path) -> tuple[pl.DataFrame, pl.DataFrame, list[Problem]]:
                                pl.Series("d.items", [p[0] for p in parsed], dtype=pl.List(pl.Utf8)))
     rules = task_table_rules(id_field, rubric_field)
     checked, keyed = check(frame, rules)
-    ok = checked.with_columns(pl.int_range(pl.len()).alias("_row"), pl.col("d.task_id").alias("task_id")).filter("ok")
+    ok = checked.with_columns(pl.int_range(pl.len()).alias("_row"), pl.col("d.task_id").alias("task_id")).filter("_ok")
     kept, dup = repeated(ok, ["task_id"], id_field, len(rules), lambda r: r["task_id"])
     problems += [p for _, p in sorted(keyed + dup, key=lambda kp: kp[0])]
     if not kept.height and not any(p.severity == "error" for p in problems):

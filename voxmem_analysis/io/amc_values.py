@@ -3,7 +3,8 @@
 A table file becomes a *raw frame* (:mod:`voxmem_analysis.io.amc_tables`): for each field ``f`` the
 column ``f`` holds ``str(value)`` as Python writes it (a CSV cell as it is) and ``f.t`` the value's
 type (``str``, ``bool``, ``int``, ``float``, ``list``, ``dict``; null when the row has no value for
-``f``).  :class:`Cells` turns those columns into the readings every rule uses:
+``f``; :func:`voxmem_analysis.io.rules.shown` gives it for a message).  :class:`Cells` turns those
+columns into the readings every rule's flag uses (the flags' context, see :mod:`voxmem_analysis.io.rules`):
 
 * **empty**: no value, a text of white space only, or NaN;
 * **text**: the value as text, white space around it removed (Python's ``str.strip``);
@@ -21,10 +22,10 @@ from __future__ import annotations
 import pandas as pd
 import polars as pl
 
-from voxmem_analysis.io.prediction_rules import PY_WHITESPACE
+from voxmem_analysis.io.rules import PY_WHITESPACE
 from voxmem_analysis.io.textlimits import CSV_FIELD_LIMIT
 
-__all__ = ["Cells", "per_distinct", "shown", "py_float", "plain_csv", "to_pandas", "PY_WHITESPACE"]
+__all__ = ["Cells", "per_distinct", "py_float", "plain_csv", "to_pandas"]
 
 _TRUE, _FALSE = ("true", "1"), ("false", "0")
 
@@ -85,25 +86,6 @@ def py_float(text: str) -> float:
         return float(text)
     except (ValueError, OverflowError):
         return float("nan")
-
-
-def shown(row: dict, f: str):
-    """The value a row held for ``f``, for ``repr`` in a message (a text as text, other types as
-    Python writes them)."""
-    t = row.get(f"{f}.t")
-    if t is None:
-        return None
-    return row[f] if t == "str" else _Written(row[f])
-
-
-class _Written:
-    """A value whose ``repr`` is the text Python wrote for it (``True``, ``2.5``, ``['M']``)."""
-
-    def __init__(self, text: str):
-        self.text = text
-
-    def __repr__(self) -> str:
-        return self.text
 
 
 def plain_csv(text: str) -> pl.DataFrame | None:

@@ -1,10 +1,10 @@
 """Reading and checking error-attribution audit records (``<release>/attribution/``, FORMATS.md section 4).
 
-One record per line of ``attribution/**/*.jsonl[.gz]``: ``model``, ``item_id`` and the
-auditor's fields :data:`AUDIT_FIELDS`.  This module checks each record on its own
-(:func:`check_record`), reads the files (:func:`read_audit_files`) and reports duplicate
-records (:func:`drop_duplicate_records`); the check against the attribution population
-(which needs the verdict frame) and the classification live in
+One record per line of ``attribution/**/*.jsonl[.gz]``: ``model``, ``item_id`` and the auditor's
+fields :data:`AUDIT_FIELDS`.  This module checks each record on its own (:func:`check_record`; the
+rule table :data:`RULES` on the engine of :mod:`voxmem_analysis.io.rules`), reads the files
+(:func:`read_audit_files`) and reports duplicate records (:func:`drop_duplicate_records`); the check
+against the attribution population (which needs the verdict frame) and the classification live in
 :mod:`voxmem_analysis.analysis.attribution`.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from voxmem_analysis.io import bulk as bk
 from voxmem_analysis.io.files import prediction_files, read_text, walk
 from voxmem_analysis.io.files import rel as relpath
 from voxmem_analysis.io.jsonl import not_unicode, parse_line
-from voxmem_analysis.io.record_rules import Rule, blank, check, flagged, odd, raw_frame, shown, value_columns
+from voxmem_analysis.io.rules import Rule, blank, check, flagged, odd, parser_rules, raw_frame, shown, unicode_rule, value_columns
 
 __all__ = ["COMMITS", "SOURCES", "RELATIONS", "AUDIT_FIELDS", "AUDIT_ENUMS", "audit_files", "check_record", "check_records",
            "read_audit_files", "drop_duplicate_records", "BULK_MIN_LINES", "RULES"]
@@ -70,30 +70,25 @@ _META = {"_fi": pl.Int64, "_seq": pl.Int64, "_file": pl.Utf8, "_line": pl.Int64,
 
 def _enum_rule(f: str, allowed: tuple[str, ...]) -> Rule:
     return Rule("unknown_value", "error", f, 1,
-                lambda: pl.col(f"{f}.has") & ~pl.col(f).is_in(list(allowed)).fill_null(False),
+                lambda _: pl.col(f"{f}.has") & ~pl.col(f).is_in(list(allowed)).fill_null(False),
                 lambda r: f"`{f}` is {shown(r, f)!r}; expected one of {', '.join(allowed)}")
 
 
 #: Each rule of an audit record (FORMATS.md section 4), once; problems of a record in this order.
 RULES: tuple[Rule, ...] = (
-    Rule("malformed_json", "error", lambda r: r["_p0_field"], 0, lambda: pl.col("_p0_code") == "malformed_json",
-         lambda r: r["_p0_msg"]),
-    Rule("not_an_object", "error", None, 0, lambda: pl.col("_p0_code") == "not_an_object",
-         lambda r: f"record is a JSON {r['_p0_msg']}, expected an object"),
-    Rule("invalid_unicode", "error", None, 1, lambda: pl.col("_uni").list.len() > 0,
-         lambda r, f: f"`{f}` holds text that is not valid Unicode (an unpaired surrogate escape)", each="_uni"),
-    *[Rule("missing_field", "error", f, 1, lambda f=f: blank(f) | odd(f),
+    *parser_rules(lambda r: f"record is a JSON {r['_p0_msg']}, expected an object"), unicode_rule(1),
+    *[Rule("missing_field", "error", f, 1, lambda _, f=f: blank(f) | odd(f),
            lambda r, f=f: f"required field `{f}` is missing or empty") for f in ("model", "item_id")],
-    *[Rule("missing_field", "error", f, 1, lambda f=f: ~pl.col(f"{f}.has"), lambda r, f=f: f"audit field `{f}` is missing")
+    *[Rule("missing_field", "error", f, 1, lambda _, f=f: ~pl.col(f"{f}.has"), lambda r, f=f: f"audit field `{f}` is missing")
       for f in AUDIT_FIELDS],
     *[_enum_rule(f, allowed) for f, allowed in AUDIT_ENUMS.items()],
     Rule("invalid_value", "error", "evidence_recovered", 1,
-         lambda: pl.col("evidence_recovered.has") & pl.col("evidence_recovered").is_null(),
+         lambda _: pl.col("evidence_recovered.has") & pl.col("evidence_recovered").is_null(),
          lambda r: f"`evidence_recovered` must be true or false, got {shown(r, 'evidence_recovered')!r}"),
     Rule("invalid_value", "error", "source_session", 1,   # a whole number beyond 64 bits is a session number too
-         lambda: odd("source_session") & (pl.col("source_session.t") != "int"),
+         lambda _: odd("source_session") & (pl.col("source_session.t") != "int"),
          lambda r: f"`source_session` must be a session number or null, got {shown(r, 'source_session')!r}"),
-    *[Rule("invalid_value", "error", f, 1, lambda f=f: odd(f),
+    *[Rule("invalid_value", "error", f, 1, lambda _, f=f: odd(f),
            lambda r, f=f: f"`{f}` must be a string or null, got {r[f + '.t']}") for f in ("answer", "why")],
 )
 
@@ -126,7 +121,7 @@ def _parse(line: str):
 def _checked(frame: pl.DataFrame) -> tuple[list[dict], list]:
     """``(rows, keyed problems)`` of a raw frame checked against :data:`RULES`."""
     frame = check(frame.sort("_fi", "_seq"), RULES)
-    keyed = flagged(frame, RULES)
+    keyed = flagged(frame, RULES, lambda r, i, n: (r["_fi"], 1, r["_seq"], i, n))
     good = frame.filter(pl.col("_ok"))
     big = good["source_session.t"] == "int"   # whole numbers beyond 64 bits, kept exact
     session = good["source_session"].to_list()

@@ -12,7 +12,7 @@ import polars as pl
 
 from voxmem_analysis.errors import Problem
 from voxmem_analysis.io.files import read_text
-from voxmem_analysis.io.record_rules import Rule, check, flagged
+from voxmem_analysis.io.rules import Rule, check, flagged
 from voxmem_analysis.io.textlimits import csv_field_limit
 
 __all__ = ["MANIFEST_COLUMNS", "read_manifest", "manifest_rows", "cell"]
@@ -92,7 +92,8 @@ def manifest_rows(path, columns: tuple[str, ...] = MANIFEST_COLUMNS) -> tuple[pd
     frame = frame.with_columns((pl.int_range(pl.len()).over("resolved", "_ok") > 0).alias("_copy"),
                                pl.col("_line").first().over("resolved", "_ok").alias("_l0"))
     frame = check(frame, _PATH_RULES, gate=pl.col("_ok"), prefix="d").collect()
-    keyed = flagged(frame, _ROW_RULES) + flagged(frame, _PATH_RULES, base=len(_ROW_RULES), prefix="d")
+    keyed = (flagged(frame, _ROW_RULES, lambda r, i, n: (r["_seq"], i))
+             + flagged(frame, _PATH_RULES, lambda r, i, n: (r["_seq"], len(_ROW_RULES) + i), prefix="d"))
     problems += [p for _, p in sorted(keyed, key=lambda e: e[0])]
     missing = _ROW_RULES.index(_MISSING_FILE)
     dropped += [{**{c: r[c] for c in columns if c != "path"}, "manifest_line": r["_line"], "reason": f"file {r['_what']}"}
@@ -143,18 +144,18 @@ def _row_frame(header: list[str], body: list, base: Path, rel: str, columns: tup
                         schema_overrides={c: pl.Utf8 for c in (*columns, "resolved", "_what", "_looked")})
 
 
-_MISSING_FILE = Rule("missing_file", "error", "path", 2, lambda: pl.col("_what").is_not_null(),
+_MISSING_FILE = Rule("missing_file", "error", "path", 2, lambda _: pl.col("_what").is_not_null(),
                      lambda r: f"verdict file {r['path']!r} {r['_what']} (looked for {r['_looked']})")
 #: Each rule of one manifest row, once (the header's are :func:`_header_problems`); problems in this order.
 _ROW_RULES: tuple[Rule, ...] = (
-    Rule("manifest_bad_row", "error", None, 0, lambda: pl.col("_n") != pl.col("_h"),
+    Rule("manifest_bad_row", "error", None, 0, lambda _: pl.col("_n") != pl.col("_h"),
          lambda r: f"row has {r['_n']} field(s), the header has {r['_h']}"),
-    *[Rule("manifest_missing_value", "error", c, 1, lambda c=c: pl.col(c).is_null(), lambda r, c=c: f"`{c}` is empty")
+    *[Rule("manifest_missing_value", "error", c, 1, lambda _, c=c: pl.col(c).is_null(), lambda r, c=c: f"`{c}` is empty")
       for c in _REQUIRED_MANIFEST],
     _MISSING_FILE,
 )
 #: A row against the first listing the same verdict file.
 _PATH_RULES: tuple[Rule, ...] = (
-    Rule("manifest_duplicate_path", "error", "path", 3, lambda: pl.col("_copy"),
+    Rule("manifest_duplicate_path", "error", "path", 3, lambda _: pl.col("_copy"),
          lambda r: f"{r['path']!r} is already listed at line {r['_l0']}; its verdicts would be counted twice"),
 )

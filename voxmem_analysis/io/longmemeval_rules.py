@@ -5,7 +5,7 @@ for the records Python's ``json`` read, :func:`plain_part` for the lines polars 
 which is decided in :func:`voxmem_analysis.io.longmemeval.verdict_raw_frame`): ``_fi`` (manifest row),
 ``_seq`` (place in the file), ``_file``, ``_line``, the values of ``question_id``, ``question_type``,
 ``hypothesis`` and of the label (``lab``: ``autoeval_label.label``, a flat ``autoeval_label`` or
-``correct``, named in ``lab.f``) as columns (see :mod:`voxmem_analysis.io.record_rules`), the judge
+``correct``, named in ``lab.f``) as columns (see :mod:`voxmem_analysis.io.rules`), the judge
 model ``jm``, and the parser's findings (``_p0_*``: not JSON, not an object; ``_uni``: text that is
 not valid Unicode).  Fields outside the frame's columns stay beside it, by row (``_x``).
 
@@ -21,7 +21,8 @@ import polars as pl
 
 from voxmem_analysis.io import bulk as bk
 from voxmem_analysis.io.jsonl import not_unicode
-from voxmem_analysis.io.record_rules import PY_WHITESPACE, Rule, blank, check, flagged, odd, raw_frame, shown, value_columns
+from voxmem_analysis.io.rules import (PY_WHITESPACE, Rule, blank, check, flagged, odd, parser_rules, raw_frame, shown,
+                                      unicode_rule, valid_text, value_columns)
 
 __all__ = ["FRAME_COLUMNS", "SCHEMA", "LABEL_TRUE", "LABEL_FALSE", "RULES", "DUPLICATE_RULES", "python_part",
            "plain_part", "check_verdicts", "jsonable", "tidy_frame",
@@ -55,11 +56,6 @@ def jsonable(v):
     return v
 
 
-def _text(s: str) -> str:
-    """``s`` as text a frame can hold (an unpaired surrogate becomes U+FFFD; the verdict is rejected anyway)."""
-    return s if s.isascii() else s.encode("utf-8", "replace").decode("utf-8")
-
-
 # ----------------------------------------------------------------------------- raw values
 def _label_source(rec: dict) -> tuple[object, str, str | None, dict]:
     """``(label value, its field, judge model, extra autoeval fields)``: ``autoeval_label`` as
@@ -67,7 +63,7 @@ def _label_source(rec: dict) -> tuple[object, str, str | None, dict]:
     ``correct`` field (results documents)."""
     auto = rec.get("autoeval_label")
     if isinstance(auto, dict):
-        model = None if auto.get("model") is None else _text(str(auto.get("model")))
+        model = None if auto.get("model") is None else valid_text(str(auto.get("model")))
         extras = {f"autoeval_{k}": jsonable(v) for k, v in auto.items() if k not in ("model", "label")}
         return auto.get("label"), "autoeval_label.label", model, extras
     if auto is None and "correct" in rec:
@@ -88,7 +84,7 @@ def python_part(entries: list[tuple], extras: list[dict]) -> pl.DataFrame:
         lab, fld, model, auto_extras = _label_source(rec)
         values.append({**{k: rec[k] for k in ("question_id", "question_type", "hypothesis") if k in rec}, "lab": lab})
         hyp = rec.get("hypothesis")
-        hypj.append(None if hyp is None or isinstance(hyp, str) else _text(json.dumps(hyp, ensure_ascii=False)))
+        hypj.append(None if hyp is None or isinstance(hyp, str) else valid_text(json.dumps(hyp, ensure_ascii=False)))
         labf.append(fld), jm.append(model)
         used = _KNOWN_FIELDS | ({"correct"} if rec.get("autoeval_label") is None and "correct" in rec else set())
         row = {k: jsonable(v) for k, v in rec.items() if k not in used}
@@ -152,21 +148,19 @@ def _qid_shown(r: dict):
 
 
 def _label_rule(code: str, severity: str, how: str, message) -> Rule:
-    return Rule(code, severity, lambda r: r["lab.f"], 2, lambda: pl.col("_how") == how, message)
+    return Rule(code, severity, lambda r: r["lab.f"], 2, lambda _: pl.col("_how") == how, message)
 
 
 #: Each rule of one verdict, once; problems of a verdict in this order.
 RULES: tuple[Rule, ...] = (
-    Rule("malformed_json", "error", lambda r: r["_p0_field"], 0, lambda: pl.col("_p0_code") == "malformed_json",
-         lambda r: r["_p0_msg"]),
-    Rule("not_an_object", "error", None, 0, lambda: pl.col("_p0_code") == "not_an_object", lambda r: r["_p0_msg"]),
+    *parser_rules(),
     Rule("missing_field", "error", "question_id", 1,
-         lambda: blank("question_id") | pl.col("question_id.t").is_in(["dict", "list", "bool"]),
+         lambda _: blank("question_id") | pl.col("question_id.t").is_in(["dict", "list", "bool"]),
          lambda r: "required field `question_id` is missing or empty"),
-    Rule("unknown_question", "error", "question_id", 2, lambda: pl.col("_qtype").is_null(),
+    Rule("unknown_question", "error", "question_id", 2, lambda _: pl.col("_qtype").is_null(),
          lambda r: f"question_id {_qid_shown(r)!r} is not in the question file"),
     Rule("question_mismatch", "error", "question_type", 2,
-         lambda: pl.col("_qtype").is_not_null() & ~blank("question_type")
+         lambda _: pl.col("_qtype").is_not_null() & ~blank("question_type")
          & (pl.coalesce("question_type", "question_type.s") != pl.col("_qtype")),
          lambda r: f"question_type is {shown(r, 'question_type')!r} here but {r['_qtype']!r} in the question file"),
     _label_rule("missing_label", "warning", "missing", lambda r: f"`{r['lab.f']}` is missing or null: ungraded, counted incorrect"),
@@ -177,10 +171,9 @@ RULES: tuple[Rule, ...] = (
                 lambda r: f"`{r['lab.f']}` is the text {shown(r, 'lab')!r}; read as {str(r['_label']).lower()}"),
     _label_rule("label_as_number", "warning", "number",
                 lambda r: f"`{r['lab.f']}` is the number {shown(r, 'lab')!r}; read as {str(r['_label']).lower()}"),
-    Rule("invalid_field", "warning", "hypothesis", 2, lambda: odd("hypothesis"),
+    Rule("invalid_field", "warning", "hypothesis", 2, lambda _: odd("hypothesis"),
          lambda r: f"`hypothesis` should be a string, got {r['hypothesis.t']}; kept as JSON text"),
-    Rule("invalid_unicode", "error", None, 2, lambda: pl.col("_uni").list.len() > 0,
-         lambda r, f: f"`{f}` holds text that is not valid Unicode (an unpaired surrogate escape)", each="_uni"),
+    unicode_rule(2),
 )
 
 
@@ -190,11 +183,11 @@ def _run(r: dict) -> str:
 
 #: A verdict that passed :data:`RULES` against the first one read for its (system, budget, judge, question).
 DUPLICATE_RULES: tuple[Rule, ...] = (
-    Rule("duplicate_identical", "warning", "question_id", 3, lambda: pl.col("_copy") & pl.col("_label").eq_missing(pl.col("_lab0")),
+    Rule("duplicate_identical", "warning", "question_id", 3, lambda _: pl.col("_copy") & pl.col("_label").eq_missing(pl.col("_lab0")),
          lambda r: f"{_run(r)} already read at {r['_f0']}:{r['_l0']} with the same label"
          + ("" if r["_hyp0"] == r["_hyp"] else " (different hypothesis)") + "; copy ignored"),
     Rule("duplicate_conflict", "error", "autoeval_label.label", 3,
-         lambda: pl.col("_copy") & ~pl.col("_label").eq_missing(pl.col("_lab0")),
+         lambda _: pl.col("_copy") & ~pl.col("_label").eq_missing(pl.col("_lab0")),
          lambda r: f"{_run(r)} read twice with different labels (first at {r['_f0']}:{r['_l0']}: {r['_lab0']!r}; "
          f"here {r['_label']!r})"),
 )
@@ -210,7 +203,12 @@ def check_verdicts(raw: pl.DataFrame, questions: pl.DataFrame, manifest: pl.Data
                                *[pl.col(c).first().over(key).alias(a) for a, c in first.items()])
     frame = check(frame, DUPLICATE_RULES, gate=pl.col("_ok"), prefix="d").with_columns(
         (pl.col("_ok") & ~pl.col("d0")).alias("_keep")).collect()
-    return frame, flagged(frame, RULES) + flagged(frame, DUPLICATE_RULES, base=len(RULES), prefix="d")
+    return frame, flagged(frame, RULES, _key(0)) + flagged(frame, DUPLICATE_RULES, _key(len(RULES)), prefix="d")
+
+
+def _key(base: int):
+    """A problem's sort key: ``(file index, 1, record, base + rule, n)``."""
+    return lambda r, i, n: (r["_fi"], 1, r["_seq"], base + i, n)
 
 
 def tidy_frame(frame: pl.DataFrame, extras: list[dict], convention: str) -> pl.DataFrame:
@@ -259,16 +257,16 @@ def question_rules(type_key: str | None) -> tuple[Rule, ...]:
     ``question_type`` or ``type``), then of an entry against the first listed with its id."""
     shown = f"`{type_key}`" if type_key else "`question_type` (or `type`)"
     return (
-        Rule("not_an_object", "error", None, 0, lambda: pl.col("_rt").is_not_null(),
+        Rule("not_an_object", "error", None, 0, lambda _: pl.col("_rt").is_not_null(),
              lambda r: f"question entry is a JSON {r['_rt']}, expected an object"),
-        Rule("missing_field", "error", "question_id", 1, lambda: _unusable("question_id"),
+        Rule("missing_field", "error", "question_id", 1, lambda _: _unusable("question_id"),
              lambda r: f"`question_id` is missing or empty{_where(r)}"),
-        Rule("missing_field", "error", type_key or "question_type", 1, lambda: _unusable("qt"),
+        Rule("missing_field", "error", type_key or "question_type", 1, lambda _: _unusable("qt"),
              lambda r: f"{shown} is missing or empty{_where(r)}"),
-        Rule("duplicate_question", "warning", "question_id", 2, lambda: pl.col("_copy") & (pl.col("_qt") == pl.col("_t0")),
+        Rule("duplicate_question", "warning", "question_id", 2, lambda _: pl.col("_copy") & (pl.col("_qt") == pl.col("_t0")),
              lambda r: f"question {r['_qid']!r} listed again (first at line {r['_l0']}); same type, ignored"),
         Rule("duplicate_question_conflict", "error", "question_type", 2,
-             lambda: pl.col("_copy") & (pl.col("_qt") != pl.col("_t0")),
+             lambda _: pl.col("_copy") & (pl.col("_qt") != pl.col("_t0")),
              lambda r: f"question {r['_qid']!r} has type {r['_qt']!r} here but {r['_t0']!r} at line {r['_l0']}"),
     )
 
@@ -290,7 +288,7 @@ def check_questions(records: list, lines: list, rel: str, type_key: str | None) 
     frame = frame.with_columns((pl.int_range(pl.len()).over(key) > 0).alias("_copy"),
                                pl.col("_qt").first().over(key).alias("_t0"), pl.col("_line").first().over(key).alias("_l0"))
     frame = check(frame, rules[3:], gate=pl.col("_ok"), prefix="d").collect()
-    keyed = flagged(frame, rules[:3]) + flagged(frame, rules[3:], base=3, prefix="d")
+    keyed = flagged(frame, rules[:3], _key(0)) + flagged(frame, rules[3:], _key(3), prefix="d")
     out = frame.lazy().filter(pl.col("_ok") & ~pl.col("_copy")).select(
         pl.col("_qid").alias("question_id"), pl.col("_qt").alias("question_type"),
         pl.col("_qid").str.ends_with("_abs").alias("is_abstention"),

@@ -2,28 +2,25 @@
 
 :func:`check` takes a raw frame (:mod:`voxmem_analysis.io.prediction_lines`: one row per line, its
 values as columns, joined with the item table) and returns the problems and the rows that passed.
-Each :class:`Rule` of :data:`RULES` is one line of the table: its code, severity, field, stage, the
-expression that flags the rows breaking it, and the message, formatted from a flagged row (file,
-line and field come from the row).  Problems are listed per line in table order, lines in file
-order, as the harness reader always listed them.
+:data:`RULES` is the table of :class:`~voxmem_analysis.io.rules.Rule` (the engine every reader shares,
+:mod:`voxmem_analysis.io.rules`); each rule's flag reads the line through :class:`Values`.  Problems are
+listed per line in table order, lines in file order, as the harness reader always listed them.
 
 Stages: a line that is not a JSON object (stage 0, found by the parser) or lacks a readable
-``item_id``/``model`` (stage 1) is checked no further; an error in stage 2 rejects the line;
-stage 3 only reads the whole numbers of a line that passed.
+``item_id``/``model`` or holds text that is not valid Unicode (stage 1) is checked no further; an error
+in stage 2 rejects the line; stage 3 only reads the whole numbers of a line that passed.
 """
 from __future__ import annotations
-
-from dataclasses import dataclass
-from typing import Callable
 
 import polars as pl
 
 from voxmem_analysis import taxonomy as tx
-from voxmem_analysis.errors import Problem
+from voxmem_analysis.io import rules as E
 from voxmem_analysis.io.prediction_lines import ODD_SUFFIXES, SCHEMA
+from voxmem_analysis.io.rules import PY_WHITESPACE, Rule, shown
 from voxmem_analysis.io.schema import ABLATION_CONDITIONS, REQUIRED_ITEM_FIELDS, normalize_condition
 
-__all__ = ["Rule", "RULES", "Values", "check", "item_columns", "ITEM_STR_FIELDS", "ITEM_INT_FIELDS", "PY_WHITESPACE"]
+__all__ = ["RULES", "Values", "check", "item_columns", "ITEM_STR_FIELDS", "ITEM_INT_FIELDS"]
 
 #: Item-table columns the lines may take values from: text ...
 ITEM_STR_FIELDS = ("question_id", "context_length", "family_id", "evidence_type", "memory_operation", "subtype",
@@ -31,9 +28,6 @@ ITEM_STR_FIELDS = ("question_id", "context_length", "family_id", "evidence_type"
                    "gold_json", "_source_operation")
 #: ... and whole numbers.
 ITEM_INT_FIELDS = ("session_count", "evidence_session_count", "samekey_haystack_session_count")
-#: The characters Python's ``str.strip()`` removes (polars' default set lacks U+001C..U+001F).
-PY_WHITESPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
-                 "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")   # tests/test_loading_census.py checks it
 _ITEM_ID = r"^(.+)_(\d+[kK])\n?$"      # Python's `$` also matches before a final newline
 _LONG_ITEM_FIELDS = ("question_text", "gold_json")
 _EXPECTED = ("answer", "insufficient_evidence")
@@ -42,16 +36,6 @@ _MISMATCH_FIELDS = ("question_id", "context_length", "evidence_type", "memory_op
                     "expected_response", "family_id")
 _NORMALIZERS = {"context_length": tx.normalize_budget, "evidence_type": tx.normalize_evidence,
                 "memory_operation": tx.normalize_operation, "subtype": tx.normalize_subtype}
-
-
-class _Shown:
-    """A value whose ``repr`` is a given text (a line's value of an unexpected JSON type)."""
-
-    def __init__(self, text: str):
-        self.text = text
-
-    def __repr__(self) -> str:
-        return self.text
 
 
 # ----------------------------------------------------------------------------- values
@@ -234,27 +218,8 @@ def _same_up_to_spelling(frame: pl.DataFrame, v: Values) -> pl.DataFrame:
 
 
 # ----------------------------------------------------------------------------- the rules
-@dataclass(frozen=True)
-class Rule:
-    """One rule: rows where ``flag`` is true break it; ``message`` formats a flagged row."""
-
-    code: str
-    severity: str
-    field: str
-    stage: int
-    flag: Callable[[Values], pl.Expr]
-    message: Callable[[dict], str]
-
-
-def _shown(row: dict, f: str, prefix: str = ""):
-    """The Python value a line held for ``f`` (for ``repr`` in a message)."""
-    if row.get(f"{f}.t") is not None:
-        return _Shown(row[f"{f}.r"])
-    return row.get(f"{prefix}{f}")
-
-
 def _shown_get(row: dict, f: str):
-    own = _shown(row, f)
+    own = shown(row, f)
     return own if own is not None or row.get(f"{f}.t") is not None else row.get(f"it.{f}")
 
 
@@ -273,12 +238,12 @@ def _required(f: str) -> list[Rule]:
 def _whole(f: str, via_item: bool) -> Rule:
     return Rule("invalid_field", "warning", f, 3,
                 lambda v: ~(v.get_empty(f) if via_item else v.empty(f)) & v.whole(f, via_item).is_null(),
-                lambda r: f"`{f}` should be a whole number, got {(_shown_get(r, f) if via_item else _shown(r, f))!r}; "
+                lambda r: f"`{f}` should be a whole number, got {(_shown_get(r, f) if via_item else shown(r, f))!r}; "
                 "read as missing")
 
 
 def _bool_rule(f: str, code: str, text: str) -> Rule:
-    return Rule(code, "error", f, 2, lambda v: ~pl.col(f"d.{f}.ok"), lambda r: f"{text}, got {_shown(r, f)!r}")
+    return Rule(code, "error", f, 2, lambda v: ~pl.col(f"d.{f}.ok"), lambda r: f"{text}, got {shown(r, f)!r}")
 
 
 def _missing_item_field(f: str) -> Rule:
@@ -290,17 +255,22 @@ def _missing_item_field(f: str) -> Rule:
 
 def _mismatch_rule(f: str) -> Rule:
     return Rule("item_mismatch", "error", f, 2, lambda v: pl.col("it.found") & pl.col(f"d.mm.{f}"),
-                lambda r: f"`{f}` is {_shown(r, f)!r} here but {r['it.' + f]!r} in the item table")
+                lambda r: f"`{f}` is {shown(r, f)!r} here but {r['it.' + f]!r} in the item table")
 
 
 def _condition_text(r: dict) -> str:
-    raw = _shown(r, "input_condition") if r["d.cond_own"] else r["_cond"]
-    shown = "missing (neither the line nor its folder below ablation/ names one)" if raw in (None, "") else repr(raw)
-    return f"input_condition {shown}: expected one of {', '.join(ABLATION_CONDITIONS)}"
+    raw = shown(r, "input_condition") if r["d.cond_own"] else r["_cond"]
+    text = "missing (neither the line nor its folder below ablation/ names one)" if raw in (None, "") else repr(raw)
+    return f"input_condition {text}: expected one of {', '.join(ABLATION_CONDITIONS)}"
 
+
+_UNICODE = {"k": "field name `{}` is not valid Unicode (an unpaired surrogate escape)",
+            "v": "`{}` holds text that is not valid Unicode (an unpaired surrogate escape)"}
 
 RULES: tuple[Rule, ...] = (
-    *_required("item_id"), *_required("model"),
+    *E.parser_rules(), *_required("item_id"), *_required("model"),
+    Rule("invalid_unicode", "error", lambda r, e: e[1:], 1, lambda v: pl.col("_uni").list.len().fill_null(0) > 0,
+         lambda r, e: _UNICODE[e[0]].format(e[1:]), each="_uni"),
     Rule("model_whitespace", "warning", "model", 2,
          lambda v: pl.col("model") != pl.col("model").str.strip_chars(PY_WHITESPACE),
          lambda r: f"model name {r['model']!r} has leading or trailing spaces: it is a different model from the name "
@@ -346,7 +316,7 @@ RULES: tuple[Rule, ...] = (
          lambda r: "refusal item scored under the no-abstention prompt (allow_abstention=false): its score is meaningless"),
     Rule("unknown_label", "warning", "system_prompt_delivery", 2,
          lambda v: ~v.none("system_prompt_delivery") & ~pl.col("system_prompt_delivery").is_in(_DELIVERY).fill_null(False),
-         lambda r: f"system_prompt_delivery {_shown(r, 'system_prompt_delivery')!r} is neither 'native' nor 'folded'"),
+         lambda r: f"system_prompt_delivery {shown(r, 'system_prompt_delivery')!r} is neither 'native' nor 'folded'"),
     Rule("invalid_field", "error", "response", 2, lambda v: v.odd("response", ".t").is_not_null(),
          lambda r: f"response must be a string or null, got {r['response.t']}"),
     Rule("inconsistent_verdict", "error", "verdict", 2,
@@ -376,9 +346,9 @@ def _qid(r: dict):
 
 
 # ----------------------------------------------------------------------------- checking
-_UNICODE_KEY = "field name `{}` is not valid Unicode (an unpaired surrogate escape)"
-_UNICODE_VALUE = "`{}` holds text that is not valid Unicode (an unpaired surrogate escape)"
 _UNREAD = {"question_text", "gold_json", "judge_raw", "response", "line"}   # never in a message
+#: The parser's columns, for frames of lines polars read alone.
+_PARSER_COLUMNS = {"_p0_code": pl.Utf8, "_p0_msg": pl.Utf8, "_p0_field": pl.Utf8, "_uni": pl.List(pl.Utf8)}
 
 
 def check(raw: pl.DataFrame, items: pl.DataFrame | None, has_items: bool) -> tuple[pl.DataFrame, list, int]:
@@ -387,46 +357,8 @@ def check(raw: pl.DataFrame, items: pl.DataFrame | None, has_items: bool) -> tup
     Keyed problems are ``((file index, line, 0, rule, n), Problem)``; the frame holds the raw and
     derived columns of the lines kept (:mod:`voxmem_analysis.io.prediction_rows` makes frame rows of them)."""
     frame = _derived(item_columns(raw, items), has_items)
-    v = Values(frame)
-    gate0 = pl.col("_p0_code").is_null() if "_p0_code" in frame.columns else pl.lit(True)
-    uni = pl.col("_uni").list.len().fill_null(0) > 0 if "_uni" in frame.columns else pl.lit(False)
-    stage1 = [i for i, r in enumerate(RULES) if r.stage == 1]
-    frame = frame.with_columns([(gate0 & RULES[i].flag(v)).fill_null(False).alias(f"r{i}") for i in stage1]
-                               + [(gate0 & uni).alias("r.uni")])
-    gate1 = gate0 & ~pl.any_horizontal([pl.col(f"r{i}") for i in stage1] + [pl.col("r.uni")])
-    stage2 = [i for i, r in enumerate(RULES) if r.stage == 2]
-    frame = frame.with_columns(gate1.alias("g1")).with_columns(
-        [(pl.col("g1") & RULES[i].flag(v)).fill_null(False).alias(f"r{i}") for i in stage2])
-    errors2 = [pl.col(f"r{i}") for i in stage2 if RULES[i].severity == "error"]
-    frame = frame.with_columns((pl.col("g1") & ~pl.any_horizontal(errors2)).alias("g2"))
-    stage3 = [i for i, r in enumerate(RULES) if r.stage == 3]
-    frame = frame.with_columns([(pl.col("g2") & RULES[i].flag(v)).fill_null(False).alias(f"r{i}") for i in stage3])
-    keyed = _problems(frame, len(stage1))
-    kept = frame.filter(pl.col("g2"))
+    frame = frame.with_columns([pl.lit(None, dtype=t).alias(c) for c, t in _PARSER_COLUMNS.items() if c not in frame.columns])
+    frame = E.check(frame, RULES, Values(frame))
+    keyed = E.flagged(frame, RULES, lambda r, i, n: (r["_fi"], r["_line"], 0, i, n), skip=_UNREAD)
+    kept = frame.filter(pl.col("_ok"))
     return kept, keyed, frame.height - kept.height
-
-
-def _problems(frame: pl.DataFrame, n_stage1: int) -> list:
-    """The problems of every flagged row, keyed for sorting (stage 0 and Unicode findings come
-    from the parser's columns; every other one from the rule table)."""
-    shown = [c for c in frame.columns if c not in _UNREAD and c not in ("g1", "g2", "r.uni", "_uni")
-             and not (c[0] == "r" and c[1:].isdigit())]
-    out: list = []
-    if "_p0_code" in frame.columns:
-        for r in frame.filter(pl.col("_p0_code").is_not_null()).select("_fi", "_file", "_line", "_p0_code", "_p0_msg",
-                                                                       "_p0_field").iter_rows():
-            out.append(((r[0], r[2], 0, -1, 0), Problem(r[3], "error", r[4], r[1], r[2], r[5])))
-    uni = frame.filter(pl.col("r.uni")).select("_fi", "_file", "_line", "_uni") if "_uni" in frame.columns else []
-    for r in uni.iter_rows() if len(uni) else ():
-        for n, entry in enumerate(r[3]):
-            kind, name = entry[0], entry[1:]
-            msg = (_UNICODE_KEY if kind == "k" else _UNICODE_VALUE).format(name)
-            out.append(((r[0], r[2], 0, n_stage1 - 0.5, n), Problem("invalid_unicode", "error", msg, r[1], r[2], name)))
-    flagged = frame.select([pl.col(f"r{i}").any() for i in range(len(RULES))]).row(0)
-    for i, (rule, hit) in enumerate(zip(RULES, flagged)):
-        if not hit:
-            continue
-        for row in frame.filter(pl.col(f"r{i}")).select(shown).iter_rows(named=True):
-            out.append(((row["_fi"], row["_line"], 0, i, 0),
-                        Problem(rule.code, rule.severity, rule.message(row), row["_file"], row["_line"], rule.field)))
-    return out
