@@ -27,7 +27,7 @@ from voxmem_analysis.io.amc_values import plain_csv
 from voxmem_analysis.io.longmemeval import load_longmemeval, read_questions
 from voxmem_analysis.io.longmemeval_manifest import read_manifest
 from voxmem_analysis.io.release import load_release
-from voxmem_analysis.io.textlimits import CSV_FIELD_LIMIT, csv_field_limit
+from voxmem_analysis.textlimits import CSV_FIELD_LIMIT, csv_field_limit
 
 REPO = Path(__file__).resolve().parent.parent
 LME = Path(__file__).parent / "fixtures" / "longmemeval"
@@ -195,3 +195,18 @@ def test_plain_csv_decision_does_not_depend_on_the_process_limit():
         csv.field_size_limit(before)
     assert small is not None and small.equals(plain_csv(text))
     assert small.rows() == [("x" * 200, "1", 2)]
+
+
+def test_own_long_form_and_supplement_index_read_long_cells(tmp_path):
+    """The workbook's own CSVs: a ``*.long.csv`` row and a table's index name over the default limit
+    are read (the limit raised only while reading), and the process limit is left as it was."""
+    from voxmem_analysis.output import read_long, write_long
+    from voxmem_analysis.reproduce.supplement import _index_name
+
+    path = write_long([("t", LONG, "accuracy", 0.5), ("t", "b", "n", 3)], tmp_path / "t.long.csv")
+    table = tmp_path / "t.csv"
+    table.write_text(f"{LONG},x\nr,1\n", encoding="utf-8")
+    csv.field_size_limit(DEFAULT)
+    assert read_long(path) == [("t", LONG, "accuracy", 0.5), ("t", "b", "n", 3)]
+    assert _index_name(table) == LONG
+    assert csv.field_size_limit() == DEFAULT

@@ -94,7 +94,7 @@ def test_csv_cell_over_the_csv_module_limit_is_read(lme, capsys, where):
     from voxmem_analysis.io.longmemeval_manifest import manifest_rows
 
     # the reader reads the long cell whatever the process's limit is, and leaves that limit as it found it
-    # (every CSV reader raises it only while it reads: io.textlimits.csv_field_limit)
+    # (every CSV reader raises it only while it reads: textlimits.csv_field_limit)
     before = csv.field_size_limit(131072)
     try:
         if where == "manifest":

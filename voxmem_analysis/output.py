@@ -537,8 +537,10 @@ def read_long(path) -> list[tuple[str, str, str, object]]:
     Raises ``ValueError`` naming the file and line when a line does not have the four fields."""
     import csv
 
+    from voxmem_analysis.textlimits import csv_field_limit
+
     out = []
-    with open(path, encoding="utf-8", newline="") as fh:
+    with open(path, encoding="utf-8", newline="") as fh, csv_field_limit():
         reader = csv.reader(fh)
         head = next(reader, None)
         if head is None or tuple(head) != LONG_COLUMNS:

@@ -118,7 +118,7 @@ def manifest_inputs(manifest, questions=None) -> list[str]:
     if not manifest:
         return found
     base = Path(os.path.expanduser(str(manifest))).parent
-    from voxmem_analysis.io.textlimits import csv_field_limit, read_regular
+    from voxmem_analysis.textlimits import csv_field_limit, read_regular
 
     try:   # never blocks on a FIFO; the reader says what is wrong with the file
         with csv_field_limit():

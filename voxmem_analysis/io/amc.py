@@ -42,7 +42,7 @@ from voxmem_analysis.io.amc_rules import (AXES, AXIS_LABELS, EDIT_TYPES, INSTRUC
 from voxmem_analysis.io.amc_tables import UNREAD_LINE, empty_raw, part_files, read_table, table_file, table_suffix
 from voxmem_analysis.io.amc_values import Cells, to_pandas
 from voxmem_analysis.io.jsonl import decode
-from voxmem_analysis.io.textlimits import read_regular
+from voxmem_analysis.textlimits import read_regular
 from voxmem_analysis.io.provenance import ReleaseProvenance
 
 __all__ = [

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from voxmem_analysis.errors import Problem
 from voxmem_analysis.io.jsonl import decode
-from voxmem_analysis.io.textlimits import read_regular
+from voxmem_analysis.textlimits import read_regular
 
 __all__ = ["BENCHMARK_ID", "release_benchmark", "is_amc_release", "benchmark_problems"]
 

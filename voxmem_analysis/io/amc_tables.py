@@ -45,7 +45,7 @@ from voxmem_analysis.io.amc_values import plain_csv
 from voxmem_analysis.io.bulk import parse_lines
 from voxmem_analysis.io.jsonl import not_unicode, parse_object
 from voxmem_analysis.io.key_census import census, filled, line_ranges, readable
-from voxmem_analysis.io.textlimits import csv_field_limit
+from voxmem_analysis.textlimits import csv_field_limit
 
 __all__ = ["TABLE_SUFFIXES", "FLAG_FIELDS", "UNREAD_LINE", "table_suffix", "table_file", "part_files", "read_table", "empty_raw"]
 

@@ -36,7 +36,7 @@ from voxmem_analysis.io.amc_values import Cells, per_distinct
 from voxmem_analysis.io.bulk import extra_series
 from voxmem_analysis.io.jsonl import not_unicode, parse_object
 from voxmem_analysis.io.rules import Rule, shown
-from voxmem_analysis.io.textlimits import csv_field_limit
+from voxmem_analysis.textlimits import csv_field_limit
 
 __all__ = ["AXIS_SPELLINGS", "RUBRIC_TEXT_KEYS", "TASK_TABLE_RULES", "task_table_rules", "axis_of", "task_key",
            "rubric_items", "normalized_text", "read_task_table", "json_records"]

@@ -23,7 +23,7 @@ import pandas as pd
 import polars as pl
 
 from voxmem_analysis.io.rules import PY_WHITESPACE
-from voxmem_analysis.io.textlimits import CSV_FIELD_LIMIT
+from voxmem_analysis.textlimits import CSV_FIELD_LIMIT
 
 __all__ = ["Cells", "per_distinct", "py_float", "plain_csv", "to_pandas"]
 
@@ -91,7 +91,7 @@ def py_float(text: str) -> float:
 def plain_csv(text: str) -> pl.DataFrame | None:
     """Text columns and ``_line`` of a CSV text the csv module reads by splitting lines at commas
     (no quote, no CR, no NUL, no blank line, a distinct header, every row as many cells as the
-    header, no cell of :data:`~voxmem_analysis.io.textlimits.CSV_FIELD_LIMIT` characters); None for any other text."""
+    header, no cell of :data:`~voxmem_analysis.textlimits.CSV_FIELD_LIMIT` characters); None for any other text."""
     if '"' in text or "\r" in text or "\x00" in text:
         return None
     lines = text.split("\n")

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from voxmem_analysis.errors import Problem
 from voxmem_analysis.io.jsonl import decode
-from voxmem_analysis.io.textlimits import read_regular
+from voxmem_analysis.textlimits import read_regular
 
 __all__ = ["is_prediction_name", "is_gzip_name", "walk", "walk_files", "prediction_files", "read_text", "read_raw", "rel"]
 

@@ -9,7 +9,7 @@ import polars as pl
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.errors import Problem
 from voxmem_analysis.io import files as rf
-from voxmem_analysis.io.textlimits import read_regular
+from voxmem_analysis.textlimits import read_regular
 
 __all__ = ["read_items", "add_source_operation"]
 

@@ -57,7 +57,7 @@ from voxmem_analysis.io.longmemeval_rules import FRAME_COLUMNS, LABEL_FALSE, LAB
 from voxmem_analysis.io.longmemeval_rules import check_questions, check_verdicts, plain_part, python_part, tidy_frame
 from voxmem_analysis.io.longmemeval_manifest import MANIFEST_COLUMNS, cell, manifest_rows, read_manifest
 from voxmem_analysis.io.provenance import ManifestData
-from voxmem_analysis.io.textlimits import csv_field_limit
+from voxmem_analysis.textlimits import csv_field_limit
 from voxmem_analysis.errors import Problem, VoxMemDataError
 
 __all__ = [

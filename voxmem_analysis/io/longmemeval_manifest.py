@@ -13,7 +13,7 @@ import polars as pl
 from voxmem_analysis.errors import Problem
 from voxmem_analysis.io.files import read_text
 from voxmem_analysis.io.rules import Rule, check, flagged
-from voxmem_analysis.io.textlimits import csv_field_limit
+from voxmem_analysis.textlimits import csv_field_limit
 
 __all__ = ["MANIFEST_COLUMNS", "read_manifest", "manifest_rows", "cell"]
 

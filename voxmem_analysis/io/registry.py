@@ -69,7 +69,7 @@ def _check_registry(rows: list[tuple[int, dict[str, str]]], columns: list[str]) 
 
 def _read_registry_rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]], list[Problem]]:
     """Header and rows of models.csv (blank lines skipped; a row longer than the header is an error)."""
-    from voxmem_analysis.io.textlimits import csv_field_limit, read_regular
+    from voxmem_analysis.textlimits import csv_field_limit, read_regular
 
     try:
         text = read_regular(path).decode("utf-8-sig")

@@ -36,7 +36,7 @@ from voxmem_analysis.io.predictions import BUDGET_DTYPE, read_prediction_files
 from voxmem_analysis.io.provenance import ReleaseProvenance
 from voxmem_analysis.io.registry import read_models, read_registry, registry_pandas
 from voxmem_analysis.io.scoring import ScoringRules, apply_scoring
-from voxmem_analysis.io.textlimits import read_regular
+from voxmem_analysis.textlimits import read_regular
 
 if TYPE_CHECKING:  # pandas only on demand: Release.models, Release.pandas
     import pandas as pd
@@ -291,7 +291,7 @@ def _not_read(p: Path, root: Path) -> Problem:
     except OSError:
         mode = None
     if rf.is_prediction_name(p.name) and mode is not None and not stat.S_ISREG(mode):
-        from voxmem_analysis.io.textlimits import special_kind
+        from voxmem_analysis.textlimits import special_kind
 
         return Problem("not_a_regular_file", "error", f"not read: not a regular file ({special_kind(mode)}); predictions "
                        "must be a regular *.jsonl or *.jsonl.gz file", _rel(p, root))

@@ -159,7 +159,7 @@ def _longmemeval_inputs() -> dict:
 
 def _release_meta(path) -> dict:
     try:
-        from voxmem_analysis.io.textlimits import read_regular
+        from voxmem_analysis.textlimits import read_regular
 
         meta = json.loads(read_regular(Path(path) / "release.json").decode("utf-8"))
     except (OSError, ValueError):

@@ -223,8 +223,10 @@ def wide_from_long(rows, index_name: str | None = None):
 def _index_name(csv_path: Path) -> str | None:
     import csv
 
+    from voxmem_analysis.textlimits import csv_field_limit
+
     try:
-        with open(csv_path, encoding="utf-8", newline="") as fh:
+        with open(csv_path, encoding="utf-8", newline="") as fh, csv_field_limit():
             head = next(csv.reader(fh), [])
     except OSError:
         return None

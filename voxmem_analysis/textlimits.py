@@ -1,9 +1,9 @@
 """Limits of the standard library's text parsers, set deliberately.
 
-:func:`allow_large_csv_fields` raises :func:`csv.field_size_limit` (131,072 characters by
-default, "field larger than field limit") to :data:`CSV_FIELD_LIMIT`: a cell is bounded by the
-file's size, which is read into memory anyway, so a long response or rubric text is read, not a
-crash.
+:func:`csv_field_limit` is a scope in which :func:`csv.field_size_limit` (131,072 characters by
+default, "field larger than field limit") is :data:`CSV_FIELD_LIMIT`: every reader that parses CSV
+with the ``csv`` module reads inside it, so a long response or rubric text is read, not a crash,
+and the process's own limit is set back on leaving (a library call leaves no global change).
 :func:`read_regular` reads a file only if it is a regular file: a FIFO, device or socket named
 like a data file raises :class:`OSError` "not a regular file (a FIFO)" instead of blocking forever.
 """
