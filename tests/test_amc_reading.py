@@ -14,10 +14,9 @@ import random
 import shutil
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
-from tests.test_bulk_parts import AMC_CASES, AMC_PARTS, VERDICT_HEADER, amc_files, write_amc
+from tests.test_bulk_parts import AMC_CASES, AMC_PARTS, VERDICT_HEADER, amc_files, write_amc, write_amc_parquet
 from voxmem_analysis.errors import VoxMemDataError
 from voxmem_analysis.io.amc import load_amc
 
@@ -84,23 +83,7 @@ def _case_hand(name: str, jsonl: bool):
 
 def _case_parquet(edit: str):
     def build(tmp: Path) -> Path:
-        files = amc_files()
-        rows = files.pop("verdicts/a.csv")
-        frame = pd.DataFrame(rows[1:], columns=rows[0])
-        frame["passed"] = frame["passed"] == "true"
-        if edit == "null model":
-            frame.loc[2, "model"] = None
-        elif edit == "repeated row":
-            frame = pd.concat([frame, frame.iloc[[3]]], ignore_index=True)
-        elif edit == "number passed":
-            frame["passed"] = frame["passed"].astype(int)
-        elif edit == "text passed":
-            frame["passed"] = frame["passed"].map({True: "TRUE", False: "false"})
-        elif edit == "float passed":
-            frame["passed"] = frame["passed"].astype(float)
-        root = write_amc(tmp / "r", files)
-        frame.to_parquet(root / "verdicts" / "a.parquet")
-        return root
+        return write_amc_parquet(tmp / "r", edit)
     return build
 
 

@@ -488,8 +488,9 @@ def test_longmemeval_random_corruption_same_on_both_paths(tmp_path_factory, alwa
     assert_same_lme(*write_lme(tmp_path_factory.mktemp("lme"), files))
 
 
-@pytest.mark.parametrize("edit", ["clean", "null model", "repeated row", "number passed", "text passed"])
-def test_amc_parquet_verdicts(tmp_path, edit):
+def write_amc_parquet(root: Path, edit: str = "clean") -> Path:
+    """The AMC fixture with ``verdicts/a.csv`` written as Parquet (``passed`` boolean), after ``edit``:
+    ``clean``, ``null model``, ``repeated row``, or ``passed`` as ``number``/``text``/``float``."""
     files = amc_files()
     rows = files.pop("verdicts/a.csv")
     frame = pd.DataFrame(rows[1:], columns=rows[0])
@@ -502,8 +503,18 @@ def test_amc_parquet_verdicts(tmp_path, edit):
         frame["passed"] = frame["passed"].astype(int)
     elif edit == "text passed":
         frame["passed"] = frame["passed"].map({True: "TRUE", False: "false"})
-    root = write_amc(tmp_path / "r", files)
+    elif edit == "float passed":
+        frame["passed"] = frame["passed"].astype(float)
+    elif edit != "clean":
+        raise ValueError(f"unknown edit {edit!r}")
+    root = write_amc(root, files)
     frame.to_parquet(root / "verdicts" / "a.parquet")
+    return root
+
+
+@pytest.mark.parametrize("edit", ["clean", "null model", "repeated row", "number passed", "text passed"])
+def test_amc_parquet_verdicts(tmp_path, edit):
+    root = write_amc_parquet(tmp_path / "r", edit)
     assert_consistent_amc(root)
     assert len(load_amc(root, strict=False).verdicts) == (27 if edit == "null model" else 30)   # M/Text t2 left out
 
