@@ -367,3 +367,24 @@ def test_a_poisoned_run_json_in_out_is_no_crash(tiny_release, tmp_path, capsys):
     (out / "run.json").write_text("[" * 100_000 + "]" * 100_000)
     rc, _, err = run(["reproduce", "--out", str(out), "--report-only"], capsys)
     assert rc in (0, 1, 2)
+
+
+def test_export_frame_csv_written_in_slices_is_polars_whole_csv(tiny_release, tmp_path, monkeypatch):
+    """The CSV is written by Python in slices (polars never writes the file): the bytes are those of
+    polars' own CSV of the whole frame, header once, for 0, 1, a slice's worth and several slices of rows."""
+    import io
+
+    import polars as pl
+
+    import voxmem_analysis.commands.export_frame as ef
+
+    monkeypatch.setattr(ef, "CSV_SLICE_ROWS", 3)
+    assert run(["export-frame", "--data", str(tiny_release), "--out", str(tmp_path / "f.csv")])[0] == 0
+    frame = pl.read_csv(tmp_path / "f.csv", infer_schema_length=0)
+    assert frame.height == 8
+    for n in (0, 1, 3, 8):
+        part = frame.head(n)
+        ef._write_file(part, tmp_path / "p.csv", ".csv")
+        whole = io.BytesIO()
+        part.write_csv(whole)
+        assert (tmp_path / "p.csv").read_bytes() == whole.getvalue(), n

@@ -49,9 +49,15 @@ def _write(frame, out: Path, rows: str, *, synthetic: bool) -> int:
     return 0
 
 
+#: Rows of the CSV written per slice (the slice is made in memory, then written by Python).
+CSV_SLICE_ROWS = 100_000
+
+
 def _write_file(frame, tmp: Path, suffix: str) -> None:
     """``frame`` as Parquet or CSV into ``tmp``, every write by Python, so that a full disk is an
-    :class:`OSError` naming the file (polars' Parquet writer reports it as a ComputeError)."""
+    :class:`OSError` naming the file.  polars never writes the file itself: its Parquet writer reports
+    a full disk as a ComputeError, and a CSV write failing in its worker threads could abort the
+    process at exit; the CSV goes in slices of :data:`CSV_SLICE_ROWS` rows, header first."""
     import io
 
     with open(tmp, "wb") as fh:
@@ -59,8 +65,11 @@ def _write_file(frame, tmp: Path, suffix: str) -> None:
             buf = io.BytesIO()
             frame.write_parquet(buf)
             fh.write(buf.getbuffer())
-        else:
-            frame.write_csv(fh)
+            return
+        for i, part in enumerate(frame.iter_slices(CSV_SLICE_ROWS) if frame.height else [frame]):
+            buf = io.BytesIO()
+            part.write_csv(buf, include_header=i == 0)
+            fh.write(buf.getbuffer())
 
 
 def _is_amc(path) -> bool:
