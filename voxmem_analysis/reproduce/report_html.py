@@ -32,6 +32,7 @@ _ENV = jinja2.Environment(loader=jinja2.PackageLoader("voxmem_analysis.reproduce
                           trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
                           finalize=lambda v: "" if v is None else v)
 _ENV.globals["open_rows"] = OPEN_ROWS
+_ENV.filters["code"] = lambda text: Markup(re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(text))))  # `x` as code
 
 
 def render(template: str, **context) -> str:
