@@ -112,22 +112,6 @@ def rubric_rates(frame) -> pd.DataFrame:
     return out[["system", "axis", "n_items", "n_met", "rate"]]
 
 
-_SECTIONS = (
-    ("amc_runs_slice", "APR and ARS (%) per system and axis",
-     "APR: share of tasks whose every rubric item is met, with the Wilson 95% interval; ARS: mean over tasks of "
-     "the share of items met, with the percentile interval of a task bootstrap (AMC paper §3.1, App. A.4)."),
-    ("amc_runs_table2", "The paper's Table 2 layout of these runs",
-     "One judge per system. Columns `published_*` are the AMC paper's Table 2 values of the row named in "
-     "`published_row`, shown as a labelled reference where a system's name and output modality match one of the "
-     "paper's rows; they are not a target and nothing here passes or fails against them."),
-    ("amc_runs_compare", "Paired comparison of systems (differences: a - b, pp)",
-     "On the tasks both systems have: exact McNemar test on task pass (two-sided binomial test on the discordant "
-     "tasks), paired task-bootstrap intervals of the APR and ARS differences, Holm over the pairs of each axis."),
-    ("amc_runs_judges", "Judge agreement on the same responses",
-     "Rubric item by rubric item: percent agreement and Cohen's kappa between two judges that graded the same "
-     "system's responses, per axis and overall."),
-)
-
 #: The figures: (file name, caption, the table drawn, the plotting function).
 _FIGURES = (
     ("amc_runs_apr_ars", "APR and ARS (%) per system and axis, with their 95% intervals (Wilson; task bootstrap)",
@@ -145,78 +129,24 @@ def _display(table: pd.DataFrame, name: str) -> pd.DataFrame:
     return key_columns_first(shown.rename_axis(shown.index.name or "").reset_index(), name)
 
 
-def _reference_sentence(table2: pd.DataFrame) -> str:
-    if "published_row" not in table2 or not table2["published_row"].notna().any():
+def _reference_sentence(matched: list[tuple]) -> str:
+    if not matched:
         return ("No system of these runs matches a row of the paper's Table 2 by name and output modality, so no "
                 "published value is shown.")
-    hits = [f"{r} (paper: {v})" for r, v in table2["published_row"].items() if pd.notna(v)]
-    return f"Published reference shown for: {'; '.join(hits)}."
+    return f"Published reference shown for: {'; '.join(f'{r} (paper: {v})' for r, v in matched)}."
 
 
-def _markdown(data, runs, tables: dict, found: list, figures: list, head: dict) -> str:
-    lines = [f"# Audio MultiChallenge runs: analysis report{' [SYNTHETIC DATA]' if data.synthetic else ''}", ""]
-    if data.synthetic:
-        lines += ["**SYNTHETIC DATA — not real model output.** Do not cite any number computed from it.", ""]
-    lines += [f"- manifest: `{head['manifest']}`", f"- task table: `{head['tasks']}` ({head['n_tasks']} tasks)",
-              f"- seed {head['seed']}, {head['n_boot']} bootstrap resamples", ""]
-    lines += ["## Your runs", "", output.table_to_markdown(runs.set_index("system"), digits=0)]
-    lines += [f"- {n}" for n in head["notes"]] + ([""] if head["notes"] else [])
-    lines += ["## Findings", ""] + [f"- **{f.topic}.** {f.release}" for f in found] + [""]
-    lines += ["## Figures", ""] + [f"![{cap}](../figures/{name}.png)\n\n{cap}\n" for name, cap in figures]
-    lines += ["## Findings of the reading", "",
-              f"{head['errors']} error(s), {head['warnings']} warning(s); {head['left_out']} line(s) left out "
-              "(each named below; nothing else is left out).", ""]
-    lines += [f"- {p}" for p in data.problems] + [""]
-    for name, title, text in _SECTIONS:
-        if name in tables:
-            lines += [f"## {title}", "", text, ""]
-            if name == "amc_runs_table2":
-                lines += [_reference_sentence(tables[name]), ""]
-            shown = _display(tables[name], name)
-            lines += [f"Table: `tables/{name}.csv`", "",
-                      output.table_to_markdown(shown.set_index(shown.columns[0]), digits=2), ""]
-    return "\n".join(lines)
-
-
-def _figures(stage: Path, tables: dict, synthetic: bool) -> list[tuple[str, str]]:
-    """Draw the figures the tables support into ``stage/figures`` (each with the CSV of what it draws);
-    ``(name, caption)`` of each."""
+def _figures(stage: Path, tables: dict, synthetic: bool) -> list[dict]:
+    """Draw the figures the tables support into ``stage/figures``, each with the CSV of what it draws."""
     drawn = []
     for name, caption, source, plot in _FIGURES:
         table = tables.get(source)
-        if table is None or not len(table):
-            continue
-        caption = f"Figure {len(drawn) + 1}: {caption}"
-        output.save_figure(plot(table, axis_names=AXIS_LABELS), stage, name, data=table, synthetic=synthetic,
-                           caption=caption, show=False)
-        drawn.append((name, caption))
+        if table is not None and len(table):
+            caption = f"Figure {len(drawn) + 1}: {caption}"
+            output.save_figure(plot(table, axis_names=AXIS_LABELS), stage, name, data=table, synthetic=synthetic,
+                               caption=caption, show=False)
+            drawn.append(figure_item(stage / "figures" / f"{name}.png", caption))
     return drawn
-
-
-def _html(data, runs, tables: dict, found: list, figures: list, stage: Path, head: dict) -> str:
-    """The report page (``templates/amc_runs.html``, the reproduction report's layout)."""
-    sections = [{"anchor": "runs", "heading": "Your runs", "table": table_view(runs, digits=0, max_rows=None),
-                 "notes": head["notes"]},
-                {"anchor": "findings", "heading": "Findings", "entries": [f.to_dict() for f in found]},
-                {"anchor": "figures", "heading": "Figures", "groups": [{"name": "", "entries": [
-                    figure_item(stage / "figures" / f"{name}.png", cap) for name, cap in figures]}] if figures else []},
-                {"anchor": "reading", "heading": "Findings of the reading", "problems": [str(p) for p in data.problems]}]
-    for name, title, text in _SECTIONS:
-        if name in tables:
-            sections.append({"anchor": name, "heading": title, "text": text,
-                             "table": table_view(_display(tables[name], name), digits=2, max_rows=None),
-                             "reference": _reference_sentence(tables[name]) if name == "amc_runs_table2" else None})
-    cards = [{"cls": "", "big": len(runs), "what": "runs", "sub": "system \u00d7 output modality \u00d7 judge"},
-             {"cls": "", "big": head["n_tasks"], "what": "tasks", "sub": "in the task table"},
-             {"cls": "bad" if head["errors"] else "ok", "big": head["errors"], "what": "errors", "sub": "in the reading"},
-             {"cls": "warn" if head["warnings"] else "ok", "big": head["warnings"], "what": "warnings",
-              "sub": "in the reading"},
-             {"cls": "warn" if head["left_out"] else "ok", "big": head["left_out"], "what": "lines left out",
-              "sub": "each named"}]
-    command = (f"voxmem-analysis reproduce --manifest {head['manifest']} --tasks {head['tasks']} --seed {head['seed']} "
-               f"--n-boot {head['n_boot']}")
-    return render("amc_runs.html", title="Audio MultiChallenge runs: analysis report", synthetic=bool(data.synthetic),
-                  head=head, sections=sections, cards=cards, version=__version__, command=command)
 
 
 def write_amc_runs_report(data, out, *, seed: int = 0, n_boot: int = 10_000, judge: str | None = None,
@@ -235,17 +165,19 @@ def write_amc_runs_report(data, out, *, seed: int = 0, n_boot: int = 10_000, jud
             "warnings": sum(p.count for p in data.warnings()), "left_out": int(data.stats.get("rejected_lines", 0))}
     result = AmcRunsReport(Path(out).resolve(), errors=head["errors"], warnings=head["warnings"],
                            lines_left_out=head["left_out"])
-    if "amc_runs_table2" in tables and "published_row" in tables["amc_runs_table2"]:
-        result.matched_reference = [str(r) for r, v in tables["amc_runs_table2"]["published_row"].items() if pd.notna(v)]
+    published_row = tables.get("amc_runs_table2", pd.DataFrame()).get("published_row", pd.Series(dtype=object)).dropna()
+    result.matched_reference, matched = [str(r) for r in published_row.index], list(published_row)
     staged = StagedOutput(result.out, data=data.manifest_path)
     try:
         with staged:
             stage = staged.staging
-            figures = _figures(stage, {**tables, "rubric_rates": rates}, bool(data.synthetic))
+            view = {"head": head, "synthetic": bool(data.synthetic), "runs": runs, "problems": [str(p) for p in data.problems],
+                    "figures": _figures(stage, {**tables, "rubric_rates": rates}, bool(data.synthetic)),
+                    "findings": [f.to_dict() for f in found], "tables": {n: _display(t, n) for n, t in tables.items()},
+                    "reference": _reference_sentence(list(zip(result.matched_reference, matched))), "version": __version__}
             for f in found:
                 output.save_finding(f, stage, name="amc_runs", show=False)
-            _write_files(stage, tables, _markdown(data, runs, tables, found, figures, head),
-                         _html(data, runs, tables, found, figures, stage, head), result)
+            _write_files(stage, tables, render("amc_runs.md", **view), render("amc_runs.html", **view), result)
             run = {"kind": KIND, "benchmark": KIND, "mode": "analysis", "data_dir": str(Path(data.manifest_path).resolve()),
                    "manifest": str(Path(data.manifest_path).resolve()), "tasks": str(Path(data.tasks_path).resolve()),
                    "seed": seed, "n_boot": n_boot, "synthetic": bool(data.synthetic), "judge": judge, "notes": notes,

@@ -19,107 +19,12 @@ from voxmem_analysis.output import read_findings
 from voxmem_analysis.reproduce.provenance import grouped
 from voxmem_analysis.reproduce.published import published
 from voxmem_analysis.reproduce.reference import accuracy_reference, retention_reference
-from voxmem_analysis.reproduce.report_html import (OPEN_ROWS, display_path, html_number, natural_key, num, read_csv,
-                                                   render, signed, table_view, truthy)
+from voxmem_analysis.reproduce.report_html import (display_path, natural_key, num, read_csv, render, signed,
+                                                   table_view, truthy)
 from voxmem_analysis.reproduce.report_outputs import (captions, figures_view, paper_order_table15, provenance_flags,
                                                       provenance_view, registry_title, tables_view)
 
 __all__ = ["write_report", "render_report", "read_run", "captions", "paper_order_table15", "report_mode_of"]
-
-
-def _banner(run: dict) -> dict:
-    rel = run.get("release") or {}
-    return {"data": display_path(rel.get("path") or run.get("data_dir")),
-            "name": rel.get("name") or Path(run.get("data_dir", "?")).name, "error": rel.get("error"),
-            "description": (rel.get("description") or "").strip().rstrip(".") if rel.get("synthetic")
-            else rel.get("description") or "",
-            "params": f"seed {run.get('seed')}, {run.get('n_boot')} bootstrap resamples"}
-
-
-def _card(cls: str, big, what: str, sub) -> dict:
-    return {"cls": cls, "big": big, "what": what, "sub": sub}
-
-
-def _cards(run: dict, found=()) -> list[dict]:
-    nbs, rel = run.get("notebooks", []), run.get("release") or {}
-    n = {k: sum(nb["status"] == k for nb in nbs) for k in ("ok", "failed", "skipped")}
-    cards = [_card("bad" if n["failed"] else "ok", f"{n['ok']}/{len(nbs)}", "notebooks ran",
-                   f"{n['failed']} failed, {n['skipped']} skipped; wall time {run.get('wall_seconds', 0):.1f} s")]
-    runs = rel.get("runs") or []
-    if rel.get("mode") == "analysis" and runs:
-        ms, bs = list(dict.fromkeys(r["model"] for r in runs)), list(dict.fromkeys(r["budget"] for r in runs))
-        cards.append(_card("ok", f"{len(ms)} \u00d7 {len(bs)}", "models \u00d7 budgets run",
-                           f"{', '.join(ms[:4])}{' ...' if len(ms) > 4 else ''} at {', '.join(bs)}"))
-    rp = run.get("reproduction") or {}
-    if rp.get("numbers") is not None:
-        cards.append(_card("bad" if rp["outside"] + rp["missing"] else "ok", f"{rp['within']}/{rp['numbers']}",
-                           "published numbers reproduced",
-                           f"{rp['outside']} outside tolerance, {rp['missing']} not reproduced"))
-    elif rp.get("error"):
-        cards.append(_card("bad", "error", "reproduction.csv", rp["error"]))
-    if rp.get("paper_inconsistent"):
-        cards.append(_card("warn", f"{rp['paper_inconsistent']}", "known paper inconsistencies",
-                           "printed numbers the paper contradicts itself on (status paper_inconsistent); not failures"))
-    au = run.get("audit") or {}
-    if au.get("identities") is not None:
-        cards.append(_card("warn" if au.get("fail") else "ok", f"{au.get('hold')}/{au['identities']}",
-                           "paper identities hold", f"{au.get('fail')} fail (within rounding)"))
-    elif au.get("error"):
-        cards.append(_card("bad", "error", "audit", au["error"]))
-    probs = run.get("problems") or []
-    errs = sum(p["count"] for p in probs if p["severity"] == "error")
-    warns = sum(p["count"] for p in probs if p["severity"] == "warning")
-    cards.append(_card("bad" if errs else ("warn" if warns else "ok"), f"{errs} / {warns}", "validation errors / warnings",
-                       f"{len(probs)} distinct problem code{'' if len(probs) == 1 else 's'}"))
-    if found:
-        cards.append(_card("bad", f"{len(grouped(found))}", "outputs not made like the rest",
-                           "other parameters, data or version than this run: see Provenance"))
-    return cards
-
-
-def _brief(outputs: list[str]) -> str:
-    kinds: dict[str, int] = {}
-    for o in outputs:
-        k = o.split("/", 1)[0] if "/" in o else "other"
-        kinds[k] = kinds.get(k, 0) + 1
-    return f"{len(outputs)}" + (" (" + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) + ")" if kinds else "")
-
-
-def _note(nb: dict) -> str:
-    note = nb.get("reason") or ""
-    if not note and nb.get("sections_skipped"):
-        k = len(nb["sections_skipped"])
-        note = f"{k} section{'s' if k != 1 else ''} skipped: " + "; ".join(sec for sec, _ in nb["sections_skipped"])
-    return note
-
-
-def _error(nb: dict) -> dict:
-    err = nb["error"]
-    return {"name": nb["name"], "line": err.get("line"), "path": display_path(nb.get("path")),
-            "where": f"cell {err['cell_index']}" if err.get("cell_index") is not None else "no cell (kernel or conversion)",
-            **{k: err.get(k) for k in ("ename", "evalue", "source", "traceback")}}
-
-
-def _run_section(run: dict) -> dict:
-    nbs = run.get("notebooks", [])
-    rows = [{"name": nb["name"], "status": nb["status"], "pill": nb["status"], "seconds": nb.get("seconds", 0),
-             "css": "fail" if nb["status"] == "failed" else nb["status"], "brief": _brief(nb.get("outputs", [])),
-             "links": ([("executed notebook", f"../{nb['executed']}"), ("kernel log", f"../notebooks/{nb['name']}.log")]
-                       if nb.get("executed") else []),
-             "note": _note(nb), "error": _headline(nb["error"]) if nb.get("error") else None} for nb in nbs]
-    rows += [{"name": nb["name"], "status": "earlier run", "pill": "skipped", "seconds": nb.get("seconds", 0),
-              "css": "skipped", "brief": _brief(nb.get("outputs", [])), "links": [], "error": None,
-              "note": f"not re-run this time (--only); status then: {nb.get('status')}"} for nb in run.get("earlier", [])]
-    params = (f"data_dir={display_path(run.get('data_dir'))}, out_dir={display_path(run.get('out_dir'))}, "
-              f"seed={run.get('seed')}, n_boot={run.get('n_boot')}")
-    return {"rows": rows, "jobs": run.get("jobs"), "wall": run.get("wall_seconds", 0), "params": params,
-            "tasks_failed": run.get("tasks_failed", []), "errors": [_error(nb) for nb in nbs if nb.get("error")],
-            "collisions": [c for nb in nbs for c in nb.get("collisions", [])]}
-
-
-def _headline(err: dict) -> str:
-    where = f"cell {err.get('cell_index')}" if err.get("cell_index") is not None else "kernel"
-    return f"{where}: {err.get('ename')}: {err.get('evalue')}"[:200]
 
 
 def _status(row) -> tuple[int, str, str]:
@@ -136,7 +41,7 @@ def _status(row) -> tuple[int, str, str]:
 def _artifacts(recs: list[dict]) -> list[dict]:
     """One group per artifact of ``recs`` (reproduction rows), worst first, its failing rows first: with
     ``issues`` rows outside tolerance, not reproduced or inconsistent in the paper, it is shown open (and
-    only those rows, the others one click away, when it has more than :data:`OPEN_ROWS`)."""
+    only those rows, the others one click away, when it has more than ``OPEN_ROWS``)."""
     groups: dict[str, list[dict]] = {}
     for r in recs:
         groups.setdefault(str(r["artifact"]), []).append(r)
@@ -146,13 +51,12 @@ def _artifacts(recs: list[dict]) -> list[dict]:
         shown = [{"css": css, "label": label, "row": r["row"], "column": r["column"], "published": num(r["published"]),
                   "reproduced": num(r["reproduced"]), "delta": signed(r["delta"]), "kind": r["kind"],
                   "note": r.get("note")} for (_, css, label), r in rows]
-        fail = sum(s[0] == 0 for s, _ in rows)
-        miss = sum(s[1] == "missing" for s, _ in rows)
-        inc = sum(s[1] == "warn" for s, _ in rows)
+        fail, miss, inc = (sum(s[0] == 0 for s, _ in rows), sum(s[1] == "missing" for s, _ in rows),
+                           sum(s[1] == "warn" for s, _ in rows))
         out.append({"name": art, "title": registry_title(art), "rows": shown, "n": len(rows), "fail": fail,
                     "miss": miss, "inconsistent": inc, "issues": fail + miss + inc, "order": i,
                     "cls": "has-fail" if fail else ("has-missing" if miss or inc else "")})
-    return sorted(out, key=lambda a: (-(a["fail"] + a["miss"] + a["inconsistent"]), a["order"]))
+    return sorted(out, key=lambda a: (-a["issues"], a["order"]))
 
 
 def _reproduction_section(run: dict, repro) -> dict:
@@ -183,25 +87,10 @@ def _audit_section(run: dict, audit) -> dict:
     by_art: dict[str, list[dict]] = {}
     for r in recs:
         by_art.setdefault(r["artifact"], []).append(r)
-    arts = [{"name": a, "n": len(rs), "fail": sum(not r["holds"] for r in rs),
-             "rows": sorted(rs, key=lambda r: r["holds"])} for a, rs in sorted(by_art.items(), key=lambda kv: natural_key(kv[0]))]
+    arts = [{"name": a, "n": len(rs), "fail": sum(not r["holds"] for r in rs), "rows": sorted(rs, key=lambda r: r["holds"])}
+            for a, rs in sorted(by_art.items(), key=lambda kv: natural_key(kv[0]))]
     return {"missing_file": False, "n": len(recs), "cols": cols, "fails": [r for r in recs if not r["holds"]],
             "by_artifact": arts, "summary": sorted(arts, key=lambda a: (a["fail"] == 0, natural_key(a["name"])))}
-
-
-def _validation_section(run: dict) -> dict:
-    rel = run.get("release") or {}
-    return {"predictions": rel.get("predictions"), "models": rel.get("models"), "stats": rel.get("stats") or {},
-            "problems": sorted(run.get("problems") or [], key=lambda p: (p["severity"] != "error", p["code"]))}
-
-
-def _runs_section(run: dict) -> dict:
-    rel = run.get("release") or {}
-    runs = rel.get("runs") or []
-    return {"names": rel.get("model_names") or list(dict.fromkeys(r["model"] for r in runs)),
-            "budgets": list(dict.fromkeys(r["budget"] for r in runs)),
-            "runs": [{**r, "percent": [html_number(r.get(k), 1) for k in ("accuracy", "accuracy_answerable",
-                                                                         "accuracy_refusal")]} for r in runs]}
 
 
 def _reference_section(out: Path) -> dict:
@@ -213,15 +102,6 @@ def _reference_section(out: Path) -> dict:
     return {"no_fig4": False, "retention": None if ret is None else table_view(ret),
             "accuracy": [(b, table_view(t), any(str(c).startswith("paper") for c in t.columns))
                          for b, t in accuracy_reference(fig4, pub)]}
-
-
-def _skipped_section(run: dict) -> dict:
-    """The notebooks skipped (or that wrote nothing), then the sections skipped inside those that ran,
-    each with the reason it printed."""
-    nbs = run.get("notebooks", [])
-    return {"notebooks": [(nb["name"], nb.get("reason") or "") for nb in nbs if nb["status"] == "skipped"],
-            "sections": [(nb["name"], sec, why) for nb in nbs if nb["status"] != "skipped"
-                         for sec, why in nb.get("sections_skipped") or ()]}
 
 
 def _findings_section(out: Path, flags: dict) -> dict:
@@ -266,18 +146,19 @@ _ORDER = {"paper": ("run", "findings", "reproduction", "audit", "validation", "f
                        "run")}
 
 
-def _sections(mode: str, run: dict, out: Path, embed: bool) -> list[dict]:
+def _sections(mode: str, run: dict, out: Path, embed: bool) -> tuple[list[dict], list]:
+    """The sections of the page in order, each with the data its template (``report/ANCHOR.html``) shows
+    beyond run.json; and the outputs not made like the rest (provenance)."""
     flags, found, bad_record = provenance_flags(out, run)
     caps = captions(out)
     build = {
-        "run": lambda: _run_section(run), "findings": lambda: _findings_section(out, flags),
+        "findings": lambda: _findings_section(out, flags),
         "reproduction": lambda: _reproduction_section(run, _read(out / "reproduction.csv")),
-        "audit": lambda: _audit_section(run, _read(out / "audit.csv")), "validation": lambda: _validation_section(run),
+        "audit": lambda: _audit_section(run, _read(out / "audit.csv")),
         "figures": lambda: {"groups": figures_view(run, out, embed, caps, flags)},
         "tables": lambda: {"groups": tables_view(run, out, caps, flags)},
-        "provenance": lambda: provenance_view(out, found, bad_record), "runs": lambda: _runs_section(run),
-        "reference": lambda: _reference_section(out), "skipped": lambda: _skipped_section(run)}
-    return [{"anchor": a, "heading": _HEADINGS[a], **build[a]()} for a in _ORDER[mode]], found
+        "provenance": lambda: provenance_view(out, found, bad_record), "reference": lambda: _reference_section(out)}
+    return [{"anchor": a, "heading": _HEADINGS[a], **build.get(a, dict)()} for a in _ORDER[mode]], found
 
 
 def _read(path: Path):
@@ -300,9 +181,9 @@ def render_report(out_dir, *, embed: bool = False) -> str:
     sections, found = _sections(mode, run, out, embed)
     command = (f"voxmem-analysis reproduce --data {display_path(run.get('data_dir'))} --out "
                f"{display_path(run.get('out_dir'))} --seed {run.get('seed')} --n-boot {run.get('n_boot')}")
-    return render("report.html", title=title, mode=mode, synthetic=bool(rel.get("synthetic")), banner=_banner(run),
-                  unreadable=unreadable, sections=sections, cards=_cards(run, found), version=__version__,
-                  command=command)
+    return render("report.html", title=title, mode=mode, synthetic=bool(rel.get("synthetic")), run=run, rel=rel,
+                  unreadable=unreadable, sections=sections, not_made_here=len(grouped(found)) if found else 0,
+                  version=__version__, command=command)
 
 
 def write_report(out_dir, *, embed: bool = False) -> Path:

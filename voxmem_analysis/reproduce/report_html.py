@@ -10,7 +10,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup, escape
 
-from voxmem_analysis.output import P_SCIENTIFIC_BELOW, cell_formats, is_missing, read_long
+from voxmem_analysis.output import P_SCIENTIFIC_BELOW, cell_formats, is_missing, read_long, table_to_markdown
 
 __all__ = ["render", "num", "signed", "display_path", "read_csv", "read_table", "truthy", "table_view", "table_html",
            "key_columns_first", "html_number", "natural_key", "MAX_TABLE_ROWS", "OPEN_ROWS", "KEY_COLUMNS"]
@@ -28,11 +28,12 @@ KEY_COLUMNS = {
                          "p_mcnemar", "p_holm", "ars_diff", "ars_diff_ci_low", "ars_diff_ci_high"),
 }
 
-_ENV = jinja2.Environment(loader=jinja2.PackageLoader("voxmem_analysis.reproduce", "templates"), autoescape=True,
+_ENV = jinja2.Environment(loader=jinja2.PackageLoader("voxmem_analysis.reproduce", "templates"),
+                          autoescape=jinja2.select_autoescape(["html"], default_for_string=True, default=False),
                           trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
                           finalize=lambda v: "" if v is None else v)
-_ENV.globals["open_rows"] = OPEN_ROWS
 _ENV.filters["code"] = lambda text: Markup(re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(text))))  # `x` as code
+_ENV.filters["breakable"] = lambda text: Markup(str(escape(text)).replace("_", "_<wbr>"))  # a column name wraps at _
 
 
 def render(template: str, **context) -> str:
@@ -186,3 +187,29 @@ def table_view(df, digits: int = 1, decimals: dict | None = None, max_rows: int 
 def table_html(df, digits: int = 1, decimals: dict | None = None, max_rows: int | None = MAX_TABLE_ROWS) -> Markup:
     """:func:`table_view` of ``df`` as HTML (the template's table)."""
     return _ENV.get_template("macros.html").module.table(table_view(df, digits, decimals, max_rows))
+
+
+def _brief(outputs: list[str]) -> str:
+    """``12 (figures 3, tables 9)``: the outputs of a notebook counted by folder."""
+    kinds: dict[str, int] = {}
+    for o in outputs:
+        kinds[o.split("/", 1)[0] if "/" in o else "other"] = kinds.get(o.split("/", 1)[0] if "/" in o else "other", 0) + 1
+    return f"{len(outputs)}" + (" (" + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) + ")" if kinds else "")
+
+
+def _headline(err: dict) -> str:
+    where = f"cell {err.get('cell_index')}" if err.get("cell_index") is not None else "kernel"
+    return f"{where}: {err.get('ename')}: {err.get('evalue')}"[:200]
+
+
+def _note(nb: dict) -> str:
+    """Why a notebook was skipped, or which of its sections were."""
+    skipped = nb.get("sections_skipped") or []
+    return nb.get("reason") or (f"{len(skipped)} section{'s' if len(skipped) != 1 else ''} skipped: "
+                                + "; ".join(sec for sec, _ in skipped) if skipped else "")
+
+
+_ENV.globals.update(open_rows=OPEN_ROWS, table_html=table_html,
+                    markdown=lambda df, digits: table_to_markdown(df, digits=digits))
+_ENV.filters.update(path=display_path, basename=lambda p: Path(str(p)).name, brief=_brief, headline=_headline,
+                    note=_note, percent=lambda v: html_number(v, 1))
