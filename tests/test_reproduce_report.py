@@ -106,8 +106,7 @@ def test_supplementary_numbers_do_not_depend_on_what_else_a_report_holds(tmp_pat
     assert caps[1]["tables/scaling_model.csv"].startswith("Table S6: ")
     # an output the registry does not list is numbered after the registry, in words where it has them
     extra = captions(_out(tmp_path / "extra", tables=["my_own_table"]))
-    n_tables = sum(kind == "tables" for kind, _, _ in SUPPLEMENTARY)
-    assert extra["tables/my_own_table.csv"] == f"Table S{n_tables + 1}: My own table"
+    assert extra["tables/my_own_table.csv"] == f"Table S{len(SUPPLEMENTARY['tables']) + 1}: My own table"
 
 
 def test_every_text_of_the_report_is_escaped(tmp_path):

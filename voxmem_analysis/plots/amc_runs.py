@@ -52,7 +52,7 @@ def _interval_panel(ax, rows: pd.DataFrame, groups: list, keys, col: str, *, gro
         x = part[col].to_numpy(dtype=float)
         err = np.vstack([x - part[lo].to_numpy(dtype=float), part[hi].to_numpy(dtype=float) - x])
         color, marker = style(i)
-        ax.errorbar(x, y, xerr=np.nan_to_num(err), fmt=marker, ms=4.5, color=color, ecolor=color, elinewidth=1.2,
+        ax.errorbar(x, y, xerr=np.clip(np.nan_to_num(err), 0, None), fmt=marker, ms=4.5, color=color, ecolor=color, elinewidth=1.2,
                     capsize=2, label=str(key), clip_on=False, zorder=3)
     ax.set_yticks(np.arange(len(groups)))
     ax.set_ylim(len(groups) - 0.5, -0.5)

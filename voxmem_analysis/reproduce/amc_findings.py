@@ -15,13 +15,12 @@ from voxmem_analysis.analysis.findings import Finding, fmt_p
 __all__ = ["amc_run_findings", "systems_overall", "axes_per_system", "paired_overall", "paired_by_axis",
            "rubric_items", "judge_agreement", "missing_responses"]
 
-_MINUS = "\u2212"
 _OVERALL = "overall"
 
 
-def _num(x: float, digits: int = 1) -> str:
-    text = f"{x:.{digits}f}"
-    return (f"{0:.{digits}f}" if float(text) == 0 else text).replace("-", _MINUS)
+def _num(x: float) -> str:
+    text = f"{x:.1f}"
+    return ("0.0" if float(text) == 0 else text).replace("-", "\u2212")
 
 
 def _pct(x: float) -> str:
@@ -29,42 +28,28 @@ def _pct(x: float) -> str:
 
 
 def _pp(x: float) -> str:
-    text = _num(x)
-    return f"{text if text.startswith(_MINUS) or float(x) == 0 else '+' + text} pp"
+    return f"{'+' if float(x) > 0 and _num(x) != '0.0' else ''}{_num(x)} pp"
+
+
+def _finite(*xs) -> bool:
+    return all(isinstance(x, (int, float)) and math.isfinite(x) for x in xs)
 
 
 def _ci(lo: float, hi: float) -> str:
-    if not (_finite(lo) and _finite(hi)):
-        return "no interval"
-    return f"95% CI {_num(lo)} to {_num(hi)}"
+    return f"95% CI {_num(lo)} to {_num(hi)}" if _finite(lo, hi) else "no interval"
 
 
-def _finite(x) -> bool:
-    try:
-        return math.isfinite(float(x))
-    except (TypeError, ValueError):
-        return False
+def _excludes_zero(lo, hi) -> bool:
+    return _finite(lo, hi) and (lo > 0 or hi < 0)
 
 
 def _count(n) -> str:
     return f"{int(n):,}"
 
 
-def _are(n) -> str:
-    return "is" if int(n) == 1 else "are"
-
-
-def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
 def _axis(code, names: dict | None) -> str:
     name = (names or {}).get(str(code))
     return f"{name} ({code})" if name else str(code)
-
-
-def _excludes_zero(lo, hi) -> bool:
-    return _finite(lo) and _finite(hi) and (float(lo) > 0 or float(hi) < 0)
 
 
 def systems_overall(table: pd.DataFrame) -> Finding:
@@ -110,12 +95,11 @@ def paired_overall(table: pd.DataFrame) -> Finding | None:
         return None
     parts = []
     for _, r in rows.iterrows():
-        n = int(r["n_tasks"])
-        holm = f", Holm-adjusted {fmt_p(r['p_holm'])}" if "p_holm" in r and _finite(r["p_holm"]) else ""
-        parts.append(f"{r['system_a']} minus {r['system_b']}: {_difference(r, 'apr', n)}; {_difference(r, 'ars', n)}; "
-                     f"of the {_count(n)} tasks both have, {_count(r['a_pass_b_fail'])} {_are(r['a_pass_b_fail'])} passed by {r['system_a']} "
-                     f"only and {_count(r['a_fail_b_pass'])} by {r['system_b']} only (exact McNemar "
-                     f"{fmt_p(r['p_mcnemar'])}{holm})")
+        n, a, b, only_a = int(r["n_tasks"]), r["system_a"], r["system_b"], int(r["a_pass_b_fail"])
+        holm = f", Holm-adjusted {fmt_p(r['p_holm'])}" if _finite(r.get("p_holm")) else ""
+        parts.append(f"{a} minus {b}: {_difference(r, 'apr', n)}; {_difference(r, 'ars', n)}; of the {_count(n)} tasks "
+                     f"both have, {_count(only_a)} {'is' if only_a == 1 else 'are'} passed by {a} only and "
+                     f"{_count(r['a_fail_b_pass'])} by {b} only (exact McNemar {fmt_p(r['p_mcnemar'])}{holm})")
     return Finding("Paired differences", ". ".join(parts) + ".")
 
 
@@ -146,18 +130,14 @@ def rubric_items(rates: pd.DataFrame, axis_names: dict | None = None) -> Finding
         return None
     parts = []
     for system, g in rates.groupby("system", sort=False):
-        total = g[g["axis"].astype(str) == _OVERALL]
+        t = g[g["axis"].astype(str) == _OVERALL].iloc[0]
         axes = g[g["axis"].astype(str) != _OVERALL].sort_values("rate", kind="stable")
-        text = ""
-        if len(total):
-            t = total.iloc[0]
-            text = f"{system} meets {_count(t['n_met'])} of {_count(t['n_items'])} rubric items ({_pct(t['rate'])})"
+        parts.append(f"{system} meets {_count(t['n_met'])} of {_count(t['n_items'])} rubric items ({_pct(t['rate'])})")
         if len(axes) > 1:
             w = axes.iloc[0]
-            text += (", " if text else f"{system}: ") + (f"fewest on {_axis(w['axis'], axis_names)} "
-                                                        f"({_count(w['n_met'])} of {_count(w['n_items'])}, {_pct(w['rate'])})")
-        parts.append(text)
-    return Finding("Rubric items", "; ".join(p for p in parts if p) + ".")
+            parts[-1] += (f", fewest on {_axis(w['axis'], axis_names)} ({_count(w['n_met'])} of {_count(w['n_items'])}, "
+                          f"{_pct(w['rate'])})")
+    return Finding("Rubric items", "; ".join(parts) + ".")
 
 
 def judge_agreement(agreement: pd.DataFrame) -> Finding | None:
@@ -180,8 +160,8 @@ def missing_responses(runs: pd.DataFrame) -> Finding | None:
         return None
     parts = [f"{_count(r['pred_error'])} of the {_count(r['tasks'])} tasks of {r['system']} ({r['output_modality']}, "
              f"judge {r['judge']})" for _, r in hit.iterrows()]
-    return Finding("Missing responses", f"No response (pred_error) for {_and(parts)}: counted as failed, with no rubric "
-                                        "item met.")
+    return Finding("Missing responses", f"No response (pred_error) for {'; '.join(parts)}: counted as failed, with no "
+                                        "rubric item met.")
 
 
 def amc_run_findings(tables: dict, rates: pd.DataFrame, runs: pd.DataFrame,

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
+import polars as pl
 
 from voxmem_analysis import __version__, output
 from voxmem_analysis.analysis import amc as A
@@ -90,8 +91,6 @@ def _tables(data, frame, *, judge: str | None, seed: int, n_boot: int) -> dict[s
 
 
 def _runs_table(data) -> pd.DataFrame:
-    import polars as pl
-
     if not data.results.height:
         return pd.DataFrame(columns=["system", "output_modality", "judge", "tasks", "passed", "pred_error"])
     return (data.results.group_by("system", "output_modality", "judge", maintain_order=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections import defaultdict, deque
+from collections import Counter, defaultdict, deque
 from pathlib import Path
 
 import jinja2
@@ -32,12 +32,11 @@ _ENV = jinja2.Environment(loader=jinja2.PackageLoader("voxmem_analysis.reproduce
                           autoescape=jinja2.select_autoescape(["html"], default_for_string=True, default=False),
                           trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
                           finalize=lambda v: "" if v is None else v)
-_ENV.filters["code"] = lambda text: Markup(re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(text))))  # `x` as code
-_ENV.filters["breakable"] = lambda text: Markup(str(escape(text)).replace("_", "_<wbr>"))  # a column name wraps at _
 
 
 def render(template: str, **context) -> str:
-    """The page ``template`` (a file of ``reproduce/templates``) filled with ``context``; every text escaped."""
+    """The page ``template`` (a file of ``reproduce/templates``) filled with ``context``: every text of an
+    ``.html`` template escaped, a Markdown one (``.md``) as it is."""
     return _ENV.get_template(template).render(**context)
 
 
@@ -191,9 +190,7 @@ def table_html(df, digits: int = 1, decimals: dict | None = None, max_rows: int 
 
 def _brief(outputs: list[str]) -> str:
     """``12 (figures 3, tables 9)``: the outputs of a notebook counted by folder."""
-    kinds: dict[str, int] = {}
-    for o in outputs:
-        kinds[o.split("/", 1)[0] if "/" in o else "other"] = kinds.get(o.split("/", 1)[0] if "/" in o else "other", 0) + 1
+    kinds = Counter(o.split("/", 1)[0] if "/" in o else "other" for o in outputs)
     return f"{len(outputs)}" + (" (" + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) + ")" if kinds else "")
 
 
@@ -212,4 +209,6 @@ def _note(nb: dict) -> str:
 _ENV.globals.update(open_rows=OPEN_ROWS, table_html=table_html,
                     markdown=lambda df, digits: table_to_markdown(df, digits=digits))
 _ENV.filters.update(path=display_path, basename=lambda p: Path(str(p)).name, brief=_brief, headline=_headline,
-                    note=_note, percent=lambda v: html_number(v, 1))
+                    note=_note, percent=lambda v: html_number(v, 1),
+                    code=lambda text: Markup(re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(text)))),  # `x`
+                    breakable=lambda text: Markup(str(escape(text)).replace("_", "_<wbr>")))  # wraps at _

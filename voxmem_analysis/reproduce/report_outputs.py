@@ -21,34 +21,23 @@ from voxmem_analysis.reproduce.report_html import (OPEN_ROWS, key_columns_first,
 __all__ = ["captions", "paper_order_table15", "figures_view", "tables_view", "table_files", "figure_files",
            "registry_title", "provenance_flags", "provenance_view", "SUPPLEMENTARY"]
 
-#: The outputs the paper does not number, in the order of their supplementary numbers (S1, S2 ... per
-#: kind, whichever of them a report holds): ``(kind, name pattern, caption when the output carries none)``.
-#: An output not listed here is numbered after these.
-SUPPLEMENTARY = (
-    ("tables", r"validation_counts", None),
-    ("tables", r"validation_design", None),
-    ("tables", r"validation_problems", None),
-    ("tables", r"composition", None),
-    ("tables", r"groups", None),
-    ("tables", r"scaling_model", None),
-    ("tables", r"judges_disagreements", None),
-    ("tables", r"explorer_.+", None),
-    ("tables", r"lme_slice", None),
-    ("tables", r"lme_compare", None),
-    ("tables", r"lme_scaling", None),
-    ("tables", r"lme_scaling_correlations", None),
-    ("tables", r"lme_judges", None),
-    ("figures", r"session_roles", "Sessions per history by role (evidence, same-key haystack, topical haystack, "
-                                  "filler), mean count and share per budget"),
-    ("figures", r"scaling_model", None),
-    ("figures", r"explorer_.+_by_budget", "{explorer} at every budget, one panel per budget"),
-    ("figures", r"explorer_.+", None),
-    ("figures", r"lme_accuracy_by_type", "LongMemEval example (synthetic): accuracy (%) by system, budget and "
-                                         "question type, Wilson 95% CI"),
-    ("figures", r"lme_comparison_matrix", "LongMemEval example (synthetic): pairwise differences between systems "
-                                          "(pp) per budget"),
-    ("figures", r"lme_scaling", "LongMemEval example (synthetic): accuracy by budget per system"),
-)
+#: The outputs the paper does not number, per kind in the order of their supplementary numbers (S1, S2 ...,
+#: whichever of them a report holds): name pattern -> caption when the output carries none.  An output not
+#: listed is numbered after these.
+SUPPLEMENTARY = {
+    "tables": dict.fromkeys(("validation_counts", "validation_design", "validation_problems", "composition", "groups",
+                             "scaling_model", "judges_disagreements", "explorer_.+", "lme_slice", "lme_compare",
+                             "lme_scaling", "lme_scaling_correlations", "lme_judges")),
+    "figures": {"session_roles": "Sessions per history by role (evidence, same-key haystack, topical haystack, filler), "
+                                 "mean count and share per budget",
+                "scaling_model": None, "explorer_.+_by_budget": "{explorer} at every budget, one panel per budget",
+                "explorer_.+": None,
+                "lme_accuracy_by_type": "LongMemEval example (synthetic): accuracy (%) by system, budget and question "
+                                        "type, Wilson 95% CI",
+                "lme_comparison_matrix": "LongMemEval example (synthetic): pairwise differences between systems (pp) "
+                                         "per budget",
+                "lme_scaling": "LongMemEval example (synthetic): accuracy by budget per system"},
+}
 
 
 def _owners(run: dict) -> dict[str, str]:
@@ -95,12 +84,9 @@ def registry_title(name: str) -> str | None:
 
 
 def _supplementary(kind: str, stem: str) -> tuple[int, str | None] | None:
-    """(position in :data:`SUPPLEMENTARY` among ``kind``, its caption) of an output, or None."""
-    entries = [(pattern, words) for k, pattern, words in SUPPLEMENTARY if k == kind]
-    for i, (pattern, words) in enumerate(entries, start=1):
-        if re.fullmatch(pattern, stem):
-            return i, words
-    return None
+    """(place in :data:`SUPPLEMENTARY` of ``kind``, its caption) of an output, or None."""
+    return next(((i, words) for i, (pattern, words) in enumerate(SUPPLEMENTARY[kind].items(), start=1)
+                 if re.fullmatch(pattern, stem)), None)
 
 
 def _explorer_words(out: Path, stem: str) -> str:
@@ -137,7 +123,7 @@ def captions(out: Path) -> dict[str, str]:
     caps: dict[str, str] = {}
     for kind, word in (("tables", "Table"), ("figures", "Figure")):
         files = table_files(out) if kind == "tables" else figure_files(out)
-        extra, places = sum(k == kind for k, _, _ in SUPPLEMENTARY), {}
+        extra, places = len(SUPPLEMENTARY[kind]), {}
         for f in files:
             text = _own_caption(out, kind, f)
             if text and _NUMBERED.match(text):
