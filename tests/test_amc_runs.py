@@ -311,7 +311,10 @@ def test_reproduce_writes_an_analysis_report_with_the_paper_as_reference(tmp_pat
     assert run["kind"] == "amc-runs" and run["mode"] == "analysis" and run["synthetic"] is True
     assert sorted(run["outputs"]) == sorted(["tables/amc_runs_slice.csv", "tables/amc_runs_table2.csv",
                                              "tables/amc_runs_compare.csv", "tables/amc_runs_judges.csv",
-                                             "tables/amc_runs_findings.csv", "report/index.md", "report/index.html"])
+                                             "tables/amc_runs_findings.csv", "report/index.md", "report/index.html",
+                                             "findings/amc_runs.json"]
+                                            + [f"figures/amc_runs_{f}.{x}" for f in ("apr_ars", "differences", "rubric_rates")
+                                               for x in ("png", "pdf", "csv")])
     t2 = pd_read(out / "tables" / "amc_runs_table2.csv").set_index("row")
     pub = published(benchmark="amc")
     pub = pub[(pub["artifact"] == "amc_table2") & (pub["row"] == "GPT 4o Audio Preview|Audio")].set_index("column")

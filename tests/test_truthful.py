@@ -141,8 +141,8 @@ def test_report_tables_in_natural_order_long_ones_collapsed_numbers_unbroken(tmp
     html = render_report(_fake_out(tmp_path))
     order = [html.index(f"<span class=\"counts\">{n} &middot;") for n in ("table2", "table13", "table20")]
     assert order == sorted(order)
-    assert re.search(r"<details><summary>Table S\d+: Long[^<]*<span class=\"counts\">long &middot; 25 rows", html)
-    assert re.search(r"<details open><summary>[^<]*<span class=\"counts\">table2 &middot;", html)
+    assert re.search(r"<details class=\"output\"><summary>Table S\d+: Long[^<]*<span class=\"counts\">long &middot; 25 rows", html)
+    assert re.search(r"<details class=\"output\" open><summary>[^<]*<span class=\"counts\">table2 &middot;", html)
     t2 = html[html.index("table2 &middot;"):]
     t2 = t2[:t2.index("</details>")]
     assert '<td class="num">50.0</td>' in t2 and '<td class="num">669</td>' in t2      # not 50, not 669.000

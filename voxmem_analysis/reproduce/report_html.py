@@ -1,47 +1,65 @@
-"""Small HTML helpers of the report pages (escaping, numbers, paths, tables)."""
+"""What the report pages share: the Jinja2 templates (``reproduce/templates``, autoescaped), numbers as
+HTML, paths as shown, and a table as the data its template draws."""
 from __future__ import annotations
 
-import html
 import math
-from importlib import resources
+import re
+from collections import Counter, defaultdict, deque
 from pathlib import Path
 
-__all__ = ["esc", "resource", "num", "signed", "display_path", "read_csv", "read_table", "truthy", "column_decimals", "table_html",
-           "html_number", "natural_key", "MAX_TABLE_ROWS", "OPEN_ROWS"]
+import jinja2
+from markupsafe import Markup, escape
+
+from voxmem_analysis.output import P_SCIENTIFIC_BELOW, cell_formats, is_missing, read_long, table_to_markdown
+
+__all__ = ["render", "num", "signed", "display_path", "read_csv", "read_table", "truthy", "table_view", "table_html",
+           "key_columns_first", "html_number", "natural_key", "MAX_TABLE_ROWS", "OPEN_ROWS", "KEY_COLUMNS"]
 
 _REPO_ROOT = Path(__file__).resolve().parents[2]
 MAX_TABLE_ROWS = 40
 OPEN_ROWS = 20   # tables this short are shown open
 
+#: The columns a reader looks for first in a wide table, shown right after its label column (the files keep
+#: their own order); columns a table does not have are passed over.
+KEY_COLUMNS = {
+    "table18_family": ("drop", "drop_lo", "drop_hi", "drop deff", "retention", "retention_lo", "retention_hi",
+                       "retention deff"),
+    "amc_runs_compare": ("system_a", "system_b", "n_tasks", "apr_diff", "apr_diff_ci_low", "apr_diff_ci_high",
+                         "p_mcnemar", "p_holm", "ars_diff", "ars_diff_ci_low", "ars_diff_ci_high"),
+}
 
-def esc(x) -> str:
-    return html.escape("" if x is None else str(x), quote=True)
+_ENV = jinja2.Environment(loader=jinja2.PackageLoader("voxmem_analysis.reproduce", "templates"),
+                          autoescape=jinja2.select_autoescape(["html"], default_for_string=True, default=False),
+                          trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
+                          finalize=lambda v: "" if v is None else v)
 
 
-def resource(name: str) -> str:
-    return resources.files("voxmem_analysis").joinpath(f"resources/{name}").read_text(encoding="utf-8")
+def render(template: str, **context) -> str:
+    """The page ``template`` (a file of ``reproduce/templates``) filled with ``context``: every text of an
+    ``.html`` template escaped, a Markdown one (``.md``) as it is."""
+    return _ENV.get_template(template).render(**context)
 
 
-def _sci(text: str) -> str:
+def _sci(text: str) -> Markup:
     """``7.3e-20`` as ``7.3×10<sup>−20</sup>``."""
     mant, exp = text.lower().split("e")
-    return f"{mant}\u00d710<sup>{int(exp)}</sup>".replace("<sup>-", "<sup>\u2212")
+    return Markup(f"{mant}\u00d710<sup>{int(exp)}</sup>".replace("<sup>-", "<sup>\u2212"))
 
 
-def num(v, digits: int = 3) -> str:
+def num(v, digits: int = 3) -> Markup:
     """A number of the report's own tables (published vs reproduced, audit): whole numbers as
     integers, others to at most ``digits`` decimals (trailing zeros dropped), numbers too small for
     that with two significant digits (``0.0042``, ``7.3×10<sup>−20</sup>``); a real minus sign."""
     if v is None or v == "":
-        return ""
+        return Markup("")
     try:
         f = float(v)
     except (TypeError, ValueError):
-        return esc(v)
+        return escape(v)
     if math.isnan(f):
-        return ""
+        return Markup("")
     if math.isinf(f):
-        return "\u2212\u221e" if f < 0 else "\u221e"
+        return Markup("\u2212\u221e" if f < 0 else "\u221e")
     if f == int(f) and abs(f) < 1e12:
         text = f"{int(f)}"
     elif abs(f) < 10 ** -digits:   # e.g. a p-value or a tiny delta: keep it visibly non-zero
@@ -49,16 +67,16 @@ def num(v, digits: int = 3) -> str:
         text = _sci(text) if "e" in text else text
     else:
         text = f"{f:.{digits}f}".rstrip("0").rstrip(".")
-    return "\u2212" + text[1:] if text.startswith("-") else text
+    return Markup("\u2212") + text[1:] if text.startswith("-") else Markup(text)
 
 
-def signed(v, digits: int = 2) -> str:
+def signed(v, digits: int = 2) -> Markup:
     s = num(v, digits)
     try:
         positive = float(v) > 0
     except (TypeError, ValueError):
         return s
-    return f"+{s}" if positive and s else s
+    return Markup("+") + s if positive and s else s
 
 
 def display_path(p: str | None) -> str:
@@ -87,10 +105,6 @@ def read_table(path: Path):
     the CSV gives the shape and labels, ``NAME.long.csv`` (when there) the exact values, so a count
     stays an ``int`` and an accuracy of 50.0 a ``float`` (a CSV alone reads both as 50).  None when the
     CSV cannot be read."""
-    from collections import defaultdict, deque
-
-    from voxmem_analysis.output import read_long
-
     df = read_csv(path)
     long = Path(path).with_name(Path(path).stem + ".long.csv")
     if df is None or df.shape[1] < 2 or not long.is_file():
@@ -117,65 +131,84 @@ def truthy(v) -> bool:
 
 def natural_key(name) -> tuple:
     """Sort key that orders the numbers inside names by value: ``table2`` < ``table13`` < ``table20``."""
-    import re
-
     return tuple((0, int(part), "") if part.isdigit() else (1, 0, part.lower())
                  for part in re.split(r"(\d+)", str(name)) if part)
 
 
-def column_decimals(values, digits: int = 3) -> int:
-    """Decimals that show every non-integer float of a column (at most ``digits``): the column's
-    numbers then line up (24.490 under 26.531, not 24.49)."""
-    need = 0
-    for v in values:
-        if isinstance(v, float) and math.isfinite(v) and v != int(v) and abs(v) >= 10 ** -digits:
-            tail = f"{v:.{digits}f}".rstrip("0").split(".")[1]
-            need = max(need, len(tail))
-    return need
-
-
-def html_number(value, decimals: int = 1, kind: str = "number") -> str:
+def html_number(value, decimals: int = 1, kind: str = "number") -> Markup:
     """One number of a report table (the plan of :func:`voxmem_analysis.output.cell_formats`): a count as
     an integer, a p-value below 0.001 as ``7.3×10<sup>−20</sup>``, otherwise ``decimals`` decimals; a
     real minus sign.  Cells of class ``num`` never wrap (report.css)."""
-    from voxmem_analysis.output import P_SCIENTIFIC_BELOW, is_missing
-
     if is_missing(value):
-        return ""
+        return Markup("")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return esc(value)
+        return escape(value)
     v = float(value)
     if not math.isfinite(v):
-        return "\u2212\u221e" if v < 0 else ("\u221e" if v > 0 else "")
+        return Markup("\u2212\u221e" if v < 0 else ("\u221e" if v > 0 else ""))
     if kind == "p" and 0 < v < P_SCIENTIFIC_BELOW:
         mant, exp = f"{v:.1e}".split("e")
-        mant = mant[:-2] if mant.endswith(".0") else mant
-        return f"{mant}\u00d710<sup>{int(exp)}</sup>".replace("<sup>-", "<sup>\u2212")
+        return _sci(f"{mant[:-2] if mant.endswith('.0') else mant}e{exp}")
     text = f"{abs(round(v)):d}" if kind == "count" else f"{abs(v):.{max(decimals, 3) if kind == 'p' else decimals}f}"
-    return ("\u2212" if v < 0 and float(text) != 0 else "") + text
+    return Markup(("\u2212" if v < 0 and float(text) != 0 else "") + text)
 
 
-def table_html(df, digits: int = 1, decimals: dict | None = None, max_rows: int | None = MAX_TABLE_ROWS) -> str:
-    """``df`` (as read from a table's CSV; the first column holds the row labels) as an HTML table:
-    numbers as the LaTeX and Markdown files print them (:func:`voxmem_analysis.output.cell_formats`:
-    counts as integers, percentages to ``digits`` decimals, ratios to 3, an interval with its
-    estimate's decimals; ``decimals``: per column, e.g. the paper's printed precision), at most
-    ``max_rows`` rows (None: all)."""
-    from voxmem_analysis.output import cell_formats
+def key_columns_first(df, name: str):
+    """``df`` with the :data:`KEY_COLUMNS` of table ``name`` right after its first (label) column."""
+    keys = [c for c in KEY_COLUMNS.get(name, ()) if c in df.columns[1:]]
+    return df[[df.columns[0], *keys, *(c for c in df.columns[1:] if c not in keys)]] if keys else df
 
-    head = "".join(f"<th>{esc(c)}</th>" for c in df.columns)
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def table_view(df, digits: int = 1, decimals: dict | None = None, max_rows: int | None = MAX_TABLE_ROWS) -> dict:
+    """``df`` (as read from a table's CSV; the first column holds the row labels) as the template's table:
+    ``head``, ``rows`` of ``(is_number, text)``, ``n`` rows and ``more`` left out.  Numbers as the LaTeX and
+    Markdown files print them (:func:`voxmem_analysis.output.cell_formats`: counts as integers, percentages
+    to ``digits`` decimals, ratios to 3, an interval with its estimate's decimals; ``decimals``: per column,
+    e.g. the paper's printed precision), at most ``max_rows`` rows (None: all)."""
     shown = df if max_rows is None else df.head(max_rows)
-    body = []
+    rows = []
     if shown.shape[1]:
         labels = shown.iloc[:, 0].tolist()
         rest = shown.iloc[:, 1:].set_axis(labels, axis=0)
         for label, cells in zip(labels, cell_formats(rest, digits, decimals)):
-            tds = [f"<td>{esc(label)}</td>" if not isinstance(label, (int, float)) or isinstance(label, bool)
-                   else f'<td class="num">{html_number(label, 0, "number" if label != round(label) else "count")}</td>']
-            for v, kind, dec in cells:
-                numeric = isinstance(v, (int, float)) and not isinstance(v, bool)
-                tds.append(f'<td class="num">{html_number(v, dec, kind)}</td>' if numeric else f"<td>{esc(v)}</td>")
-            body.append("<tr>" + "".join(tds) + "</tr>")
-    more = (f'<p class="lead">&hellip; {len(df) - max_rows} more rows in the CSV.</p>'
-            if max_rows is not None and len(df) > max_rows else "")
-    return f'<div class="wide"><table><tr>{head}</tr>{"".join(body)}</table></div>{more}'
+            first = ((True, html_number(label, 0, "number" if label != round(label) else "count"))
+                     if _is_number(label) else (False, label))
+            rows.append([first, *((True, html_number(v, dec, kind)) if _is_number(v) else (False, v)
+                                  for v, kind, dec in cells)])
+    more = len(df) - max_rows if max_rows is not None and len(df) > max_rows else 0
+    return {"head": [str(c) for c in df.columns], "rows": rows, "n": len(df), "more": more}
+
+
+def table_html(df, digits: int = 1, decimals: dict | None = None, max_rows: int | None = MAX_TABLE_ROWS) -> Markup:
+    """:func:`table_view` of ``df`` as HTML (the template's table)."""
+    return _ENV.get_template("macros.html").module.table(table_view(df, digits, decimals, max_rows))
+
+
+def _brief(outputs: list[str]) -> str:
+    """``12 (figures 3, tables 9)``: the outputs of a notebook counted by folder."""
+    kinds = Counter(o.split("/", 1)[0] if "/" in o else "other" for o in outputs)
+    return f"{len(outputs)}" + (" (" + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) + ")" if kinds else "")
+
+
+def _headline(err: dict) -> str:
+    where = f"cell {err.get('cell_index')}" if err.get("cell_index") is not None else "kernel"
+    return f"{where}: {err.get('ename')}: {err.get('evalue')}"[:200]
+
+
+def _note(nb: dict) -> str:
+    """Why a notebook was skipped, or which of its sections were."""
+    skipped = nb.get("sections_skipped") or []
+    return nb.get("reason") or (f"{len(skipped)} section{'s' if len(skipped) != 1 else ''} skipped: "
+                                + "; ".join(sec for sec, _ in skipped) if skipped else "")
+
+
+_ENV.globals.update(open_rows=OPEN_ROWS, table_html=table_html,
+                    markdown=lambda df, digits: table_to_markdown(df, digits=digits))
+_ENV.filters.update(path=display_path, basename=lambda p: Path(str(p)).name, brief=_brief, headline=_headline,
+                    note=_note, percent=lambda v: html_number(v, 1),
+                    code=lambda text: Markup(re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(text)))),  # `x`
+                    breakable=lambda text: Markup(str(escape(text)).replace("_", "_<wbr>")))  # wraps at _

@@ -1,10 +1,9 @@
-"""The figures, tables and provenance sections of the report, and every output's caption.
+"""Every output's caption, and the figures, tables and provenance of a report as its templates show them.
 
-Every figure and table is captioned "Figure N: ..." / "Table N: ..." as in the paper
-(:func:`captions`; outputs the paper does not number get "Figure S1" ...); wide figures span the
-page; tables of at most 20 rows are open; Table 15 is shown in the paper's order.  An output whose
-provenance record differs from the run (:func:`voxmem_analysis.reproduce.provenance.findings`) carries
-a warning saying how.
+Captions read "Figure N: ..." / "Table N: ..." as in the paper; the outputs the paper does not number
+get supplementary numbers (S1, S2 ...) from the fixed order of :data:`SUPPLEMENTARY`, so one output
+has the same number in every report.  An output whose provenance record differs from the run
+(:func:`voxmem_analysis.reproduce.provenance.findings`) carries a warning saying how.
 """
 from __future__ import annotations
 
@@ -12,33 +11,50 @@ import base64
 import re
 from pathlib import Path
 
-import pandas as pd
+from voxmem_analysis import artifacts
+from voxmem_analysis.output import figure_caption
+from voxmem_analysis.reproduce.provenance import IGNORED_PARAMETERS, findings, grouped, notebook_source, read_records
+from voxmem_analysis.reproduce.published import printed_decimals, published
+from voxmem_analysis.reproduce.report_html import (OPEN_ROWS, key_columns_first, natural_key, read_table,
+                                                   table_view)
 
-from voxmem_analysis.reproduce.report_html import OPEN_ROWS, esc, natural_key, read_table, table_html
+__all__ = ["captions", "paper_order_table15", "figures_view", "tables_view", "table_files", "figure_files",
+           "registry_title", "provenance_flags", "provenance_view", "SUPPLEMENTARY"]
 
-__all__ = ["captions", "paper_order_table15", "figures_section", "tables_section", "table_files", "figure_files",
-           "registry_title",
-           "provenance_flags", "provenance_section"]
+#: The outputs the paper does not number, per kind in the order of their supplementary numbers (S1, S2 ...,
+#: whichever of them a report holds): name pattern -> caption when the output carries none.  An output not
+#: listed is numbered after these.
+SUPPLEMENTARY = {
+    "tables": dict.fromkeys(("validation_counts", "validation_design", "validation_problems", "composition", "groups",
+                             "scaling_model", "judges_disagreements", "explorer_.+", "lme_slice", "lme_compare",
+                             "lme_scaling", "lme_scaling_correlations", "lme_judges")),
+    "figures": {"session_roles": "Sessions per history by role (evidence, same-key haystack, topical haystack, filler), "
+                                 "mean count and share per budget",
+                "scaling_model": None, "explorer_.+_by_budget": "{explorer} at every budget, one panel per budget",
+                "explorer_.+": None,
+                "lme_accuracy_by_type": "LongMemEval example (synthetic): accuracy (%) by system, budget and question "
+                                        "type, Wilson 95% CI",
+                "lme_comparison_matrix": "LongMemEval example (synthetic): pairwise differences between systems (pp) "
+                                         "per budget",
+                "lme_scaling": "LongMemEval example (synthetic): accuracy by budget per system"},
+}
 
 
 def _owners(run: dict) -> dict[str, str]:
-    own = {}
-    for nb in run.get("earlier", []) + run.get("notebooks", []):
-        for o in nb.get("outputs", []):
-            own[o] = nb["name"]
-    return own
+    return {o: nb["name"] for nb in run.get("earlier", []) + run.get("notebooks", []) for o in nb.get("outputs", [])}
 
 
-def _by_notebook(files: list[Path], out: Path, own: dict[str, str]) -> dict[str, list[Path]]:
-    groups: dict[str, list[Path]] = {}
-    for f in files:
-        groups.setdefault(own.get(f.relative_to(out).as_posix(), "other"), []).append(f)
-    return dict(sorted(groups.items()))
+def _by_notebook(items: list[dict], own: dict[str, str]) -> list[dict]:
+    groups: dict[str, list[dict]] = {}
+    for it in items:
+        groups.setdefault(own.get(it["rel"], "other"), []).append(it)
+    return [{"name": k, "entries": v} for k, v in sorted(groups.items())]
 
 
 # ----------------------------------------------------------------------------- captions
 _NUMBERED = re.compile(r"^(?:AMC )?(Figure of Table|Figure|Table|Appendix|App\.)\s*[A-Z]?\.?\d")
 _LABEL_TAIL = re.compile(r"\s*\[SYNTHETIC DATA[^\]]*\]\s*$")
+_TITLES: dict[str, dict | None] = {}
 
 
 def _md_caption(path: Path) -> str | None:
@@ -56,8 +72,6 @@ def _md_caption(path: Path) -> str | None:
 def registry_title(name: str) -> str | None:
     """The artifact registry's title of ``name``, read from the source (the report imports no
     analysis); from the imported registry only when the source cannot be read that way."""
-    from voxmem_analysis import artifacts
-
     if "all" not in _TITLES:
         _TITLES["all"] = artifacts.source_titles()
     titles = _TITLES["all"]
@@ -69,13 +83,31 @@ def registry_title(name: str) -> str | None:
         return None
 
 
-_TITLES: dict[str, dict | None] = {}
+def _supplementary(kind: str, stem: str) -> tuple[int, str | None] | None:
+    """(place in :data:`SUPPLEMENTARY` of ``kind``, its caption) of an output, or None."""
+    return next(((i, words) for i, (pattern, words) in enumerate(SUPPLEMENTARY[kind].items(), start=1)
+                 if re.fullmatch(pattern, stem)), None)
 
 
-def _humanize(stem: str) -> str:
-    if stem.startswith("lme_"):
-        return "LongMemEval example (synthetic): " + stem[4:].replace("_", " ")
-    return stem.replace("_", " ").strip().capitalize()
+def _explorer_words(out: Path, stem: str) -> str:
+    """"Accuracy by subtype × evidence type": the explorer's own caption of the slice drawn by budget."""
+    by = re.sub(r"^explorer_|(_all)?_by_budget$", "", stem)
+    for md in sorted((out / "tables").glob("explorer_*.md")):
+        cap = _md_caption(md) if re.fullmatch(rf"explorer_{re.escape(by)}_(\d+k|all)", md.stem) else None
+        if cap:
+            return cap.split(" \u2014 ")[0]
+    return "Accuracy by the subtype explorer's slices"
+
+
+def _own_caption(out: Path, kind: str, f: Path) -> str | None:
+    prefix = f.stem.split("_", 1)[0]
+    own = _LABEL_TAIL.sub("", figure_caption(f) or "").strip() if kind == "figures" else ""
+    text = (own or _md_caption(out / "tables" / f"{f.stem}.md") or _md_caption(out / "tables" / f"{prefix}.md")
+            or registry_title(f.stem) or registry_title(prefix))
+    if text and kind == "figures" and text.startswith("Table "):
+        number, _, rest = text.partition(":")
+        text = f"Figure of {number}:{rest}"
+    return text
 
 
 def captions(out: Path) -> dict[str, str]:
@@ -84,27 +116,34 @@ def captions(out: Path) -> dict[str, str]:
     A figure's caption is the one its notebook stored in the PNG (``save_figure(caption=...)``,
     written with the budgets the run used), else the table's own caption (``tables/NAME.md``),
     else the artifact registry's title (``fig4_model_evidence.png`` -> artifact ``fig4``; the
-    paper's budgets); outputs the paper does not number get ``Figure S1``, ``Table S1`` ... in
-    file order.
+    paper's budgets).  Outputs the paper does not number get ``Figure S1``, ``Table S1`` ... by
+    their place in :data:`SUPPLEMENTARY` (two outputs of one place: ``S8a``, ``S8b``), in words.
     """
-    from voxmem_analysis.output import figure_caption
-
+    out = Path(out)
     caps: dict[str, str] = {}
-    extra = {"figures": 0, "tables": 0}
     for kind, word in (("tables", "Table"), ("figures", "Figure")):
-        for f in (table_files(out) if kind == "tables" else figure_files(out)):
-            prefix = f.stem.split("_", 1)[0]
-            own = _LABEL_TAIL.sub("", figure_caption(f) or "").strip() if kind == "figures" else ""
-            text = (own or _md_caption(out / "tables" / f"{f.stem}.md") or _md_caption(out / "tables" / f"{prefix}.md")
-                    or registry_title(f.stem) or registry_title(prefix))
-            if text and kind == "figures" and text.startswith("Table "):
-                num, _, rest = text.partition(":")
-                text = f"Figure of {num}:{rest}"
-            if not text or not _NUMBERED.match(text):
-                extra[kind] += 1
-                text = f"{word} S{extra[kind]}: {text or _humanize(f.stem)}"
-            caps[f"{kind}/{f.name}"] = text
+        files = table_files(out) if kind == "tables" else figure_files(out)
+        extra, places = len(SUPPLEMENTARY[kind]), {}
+        for f in files:
+            text = _own_caption(out, kind, f)
+            if text and _NUMBERED.match(text):
+                caps[f"{kind}/{f.name}"] = text
+                continue
+            place = _supplementary(kind, f.stem)
+            if place is None:
+                extra += 1
+                place = (extra, None)
+            words = place[1] and place[1].format(explorer=_explorer_words(out, f.stem))
+            places.setdefault(place[0], []).append((f, text or words or _humanize(f.stem)))
+        for n, shared in places.items():
+            for i, (f, text) in enumerate(shared):
+                tag = f"{n}{chr(ord('a') + i)}" if len(shared) > 1 else f"{n}"
+                caps[f"{kind}/{f.name}"] = f"{word} S{tag}: {text}"
     return caps
+
+
+def _humanize(stem: str) -> str:
+    return stem.replace("_", " ").strip().capitalize()
 
 
 # ----------------------------------------------------------------------------- figures and tables
@@ -120,12 +159,6 @@ def _png_size(f: Path) -> tuple[int, int] | None:
     return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
 
 
-def _img_src(f: Path, embed: bool) -> str:
-    if embed:
-        return "data:image/png;base64," + base64.b64encode(f.read_bytes()).decode("ascii")
-    return f"../figures/{esc(f.name)}"
-
-
 def table_files(out: Path) -> list[Path]:
     """The tables of ``OUT/tables`` (their CSV files; the long-form ``NAME.long.csv`` aside), in natural
     order (``table2`` before ``table13``)."""
@@ -138,47 +171,34 @@ def figure_files(out: Path) -> list[Path]:
     return sorted((Path(out) / "figures").glob("*.png"), key=lambda f: natural_key(f.name))
 
 
-def _warning(flags: dict, files) -> str:
-    """The provenance warning of an output made of ``files`` (relative to OUT), or ''."""
-    found = [f for rel in files for f in flags.get(rel, ())]
-    if not found:
-        return ""
-    what = sorted({w for f in found for w in f.what})
-    return (f'<div class="provenance-warning">&#9888; Not made like the rest of this run: {esc("; ".join(what))} '
-            f'(<a href="#provenance">provenance</a>)</div>')
+def _warning(flags: dict, files) -> list[str]:
+    """What differs for the output made of ``files`` (relative to OUT): the sentences of its provenance warning."""
+    return sorted({w for rel in files for f in flags.get(rel, ()) for w in f.what})
 
 
-def figures_section(run: dict, out: Path, embed: bool = False, caps: dict | None = None,
-                    flags: dict | None = None) -> str:
-    pngs = figure_files(out)
-    if not pngs:
-        return '<p class="lead">No figures were written.</p>'
-    caps = caps if caps is not None else captions(out)
-    parts = []
-    for nb, files in _by_notebook(pngs, out, _owners(run)).items():
-        figs = []
-        for f in files:
-            links = [f'<a href="../figures/{esc(f.name)}">PNG</a>']
-            for ext in ("pdf", "csv"):
-                if f.with_suffix(f".{ext}").exists():
-                    links.append(f'<a href="../figures/{esc(f.stem)}.{ext}">{ext.upper()}</a>')
-            src = _img_src(f, embed)
-            cap = caps.get(f"figures/{f.name}", f.stem)
-            size = _png_size(f)
-            wide = ' class="span"' if size and size[0] > 1.6 * size[1] else ""
-            warn = _warning(flags or {}, [f"figures/{f.stem}.{x}" for x in ("png", "pdf", "csv")])
-            figs.append(f'<figure{wide}><a href="{src if not embed else "../figures/" + esc(f.name)}"><img src="{src}" '
-                        f'alt="{esc(cap)}" loading="lazy"></a><figcaption><b>{esc(cap)}</b> '
-                        f'<span class="file">{esc(f.stem)}</span> <span class="links">{"".join(links)}</span>'
-                        f'{warn}</figcaption></figure>')
-        parts.append(f"<h3>{esc(nb)}</h3><div class=\"figs\">{''.join(figs)}</div>")
-    return "\n".join(parts)
+def figure_item(f: Path, caption: str, *, embed: bool = False, href: str = "../figures/", warn=()) -> dict:
+    """One figure as the template shows it: image (linked, or inlined with ``embed``), caption, file links."""
+    src = ("data:image/png;base64," + base64.b64encode(f.read_bytes()).decode("ascii")) if embed else href + f.name
+    links = [("PNG", href + f.name)] + [(ext.upper(), f"{href}{f.stem}.{ext}") for ext in ("pdf", "csv")
+                                        if f.with_suffix(f".{ext}").exists()]
+    size = _png_size(f)
+    return {"rel": f"figures/{f.name}", "src": src, "href": href + f.name, "caption": caption, "stem": f.stem,
+            "links": links, "wide": bool(size and size[0] > 1.6 * size[1]), "warn": list(warn)}
 
+
+def figures_view(run: dict, out: Path, embed: bool, caps: dict, flags: dict) -> list[dict]:
+    """The figures of ``OUT/figures`` grouped by the notebook that wrote them."""
+    items = [figure_item(f, caps.get(f"figures/{f.name}", f.stem), embed=embed,
+                         warn=_warning(flags, [f"figures/{f.stem}.{x}" for x in ("png", "pdf", "csv")]))
+             for f in figure_files(out)]
+    return _by_notebook(items, _owners(run))
 
 
 def paper_order_table15(df):
     """Table 15 as the paper prints it: models by Overall accuracy, highest first, then the
     group means and the ``n`` row (counts as integers)."""
+    import pandas as pd
+
     if df is None or "Overall" not in df.columns or not len(df):
         return df
     key = df.columns[0]
@@ -193,52 +213,34 @@ def paper_order_table15(df):
     return out.reset_index(drop=True)
 
 
-def _printed_decimals(names) -> dict[str, dict[str, int]]:
-    """The paper's printed decimals per column of each table the paper publishes (``{}`` for the others)."""
-    from voxmem_analysis.reproduce.published import published, printed_decimals
+def _table_item(f: Path, caps: dict, printed: dict, flags: dict) -> dict:
+    links = [("CSV", f"../tables/{f.name}")] + [(label, f"../tables/{f.stem}.{ext}") for ext, label in
+                                                (("md", "Markdown"), ("tex", "LaTeX")) if f.with_suffix(f".{ext}").exists()]
+    df, note = read_table(f), None
+    if f.stem == "table15" and df is not None:
+        df = paper_order_table15(df)
+        note = "Rows as the paper prints them: models by Overall, highest first; the CSV keeps the order of models.csv."
+    warn = _warning(flags, [f"tables/{f.stem}.{x}" for x in ("csv", "long.csv", "md", "tex")])
+    table = None if df is None else table_view(key_columns_first(df, f.stem), decimals=printed.get(f.stem))
+    return {"rel": f"tables/{f.name}", "caption": caps.get(f"tables/{f.name}", f.stem), "stem": f.stem,
+            "links": links, "table": table, "note": note, "warn": warn,
+            "open": bool(warn) or (df is not None and len(df) <= OPEN_ROWS)}
 
-    pub = published(benchmark="all")
-    known = set(pub["artifact"])
-    return {n: printed_decimals(n, pub) for n in names if n in known}
 
-
-def tables_section(run: dict, out: Path, caps: dict | None = None, flags: dict | None = None) -> str:
+def tables_view(run: dict, out: Path, caps: dict, flags: dict) -> list[dict]:
+    """The tables of ``OUT/tables`` grouped by the notebook that wrote them, numbers printed to the
+    paper's precision for the tables it publishes."""
     csvs = table_files(out)
-    if not csvs:
-        return '<p class="lead">No tables were written.</p>'
-    caps = caps if caps is not None else captions(out)
-    printed = _printed_decimals([f.stem for f in csvs])
-    parts = []
-    for nb, files in _by_notebook(csvs, out, _owners(run)).items():
-        parts.append(f"<h3>{esc(nb)}</h3>")
-        for f in files:
-            links = [f'<a href="../tables/{esc(f.name)}">CSV</a>']
-            for ext, label in (("md", "Markdown"), ("tex", "LaTeX")):
-                if f.with_suffix(f".{ext}").exists():
-                    links.append(f'<a href="../tables/{esc(f.stem)}.{ext}">{label}</a>')
-            df = read_table(f)
-            note = ""
-            if f.stem == "table15" and df is not None:
-                df = paper_order_table15(df)
-                note = ('<p class="lead">Rows as the paper prints them: models by Overall, highest first; '
-                        'the CSV keeps the order of models.csv.</p>')
-            warn = _warning(flags or {}, [f"tables/{f.stem}.{x}" for x in ("csv", "long.csv", "md", "tex")])
-            shown = table_html(df, decimals=printed.get(f.stem)) if df is not None else "<p>(unreadable CSV)</p>"
-            inner = warn + shown + note
-            opened = " open" if df is not None and len(df) <= OPEN_ROWS else ""
-            opened = " open" if warn else opened
-            parts.append(f'<details{opened}><summary>{esc(caps.get(f"tables/{f.name}", f.stem))}<span class="counts">'
-                         f'{esc(f.stem)} &middot; {"" if df is None else f"{len(df)} rows"} &middot; '
-                         f'{" ".join(links)}</span></summary>{inner}</details>')
-    return "\n".join(parts)
+    pub = published(benchmark="all") if csvs else None
+    known = set(pub["artifact"]) if pub is not None else set()
+    printed = {f.stem: printed_decimals(f.stem, pub) for f in csvs if f.stem in known}
+    return _by_notebook([_table_item(f, caps, printed, flags) for f in csvs], _owners(run))
 
 
 # ----------------------------------------------------------------------------- provenance
 def provenance_flags(out: Path, run: dict):
     """``(findings by file, every finding, why provenance.json could not be read or None)``
     (:func:`voxmem_analysis.reproduce.provenance.findings`, read from the files of ``OUT``)."""
-    from voxmem_analysis.reproduce.provenance import findings
-
     try:
         found = findings(out, run)
     except ValueError as exc:
@@ -250,44 +252,18 @@ def provenance_flags(out: Path, run: dict):
 
 
 def _params_text(params: dict) -> str:
-    from voxmem_analysis.reproduce.provenance import IGNORED_PARAMETERS
-
     return ", ".join(f"{k}={v!r}" for k, v in sorted(params.items()) if k not in IGNORED_PARAMETERS) or "none"
 
 
-def provenance_section(out: Path, run: dict, found: list, unreadable: str | None) -> str:
+def provenance_view(out: Path, found: list, unreadable: str | None) -> dict:
     """What made the outputs: per notebook its parameters, release (name, fingerprint) and package
     version, as recorded in ``OUT/provenance.json``; then every output made otherwise than the rest."""
-    from voxmem_analysis.reproduce.provenance import grouped, notebook_source, read_records
-
-    if unreadable:
-        return f'<div class="error"><p>{esc(unreadable)}</p></div>'
-    records = read_records(out)
-    if not records:
-        return '<p class="lead">No provenance.json: the outputs carry no record of what made them.</p>'
-    names = sorted({r.get("notebook") for r in records.values() if r.get("notebook")})
+    records = {} if unreadable else read_records(out)
     rows = []
-    for n in names:
+    for n in sorted({r.get("notebook") for r in records.values() if r.get("notebook")}):
         src = notebook_source(records, n) or {}
         rel = src.get("release") or {}
-        k = sum(r.get("notebook") == n for r in records.values())
-        rows.append(f'<tr><td><code>{esc(n)}</code></td><td><code>{esc(_params_text(src.get("parameters") or {}))}'
-                    f'</code></td><td>{esc(rel.get("name"))} <span class="file">{esc(rel.get("path"))}</span><br>'
-                    f'<code class="fp">{esc(str(rel.get("fingerprint"))[:23])}&hellip;</code></td>'
-                    f'<td>{esc(src.get("version"))}</td><td class="num">{k}</td></tr>')
-    parts = ['<p class="lead">Each output records the notebook that made it, its parameters, the release it was '
-             'made from (by a fingerprint of its files) and the package version: '
-             '<a href="../provenance.json">provenance.json</a>.</p>',
-             '<div class="wide"><table><tr><th>notebook</th><th>parameters</th><th>release</th><th>version</th>'
-             f'<th class="num">files</th></tr>{"".join(rows)}</table></div>']
-    if found:
-        groups = grouped(found)
-        items = "".join(f"<li><code>{esc(o)}</code>: {esc(what)}</li>" for o, what in groups)
-        parts.insert(0, f'<div class="error"><h3>{len(groups)} output{"s" if len(groups) != 1 else ""} not made like the '
-                        f'rest of this run</h3><p>Made later, with other parameters or from other data (for example '
-                        f'a notebook run by hand into this folder). They are shown, marked, and not part of what '
-                        f'run.json describes.</p><ul>{items}</ul></div>')
-    else:
-        parts.insert(0, '<p class="lead">Every output was made by this run, with the parameters and the release '
-                        'shown below.</p>')
-    return "\n".join(parts)
+        rows.append({"notebook": n, "params": _params_text(src.get("parameters") or {}), "release": rel.get("name"),
+                     "path": rel.get("path"), "fingerprint": str(rel.get("fingerprint"))[:23],
+                     "version": src.get("version"), "files": sum(r.get("notebook") == n for r in records.values())})
+    return {"unreadable": unreadable, "rows": rows, "found": grouped(found) if found else []}
