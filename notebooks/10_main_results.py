@@ -103,7 +103,8 @@ with R.section(f"Table 15 ({b_cmp})"):
 # %%
 with R.section(f"Figure 5 ({b_fig5})"):
     oe5 = R.operation_evidence(release, budgets=[b_fig5], models=models)
-    output.save_finding(F.operation_evidence(oe5), out)
+    per_model5 = R.accuracy(release, ["operation", "evidence_type"], budgets=[b_fig5], models=models, overall=False)
+    output.save_finding(F.operation_evidence(oe5, per_model5), out)
     output.save_finding(F.refusal_profile(oe5), out)
     fig = P.operation_heatmap(oe5)
     output.save_figure(fig, out, f"fig5_operation_evidence_{b_fig5.lower()}", data=oe5, release=release,
@@ -137,7 +138,7 @@ with R.section(f"Figure 8 (models run at {b_cmp})"):
 with R.section(f"Table 16 ({b_cmp})"):
     t16 = R.answerable_vs_refusal(release, budget=b_cmp, models=models)
     summary16 = R.answerable_refusal_summary(release, budget=b_cmp, models=models, table=t16)
-    output.save_finding(F.answerable_vs_refusal(summary16), out)
+    output.save_finding(F.answerable_vs_refusal(summary16, t16), out)
     access = dict(zip(release.models["model"], release.models["access"]))
     fig = P.answerable_refusal_scatter(t16, summary=summary16, groups=access)
     output.save_figure(fig, out, "table16_answerable_vs_refusal", data=t16, release=release)

@@ -35,13 +35,14 @@ only), ``p_value`` (exact two-sided McNemar test on the discordant pairs), ``n_b
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 import polars as pl
 
 from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.analysis.selection import part_budget
 from voxmem_analysis.artifacts import artifact
 from voxmem_analysis.errors import AnalysisInputError, MissingDataError, Problem, VoxMemDataError
 from voxmem_analysis.stats import ci_level_alias, mcnemar_exact, paired_bootstrap
@@ -267,6 +268,7 @@ class AblationResult:
     table: pd.DataFrame
     unpaired: pd.DataFrame
     problems: list[Problem] = field(default_factory=list)
+    budget: str | None = None
 
     def wide(self) -> pd.DataFrame:
         return wide_table2(self.table)
@@ -297,16 +299,19 @@ def transcript_ablation(ablation, *, model: str | None = None, budget: str | Non
                           paired.unpaired, list(paired.problems))
 
 
-def transcript_ablation_release(release, **kwargs) -> AblationResult:
-    """:func:`transcript_ablation` on ``release.ablation``."""
+def transcript_ablation_release(release, *, budget: str | None = None, **kwargs) -> AblationResult:
+    """:func:`transcript_ablation` on ``release.ablation`` at ``budget``; ``None``: the paper's 8K when the
+    ablation ran there, else the budget it ran at most (the result's ``budget`` says which)."""
     if getattr(release, "ablation", None) is None:
         raise MissingDataError("the release has no ablation runs (ablation/<condition>/**/*.jsonl)",
                                code="no_ablation", field="ablation")
-    return transcript_ablation(release.ablation, **kwargs)
+    at = part_budget(release.ablation, budget, paper=_DEFAULT_BUDGET)
+    return replace(transcript_ablation(release.ablation, budget=at, **kwargs), budget=at)
 
 
 @artifact("table2", title="Table 2: transcript-only ablation at 8K", needs=("ablation",))
 def table2(release, *, seed: int = 0, n_boot: int = 10_000, model: str | None = None,
-           budget: str = _DEFAULT_BUDGET) -> pd.DataFrame:
-    """Table 2: acoustic-evidence validation (full audio vs transcript only, 8K answerable)."""
+           budget: str | None = None) -> pd.DataFrame:
+    """Table 2: acoustic-evidence validation (full audio vs transcript only, answerable items, at the
+    budget of :func:`transcript_ablation_release`: 8K in the paper)."""
     return transcript_ablation_release(release, model=model, budget=budget, seed=seed, n_boot=n_boot).wide()

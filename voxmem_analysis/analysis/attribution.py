@@ -406,19 +406,20 @@ def class_proportions(errors: pd.DataFrame, by: str = "operation", *, min_errors
     min_errors : int
         Macro average: a model x evidence-type cell enters only with at least this many
         errors in the group (paper: 5).
-    average : {"macro", "pooled"}
+    average : {"macro", "pooled", "count"}
         ``macro`` (the paper's Figures 7 and 10): the class proportions of every
         model x evidence-type cell of the group, averaged with equal weight over the cells
         that have ``>= min_errors`` errors.  ``pooled``: class counts over all errors of
         the group divided by their number (the proportions of Table 20's counts).
+        ``count``: those class counts themselves (errors, not percent).
 
     Returns
     -------
     DataFrame
         One row per group in taxonomy order: ``by, group, label``, one column per class
-        (percent, NaN when no cell qualifies), ``n_cells`` (cells with ``>= min_errors``
+        (percent, NaN when no cell qualifies; errors for ``count``), ``n_cells`` (cells with ``>= min_errors``
         errors), ``n_errors`` (errors the proportions rest on: those of the qualifying cells
-        for ``macro``, all for ``pooled``), ``n_errors_all``, ``average``.
+        for ``macro``, all otherwise), ``n_errors_all``, ``average``.
 
     Notes
     -----
@@ -427,8 +428,8 @@ def class_proportions(errors: pd.DataFrame, by: str = "operation", *, min_errors
     """
     if by not in _BY_GROUPS:
         raise AnalysisInputError(f"by must be one of {', '.join(_BY_GROUPS)}, got {by!r}", "by")
-    if average not in ("macro", "pooled"):
-        raise AnalysisInputError(f"average must be 'macro' or 'pooled', got {average!r}", "average")
+    if average not in ("macro", "pooled", "count"):
+        raise AnalysisInputError(f"average must be 'macro', 'pooled' or 'count', got {average!r}", "average")
     groups, labels = _BY_GROUPS[by]
     classes = list(tx.ATTRIBUTION_CLASSES)
     cells = _cell_counts(errors, by) if len(errors) else None
@@ -445,7 +446,8 @@ def class_proportions(errors: pd.DataFrame, by: str = "operation", *, min_errors
             n_err = int(q.to_numpy().sum())
         else:
             n_all = c.to_numpy().sum()
-            share = c.sum(axis=0) / n_all * 100 if n_all else pd.Series(np.nan, index=classes)
+            share = c.sum(axis=0) if average == "count" else (
+                c.sum(axis=0) / n_all * 100 if n_all else pd.Series(np.nan, index=classes))
             n_err = int(n_all)
         rows.append([by, g, labels[g], *[float(share[k]) for k in classes], int(len(q)), n_err,
                      int(c.to_numpy().sum()), average])

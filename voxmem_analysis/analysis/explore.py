@@ -1,18 +1,10 @@
 """The subtype explorer: accuracy with a 95% interval for any grouping of the verdict frame.
 
-Everything ``notebooks/50_subtype_explorer.py`` computes lives here; the figure is drawn by
-:func:`voxmem_analysis.plots.slices.slice_dot_plot`.
-
-* :func:`select_rows` -- the verdicts of one budget and of some models;
-* :func:`explore_slices` -- :func:`voxmem_analysis.analysis.verdicts.slice_accuracy` on that selection,
-  its ``by`` columns made ordered categoricals in display order;
-* :func:`pooled_accuracy` -- every selected verdict pooled (the dashed line of the plot);
-* display helpers: :func:`slice_label`, :func:`column_name`, :func:`level_orders`,
-  :func:`slice_title`, :func:`slice_caption`, :func:`output_name`, :func:`labelled_table`;
-* :func:`widget` -- drop-downs that recompute with these functions and redraw (JupyterLab).
-
-The denominator is the paper's: provider-rejected predictions leave it (``scored`` is
-false), failed and ungraded ones count as wrong (``correct`` is false or null).
+Everything ``notebooks/50_subtype_explorer.py`` computes lives here (the figure is
+:func:`voxmem_analysis.plots.slices.slice_dot_plot`): the selection (:func:`select_rows`,
+:func:`explorer_budget`), the slices (:func:`explore_slices`, :func:`explore_by_budget`,
+:func:`pooled_accuracy`), display helpers and the JupyterLab :func:`widget`.  The denominator is the
+paper's: provider-rejected predictions leave it, failed and ungraded ones count as wrong.
 """
 from __future__ import annotations
 
@@ -24,11 +16,12 @@ import pandas as pd
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.output import stamp_synthetic
 from voxmem_analysis.analysis.accuracy import accuracy_table
+from voxmem_analysis.analysis.selection import budget_note, budgets_run, fig5_budget
 from voxmem_analysis.analysis.verdicts import MACRO, OVERALL, AnalysisInputError, level_order, slice_accuracy
 from voxmem_analysis.errors import MissingDataError
 
 __all__ = [
-    "LABELS", "ORDERS", "COLUMN_NAMES", "GROUPINGS", "parse_by", "parse_models", "select_rows",
+    "LABELS", "ORDERS", "COLUMN_NAMES", "GROUPINGS", "parse_by", "parse_models", "select_rows", "explorer_budget",
     "explore_slices", "explore_by_budget", "pooled_accuracy", "slice_label", "column_name", "level_orders", "slice_title",
     "slice_caption", "output_name", "labelled_table", "grouping_choices", "widget",
 ]
@@ -137,6 +130,17 @@ def _model_order(release_or_frame) -> list | None:
 
 
 # ----------------------------------------------------------------------------- selection
+def explorer_budget(release, budget="auto", models=None) -> tuple[str | None, str]:
+    """The explorer's budget and why: ``"auto"`` takes the paper's 32K when run, else the budget run by the
+    most models (:func:`~voxmem_analysis.analysis.selection.fig5_budget`); ``None``/``"all"``: every budget
+    pooled; any other budget as requested.  Returns ``(budget or None, reason)``."""
+    if isinstance(budget, str) and budget.strip().lower() == "auto":
+        b = fig5_budget(release, None, models=parse_models(models))
+        return b, budget_note(b, None, "32K", "the budget run by the most models")
+    b = _parse_budget(budget)
+    return b, "every budget pooled" if b is None else budget_note(b, b, "32K", "", budgets_run(release))
+
+
 def select_rows(frame, budget=None, models=None):
     """The verdicts of one budget and of the chosen models.
 
@@ -282,8 +286,6 @@ def explore_by_budget(release, by, *, models=None, interval: str = "auto", n_boo
         When the selected models were run at one budget only: its one panel would only repeat
         the figure of that budget (and of every budget pooled), so there is nothing to facet.
     """
-    from voxmem_analysis.analysis.selection import budgets_run
-
     budgets = budgets_run(release, parse_models(models))
     if len(budgets) < 2:
         raise MissingDataError(f"the figure by budget would only repeat the one above: the selected models were run "
@@ -335,8 +337,10 @@ def explore_slices(release_or_frame, by, *, budget=None, models=None, interval: 
     cols = parse_by(by)
     frame = select_rows(_frame_of(release_or_frame), budget, models)
     if len(frame) == 0:
-        raise MissingDataError(f"no verdicts selected (budget={budget!r}, models={models!r})", code="no_verdicts",
-                               field="budget")
+        have = sorted({str(b) for b in _frame_of(release_or_frame)["budget"].unique()},
+                      key=lambda b: tx.BUDGETS.index(b) if b in tx.BUDGETS else 99)
+        raise MissingDataError(f"no verdicts selected (budget={budget!r}, models={models!r}); budgets in the "
+                               f"data: {', '.join(have) or 'none'}", code="no_verdicts", field="budget")
     table = slice_accuracy(frame, cols, interval=interval, item="question_id",
                            n_boot=n_boot, seed=seed)
     if model_order is None:
@@ -370,9 +374,11 @@ def slice_title(by, *, budget=None, models=None) -> str:
     return f"Accuracy by {what} \u2014 {b or 'all budgets'}, {_models_text(models)}"
 
 
-def slice_caption(by, *, budget=None, models=None, interval: str = "auto") -> str:
-    """Table caption: :func:`slice_title` plus ``" (%, 95% wilson interval)"``."""
-    return f"{slice_title(by, budget=budget, models=models)} (%, 95% {interval} interval)"
+def slice_caption(by, *, budget=None, models=None, interval: str = "auto", why: str | None = None) -> str:
+    """Table caption: :func:`slice_title` plus ``" (%, 95% wilson interval)"`` and, when the budget was not
+    the paper's, ``why`` (:func:`explorer_budget`'s reason)."""
+    note = f"; budget: {why}" if why and why not in ("the paper's", "as requested", "every budget pooled") else ""
+    return f"{slice_title(by, budget=budget, models=models)} (%, 95% {interval} interval{note})"
 
 
 def output_name(by, budget=None) -> str:

@@ -1,47 +1,18 @@
 """Main results: accuracy by model, evidence type, operation and budget (paper §4, App. D.1–D.3).
 
-Every function takes a :class:`~voxmem_analysis.io.release.Release` and returns a tidy
-pandas DataFrame; the ``@artifact`` functions at the bottom reshape them into the
-paper's printed tables (Figure 4, Figure 5, Figure 8, Tables 15–17, group means).
+Every function takes a :class:`~voxmem_analysis.io.release.Release` and returns a tidy pandas
+DataFrame; the ``@artifact`` functions at the bottom reshape them into the paper's printed tables.
 
-Definitions (paper Appendix C.4 and C.6)
-----------------------------------------
-* **Accuracy** of a model on a set of items is ``correct / scored`` in percent, where an
-  item is *scored* unless the provider rejected it before inference (failed generations
-  and unparseable verdicts stay in the denominator as incorrect).  Under
-  ``ScoringRules(convention="harness")`` the release's ``scored`` column follows that
-  convention instead; these functions simply use the ``scored`` column.
-* **Group means** (proprietary, open-weight, all) are unweighted means of per-model
-  accuracies: each model first, then the mean over models.
-* **Pooled "Overall"** pools answerable and refusal (AR) items of all evidence types.
-* **Pairing** (Appendix C.6, "Denominators"): which scored items enter a model's
-  accuracy.
-
-  ``"all_budgets"`` (default, the paper's rule)
-      each model is scored on the questions it was judged on at *every budget it was run
-      at*, so the budgets of one row are computed on identical questions.  The budgets a
-      model was run at are those where it has at least one scored prediction, except that
-      64K counts only for the models of the 64K set (``Release.models_in_64k_set()``):
-      every model was attempted at 64K, but only those form the set reported there.
-  ``"shared"``
-      one question set shared by all requested models: the questions judged at all of
-      ``shared_budgets`` (default: the four budgets) for every one of the models
-      (Figure 8).
-  ``"none"``
-      every budget on its own scored items.
-
-  On the calibrated synthetic release ``"all_budgets"`` reproduces the published
-  numbers (see ``tests/test_results_published.py``); ``"none"`` is kept for comparison.
-
-Partial releases
-----------------
-A release may hold a few models at a subset of the budgets, without ``models.csv`` (no
-access groups) or ``items.csv`` (AR source operations unknown).  The 64K artifacts
-(:func:`table15`, :func:`table16`, :func:`fig8`) take ``budget=`` (default ``"64K"``, the
-paper's; ``None``: :func:`comparison_budget`).  What cannot be computed raises
-:class:`MissingDataError` (a :class:`~voxmem_analysis.errors.VoxMemDataError`) saying what is
-missing; :func:`section` turns it into a printed "skipped" line in the notebooks.  Group
-means leave out models of unknown access group (the ``all`` mean keeps every model).
+* **Accuracy** = ``correct / scored`` in percent (the release's ``scored`` column: provider
+  rejections out, failed generations and unparseable verdicts in as wrong; Appendix C.4).
+* **Group means** are unweighted means of per-model accuracies; **Overall** pools every item.
+* **Pairing** (Appendix C.6): ``"all_budgets"`` (the paper's) scores each model on the questions it
+  was judged on at every budget it was run at (64K only for the 64K set); ``"shared"`` uses one
+  question set judged at ``shared_budgets`` for every requested model (Figure 8); ``"none"`` scores
+  every budget on its own items.
+* **Budgets**: ``budget=None`` takes the paper's budget when the release has it and one from the
+  release otherwise (:mod:`voxmem_analysis.analysis.selection`); what a release cannot support
+  raises :class:`MissingDataError`, which :func:`section` prints as a skipped section.
 """
 from __future__ import annotations
 
@@ -260,7 +231,7 @@ def group_summary(release, *, models: Sequence[str] | None = None, budgets: Iter
     return order_frame(out, [])
 
 
-def answerable_vs_refusal(release, *, budget: str | None = "64K", models: Sequence[str] | None = None,
+def answerable_vs_refusal(release, *, budget: str | None = None, models: Sequence[str] | None = None,
                           pairing: str = "all_budgets") -> pd.DataFrame:
     """Table 16: accuracy on answerable and on AR items per model at one budget.
 
@@ -302,7 +273,7 @@ def _spearman(x, y) -> tuple[float, float, float, float]:
     return float(r["rho"]), float(r["p_value"]), float(r["rho_ci_low"]), float(r["rho_ci_high"])
 
 
-def answerable_refusal_summary(release, *, budget: str | None = "64K", models: Sequence[str] | None = None,
+def answerable_refusal_summary(release, *, budget: str | None = None, models: Sequence[str] | None = None,
                                pairing: str = "all_budgets", table: pd.DataFrame | None = None) -> pd.DataFrame:
     """Spearman ρ between the two columns of Table 16, and the "always abstain" bound.
 
@@ -459,7 +430,7 @@ def paper_row_order(models, paper_order) -> list:
 
 
 @artifact("table15", title="Table 15: accuracy (%) at 64K by evidence type, 64K model set, with group means")
-def table15(release, *, seed: int = 0, n_boot: int = 10_000, budget: str | None = "64K", models=None,
+def table15(release, *, seed: int = 0, n_boot: int = 10_000, budget: str | None = None, models=None,
             pairing: str = "all_budgets") -> pd.DataFrame:
     """Table 15 as printed, plus the caption's question counts.
 
@@ -533,7 +504,7 @@ def groups_table(release, *, seed: int = 0, n_boot: int = 10_000, budgets=None, 
 
 
 @artifact("table16", title="Table 16: accuracy (%) on answerable and AR items per model at 64K")
-def table16(release, *, seed: int = 0, n_boot: int = 10_000, budget: str | None = "64K", models=None,
+def table16(release, *, seed: int = 0, n_boot: int = 10_000, budget: str | None = None, models=None,
             pairing: str = "all_budgets") -> pd.DataFrame:
     """Rows: models sorted by answerable accuracy (highest first), then ``n`` (questions per
     column), ``All`` (``Spearman rho``, ``Spearman p`` between the two columns over models)
@@ -602,7 +573,7 @@ def _opev_wide(oe: pd.DataFrame, prefix_budget: bool) -> pd.DataFrame:
 
 
 @artifact("fig5", title="Figure 5: mean accuracy (%) of the operation x evidence cells at 32K, all models")
-def fig5(release, *, seed: int = 0, n_boot: int = 10_000, budget: str | None = "32K", models=None,
+def fig5(release, *, seed: int = 0, n_boot: int = 10_000, budget: str | None = None, models=None,
          pairing: str = "all_budgets") -> pd.DataFrame:
     """Rows ``IE``, ``MSR``, ``TET``, ``AR``; columns the evidence types (mean accuracy over the
     models run at ``budget``) and ``"<Evidence type> n"`` (questions in the cell).  The
@@ -613,7 +584,7 @@ def fig5(release, *, seed: int = 0, n_boot: int = 10_000, budget: str | None = "
 
 @artifact("fig8", title="Figure 8: operation x evidence cells per budget, 64K model set on the shared item set")
 def fig8(release, *, seed: int = 0, n_boot: int = 10_000, budgets=None, models=None,
-         budget: str | None = "64K") -> pd.DataFrame:
+         budget: str | None = None) -> pd.DataFrame:
     """Rows ``"<budget>|<OP>"``; columns as :func:`fig5`.  Models: those run at ``budget`` (the
     64K set; ``None``: :func:`comparison_budget`); items: those judged at every budget all of
     them were run at (all four on the paper's release) for every one of them
