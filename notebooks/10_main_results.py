@@ -124,7 +124,7 @@ with R.section(f"Figure 8 (models run at {b_cmp})"):
     oe_shared = R.operation_evidence(release, budgets=shared, models=ms8, pairing="shared", shared_budgets=shared)
     caption8 = f"{artifacts.caption('fig8', budget=b_cmp)} ({R.describe_shared_set(ms8, shared, b_cmp)})"
     print("Figure 8:", R.describe_shared_set(ms8, shared, b_cmp), "| panels:", ", ".join(drawn))
-    fig = P.operation_heatmaps(oe_shared, budgets=drawn, title=R.describe_shared_set(ms8, shared, b_cmp))
+    fig = P.operation_heatmaps(oe_shared, budgets=drawn, title=R.describe_shared_set(ms8, shared, b_cmp, drawn))
     output.save_figure(fig, out, "fig8_operation_evidence_shared", data=oe_shared, release=release, caption=caption8)
     output.save_table(R.fig8(release, budget=b_cmp, models=models), out, "fig8", synthetic=release.synthetic,
                       caption=artifacts.caption("fig8", budget=b_cmp))

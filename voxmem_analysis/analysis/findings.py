@@ -522,7 +522,8 @@ def baseline_sensitivity(corr: pd.DataFrame) -> Finding:
         parts.append(f"retention {rel('retention')} ({_rho(rows.loc['retention'])})")
     if not parts:
         return Finding("Baseline and sensitivity", "No correlation could be computed.", _PAPER_D5)
-    how = "95% intervals resample the models" if k > 1 else "one model: no interval"
+    how = ("95% intervals resample the models" if _finite(rows["rho_ci_low"].max()) else
+           f"no interval: {_models(k)} are too few to resample" if k != 1 else "one model: no interval")
     text = f"Over the {n} model \u00d7 evidence cells of {_models(k)} ({how}), " + "; ".join(parts) + "."
     return Finding("Baseline and sensitivity", text, _PAPER_D5)
 

@@ -31,7 +31,7 @@ from voxmem_analysis.stats import iter_bootstrap_counts, paired_bootstrap_frame,
 from voxmem_analysis.stats.endpoints import bootstrap_interval
 
 __all__ = ["ScalingPlan", "scaling_plan", "describe_scaling", "scaling_models", "evidence_scaling", "paired_change",
-           "cell_changes", "sensitivity_correlations", "D5_MEASURES", "fig6", "fig6_table", "table18", "table18_table", "d5",
+           "cell_changes", "sensitivity_correlations", "D5_MEASURES", "MIN_RESAMPLED_MODELS", "fig6", "fig6_table", "table18", "table18_table", "d5",
            "d5_table"]
 
 _STAT_COLUMNS = ("baseline", "comparison", "drop", "retention")
@@ -346,6 +346,8 @@ def _exact_change_retention(acc: pd.DataFrame, cells: pd.DataFrame, b0: str, b1:
 
 #: What each D.5 measure correlates with the baseline (``change_vs_mean``: with the mean of both budgets).
 D5_MEASURES = ("retention", "change", "change_vs_mean")
+#: The fewest models D.5's intervals resample (two models give three distinct resamples, four give 35).
+MIN_RESAMPLED_MODELS = 5
 
 
 def sensitivity_correlations(release, *, baseline: str | None = None, comparison: str | None = None,
@@ -357,7 +359,8 @@ def sensitivity_correlations(release, *, baseline: str | None = None, comparison
 
     ``rho`` and ``p_value`` are the paper's (cells taken as independent).  A model's cells share the
     model, so the interval ``rho_ci_low``/``rho_ci_high`` resamples models, all cells of a drawn model
-    together (percentile bootstrap, ``n_boot`` resamples, ``seed``; NaN with fewer than two models).
+    together (percentile bootstrap, ``n_boot`` resamples, ``seed``; NaN with fewer than
+    :data:`MIN_RESAMPLED_MODELS` models).
     The change (comparison − baseline) contains the baseline, so the two are coupled by construction
     (regression to the mean alone makes the change fall as the baseline rises): ``change_vs_mean``
     correlates the change with the mean of the two budgets instead (Oldham 1962), which removes that
@@ -407,7 +410,7 @@ def _model_bootstrap_rho(x: np.ndarray, y: np.ndarray, model: np.ndarray, n_boot
     """Percentile 95% interval of Spearman's ρ(x, y) resampling the models (cluster bootstrap)."""
     codes, names = pd.factorize(model, sort=True)
     k = len(names)
-    if k < 2 or len(x) < 3:
+    if k < MIN_RESAMPLED_MODELS or len(x) < 3:
         return np.nan, np.nan, k
     w = np.vstack(list(iter_bootstrap_counts(k, n_boot=n_boot, seed=seed)))[:, codes]
     rx, ry = _midranks(x, w), _midranks(y, w)

@@ -257,11 +257,16 @@ def fig8_panels(release, budget: str | None, fig5: str, models: Sequence[str] | 
     return ms, shared, drawn
 
 
-def describe_shared_set(models: Sequence[str], shared: Sequence[str], budget: str) -> str:
-    """Figure 8's title: ``"10 models run at 64K; questions judged at 8K, 16K, 32K, 64K by every one"``."""
+def describe_shared_set(models: Sequence[str], shared: Sequence[str], budget: str, drawn=None) -> str:
+    """Figure 8's item set: ``"10 models run at 64K; questions judged at 8K, 16K, 32K, 64K by every one"``.
+    With ``drawn`` (the panels; the title names nothing it does not draw) the budgets that are not drawn
+    are left out: ``"10 models run at 64K (8K, 16K, 64K shown); questions judged at every budget ..."``."""
     k = len(models)
-    return (f"{k} model{'s' if k != 1 else ''} run at {budget}; questions judged at {fmt_budgets(shared)} "
-            f"by {'every one' if k != 1 else 'it'}")
+    who = "every one" if k != 1 else "it"
+    if drawn is not None and list(drawn) != list(shared):
+        return (f"{k} model{'s' if k != 1 else ''} run at {budget} ({fmt_budgets(drawn)} shown); questions judged "
+                f"at every budget they were run at by {who}")
+    return f"{k} model{'s' if k != 1 else ''} run at {budget}; questions judged at {fmt_budgets(shared)} by {who}"
 
 
 def no_budget_error(release, budgets, models, *, reason: str | None = None, hint: str = "") -> MissingDataError:

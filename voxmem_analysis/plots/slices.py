@@ -14,7 +14,8 @@ import pandas as pd
 from voxmem_analysis.analysis.explore import column_name, parse_by, slice_label
 from voxmem_analysis.errors import InputError
 from voxmem_analysis.plots.verdicts import SERIES_COLORS
-from voxmem_analysis.plots.style import EVIDENCE_COLORS, GROUP_COLORS, OPERATION_COLORS, paper_style, without_canvas_draw
+from voxmem_analysis.plots.style import (EVIDENCE_COLORS, GROUP_COLORS, OPERATION_COLORS, PERCENT_LIMITS, paper_style,
+                                         without_canvas_draw)
 
 __all__ = ["PALETTES", "SINGLE_COLOR", "slice_dot_plot", "slice_facets"]
 
@@ -105,14 +106,13 @@ def slice_dot_plot(data: pd.DataFrame, by, *, overall: float | None = None, titl
                 color, name = SINGLE_COLOR, None
             acc = sub["accuracy"].to_numpy(float)
             err = np.vstack([acc - sub["accuracy_ci_low"].to_numpy(float), sub["accuracy_ci_high"].to_numpy(float) - acc])
-            # not clipped: a dot at 0 % or 100 % sits on the axis edge, drawn whole
-            ax.errorbar(acc, pos, xerr=err, fmt="o", ms=4.5, capsize=2, lw=1.1, color=color, label=name, clip_on=False)
+            ax.errorbar(acc, pos, xerr=err, fmt="o", ms=4.5, capsize=2, lw=1.1, color=color, label=name)
         ax.set_yticks(range(len(ys)), [slice_label(y_col, _value(v)) for v in ys])
         if not ax.yaxis_inverted():  # first row on top; shared y axes (slice_facets) are inverted once
             ax.invert_yaxis()
         if overall is not None and np.isfinite(overall):
             ax.axvline(overall, ls="--", lw=0.8, color="#555555", label=f"all pooled ({overall:.1f})")
-        ax.set_xlim(0, 100)
+        ax.set_xlim(*PERCENT_LIMITS)   # room at both ends: a dot at 0 % or 100 % stays off the axis line
         methods = sorted({str(m).split(" ")[0] + (" bca" if "bca" in str(m) else "") for m in t["interval"]}) \
             if len(t) else []
         names = {"wilson": "Wilson", "bootstrap": "item-bootstrap", "bootstrap bca": "BCa item-bootstrap"}
