@@ -47,7 +47,7 @@ out = OutputFolder(out_dir, notebook="30_judge_agreement", release=release,
 print(release.label())
 cmp = J.compare_judges(release, budget=budget, production_family=production_family, n_boot=n_boot, seed=seed)
 print(f"judges: {cmp.judge1} (production) vs {cmp.judge2} at {cmp.budget} "
-      f"({budget_note(cmp.budget, budget, '8K', 'the budget the second judge scored most')})")
+      f"({budget_note(cmp.budget, budget, '8K', 'the budget it scored most', absent='the second judge scored no prediction at')})")
 for problem in cmp.problems:
     print(problem)
 if len(cmp.unmatched):

@@ -48,7 +48,7 @@ out = OutputFolder(out_dir, notebook="31_transcript_ablation", release=release,
 print(release.label())
 res = A.transcript_ablation_release(release, model=model, budget=budget, seed=seed, n_boot=n_boot)
 print(f"model: {res.model}; budget: {res.budget} "
-      f"({budget_note(res.budget, budget, '8K', 'the budget the ablation ran at most')})")
+      f"({budget_note(res.budget, budget, '8K', 'the budget it ran at most', absent='the ablation did not run at')})")
 for problem in res.problems:
     print(problem)
 if len(res.unpaired):

@@ -178,12 +178,14 @@ def fig5_budget(release, budget: str | None = None, *, models: Sequence[str] | N
     return max(present, key=lambda b: (counts[b], tx.BUDGETS.index(b)))
 
 
-def budget_note(chosen: str, requested, paper: str, otherwise: str, present=None) -> str:
-    """Why ``chosen`` was used: ``"as requested"``, ``"the paper's"`` or ``"no <paper> in this release;
-    <otherwise>"`` (``present``: the budgets the data has, to flag a requested budget it lacks)."""
+def budget_note(chosen: str, requested, paper: str, otherwise: str, present=None, *,
+                absent: str = "no model was run at") -> str:
+    """Why ``chosen`` was used: ``"as requested"``, ``"the paper's"`` or ``"no model was run at <paper>;
+    <otherwise>"`` (``absent`` words the first half; ``present``: the budgets the data has, to flag a
+    requested budget it lacks)."""
     if requested is not None:
         return "as requested" + ("" if present is None or chosen in present else f"; no model was run at {chosen}")
-    return "the paper's" if chosen == paper else f"no {paper} in this release; {otherwise}"
+    return "the paper's" if chosen == paper else f"{absent} {paper}; {otherwise}"
 
 
 def part_budget(frame, budget: str | None = None, *, paper: str = "8K") -> str:
