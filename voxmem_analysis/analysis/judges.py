@@ -143,16 +143,10 @@ def _check_unique(frame: pl.DataFrame, what: str) -> None:
 # ----------------------------------------------------------------------------- pairing
 @dataclass
 class JudgePairs:
-    """Production and second-judge verdicts paired on ``(model, item_id)``.
-
-    ``pairs`` (polars) has one row per matched prediction: ``model, item_id, question_id,
-    budget, evidence_type, operation, is_ar, source_operation, response, status_1,
-    status_2, correct_1, correct_2, scored``.  ``unmatched`` (pandas) lists predictions
-    present in one frame only (``model, item_id, budget, present_in``, where
-    ``present_in`` is ``production`` or ``second``).  ``judge1`` / ``judge2`` are display
-    names; ``problems`` lists everything worth knowing (unmatched, status or response
-    mismatches).
-    """
+    """Production and second-judge verdicts paired on ``(model, item_id)``: ``pairs`` (polars, one row per
+    matched prediction, ``status_1/2``, ``correct_1/2``, ``scored``), ``unmatched`` (pandas, ``model, item_id,
+    budget, present_in``), the judges' display names and the ``problems`` (unmatched, status or response
+    mismatches)."""
 
     pairs: pl.DataFrame
     unmatched: pd.DataFrame
@@ -168,20 +162,8 @@ class JudgePairs:
 
 
 def match_judges(production, second, *, budget: str | None = _DEFAULT_BUDGET) -> JudgePairs:
-    """Pair the production and second judge's verdicts on ``(model, item_id)``.
-
-    Parameters
-    ----------
-    production, second : polars.DataFrame or pandas.DataFrame
-        Tidy verdict frames (``schema.py`` columns; at least ``model, item_id, budget,
-        evidence_type, operation, is_ar, status, correct``).
-    budget : str or None
-        Keep this budget only (``"8K"``, the paper's); ``None`` keeps all.
-
-    Returns
-    -------
-    JudgePairs
-    """
+    """Pair the production and second judge's tidy verdict frames (polars or pandas) on ``(model,
+    item_id)`` at ``budget`` (``None``: every budget)."""
     p = _budget_filter(_as_polars(production, "production"), budget)
     s = _budget_filter(_as_polars(second, "second-judge"), budget)
     _check_unique(p, "production")

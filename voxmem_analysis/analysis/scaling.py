@@ -65,25 +65,11 @@ def _not_run_both(release, b0, b1, models) -> MissingDataError:
 
 def scaling_plan(release, *, baseline: str | None = None, comparison: str | None = None,
                  models: Sequence[str] | None = None, budgets: Iterable[str] | None = None) -> ScalingPlan:
-    """Resolve the budgets and models of a scaling comparison (see the module docstring).
-
-    Parameters
-    ----------
-    baseline, comparison : str, optional
-        Budgets; ``None`` picks them from the release (8K / 64K when run, else the shortest /
-        longest budget; the baseline among the budgets of the models run at the comparison).
-    models : list of str, optional
-        Candidates (default all); kept if run at both budgets (and at every one of ``budgets``).
-    budgets : list of str, optional
-        Budgets to draw; default: every budget all kept models were run at.
-
-    Raises
-    ------
-    MissingDataError
-        Only one budget, or no model run at both budgets.
-    AnalysisInputError
-        ``baseline`` equals ``comparison``, or an unknown budget/model name.
-    """
+    """Resolve the budgets and models of a scaling comparison: ``baseline``/``comparison`` ``None`` take
+    8K/64K when run, else the shortest/longest budget (the baseline among the budgets of the models run at
+    the comparison); the ``models`` kept are those run at both (and at every one of ``budgets``, default:
+    every budget all of them were run at).  Raises ``MissingDataError`` (one budget, no model at both) or
+    ``AnalysisInputError`` (equal budgets, an unknown name)."""
     cand = check_models(release, models)
     rb = run_budgets(release)
     b1 = comparison_budget(release, comparison, models=cand)
@@ -155,30 +141,9 @@ def scaling_models(release, models: Sequence[str] | None = None, budgets: Iterab
 def evidence_scaling(release, *, models: Sequence[str] | None = None, budgets: Iterable[str] | None = None,
                      pairing: str = "all_budgets", reference: str | None = None,
                      comparison: str | None = None) -> pd.DataFrame:
-    """Figure 6: mean accuracy (%) per evidence type (+ ``overall``) per budget, raw and as retention.
-
-    Parameters
-    ----------
-    release : Release
-    models : list of str, optional
-        Candidates; kept if run at ``reference`` and ``comparison`` (default: the 64K set, the
-        same models at every budget).
-    budgets : list of str, optional
-        Default: every budget all kept models were run at (the four on the paper's release).
-    pairing : str
-        See :func:`voxmem_analysis.analysis.results.scored_predictions`.
-    reference : str or None
-        Budget whose accuracy each type's retention is relative to.
-    comparison : str or None
-        Budget defining the model set.  ``None`` for either: the paper's (8K, 64K) when run, else
-        chosen from the release (:func:`scaling_plan`).
-
-    Returns
-    -------
-    DataFrame
-        ``budget, evidence_type, accuracy, retention, n_models, reference_budget`` (``retention``
-        = accuracy / the same type's accuracy at ``reference``).
-    """
+    """Figure 6: mean accuracy (%) per evidence type (+ ``overall``) per budget and its retention relative to
+    ``reference``: ``budget, evidence_type, accuracy, retention, n_models, reference_budget``.  Models and
+    budgets as :func:`scaling_plan` resolves them (``reference`` is its baseline)."""
     plan = scaling_plan(release, baseline=reference, comparison=comparison, models=models, budgets=budgets)
     ref = plan.baseline
     bs = list(plan.budgets) if budgets is None else check_budgets(budgets)
@@ -287,19 +252,10 @@ def paired_change(release, *, baseline: str | None = None, comparison: str | Non
 def cell_changes(release, *, baseline: str | None = None, comparison: str | None = None,
                  models: Sequence[str] | None = None, pairing: str = "all_budgets",
                  evidence_types: Sequence[str] | None = None) -> pd.DataFrame:
-    """Per model × evidence type cell: baseline and comparison accuracy, change and retention.
-
-    Budgets and models as in :func:`paired_change`.
-
-    Returns
-    -------
-    DataFrame
-        ``model, evidence_type, baseline, comparison, retention, change, n,
-        baseline_budget, comparison_budget`` (accuracies in %; ``change`` = comparison −
-        baseline in points, negative for a loss; ``retention`` NaN when the baseline accuracy is 0).
-        ``change`` and ``retention`` are computed from the integer counts (one division each),
-        not from the rounded accuracies, so cells with equal exact values are equal (D.5 ties).
-    """
+    """Per model × evidence type cell (budgets and models as in :func:`paired_change`): ``model,
+    evidence_type, baseline, comparison, retention, change, n, baseline_budget, comparison_budget``.  Change
+    (comparison − baseline, points) and retention (NaN at a 0 % baseline) come from the integer counts, one
+    division each, so cells with equal exact values stay equal (D.5's ties)."""
     plan = scaling_plan(release, baseline=baseline, comparison=comparison, models=models)
     b0, b1, ms = plan.baseline, plan.comparison, list(plan.models)
     acc = accuracy(release, "evidence_type", models=ms, budgets=[b0, b1], pairing=pairing, overall=False)

@@ -304,30 +304,11 @@ def models_at_or_fail(release, budget: str, models=None) -> list[str]:
 
 def scored_predictions(release, *, models: Sequence[str] | None = None, budgets: Iterable[str] | None = None,
                        pairing: str = "all_budgets", shared_budgets: Iterable[str] | None = None) -> pd.DataFrame:
-    """The scored predictions that enter the accuracies, after the pairing rule.
-
-    Parameters
-    ----------
-    release : Release
-    models : list of str, optional
-        Models to keep (default all, paper order).  A model is kept at a budget only if it
-        was run there (:func:`run_budgets`).
-    budgets : list of str, optional
-        Budgets to return (default all four).  The pairing rule itself looks at every
-        budget a model was run at, whatever ``budgets`` shows.
-    pairing : {"all_budgets", "shared", "none"}
-        See the module docstring.
-    shared_budgets : list of str, optional
-        For ``pairing="shared"``: budgets at which a question must be judged for every model
-        (default all four).
-
-    Returns
-    -------
-    DataFrame
-        One row per (model, item) kept, columns ``model, question_id, item_id, budget,
-        evidence_type, operation, is_ar, source_operation, status, scored, correct``;
-        ``budget`` is a string, ``correct`` a bool.
-    """
+    """The scored predictions that enter the accuracies after the pairing rule (``"all_budgets"``,
+    ``"shared"`` with ``shared_budgets``, ``"none"``; :mod:`voxmem_analysis.analysis.results`), as pandas:
+    one row per (model, item) kept of ``models`` (a model only at the budgets it was run at) and ``budgets``
+    (the rule still looks at every budget a model was run at): ``model, question_id, item_id, budget,
+    evidence_type, operation, is_ar, source_operation, status, scored, correct``."""
     return scored_frame(release, models=models, budgets=budgets, pairing=pairing,
                         shared_budgets=shared_budgets).to_pandas()
 

@@ -75,27 +75,10 @@ def _budgets_in(data: pd.DataFrame, budgets) -> list[str]:
 
 def evidence_heatmaps(data: pd.DataFrame, *, budgets: Sequence[str] | None = None, annotate: bool = True,
                       vrange: tuple[float, float] = ACC_RANGE, cmap: str = HEATMAP_CMAP, title: str | None = None):
-    """Figure 4: one heatmap per budget, models × evidence types (+ Overall), group means below.
-
-    Parameters
-    ----------
-    data : DataFrame
-        :func:`voxmem_analysis.analysis.results.evidence_panels` output.
-    budgets : list of str, optional
-        Panels to draw (default: every budget in ``data``).
-    annotate : bool
-        Print the value in each cell.
-    vrange : (float, float)
-        Colour-scale range in % (default 0–70, the paper's); values beyond it take the end colour and
-        the colour bar an arrow at that end.
-
-    Notes
-    -----
-    Rows are aligned across panels: a model not run at a budget (the 64K panel) shows grey
-    cells marked "–".  The proprietary block is separated from the open-weight block by a
-    thin line and the group-mean rows by a thick one; the Overall column by a white gap.
-    Works for any number of models (one row each) and any subset of budgets (one panel each).
-    """
+    """Figure 4 from :func:`voxmem_analysis.analysis.results.evidence_panels`: one heatmap per budget
+    (``budgets``, default all in ``data``), models × evidence types (+ Overall), the group means below a thick
+    line, proprietary above open-weight; a model not run at a budget shows grey "–" cells.  ``vrange``: the
+    colour scale (0–70 %, the paper's); values beyond it take the end colour and put an arrow on the bar."""
     import matplotlib.pyplot as plt
     from matplotlib import colors
 
@@ -161,21 +144,9 @@ def evidence_heatmaps(data: pd.DataFrame, *, budgets: Sequence[str] | None = Non
 def operation_heatmap(data: pd.DataFrame, *, budget: str | None = None, ax=None, show_n: bool = True,
                       vrange: tuple[float, float] = ACC_RANGE, cmap: str = HEATMAP_CMAP, colorbar: bool = True,
                       title: str | None = None):
-    """Figure 5: operation × evidence heatmap at one budget, question count under each score.
-
-    Parameters
-    ----------
-    data : DataFrame
-        :func:`voxmem_analysis.analysis.results.operation_evidence` output (``budget, operation,
-        evidence_type, accuracy, n_questions``).
-    budget : str, optional
-        Budget to draw (required when ``data`` holds several).
-    ax : matplotlib Axes, optional
-
-    Notes
-    -----
-    The Speech-Semantics IE cell, excluded by design, is hatched and labelled.
-    """
+    """Figure 5 from :func:`voxmem_analysis.analysis.results.operation_evidence`: the operation × evidence
+    heatmap of one ``budget`` (required when ``data`` holds several), the question count under each score,
+    the Speech-Semantics IE cell hatched as excluded by design; on ``ax`` when given."""
     import matplotlib.pyplot as plt
     from matplotlib import colors
     from matplotlib.patches import Rectangle
@@ -333,17 +304,9 @@ def _fmt_p(p: float) -> str:
 
 def answerable_refusal_scatter(data: pd.DataFrame, *, summary: pd.DataFrame | None = None, groups: dict | None = None,
                                ax=None, title: str | None = None):
-    """Table 16 as a scatter: answerable vs AR accuracy per model, ρ annotated.
-
-    Parameters
-    ----------
-    data : DataFrame
-        :func:`voxmem_analysis.analysis.results.answerable_vs_refusal` output.
-    summary : DataFrame, optional
-        :func:`voxmem_analysis.analysis.results.answerable_refusal_summary` output (ρ, p, always-abstain bound).
-    groups : dict, optional
-        ``{model: access group}`` for colours (``Release.models`` ``model`` → ``access``).
-    """
+    """Table 16 as a scatter of :func:`voxmem_analysis.analysis.results.answerable_vs_refusal`: answerable
+    vs AR accuracy per model, coloured by ``groups`` (model → access group), ρ of ``summary`` in the title
+    (none over fewer than ``MIN_CORRELATION_POINTS`` models) with the always-abstain bound."""
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 

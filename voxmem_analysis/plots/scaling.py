@@ -42,22 +42,10 @@ def _spread(y: np.ndarray, gap: float) -> np.ndarray:
 
 
 def evidence_scaling_lines(data: pd.DataFrame, *, include_overall: bool = True, title: str | None = None):
-    """Figure 6: mean accuracy (left) and retention relative to 8K (right) vs budget, per evidence type.
-
-    Parameters
-    ----------
-    data : DataFrame
-        :func:`voxmem_analysis.analysis.scaling.evidence_scaling` output (``budget, evidence_type,
-        accuracy, retention``).
-    include_overall : bool
-        Also draw the pooled Overall as a dashed grey line.
-
-    Notes
-    -----
-    The budget axis is log2-spaced (8K, 16K, 32K, 64K equidistant).  The retention panel has
-    a reference line at 1 (no change); values above it are gains, not assumed away.  The
-    reference budget is the ``reference_budget`` column (else the first budget drawn).
-    """
+    """Figure 6 from :func:`voxmem_analysis.analysis.scaling.evidence_scaling`: mean accuracy (left) and
+    retention relative to the ``reference_budget`` (right) against a log2 budget axis, one line per evidence
+    type (+ the pooled Overall, dashed, with ``include_overall``); the retention panel has a line at 1 and
+    shows gains as gains."""
     import matplotlib.pyplot as plt
 
     bs = [b for b in tx.BUDGETS if b in set(data["budget"].astype(str))]
@@ -276,22 +264,9 @@ def set_ratio_axis(ax, lo: float, hi: float) -> None:
 
 
 def odds_ratio_forest(data: pd.DataFrame, *, title: str | None = None):
-    """The ``scaling_model`` figure: odds ratio of a correct answer per doubling of the history.
-
-    Parameters
-    ----------
-    data : DataFrame
-        :func:`voxmem_analysis.analysis.scaling_model.scaling_model` output (``evidence_type,
-        odds_ratio, or_ci_low, or_ci_high, budgets, cluster``); one row per evidence type, then
-        ``overall`` (drawn bold below a rule).
-
-    Returns
-    -------
-    matplotlib Figure
-        Log-scaled x axis spanning every odds ratio, every interval end and 1 (the dotted line,
-        "no change with length"), with a 3 % margin; round ticks that cannot overprint.  A row
-        whose model could not be estimated (no finite odds ratio) draws no point and says so.
-    """
+    """The ``scaling_model`` figure from :func:`voxmem_analysis.analysis.scaling_model.scaling_model`: the
+    odds ratio per doubling with its interval per evidence type, ``overall`` bold below a rule, on a log axis
+    spanning every value and 1 (dotted) with round ticks; a row that could not be estimated says so."""
     import matplotlib.pyplot as plt
 
     rows = list(data.itertuples(index=False))

@@ -5,7 +5,6 @@ import contextlib
 import math
 import re
 
-from voxmem_analysis import taxonomy as tx
 
 __all__ = ["paper_style", "without_canvas_draw", "fit_label", "fit_labels", "log_ticks", "LABEL_WIDTH", "EVIDENCE_COLORS",
            "OPERATION_COLORS", "CLASS_COLORS", "ROLE_COLORS", "GROUP_COLORS", "HEATMAP_CMAP", "ACC_RANGE", "PERCENT_LIMITS",
@@ -92,10 +91,6 @@ def without_canvas_draw(fig):
         yield
     finally:
         fig.set_canvas(canvas)
-
-
-def evidence_palette(codes=tx.EVIDENCE_TYPES) -> list[str]:
-    return [EVIDENCE_COLORS[c] for c in codes]
 
 
 #: Characters per line of a name drawn as a label (model and system names; the paper's are shorter).
