@@ -65,8 +65,8 @@ def _panels(acc: dict[str, dict[str, list[float]]], n: int = 100) -> pd.DataFram
 def test_a_lead_two_models_cannot_show_is_not_called_detectable():
     f = F.evidence_types(_panels({"8K": {"speech_semantics": [50.0, 52.0], "speaker_information": [48.0, 51.0],
                                          "environmental_sound": [10.0, 12.0]}}))
-    assert f.release.startswith("At 8K (mean over 2 models), Speech Semantics is the best-remembered evidence type "
-                                "(51.0%, 100 questions).")
+    assert f.release.startswith("At 8K (mean over 2 models), Speech Semantics has the highest accuracy of the evidence "
+                                "types (51.0%, 100 questions).")
     assert ("Speech Semantics is not detectably above Speaker Identity (higher in 2 of 2 models, sign test p = 0.50)"
             in f.release)
     assert f.paper.startswith("The paper reports") and "paper" not in f.release.lower()
@@ -76,8 +76,17 @@ def test_a_lead_in_every_one_of_six_models_is_detectable_and_speaker_identity_ma
     six = {"32K": {"speech_semantics": [20.0] * 6, "speaker_information": [60.0, 55, 58, 61, 57, 59],
                    "environmental_sound": [5.0] * 6}}
     text = F.evidence_types(_panels(six)).release
-    assert text.startswith("At 32K (mean over 6 models), Speaker Identity is the best-remembered")
+    assert text.startswith("At 32K (mean over 6 models), Speaker Identity has the highest accuracy")
     assert "It is detectably above the next (higher in 6 of 6 models, sign test p = 0.031)." in text
+
+
+def test_leaders_that_change_between_budgets_and_ties():
+    text = F.evidence_types(_panels({"8K": {"speech_semantics": [50.0] * 6, "speaker_information": [30.0] * 6},
+                                     "64K": {"speech_semantics": [20.0] * 6, "speaker_information": [20.0] * 6,
+                                             "environmental_sound": [5.0] * 6}})).release
+    assert text.startswith("The evidence type with the highest accuracy differs between budgets (mean over 6 models): "
+                           "Speech Semantics at 8K (50.0%); Speech Semantics and Speaker Identity (tied) at 64K (20.0%).")
+    assert "not detectably above" not in text            # a tie is said as a tie, not tested as a lead
 
 
 def test_one_model_is_tested_on_its_items():

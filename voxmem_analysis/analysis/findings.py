@@ -327,18 +327,18 @@ def evidence_types(panels: pd.DataFrame) -> Finding:
     who = ("one model" if ks == [1] else f"mean over {_models(ks[0])}" if len(ks) == 1
            else "unweighted mean over the models run at each budget, " + _and([str(counts[b]) for b in counts]))
     names = _and([_ev(e) for e in tops[0][1]])
-    verb = "are" if len(tops[0][1]) > 1 else "is"
+    verb = "have" if len(tops[0][1]) > 1 else "has"
     if len(tops) == 1:
-        text = (f"At {tops[0][0]} ({who}), {names} {verb} the best-remembered evidence type ({_pct(tops[0][2])}, "
-                f"{_plural(nq[tops[0][0]], 'question')}).")
+        text = (f"At {tops[0][0]} ({who}), {names} {verb} the highest accuracy of the evidence types "
+                f"({_pct(tops[0][2])}, {_plural(nq[tops[0][0]], 'question')}).")
     elif len({t for _, t, _ in tops}) == 1:
         sizes = set(nq.values())
-        text = (f"{names} {verb} the best-remembered evidence type at every budget run ({who}; "
+        text = (f"{names} {verb} the highest accuracy of the evidence types at every budget run ({who}; "
                 + (f"{_plural(sizes.pop(), 'question')} at each" if len(sizes) == 1 else "questions: "
                    + _and([f"{nq[b]} at {b}" for b in nq])) + "): " + _and([f"{_pct(v)} at {b}" for b, _, v in tops])
                 + ".")
     else:
-        text = f"The best-remembered evidence type differs between budgets ({who}): {_by_budget(tops)}."
+        text = f"The evidence type with the highest accuracy differs between budgets ({who}): {_by_budget(tops)}."
     text += _separations([c for c, (_, t, _) in zip(up, tops) if len(t) == 1], "above")
     text += f" Lowest: {_by_budget(lows)}."
     text += _separations([c for c, (_, t, _) in zip(down, lows) if len(t) == 1], "below")
