@@ -110,7 +110,8 @@ def _lead(acc_a: np.ndarray, acc_b: np.ndarray, n_a: float, n_b: float) -> tuple
         p = _fisher_p(ka, int(n_a), kb, int(n_b))
         return p < ALPHA, f"{ka} of {int(n_a)} against {kb} of {int(n_b)} questions right, Fisher's exact {fmt_p(p)}"
     wins, losses, p = sign_test(acc_a, acc_b)
-    return p < ALPHA, f"higher in {wins} of {len(acc_a)} models, sign test {fmt_p(p)}"
+    k = int(np.isfinite(np.asarray(acc_a, float) - np.asarray(acc_b, float)).sum())   # models with both
+    return p < ALPHA, f"higher in {wins} of {k} models, sign test {fmt_p(p)}"
 
 
 # ----------------------------------------------------------------------------- wording
