@@ -48,7 +48,7 @@ for part in ("judge2_rows", "ablation_rows"):
 # %%
 counts = V.status_counts(release)
 output.save_table(counts, out, "validation_counts", digits=0, synthetic=release.synthetic,
-                  caption="Predictions per model, budget and scoring status")
+                  caption="Predictions per model, budget and scoring status");
 
 # %%
 print("totals:", ", ".join(f"{k}={int(v)}" for k, v in counts.drop(columns="total").sum().items()))
@@ -62,7 +62,7 @@ print("totals:", ", ".join(f"{k}={int(v)}" for k, v in counts.drop(columns="tota
 # %%
 design = V.design_counts(release)
 output.save_table(design, out, "validation_design", digits=0, synthetic=release.synthetic,
-                  caption="Questions per evidence type and operation")
+                  caption="Questions per evidence type and operation");
 
 # %% [markdown]
 # ## Problems

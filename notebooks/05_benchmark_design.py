@@ -25,6 +25,8 @@ n_boot = 10_000
 # from `voxmem_analysis.analysis.design`; no statistic here is random, so `seed` and `n_boot` are unused.
 
 # %%
+from IPython.display import display
+
 from voxmem_analysis import load_release, output
 from voxmem_analysis.paths import resolve
 from voxmem_analysis.reproduce.provenance import OutputFolder
@@ -47,7 +49,7 @@ print(release.label())
 comp = H.benchmark_composition(release)
 output.save_finding(F.composition(comp), out)
 output.save_table(comp, out, "composition", synthetic=release.synthetic,
-                  caption="Benchmark composition: questions per evidence type")
+                  caption="Benchmark composition: questions per evidence type");
 
 # %% [markdown]
 # ## Figure 2(a) — history scale from 8K to 64K
@@ -62,7 +64,7 @@ fig = P.history_scale_panels(scale)
 output.save_figure(fig, out, "fig2a_history_scale", data=scale, release=release)
 fig2a = H.fig2a(release)
 output.save_table(fig2a, out, "fig2a", synthetic=release.synthetic,
-                  caption="Figure 2(a): history scale per budget (per item)")
+                  caption="Figure 2(a): history scale per budget (per item)");
 
 # %% [markdown]
 # ## Session roles per budget
@@ -84,15 +86,16 @@ roles
 # %%
 nest = H.nesting_check(release)
 print(f"{len(nest)} question(s) break the nested design" if len(nest) else "nested design holds for every question")
-nest
+if len(nest):
+    display(nest)
 
 # %% [markdown]
 # ## Table 12 — evaluated systems; Table 14 — the 64K model set
 
 # %%
 t12 = H.table12(release)
-output.save_table(t12, out, "table12", synthetic=release.synthetic, caption="Table 12: evaluated systems")
+output.save_table(t12, out, "table12", synthetic=release.synthetic, caption="Table 12: evaluated systems");
 
 # %%
 t14 = H.table14(release)
-output.save_table(t14, out, "table14", synthetic=release.synthetic, caption="Table 14: the 64K model set")
+output.save_table(t14, out, "table14", synthetic=release.synthetic, caption="Table 14: the 64K model set");

@@ -103,7 +103,8 @@ with R.section(f"Table 15 ({b_cmp})"):
 # %%
 with R.section(f"Figure 5 ({b_fig5})"):
     oe5 = R.operation_evidence(release, budgets=[b_fig5], models=models)
-    output.save_finding(F.operation_evidence(oe5), out)
+    per_model5 = R.accuracy(release, ["operation", "evidence_type"], budgets=[b_fig5], models=models, overall=False)
+    output.save_finding(F.operation_evidence(oe5, per_model5), out)
     output.save_finding(F.refusal_profile(oe5), out)
     fig = P.operation_heatmap(oe5)
     output.save_figure(fig, out, f"fig5_operation_evidence_{b_fig5.lower()}", data=oe5, release=release,
@@ -123,7 +124,7 @@ with R.section(f"Figure 8 (models run at {b_cmp})"):
     oe_shared = R.operation_evidence(release, budgets=shared, models=ms8, pairing="shared", shared_budgets=shared)
     caption8 = f"{artifacts.caption('fig8', budget=b_cmp)} ({R.describe_shared_set(ms8, shared, b_cmp)})"
     print("Figure 8:", R.describe_shared_set(ms8, shared, b_cmp), "| panels:", ", ".join(drawn))
-    fig = P.operation_heatmaps(oe_shared, budgets=drawn, title=R.describe_shared_set(ms8, shared, b_cmp))
+    fig = P.operation_heatmaps(oe_shared, budgets=drawn, title=R.describe_shared_set(ms8, shared, b_cmp, drawn))
     output.save_figure(fig, out, "fig8_operation_evidence_shared", data=oe_shared, release=release, caption=caption8)
     output.save_table(R.fig8(release, budget=b_cmp, models=models), out, "fig8", synthetic=release.synthetic,
                       caption=artifacts.caption("fig8", budget=b_cmp))
@@ -137,7 +138,7 @@ with R.section(f"Figure 8 (models run at {b_cmp})"):
 with R.section(f"Table 16 ({b_cmp})"):
     t16 = R.answerable_vs_refusal(release, budget=b_cmp, models=models)
     summary16 = R.answerable_refusal_summary(release, budget=b_cmp, models=models, table=t16)
-    output.save_finding(F.answerable_vs_refusal(summary16), out)
+    output.save_finding(F.answerable_vs_refusal(summary16, t16), out)
     access = dict(zip(release.models["model"], release.models["access"]))
     fig = P.answerable_refusal_scatter(t16, summary=summary16, groups=access)
     output.save_figure(fig, out, "table16_answerable_vs_refusal", data=t16, release=release)

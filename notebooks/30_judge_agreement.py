@@ -16,22 +16,25 @@ data_dir = "data/synthetic"
 out_dir = "figures"
 seed = 0
 n_boot = 10_000
-budget = "8K"
+budget = None          # None: 8K (the paper's) if the second judge scored it, else the budget it scored most
 production_family = "Gemini"
 
 # %% [markdown]
 # # Judge cross-validation (paper Table 13, Appendix C.5)
 #
-# Every 8K prediction scored by the production judge is re-scored by a second judge with
-# the same prompt; the two verdicts are paired on (model, item). Provider-rejected
-# predictions leave every count; failed generations and unparseable verdicts count as wrong
-# under both judges. Predictions that only one judge scored are listed, never dropped
-# silently. Every number below comes from `voxmem_analysis.analysis.judges` (no resampling here, so
-# `seed` and `n_boot` are unused).
+# Every prediction of one budget (8K in the paper) scored by the production judge is re-scored by a
+# second judge with the same prompt; the two verdicts are paired on (model, item). Provider-rejected
+# predictions leave every count; failed generations and unparseable verdicts count as wrong under
+# both judges. Predictions that only one judge scored are listed, never dropped silently. Every
+# model answers the same items, so the intervals resample items (`n_boot` resamples, `seed`).
+# Every number below comes from `voxmem_analysis.analysis.judges`.
 
 # %%
+from IPython.display import display
+
 from voxmem_analysis.analysis import findings as F
 from voxmem_analysis.analysis import judges as J
+from voxmem_analysis.analysis.selection import budget_note
 from voxmem_analysis import load_release, output
 from voxmem_analysis.paths import resolve
 from voxmem_analysis.reproduce.provenance import OutputFolder
@@ -42,11 +45,13 @@ out = OutputFolder(out_dir, notebook="30_judge_agreement", release=release,
                    parameters=dict(data_dir=data_dir, seed=seed, n_boot=n_boot, budget=budget,
                                    production_family=production_family))
 print(release.label())
-cmp = J.compare_judges(release, budget=budget, production_family=production_family)
-print(f"judges: {cmp.judge1} (production) vs {cmp.judge2}")
+cmp = J.compare_judges(release, budget=budget, production_family=production_family, n_boot=n_boot, seed=seed)
+print(f"judges: {cmp.judge1} (production) vs {cmp.judge2} at {cmp.budget} "
+      f"({budget_note(cmp.budget, budget, '8K', 'the budget it scored most', absent='the second judge scored no prediction at')})")
 for problem in cmp.problems:
     print(problem)
-cmp.unmatched
+if len(cmp.unmatched):
+    display(cmp.unmatched)
 
 # %% [markdown]
 # ## Table 13 — agreement per slice
@@ -58,7 +63,8 @@ cmp.unmatched
 t13 = cmp.wide()
 output.save_finding(F.judge_agreement(cmp.summary, cmp.table), out)
 output.save_table(t13, out, "table13", synthetic=release.synthetic,
-                  caption=f"Table 13: cross-judge agreement at {budget}")
+                  caption=f"Table 13: cross-judge agreement at {cmp.budget}; 95% intervals resample items "
+                          f"({n_boot} resamples, seed {seed})");
 
 # %% [markdown]
 # ## Appendix C.5 — ranking, per-model differences and family favoritism
@@ -81,7 +87,7 @@ cmp.summary
 # %%
 output.save_finding(F.capability_refusals(cmp.disagreements), out)
 output.save_table(cmp.disagreements.set_index("stratum"), out, "judges_disagreements", digits=0,
-                  synthetic=release.synthetic, caption="Disagreements between the judges")
+                  synthetic=release.synthetic, caption="Disagreements between the judges");
 
 # %% [markdown]
 # ## Figures

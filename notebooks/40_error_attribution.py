@@ -60,7 +60,7 @@ population = att.attribution_population(release.frame, audit, models=models)
 output.save_table(population.set_index("stage"), out, "attribution_population", digits=0,
                   synthetic=release.synthetic, caption="Appendix D.5: attribution population and exclusions")
 output.save_table(att.population_table(release.frame, audit, models=models), out, "population",
-                  synthetic=release.synthetic, caption=artifacts.caption("population"))
+                  synthetic=release.synthetic, caption=artifacts.caption("population"));
 
 # %%
 errors = att.attributed_errors(release.frame, audit, models=models)
@@ -72,20 +72,22 @@ errors.groupby(["class", "rule"]).size().rename("errors").to_frame()
 # %%
 t20 = att.table20(errors)
 output.save_table(t20, out, "table20", digits=0, synthetic=release.synthetic,
-                  caption="Table 20: attributed errors at 64K by subtype (top) and by evidence type (middle)")
+                  caption="Table 20: attributed errors at 64K by subtype (top) and by evidence type (middle)");
 
 # %% [markdown]
 # ## Figure 7 — class shares by memory operation and by evidence type
 # The paper reports distinct error profiles (Finding 6: IE errors mostly binding, paralinguistic
-# errors mostly localization, ...); the most frequent class of each group here is computed below.
+# errors mostly localization, ...), reading the shares averaged over model × evidence cells; the
+# most frequent class of each group here is counted below (and the mean over cells named where it differs).
 
 # %%
 fig7_data = att.class_proportions_by(errors, ("operation", "evidence_type"))
-output.save_finding(F.error_profile(fig7_data), out)
+counts7 = att.class_proportions_by(errors, ("operation", "evidence_type"), average="count")
+output.save_finding(F.error_profile(fig7_data, counts7), out)
 fig = P.figure7(fig7_data)
 output.save_figure(fig, out, "fig7_error_attribution", data=fig7_data, release=release)
 output.save_table(att.figure_table(errors, ("operation", "evidence_type")), out, "fig7",
-                  synthetic=release.synthetic, caption=artifacts.caption("fig7"))
+                  synthetic=release.synthetic, caption=artifacts.caption("fig7"));
 
 # %% [markdown]
 # ## Figure 10 — class shares by question subtype
@@ -95,7 +97,7 @@ fig10_data = att.class_proportions(errors, by="subtype")
 fig = P.figure10(fig10_data)
 output.save_figure(fig, out, "fig10_error_attribution_subtype", data=fig10_data, release=release)
 output.save_table(att.figure_table(errors, ("subtype",)), out, "fig10",
-                  synthetic=release.synthetic, caption=artifacts.caption("fig10"))
+                  synthetic=release.synthetic, caption=artifacts.caption("fig10"));
 
 # %% [markdown]
 # Macro-averaged and pooled shares differ where a group's errors are spread unevenly over

@@ -16,7 +16,8 @@ out_dir = "figures"
 seed = 0
 n_boot = 10_000
 by = "subtype,evidence_type"   # any columns of the verdict frame, comma-separated
-budget = "32K"                 # "8K" "16K" "32K" "64K", or None for every budget pooled
+budget = "auto"                # "auto": 32K (the paper's) if run, else the budget run by the most models;
+                               # "8K" "16K" "32K" "64K"; None or "all": every budget pooled
 models = None                  # None: every model; or "Model-A,Model-B"
 interval = "auto"              # "auto": item bootstrap where a question repeats in a slice (models or budgets pooled), else Wilson; or "wilson" / "bootstrap"
 drill_cell = None              # items behind one slice: values of the `by` columns, e.g. "counting,speaker_information"; None: the lowest-accuracy slice
@@ -50,6 +51,8 @@ out = OutputFolder(out_dir, notebook="50_subtype_explorer", release=release,
                                    models=models, interval=interval, drill_cell=drill_cell,
                                    drill_model=drill_model, interactive=interactive))
 print(release.label())
+b, why = explore.explorer_budget(release, budget, models)
+print(f"budget: {b or 'every budget pooled'} ({why})")
 
 # %% [markdown]
 # ## The slice chosen by the parameters
@@ -58,15 +61,15 @@ print(release.label())
 # others; the bar is the interval, the dashed line the accuracy of every selected row pooled.
 
 # %%
-table = explore.explore_slices(release, by, budget=budget, models=models, interval=interval, n_boot=n_boot, seed=seed)
-overall = explore.pooled_accuracy(release, budget=budget, models=models)
+table = explore.explore_slices(release, by, budget=b, models=models, interval=interval, n_boot=n_boot, seed=seed)
+overall = explore.pooled_accuracy(release, budget=b, models=models)
 
 # %%
-ax = slice_dot_plot(table, by, overall=overall, title=explore.slice_title(by, budget=budget, models=models))
-name = explore.output_name(by, budget)
+ax = slice_dot_plot(table, by, overall=overall, title=explore.slice_title(by, budget=b, models=models))
+name = explore.output_name(by, b)
 output.save_figure(ax.figure, out, name, data=table, release=release)
 output.save_table(explore.labelled_table(table, by), out, name, synthetic=release.synthetic,
-                  caption=explore.slice_caption(by, budget=budget, models=models, interval=interval))
+                  caption=explore.slice_caption(by, budget=b, models=models, interval=interval, why=why));
 
 # %% [markdown]
 # ## The same slices at every budget
@@ -92,7 +95,7 @@ with section("The slices by budget"):  # skipped on one budget: its one panel wo
 from voxmem_analysis.analysis.items import cell_items
 
 drill_title, drill = cell_items(release, table, by, model=drill_model or (models.split(",")[0] if models else None),
-                                budget=budget, cell=drill_cell)
+                                budget=b, cell=drill_cell)
 print(drill_title)
 drill[["item_id", "subtype", "evidence_type", "operation", "gold", "response", "status"]].head(25)
 
@@ -105,5 +108,5 @@ drill[["item_id", "subtype", "evidence_type", "operation", "gold", "response", "
 if interactive:
     from IPython.display import display
 
-    display(explore.widget(release, draw=slice_dot_plot, by=by, budget=budget, models=models, interval=interval,
+    display(explore.widget(release, draw=slice_dot_plot, by=by, budget=b, models=models, interval=interval,
                            n_boot=n_boot, seed=seed))

@@ -46,14 +46,14 @@ syn = release.synthetic
 # %%
 t2 = A.amc_table2(release, seed=seed, n_boot=n_boot)
 output.save_table(t2, out, "amc_table2", digits=2, synthetic=syn,
-                  caption="AMC Table 2: APR / ARS (%) with Wilson / task-bootstrap 95% intervals, per-axis APR")
+                  caption="AMC Table 2: APR / ARS (%) with Wilson / task-bootstrap 95% intervals, per-axis APR");
 
 # %% [markdown]
 # ## Table 3 — LLM judges against human labels
 
 # %%
 t3 = A.amc_table3(release)
-output.save_table(t3, out, "amc_table3", digits=3, synthetic=syn, caption="AMC Table 3: judge agreement with humans")
+output.save_table(t3, out, "amc_table3", digits=3, synthetic=syn, caption="AMC Table 3: judge agreement with humans");
 
 # %% [markdown]
 # ## Table 4 — human vs TTS user audio (385-task subset)
@@ -61,7 +61,7 @@ output.save_table(t3, out, "amc_table3", digits=3, synthetic=syn, caption="AMC T
 # %%
 t4 = A.amc_table4(release)
 output.save_table(t4, out, "amc_table4", digits=2, synthetic=syn,
-                  caption="AMC Table 4: APR (%) on human vs TTS user audio; exact McNemar p per system")
+                  caption="AMC Table 4: APR (%) on human vs TTS user audio; exact McNemar p per system");
 
 # %% [markdown]
 # ## Table 5 — cascaded (ASR + LLM) vs end-to-end
@@ -69,7 +69,7 @@ output.save_table(t4, out, "amc_table4", digits=2, synthetic=syn,
 # %%
 t5 = A.amc_table5(release)
 output.save_table(t5, out, "amc_table5", digits=2, synthetic=syn,
-                  caption="AMC Table 5: cascaded vs E2E APR (%); a: 385 tasks, b: 67 audio-specific tasks")
+                  caption="AMC Table 5: cascaded vs E2E APR (%); a: 385 tasks, b: 67 audio-specific tasks");
 
 # %% [markdown]
 # ## Figures 5-7 — audio-cue memory, instruction types, edit types

@@ -10,7 +10,8 @@ same dpi), then :func:`figure_problems` lists
 
 * every drawn point (line vertex, marker, scatter offset), error-bar end, bar and band corner
   that lies outside its axes (display coordinates, so log axes, inverted and blended
-  transforms are handled alike), and
+  transforms are handled alike),
+* every marker centred on a visible axis line (a 0 % or 100 % point half hidden by it), and
 * every pair of visible texts whose boxes overlap (titles, axis labels, tick labels that are
   drawn, annotations, legend texts, figure texts such as the SYNTHETIC stamp); rotated texts
   are compared as rotated rectangles.
@@ -108,6 +109,46 @@ def points_outside(fig) -> list[str]:
     return problems
 
 
+def _markers(artist) -> np.ndarray:
+    """Display coordinates of the markers ``artist`` draws (line markers, scatter points); none for
+    lines without markers, bars or bands."""
+    from matplotlib.collections import PathCollection
+    from matplotlib.lines import Line2D
+
+    if isinstance(artist, Line2D) and artist.get_marker() not in (None, "", " ", "None", "none"):
+        xy = np.asarray(artist.get_xydata(), float)
+        return artist.get_transform().transform(xy) if xy.size else np.empty((0, 2))
+    if isinstance(artist, PathCollection):
+        offs = np.asarray(artist.get_offsets(), float)
+        return artist.get_offset_transform().transform(offs) if offs.size else np.empty((0, 2))
+    return np.empty((0, 2))
+
+
+def points_on_axis_lines(fig) -> list[str]:
+    """One line per artist with a marker centred on a visible spine (a point at 0 % or 100 % drawn on
+    the axis line, half hidden by it)."""
+    problems = []
+    for ax in fig.axes:
+        if _is_colorbar(ax) or not ax.get_visible() or not ax.axison:
+            continue
+        b = ax.bbox
+        edges = [(side, 0 if side in ("left", "right") else 1, v)
+                 for side, v in (("left", b.x0), ("right", b.x1), ("bottom", b.y0), ("top", b.y1))
+                 if ax.spines[side].get_visible()]
+        for artist in [*ax.lines, *ax.collections]:
+            if not artist.get_visible():
+                continue
+            xy = _markers(artist)
+            xy = xy[np.isfinite(xy).all(axis=1)] if len(xy) else xy
+            for side, dim, v in edges:
+                on = xy[np.abs(xy[:, dim] - v) <= 1.5] if len(xy) else xy
+                if len(on):
+                    problems.append(f"axes {ax.get_title() or ax.get_label() or '#'}: {type(artist).__name__}: "
+                                    f"{len(on)} marker(s) on the {side} axis line, e.g. at {_data_of(ax, on)}")
+                    break
+    return problems
+
+
 # ----------------------------------------------------------------------------- texts
 def visible_texts(fig) -> list:
     """Every text ``fig`` draws (:func:`voxmem_analysis.output.drawn_texts`)."""
@@ -171,8 +212,9 @@ def overlapping_texts(fig) -> list[str]:
 
 
 def figure_problems(fig) -> list[str]:
-    """Everything :func:`points_outside` and :func:`overlapping_texts` find in a laid-out figure."""
-    return points_outside(fig) + overlapping_texts(fig)
+    """Everything :func:`points_outside`, :func:`points_on_axis_lines` and :func:`overlapping_texts` find
+    in a laid-out figure."""
+    return points_outside(fig) + points_on_axis_lines(fig) + overlapping_texts(fig)
 
 
 # ----------------------------------------------------------------------------- one notebook, in process

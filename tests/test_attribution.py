@@ -91,9 +91,8 @@ def test_every_rule_is_exercised_and_classes_are_valid():
     assert A.RULES[-1].name == "no_stage_rule"
 
 
-def test_docstring_table_is_the_rule_table():
-    doc = A.__doc__.split(".. rule-table-begin")[1].split(".. rule-table-end")[0].strip()
-    assert doc == A.rules_markdown()
+def test_rule_table_lists_the_rules_in_order():
+    assert A.rules_markdown().count("\n| ") == len(A.RULES) + 1      # a header row, then one row per rule
     t = A.rule_table()
     assert t["rule"].tolist() == [r.name for r in A.RULES]
     assert t["order"].tolist() == list(range(1, len(A.RULES) + 1))

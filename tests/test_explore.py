@@ -259,7 +259,7 @@ def test_dot_plot_one_errorbar_per_slice(release):
     assert [x.get_text() for x in ax.get_yticklabels()] == ["Model-A", "Model-B"]
     assert ax.get_title() == "T"
     assert ax.get_xlabel() == "Accuracy (%) with 95% Wilson interval"
-    assert ax.get_xlim() == (0.0, 100.0)
+    assert ax.get_xlim() == (-3.0, 103.0)     # room at both ends: dots at 0 % and 100 % off the axis lines
     leg = ax.get_legend()
     assert leg.get_title().get_text() == "Operation"
     assert [x.get_text() for x in leg.get_texts()] == ["all pooled (42.9)", "IE", "AR"]

@@ -5,7 +5,7 @@ planned by ``reproduce.notebook.plan_parameters``, ``n_boot`` small), on each re
 :mod:`shapes`; every ``output.save_figure`` call is replaced by a check of the laid-out figure
 (:mod:`figure_harness`): every drawn point, error-bar end, bar and band inside its axes, and no
 two visible texts (titles, labels, drawn tick labels, annotations, legends, the SYNTHETIC stamp)
-overlapping.  A figure a shape cannot have (a scaling figure on one budget, a judge figure
+overlapping, no marker on an axis line.  A figure a shape cannot have (a scaling figure on one budget, a judge figure
 without ``judge2/``, a panel that would only repeat another) must be skipped with its reason.
 
 ``VOXMEM_FIGURE_PNG=/some/dir`` also writes each checked figure as a PNG (to look at them).
@@ -61,9 +61,8 @@ SKIPS: dict[tuple[str, str], str] = {
     ("explorer_by_budget", "one_budget"): "would only repeat",
     ("lme_scaling", "lme_one_budget"): _ONE_BUDGET,
 }
-#: Notebook parameters a shape needs (beyond what the runner injects): the explorer's default budget
-#: (32K) is not in a release run at 8K and 64K only, where notebook 50 stops (see the report of issue 23).
-OVERRIDES: dict[tuple[str, str], dict] = {("50_subtype_explorer", "two_models"): {"budget": "64K"}}
+#: Notebook parameters a shape needs beyond what the runner injects (none: every default is taken from the data).
+OVERRIDES: dict[tuple[str, str], dict] = {}
 
 
 def _shapes_of(notebook: str) -> tuple[str, ...]:

@@ -222,9 +222,9 @@ def test_wide_table13_labels(cmp):
     w = cmp.wide()
     assert w.index.tolist() == list(J.SLICE_LABELS)
     assert w.columns.tolist() == ["n", "Gemini-3.7-Flash", "GPT-5.6-Luna", "\u0394 (pp)", "Agreement", "\u03ba",
-                                  "\u03ba CI low", "\u03ba CI high"]
+                                  "items", "\u0394 CI low", "\u0394 CI high", "\u03ba CI low", "\u03ba CI high"]
     assert w.loc["AR", "GPT-5.6-Luna"] == pytest.approx(100 * 5 / 6)
-    ok = w["\u03ba"].notna()
+    ok = w["\u03ba"].notna() & w["\u03ba CI low"].notna()
     assert ((w.loc[ok, "\u03ba CI low"] <= w.loc[ok, "\u03ba"]) & (w.loc[ok, "\u03ba"] <= w.loc[ok, "\u03ba CI high"])).all()
 
 

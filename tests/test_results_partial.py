@@ -117,10 +117,10 @@ def test_user_accuracies(rels):
 def test_table15_at_resolved_budget(rels):
     rel = rels["user"]
     with pytest.raises(VoxMemDataError, match="no model was run at 64K") as exc:
-        R.table15(rel)
+        R.table15(rel, budget="64K")
     assert "budgets run in this release: 8K, 32K" in str(exc.value)
     assert isinstance(exc.value, R.MissingDataError)
-    t = R.table15(rel, budget=None)
+    t = R.table15(rel)                                 # the default: 64K absent, so the longest budget run
     pd.testing.assert_frame_equal(t, R.table15(rel, budget="32K"))
     assert list(t.index) == ["Model-A", "Model-B", "Mean all (2)", "n"]  # no proprietary/open-weight rows
     assert list(t.columns) == EVIDENCE
@@ -169,7 +169,8 @@ def test_table17_with_items_keeps_source_operations(rels):
 def test_fig8_at_resolved_budget(rels):
     rel = rels["user"]
     with pytest.raises(VoxMemDataError, match="no model was run at 64K"):
-        R.fig8(rel)
+        R.fig8(rel, budget="64K")
+    pd.testing.assert_frame_equal(R.fig8(rel), R.fig8(rel, budget="32K"))
     assert R.shared_set(rel, None) == (["Model-A", "Model-B"], ["8K", "32K"])
     w = R.fig8(rel, budget="32K")
     assert sorted({i.split("|")[0] for i in w.index}) == ["32K", "8K"]
@@ -199,7 +200,8 @@ def test_fig4_and_fig5_on_subsets(rels):
     w = R.fig5(rels["one_budget"], budget=None)                   # 8K: no 32K run
     assert w.loc["MSR", "Speech Semantics"] == 100.0              # q1: A 1, B 1
     with pytest.raises(VoxMemDataError, match="no model was run at 32K"):
-        R.fig5(rels["one_budget"])
+        R.fig5(rels["one_budget"], budget="32K")
+    pd.testing.assert_frame_equal(R.fig5(rels["one_budget"]), w)
 
 
 # --------------------------------------------------------------------------- unknown groups
@@ -277,7 +279,7 @@ def test_figures_of_partial_release(rels):
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["Model-A", "Model-B", "Mean all"]
     t16 = R.answerable_vs_refusal(rel, budget="32K")
     fig2 = P.answerable_refusal_scatter(t16, summary=R.answerable_refusal_summary(rel, budget="32K", table=t16))
-    assert fig2.axes[0].get_title().startswith("32K: Spearman \u03c1 not defined (2 models")
+    assert fig2.axes[0].get_title().startswith("32K: no correlation shown (2 models; fewer than 5)")
     ms, shared = R.shared_set(rel, "32K")
     oe = R.operation_evidence(rel, budgets=shared, models=ms, pairing="shared", shared_budgets=shared)
     fig3 = P.operation_heatmaps(oe, title=R.describe_shared_set(ms, shared, "32K"))
@@ -290,7 +292,7 @@ def test_figures_of_partial_release(rels):
 def test_section_prints_reason_and_swallows_only_data_errors(rels):
     buf = io.StringIO()
     with R.section("Table 15", stream=buf):
-        R.table15(rels["user"])
+        R.table15(rels["user"], budget="64K")
     assert buf.getvalue() == "Table 15: skipped \u2014 no model was run at 64K\n"
     with pytest.raises(ValueError, match="unknown budget"):
         with R.section("x", stream=buf):
@@ -304,7 +306,11 @@ def test_cli_table_gives_a_clean_message(rels, name, message):
 
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
-        code = main(["table", name, "--data", str(rels["user"].path)])
+        assert main(["table", name, "--data", str(rels["user"].path)]) == 0   # the default: from the data
+        code = main(["table", name, "--data", str(rels["user"].path), "--budget", "64K"])
+    assert f"{name},Model-A," in out.getvalue() or f"{name},32K|" in out.getvalue()
+    out.truncate(0)
+    out.seek(0)
     assert code == 1
     assert message in err.getvalue() and "8K, 32K" in err.getvalue()
     assert "Traceback" not in err.getvalue() and out.getvalue() == ""
@@ -328,6 +334,8 @@ def test_reproduction_records_the_reason(rels):
     from voxmem_analysis.reproduce.scoreboard import compute_long
 
     long, errors = compute_long(rels["user"], ["table15", "fig4", "table17"], n_boot=20)
-    assert errors["table15"].startswith("MissingDataError: no model was run at 64K")
-    assert set(long["artifact"]) == {"fig4", "table17"}
+    assert not errors and set(long["artifact"]) == {"table15", "fig4", "table17"}   # table15 at 32K, from the data
+    long, errors = compute_long(rels["one_budget"], ["d5", "fig4"], n_boot=20)
+    assert errors["d5"].startswith("MissingDataError: scaling needs two budgets")
+    assert set(long["artifact"]) == {"fig4"}
     assert artifacts.to_long(R.table17(rels["user"]), "table17")["column"].isin(["IE", "MSR", "TET"]).sum() == 0

@@ -11,6 +11,7 @@ missing at 64K, whenever 64K is among its budgets):
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats as st
 
@@ -63,7 +64,8 @@ def test_describe_scaling(rels):
 def test_evidence_scaling_user(rels):
     rel = rels["user"]
     with pytest.raises(VoxMemDataError, match="no model was run at 64K"):  # was: TypeError rtruediv str/float64
-        S.evidence_scaling(rel)
+        S.evidence_scaling(rel, comparison="64K")
+    pd.testing.assert_frame_equal(S.evidence_scaling(rel), S.evidence_scaling(rel, reference="8K", comparison="32K"))
     es = S.evidence_scaling(rel, reference=None, comparison=None).set_index(["budget", "evidence_type"])
     assert es["retention"].dtype == float
     assert set(es["reference_budget"]) == {"8K"}
@@ -114,7 +116,8 @@ def test_paired_change_single_model_and_no_8k(rels):
     assert pc.loc["overall", "comparison"] == pytest.approx(40.0)
     assert pc.loc["overall", "change"] == pytest.approx(-20.0)
     with pytest.raises(VoxMemDataError, match="no model was run at both 8K and 64K"):
-        S.paired_change(rels["no_8k"])
+        S.paired_change(rels["no_8k"], baseline="8K")
+    pd.testing.assert_frame_equal(S.paired_change(rels["no_8k"], n_boot=200), S.paired_change(rels["no_8k"], baseline="16K", n_boot=200))
     f = S.fig6(rels["no_8k"], baseline=None)
     assert list(f.columns) == ["16K", "32K", "64K", "16K accuracy", "32K accuracy", "64K accuracy"]
 
@@ -135,7 +138,8 @@ def test_cells_and_d5_user(rels):
     assert d.loc["retention", "rho"] == pytest.approx(ref.statistic)
     assert d.loc["change", "rho"] == pytest.approx(st.spearmanr(cells["baseline"], cells["change"]).statistic)
     with pytest.raises(VoxMemDataError, match="no model was run at 64K"):
-        S.d5(rel)  # was: KeyError '8K'
+        S.d5(rel, comparison="64K")  # was: KeyError '8K'
+    pd.testing.assert_frame_equal(S.d5(rel), d)          # the default: the budgets the release has
 
 
 def test_scaling_figures_name_the_budgets(rels):

@@ -1,47 +1,26 @@
-"""Transcript-only ablation: paper Table 2 (§3.3), with paired tests the paper lacks.
+"""Transcript-only ablation: paper Table 2 (§3.3), with the paired tests the paper lacks.
 
-One model (Gemini-3.7-Flash in the paper) answers the answerable items at 8K twice, under
-the no-abstention instruction (Appendix F.4): with the full audio history
-(``input_condition = full_audio``) and with each user turn replaced by its synthesis text
-(``transcript_only``).  The table compares the two per evidence type.
-
-Rules
------
-* Items are paired on ``question_id`` (one model, one budget).  An item present under one
-  condition only is listed in :attr:`AblationResult.unpaired` and counted in the problems,
-  never silently dropped.
-* A pair is scored unless either side is ``provider_rejected`` (such pairs are counted in
-  the problems); ``failed`` and ``ungraded`` predictions count as incorrect (Appendix C.4).
-* Answer-refusal items, other budgets and unknown conditions are left out and counted.
-* ``allow_abstention = true`` in the ablation data is a warning (the paper's run uses the
-  no-abstention prompt), in the problems and in the ``warnings`` column.
-
-Rows (paper order, then the §3.3 aggregate)
--------------------------------------------
-``Speaker Identity``, ``Paralinguistic Cues``, ``Environmental Sound``,
-``Speech Semantics``, ``All``, and ``Audio-native`` (the three audio-native types together;
-§3.3: 46.2 -> 4.4).
-
-Long-format columns (:func:`ablation_table`)
----------------------------------------------
-``row`` (label), ``group`` (evidence code, ``all`` or ``audio_native``), ``n`` (paired,
-scored items), ``full_audio``, ``transcript_only`` (accuracy, %), ``delta_pp``
-(``full_audio - transcript_only``, pp: the drop), ``ci_low``, ``ci_high`` (paired
-bootstrap percentile interval of the drop, items resampled with replacement),
-``n_full_only`` / ``n_transcript_only`` (discordant pairs: correct under that condition
-only), ``p_value`` (exact two-sided McNemar test on the discordant pairs), ``n_boot``,
-``seed``, ``ci_level``, ``warnings``.
+One model answers the answerable items of one budget (8K in the paper) twice, under the
+no-abstention instruction (App. F.4): with the audio history (``full_audio``) and with each user
+turn replaced by its synthesis text (``transcript_only``).  Items are paired on ``question_id``;
+an item under one condition only is listed in :attr:`AblationResult.unpaired` and counted, a pair
+with a provider rejection is counted and left out, failed and ungraded predictions count as wrong,
+refusal items, other budgets and unknown conditions are left out and counted, and
+``allow_abstention = true`` is a warning.  Rows: the four evidence types, ``All`` and
+``Audio-native`` (§3.3: 46.2 → 4.4); per row the accuracies, the drop ``delta_pp`` (full −
+transcript) with its paired bootstrap interval (items resampled) and the exact McNemar p.
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 import polars as pl
 
 from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.analysis.selection import part_budget
 from voxmem_analysis.artifacts import artifact
 from voxmem_analysis.errors import AnalysisInputError, MissingDataError, Problem, VoxMemDataError
 from voxmem_analysis.stats import ci_level_alias, mcnemar_exact, paired_bootstrap
@@ -198,7 +177,9 @@ def _model_rows(ablation: pl.DataFrame, model: str | None, budget: str | None,
 @ci_level_alias
 def ablation_table(paired: AblationPairs, *, seed: int = 0, n_boot: int = 10_000,
                    ci_level: float = 0.95) -> pd.DataFrame:
-    """Table 2 in long format (columns in the module docstring)."""
+    """Table 2 in long format: ``row, group, n`` (paired scored items), ``full_audio, transcript_only`` (%),
+    ``delta_pp`` (full − transcript) with ``ci_low, ci_high``, the discordant ``n_full_only,
+    n_transcript_only``, the exact McNemar ``p_value``, ``n_boot, seed, ci_level, warnings``."""
     ev = paired.pairs.get_column("evidence_type").to_numpy()
     yf = paired.pairs.get_column("correct_full").to_numpy().astype(bool)
     yt = paired.pairs.get_column("correct_transcript").to_numpy().astype(bool)
@@ -267,6 +248,7 @@ class AblationResult:
     table: pd.DataFrame
     unpaired: pd.DataFrame
     problems: list[Problem] = field(default_factory=list)
+    budget: str | None = None
 
     def wide(self) -> pd.DataFrame:
         return wide_table2(self.table)
@@ -297,16 +279,19 @@ def transcript_ablation(ablation, *, model: str | None = None, budget: str | Non
                           paired.unpaired, list(paired.problems))
 
 
-def transcript_ablation_release(release, **kwargs) -> AblationResult:
-    """:func:`transcript_ablation` on ``release.ablation``."""
+def transcript_ablation_release(release, *, budget: str | None = None, **kwargs) -> AblationResult:
+    """:func:`transcript_ablation` on ``release.ablation`` at ``budget``; ``None``: the paper's 8K when the
+    ablation ran there, else the budget it ran at most (the result's ``budget`` says which)."""
     if getattr(release, "ablation", None) is None:
         raise MissingDataError("the release has no ablation runs (ablation/<condition>/**/*.jsonl)",
                                code="no_ablation", field="ablation")
-    return transcript_ablation(release.ablation, **kwargs)
+    at = part_budget(release.ablation, budget, paper=_DEFAULT_BUDGET)
+    return replace(transcript_ablation(release.ablation, budget=at, **kwargs), budget=at)
 
 
 @artifact("table2", title="Table 2: transcript-only ablation at 8K", needs=("ablation",))
 def table2(release, *, seed: int = 0, n_boot: int = 10_000, model: str | None = None,
-           budget: str = _DEFAULT_BUDGET) -> pd.DataFrame:
-    """Table 2: acoustic-evidence validation (full audio vs transcript only, 8K answerable)."""
+           budget: str | None = None) -> pd.DataFrame:
+    """Table 2: acoustic-evidence validation (full audio vs transcript only, answerable items, at the
+    budget of :func:`transcript_ablation_release`: 8K in the paper)."""
     return transcript_ablation_release(release, model=model, budget=budget, seed=seed, n_boot=n_boot).wide()

@@ -1,67 +1,14 @@
-"""Error attribution at 64K (paper Appendix D.5 "Population"/"Exclusions", E.1-E.5, F.5; Section 4.4 Finding 6).
+"""Error attribution at 64K (paper App. D.5 "Population"/"Exclusions", E.1-E.5, F.5; §4.4 Finding 6).
 
-An auditor reads each wrong, committed answer and returns a factual record
-(``../shared/FORMATS.md`` section 4): ``commits``, ``answer``, ``evidence_recovered``,
-``source``, ``source_session``, ``relation``, ``why``.  It never chooses a class.  The
-class is derived here, in code, by the fixed, ordered rule table :data:`RULES`
-(Table 19, Appendix E.2).  The first rule whose condition holds decides; the order is the
-order in which a memory query can fail (the evidence is recognised, then bound to the
-right speaker or session, then operated on), so every error gets the earliest stage at
-which it fails.  *Unsupported answer* is assigned only when no stage rule applies, and to
-specific answers that appear nowhere in the conversation (invented values and invented
-inventories).  Answers the audit judges equivalent to the reference are *Not attributable*
-and kept as their own class (E.2 iii).
-
-Terms used in the table: a *non-specific* commitment is ``commits`` in
-``{none, generic, off_type}``; a *cue-keyed* subtype is one whose retrieval key is an
-acoustic cue (:data:`~voxmem_analysis.taxonomy.CUE_KEYED_SUBTYPES`: Cue-to-Fact,
-Matching); a *count question* is a Counting item or ``answer_type`` in
-:data:`COUNT_ANSWER_TYPES`; a *verdict* is a yes/no or same/different answer
-(``answer_type`` in :data:`VERDICT_ANSWER_TYPES`, or an answer starting with such a word).
-Records with ``commits == "truncated"`` are not classed: truncated answers are an
-exclusion (D.5), counted by :func:`attribution_population`.
-
-.. rule-table-begin
-
-| # | rule | condition (audit record; first match wins) | class | paper |
-| --- | --- | --- | --- | --- |
-| 1 | `answer_matches_gold` | relation = matches_gold | not_attributable | Table 19 (Not attributable); E.2 (iii) |
-| 2 | `cue_missed_no_commitment` | commits non-specific and not evidence_recovered | recognition | Table 19 (Recognition: commits to nothing, a generic description or a wrong-type answer without identifying the cue); Case 1 |
-| 3 | `cue_named_operation_not_performed` | commits non-specific and evidence_recovered | operation | E.2 (i); Table 19 (Operation: the cue is identified but the requested operation is not carried out) |
-| 4 | `count_answered_with_cue` | count question, commits specific, evidence_recovered, answer contains no number | operation | E.2 (i) ("I heard a crackling fire" to a how-many question) |
-| 5 | `attached_to_other_speaker` | relation = other_speaker and source = evidence | binding | Table 19 (Binding: the audit places it with another speaker); from a non-evidence session the earlier stage (rules 6-7) decides, E.1 |
-| 6 | `cue_keyed_from_non_evidence_session` | source = other_session and subtype cue-keyed | binding | Table 19 (Binding: non-evidence session on a cue-keyed question); E.1; Case 3 |
-| 7 | `non_evidence_session` | source = other_session (subtype not cue-keyed) | recognition | Table 19 (Localization: content from a non-evidence session, retrieval key not a cue); Case 2 |
-| 8 | `verdict_decided_wrongly` | subtype Matching, verdict answer, evidence_recovered, source = evidence | operation | E.2 (ii); Case 5b |
-| 9 | `count_off_after_locating` | relation = count_off and source = evidence | operation | Table 19 (Operation: a wrong count); Case 5 |
-| 10 | `other_point_on_trajectory` | relation in {earlier_state, later_state} and source = evidence | operation | Table 19 (Operation: another point on the same state trajectory); E.3 |
-| 11 | `wrong_value_from_evidence` | source = evidence | recognition | Table 19 (Recognition: reads a wrong value from an evidence session) |
-| 12 | `invented_answer` | source = absent | unsupported | Table 19 (Unsupported, incl. invented inventories); Case 6 |
-| 13 | `no_stage_rule` | any other committed answer | unsupported | Table 19 (Unsupported: any committed answer no stage rule covers) |
-
-.. rule-table-end
-
-Population (App. D.5): the 64K budget, the three audio-native evidence types, answerable
-items, the ten systems with a complete 64K run.  Of the incorrect predictions, three
-kinds carrying no committed answer are removed first, in this order and counted:
-refusals (evidence- or capability-based, :func:`is_refusal`), empty generations
-(``status == "failed"`` or a blank response) and truncated answers (audit
-``commits == "truncated"``).  Every other incorrect prediction must have an audit record
-and is attributed; one lacking a record is counted as ``missing_record``, never dropped.
-
-Modules: the rule engine is :mod:`voxmem_analysis.analysis.attribution_rules`; reading and
-checking single records is :mod:`voxmem_analysis.io.attribution`; this module holds the
-population, the tables and the artifacts (and re-exports the rule engine's names).
-
-Public API
-----------
-:func:`classify`, :data:`RULES`, :func:`rule_table`, :func:`is_refusal`,
-:func:`make_refusal_detector`, :func:`load_audit_records`, :func:`audit_records_frame`,
-:func:`select_models`, :func:`population_frame`, :func:`attribution_population`,
-:func:`attributed_errors`, :func:`population_table`, :func:`table20`, :func:`class_proportions`.
-Artifacts ``table20``, ``fig7``, ``fig10``, ``population`` are registered with
-:mod:`voxmem_analysis.artifacts`; they read ``<release>/attribution/`` and raise
-:class:`~voxmem_analysis.errors.VoxMemDataError` naming that folder when the release has none.
+An auditor reads each wrong, committed answer and returns a factual record (``FORMATS.md`` §4); the
+class is derived here, in code, by the fixed, ordered rule table of
+:mod:`voxmem_analysis.analysis.attribution_rules` (Table 19, App. E.2; ``rules_markdown()`` prints it,
+the first matching rule decides).  Population (App. D.5): the 64K budget, the audio-native evidence
+types, answerable items, the 64K model set; refusals, empty generations and truncated answers are
+removed first, in that order, and counted; every other incorrect prediction needs an audit record
+(one lacking it is counted as ``missing_record``, never dropped).  This module holds the population,
+Table 20, the class shares of Figures 7 and 10 and their artifacts, which name ``<release>/attribution/``
+when the release has none.
 """
 from __future__ import annotations
 
@@ -159,28 +106,13 @@ def _blank(v) -> bool:
 
 def population_frame(frame, audit: pd.DataFrame | None = None, *, models=None,
                      refusal_detector: Callable[[object], bool] = is_refusal) -> pd.DataFrame:
-    """One row per attempt of the attribution population, with the stage it ends in.
-
-    Parameters
-    ----------
-    frame : polars or pandas DataFrame
-        The tidy verdict frame (``schema.py`` columns).
-    audit : DataFrame, optional
-        Audit records (:func:`load_audit_records`); ``None`` means no record at all.
-    models : see :func:`select_models`
-    refusal_detector : callable
-        ``text -> bool``; default :func:`is_refusal`.
-
-    Returns
-    -------
-    DataFrame
-        ``model, item_id, evidence_type, operation, subtype, answer_type, status, correct,
-        response, stage, has_record`` and the audit fields.  ``stage`` is one of
-        :data:`STAGES`, applied in order: ``correct``; ``refusal`` (the refusal detector
-        matches and no audit record says an answer was committed — ``detector_overridden`` marks
-        detector hits a record overrules); ``empty`` (status failed or blank response); ``truncated`` (record ``commits == "truncated"``); ``attributed``
-        (a record exists); ``missing_record``.
-    """
+    """One row per attempt of the attribution population (``frame``: the verdict frame; ``audit``: the
+    records of :func:`load_audit_records`, ``None`` for none; ``models`` as :func:`select_models`) with the
+    stage it ends in, then the audit fields: ``model, item_id, evidence_type, operation, subtype,
+    answer_type, status, correct, response, stage, has_record``.  ``stage`` (:data:`STAGES`, in order):
+    ``correct``; ``refusal`` (``refusal_detector`` matches and no record says an answer was committed;
+    ``detector_overridden`` marks hits a record overrules); ``empty`` (failed or blank); ``truncated``
+    (``commits == "truncated"``); ``attributed`` (a record exists); ``missing_record``."""
     pop = _population_attempts(frame, models)
     if audit is None or len(audit) == 0:
         audit = pd.DataFrame(columns=["model", "item_id", *AUDIT_FIELDS])
@@ -286,25 +218,11 @@ POPULATION_ROWS: tuple[str, ...] = (
 
 def population_table(frame, audit: pd.DataFrame | None, *, models=None,
                      refusal_detector: Callable[[object], bool] = is_refusal) -> pd.DataFrame:
-    """The attribution population and the counts the paper quotes about it (App. D.5, E.2, E.3, E.5).
-
-    Parameters
-    ----------
-    frame, audit, models, refusal_detector
-        As for :func:`population_frame`.
-
-    Returns
-    -------
-    DataFrame
-        Index :data:`POPULATION_ROWS`; columns ``n`` (counts) and ``pct`` (percent of the
-        attributed errors, one decimal as printed; only ``Not attributable`` and ``Operation``,
-        NaN elsewhere).  Rows: distinct answerable audio-native items attempted at 64K; systems
-        with at least one attempt; attempts; incorrect; the three exclusions (refusals, empty,
-        truncated); attributed; incorrect predictions without an audit record; attributed
-        errors of class *Not attributable* (E.2) and *Operation* (E.5); attributed errors whose
-        audit ``relation`` is in :data:`WRONG_TIME_RELATIONS` (E.3, "a real value of the
-        tracked attribute at the wrong point in time").
-    """
+    """The attribution population and the counts the paper quotes about it (App. D.5, E.2, E.3, E.5), index
+    :data:`POPULATION_ROWS`, columns ``n`` and ``pct`` (of the attributed errors, for ``Not attributable``
+    and ``Operation`` only): items, systems, attempts, incorrect, the three exclusions, attributed, missing
+    records, the *Not attributable* (E.2) and *Operation* (E.5) errors and those whose ``relation`` is in
+    :data:`WRONG_TIME_RELATIONS` (E.3).  Arguments as :func:`population_frame`."""
     pop = population_frame(frame, audit, models=models, refusal_detector=refusal_detector)
     err = _classify_attributed(pop)
     stage = pop["stage"]
@@ -346,23 +264,9 @@ def _cell_counts(errors: pd.DataFrame, by: str) -> pd.DataFrame:
 
 
 def table20(errors: pd.DataFrame, *, min_errors: int = MIN_ERRORS) -> pd.DataFrame:
-    """Table 20: attributed errors by subtype, by evidence type and in total.
-
-    Parameters
-    ----------
-    errors : DataFrame
-        :func:`attributed_errors` output (needs ``model, evidence_type, subtype, class``).
-    min_errors : int
-        A model x evidence-type cell counts in ``Cells`` when it has at least this many errors
-        in the subtype (paper: 5).
-
-    Returns
-    -------
-    DataFrame
-        Index: the eight subtype labels (taxonomy order), the three audio-native evidence
-        labels, ``Total``.  Columns: ``Op.``, ``Recog., Bind., Oper., Unsup., N.a.``, ``Total``,
-        ``Cells`` (subtype rows only; ``None`` elsewhere, printed empty).
-    """
+    """Table 20: attributed errors by subtype, by audio-native evidence type and in total; columns ``Op.``,
+    the five classes, ``Total`` and ``Cells`` (subtype rows: model × evidence cells with at least
+    ``min_errors`` errors, the paper's 5)."""
     classes = list(tx.ATTRIBUTION_CLASSES)
     labels = [tx.ATTRIBUTION_LABELS[c] for c in classes]
     rows, index = [], []
@@ -396,39 +300,18 @@ _BY_GROUPS = {
 
 def class_proportions(errors: pd.DataFrame, by: str = "operation", *, min_errors: int = MIN_ERRORS,
                       average: str = "macro") -> pd.DataFrame:
-    """Share of each attribution class among the errors of each group (Figures 7 and 10).
+    """Share of each attribution class among the errors of each group ``by`` (operation, evidence type or
+    subtype; Figures 7 and 10): one row per group, ``by, group, label``, one column per class, ``n_cells,
+    n_errors, n_errors_all, average``.
 
-    Parameters
-    ----------
-    errors : DataFrame
-        :func:`attributed_errors` output.
-    by : {"operation", "evidence_type", "subtype"}
-    min_errors : int
-        Macro average: a model x evidence-type cell enters only with at least this many
-        errors in the group (paper: 5).
-    average : {"macro", "pooled"}
-        ``macro`` (the paper's Figures 7 and 10): the class proportions of every
-        model x evidence-type cell of the group, averaged with equal weight over the cells
-        that have ``>= min_errors`` errors.  ``pooled``: class counts over all errors of
-        the group divided by their number (the proportions of Table 20's counts).
-
-    Returns
-    -------
-    DataFrame
-        One row per group in taxonomy order: ``by, group, label``, one column per class
-        (percent, NaN when no cell qualifies), ``n_cells`` (cells with ``>= min_errors``
-        errors), ``n_errors`` (errors the proportions rest on: those of the qualifying cells
-        for ``macro``, all for ``pooled``), ``n_errors_all``, ``average``.
-
-    Notes
-    -----
-    ``macro_g[c] = mean_{k in K_g} n_k[c] / n_k`` with ``K_g`` the cells with
-    ``n_k >= min_errors``; ``pooled_g[c] = sum_k n_k[c] / sum_k n_k``.
-    """
+    ``average="macro"`` (the paper's): the mean over the group's model × evidence cells with at least
+    ``min_errors`` errors of their class proportions (``n_errors``: those cells' errors); ``"pooled"``: the
+    class counts over all the group's errors divided by their number (Table 20's proportions); ``"count"``:
+    those counts themselves."""
     if by not in _BY_GROUPS:
         raise AnalysisInputError(f"by must be one of {', '.join(_BY_GROUPS)}, got {by!r}", "by")
-    if average not in ("macro", "pooled"):
-        raise AnalysisInputError(f"average must be 'macro' or 'pooled', got {average!r}", "average")
+    if average not in ("macro", "pooled", "count"):
+        raise AnalysisInputError(f"average must be 'macro', 'pooled' or 'count', got {average!r}", "average")
     groups, labels = _BY_GROUPS[by]
     classes = list(tx.ATTRIBUTION_CLASSES)
     cells = _cell_counts(errors, by) if len(errors) else None
@@ -445,7 +328,8 @@ def class_proportions(errors: pd.DataFrame, by: str = "operation", *, min_errors
             n_err = int(q.to_numpy().sum())
         else:
             n_all = c.to_numpy().sum()
-            share = c.sum(axis=0) / n_all * 100 if n_all else pd.Series(np.nan, index=classes)
+            share = c.sum(axis=0) if average == "count" else (
+                c.sum(axis=0) / n_all * 100 if n_all else pd.Series(np.nan, index=classes))
             n_err = int(n_all)
         rows.append([by, g, labels[g], *[float(share[k]) for k in classes], int(len(q)), n_err,
                      int(c.to_numpy().sum()), average])
@@ -491,27 +375,11 @@ def audit_records_frame(records: Iterable[Mapping], *, frame=None, models=None, 
 
 
 def load_audit_records(release_dir, *, frame=None, models=None, strict: bool = True) -> tuple[pd.DataFrame, list[Problem]]:
-    """Read ``<release>/attribution/**/*.jsonl[.gz]`` (one audit record per line).
-
-    Parameters
-    ----------
-    release_dir : str or Path
-    frame : verdict frame, optional
-        When given, every record must belong to an incorrect prediction of the attribution
-        population (``models`` selects the systems, see :func:`select_models`).
-    strict : bool
-        Raise :class:`~voxmem_analysis.errors.VoxMemDataError` listing every problem (default);
-        with ``False`` the offending records are left out and the problems returned.
-
-    Returns
-    -------
-    (DataFrame, list[Problem])
-        Columns ``model, item_id, commits, answer, evidence_recovered, source, source_session,
-        relation, why, source_file, source_line``.  Problems (each with file, line, field):
-        ``no_audit_records``, ``file_unreadable``, ``malformed_json``, ``not_an_object``,
-        ``missing_field``, ``unknown_value``, ``invalid_value``, ``duplicate_record`` (all
-        copies left out), ``not_in_population``, ``record_for_correct_prediction``.
-    """
+    """Read ``<release>/attribution/**/*.jsonl[.gz]`` (one audit record per line): ``(records, problems)``
+    with columns ``model, item_id, commits, answer, evidence_recovered, source, source_session, relation,
+    why, source_file, source_line``.  Given ``frame``, every record must belong to an incorrect prediction of
+    the population (``models``: :func:`select_models`).  ``strict`` raises ``VoxMemDataError`` listing every
+    problem (file, line, field); otherwise the offending records are left out and the problems returned."""
     rows, problems = read_audit_files(release_dir)
     return finish_audit(rows, problems, frame, models, strict), problems
 

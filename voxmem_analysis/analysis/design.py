@@ -1,25 +1,11 @@
-"""Benchmark design: history scale (Figure 2(a), App. B.6), nested-history checks, the
-question composition (§3, Table 3) and the model registry (Tables 12 and 14).
+"""Benchmark design: history scale (Figure 2(a), App. B.6), nested-history checks, the question
+composition (§3, Table 3) and the model registry (Tables 12 and 14).
 
-Nothing here depends on model outputs except the number of audio clips per prompt, which the
-harness writes on every prediction line (``n_audio_clips``); everything else comes from the
-item table (FORMATS §2) and, when there is none, from the item fields repeated on the
-prediction lines.  Every function returns a pandas DataFrame.
-
-Definitions
------------
-* **Item** = question × budget; one history per item.
-* **Audio clips per prompt**: one value per item, the median of ``n_audio_clips`` over the
-  models that saw it (the harness writes the same value for every model; :func:`history_items`
-  reports in ``audio_clips_values`` how many distinct values it found).  When no prediction
-  carries it, the item table's ``n_audio_clips`` column is used.
-* **Minutes of audio** = ``history_duration_seconds / 60``; **reference tokens** =
-  ``history_audio_tokens`` (Whisper encoder, 50 tokens/s, App. C.3).
-* Quartiles are numpy's linear-interpolation percentiles over the items of a budget;
-  ``iqr = q3 - q1``.
-* **Session roles** (§3.2, App. B.5): evidence, same-key haystack (question-specific
-  distractors, at most 1/2/4/8 at 8K/16K/32K/64K), topical haystack (reused haystacks on a
-  compatible topic) and filler sessions.
+An item is a question × budget with one history.  Everything comes from the item table (FORMATS §2)
+or, without one, from the item fields on the prediction lines; the audio clips per prompt are the
+median over models of the harness's ``n_audio_clips``.  Minutes = ``history_duration_seconds / 60``;
+quartiles are numpy's linear percentiles.  Session roles (§3.2, App. B.5): evidence, same-key
+haystack (at most 1/2/4/8 at 8K/16K/32K/64K), topical haystack and filler.
 """
 from __future__ import annotations
 
@@ -128,18 +114,9 @@ def _clips_per_item(release) -> pd.DataFrame:
 
 # ============================================================================ history scale
 def history_items(release) -> pd.DataFrame:
-    """One row per item with the history quantities of :data:`QUANTITIES`.
-
-    Returns
-    -------
-    DataFrame
-        ``item_id, question_id, budget`` then one column per quantity (``sessions``,
-        ``audio_clips``, ``audio_minutes``, ``reference_tokens``, ``evidence_sessions``,
-        ``samekey_haystack_sessions``, ``topical_haystack_sessions``, ``filler_sessions``; NaN
-        where the release does not say) and ``audio_clips_values`` (distinct ``n_audio_clips``
-        values over the models that saw the item; 1 when they agree, 0 when none was given).
-        Rows in budget order, then ``item_id``.
-    """
+    """One row per item (budget order, then ``item_id``): ``item_id, question_id, budget``, the
+    quantities of :data:`QUANTITIES` (NaN where the release does not say) and ``audio_clips_values`` (distinct
+    ``n_audio_clips`` over the models that saw the item: 1 when they agree, 0 when none was given)."""
     items = _items_with_keys(release)
     if items is not None:
         cols = {"item_id": items["item_id"].cast(pl.Utf8).to_list(), "question_id": items["question_id"].to_list(),
@@ -173,21 +150,8 @@ def history_items(release) -> pd.DataFrame:
 
 
 def history_scale(release, *, budgets: Iterable[str] | None = None) -> pd.DataFrame:
-    """Figure 2(a): distribution of the history quantities per budget.
-
-    Parameters
-    ----------
-    release : Release
-    budgets : list of str, optional
-        Default: the four budgets (those without items are left out).
-
-    Returns
-    -------
-    DataFrame
-        One row per budget × quantity that the release gives: ``budget, quantity`` (code of
-        :data:`QUANTITIES`), ``label`` (display name), ``n_items`` (items with a value),
-        ``mean, median, q1, q3, iqr, min, max``.  Quantities no item reports are left out.
-    """
+    """Figure 2(a): per budget × quantity the release gives, ``budget, quantity, label, n_items, mean,
+    median, q1, q3, iqr, min, max`` (budgets without items and quantities no item reports left out)."""
     bs = _check_budgets(budgets)
     hi = history_items(release)
     rows = []
@@ -204,27 +168,10 @@ def history_scale(release, *, budgets: Iterable[str] | None = None) -> pd.DataFr
 
 
 def session_roles(release, *, budgets: Iterable[str] | None = None, scale: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Mean sessions per history by role and budget, and each role's share of all the sessions.
-
-    Parameters
-    ----------
-    release : Release
-    budgets : list of str, optional
-    scale : DataFrame, optional
-        A :func:`history_scale` result to reuse.
-
-    Returns
-    -------
-    DataFrame
-        ``budget, role`` (code of :data:`ROLE_QUANTITIES`, or :data:`UNKNOWN_ROLE`), ``label``,
-        ``n_items``, ``mean_sessions``, ``share`` (0-1): the role's mean over the mean number of
-        sessions per history at that budget, so the shares are of *all* the sessions.  Roles the
-        release does not report are left out; the sessions they hold (the mean session count
-        minus the means of the roles reported, when positive) form the role
-        :data:`UNKNOWN_ROLE`, last.  A release reporting every role has no unknown sessions (its
-        shares sum to 1); a release without a session count has its shares over the roles it
-        reports.  Means are over the items that report each quantity.
-    """
+    """Mean sessions per history by role and budget: ``budget, role, label, n_items, mean_sessions, share``
+    (of *all* the sessions: the role's mean over the mean session count).  The sessions of the roles a
+    release does not report form :data:`UNKNOWN_ROLE`, last (none when every role is reported); without a
+    session count the shares are over the roles reported.  ``scale``: a :func:`history_scale` to reuse."""
     sc = history_scale(release, budgets=budgets) if scale is None else scale
     sub = sc[sc["quantity"].isin(ROLE_QUANTITIES)].copy()
     sub["quantity"] = pd.Categorical(sub["quantity"], categories=list(ROLE_QUANTITIES), ordered=True)
@@ -278,23 +225,11 @@ def _canon_json(v):
 
 
 def nesting_check(release) -> pd.DataFrame:
-    """Check the nested design of App. B.6 on every question, as far as the release allows.
-
-    Rules (:data:`NESTING_RULES`), each checked only when its columns are present:
-    session count, each non-evidence role count and the audio length non-decreasing from
-    8K to 64K; same-key haystack sessions within 1/2/4/8; evidence sessions (count and
-    ``evidence_session_ids``) and the question (text, gold answer, labels) identical at every
-    budget.  Budgets a question lacks are skipped (8K is compared with 32K when 16K is absent).
-    Without an item table, the ``session_count``, ``evidence_session_count`` and
-    ``samekey_haystack_session_count`` of the prediction lines are used.
-
-    Returns
-    -------
-    DataFrame
-        One row per question that breaks at least one rule: ``question_id``, ``rules``
-        (codes joined by ``;``), ``n_rules``, ``detail`` (what was seen).  Empty (same
-        columns) when every question satisfies every rule checked.
-    """
+    """Check the nested design of App. B.6 on every question (:data:`NESTING_RULES`, each where its columns
+    exist): sessions, every non-evidence role and the audio never shrink from 8K to 64K, same-key haystack
+    within 1/2/4/8, the evidence and the question the same at every budget (absent budgets skipped; without
+    an item table, the prediction lines' counts).  One row per question breaking a rule: ``question_id,
+    rules, n_rules, detail`` (empty when all hold)."""
     items = _items_with_keys(release)
     if items is not None:
         df = items.to_pandas()
@@ -417,22 +352,11 @@ def question_table(release) -> pd.DataFrame:
 
 
 def benchmark_composition(release) -> pd.DataFrame:
-    """The design counts of §3 / Table 3: questions per evidence type and operation, AR by source
-    operation, answerable questions per subtype, per answer type, and the subtype × evidence routes.
-
-    Returns
-    -------
-    DataFrame
-        Index ``"<group>|<row>"``: ``Operation|IE`` … ``Operation|AR``; ``AR source|IE`` …
-        (``AR source|unknown`` when some AR question has none); ``Subtype|IE: Context-to-Cue`` …
-        (answerable questions); ``Answer type|<code>`` (all questions); ``Routes|IE`` …
-        (number of subtype × evidence cells with at least one answerable question: Table 3's
-        6 / 12 / 12); ``Total|Answerable``, ``Total|AR``, ``Total|All`` (questions of the item table
-        when the release has one, else of the predictions), and ``Total|Evaluated`` (the questions
-        with at least one prediction) when that is fewer, said in ``attrs["note"]``.  Columns: the four
-        evidence types by full name, then ``Total``; integer counts of questions (of routes in
-        the ``Routes`` rows).
-    """
+    """The design counts of §3 / Table 3, index ``"<group>|<row>"``: ``Operation|IE`` ... ``Operation|AR``,
+    ``AR source|...``, ``Subtype|...`` (answerable), ``Answer type|...``, ``Routes|IE`` ... (subtype × evidence
+    cells with an answerable question: 6 / 12 / 12 in the paper), ``Total|Answerable``, ``Total|AR``,
+    ``Total|All`` (of the item table, else of the predictions) and ``Total|Evaluated`` when fewer questions
+    have a prediction (said in ``attrs["note"]``); columns the four evidence types and ``Total``."""
     q = question_table(release)
     evs = list(tx.EVIDENCE_TYPES)
     cols = [tx.EVIDENCE_LABELS[e] for e in evs]

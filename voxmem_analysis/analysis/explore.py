@@ -1,18 +1,10 @@
 """The subtype explorer: accuracy with a 95% interval for any grouping of the verdict frame.
 
-Everything ``notebooks/50_subtype_explorer.py`` computes lives here; the figure is drawn by
-:func:`voxmem_analysis.plots.slices.slice_dot_plot`.
-
-* :func:`select_rows` -- the verdicts of one budget and of some models;
-* :func:`explore_slices` -- :func:`voxmem_analysis.analysis.verdicts.slice_accuracy` on that selection,
-  its ``by`` columns made ordered categoricals in display order;
-* :func:`pooled_accuracy` -- every selected verdict pooled (the dashed line of the plot);
-* display helpers: :func:`slice_label`, :func:`column_name`, :func:`level_orders`,
-  :func:`slice_title`, :func:`slice_caption`, :func:`output_name`, :func:`labelled_table`;
-* :func:`widget` -- drop-downs that recompute with these functions and redraw (JupyterLab).
-
-The denominator is the paper's: provider-rejected predictions leave it (``scored`` is
-false), failed and ungraded ones count as wrong (``correct`` is false or null).
+Everything ``notebooks/50_subtype_explorer.py`` computes lives here (the figure is
+:func:`voxmem_analysis.plots.slices.slice_dot_plot`): the selection (:func:`select_rows`,
+:func:`explorer_budget`), the slices (:func:`explore_slices`, :func:`explore_by_budget`,
+:func:`pooled_accuracy`), display helpers and the JupyterLab :func:`widget`.  The denominator is the
+paper's: provider-rejected predictions leave it, failed and ungraded ones count as wrong.
 """
 from __future__ import annotations
 
@@ -24,11 +16,12 @@ import pandas as pd
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.output import stamp_synthetic
 from voxmem_analysis.analysis.accuracy import accuracy_table
+from voxmem_analysis.analysis.selection import budget_note, budgets_run, fig5_budget
 from voxmem_analysis.analysis.verdicts import MACRO, OVERALL, AnalysisInputError, level_order, slice_accuracy
 from voxmem_analysis.errors import MissingDataError
 
 __all__ = [
-    "LABELS", "ORDERS", "COLUMN_NAMES", "GROUPINGS", "parse_by", "parse_models", "select_rows",
+    "LABELS", "ORDERS", "COLUMN_NAMES", "GROUPINGS", "parse_by", "parse_models", "select_rows", "explorer_budget",
     "explore_slices", "explore_by_budget", "pooled_accuracy", "slice_label", "column_name", "level_orders", "slice_title",
     "slice_caption", "output_name", "labelled_table", "grouping_choices", "widget",
 ]
@@ -68,22 +61,8 @@ _TAIL = (OVERALL, MACRO)
 
 # ----------------------------------------------------------------------------- arguments
 def parse_by(by) -> list[str]:
-    """The grouping columns of ``by``: ``"subtype, evidence_type"`` -> ``["subtype", "evidence_type"]``.
-
-    Parameters
-    ----------
-    by : str or sequence of str
-        Comma-separated column names, or a list of them.
-
-    Returns
-    -------
-    list of str
-
-    Raises
-    ------
-    AnalysisInputError
-        When no column is named.
-    """
+    """The grouping columns of ``by`` (comma-separated or a list): ``"subtype, evidence_type"`` ->
+    ``["subtype", "evidence_type"]``; none named raises ``AnalysisInputError``."""
     cols = [c.strip() for c in by.split(",")] if isinstance(by, str) else [str(c).strip() for c in by]
     cols = [c for c in cols if c]
     if not cols:
@@ -92,17 +71,8 @@ def parse_by(by) -> list[str]:
 
 
 def parse_models(models) -> list[str] | None:
-    """The model names of ``models``; ``None`` when every model is meant.
-
-    Parameters
-    ----------
-    models : None, str or sequence of str
-        ``None``, ``""`` or ``"all"``: every model; ``"Model-A,Model-B"`` or a list of names.
-
-    Returns
-    -------
-    list of str or None
-    """
+    """The model names of ``models`` (``"A,B"`` or a list); ``None`` when every model is meant (``None``,
+    ``""`` or ``"all"``)."""
     if isinstance(models, str):
         if models.strip() in _ALL:
             return None
@@ -137,31 +107,22 @@ def _model_order(release_or_frame) -> list | None:
 
 
 # ----------------------------------------------------------------------------- selection
+def explorer_budget(release, budget="auto", models=None) -> tuple[str | None, str]:
+    """The explorer's budget and why: ``"auto"`` takes the paper's 32K when run, else the budget run by the
+    most models (:func:`~voxmem_analysis.analysis.selection.fig5_budget`); ``None``/``"all"``: every budget
+    pooled; any other budget as requested.  Returns ``(budget or None, reason)``."""
+    if isinstance(budget, str) and budget.strip().lower() == "auto":
+        b = fig5_budget(release, None, models=parse_models(models))
+        return b, budget_note(b, None, "32K", "the budget run by the most models")
+    b = _parse_budget(budget)
+    return b, "every budget pooled" if b is None else budget_note(b, b, "32K", "", budgets_run(release))
+
+
 def select_rows(frame, budget=None, models=None):
-    """The verdicts of one budget and of the chosen models.
-
-    Parameters
-    ----------
-    frame : polars or pandas DataFrame
-        A verdict frame (:mod:`voxmem_analysis.io.schema` columns; at least ``budget`` and
-        ``model`` when they are filtered on).
-    budget : str, optional
-        ``"8K"`` ... ``"64K"`` (any spelling :func:`voxmem_analysis.taxonomy.normalize_budget`
-        accepts); ``None``, ``""`` or ``"all"``: every budget.
-    models : None, str or sequence of str
-        See :func:`parse_models`.
-
-    Returns
-    -------
-    polars or pandas DataFrame
-        The selected rows, same type as ``frame``.
-
-    Raises
-    ------
-    AnalysisInputError
-        Unknown budget, or a model the frame does not hold at all (a model without
-        verdicts at ``budget`` just contributes no rows).
-    """
+    """The verdicts (polars or pandas, returned alike) of one ``budget`` (any spelling
+    :func:`~voxmem_analysis.taxonomy.normalize_budget` accepts; ``None``/``""``/``"all"``: every budget) and
+    of ``models`` (:func:`parse_models`).  An unknown budget, or a model the frame does not hold at all,
+    raises ``AnalysisInputError`` (a model without verdicts at ``budget`` just adds no rows)."""
     b = _parse_budget(budget)
     ms = parse_models(models)
     polars = _is_polars(frame)
@@ -187,40 +148,18 @@ def select_rows(frame, budget=None, models=None):
 
 
 def pooled_accuracy(release_or_frame, *, budget=None, models=None) -> float:
-    """Accuracy (%) of every selected verdict pooled: the plot's dashed line.
-
-    Parameters
-    ----------
-    release_or_frame : Release or polars / pandas DataFrame
-        A :class:`~voxmem_analysis.io.release.Release` (its ``frame`` is used) or a verdict frame.
-    budget, models
-        As in :func:`select_rows`.
-
-    Returns
-    -------
-    float
-        ``100 * correct / scored`` over the selection (null ``correct`` counts as wrong;
-        unscored rows are out); NaN when nothing is scored.
-    """
+    """Accuracy (%) of every selected verdict pooled (the plot's dashed line): ``100 * correct / scored``,
+    null ``correct`` wrong, unscored rows out, NaN when nothing is scored; ``release_or_frame`` a Release or a
+    verdict frame, ``budget`` and ``models`` as in :func:`select_rows`."""
     f = select_rows(_frame_of(release_or_frame), budget, models)
     return float(accuracy_table(f, [])["accuracy"].iloc[0])
 
 
 # ----------------------------------------------------------------------------- labels / order
 def slice_label(column: str, value) -> str:
-    """Display label of ``value`` in ``column`` (taxonomy label; ``overall`` / ``macro`` kept).
-
-    Parameters
-    ----------
-    column : str
-    value : object
-
-    Returns
-    -------
-    str
-        E.g. ``slice_label("subtype", "cue_to_fact") == "Cue-to-Fact"``; values outside the
-        taxonomy as ``str(value)``; a missing value as ``"missing"``.
-    """
+    """Display label of ``value`` in ``column``: the taxonomy's label (``slice_label("subtype",
+    "cue_to_fact") == "Cue-to-Fact"``), ``overall`` / ``macro`` kept, other values as ``str``, a missing one
+    as ``"missing"``."""
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return "missing"
     if isinstance(value, str) and value in _TAIL:
@@ -234,22 +173,10 @@ def column_name(column: str) -> str:
 
 
 def level_orders(values: Mapping[str, Sequence], *, model_order: Sequence | None = None) -> dict[str, list]:
-    """Display order of the values found in each column.
-
-    Parameters
-    ----------
-    values : mapping of column -> values
-        The values of each column (e.g. ``{"subtype": table["subtype"]}``); duplicates allowed.
-    model_order : sequence, optional
-        Order of the ``model`` column (e.g. ``release.model_order()``).
-
-    Returns
-    -------
-    dict of column -> list
-        Taxonomy columns in taxonomy order (:data:`ORDERS`), ``model`` in ``model_order``,
-        anything else as :func:`voxmem_analysis.analysis.verdicts.level_order` (numbers ascending);
-        unknown values after the known ones, then ``overall`` and ``macro``; nulls dropped.
-    """
+    """Display order of the values of each column of ``values`` (duplicates allowed): taxonomy columns in
+    taxonomy order (:data:`ORDERS`), ``model`` in ``model_order``, others as
+    :func:`voxmem_analysis.analysis.verdicts.level_order` (numbers ascending); unknown values after the known,
+    then ``overall`` and ``macro``; nulls dropped."""
     out: dict[str, list] = {}
     for col, vals in values.items():
         vals = list(vals)
@@ -268,22 +195,9 @@ def level_orders(values: Mapping[str, Sequence], *, model_order: Sequence | None
 # ----------------------------------------------------------------------------- the slices
 def explore_by_budget(release, by, *, models=None, interval: str = "auto", n_boot: int = 10_000,
                       seed: int = 0) -> tuple[pd.DataFrame, dict[str, float]]:
-    """:func:`explore_slices` at every budget the selected models were run at, for the facet plot.
-
-    Returns
-    -------
-    (DataFrame, dict)
-        The per-budget tables stacked with a ``budget`` column (budgets in run order), and the
-        pooled accuracy (%) of each budget (the facets' dashed lines, :func:`pooled_accuracy`).
-
-    Raises
-    ------
-    MissingDataError
-        When the selected models were run at one budget only: its one panel would only repeat
-        the figure of that budget (and of every budget pooled), so there is nothing to facet.
-    """
-    from voxmem_analysis.analysis.selection import budgets_run
-
+    """:func:`explore_slices` at every budget the selected models were run at (the facet plot): the tables
+    stacked with a ``budget`` column and each budget's pooled accuracy.  Raises ``MissingDataError`` when the
+    models were run at one budget only (its one panel would repeat the figure of that budget)."""
     budgets = budgets_run(release, parse_models(models))
     if len(budgets) < 2:
         raise MissingDataError(f"the figure by budget would only repeat the one above: the selected models were run "
@@ -301,42 +215,20 @@ def explore_slices(release_or_frame, by, *, budget=None, models=None, interval: 
                    seed: int = 0, model_order: Sequence | None = None) -> pd.DataFrame:
     """Accuracy per slice of the selected verdicts, in display order.
 
-    Parameters
-    ----------
-    release_or_frame : Release or polars / pandas DataFrame
-        A :class:`~voxmem_analysis.io.release.Release` or a verdict frame.
-    by : str or sequence of str
-        Columns to slice by, e.g. ``"subtype,evidence_type"`` (first: rows of the plot;
-        the others: its colours).
-    budget, models
-        As in :func:`select_rows`.
-    interval : {"auto", "wilson", "bootstrap"}
-        Wilson interval per slice, or a percentile bootstrap resampling ``item_id``.
-    n_boot, seed : int
-        Bootstrap resamples and seed (recorded by ``slice_accuracy``; used with ``interval="bootstrap"``).
-    model_order : sequence, optional
-        Order of the models; default: the release's (``release.model_order()``).
-
-    Returns
-    -------
-    pandas.DataFrame
-        The columns of :func:`voxmem_analysis.analysis.verdicts.slice_accuracy` (``*by, level,
-        n_correct, n, n_excluded, accuracy, accuracy_ci_low, accuracy_ci_high, interval``), rows sorted by the
-        ``by`` columns, each of which is an ordered pandas ``Categorical`` whose categories
-        are :func:`level_orders` (``overall`` / ``macro`` last).
-
-    Raises
-    ------
-    AnalysisInputError
-        Bad ``by`` / ``interval`` / budget / model.
-    MissingDataError
-        No verdict selected (the release has none of these models at this budget).
-    """
+    ``by``: the columns to slice by (``"subtype,evidence_type"``: rows of the plot, then its colours);
+    ``budget``, ``models`` as in :func:`select_rows`; ``interval``: Wilson per slice or a percentile bootstrap
+    resampling questions (``"auto"``: the bootstrap where a question repeats in a slice); ``n_boot``, ``seed``;
+    ``model_order`` (default the release's).  Returns the columns of
+    :func:`voxmem_analysis.analysis.verdicts.slice_accuracy`, each ``by`` column an ordered ``Categorical``
+    (:func:`level_orders`).  Raises ``AnalysisInputError`` for a bad argument and ``MissingDataError`` when
+    nothing is selected (naming the budgets the data has)."""
     cols = parse_by(by)
     frame = select_rows(_frame_of(release_or_frame), budget, models)
     if len(frame) == 0:
-        raise MissingDataError(f"no verdicts selected (budget={budget!r}, models={models!r})", code="no_verdicts",
-                               field="budget")
+        have = sorted({str(b) for b in _frame_of(release_or_frame)["budget"].unique()},
+                      key=lambda b: tx.BUDGETS.index(b) if b in tx.BUDGETS else 99)
+        raise MissingDataError(f"no verdicts selected (budget={budget!r}, models={models!r}); budgets in the "
+                               f"data: {', '.join(have) or 'none'}", code="no_verdicts", field="budget")
     table = slice_accuracy(frame, cols, interval=interval, item="question_id",
                            n_boot=n_boot, seed=seed)
     if model_order is None:
@@ -354,25 +246,17 @@ def _models_text(models) -> str:
 
 
 def slice_title(by, *, budget=None, models=None) -> str:
-    """Figure title: ``"Accuracy by subtype × evidence type — 32K, all models"``.
-
-    Parameters
-    ----------
-    by, budget, models
-        As in :func:`explore_slices`.
-
-    Returns
-    -------
-    str
-    """
+    """Figure title: ``"Accuracy by subtype × evidence type — 32K, all models"``."""
     what = " \u00d7 ".join(column_name(c).lower() for c in parse_by(by))
     b = _parse_budget(budget)
     return f"Accuracy by {what} \u2014 {b or 'all budgets'}, {_models_text(models)}"
 
 
-def slice_caption(by, *, budget=None, models=None, interval: str = "auto") -> str:
-    """Table caption: :func:`slice_title` plus ``" (%, 95% wilson interval)"``."""
-    return f"{slice_title(by, budget=budget, models=models)} (%, 95% {interval} interval)"
+def slice_caption(by, *, budget=None, models=None, interval: str = "auto", why: str | None = None) -> str:
+    """Table caption: :func:`slice_title` plus ``" (%, 95% wilson interval)"`` and, when the budget was not
+    the paper's, ``why`` (:func:`explorer_budget`'s reason)."""
+    note = f"; budget: {why}" if why and why not in ("the paper's", "as requested", "every budget pooled") else ""
+    return f"{slice_title(by, budget=budget, models=models)} (%, 95% {interval} interval{note})"
 
 
 def output_name(by, budget=None) -> str:
@@ -388,21 +272,8 @@ def output_name(by, budget=None) -> str:
 
 
 def labelled_table(table: pd.DataFrame, by) -> pd.DataFrame:
-    """The table as printed: the ``by`` columns folded into a label index.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        :func:`explore_slices` output.
-    by : str or sequence of str
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``table`` without the ``by`` columns, indexed by ``"Cue-to-Fact / Speaker Identity"``
-        style labels (:func:`slice_label` joined by ``" / "``); index name: the columns
-        joined by ``" / "``.
-    """
+    """The table as printed: the ``by`` columns folded into an index of ``"Cue-to-Fact / Speaker Identity"``
+    labels (:func:`slice_label` joined by ``" / "``; its name: the columns joined alike)."""
     cols = parse_by(by)
     shown = table.drop(columns=cols)
     shown.index = pd.Index([" / ".join(slice_label(c, v) for c, v in zip(cols, vals))
@@ -422,29 +293,11 @@ def grouping_choices(columns: Sequence[str], current=None) -> list[str]:
 
 def widget(release, *, draw: Callable, by: str = "subtype,evidence_type", budget=None, models=None,
            interval: str = "auto", n_boot: int = 10_000, seed: int = 0):
-    """Drop-downs (grouping, budget, model, interval) that recompute and redraw.
-
-    Each change calls :func:`explore_slices`, :func:`pooled_accuracy` and :func:`slice_title`
-    and hands the result to ``draw`` -- the same calls the notebook makes.  The figure of a
-    synthetic release gets the visible "SYNTHETIC DATA" label
-    (:func:`voxmem_analysis.output.stamp_synthetic`), as every saved figure does.
-
-    Parameters
-    ----------
-    release : Release
-        The loaded release.
-    draw : callable
-        ``draw(table, by, overall=..., title=...)`` returning a matplotlib Axes, e.g.
-        :func:`voxmem_analysis.plots.slices.slice_dot_plot`.
-    by, budget, models, interval, n_boot, seed
-        Initial values, as in :func:`explore_slices`.
-
-    Returns
-    -------
-    ipywidgets.VBox
-        The drop-downs and the output area (already drawn once); ``.children[0].children``
-        are the four drop-downs.
-    """
+    """Drop-downs (grouping, budget, model, interval) that recompute with :func:`explore_slices` and
+    :func:`pooled_accuracy` and redraw with ``draw(table, by, overall=..., title=...)`` (e.g.
+    :func:`voxmem_analysis.plots.slices.slice_dot_plot`); a synthetic release's figure gets the SYNTHETIC DATA
+    label as every saved figure does.  Returns the ``ipywidgets.VBox`` (drawn once; ``.children[0].children``
+    are the four drop-downs)."""
     import ipywidgets as widgets
     from IPython.display import display
 

@@ -1,31 +1,43 @@
 """Findings as sentences: what this release's tables show, next to what the paper reports.
 
-Every notebook and the report state a finding in two parts (:class:`Finding`): the sentence about
-*this* release, computed here from the tables the analyses returned (which evidence type is
-highest, whether accuracy falls or rises with length, by how much, with the interval), and the
-paper's own finding, always introduced as "The paper reports ...".  Nothing here assumes the
-paper's direction: a release where speaker identity is best remembered, or where a model improves
-with length, gets sentences that say so, and a release too small for a claim (one model, one
-budget, no interval) gets a sentence that says what cannot be said.
+Each function takes a table an analysis returned and returns a :class:`Finding`: the sentence about
+*this* release and the paper's own finding ("The paper reports ...").  Nothing assumes the paper's
+direction, every sentence gives its counts, and each kind of claim is made only when its rule holds,
+else the sentence says what cannot be detected with the counts at hand (:data:`ALPHA`, two-sided):
 
-Each function takes a table an analysis returned (the argument names say which) and returns one
-:class:`Finding`; none computes an analysis itself.  Numbers are rounded as the tables print them.
+* "highest / lowest / widest" between evidence types or cells: the two compared ranked in the same
+  order in significantly many models (exact sign test), or for one model an exact test on the items;
+* "same / opposite order": an exact permutation test on the ranks (no correlation is stated over
+  fewer than :data:`MIN_CORRELATION_POINTS` points); "no relation" never: "not detectable with n";
+* "falls / rises / differs": the interval excludes zero; intervals respect the unit that was sampled
+  (items shared by models, models owning several cells);
+* "most frequent" error class: by count, the runner-up tested (exact binomial), the mean over cells
+  named where it differs; a change correlated with its own baseline is named as coupled.
 """
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import asdict, dataclass
 
+import numpy as np
 import pandas as pd
 
 from voxmem_analysis import taxonomy as tx
 
-__all__ = ["Finding", "evidence_types", "operation_evidence", "refusal_profile", "answerable_vs_refusal",
-           "length_change", "baseline_sensitivity", "odds_per_doubling", "judge_agreement",
-           "capability_refusals", "transcript_ablation", "composition", "history_growth", "evidence_share",
-           "error_profile", "fmt_p"]
+__all__ = ["Finding", "ALPHA", "MIN_CORRELATION_POINTS", "exact_rank_p", "sign_test", "evidence_types",
+           "operation_evidence", "refusal_profile", "answerable_vs_refusal", "length_change", "baseline_sensitivity",
+           "odds_per_doubling", "judge_agreement", "capability_refusals", "transcript_ablation", "composition",
+           "history_growth", "evidence_share", "error_profile", "fmt_p"]
 
 _MINUS = "\u2212"
+#: Two-sided level of every "detectable" in the sentences.
+ALPHA = 0.05
+#: The fewest points a correlation is stated over, in a sentence or on a figure: with four points the
+#: smallest two-sided exact permutation p of a rank correlation is 2/4! = 0.083, so nothing is detectable.
+MIN_CORRELATION_POINTS = 5
+#: Largest n for which :func:`exact_rank_p` enumerates every permutation (8! = 40,320).
+_EXACT_MAX = 8
 
 
 @dataclass(frozen=True)
@@ -45,6 +57,61 @@ class Finding:
 
     def _repr_markdown_(self) -> str:
         return (f"**{self.topic}.** {self.release}" + (f"\n\n*{self.paper}*" if self.paper else ""))
+
+
+# ----------------------------------------------------------------------------- rules
+def exact_rank_p(x, y) -> float:
+    """Two-sided exact permutation p of Spearman's ρ between ``x`` and ``y`` (mid-ranks for ties):
+    the share of the n! orderings of ``y`` whose |ρ| is at least the observed one; NaN beyond n = 8
+    or when a side is constant."""
+    from scipy.stats import rankdata
+
+    rx, ry = rankdata(np.asarray(x, float)), rankdata(np.asarray(y, float))
+    n = len(rx)
+    if n < 2 or n > _EXACT_MAX or np.ptp(rx) == 0 or np.ptp(ry) == 0:
+        return float("nan")
+    perms = np.array(list(itertools.permutations(ry)))
+    cx, cp = rx - rx.mean(), perms - perms.mean(axis=1, keepdims=True)
+    rho = (cp @ cx) / np.sqrt((cp ** 2).sum(axis=1) * (cx ** 2).sum())
+    observed = abs(float(rho[0]))
+    return float(np.mean(np.abs(rho) >= observed - 1e-12))
+
+
+def sign_test(a, b) -> tuple[int, int, float]:
+    """``(wins, losses, p)``: how often ``a`` exceeds ``b`` pairwise and the exact two-sided sign-test p
+    (ties left out; NaN when every pair ties)."""
+    from scipy.stats import binomtest
+
+    d = np.asarray(a, float) - np.asarray(b, float)
+    d = d[np.isfinite(d)]
+    wins, losses = int((d > 0).sum()), int((d < 0).sum())
+    return wins, losses, float(binomtest(wins, wins + losses).pvalue) if wins + losses else float("nan")
+
+
+def _binomial_p(k: int, n: int) -> float:
+    from scipy.stats import binomtest
+
+    return float(binomtest(int(k), int(n)).pvalue) if n else float("nan")
+
+
+def _fisher_p(k1: int, n1: int, k2: int, n2: int) -> float:
+    from scipy.stats import fisher_exact
+
+    return float(fisher_exact([[k1, n1 - k1], [k2, n2 - k2]]).pvalue)
+
+
+def _lead(acc_a: np.ndarray, acc_b: np.ndarray, n_a: float, n_b: float) -> tuple[bool, str]:
+    """Whether ``a`` is detectably above ``b``, and the evidence in words: over two or more models an
+    exact sign test of their per-model accuracies; for one model Fisher's exact test on its items."""
+    if len(acc_a) == 1:
+        if not (_finite(n_a) and _finite(n_b) and n_a and n_b):
+            return False, "no item counts"
+        ka, kb = round(acc_a[0] * n_a / 100), round(acc_b[0] * n_b / 100)
+        p = _fisher_p(ka, int(n_a), kb, int(n_b))
+        return p < ALPHA, f"{ka} of {int(n_a)} against {kb} of {int(n_b)} questions right, Fisher's exact {fmt_p(p)}"
+    wins, losses, p = sign_test(acc_a, acc_b)
+    k = int(np.isfinite(np.asarray(acc_a, float) - np.asarray(acc_b, float)).sum())   # models with both
+    return p < ALPHA, f"higher in {wins} of {k} models, sign test {fmt_p(p)}"
 
 
 # ----------------------------------------------------------------------------- wording
@@ -105,8 +172,12 @@ def _count(n) -> str:
     return f"{int(n):,}"
 
 
+def _plural(k: int, word: str) -> str:
+    return f"{_count(k)} {word}{'s' if k != 1 else ''}"
+
+
 def _models(k: int) -> str:
-    return f"{k} model{'s' if k != 1 else ''}"
+    return _plural(k, "model")
 
 
 def _finite(x) -> bool:
@@ -138,13 +209,70 @@ def _direction(lo: float, hi: float, zero: float = 0.0) -> str:
     return "below" if hi < zero else ("above" if lo > zero else "includes")
 
 
-# ----------------------------------------------------------------------------- main results (notebook 10)
+def _change_words(lo: float, hi: float) -> str:
+    return {"below": "falls", "above": "rises"}.get(_direction(lo, hi), "changes")
+
+
+def _zero_note(lo: float, hi: float, n) -> str:
+    return (f", which includes zero: no change detectable with {_plural(n, 'question')}"
+            if _direction(lo, hi) == "includes" else "")
+
+
+# ----------------------------------------------------------------------------- the paper's findings
 _PAPER_EVIDENCE = ("The paper reports that speech semantics is remembered far better than who spoke (speaker "
                    "identity), how it was said (paralinguistic cues) or what was audible (environmental sound): at "
                    "32K, proprietary models average 55.6% on speech semantics against 32.7%, 20.0% and 21.9% "
                    "(\u00a74.2, Finding 2).")
 
+_PAPER_OPEV = ("The paper reports that difficulty depends on the pairing of operation and evidence type: at 32K, "
+               "temporal evolution tracking reaches 44.5% on speech semantics but 3.4% on paralinguistic and 1.2% "
+               "on environmental evidence, while multi-session reasoning stays at 25.2-43.1% on every type "
+               "(\u00a74.3, Finding 3).")
 
+_PAPER_REFUSAL = ("The paper reports that answer refusal runs opposite to answering: models abstain more "
+                  "successfully on paralinguistic and environmental questions (34.3% and 34.2% at 32K) than on "
+                  "speech semantics and speaker identity (19.9% and 16.2%) (\u00a74.3, Finding 4).")
+
+_PAPER_T16 = ("The paper reports that answerable and refusal accuracy rank the models almost independently "
+              "(Spearman \u03c1 = \u22120.02 over the ten 64K models, Appendix D.3, Table 16).")
+
+_PAPER_LENGTH = ("The paper reports that accuracy falls from 8K to 64K for every model and all four evidence "
+                 "types, every interval of Table 18 excluding zero; at 64K models retain 70.3% of their 8K accuracy "
+                 "on speech semantics, 69.8% on paralinguistic cues, 66.5% on speaker identity and 63.2% on "
+                 "environmental sound (\u00a74.4, Finding 5; Appendix D.4).")
+
+_PAPER_D5 = ("The paper reports that over the 40 model \u00d7 evidence cells retention shows no detectable relation "
+             "to 8K accuracy (Spearman \u03c1 = 0.03) while the change in points correlates strongly with it "
+             "(\u03c1 = \u22120.77): low accuracy and sensitivity to length are different failure modes "
+             "(Appendix D.5).")
+
+_PAPER_JUDGES = ("The paper reports that the two judges agree closely at 8K, with the largest gap on AR items, "
+                 "where the second judge credits capability refusals that the rubric counts as incorrect "
+                 "(Table 13, Appendix C.5).")
+
+_PAPER_CAPABILITY = ("The paper reports that of the 50 AR predictions the second judge credits and the production "
+                     "judge rejects, 32 are capability refusals (\u201cI do not have access to previous "
+                     "conversations\u201d), which the rubric of Appendix C.4 counts as incorrect (Table 13).")
+
+_PAPER_T2 = ("The paper reports that transcript-only input reduces accuracy on audio-native questions from "
+             "46.2% to 4.4%, but on speech semantics only from 75.9% to 71.0% (\u00a73.3, Table 2).")
+
+_PAPER_COMP = ("The paper reports 799 questions: 669 answerable (IE, MSR, TET) and 130 answer-refusal items "
+               "derived from them; speech-semantics IE is excluded by design (\u00a73, Table 3).")
+
+_PAPER_SCALE = ("The paper reports histories of about 2.5 to 20 minutes of audio from 8K to 64K, each longer history "
+                "strictly extending the shorter one with haystack and filler sessions only (\u00a73.2, Appendix B.6).")
+
+_PAPER_ROLES = ("The paper reports that the evidence of each question is the same at every budget, the longer "
+                "histories adding only haystack and filler sessions (Appendix B.6).")
+
+_PAPER_ERRORS = ("The paper reports that IE errors are dominated by binding failures (46%), MSR errors split between "
+                 "localization (48%) and operation execution (32%), TET errors are mostly localization (55%); speaker "
+                 "errors are most often binding (48%), paralinguistic errors localization (63%), environmental "
+                 "errors split between localization (41%) and unsupported answers (39%) (\u00a74.4, Finding 6).")
+
+
+# ----------------------------------------------------------------------------- main results (notebook 10)
 def _by_budget(at: list[tuple[str, tuple, float]]) -> str:
     """``"Paralinguistic Cues at 8K (19.7%) and 16K (17.2%); Environmental Sound at 64K (12.4%)"``."""
     groups: dict[tuple, list[str]] = {}
@@ -154,151 +282,193 @@ def _by_budget(at: list[tuple[str, tuple, float]]) -> str:
                      for who, places in groups.items())
 
 
+def _separations(checks: list[tuple[str, str, str, bool, str]], verb: str) -> str:
+    """Whether each budget's leader is detectably ``verb`` the next: ``checks`` are ``(budget, leader,
+    next, detectable, evidence)``; only the budgets where it is not are named, with their evidence."""
+    failed = [c for c in checks if not c[3]]
+    which = "highest" if verb == "above" else "lowest"
+    if not checks or (not failed and len(checks) == 1):
+        return "" if not checks else f" It is detectably {verb} the next ({checks[0][4]})."
+    if not failed:
+        return f" At every budget the {which} type is detectably {verb} the next."
+    if len(failed) == 1:
+        b, a, c, _, why = failed[0]
+        return f" At {b}, {_ev(a)} is not detectably {verb} {_ev(c)} ({why})."
+    return (f" At {_and([c[0] for c in failed])} the {which} type is not detectably {verb} the next ("
+            + "; ".join(f"{c[0]}: {_ev(c[2] if verb == 'below' else c[1])} {c[4]}" for c in failed) + ").")
+
+
 def evidence_types(panels: pd.DataFrame) -> Finding:
     """Which evidence type is best and worst remembered at each budget, from Figure 4's panels
-    (:func:`voxmem_analysis.analysis.results.evidence_panels`: ``budget, kind, evidence_type,
-    accuracy``; the unweighted mean over the ``kind == "model"`` rows of each budget)."""
+    (:func:`voxmem_analysis.analysis.results.evidence_panels`: ``budget, row, kind, evidence_type, accuracy, n``;
+    the unweighted mean over the ``kind == "model"`` rows of each budget).  A leader is called detectably
+    above the next type by :func:`_lead` (models, or one model's items)."""
     models = panels[panels["kind"] == "model"]
-    tops, lows, counts = [], [], {}
+    tops, lows, counts, up, down, nq = [], [], {}, [], [], {}
     for b in [b for b in tx.BUDGETS if b in set(models["budget"].astype(str))]:
         at = models[models["budget"].astype(str) == b]
-        ranked = _ranked(at.groupby("evidence_type", observed=True)["accuracy"].mean().to_dict())
+        acc = at.pivot_table(index="row", columns="evidence_type", values="accuracy", observed=True)
+        n = at.groupby("evidence_type", observed=True)["n"].max()
+        ranked = _ranked(acc.mean().to_dict())
         if len(ranked) < 2:
             continue
-        counts[b] = at["row"].nunique()
+        counts[b] = len(acc)
         top, low = ranked[0][1], ranked[-1][1]
         tops.append((b, _in_order(e for e, v in ranked if _tied(v, top)), top))
         lows.append((b, _in_order(e for e, v in ranked if _tied(v, low)), low))
+        nq[b] = int(n.get(ranked[0][0], 0))
+        for (a, _), (c, _), out in ((ranked[0], ranked[1], up), (ranked[-1], ranked[-2], down)):
+            hi, lo = (a, c) if out is up else (c, a)
+            ok, why = _lead(acc[hi].to_numpy(float), acc[lo].to_numpy(float), n.get(hi), n.get(lo))
+            out.append((b, a, c, ok, why))
     if not tops:
         return Finding("Evidence types", "No accuracy by evidence type could be compared (fewer than two evidence "
                        "types scored at every budget).", _PAPER_EVIDENCE)
     ks = sorted(set(counts.values()))
     who = ("one model" if ks == [1] else f"mean over {_models(ks[0])}" if len(ks) == 1
-           else "unweighted mean over the models run at each budget")
+           else "unweighted mean over the models run at each budget, " + _and([str(counts[b]) for b in counts]))
     names = _and([_ev(e) for e in tops[0][1]])
-    verb = "are" if len(tops[0][1]) > 1 else "is"
+    verb = "have" if len(tops[0][1]) > 1 else "has"
     if len(tops) == 1:
-        text = f"At {tops[0][0]} ({who}), {names} {verb} the best-remembered evidence type ({_pct(tops[0][2])})."
+        text = (f"At {tops[0][0]} ({who}), {names} {verb} the highest accuracy of the evidence types "
+                f"({_pct(tops[0][2])}, {_plural(nq[tops[0][0]], 'question')}).")
     elif len({t for _, t, _ in tops}) == 1:
-        text = (f"{names} {verb} the best-remembered evidence type at every budget run ({who}): "
-                + _and([f"{_pct(v)} at {b}" for b, _, v in tops]) + ".")
+        sizes = set(nq.values())
+        text = (f"{names} {verb} the highest accuracy of the evidence types at every budget run ({who}; "
+                + (f"{_plural(sizes.pop(), 'question')} at each" if len(sizes) == 1 else "questions: "
+                   + _and([f"{nq[b]} at {b}" for b in nq])) + "): " + _and([f"{_pct(v)} at {b}" for b, _, v in tops])
+                + ".")
     else:
-        text = f"The best-remembered evidence type differs between budgets ({who}): {_by_budget(tops)}."
+        text = f"The evidence type with the highest accuracy differs between budgets ({who}): {_by_budget(tops)}."
+    text += _separations([c for c, (_, t, _) in zip(up, tops) if len(t) == 1], "above")
     text += f" Lowest: {_by_budget(lows)}."
+    text += _separations([c for c, (_, t, _) in zip(down, lows) if len(t) == 1], "below")
     return Finding("Evidence types", text, _PAPER_EVIDENCE)
 
 
-_PAPER_OPEV = ("The paper reports that difficulty depends on the pairing of operation and evidence type: at 32K, "
-               "temporal evolution tracking reaches 44.5% on speech semantics but 3.4% on paralinguistic and 1.2% "
-               "on environmental evidence, while multi-session reasoning stays at 25.2-43.1% on every type "
-               "(\u00a74.3, Finding 3).")
-
-
-def operation_evidence(oe: pd.DataFrame) -> Finding:
-    """The easiest and hardest operation x evidence cell of answerable questions, and the widest spread
-    within one operation, from Figure 5's cells (:func:`voxmem_analysis.analysis.results.operation_evidence`:
-    ``budget, operation, evidence_type, accuracy, n_questions``; one budget)."""
+def operation_evidence(oe: pd.DataFrame, per_model: pd.DataFrame | None = None) -> Finding:
+    """The easiest and hardest answerable operation x evidence cell and the widest spread within one
+    operation, from Figure 5's cells (:func:`voxmem_analysis.analysis.results.operation_evidence`; one
+    budget).  ``per_model`` (:func:`~voxmem_analysis.analysis.results.accuracy` by operation and evidence
+    type at that budget) lets the spread be tested (:func:`_lead`); without it the sentence says so."""
     cells = oe[(oe["operation"] != "answer_refusal") & oe["accuracy"].notna()]
     if cells.empty:
         return Finding("Operation x evidence", "No answerable operation x evidence cell could be computed.",
                        _PAPER_OPEV)
     b = ", ".join(sorted(set(cells["budget"].astype(str)), key=lambda x: tx.BUDGETS.index(x)
                          if x in tx.BUDGETS else 99))
+    k = int(cells["n_models"].max()) if "n_models" in cells else 0
     hi, lo = cells.loc[cells["accuracy"].idxmax()], cells.loc[cells["accuracy"].idxmin()]
 
     def cell(r) -> str:
         return f"{_op(r['operation'])} \u00d7 {_ev(r['evidence_type'])} ({_pct(r['accuracy'])}, {int(r['n_questions'])} questions)"
 
+    at = f"At {b}" + (f" (mean over {_models(k)})" if k > 1 else " (one model)" if k == 1 else "")
     if len(cells) == 1:
-        return Finding("Operation x evidence", f"At {b} only one answerable cell was computed: {cell(hi)}.",
-                       _PAPER_OPEV)
+        return Finding("Operation x evidence", f"{at} only one answerable cell was computed: {cell(hi)}.", _PAPER_OPEV)
     spreads = cells.groupby("operation")["accuracy"].agg(lambda s: s.max() - s.min())
     widest = spreads.idxmax()
-    text = (f"At {b}, answerable operation \u00d7 evidence cells range from {cell(lo)} to {cell(hi)}; "
-            f"within one operation the evidence type moves accuracy by up to {_num(spreads.max())} points "
-            f"({_op(widest)}).")
+    inner = cells[cells["operation"] == widest].set_index("evidence_type")
+    top, bottom = inner["accuracy"].idxmax(), inner["accuracy"].idxmin()
+    text = (f"{at}, answerable operation \u00d7 evidence cells range from {cell(lo)} to {cell(hi)}; within one "
+            f"operation the evidence type moves accuracy by up to {_num(spreads.max())} points ({_op(widest)}, "
+            f"{_ev(top)} against {_ev(bottom)}")
+    if per_model is None or per_model.empty:
+        return Finding("Operation x evidence", text + "; not tested without per-model accuracies).", _PAPER_OPEV)
+    pm = per_model[per_model["operation"] == widest].pivot_table(index="model", columns="evidence_type",
+                                                                 values="accuracy", observed=True)
+    ok, why = _lead(pm[top].to_numpy(float), pm[bottom].to_numpy(float), inner.loc[top, "n_questions"],
+                    inner.loc[bottom, "n_questions"])
+    text += f": {_ev(top)} {why}" + ("" if ok else "; not detectable") + ")."
     return Finding("Operation x evidence", text, _PAPER_OPEV)
 
 
-_PAPER_REFUSAL = ("The paper reports that answer refusal runs opposite to answering: models abstain more "
-                  "successfully on paralinguistic and environmental questions (34.3% and 34.2% at 32K) than on "
-                  "speech semantics and speaker identity (19.9% and 16.2%) (\u00a74.3, Finding 4).")
+def _order(values: pd.Series) -> str:
+    return " > ".join(_ev(e) for e, _ in _ranked(values.to_dict()))
 
 
 def refusal_profile(oe: pd.DataFrame) -> Finding:
     """Answer-refusal accuracy by evidence type against the answerable order, from Figure 5's cells
-    (``operation == "answer_refusal"`` against the mean of the answerable operations per type)."""
-    ar = oe[(oe["operation"] == "answer_refusal") & oe["accuracy"].notna()].set_index("evidence_type")["accuracy"]
-    ans = (oe[(oe["operation"] != "answer_refusal") & oe["accuracy"].notna()]
-           .groupby("evidence_type")["accuracy"].mean())
+    (``operation == "answer_refusal"`` against the mean of the answerable operations per type).  Whether
+    the two orders agree or run opposite is decided on the ranks by :func:`exact_rank_p`; with fewer than
+    :data:`MIN_CORRELATION_POINTS` types no correlation is stated."""
+    ok = oe["accuracy"].notna()
+    ar_rows = oe[(oe["operation"] == "answer_refusal") & ok].set_index("evidence_type")
+    ar = ar_rows["accuracy"]
+    ans = oe[(oe["operation"] != "answer_refusal") & ok].groupby("evidence_type")["accuracy"].mean()
     if ar.empty:
         return Finding("Answer refusal", "No answer-refusal item was scored.", _PAPER_REFUSAL)
-    ranked = _ranked(ar.to_dict())
-    text = "Answer-refusal accuracy is " + _and([f"{_pct(v)} on {_ev(e)}" for e, v in ranked]) + "."
+    k = int(ar_rows["n_models"].max()) if "n_models" in ar_rows else 0
+    who = f" (mean over {_models(k)})" if k > 1 else " (one model)" if k == 1 else ""
+    text = (f"Answer-refusal accuracy{who} is " + _and([f"{_pct(v)} on {_ev(e)} ({int(ar_rows.loc[e, 'n_questions'])} "
+                                                         f"questions)" for e, v in _ranked(ar.to_dict())]) + ".")
     common = [e for e in ar.index if e in ans.index]
-    if len(common) >= 3:
-        rho = float(ar[common].astype(float).corr(ans[common].astype(float), method="spearman"))
-        if _finite(rho):
-            order = ("the opposite of" if rho <= -0.5 else "the same as" if rho >= 0.5 else "unrelated to")
-            text += (f" Across the {len(common)} evidence types this order is {order} the answerable order "
-                     f"(Spearman \u03c1 = {_num(rho, 2)} between refusal and mean answerable accuracy).")
+    if len(common) < 3:
+        return Finding("Answer refusal", text, _PAPER_REFUSAL)
+    x, y = ar[common].astype(float), ans[common].astype(float)
+    p = exact_rank_p(x, y)
+    ry, rx = y.rank(ascending=False), x.rank(ascending=False)
+    pairs = list(itertools.combinations(common, 2))
+    opposite = sum((rx[a] - rx[b]) * (ry[a] - ry[b]) < 0 for a, b in pairs)
+    how = ("exactly the reverse" if opposite == len(pairs) else "the same" if opposite == 0 else
+           f"opposite on {opposite} of the {len(pairs)} pairs of types")
+    text += (f" Mean answerable accuracy orders the {len(common)} types {_order(y)}; the refusal order is {how} "
+             f"(exact permutation test on the ranks, {fmt_p(p)}")
+    n = len(common)
+    if n < MIN_CORRELATION_POINTS:
+        floor = 2 / math.factorial(n)
+        text += (f"): with {n} types no relation between the two orders is detectable (even an exact reversal "
+                 f"would have p = {floor:.3f}).")
+    elif p < ALPHA:
+        rho = float(x.corr(y, method="spearman"))
+        text += f", Spearman \u03c1 = {_num(rho, 2)}): the two orders {'run opposite' if rho < 0 else 'agree'}."
+    else:
+        text += f"): no relation between the two orders is detectable with {n} types."
     return Finding("Answer refusal", text, _PAPER_REFUSAL)
 
 
-_PAPER_T16 = ("The paper reports that answerable and refusal accuracy rank the models almost independently "
-              "(Spearman \u03c1 = \u22120.02 over the ten 64K models, Appendix D.3, Table 16).")
-
-
-def answerable_vs_refusal(summary: pd.DataFrame) -> Finding:
+def answerable_vs_refusal(summary: pd.DataFrame, table: pd.DataFrame | None = None) -> Finding:
     """Whether answerable and refusal accuracy rank the models alike, from Table 16's summary
-    (:func:`voxmem_analysis.analysis.results.answerable_refusal_summary`: ``budget, n_models, rho,
-    p_value, rho_ci_low, rho_ci_high``)."""
+    (:func:`voxmem_analysis.analysis.results.answerable_refusal_summary`); with ``table`` (Table 16's
+    per-model rows) and at most eight models the p-value is the exact permutation p."""
     r = summary.iloc[0]
     k, b = int(r["n_models"]), r["budget"]
-    if k < 3 or not _finite(r["rho"]):
-        return Finding("Answerable vs refusal", f"With {_models(k)} at {b}, the two columns cannot be compared "
-                       "as rankings (a rank correlation needs at least three models).", _PAPER_T16)
-    side = _direction(r["rho_ci_low"], r["rho_ci_high"])
-    how = {"includes": "the interval includes zero, so these models show no relation between the two rankings",
-           "above": "the models rank alike on both", "below": "the models rank in opposite orders",
-           "unknown": "no interval could be computed"}[side]
-    text = (f"Over the {_models(k)} run at {b}, answerable and refusal accuracy have Spearman \u03c1 = "
-            f"{_num(r['rho'], 2)} ({_ci(r['rho_ci_low'], r['rho_ci_high'], 2)}, {fmt_p(r['p_value'])}): {how}.")
+    if k < MIN_CORRELATION_POINTS or not _finite(r["rho"]):
+        return Finding("Answerable vs refusal", f"With {_models(k)} at {b}, no rank correlation between answerable "
+                       f"and refusal accuracy is stated (fewer than {MIN_CORRELATION_POINTS} models: no relation "
+                       "could be detected).", _PAPER_T16)
+    p = r["p_value"]
+    if table is not None and k <= _EXACT_MAX:
+        p = exact_rank_p(table["answerable"], table["ar"])
+    lo, hi = r["rho_ci_low"], r["rho_ci_high"]
+    side = "below" if p < ALPHA and r["rho"] < 0 else "above" if p < ALPHA else "includes"
+    nq = f" ({_count(r['n_questions'])} questions)" if "n_questions" in r.index and _finite(r["n_questions"]) else ""
+    text = (f"Over the {_models(k)} run at {b}{nq}, answerable and refusal accuracy have Spearman \u03c1 = "
+            f"{_num(r['rho'], 2)} ({_ci(lo, hi, 2)}, {fmt_p(p)}): ")
+    if side == "includes":
+        room = [w for w, v in (("a strong negative", lo), ("a strong positive", hi)) if _finite(v) and abs(v) >= 0.5]
+        text += (f"no relation between the two rankings is detectable with {_models(k)}"
+                 + (f", and the interval does not rule out {' or '.join(room)} one" if room else "") + ".")
+    else:
+        text += "the models rank alike on both." if side == "above" else "the models rank in opposite orders."
     return Finding("Answerable vs refusal", text, _PAPER_T16)
 
 
 # ----------------------------------------------------------------------------- context length (notebook 20)
-_PAPER_LENGTH = ("The paper reports that accuracy falls from 8K to 64K for every model and all four evidence "
-                 "types, every interval of Table 18 excluding zero; at 64K models retain 70.3% of their 8K accuracy "
-                 "on speech semantics, 69.8% on paralinguistic cues, 66.5% on speaker identity and 63.2% on "
-                 "environmental sound (\u00a74.4, Finding 5; Appendix D.4).")
-
-
-def _change_words(change: float, lo: float, hi: float) -> str:
-    side = _direction(lo, hi)
-    return {"below": "falls", "above": "rises"}.get(side, "changes")
-
-
-def _zero_note(lo: float, hi: float) -> str:
-    return ", which includes zero" if _direction(lo, hi) == "includes" else ""
-
-
 def length_change(pc: pd.DataFrame) -> Finding:
     """Whether accuracy falls or rises from the baseline to the comparison budget, by how much, in how many
     models, and which evidence type keeps most, from Table 18's long frame
-    (:func:`voxmem_analysis.analysis.scaling.paired_change`: ``level, key, baseline, comparison, change,
-    change_ci_low/high, retention``)."""
+    (:func:`voxmem_analysis.analysis.scaling.paired_change`)."""
     ev = pc[pc["level"] == "evidence_type"].set_index("key")
     if "overall" not in ev.index:
         return Finding("Context length", "No paired change could be computed.", _PAPER_LENGTH)
     o = ev.loc["overall"]
     b0, b1 = o["baseline_budget"], o["comparison_budget"]
     level = float(o.get("ci_level", 0.95))
-    k = int(o["n_models"])
     lo, hi = o["change_ci_low"], o["change_ci_high"]
-    text = (f"From {b0} to {b1} ({_models(k)}, the same {_count(o['n'])} questions at both), overall accuracy "
-            f"{_change_words(o['change'], lo, hi)} from {_pct(o['baseline'])} to {_pct(o['comparison'])} "
-            f"(change {_signed(o['change'])} points, {_ci(lo, hi, 1, level)}{_zero_note(lo, hi)}; "
+    text = (f"From {b0} to {b1} ({_models(int(o['n_models']))}, the same {_count(o['n'])} questions at both), overall "
+            f"accuracy {_change_words(lo, hi)} from {_pct(o['baseline'])} to {_pct(o['comparison'])} "
+            f"(change {_signed(o['change'])} points, {_ci(lo, hi, 1, level)}{_zero_note(lo, hi, o['n'])}; "
             f"{_pct(100 * o['retention'])} retained).")
     per = pc[pc["level"] == "model"]
     if len(per) > 1:
@@ -306,56 +476,71 @@ def length_change(pc: pd.DataFrame) -> Finding:
         falls, rises = sides.count("below"), sides.count("above")
         text += (f" Per model, the interval lies below zero (a loss) for {falls} of the {len(per)} models and "
                  f"above zero (a gain) for {rises}.")
-    types = ev.drop(index="overall")
-    ranked = _ranked({e: 100 * r for e, r in types["retention"].items()})
+    ranked = _ranked({e: 100 * r for e, r in ev.drop(index="overall")["retention"].items()})
     if len(ranked) > 1:
         text += (f" By evidence type, retention ranges from {_pct(ranked[-1][1])} ({_ev(ranked[-1][0])}) to "
                  f"{_pct(ranked[0][1])} ({_ev(ranked[0][0])}).")
     return Finding("Context length", text, _PAPER_LENGTH)
 
 
-_PAPER_D5 = ("The paper reports that over the 40 model \u00d7 evidence cells retention shows no detectable relation "
-             "to 8K accuracy (Spearman \u03c1 = 0.03) while the change in points correlates strongly with it "
-             "(\u03c1 = \u22120.77): low accuracy and sensitivity to length are different failure modes "
-             "(Appendix D.5).")
+def _rho(r) -> str:
+    """``"ρ = −0.81, 95% CI −0.90 to −0.68"``."""
+    return f"\u03c1 = {_num(r['rho'], 2)}, {_ci(r['rho_ci_low'], r['rho_ci_high'], 2)}"
 
 
 def baseline_sensitivity(corr: pd.DataFrame) -> Finding:
     """How change and retention relate to the baseline accuracy over model x evidence cells, from
-    Appendix D.5's correlations (:func:`voxmem_analysis.analysis.scaling.sensitivity_correlations`:
-    ``measure, n, rho, p_value, rho_ci_low, rho_ci_high``)."""
+    Appendix D.5's correlations (:func:`voxmem_analysis.analysis.scaling.sensitivity_correlations`: rows
+    ``retention``, ``change``, ``change_vs_mean``; intervals resampling models).  The change contains the
+    baseline, so its correlation with it is named as coupled and read against the mean of both budgets."""
     rows = corr.set_index("measure")
+    n = int(rows["n"].max()) if len(rows) else 0
+    k = int(rows["n_models"].max()) if "n_models" in rows and len(rows) else 0
+    if n < MIN_CORRELATION_POINTS:
+        return Finding("Baseline and sensitivity", f"With {_plural(n, 'model × evidence cell')}, no correlation with "
+                       f"the baseline is stated (fewer than {MIN_CORRELATION_POINTS}).", _PAPER_D5)
+
+    def side(m):
+        r = rows.loc[m]
+        return _direction(r["rho_ci_low"], r["rho_ci_high"]) if _finite(r["rho"]) else "unknown"
+
+    def rel(m: str) -> str:
+        return {"below": "falls as the baseline rises", "above": "rises with the baseline"}.get(
+            side(m), f"shows no relation to the baseline detectable with {_models(k)}")
+
     parts = []
-    for measure, what in (("change", "the change in points"), ("retention", "retention")):
-        if measure not in rows.index:
-            continue
-        r = rows.loc[measure]
-        if not _finite(r["rho"]):
-            parts.append(f"{what}: no correlation could be computed ({int(r['n'])} cells)")
-            continue
-        side = _direction(r["rho_ci_low"], r["rho_ci_high"])
-        rel = {"below": "falls as the baseline rises", "above": "rises with the baseline",
-               "includes": "shows no relation the cells can detect", "unknown": "has no interval"}[side]
-        parts.append(f"{what} {rel} (\u03c1 = {_num(r['rho'], 2)}, {_ci(r['rho_ci_low'], r['rho_ci_high'], 2)})")
+    if "change" in rows.index and _finite(rows.loc["change", "rho"]):
+        parts.append(f"the change in points {rel('change')} ({_rho(rows.loc['change'])}), but the change "
+                     "contains the baseline, so the two are coupled by construction")
+        if "change_vs_mean" in rows.index and _finite(rows.loc["change_vs_mean", "rho"]):
+            m = side("change_vs_mean")
+            parts[-1] += ("; against the mean of the two budgets, which removes that coupling, "
+                          + {"below": "cells with higher accuracy still lose more points",
+                             "above": "cells with higher accuracy lose fewer points"}.get(
+                              m, f"no relation is detectable with {_models(k)}")
+                          + f" ({_rho(rows.loc['change_vs_mean'])})")
+    if "retention" in rows.index and _finite(rows.loc["retention", "rho"]):
+        parts.append(f"retention {rel('retention')} ({_rho(rows.loc['retention'])})")
     if not parts:
         return Finding("Baseline and sensitivity", "No correlation could be computed.", _PAPER_D5)
-    n = int(rows["n"].max())
-    text = f"Over the {n} model \u00d7 evidence cells, " + "; ".join(parts) + "."
+    how = ("95% intervals resample the models" if _finite(rows["rho_ci_low"].max()) else
+           f"no interval: {_models(k)} are too few to resample" if k != 1 else "one model: no interval")
+    text = f"Over the {n} model \u00d7 evidence cells of {_models(k)} ({how}), " + "; ".join(parts) + "."
     return Finding("Baseline and sensitivity", text, _PAPER_D5)
 
 
 def odds_per_doubling(smod: pd.DataFrame) -> Finding:
     """The odds ratio of a correct answer per doubling of the history, from the length model
-    (:func:`voxmem_analysis.analysis.scaling_model.scaling_model`: ``evidence_type, odds_ratio,
-    or_ci_low, or_ci_high, budgets``).  Beyond the paper: no paper finding."""
+    (:func:`voxmem_analysis.analysis.scaling_model.scaling_model`).  Beyond the paper: no paper finding."""
     rows = smod.set_index("evidence_type")
     if "overall" not in rows.index or not _finite(rows.loc["overall", "odds_ratio"]):
         return Finding("Length model", "The odds-ratio model could not be fitted.")
     o = rows.loc["overall"]
-    side = _direction(o["or_ci_low"], o["or_ci_high"], zero=1.0)
+    n = f", {_count(o['n_clusters'])} questions" if "n_clusters" in o.index and _finite(o["n_clusters"]) else ""
     verdict = {"below": "accuracy falls with length", "above": "accuracy rises with length",
-               "includes": "no trend the items can detect", "unknown": "no interval"}[side]
-    text = (f"Per doubling of the history ({o['budgets']}), the odds of a correct answer are multiplied by "
+               "unknown": "no interval"}.get(_direction(o["or_ci_low"], o["or_ci_high"], zero=1.0),
+                                             "no trend detectable with these questions")
+    text = (f"Per doubling of the history ({o['budgets']}{n}), the odds of a correct answer are multiplied by "
             f"{_num(o['odds_ratio'], 2)} overall ({_ci(o['or_ci_low'], o['or_ci_high'], 2)}): {verdict}.")
     types = _ranked({e: v for e, v in rows["odds_ratio"].items() if e != "overall"})
     if len(types) > 1:
@@ -365,22 +550,22 @@ def odds_per_doubling(smod: pd.DataFrame) -> Finding:
 
 
 # ----------------------------------------------------------------------------- judges (notebook 30)
-_PAPER_JUDGES = ("The paper reports that the two judges agree closely at 8K, with the largest gap on AR items, "
-                 "where the second judge credits capability refusals that the rubric counts as incorrect "
-                 "(Table 13, Appendix C.5).")
-
-
-def _than(a: str, b: str, diff: float) -> str:
-    """``"A's accuracy is 0.8 points higher than B's"`` (``diff`` = A - B, points)."""
-    if _tied(diff, 0.0):
-        return f"{a}'s accuracy equals {b}'s"
-    return f"{a}'s accuracy is {_num(abs(diff))} points {'higher' if diff > 0 else 'lower'} than {b}'s"
+def _than(a: str, b: str, r) -> str:
+    """``"A's accuracy is 0.8 points higher than B's (95% CI 0.5 to 1.1)"``, or why no difference is claimed."""
+    diff, lo, hi = r["delta_pp"], r.get("delta_ci_low"), r.get("delta_ci_high")
+    ci = _ci(lo, hi)
+    if _direction(lo, hi) in ("includes", "unknown") or _tied(diff, 0.0):
+        items = r.get("n_items")
+        with_n = f" with {_plural(items, 'item')}" if _finite(items) else ""
+        return (f"no difference between {a}'s and {b}'s overall accuracy is detectable{with_n} ({_signed(diff)} "
+                f"points, {ci})")
+    return f"{a}'s overall accuracy is {_num(abs(diff))} points {'higher' if diff > 0 else 'lower'} than {b}'s ({ci})"
 
 
 def judge_agreement(summary: pd.DataFrame, table: pd.DataFrame) -> Finding:
-    """Agreement, kappa and the slice where the judges part most, from
-    :class:`voxmem_analysis.analysis.judges.JudgeComparison`'s ``summary`` (``statistic, estimate``) and
-    ``table`` (``slice, n, judge1, judge2, delta_pp, agreement, kappa, kappa_ci_low, kappa_ci_high``)."""
+    """Agreement, κ and where the judges part, on each measure, from
+    :class:`voxmem_analysis.analysis.judges.JudgeComparison`'s ``summary`` and ``table`` (intervals resampling
+    items: a gap is claimed only when its interval excludes zero)."""
     s = dict(zip(summary["statistic"], summary["estimate"]))
     t = table.set_index("slice")
     if "All items" not in t.index or not int(s.get("n_scored", 0) or 0):
@@ -388,19 +573,31 @@ def judge_agreement(summary: pd.DataFrame, table: pd.DataFrame) -> Finding:
     a = t.loc["All items"]
     j1, j2 = a.get("judge1_name", "the production judge"), a.get("judge2_name", "the second judge")
     text = (f"{j1} and {j2} agree on {_pct(a['agreement'])} of the {_count(a['n'])} predictions both scored "
-            f"(Cohen's \u03ba = {_num(a['kappa'], 3)}, {_ci(a['kappa_ci_low'], a['kappa_ci_high'], 3)}); "
-            f"{_than(j2, j1, a['delta_pp'])} overall.")
+            f"(Cohen's \u03ba = {_num(a['kappa'], 3)}, {_ci(a.get('kappa_ci_low'), a.get('kappa_ci_high'), 3)}); "
+            f"{_than(j2, j1, a)}.")
+    if _finite(a.get("n_items")):
+        text += f" Intervals resample the {_count(a['n_items'])} items, which the models share."
     rest = t.drop(index="All items")
-    rest = rest[rest["delta_pp"].notna()]
-    if len(rest):
-        far = rest["delta_pp"].abs().idxmax()
-        text += f" They part most on {far} ({_signed(rest.loc[far, 'delta_pp'])} points, \u03ba = {_num(rest.loc[far, 'kappa'], 3)})."
+    rest = rest[rest["delta_pp"].notna() & (rest["n"] > 0)]
+    if len(rest) < 2:
+        return Finding("Judge agreement", text, _PAPER_JUDGES)
+    gap, agr, kap = rest["delta_pp"].abs().idxmax(), rest["agreement"].idxmin(), rest["kappa"].idxmin()
+    g = rest.loc[gap]
+    gap_text = (f"{gap} ({_signed(g['delta_pp'])} points, {_count(g['n'])} predictions, "
+                f"{_ci(g.get('delta_ci_low'), g.get('delta_ci_high'))})")
+    detectable = _direction(g.get("delta_ci_low"), g.get("delta_ci_high")) in ("below", "above")
+    lead = "The accuracy gap is largest on " if detectable else "No slice's accuracy gap is detectable; the largest is on "
+    if gap == agr == kap and detectable:
+        text += (f" They part most on {gap} on every measure: {_signed(g['delta_pp'])} points "
+                 f"({_ci(g['delta_ci_low'], g['delta_ci_high'])}), agreement {_pct(g['agreement'])}, "
+                 f"\u03ba = {_num(g['kappa'], 3)}.")
+    elif agr == kap:
+        text += (f" {lead}{gap_text}; agreement and \u03ba are lowest on {agr} ({_pct(rest.loc[agr, 'agreement'])}, "
+                 f"\u03ba = {_num(rest.loc[agr, 'kappa'], 3)}).")
+    else:
+        text += (f" {lead}{gap_text}; agreement is lowest on {agr} ({_pct(rest.loc[agr, 'agreement'])}) and \u03ba "
+                 f"on {kap} ({_num(rest.loc[kap, 'kappa'], 3)}).")
     return Finding("Judge agreement", text, _PAPER_JUDGES)
-
-
-_PAPER_CAPABILITY = ("The paper reports that of the 50 AR predictions the second judge credits and the production "
-                     "judge rejects, 32 are capability refusals (\u201cI do not have access to previous "
-                     "conversations\u201d), which the rubric of Appendix C.4 counts as incorrect (Table 13).")
 
 
 def capability_refusals(disagreements: pd.DataFrame) -> Finding:
@@ -418,14 +615,10 @@ def capability_refusals(disagreements: pd.DataFrame) -> Finding:
 
 
 # ----------------------------------------------------------------------------- transcript ablation (notebook 31)
-_PAPER_T2 = ("The paper reports that transcript-only input reduces accuracy on audio-native questions from "
-             "46.2% to 4.4%, but on speech semantics only from 75.9% to 71.0% (\u00a73.3, Table 2).")
-
-
 def transcript_ablation(table: pd.DataFrame) -> Finding:
     """What replacing the audio by its transcript does to the audio-native items and to speech semantics,
-    from :class:`voxmem_analysis.analysis.ablation.AblationResult`'s ``table`` (``group, row, n,
-    full_audio, transcript_only, delta_pp`` = full - transcript, ``ci_low, ci_high, p_value``)."""
+    from :class:`voxmem_analysis.analysis.ablation.AblationResult`'s ``table`` (``delta_pp`` = full −
+    transcript with its paired interval and McNemar p)."""
     t = table.set_index("group")
     parts = []
     for group in ("audio_native", "speech_semantics"):
@@ -434,9 +627,9 @@ def transcript_ablation(table: pd.DataFrame) -> Finding:
         r = t.loc[group]
         lo, hi = -r["ci_high"], -r["ci_low"]
         parts.append(f"on {'the audio-native items' if group == 'audio_native' else 'Speech Semantics'} "
-                     f"({_count(r['n'])} questions) accuracy {_change_words(-r['delta_pp'], lo, hi)} from "
+                     f"({_count(r['n'])} questions) accuracy {_change_words(lo, hi)} from "
                      f"{_pct(r['full_audio'])} to {_pct(r['transcript_only'])} ({_signed(-r['delta_pp'])} points, "
-                     f"{_ci(lo, hi)}{_zero_note(lo, hi)}; McNemar {fmt_p(r['p_value'])})")
+                     f"{_ci(lo, hi)}{_zero_note(lo, hi, r['n'])}; McNemar {fmt_p(r['p_value'])})")
     if not parts:
         return Finding("Transcript-only ablation", "Neither the audio-native items nor speech semantics were "
                        "scored under both conditions.", _PAPER_T2)
@@ -444,14 +637,9 @@ def transcript_ablation(table: pd.DataFrame) -> Finding:
 
 
 # ----------------------------------------------------------------------------- benchmark design (notebook 05)
-_PAPER_COMP = ("The paper reports 799 questions: 669 answerable (IE, MSR, TET) and 130 answer-refusal items "
-               "derived from them; speech-semantics IE is excluded by design (\u00a73, Table 3).")
-
-
 def composition(comp: pd.DataFrame) -> Finding:
-    """The questions of this release, from the composition table
-    (:func:`voxmem_analysis.analysis.design.benchmark_composition`: rows ``Total|All``,
-    ``Total|Answerable``, ``Total|AR``, ``Operation|IE`` ...; column ``Total`` and the evidence types)."""
+    """The questions of this release, from :func:`voxmem_analysis.analysis.design.benchmark_composition`
+    (rows ``Total|All``, ``Total|Answerable``, ``Total|AR``, ``Operation|IE`` ...; ``Total`` and the types)."""
     def cell(row, col="Total"):
         return int(comp.loc[row, col]) if row in comp.index and _finite(comp.loc[row, col]) else 0
 
@@ -468,13 +656,9 @@ def composition(comp: pd.DataFrame) -> Finding:
     return Finding("Composition", text, _PAPER_COMP)
 
 
-_PAPER_SCALE = ("The paper reports histories of about 2.5 to 20 minutes of audio from 8K to 64K, each longer history "
-                "strictly extending the shorter one with haystack and filler sessions only (\u00a73.2, Appendix B.6).")
-
-
 def history_growth(scale: pd.DataFrame) -> Finding:
     """How sessions, audio clips and minutes per history grow from budget to budget, from Figure 2(a)'s
-    data (:func:`voxmem_analysis.analysis.design.history_scale`: ``budget, quantity, label, mean``)."""
+    data (:func:`voxmem_analysis.analysis.design.history_scale`: ``budget, quantity, label, n_items, mean``)."""
     present = [b for b in tx.BUDGETS if b in set(scale["budget"].astype(str))]
     if len(present) < 2:
         one = present[0] if present else "no budget"
@@ -489,17 +673,16 @@ def history_growth(scale: pd.DataFrame) -> Finding:
         first, last = rows.loc[present[0], "mean"], rows.loc[present[-1], "mean"]
         label = str(rows["label"].iloc[0]).lower()
         parts.append(f"{label} from {_num(first)} to {_num(last)} per history (\u00d7{_num(last / first) if first else '?'})")
-    text = f"From {present[0]} to {present[-1]}, " + _and(parts) + "."
-    return Finding("History scale", text, _PAPER_SCALE)
-
-
-_PAPER_ROLES = ("The paper reports that the evidence of each question is the same at every budget, the longer "
-                "histories adding only haystack and filler sessions (Appendix B.6).")
+    n = scale.set_index(scale["budget"].astype(str))["n_items"] if "n_items" in scale else None
+    k0, k1 = (int(n.loc[present[0]].max()), int(n.loc[present[-1]].max())) if n is not None else (0, 0)
+    over = "" if n is None else (f" ({_count(k0)} histories at each)" if k0 == k1 else
+                                 f" (means over {_count(k0)} and {_count(k1)} histories)")
+    return Finding("History scale", f"From {present[0]} to {present[-1]}{over}, " + _and(parts) + ".", _PAPER_SCALE)
 
 
 def evidence_share(roles: pd.DataFrame) -> Finding:
     """The share of evidence sessions at the shortest and the longest budget, from
-    :func:`voxmem_analysis.analysis.design.session_roles` (``budget, role, mean_sessions, share``)."""
+    :func:`voxmem_analysis.analysis.design.session_roles` (``budget, role, n_items, mean_sessions, share``)."""
     ev = roles[roles["role"] == "evidence_sessions"]
     ev = ev.set_index(ev["budget"].astype(str))
     present = [b for b in tx.BUDGETS if b in ev.index]
@@ -507,42 +690,60 @@ def evidence_share(roles: pd.DataFrame) -> Finding:
         return Finding("Session roles", "No evidence session is recorded (no items table with session counts).",
                        _PAPER_ROLES)
     first, last = ev.loc[present[0]], ev.loc[present[-1]]
+    n = f" ({_count(first['n_items'])} histories per budget)" if "n_items" in ev else ""
     if len(present) == 1:
-        text = (f"At {present[0]}, evidence sessions are {_pct(100 * first['share'])} of a history "
+        text = (f"At {present[0]}{n}, evidence sessions are {_pct(100 * first['share'])} of a history "
                 f"({_num(first['mean_sessions'])} per history).")
     else:
         same = _tied(first["mean_sessions"], last["mean_sessions"], 2)
         text = (f"Evidence sessions are {_pct(100 * first['share'])} of a history at {present[0]} and "
-                f"{_pct(100 * last['share'])} at {present[-1]}; their number per history "
+                f"{_pct(100 * last['share'])} at {present[-1]}{n}; their number per history "
                 + ("stays at " + _num(first["mean_sessions"], 2) if same else
                    f"changes from {_num(first['mean_sessions'], 2)} to {_num(last['mean_sessions'], 2)}") + ".")
     return Finding("Session roles", text, _PAPER_ROLES)
 
 
 # ----------------------------------------------------------------------------- error attribution (notebook 40)
-_PAPER_ERRORS = ("The paper reports that IE errors are dominated by binding failures (46%), MSR errors split between "
-                 "localization (48%) and operation execution (32%), TET errors are mostly localization (55%); speaker "
-                 "errors are most often binding (48%), paralinguistic errors localization (63%), environmental "
-                 "errors split between localization (41%) and unsupported answers (39%) (\u00a74.4, Finding 6).")
 _CLASS_WORDS = {"recognition": "recognition/localization", "binding": "binding", "operation": "operation execution",
                 "unsupported": "unsupported answers", "not_attributable": "not attributable"}
 
 
-def error_profile(shares: pd.DataFrame) -> Finding:
-    """The most frequent error class of each memory operation and evidence type, from Figure 7's shares
-    (:func:`voxmem_analysis.analysis.attribution.class_proportions_by`: ``by, group, label``, one column
-    per class in percent, ``n_errors``)."""
-    classes = [c for c in tx.ATTRIBUTION_CLASSES if c in shares.columns]
+def _most_frequent(label: str, counts: dict[str, float], macro: dict[str, float]) -> str:
+    """``"IE recognition/localization (513 of 1,140 errors, 45%; next binding, 445, exact binomial p = 0.030)"``."""
+    ranked = _ranked(counts)
+    n = int(sum(v for _, v in ranked))
+    if not ranked or not n:
+        return f"{label} none (no attributed error)"
+    (top, a), (nxt, b) = ranked[0], ranked[1] if len(ranked) > 1 else ("", 0)
+    p = _binomial_p(int(a), int(a + b))
+    head = f"{label} {_CLASS_WORDS.get(top, top)} ({_count(a)} of {_count(n)} errors, {_pct(100 * a / n, 0)}"
+    if not p < ALPHA:
+        head = (f"{label} {_CLASS_WORDS.get(top, top)} and {_CLASS_WORDS.get(nxt, nxt)}, not separable with "
+                f"{_plural(n, 'error')} ({_count(a)} and {_count(b)}, exact binomial {fmt_p(p)}")
+    elif p >= 0.001:
+        head += f"; next {_CLASS_WORDS.get(nxt, nxt)}, {_count(b)}, exact binomial {fmt_p(p)}"
+    m = _ranked(macro)
+    if m and m[0][0] != top:
+        head += (f"; the mean over model \u00d7 evidence cells puts {_CLASS_WORDS.get(m[0][0], m[0][0])} first, "
+                 f"{_pct(m[0][1], 0)}")
+    return head + ")"
+
+
+def error_profile(shares: pd.DataFrame, counts: pd.DataFrame) -> Finding:
+    """The most frequent error class of each memory operation and evidence type, by count (``counts``:
+    :func:`voxmem_analysis.analysis.attribution.class_proportions_by` with ``average="count"``), with the
+    runner-up tested and the paper's mean over cells (``shares``: Figure 7's macro shares) named where its
+    first class differs."""
+    classes = [c for c in tx.ATTRIBUTION_CLASSES if c in counts.columns]
+    macro = shares.set_index(["by", "group"])
     parts = []
     for by, what in (("operation", "by operation"), ("evidence_type", "by evidence type")):
-        rows = shares[shares["by"] == by]
-        said = []
-        for _, r in rows.iterrows():
-            ranked = _ranked({c: r[c] for c in classes})
-            if ranked:
-                said.append(f"{r['label']} {_CLASS_WORDS.get(ranked[0][0], ranked[0][0])} ({_pct(ranked[0][1], 0)})")
+        said = [_most_frequent(r["label"], {c: r[c] for c in classes},
+                               macro.loc[(by, r["group"]), classes].to_dict() if (by, r["group"]) in macro.index else {})
+                for _, r in counts[counts["by"] == by].iterrows() if r["n_errors"] > 0]
         if said:
-            parts.append(f"{what}: " + ", ".join(said))
+            parts.append(f"{what}, " + "; ".join(said))
     if not parts:
-        return Finding("Error profiles", "No group had enough attributed errors for a share.", _PAPER_ERRORS)
-    return Finding("Error profiles", "The most frequent error class " + "; ".join(parts) + ".", _PAPER_ERRORS)
+        return Finding("Error profiles", "No group had an attributed error.", _PAPER_ERRORS)
+    return Finding("Error profiles", "By count, the most frequent error class is: " + "; ".join(parts) + ".",
+                   _PAPER_ERRORS)

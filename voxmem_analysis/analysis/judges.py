@@ -1,52 +1,21 @@
 """Judge cross-validation: paper Table 13 and Appendix C.5.
 
-The production judge's verdicts (``Release.frame``) are paired with a second judge's
-re-scoring of the same responses (``Release.judge2``) on ``(model, item_id)``, at one
-budget (8K by default, as in the paper), and compared.
+The production judge's verdicts (``Release.frame``) are paired with a second judge's re-scoring of
+the same responses (``Release.judge2``) on ``(model, item_id)`` at one budget (the paper's 8K when
+the second judge scored it, else the budget it scored most: :func:`judge_budget`).
 
-Scoring rules (Appendix C.4, as in the rest of the workbook)
-------------------------------------------------------------
-* A pair is **scored** unless either side is ``provider_rejected``; only such pairs enter
-  any ``n``.  (Both sides carry the same response, so both should agree on rejection;
-  a pair where they do not is reported as a problem and left out.)
-* ``failed`` and ``ungraded`` predictions count as **incorrect** under the judge concerned
-  (``correct`` is null-safe: missing -> incorrect).
-* Predictions present in one judge's frame only are **never dropped silently**: they are
-  listed in :attr:`JudgePairs.unmatched` and counted in the problems.
-
-Slices (Table 13 rows, in order)
---------------------------------
-``All items``; the four evidence types by their full names (``taxonomy.EVIDENCE_LABELS``);
-``IE (answerable)``, ``MSR (answerable)``, ``TET (answerable)`` (the answerable items of
-each operation); ``AR`` (answer-refusal items).
-
-Long-format columns (:func:`agreement_table`)
-----------------------------------------------
-``slice``: row label; ``n``: scored pairs; ``judge1`` / ``judge2``: accuracy (%) under the
-production / second judge; ``delta_pp``: ``judge2 - judge1`` in percentage points;
-``agreement``: percent of pairs with the same verdict (%); ``kappa``: Cohen's kappa;
-``kappa_ci_low`` / ``kappa_ci_high``: its asymptotic 95% interval (kappa -/+ 1.96 SE, SE from
-``statsmodels.stats.inter_rater.cohens_kappa``, clipped to [-1, 1]);
-``n_production_only`` / ``n_second_only``: pairs credited by one judge only;
-``judge1_name`` / ``judge2_name``: the judges' display names.
-
-Appendix C.5 quantities (:func:`judge_summary`)
-------------------------------------------------
-* ``spearman_rho``: Spearman correlation of the two judges' per-model accuracies
-  (average ranks for ties), i.e. whether the model ranking changes.
-* ``mean_abs_model_diff_pp``: mean over models of ``|acc2 - acc1|`` (pp).
-* Family favoritism: ``family_diff_pp`` = production - second accuracy (pp) pooled over the
-  predictions of the production judge's family (``models.family == production_family``),
-  ``others_diff_pp`` the same over all other predictions, and
-  ``favoritism_pp = family_diff_pp - others_diff_pp`` (positive: the production judge
-  credits its own family more, relative to the second judge).  Pooled over predictions,
-  not averaged over models.
-* The disagreement cross-tab (:func:`disagreements`): stratum (answerable / AR) x
-  direction (``production_only``: production credits, second does not;
-  ``second_only``: the reverse), with counts, and how many of each cell's production
-  responses are capability refusals (:data:`CAPABILITY_REFUSAL_PATTERN`).  The paper's
-  finding: of the AR items only the second judge credits, most are capability refusals,
-  which the rubric of Appendix C.4 counts as incorrect.
+* A pair is scored unless either side is ``provider_rejected``; ``failed`` and ``ungraded`` count
+  as incorrect (Appendix C.4).  Predictions one judge alone scored are listed in
+  :attr:`JudgePairs.unmatched` and counted in the problems, never dropped silently.
+* Table 13 (:func:`agreement_table`): per slice (``All items``, the four evidence types, the
+  answerable items of IE/MSR/TET, ``AR``) the accuracy under each judge, ``delta_pp`` = second −
+  production, percent agreement and Cohen's κ.  Every model answers the same items, so the
+  predictions are not independent: the intervals of Δ, agreement and κ resample items (all
+  models' predictions of a drawn question together; percentile bootstrap, ``n_boot``, ``seed``).
+* Appendix C.5 (:func:`judge_summary`): the Spearman ρ of the per-model accuracies, the mean
+  absolute per-model difference, family favoritism (production − second accuracy on the production
+  judge's family minus the same on the others, pooled over predictions) and the disagreements by
+  stratum and direction with the capability refusals among them (:data:`CAPABILITY_REFUSAL_PATTERN`).
 """
 from __future__ import annotations
 
@@ -58,15 +27,17 @@ import pandas as pd
 import polars as pl
 
 from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.analysis.selection import part_budget
 from voxmem_analysis.artifacts import artifact
 from voxmem_analysis.errors import AnalysisInputError, MissingDataError, Problem, UnknownNameError, VoxMemDataError
-from voxmem_analysis.stats import cohen_kappa, spearman
+from voxmem_analysis.stats import cohen_kappa, iter_bootstrap_counts, spearman
+from voxmem_analysis.stats.endpoints import bootstrap_interval
 
 __all__ = [
     "CAPABILITY_REFUSAL_PATTERN", "SLICE_LABELS", "JUDGE_LABELS", "JudgePairs", "JudgeComparison",
     "is_capability_refusal", "judge_label", "match_judges", "agreement_table", "wide_table13",
     "per_model_agreement", "judge_summary", "disagreements", "compare_judge_frames",
-    "compare_judges", "table13", "judges", "judges_table", "printed_table13", "printed_judges",
+    "compare_judges", "judge_budget", "table13", "judges", "judges_table", "printed_table13", "printed_judges",
 ]
 
 #: Capability / access refusals ("I cannot hear audio", "I do not have access to previous
@@ -172,16 +143,10 @@ def _check_unique(frame: pl.DataFrame, what: str) -> None:
 # ----------------------------------------------------------------------------- pairing
 @dataclass
 class JudgePairs:
-    """Production and second-judge verdicts paired on ``(model, item_id)``.
-
-    ``pairs`` (polars) has one row per matched prediction: ``model, item_id, question_id,
-    budget, evidence_type, operation, is_ar, source_operation, response, status_1,
-    status_2, correct_1, correct_2, scored``.  ``unmatched`` (pandas) lists predictions
-    present in one frame only (``model, item_id, budget, present_in``, where
-    ``present_in`` is ``production`` or ``second``).  ``judge1`` / ``judge2`` are display
-    names; ``problems`` lists everything worth knowing (unmatched, status or response
-    mismatches).
-    """
+    """Production and second-judge verdicts paired on ``(model, item_id)``: ``pairs`` (polars, one row per
+    matched prediction, ``status_1/2``, ``correct_1/2``, ``scored``), ``unmatched`` (pandas, ``model, item_id,
+    budget, present_in``), the judges' display names and the ``problems`` (unmatched, status or response
+    mismatches)."""
 
     pairs: pl.DataFrame
     unmatched: pd.DataFrame
@@ -197,20 +162,8 @@ class JudgePairs:
 
 
 def match_judges(production, second, *, budget: str | None = _DEFAULT_BUDGET) -> JudgePairs:
-    """Pair the production and second judge's verdicts on ``(model, item_id)``.
-
-    Parameters
-    ----------
-    production, second : polars.DataFrame or pandas.DataFrame
-        Tidy verdict frames (``schema.py`` columns; at least ``model, item_id, budget,
-        evidence_type, operation, is_ar, status, correct``).
-    budget : str or None
-        Keep this budget only (``"8K"``, the paper's); ``None`` keeps all.
-
-    Returns
-    -------
-    JudgePairs
-    """
+    """Pair the production and second judge's tidy verdict frames (polars or pandas) on ``(model,
+    item_id)`` at ``budget`` (``None``: every budget)."""
     p = _budget_filter(_as_polars(production, "production"), budget)
     s = _budget_filter(_as_polars(second, "second-judge"), budget)
     _check_unique(p, "production")
@@ -280,14 +233,44 @@ def _pair_stats(y1: np.ndarray, y2: np.ndarray) -> dict:
     if n == 0:
         nan = float("nan")
         return dict(n=0, judge1=nan, judge2=nan, delta_pp=nan, agreement=nan, kappa=nan,
-                    kappa_ci_low=nan, kappa_ci_high=nan, n_production_only=0, n_second_only=0)
+                    n_production_only=0, n_second_only=0)
     k = cohen_kappa(y1, y2).iloc[0]
     a1, a2 = 100.0 * y1.mean(), 100.0 * y2.mean()
     return dict(
         n=n, judge1=a1, judge2=a2, delta_pp=a2 - a1, agreement=100.0 * float(k["agreement"]),
-        kappa=float(k["kappa"]), kappa_ci_low=float(k["kappa_ci_low"]), kappa_ci_high=float(k["kappa_ci_high"]),
-        n_production_only=int(k["n10"]), n_second_only=int(k["n01"]),
+        kappa=float(k["kappa"]), n_production_only=int(k["n10"]), n_second_only=int(k["n01"]),
     )
+
+
+def _item_intervals(items: np.ndarray, y1: np.ndarray, y2: np.ndarray, n_boot: int, seed: int) -> dict:
+    """95% percentile intervals of Δ (pp), agreement (%) and κ resampling ``items`` (every prediction of
+    a drawn item comes along), with the number of items; NaN with fewer than two items."""
+    codes, names = pd.factorize(items, sort=True)
+    out = {"n_items": len(names)}
+    keys = ("delta", "agreement", "kappa")
+    if len(names) < 2:
+        return {**out, **{f"{k}_ci_{e}": np.nan for k in keys for e in ("low", "high")}}
+    cells = np.column_stack([y1 & y2, y1 & ~y2, ~y1 & y2, ~y1 & ~y2]).astype(float)
+    per_item = np.zeros((len(names), 4))
+    np.add.at(per_item, codes, cells)
+    sums = np.vstack([c @ per_item for c in iter_bootstrap_counts(len(names), n_boot=n_boot, seed=seed)])
+    stats = dict(zip(keys, _agreement_stats(sums)))
+    point = dict(zip(keys, _agreement_stats(per_item.sum(axis=0, keepdims=True))))
+    for k in keys:
+        ci = bootstrap_interval(stats[k], float(point[k][0]))
+        out[f"{k}_ci_low"], out[f"{k}_ci_high"] = ci["ci_low"], ci["ci_high"]
+    return out
+
+
+def _agreement_stats(sums: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Δ (pp), agreement (%) and Cohen's κ from rows of (both, production only, second only, neither)."""
+    n = sums.sum(axis=1)
+    po = (sums[:, 0] + sums[:, 3]) / n
+    pa, pb = (sums[:, 0] + sums[:, 1]) / n, (sums[:, 0] + sums[:, 2]) / n
+    pe = pa * pb + (1 - pa) * (1 - pb)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kappa = np.where(pe < 1, (po - pe) / (1 - pe), np.nan)
+    return 100.0 * (sums[:, 2] - sums[:, 1]) / n, 100.0 * po, kappa
 
 
 def _slice_masks(pairs: pl.DataFrame) -> list[tuple[str, np.ndarray]]:
@@ -306,13 +289,17 @@ def _ys(pairs: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
             pairs.get_column("correct_2").to_numpy().astype(bool))
 
 
-def agreement_table(matched: JudgePairs) -> pd.DataFrame:
-    """Table 13 in long format: one row per slice (see the module docstring for columns)."""
+def agreement_table(matched: JudgePairs, *, n_boot: int = 10_000, seed: int = 0) -> pd.DataFrame:
+    """Table 13 in long format, one row per slice: ``slice, n, judge1, judge2, delta_pp, agreement, kappa,
+    n_production_only, n_second_only``, the item-resampled intervals ``delta_ci_low/high``,
+    ``agreement_ci_low/high``, ``kappa_ci_low/high`` with ``n_items`` (the items resampled; the question,
+    else the item id), then ``judge1_name, judge2_name``."""
     sc = matched.scored
     y1, y2 = _ys(sc)
-    rows = []
-    for label, mask in _slice_masks(sc):
-        rows.append({"slice": label, **_pair_stats(y1[mask], y2[mask])})
+    items = sc.select(pl.coalesce(pl.col("question_id").cast(pl.Utf8), pl.col("item_id").cast(pl.Utf8))).to_series()
+    items = items.to_numpy().astype(str)
+    rows = [{"slice": label, **_pair_stats(y1[mask], y2[mask]),
+             **_item_intervals(items[mask], y1[mask], y2[mask], n_boot, seed)} for label, mask in _slice_masks(sc)]
     df = pd.DataFrame(rows)
     df["judge1_name"] = matched.judge1
     df["judge2_name"] = matched.judge2
@@ -321,19 +308,16 @@ def agreement_table(matched: JudgePairs) -> pd.DataFrame:
 
 def wide_table13(long: pd.DataFrame) -> pd.DataFrame:
     """Table 13 as printed: index = slice labels, columns ``n, <judge 1>, <judge 2>, Δ (pp), Agreement, κ``,
-    then ``κ CI low``, ``κ CI high`` (asymptotic 95% interval, statsmodels' SE; beyond the paper)."""
+    then (beyond the paper) ``items`` and the 95% intervals resampling items: ``Δ CI low/high``,
+    ``κ CI low/high``."""
     j1, j2 = long["judge1_name"].iloc[0], long["judge2_name"].iloc[0]
-    wide = pd.DataFrame({
-        "n": long["n"].to_numpy(),
-        j1: long["judge1"].to_numpy(),
-        j2: long["judge2"].to_numpy(),
-        "\u0394 (pp)": long["delta_pp"].to_numpy(),
-        "Agreement": long["agreement"].to_numpy(),
-        "\u03ba": long["kappa"].to_numpy(),
-        "\u03ba CI low": long["kappa_ci_low"].to_numpy(),
-        "\u03ba CI high": long["kappa_ci_high"].to_numpy(),
+    return pd.DataFrame({
+        "n": long["n"].to_numpy(), j1: long["judge1"].to_numpy(), j2: long["judge2"].to_numpy(),
+        "\u0394 (pp)": long["delta_pp"].to_numpy(), "Agreement": long["agreement"].to_numpy(),
+        "\u03ba": long["kappa"].to_numpy(), "items": long["n_items"].to_numpy(),
+        "\u0394 CI low": long["delta_ci_low"].to_numpy(), "\u0394 CI high": long["delta_ci_high"].to_numpy(),
+        "\u03ba CI low": long["kappa_ci_low"].to_numpy(), "\u03ba CI high": long["kappa_ci_high"].to_numpy(),
     }, index=pd.Index(long["slice"].to_list(), name="Slice"))
-    return wide
 
 
 def _model_meta(models) -> pd.DataFrame:
@@ -475,6 +459,7 @@ class JudgeComparison:
     judge1: str
     judge2: str
     problems: list[Problem] = field(default_factory=list)
+    budget: str | None = None     # the budget compared (None: every budget)
 
     def wide(self) -> pd.DataFrame:
         """Table 13 as printed."""
@@ -490,43 +475,54 @@ class JudgeComparison:
 
 
 def compare_judge_frames(production, second, *, models=None, budget: str | None = _DEFAULT_BUDGET,
-                         production_family: str | None = "Gemini") -> JudgeComparison:
-    """Compare two judges' verdict frames (see :func:`match_judges` for the inputs).
+                         production_family: str | None = "Gemini", n_boot: int = 10_000,
+                         seed: int = 0) -> JudgeComparison:
+    """Compare two judges' verdict frames (see :func:`match_judges` for the inputs; ``n_boot`` and
+    ``seed``: the item bootstrap of Table 13's intervals).
 
     ``models`` is the model registry (``model, family[, order]``); without it the family
     favoritism terms are NaN-free only if ``production_family`` is ``None``.
     """
     matched = match_judges(production, second, budget=budget)
     return JudgeComparison(
-        table=agreement_table(matched),
+        table=agreement_table(matched, n_boot=n_boot, seed=seed),
         per_model=per_model_agreement(matched, models),
         summary=judge_summary(matched, models, production_family=production_family),
         disagreements=disagreements(matched),
         unmatched=matched.unmatched,
-        judge1=matched.judge1, judge2=matched.judge2, problems=list(matched.problems),
+        judge1=matched.judge1, judge2=matched.judge2, problems=list(matched.problems), budget=matched.budget,
     )
 
 
-def compare_judges(release, *, budget: str | None = _DEFAULT_BUDGET,
-                   production_family: str | None = "Gemini") -> JudgeComparison:
+def judge_budget(release, budget: str | None = None) -> str:
+    """The budget the judges are compared at: ``budget`` if given, else the paper's 8K when the second
+    judge scored it, else the budget it scored most (:func:`~voxmem_analysis.analysis.selection.part_budget`)."""
+    return part_budget(getattr(release, "judge2", None), budget, paper=_DEFAULT_BUDGET)
+
+
+def compare_judges(release, *, budget: str | None = None, production_family: str | None = "Gemini",
+                   n_boot: int = 10_000, seed: int = 0) -> JudgeComparison:
     """:func:`compare_judge_frames` on a :class:`~voxmem_analysis.io.release.Release`
-    (``release.frame`` vs ``release.judge2``, family from ``release.models``)."""
+    (``release.frame`` vs ``release.judge2``, family from ``release.models``) at :func:`judge_budget`
+    (``budget="all"``: every budget)."""
     if getattr(release, "judge2", None) is None:
         raise MissingDataError("the release has no second-judge predictions (judge2/**/*.jsonl)", code="no_judge2",
                                field="judge2")
-    return compare_judge_frames(release.frame, release.judge2, models=release.models, budget=budget,
-                                production_family=production_family)
+    at = None if str(budget).lower() == "all" else judge_budget(release, budget)
+    return compare_judge_frames(release.frame, release.judge2, models=release.models, budget=at,
+                                production_family=production_family, n_boot=n_boot, seed=seed)
 
 
 # ----------------------------------------------------------------------------- artifacts
 @artifact("table13", title="Table 13: cross-judge agreement at 8K", needs=("judge2",))
-def table13(release, *, seed: int = 0, n_boot: int = 10_000, budget: str = _DEFAULT_BUDGET) -> pd.DataFrame:
-    """Table 13: cross-judge agreement per slice at 8K (``seed``/``n_boot`` unused: no resampling)."""
-    return compare_judges(release, budget=budget).wide()
+def table13(release, *, seed: int = 0, n_boot: int = 10_000, budget: str | None = None) -> pd.DataFrame:
+    """Table 13: cross-judge agreement per slice at :func:`judge_budget` (8K in the paper), with
+    intervals resampling items (``n_boot``, ``seed``)."""
+    return compare_judges(release, budget=budget, n_boot=n_boot, seed=seed).wide()
 
 
 @artifact("judges", title="Appendix C.5: judge cross-validation figures", needs=("judge2",))
-def judges(release, *, seed: int = 0, n_boot: int = 10_000, budget: str = _DEFAULT_BUDGET,
+def judges(release, *, seed: int = 0, n_boot: int = 10_000, budget: str | None = None,
            production_family: str = "Gemini") -> pd.DataFrame:
     """The Appendix C.5 figures as printed (labels of ``data/paper/published.csv``).
 
@@ -537,9 +533,9 @@ def judges(release, *, seed: int = 0, n_boot: int = 10_000, budget: str = _DEFAU
     judge's verdict only).  Here, as in Table 13, ``Δ (pp)`` is second - production: the
     paper's "0.13 pp lower under the production judge" is ``+0.13``; favoritism is
     ``Δ(other families) - Δ(family)`` (= ``favoritism_pp`` of :func:`judge_summary`).
-    ``seed``/``n_boot`` are unused (no resampling)."""
-    return judges_table(compare_judges(release, budget=budget, production_family=production_family),
-                        production_family=production_family)
+    No resampling here (``seed``/``n_boot`` only reach Table 13's intervals, not shown)."""
+    return judges_table(compare_judges(release, budget=budget, production_family=production_family, n_boot=1,
+                                       seed=seed), production_family=production_family)
 
 
 def judges_table(cmp: JudgeComparison, *, production_family: str = "Gemini") -> pd.DataFrame:

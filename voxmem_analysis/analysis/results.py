@@ -1,47 +1,18 @@
 """Main results: accuracy by model, evidence type, operation and budget (paper §4, App. D.1–D.3).
 
-Every function takes a :class:`~voxmem_analysis.io.release.Release` and returns a tidy
-pandas DataFrame; the ``@artifact`` functions at the bottom reshape them into the
-paper's printed tables (Figure 4, Figure 5, Figure 8, Tables 15–17, group means).
+Every function takes a :class:`~voxmem_analysis.io.release.Release` and returns a tidy pandas
+DataFrame; the ``@artifact`` functions at the bottom reshape them into the paper's printed tables.
 
-Definitions (paper Appendix C.4 and C.6)
-----------------------------------------
-* **Accuracy** of a model on a set of items is ``correct / scored`` in percent, where an
-  item is *scored* unless the provider rejected it before inference (failed generations
-  and unparseable verdicts stay in the denominator as incorrect).  Under
-  ``ScoringRules(convention="harness")`` the release's ``scored`` column follows that
-  convention instead; these functions simply use the ``scored`` column.
-* **Group means** (proprietary, open-weight, all) are unweighted means of per-model
-  accuracies: each model first, then the mean over models.
-* **Pooled "Overall"** pools answerable and refusal (AR) items of all evidence types.
-* **Pairing** (Appendix C.6, "Denominators"): which scored items enter a model's
-  accuracy.
-
-  ``"all_budgets"`` (default, the paper's rule)
-      each model is scored on the questions it was judged on at *every budget it was run
-      at*, so the budgets of one row are computed on identical questions.  The budgets a
-      model was run at are those where it has at least one scored prediction, except that
-      64K counts only for the models of the 64K set (``Release.models_in_64k_set()``):
-      every model was attempted at 64K, but only those form the set reported there.
-  ``"shared"``
-      one question set shared by all requested models: the questions judged at all of
-      ``shared_budgets`` (default: the four budgets) for every one of the models
-      (Figure 8).
-  ``"none"``
-      every budget on its own scored items.
-
-  On the calibrated synthetic release ``"all_budgets"`` reproduces the published
-  numbers (see ``tests/test_results_published.py``); ``"none"`` is kept for comparison.
-
-Partial releases
-----------------
-A release may hold a few models at a subset of the budgets, without ``models.csv`` (no
-access groups) or ``items.csv`` (AR source operations unknown).  The 64K artifacts
-(:func:`table15`, :func:`table16`, :func:`fig8`) take ``budget=`` (default ``"64K"``, the
-paper's; ``None``: :func:`comparison_budget`).  What cannot be computed raises
-:class:`MissingDataError` (a :class:`~voxmem_analysis.errors.VoxMemDataError`) saying what is
-missing; :func:`section` turns it into a printed "skipped" line in the notebooks.  Group
-means leave out models of unknown access group (the ``all`` mean keeps every model).
+* **Accuracy** = ``correct / scored`` in percent (the release's ``scored`` column: provider
+  rejections out, failed generations and unparseable verdicts in as wrong; Appendix C.4).
+* **Group means** are unweighted means of per-model accuracies; **Overall** pools every item.
+* **Pairing** (Appendix C.6): ``"all_budgets"`` (the paper's) scores each model on the questions it
+  was judged on at every budget it was run at (64K only for the 64K set); ``"shared"`` uses one
+  question set judged at ``shared_budgets`` for every requested model (Figure 8); ``"none"`` scores
+  every budget on its own items.
+* **Budgets**: ``budget=None`` takes the paper's budget when the release has it and one from the
+  release otherwise (:mod:`voxmem_analysis.analysis.selection`); what a release cannot support
+  raises :class:`MissingDataError`, which :func:`section` prints as a skipped section.
 """
 from __future__ import annotations
 
@@ -94,28 +65,13 @@ def _per_model(pred: pl.DataFrame, by: list[str], overall: bool) -> pd.DataFrame
 def accuracy(release, by: str | Sequence[str] = ("evidence_type",), *, models: Sequence[str] | None = None,
              budgets: Iterable[str] | None = None, pairing: str = "all_budgets", overall: bool = True,
              where: pl.Expr | None = None, shared_budgets: Iterable[str] | None = None) -> pd.DataFrame:
-    """Per-model accuracy (%) by any grouping of the verdict frame.
+    """Per-model accuracy (%) by any grouping of the verdict frame: ``model, budget, *by, n, n_correct,
+    accuracy`` (``n`` scored items), in the paper's order.
 
-    Parameters
-    ----------
-    release : Release
-    by : str or list of str
-        Frame columns to group by besides model and budget (``"evidence_type"``,
-        ``"operation"``, ``"is_ar"``, ``"source_operation"``, … or ``[]`` for the pooled score).
-    models, budgets, pairing, shared_budgets
-        As in :func:`scored_predictions`.
-    overall : bool
-        Also return the pooled level, with every ``by`` column set to :data:`OVERALL`.
-    where : polars expression, optional
-        Extra row filter applied to the verdict frame before scoring (e.g. AR items only).
-        Applied after the pairing rule, so the pairing is unaffected.
-
-    Returns
-    -------
-    DataFrame
-        ``model, budget, *by, n, n_correct, accuracy`` (``n`` scored items, accuracy in %),
-        sorted in the paper's order.
-    """
+    ``by``: columns besides model and budget (``"evidence_type"``, ``"operation"``, ``"is_ar"`` ...; ``[]``:
+    the pooled score); ``models, budgets, pairing, shared_budgets`` as in :func:`scored_predictions`;
+    ``overall`` adds the pooled level (every ``by`` column :data:`OVERALL`); ``where``: a polars filter
+    applied after the pairing rule (which it leaves unchanged)."""
     by = [by] if isinstance(by, str) else list(by)
     models = check_models(release, models)
     pred = scored_frame(release, models=models, budgets=budgets, pairing=pairing, shared_budgets=shared_budgets)
@@ -144,24 +100,9 @@ def _access_groups(release, models: Sequence[str], *, include_unknown: bool = Fa
 
 def group_means(acc: pd.DataFrame, groups: dict[str, Sequence[str]] | None = None, *, by: Sequence[str] | None = None,
                 value: str = "accuracy", include_all: bool = True) -> pd.DataFrame:
-    """Unweighted mean over models of a per-model frame, per group.
-
-    Parameters
-    ----------
-    acc : DataFrame
-        Per-model frame with a ``model`` column (e.g. from :func:`accuracy`).
-    groups : dict, optional
-        ``{group: [models]}``; default: none (only ``"all"``).
-    by : list of str, optional
-        Columns kept as keys (default: every non-numeric column except ``model``).
-    include_all : bool
-        Add the group ``"all"`` over every model of ``acc``.
-
-    Returns
-    -------
-    DataFrame
-        ``group, *by, <value>, n_models``.
-    """
+    """Unweighted mean over models of the per-model frame ``acc``, per group of ``groups``
+    (``{group: [models]}``) and over every model (``"all"``, unless ``include_all=False``):
+    ``group, *by, <value>, n_models``; ``by`` defaults to every non-numeric column but ``model``."""
     if by is None:
         by = [c for c in acc.columns if c not in ("model", "n", "n_correct", value)
               and not pd.api.types.is_numeric_dtype(acc[c])]
@@ -203,17 +144,10 @@ def evidence_accuracy(release, *, models: Sequence[str] | None = None, budgets: 
 
 def evidence_panels(release, *, budgets: Iterable[str] | None = None, models: Sequence[str] | None = None,
                     pairing: str = "all_budgets") -> pd.DataFrame:
-    """Figure 4 data: per budget, one row per model run there and one per group mean.
-
-    Returns
-    -------
-    DataFrame
-        ``budget, row, kind, group, evidence_type, accuracy, n, n_models`` — ``kind`` is
-        ``"model"`` (``row`` = model name, ``n`` = scored items) or ``"mean"`` (``row`` =
-        ``"Mean proprietary"`` …, ``n_models`` = models averaged); ``group`` is the access group
-        (``proprietary``, ``open_weight``, ``all``).  Models come proprietary first, then
-        open-weight, each in the release's model order; means come last.
-    """
+    """Figure 4 data: ``budget, row, kind, group, evidence_type, accuracy, n, n_models``, per budget one
+    row per model run there (``kind == "model"``, ``n`` scored items; proprietary first, then open-weight,
+    each in the release's order) and one per group mean (``kind == "mean"``, ``row`` ``"Mean proprietary"``
+    ..., ``n_models`` averaged) last."""
     acc = evidence_accuracy(release, models=models, budgets=budgets, pairing=pairing)
     parts = []
     for b in check_budgets(budgets):
@@ -260,7 +194,7 @@ def group_summary(release, *, models: Sequence[str] | None = None, budgets: Iter
     return order_frame(out, [])
 
 
-def answerable_vs_refusal(release, *, budget: str | None = "64K", models: Sequence[str] | None = None,
+def answerable_vs_refusal(release, *, budget: str | None = None, models: Sequence[str] | None = None,
                           pairing: str = "all_budgets") -> pd.DataFrame:
     """Table 16: accuracy on answerable and on AR items per model at one budget.
 
@@ -302,20 +236,12 @@ def _spearman(x, y) -> tuple[float, float, float, float]:
     return float(r["rho"]), float(r["p_value"]), float(r["rho_ci_low"]), float(r["rho_ci_high"])
 
 
-def answerable_refusal_summary(release, *, budget: str | None = "64K", models: Sequence[str] | None = None,
+def answerable_refusal_summary(release, *, budget: str | None = None, models: Sequence[str] | None = None,
                                pairing: str = "all_budgets", table: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Spearman ρ between the two columns of Table 16, and the "always abstain" bound.
-
-    ρ and its p-value are NaN with fewer than three models (two points always give ±1).
-
-    Returns
-    -------
-    DataFrame (one row)
-        ``budget, n_models, rho, p_value, n_questions, n_ar_questions, always_abstain,
-        rho_ci_low, rho_ci_high`` — ``always_abstain`` is the overall accuracy (%) of a system
-        that always declines: the AR share of the questions; the last two are the Fisher-z 95%
-        interval of ρ (pingouin; NaN with fewer than four models).
-    """
+    """Spearman ρ between the two columns of Table 16 and the "always abstain" bound, one row: ``budget,
+    n_models, rho, p_value, n_questions, n_ar_questions, always_abstain`` (the AR share of the questions, %)
+    and ``rho_ci_low, rho_ci_high`` (Fisher-z 95%, pingouin).  ρ is NaN with fewer than three models, its
+    interval with fewer than four."""
     budget = comparison_budget(release, budget, models=models)
     t = table if table is not None else answerable_vs_refusal(release, budget=budget, models=models, pairing=pairing)
     rho, p, lo, hi = _spearman(t["answerable"], t["ar"]) if len(t) >= 3 else (np.nan,) * 4
@@ -328,17 +254,9 @@ def answerable_refusal_summary(release, *, budget: str | None = "64K", models: S
 
 def operation_evidence(release, *, budgets: Iterable[str] | None = None, models: Sequence[str] | None = None,
                        pairing: str = "all_budgets", shared_budgets: Iterable[str] | None = None) -> pd.DataFrame:
-    """Mean accuracy (%) over models of the 15 operation × evidence cells, with question counts.
-
-    Figure 5 = ``budgets=["32K"]`` over all models (``pairing="all_budgets"``); Figure 8 =
-    the 64K set with ``pairing="shared"`` (questions judged at all four budgets by every model).
-
-    Returns
-    -------
-    DataFrame
-        ``budget, operation, evidence_type, accuracy, n_models, n_questions`` for each valid
-        cell (``n_questions``: distinct questions scored in the cell, over the models).
-    """
+    """Mean accuracy (%) over models of the operation × evidence cells: ``budget, operation, evidence_type,
+    accuracy, n_models, n_questions`` (distinct questions in the cell).  Figure 5: one budget, all models;
+    Figure 8: the comparison budget's models, ``pairing="shared"``."""
     budgets = check_budgets(budgets)
     parts = []
     for b in budgets:
@@ -363,16 +281,9 @@ def operation_evidence(release, *, budgets: Iterable[str] | None = None, models:
 
 def refusal_breakdown(release, *, budgets: Iterable[str] | None = None, models: Sequence[str] | None = None,
                       pairing: str = "all_budgets") -> pd.DataFrame:
-    """Table 17: mean AR accuracy (%) over models by evidence type and by source operation, per budget.
-
-    Returns
-    -------
-    DataFrame
-        ``budget, dimension, level, accuracy, n_models, n_items`` — ``dimension`` is
-        ``"evidence_type"`` or ``"source_operation"``; ``n_items`` counts the distinct AR
-        questions of the cell at that budget.  AR items whose source operation is unknown
-        are left out of the by-source rows only.
-    """
+    """Table 17: mean AR accuracy (%) over models per budget, by evidence type and by source operation:
+    ``budget, dimension, level, accuracy, n_models, n_items`` (distinct AR questions of the cell); AR items
+    of unknown source operation are left out of the by-source rows only."""
     budgets = check_budgets(budgets)
     parts = []
     for b in budgets:
@@ -459,19 +370,12 @@ def paper_row_order(models, paper_order) -> list:
 
 
 @artifact("table15", title="Table 15: accuracy (%) at 64K by evidence type, 64K model set, with group means")
-def table15(release, *, seed: int = 0, n_boot: int = 10_000, budget: str | None = "64K", models=None,
+def table15(release, *, seed: int = 0, n_boot: int = 10_000, budget: str | None = None, models=None,
             pairing: str = "all_budgets") -> pd.DataFrame:
-    """Table 15 as printed, plus the caption's question counts.
-
-    Rows: the models run at ``budget`` -- in the paper's row order (:data:`TABLE15_PAPER_ORDER`)
-    when they are all models of the paper's Table 15, else in the release's order
-    (``models.csv``'s ``order`` column) --, ``Mean proprietary (k)``,
-    ``Mean open-weight (k)`` (only for models whose access group is known), ``Mean all (k)``
-    and ``n`` (questions per column); columns: ``Speech Semantics``, ``Speaker Identity``,
-    ``Paralinguistic Cues``, ``Environmental Sound``, ``Overall``.  ``budget=None``:
-    :func:`comparison_budget` (64K if run, else the longest budget present); a budget no model
-    was run at raises :class:`MissingDataError`.
-    """
+    """Table 15 as printed: the models run at ``budget`` (:func:`comparison_budget` when ``None``), in the
+    paper's row order when they are all the paper's (:data:`TABLE15_PAPER_ORDER`), else the release's; the
+    group means of the models whose access group is known, ``Mean all (k)`` and ``n`` (questions per column);
+    columns the four evidence types and ``Overall``."""
     out = _model_evidence_wide(release, budget, models=models, pairing=pairing, counts=True)
     rows = [str(r) for r in out.index]
     ms = [r for r in rows if not (r.startswith("Mean ") or r == "n")]
@@ -533,7 +437,7 @@ def groups_table(release, *, seed: int = 0, n_boot: int = 10_000, budgets=None, 
 
 
 @artifact("table16", title="Table 16: accuracy (%) on answerable and AR items per model at 64K")
-def table16(release, *, seed: int = 0, n_boot: int = 10_000, budget: str | None = "64K", models=None,
+def table16(release, *, seed: int = 0, n_boot: int = 10_000, budget: str | None = None, models=None,
             pairing: str = "all_budgets") -> pd.DataFrame:
     """Rows: models sorted by answerable accuracy (highest first), then ``n`` (questions per
     column), ``All`` (``Spearman rho``, ``Spearman p`` between the two columns over models)
@@ -602,7 +506,7 @@ def _opev_wide(oe: pd.DataFrame, prefix_budget: bool) -> pd.DataFrame:
 
 
 @artifact("fig5", title="Figure 5: mean accuracy (%) of the operation x evidence cells at 32K, all models")
-def fig5(release, *, seed: int = 0, n_boot: int = 10_000, budget: str | None = "32K", models=None,
+def fig5(release, *, seed: int = 0, n_boot: int = 10_000, budget: str | None = None, models=None,
          pairing: str = "all_budgets") -> pd.DataFrame:
     """Rows ``IE``, ``MSR``, ``TET``, ``AR``; columns the evidence types (mean accuracy over the
     models run at ``budget``) and ``"<Evidence type> n"`` (questions in the cell).  The
@@ -613,7 +517,7 @@ def fig5(release, *, seed: int = 0, n_boot: int = 10_000, budget: str | None = "
 
 @artifact("fig8", title="Figure 8: operation x evidence cells per budget, 64K model set on the shared item set")
 def fig8(release, *, seed: int = 0, n_boot: int = 10_000, budgets=None, models=None,
-         budget: str | None = "64K") -> pd.DataFrame:
+         budget: str | None = None) -> pd.DataFrame:
     """Rows ``"<budget>|<OP>"``; columns as :func:`fig5`.  Models: those run at ``budget`` (the
     64K set; ``None``: :func:`comparison_budget`); items: those judged at every budget all of
     them were run at (all four on the paper's release) for every one of them

@@ -1,31 +1,15 @@
 """Context-length scaling: Figure 6, Table 18 and Appendix D.5.
 
-All functions take a :class:`~voxmem_analysis.io.release.Release`, default to the 64K model
-set (Appendix C.6: the same models at every budget) and to the paper's pairing rule
-(:func:`voxmem_analysis.analysis.results.scored_predictions`, ``pairing="all_budgets"``), and
-return tidy pandas DataFrames.
+Every function takes a :class:`~voxmem_analysis.io.release.Release` and returns a tidy DataFrame.
+Budgets: ``baseline`` and ``comparison`` ``None`` take the paper's 8K and 64K when run, else the
+shortest and the longest budget (:func:`scaling_plan`); the models are those run at both.
 
-Budgets and models (:func:`scaling_plan`)
------------------------------------------
-``baseline`` (default 8K) and ``comparison`` (default 64K) are the paper's; ``None`` picks
-them from the release (:func:`~voxmem_analysis.analysis.results.baseline_budget`: 8K if run, else the
-shortest budget; :func:`~voxmem_analysis.analysis.results.comparison_budget`: 64K if run, else the
-longest).  The models are those run at both (at 64K: the 64K set); Figure 6 draws the
-budgets every one of them was run at.  When that is impossible (one budget only, no model at
-both) a :class:`~voxmem_analysis.errors.MissingDataError` says so.
-
-Definitions
------------
-* **Change** (percentage points) = comparison accuracy − baseline accuracy (64K − 8K by
-  default; the paper's D.5 sign): negative for a loss.  Nothing assumes its sign.  Table 18
-  prints the paper's *drop*, its negative (``drop`` = −``change``; :func:`table18`).
-* **Retention** = comparison accuracy / baseline accuracy (may exceed 1; undefined when
-  the baseline accuracy is 0).  For a mean over models it is the ratio of the means
-  (Table 18 top rows: 33.7 / 48.0 = 0.703), not the mean of per-model ratios.
-* **Intervals** (Table 18, App. D.4): percentile 95% bootstrap over items (questions),
-  10,000 resamples by default, both budgets of every model rescored on each resample;
-  an item counts for a model only if it was judged at both budgets
-  (:func:`voxmem_analysis.stats.paired_bootstrap_frame`).
+* **Change** (points) = comparison − baseline accuracy (negative for a loss; Table 18 prints its
+  negative, the paper's *drop*).  **Retention** = comparison / baseline (a ratio of means over
+  models; may exceed 1; undefined at a 0 % baseline).
+* **Intervals** (Table 18): percentile bootstrap over items, both budgets rescored per resample.
+  D.5's correlations resample models (a model's cells are not independent), and the change is also
+  correlated with the mean of the two budgets, free of the coupling of change and baseline.
 """
 from __future__ import annotations
 
@@ -43,10 +27,11 @@ from voxmem_analysis.analysis.selection import (OVERALL, baseline_budget, budget
                                                 comparison_budget, evidence_label, fmt_budgets, no_budget_error,
                                                 order_frame, run_budgets, scored_predictions)
 from voxmem_analysis.errors import AnalysisInputError, MissingDataError
-from voxmem_analysis.stats import paired_bootstrap_frame, spearman
+from voxmem_analysis.stats import iter_bootstrap_counts, paired_bootstrap_frame, spearman
+from voxmem_analysis.stats.endpoints import bootstrap_interval
 
 __all__ = ["ScalingPlan", "scaling_plan", "describe_scaling", "scaling_models", "evidence_scaling", "paired_change",
-           "cell_changes", "sensitivity_correlations", "fig6", "fig6_table", "table18", "table18_table", "d5",
+           "cell_changes", "sensitivity_correlations", "D5_MEASURES", "MIN_RESAMPLED_MODELS", "fig6", "fig6_table", "table18", "table18_table", "d5",
            "d5_table"]
 
 _STAT_COLUMNS = ("baseline", "comparison", "drop", "retention")
@@ -80,25 +65,11 @@ def _not_run_both(release, b0, b1, models) -> MissingDataError:
 
 def scaling_plan(release, *, baseline: str | None = None, comparison: str | None = None,
                  models: Sequence[str] | None = None, budgets: Iterable[str] | None = None) -> ScalingPlan:
-    """Resolve the budgets and models of a scaling comparison (see the module docstring).
-
-    Parameters
-    ----------
-    baseline, comparison : str, optional
-        Budgets; ``None`` picks them from the release (8K / 64K when run, else the shortest /
-        longest budget; the baseline among the budgets of the models run at the comparison).
-    models : list of str, optional
-        Candidates (default all); kept if run at both budgets (and at every one of ``budgets``).
-    budgets : list of str, optional
-        Budgets to draw; default: every budget all kept models were run at.
-
-    Raises
-    ------
-    MissingDataError
-        Only one budget, or no model run at both budgets.
-    AnalysisInputError
-        ``baseline`` equals ``comparison``, or an unknown budget/model name.
-    """
+    """Resolve the budgets and models of a scaling comparison: ``baseline``/``comparison`` ``None`` take
+    8K/64K when run, else the shortest/longest budget (the baseline among the budgets of the models run at
+    the comparison); the ``models`` kept are those run at both (and at every one of ``budgets``, default:
+    every budget all of them were run at).  Raises ``MissingDataError`` (one budget, no model at both) or
+    ``AnalysisInputError`` (equal budgets, an unknown name)."""
     cand = check_models(release, models)
     rb = run_budgets(release)
     b1 = comparison_budget(release, comparison, models=cand)
@@ -168,32 +139,11 @@ def scaling_models(release, models: Sequence[str] | None = None, budgets: Iterab
 
 
 def evidence_scaling(release, *, models: Sequence[str] | None = None, budgets: Iterable[str] | None = None,
-                     pairing: str = "all_budgets", reference: str | None = "8K",
-                     comparison: str | None = "64K") -> pd.DataFrame:
-    """Figure 6: mean accuracy (%) per evidence type (+ ``overall``) per budget, raw and as retention.
-
-    Parameters
-    ----------
-    release : Release
-    models : list of str, optional
-        Candidates; kept if run at ``reference`` and ``comparison`` (default: the 64K set, the
-        same models at every budget).
-    budgets : list of str, optional
-        Default: every budget all kept models were run at (the four on the paper's release).
-    pairing : str
-        See :func:`voxmem_analysis.analysis.results.scored_predictions`.
-    reference : str or None
-        Budget whose accuracy each type's retention is relative to (default 8K).
-    comparison : str or None
-        Budget defining the model set (default 64K: the 64K set).  ``None`` for either: chosen
-        from the release (:func:`scaling_plan`).
-
-    Returns
-    -------
-    DataFrame
-        ``budget, evidence_type, accuracy, retention, n_models, reference_budget`` (``retention``
-        = accuracy / the same type's accuracy at ``reference``).
-    """
+                     pairing: str = "all_budgets", reference: str | None = None,
+                     comparison: str | None = None) -> pd.DataFrame:
+    """Figure 6: mean accuracy (%) per evidence type (+ ``overall``) per budget and its retention relative to
+    ``reference``: ``budget, evidence_type, accuracy, retention, n_models, reference_budget``.  Models and
+    budgets as :func:`scaling_plan` resolves them (``reference`` is its baseline)."""
     plan = scaling_plan(release, baseline=reference, comparison=comparison, models=models, budgets=budgets)
     ref = plan.baseline
     bs = list(plan.budgets) if budgets is None else check_budgets(budgets)
@@ -240,7 +190,7 @@ def _bootstrap_long(boot: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return pd.DataFrame(list(wide.values()))
 
 
-def paired_change(release, *, baseline: str | None = "8K", comparison: str | None = "64K",
+def paired_change(release, *, baseline: str | None = None, comparison: str | None = None,
                   models: Sequence[str] | None = None, pairing: str = "all_budgets", n_boot: int = 10_000,
                   seed: int = 0, ci_level: float = 0.95, cluster: str = "item",
                   interval: str = "percentile") -> pd.DataFrame:
@@ -299,22 +249,13 @@ def paired_change(release, *, baseline: str | None = "8K", comparison: str | Non
     return out[cols]
 
 
-def cell_changes(release, *, baseline: str | None = "8K", comparison: str | None = "64K",
+def cell_changes(release, *, baseline: str | None = None, comparison: str | None = None,
                  models: Sequence[str] | None = None, pairing: str = "all_budgets",
                  evidence_types: Sequence[str] | None = None) -> pd.DataFrame:
-    """Per model × evidence type cell: baseline and comparison accuracy, change and retention.
-
-    Budgets and models as in :func:`paired_change`.
-
-    Returns
-    -------
-    DataFrame
-        ``model, evidence_type, baseline, comparison, retention, change, n,
-        baseline_budget, comparison_budget`` (accuracies in %; ``change`` = comparison −
-        baseline in points, negative for a loss; ``retention`` NaN when the baseline accuracy is 0).
-        ``change`` and ``retention`` are computed from the integer counts (one division each),
-        not from the rounded accuracies, so cells with equal exact values are equal (D.5 ties).
-    """
+    """Per model × evidence type cell (budgets and models as in :func:`paired_change`): ``model,
+    evidence_type, baseline, comparison, retention, change, n, baseline_budget, comparison_budget``.  Change
+    (comparison − baseline, points) and retention (NaN at a 0 % baseline) come from the integer counts, one
+    division each, so cells with equal exact values stay equal (D.5's ties)."""
     plan = scaling_plan(release, baseline=baseline, comparison=comparison, models=models)
     b0, b1, ms = plan.baseline, plan.comparison, list(plan.models)
     acc = accuracy(release, "evidence_type", models=ms, budgets=[b0, b1], pairing=pairing, overall=False)
@@ -359,39 +300,91 @@ def _exact_change_retention(acc: pd.DataFrame, cells: pd.DataFrame, b0: str, b1:
     return change, retention
 
 
-def sensitivity_correlations(release, *, baseline: str | None = "8K", comparison: str | None = "64K",
-                             models: Sequence[str] | None = None, pairing: str = "all_budgets",
-                             cells: pd.DataFrame | None = None,
-                             measures: Sequence[str] = ("retention", "change")) -> pd.DataFrame:
-    """Appendix D.5: Spearman ρ and p of retention and of the change in points vs baseline accuracy.
+#: What each D.5 measure correlates with the baseline (``change_vs_mean``: with the mean of both budgets).
+D5_MEASURES = ("retention", "change", "change_vs_mean")
+#: The fewest models D.5's intervals resample (two models give three distinct resamples, four give 35).
+MIN_RESAMPLED_MODELS = 5
 
-    The correlations run over the model × evidence cells of :func:`cell_changes` (by default
-    the ten 64K models × four evidence types = 40 cells).  The paper's "change in percentage
-    points" is ``change`` = comparison − baseline (negative for a loss), which gives its
-    ρ = −0.77 (the drop, baseline − comparison, would have the opposite sign).
+
+def sensitivity_correlations(release, *, baseline: str | None = None, comparison: str | None = None,
+                             models: Sequence[str] | None = None, pairing: str = "all_budgets",
+                             cells: pd.DataFrame | None = None, measures: Sequence[str] = D5_MEASURES,
+                             n_boot: int = 10_000, seed: int = 0) -> pd.DataFrame:
+    """Appendix D.5: Spearman ρ of retention and of the change in points against the baseline accuracy,
+    over the model × evidence cells of :func:`cell_changes` (the paper's 40 = 10 models × 4 types).
+
+    ``rho`` and ``p_value`` are the paper's (cells taken as independent).  A model's cells share the
+    model, so the interval ``rho_ci_low``/``rho_ci_high`` resamples models, all cells of a drawn model
+    together (percentile bootstrap, ``n_boot`` resamples, ``seed``; NaN with fewer than
+    :data:`MIN_RESAMPLED_MODELS` models).
+    The change (comparison − baseline) contains the baseline, so the two are coupled by construction
+    (regression to the mean alone makes the change fall as the baseline rises): ``change_vs_mean``
+    correlates the change with the mean of the two budgets instead (Oldham 1962), which removes that
+    coupling when both budgets spread alike; a constant retention still makes it negative.
 
     Returns
     -------
     DataFrame
-        ``measure``, ``n`` (cells used), ``n_dropped`` (cells left out because the measure is
-        undefined, e.g. retention with a 0% baseline), ``rho``, ``p_value``.
+        ``measure, n`` (cells used), ``n_dropped`` (cells where the measure is undefined, e.g.
+        retention at a 0 % baseline), ``rho, p_value, rho_ci_low, rho_ci_high, ci_level, n_models,
+        n_boot, seed``.
     """
     c = cells if cells is not None else cell_changes(release, baseline=baseline, comparison=comparison,
                                                        models=models, pairing=pairing)
     parts = []
     for measure in measures:
-        if measure not in ("retention", "change"):
-            raise AnalysisInputError(f"measure must be 'retention' or 'change', got {measure!r}", "measures")
-        r = spearman(c["baseline"].to_numpy(float), c[measure].to_numpy(float))
+        if measure not in D5_MEASURES:
+            raise AnalysisInputError(f"measure must be one of {', '.join(D5_MEASURES)}, got {measure!r}", "measures")
+        x = c["baseline"].to_numpy(float)
+        if measure == "change_vs_mean":
+            x = (x + c["comparison"].to_numpy(float)) / 2
+        y = c["retention" if measure == "retention" else "change"].to_numpy(float)
+        r = spearman(x, y).drop(columns=["rho_ci_low", "rho_ci_high"])
+        ok = np.isfinite(x) & np.isfinite(y)
+        lo, hi, k = _model_bootstrap_rho(x[ok], y[ok], c["model"].to_numpy()[ok], n_boot, seed)
+        r = r.assign(rho_ci_low=lo, rho_ci_high=hi, n_models=k, n_boot=n_boot, seed=seed)
         r.insert(0, "measure", measure)
         parts.append(r)
-    return pd.concat(parts, ignore_index=True)
+    cols = ["measure", "n", "n_dropped", "rho", "p_value", "rho_ci_low", "rho_ci_high", "ci_level", "n_models",
+            "n_boot", "seed"]
+    return pd.concat(parts, ignore_index=True)[cols]
+
+
+def _midranks(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Mid-ranks of ``values`` in every resample whose multiplicities are the rows of ``weights``
+    (B x n): a value's rank in the data where each cell appears as often as it was drawn."""
+    _, group = np.unique(values, return_inverse=True)
+    member = np.zeros((len(values), group.max() + 1))
+    member[np.arange(len(values)), group] = 1.0
+    per = weights @ member                                  # B x groups: copies of each distinct value
+    below = np.cumsum(per, axis=1) - per
+    return (below + (per + 1) / 2)[:, group]
+
+
+def _model_bootstrap_rho(x: np.ndarray, y: np.ndarray, model: np.ndarray, n_boot: int,
+                         seed: int) -> tuple[float, float, int]:
+    """Percentile 95% interval of Spearman's ρ(x, y) resampling the models (cluster bootstrap)."""
+    codes, names = pd.factorize(model, sort=True)
+    k = len(names)
+    if k < MIN_RESAMPLED_MODELS or len(x) < 3:
+        return np.nan, np.nan, k
+    w = np.vstack(list(iter_bootstrap_counts(k, n_boot=n_boot, seed=seed)))[:, codes]
+    rx, ry = _midranks(x, w), _midranks(y, w)
+    tot = w.sum(axis=1, keepdims=True)
+    mx, my = (w * rx).sum(1, keepdims=True) / tot, (w * ry).sum(1, keepdims=True) / tot
+    cov = (w * (rx - mx) * (ry - my)).sum(1)
+    var = (w * (rx - mx) ** 2).sum(1) * (w * (ry - my) ** 2).sum(1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        reps = np.where(var > 0, cov / np.sqrt(var), np.nan)
+    est = float(spearman(x, y)["rho"].iloc[0])
+    ci = bootstrap_interval(reps, est)
+    return ci["ci_low"], ci["ci_high"], k
 
 
 # ============================================================================ artifacts
 @artifact("fig6", title="Figure 6: retention (% of 8K) and mean accuracy (%) per evidence type per budget, 64K set")
 def fig6(release, *, seed: int = 0, n_boot: int = 10_000, models=None, budgets=None,
-         pairing: str = "all_budgets", baseline: str | None = "8K", comparison: str | None = "64K") -> pd.DataFrame:
+         pairing: str = "all_budgets", baseline: str | None = None, comparison: str | None = None) -> pd.DataFrame:
     """Rows: evidence types by full name and ``Overall``; columns ``"<budget>"`` = retention in
     % of the type's own ``baseline`` (8K) accuracy (the paper's "retain 70.3%"), then
     ``"<budget> accuracy"`` = mean accuracy (%) over the models run at ``baseline`` and
@@ -416,7 +409,7 @@ def fig6_table(es: pd.DataFrame) -> pd.DataFrame:
 
 @artifact("table18", title="Table 18: paired change 8K to 64K with 95% bootstrap CIs, by evidence type and per model")
 def table18(release, *, seed: int = 0, n_boot: int = 10_000, models=None, pairing: str = "all_budgets",
-            baseline: str | None = "8K", comparison: str | None = "64K", cluster: str = "item",
+            baseline: str | None = None, comparison: str | None = None, cluster: str = "item",
             interval: str = "percentile", mc_se: bool = False) -> pd.DataFrame:
     """Rows: evidence types (full names), ``Overall``, then models; columns ``n``, ``8K``,
     ``64K`` (the ``baseline`` and ``comparison`` budgets), ``drop``, ``drop_lo``, ``drop_hi``,
@@ -461,26 +454,20 @@ def table18_table(pc: pd.DataFrame, *, mc_se: bool = False) -> pd.DataFrame:
 
 @artifact("d5", title="Appendix D.5: Spearman rho of retention and of the point change vs 8K accuracy over model x evidence cells")
 def d5(release, *, seed: int = 0, n_boot: int = 10_000, models=None, pairing: str = "all_budgets",
-       baseline: str | None = "8K", comparison: str | None = "64K") -> pd.DataFrame:
-    """Rows ``retention`` and ``change`` (columns ``rho``, ``p``, ``n`` = cells used, then ``rho CI
-    low`` / ``rho CI high``: Fisher-z 95% interval, pingouin; beyond the paper) and ``cells``
-    (column ``n`` = model x evidence cells with an 8K and a 64K accuracy).
-
-    ``change`` is the paper's D.5 "change in percentage points", 64K − 8K, correlated with 8K
-    accuracy: negative when high-baseline cells lose more (paper: ρ = −0.77).  The Spearman ρ of
-    the drop ``8K − 64K`` is its negative.  Other budgets: ``baseline=``/``comparison=`` as in
-    :func:`paired_change`.
-    """
+       baseline: str | None = None, comparison: str | None = None) -> pd.DataFrame:
+    """Rows ``retention``, ``change`` and ``change vs mean`` (columns ``rho``, ``p`` and ``n`` = cells
+    used, as the paper computes them; ``rho CI low`` / ``rho CI high``: 95% interval resampling models,
+    beyond the paper) and ``cells`` (column ``n``: cells with both accuracies); see
+    :func:`sensitivity_correlations`.  ``change`` is the paper's 64K − 8K (ρ = −0.77 in the paper)."""
     cells = cell_changes(release, models=models, pairing=pairing, baseline=baseline, comparison=comparison)
-    return d5_table(cells, sensitivity_correlations(release, cells=cells, measures=("retention", "change")))
+    return d5_table(cells, sensitivity_correlations(release, cells=cells, n_boot=n_boot, seed=seed))
 
 
 def d5_table(cells: pd.DataFrame, sc: pd.DataFrame) -> pd.DataFrame:
-    """Appendix D.5 as printed (:func:`d5`) from :func:`cell_changes` and its :func:`sensitivity_correlations`
-    (measures ``retention`` and ``change``, in that order)."""
+    """Appendix D.5 as printed (:func:`d5`) from :func:`cell_changes` and its :func:`sensitivity_correlations`."""
     out = pd.DataFrame({"rho": sc["rho"].to_numpy(), "p": sc["p_value"].to_numpy(), "n": sc["n"].astype(float).to_numpy(),
                         "rho CI low": sc["rho_ci_low"].to_numpy(), "rho CI high": sc["rho_ci_high"].to_numpy()},
-                       index=["retention", "change"])
+                       index=[m.replace("_", " ") for m in sc["measure"]])
     n_cells = int((cells["baseline"].notna() & cells["comparison"].notna()).sum())
     out.loc["cells"] = [np.nan, np.nan, float(n_cells), np.nan, np.nan]
     out.index.name = "Measure"

@@ -1,16 +1,9 @@
-"""Which predictions enter an accuracy: labels, partial releases, budget choice, item selection.
+"""Which predictions enter an accuracy: labels, partial releases, budgets taken from the data, item selection.
 
-The pairing rule (paper Appendix C.6) and the handling of partial releases are described in
-:mod:`voxmem_analysis.analysis.results`; this module holds the code behind them, shared by
-:mod:`~voxmem_analysis.analysis.results` and :mod:`~voxmem_analysis.analysis.scaling`:
-
-* labels: :func:`evidence_label`, :func:`mean_row_label`, :data:`OVERALL`, :data:`GROUP_LABELS`;
-* partial releases: :func:`section`, :func:`skip_reason` (the exception,
-  :class:`~voxmem_analysis.errors.MissingDataError`, lives in :mod:`voxmem_analysis.errors`);
-* argument checks and ordering: :func:`check_budgets`, :func:`check_models`, :func:`fmt_budgets`,
-  :func:`order_frame`;
-* budget choice: :func:`run_budgets`, :func:`budgets_run`, :func:`comparison_budget`, ...;
-* item selection: :func:`scored_predictions`.
+The pairing rule (paper Appendix C.6) is described in :mod:`voxmem_analysis.analysis.results`.
+Every budget a notebook or command defaults to is the paper's when the release has it and one
+taken from the release otherwise (:func:`comparison_budget`, :func:`baseline_budget`,
+:func:`fig5_budget`, :func:`part_budget`); :func:`budget_note` says which was used.
 """
 from __future__ import annotations
 
@@ -28,7 +21,8 @@ __all__ = [
     "evidence_label", "mean_row_label", "check_budgets", "check_models", "fmt_budgets", "order_frame",
     "run_budgets", "models_at_budget", "budgets_run", "require_budgets", "comparison_budget", "baseline_budget",
     "fig5_budget", "describe_budgets", "shared_set", "fig8_panels", "describe_shared_set", "no_budget_error",
-    "missing_source_operations", "models_at_or_fail", "scored_predictions", "scored_frame",
+    "missing_source_operations", "models_at_or_fail", "scored_predictions", "scored_frame", "part_budget",
+    "budget_note",
 ]
 
 PAIRINGS = ("all_budgets", "shared", "none")
@@ -184,10 +178,34 @@ def fig5_budget(release, budget: str | None = None, *, models: Sequence[str] | N
     return max(present, key=lambda b: (counts[b], tx.BUDGETS.index(b)))
 
 
-def _why(chosen: str, requested, paper: str, present: list[str], otherwise: str) -> str:
+def budget_note(chosen: str, requested, paper: str, otherwise: str, present=None, *,
+                absent: str = "no model was run at") -> str:
+    """Why ``chosen`` was used: ``"as requested"``, ``"the paper's"`` or ``"no model was run at <paper>;
+    <otherwise>"`` (``absent`` words the first half; ``present``: the budgets the data has, to flag a
+    requested budget it lacks)."""
     if requested is not None:
-        return "as requested" + ("" if chosen in present else f"; no model was run at {chosen}")
-    return "the paper's" if chosen == paper else f"no model was run at {paper}; {otherwise}"
+        return "as requested" + ("" if present is None or chosen in present else f"; no model was run at {chosen}")
+    return "the paper's" if chosen == paper else f"{absent} {paper}; {otherwise}"
+
+
+def part_budget(frame, budget: str | None = None, *, paper: str = "8K") -> str:
+    """The budget of an optional part run at one budget in the paper (the second judge, the ablation):
+    ``budget`` if given, else ``paper`` when ``frame`` has rows there, else the budget with the most rows
+    (the shorter on ties; ``paper`` when ``frame`` is empty or None)."""
+    if budget is not None:
+        return check_budgets([budget])[0]
+    if frame is None or len(frame) == 0 or "budget" not in frame.columns:
+        return paper
+    col = frame["budget"]
+    values = col.cast(pl.Utf8).to_list() if isinstance(col, pl.Series) else col.astype(str).tolist()
+    counts: dict[str, int] = {}
+    for v in values:
+        b = tx.normalize_budget(v)
+        if b is not None:
+            counts[b] = counts.get(b, 0) + 1
+    if paper in counts or not counts:
+        return paper
+    return max(counts, key=lambda b: (counts[b], -tx.BUDGETS.index(b)))
 
 
 def describe_budgets(release, *, comparison: str | None = None, fig5: str | None = None,
@@ -202,12 +220,12 @@ def describe_budgets(release, *, comparison: str | None = None, fig5: str | None
     return "\n".join([
         f"Budgets run: {runs}" + (f"; not run: {fmt_budgets(missing)}" if missing else ""),
         f"Table 15, Table 16, Figure 8 at {b_cmp} "
-        f"({_why(b_cmp, comparison, '64K', present, 'the longest budget run')})",
-        f"Figure 5 at {b_f5} ({_why(b_f5, fig5, '32K', present, 'the budget run by the most models')})",
+        f"({budget_note(b_cmp, comparison, '64K', 'the longest budget run', present)})",
+        f"Figure 5 at {b_f5} ({budget_note(b_f5, fig5, '32K', 'the budget run by the most models', present)})",
     ])
 
 
-def shared_set(release, budget: str | None = "64K", models: Sequence[str] | None = None) -> tuple[list[str], list[str]]:
+def shared_set(release, budget: str | None = None, models: Sequence[str] | None = None) -> tuple[list[str], list[str]]:
     """Figure 8's model set and shared budgets: the models run at ``budget`` (the 64K set) and the
     budgets every one of them was run at (all four on the paper's release).
 
@@ -241,11 +259,16 @@ def fig8_panels(release, budget: str | None, fig5: str, models: Sequence[str] | 
     return ms, shared, drawn
 
 
-def describe_shared_set(models: Sequence[str], shared: Sequence[str], budget: str) -> str:
-    """Figure 8's title: ``"10 models run at 64K; questions judged at 8K, 16K, 32K, 64K by every one"``."""
+def describe_shared_set(models: Sequence[str], shared: Sequence[str], budget: str, drawn=None) -> str:
+    """Figure 8's item set: ``"10 models run at 64K; questions judged at 8K, 16K, 32K, 64K by every one"``.
+    With ``drawn`` (the panels; the title names nothing it does not draw) the budgets that are not drawn
+    are left out: ``"10 models run at 64K (8K, 16K, 64K shown); questions judged at every budget ..."``."""
     k = len(models)
-    return (f"{k} model{'s' if k != 1 else ''} run at {budget}; questions judged at {fmt_budgets(shared)} "
-            f"by {'every one' if k != 1 else 'it'}")
+    who = "every one" if k != 1 else "it"
+    if drawn is not None and list(drawn) != list(shared):
+        return (f"{k} model{'s' if k != 1 else ''} run at {budget} ({fmt_budgets(drawn)} shown); questions judged "
+                f"at every budget they were run at by {who}")
+    return f"{k} model{'s' if k != 1 else ''} run at {budget}; questions judged at {fmt_budgets(shared)} by {who}"
 
 
 def no_budget_error(release, budgets, models, *, reason: str | None = None, hint: str = "") -> MissingDataError:
@@ -281,30 +304,11 @@ def models_at_or_fail(release, budget: str, models=None) -> list[str]:
 
 def scored_predictions(release, *, models: Sequence[str] | None = None, budgets: Iterable[str] | None = None,
                        pairing: str = "all_budgets", shared_budgets: Iterable[str] | None = None) -> pd.DataFrame:
-    """The scored predictions that enter the accuracies, after the pairing rule.
-
-    Parameters
-    ----------
-    release : Release
-    models : list of str, optional
-        Models to keep (default all, paper order).  A model is kept at a budget only if it
-        was run there (:func:`run_budgets`).
-    budgets : list of str, optional
-        Budgets to return (default all four).  The pairing rule itself looks at every
-        budget a model was run at, whatever ``budgets`` shows.
-    pairing : {"all_budgets", "shared", "none"}
-        See the module docstring.
-    shared_budgets : list of str, optional
-        For ``pairing="shared"``: budgets at which a question must be judged for every model
-        (default all four).
-
-    Returns
-    -------
-    DataFrame
-        One row per (model, item) kept, columns ``model, question_id, item_id, budget,
-        evidence_type, operation, is_ar, source_operation, status, scored, correct``;
-        ``budget`` is a string, ``correct`` a bool.
-    """
+    """The scored predictions that enter the accuracies after the pairing rule (``"all_budgets"``,
+    ``"shared"`` with ``shared_budgets``, ``"none"``; :mod:`voxmem_analysis.analysis.results`), as pandas:
+    one row per (model, item) kept of ``models`` (a model only at the budgets it was run at) and ``budgets``
+    (the rule still looks at every budget a model was run at): ``model, question_id, item_id, budget,
+    evidence_type, operation, is_ar, source_operation, status, scored, correct``."""
     return scored_frame(release, models=models, budgets=budgets, pairing=pairing,
                         shared_budgets=shared_budgets).to_pandas()
 

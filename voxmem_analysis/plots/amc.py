@@ -8,8 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from voxmem_analysis.analysis.findings import MIN_CORRELATION_POINTS
 from voxmem_analysis.plots.results import place_labels
-from voxmem_analysis.plots.style import fit_labels, paper_style
+from voxmem_analysis.plots.style import fit_labels, from_zero, paper_style
 
 __all__ = ["plot_grouped", "plot_audio_cue", "plot_rubric_types", "plot_bins", "plot_length", "AXIS_COLORS"]
 
@@ -119,7 +120,7 @@ def plot_bins(table: pd.DataFrame, *, min_n: int = 5):
             _draw_bin_panel(ax, part, cols, min_n)
             ax.set_title(name, loc="left")
         panels[0].set_ylabel("APR (%), pooled over systems")
-        panels[0].set_ylim(0, None)
+        panels[0].set_ylim(*from_zero(panels[0].get_ylim()[1]))   # a 0 % point off the axis line
         handles, labels = panels[1].get_legend_handles_labels()
         handles.append(Line2D([], [], linestyle=":", marker="o", markerfacecolor="white", markeredgecolor="#999999",
                               color="#999999"))
@@ -141,16 +142,20 @@ def plot_length(table: pd.DataFrame):
     with paper_style():
         fig, ax = plt.subplots(figsize=(8.6, 4.4))
         text = [str(i).partition("|")[2][:1].upper() == "T" for i in pts.index]
-        ax.scatter(x[text], y[text], s=22, color="#0072B2", label="Text output", zorder=3)
-        ax.scatter(x[~np.array(text)], y[~np.array(text)], s=22, color="#D55E00", marker="s",
-                   label="Audio output", zorder=3)
-        slope, icpt = np.polyfit(x, y, 1)
-        xs = np.linspace(x.min(), x.max(), 50)
-        ax.plot(xs, icpt + slope * xs, color="#777777", linewidth=1, linestyle="--")
+        ax.scatter(x[text], y[text], s=18, color="#0072B2", label="Text output", zorder=3, edgecolor="white",
+                   linewidth=0.5)
+        ax.scatter(x[~np.array(text)], y[~np.array(text)], s=18, color="#D55E00", marker="s", label="Audio output",
+                   zorder=3, edgecolor="white", linewidth=0.5)
+        if len(x) >= MIN_CORRELATION_POINTS:   # no fitted line over too few points to show a relation
+            slope, icpt = np.polyfit(x, y, 1)
+            xs = np.linspace(x.min(), x.max(), 50)
+            ax.plot(xs, icpt + slope * xs, color="#777777", linewidth=1, linestyle="--")
         key = "\n".join(f"{k:>2}  {lab}" for k, lab in enumerate(_short(pts.index, lines=1), 1))
         ax.text(1.02, 1.0, key, transform=ax.transAxes, va="top", ha="left", fontsize=6.5, family="DejaVu Sans Mono")
         lines = [f"{'Pearson r' if i.startswith('Pearson') else 'Spearman ρ'} = {r['estimate']:.2f} "
-                 f"[{r['ci_low']:.2f}, {r['ci_high']:.2f}], n={int(r['n'])}" for i, r in cor.iterrows()]
+                 f"[{r['ci_low']:.2f}, {r['ci_high']:.2f}], n={int(r['n'])}" for i, r in cor.iterrows()
+                 if r["n"] >= MIN_CORRELATION_POINTS] or \
+            [f"no correlation shown ({len(pts)} systems; fewer than {MIN_CORRELATION_POINTS})"]
         note = ax.text(0.02, 0.98, "\n".join(lines), transform=ax.transAxes, va="top", fontsize=7.5)
         ax.set_xlabel("Mean response length (tokens)")
         ax.set_ylabel("ARS (%)")

@@ -29,25 +29,10 @@ def _check(data: pd.DataFrame) -> None:
 
 def class_bars(data: pd.DataFrame, *, ax=None, title: str | None = None, min_label: float = 4.0,
                show_counts: bool = True, row_labels=None):
-    """One panel of stacked horizontal bars: the class shares (percent) of each row of ``data``.
-
-    Parameters
-    ----------
-    data : DataFrame
-        :func:`voxmem_analysis.analysis.attribution.class_proportions` output (rows drawn top to bottom).
-    ax : matplotlib Axes, optional
-    title : str, optional
-    min_label : float
-        Segments narrower than this many percent are not labelled.
-    show_counts : bool
-        Write "cells / errors" right of each bar.
-    row_labels : list of str, optional
-        Overrides ``data["label"]``.
-
-    Returns
-    -------
-    matplotlib Axes
-    """
+    """One panel of stacked horizontal bars: the class shares (%) of each row of
+    :func:`voxmem_analysis.analysis.attribution.class_proportions` (top to bottom; ``row_labels`` overrides
+    the labels), segments under ``min_label`` % unlabelled, "cells / errors" at the right with
+    ``show_counts``; returns the Axes."""
     import matplotlib.pyplot as plt
 
     _check(data)

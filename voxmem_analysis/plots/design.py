@@ -35,21 +35,9 @@ def _fmt(v: float) -> str:
 
 def history_scale_panels(data: pd.DataFrame, *, quantities=("sessions", "audio_clips", "audio_minutes"),
                          title: str | None = None):
-    """Figure 2(a): median (line, labelled) with interquartile band and min–max range per budget.
-
-    Parameters
-    ----------
-    data : DataFrame
-        :func:`voxmem_analysis.analysis.design.history_scale` output (``budget, quantity, label,
-        median, q1, q3, min, max``).
-    quantities : sequence of str
-        Panels, left to right; those absent from ``data`` are skipped.
-
-    Notes
-    -----
-    The budget axis is log2-spaced (8K, 16K, 32K, 64K equidistant); each panel has its own
-    linear y axis starting at 0.
-    """
+    """Figure 2(a) from :func:`voxmem_analysis.analysis.design.history_scale`: per quantity (``quantities``,
+    left to right, absent ones skipped) the median line with its interquartile band and min–max range over a
+    log2 budget axis; each y axis linear from 0."""
     import matplotlib.pyplot as plt
 
     qs = [q for q in quantities if q in set(data["quantity"])]
@@ -93,16 +81,8 @@ def history_scale_panels(data: pd.DataFrame, *, quantities=("sessions", "audio_c
 
 
 def session_roles_bars(data: pd.DataFrame, *, title: str | None = None):
-    """Mean sessions per history by role, stacked per budget (left), and the same as shares (right).
-
-    Parameters
-    ----------
-    data : DataFrame
-        :func:`voxmem_analysis.analysis.design.session_roles` output (``budget, role, label,
-        mean_sessions, share``).  The sessions of unknown role (``unknown_sessions``: the release
-        does not report every role) are drawn hatched, on top; bars total the mean sessions per
-        history and the shares are of all of them.
-    """
+    """Mean sessions per history by role from :func:`voxmem_analysis.analysis.design.session_roles`, stacked
+    per budget (left) and as shares (right); sessions of unknown role drawn hatched on top."""
     import matplotlib.pyplot as plt
 
     bs = [b for b in tx.BUDGETS if b in set(data["budget"].astype(str))]

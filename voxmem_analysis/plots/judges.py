@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from voxmem_analysis.plots.style import fit_labels, paper_style
+from voxmem_analysis.plots.style import fit_labels, from_zero, paper_style
 
 __all__ = ["FAMILY_PALETTE", "judge_scatter", "judge_slices", "judge_figure"]
 
@@ -95,7 +95,7 @@ def _judge_slices(data: pd.DataFrame, *, ax=None):
     ax.set_yticks(y)
     ax.set_yticklabels([f"{s}  (n={n:,})" for s, n in zip(df["slice"], df["n"])])
     xmax = float(np.ceil(max(df["judge1"].max(), df["judge2"].max()) / 10) * 10) + 5
-    ax.set_xlim(0, xmax)
+    ax.set_xlim(*from_zero(xmax))
     for yi, dl, ag, k in zip(y, df["delta_pp"], df["agreement"], df["kappa"]):
         ax.text(1.01, yi, f"{dl:+.1f}   {ag:.1f}%   {k:.3f}", transform=ax.get_yaxis_transform(), va="center",
                 fontsize=6.5, color="#333333", family="DejaVu Sans Mono")

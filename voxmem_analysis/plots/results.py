@@ -13,8 +13,10 @@ import numpy as np
 import pandas as pd
 
 from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.analysis.findings import MIN_CORRELATION_POINTS
 from voxmem_analysis.errors import InputError
-from voxmem_analysis.plots.style import ACC_RANGE, GROUP_COLORS, HEATMAP_CMAP, fit_labels, paper_style, without_canvas_draw
+from voxmem_analysis.plots.style import (ACC_RANGE, GROUP_COLORS, HEATMAP_CMAP, colorbar_extend, fit_labels, from_zero,
+                                         paper_style, without_canvas_draw)
 
 __all__ = ["evidence_heatmaps", "operation_heatmap", "operation_heatmaps", "answerable_refusal_scatter", "reserve_footer",
            "place_labels"]
@@ -73,26 +75,10 @@ def _budgets_in(data: pd.DataFrame, budgets) -> list[str]:
 
 def evidence_heatmaps(data: pd.DataFrame, *, budgets: Sequence[str] | None = None, annotate: bool = True,
                       vrange: tuple[float, float] = ACC_RANGE, cmap: str = HEATMAP_CMAP, title: str | None = None):
-    """Figure 4: one heatmap per budget, models × evidence types (+ Overall), group means below.
-
-    Parameters
-    ----------
-    data : DataFrame
-        :func:`voxmem_analysis.analysis.results.evidence_panels` output.
-    budgets : list of str, optional
-        Panels to draw (default: every budget in ``data``).
-    annotate : bool
-        Print the value in each cell.
-    vrange : (float, float)
-        Colour-scale range in % (default 0–70, the paper's).
-
-    Notes
-    -----
-    Rows are aligned across panels: a model not run at a budget (the 64K panel) shows grey
-    cells marked "–".  The proprietary block is separated from the open-weight block by a
-    thin line and the group-mean rows by a thick one; the Overall column by a white gap.
-    Works for any number of models (one row each) and any subset of budgets (one panel each).
-    """
+    """Figure 4 from :func:`voxmem_analysis.analysis.results.evidence_panels`: one heatmap per budget
+    (``budgets``, default all in ``data``), models × evidence types (+ Overall), the group means below a thick
+    line, proprietary above open-weight; a model not run at a budget shows grey "–" cells.  ``vrange``: the
+    colour scale (0–70 %, the paper's); values beyond it take the end colour and put an arrow on the bar."""
     import matplotlib.pyplot as plt
     from matplotlib import colors
 
@@ -145,8 +131,9 @@ def evidence_heatmaps(data: pd.DataFrame, *, budgets: Sequence[str] | None = Non
             if "overall" in cols:
                 ax.axvline(cols.index("overall"), color="white", lw=2.5)
         sm = plt.cm.ScalarMappable(norm=norm, cmap=cm)
+        drawn = data.loc[data["budget"].astype(str).isin(bs), "accuracy"]
         cb = fig.colorbar(sm, ax=list(axes), shrink=0.6 if len(rows) > 4 else 0.9, pad=0.02,
-                          aspect=30 if len(rows) > 4 else 15)
+                          aspect=30 if len(rows) > 4 else 15, extend=colorbar_extend(drawn, vrange))
         cb.set_label("Accuracy (%)")
         if title:
             fig.suptitle(title)
@@ -157,21 +144,9 @@ def evidence_heatmaps(data: pd.DataFrame, *, budgets: Sequence[str] | None = Non
 def operation_heatmap(data: pd.DataFrame, *, budget: str | None = None, ax=None, show_n: bool = True,
                       vrange: tuple[float, float] = ACC_RANGE, cmap: str = HEATMAP_CMAP, colorbar: bool = True,
                       title: str | None = None):
-    """Figure 5: operation × evidence heatmap at one budget, question count under each score.
-
-    Parameters
-    ----------
-    data : DataFrame
-        :func:`voxmem_analysis.analysis.results.operation_evidence` output (``budget, operation,
-        evidence_type, accuracy, n_questions``).
-    budget : str, optional
-        Budget to draw (required when ``data`` holds several).
-    ax : matplotlib Axes, optional
-
-    Notes
-    -----
-    The Speech-Semantics IE cell, excluded by design, is hatched and labelled.
-    """
+    """Figure 5 from :func:`voxmem_analysis.analysis.results.operation_evidence`: the operation × evidence
+    heatmap of one ``budget`` (required when ``data`` holds several), the question count under each score,
+    the Speech-Semantics IE cell hatched as excluded by design; on ``ax`` when given."""
     import matplotlib.pyplot as plt
     from matplotlib import colors
     from matplotlib.patches import Rectangle
@@ -227,7 +202,8 @@ def operation_heatmap(data: pd.DataFrame, *, budget: str | None = None, ax=None,
         ax.set_title(title)
         if colorbar and fig is not None:
             sm = plt.cm.ScalarMappable(norm=colors.Normalize(*vrange), cmap=plt.get_cmap(cmap))
-            fig.colorbar(sm, ax=ax, shrink=0.85, pad=0.02).set_label("Mean accuracy (%)")
+            fig.colorbar(sm, ax=ax, shrink=0.85, pad=0.02,
+                         extend=colorbar_extend(shown.to_numpy(float), vrange)).set_label("Mean accuracy (%)")
         if fig is not None:
             reserve_footer(fig)
         return fig if fig is not None else ax.figure
@@ -248,7 +224,9 @@ def operation_heatmaps(data: pd.DataFrame, *, budgets: Sequence[str] | None = No
         for ax in axes[0][1:]:
             ax.tick_params(labelleft=False)
         sm = plt.cm.ScalarMappable(norm=colors.Normalize(*vrange), cmap=plt.get_cmap(cmap))
-        fig.colorbar(sm, ax=list(axes[0]), shrink=0.85, pad=0.01, aspect=25).set_label("Mean accuracy (%)")
+        drawn = data.loc[data["budget"].astype(str).isin(bs), "accuracy"]
+        fig.colorbar(sm, ax=list(axes[0]), shrink=0.85, pad=0.01, aspect=25,
+                     extend=colorbar_extend(drawn, vrange)).set_label("Mean accuracy (%)")
         if title:
             fig.suptitle(title)
         reserve_footer(fig)
@@ -261,8 +239,9 @@ def place_labels(ax, x, y, labels, *, fontsize: float = 6.5, pad_pt: float = 4.0
 
     Greedy: for each point (in order of y, top first) try eight positions around it at
     increasing distances and take the first whose text box overlaps no box already placed,
-    no marker, none of the ``avoid`` artists, and stays inside the axes; a leader line joins
-    distant labels to their point.
+    no marker, none of the ``avoid`` artists and stays inside the axes; a label right beside its
+    point must be nearer to it than to any other point, and a leader line joins every label that
+    is not, so no label can be read as another point's.
     """
     import matplotlib.transforms as mtrans
 
@@ -277,19 +256,22 @@ def place_labels(ax, x, y, labels, *, fontsize: float = 6.5, pad_pt: float = 4.0
     taken += [a.get_window_extent(r) for a in avoid]
     axbox = ax.get_window_extent(r)
     dirs = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1)]
+    gaps = np.hypot(*(pts[:, None, :] - pts[None, :, :]).transpose(2, 0, 1)) + np.eye(len(pts)) * 1e9
     for k in np.argsort(-np.asarray(y, float), kind="stable"):
         px, py = pts[k]
         t = ax.text(0, 0, labels[k], fontsize=fontsize, color=color, transform=None)
         w, h = (lambda b: (b.width, b.height))(t.get_window_extent(r))
         best = None
-        for dist in (1.0, 2.2, 3.6, 5.2, 7.0):
+        crowded = len(pts) > 1 and gaps[k].min() < 2 * mk   # markers touching: label away, on a visible leader
+        for dist in (2.2, 3.6, 5.2, 7.0, 9.0, 11.5, 14.0) if crowded else (1.0, 2.2, 3.6, 5.2, 7.0, 9.0, 11.5, 14.0):
             for dx, dy in dirs:
                 off = pad_pt * dpi_scale * dist
                 cx = px + dx * (off + (w / 2 if dx else 0))
                 cy = py + dy * (off + (h / 2 if dy else 0))
                 box = mtrans.Bbox.from_extents(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
                 inside = (box.x0 >= axbox.x0 and box.x1 <= axbox.x1 and box.y0 >= axbox.y0 and box.y1 <= axbox.y1)
-                if inside and not any(box.overlaps(o) for o in taken):
+                near = dist > 1 or _nearest(box, pts) == k   # a label beside a point must be nearest to its own
+                if inside and near and not any(box.overlaps(o) for o in taken):
                     best = (cx, cy, box, dist)
                     break
             if best:
@@ -304,7 +286,14 @@ def place_labels(ax, x, y, labels, *, fontsize: float = 6.5, pad_pt: float = 4.0
         tx_, ty_ = to_disp.inverted().transform((cx, cy))
         ax.annotate(labels[k], (x[k], y[k]), xytext=(tx_, ty_), textcoords="data", ha="center", va="center",
                     fontsize=fontsize, color=color,
-                    arrowprops=dict(arrowstyle="-", lw=0.4, color="#aaaaaa", shrinkA=0, shrinkB=2.5) if dist > 1.5 else None)
+                    arrowprops=dict(arrowstyle="-", lw=0.5, color="#777777", shrinkA=0, shrinkB=0) if dist > 1 else None)
+
+
+def _nearest(box, pts: np.ndarray) -> int:
+    """Index of the point (display px) nearest to ``box`` (distance 0 inside it)."""
+    dx = np.maximum(np.maximum(box.x0 - pts[:, 0], pts[:, 0] - box.x1), 0)
+    dy = np.maximum(np.maximum(box.y0 - pts[:, 1], pts[:, 1] - box.y1), 0)
+    return int(np.argmin(np.hypot(dx, dy)))
 
 
 def _fmt_p(p: float) -> str:
@@ -315,17 +304,9 @@ def _fmt_p(p: float) -> str:
 
 def answerable_refusal_scatter(data: pd.DataFrame, *, summary: pd.DataFrame | None = None, groups: dict | None = None,
                                ax=None, title: str | None = None):
-    """Table 16 as a scatter: answerable vs AR accuracy per model, ρ annotated.
-
-    Parameters
-    ----------
-    data : DataFrame
-        :func:`voxmem_analysis.analysis.results.answerable_vs_refusal` output.
-    summary : DataFrame, optional
-        :func:`voxmem_analysis.analysis.results.answerable_refusal_summary` output (ρ, p, always-abstain bound).
-    groups : dict, optional
-        ``{model: access group}`` for colours (``Release.models`` ``model`` → ``access``).
-    """
+    """Table 16 as a scatter of :func:`voxmem_analysis.analysis.results.answerable_vs_refusal`: answerable
+    vs AR accuracy per model, coloured by ``groups`` (model → access group), ρ of ``summary`` in the title
+    (none over fewer than ``MIN_CORRELATION_POINTS`` models) with the always-abstain bound."""
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
@@ -339,19 +320,19 @@ def answerable_refusal_scatter(data: pd.DataFrame, *, summary: pd.DataFrame | No
         cols = [GROUP_COLORS.get(groups.get(m, "unknown"), GROUP_COLORS["unknown"]) for m in data["model"]]
         xmax = float(np.nanmax(x)) if len(x) else 1.0
         ymax = float(np.nanmax(y)) if len(y) else 1.0
-        ax.set_xlim(0, max(10.0, xmax * 1.35))
+        ax.set_xlim(*from_zero(max(10.0, xmax * 1.35)))
         ax.set_ylim(-3, max(10.0, ymax * 1.22))
         avoid = []
         if summary is not None and len(summary):
             s = summary.iloc[0]
             at = f"{s['budget']}: " if "budget" in s.index else ""
             k = int(s["n_models"])
-            if np.isfinite(s["rho"]):
+            if np.isfinite(s["rho"]) and k >= MIN_CORRELATION_POINTS:
                 ci = (f" [{s['rho_ci_low']:.2f}, {s['rho_ci_high']:.2f}]"
                       if np.isfinite(s.get("rho_ci_low", np.nan)) else "")
                 corr = f"Spearman \u03c1 = {s['rho']:.2f}{ci} ({_fmt_p(s['p_value'])}, {_n_models(k)})"
             else:
-                corr = f"Spearman \u03c1 not defined ({_n_models(k)}; needs at least 3)"
+                corr = f"no correlation shown ({_n_models(k)}; fewer than {MIN_CORRELATION_POINTS})"
             ab = s["always_abstain"]
             tail = f"; always abstaining scores {ab:.1f}% overall" if np.isfinite(ab) else ""
             ax.set_title(at + corr + tail, fontsize=8, fontweight="normal")

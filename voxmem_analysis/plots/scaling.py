@@ -9,9 +9,10 @@ import numpy as np
 import pandas as pd
 
 from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.analysis.findings import MIN_CORRELATION_POINTS
 from voxmem_analysis.errors import InputError
 from voxmem_analysis.plots.results import reserve_footer
-from voxmem_analysis.plots.style import EVIDENCE_COLORS, fit_labels, log_ticks, paper_style
+from voxmem_analysis.plots.style import EVIDENCE_COLORS, fit_labels, from_zero, log_ticks, paper_style
 
 __all__ = ["evidence_scaling_lines", "change_forest", "sensitivity_scatter", "odds_ratio_forest", "ratio_limits",
            "set_ratio_axis"]
@@ -41,22 +42,10 @@ def _spread(y: np.ndarray, gap: float) -> np.ndarray:
 
 
 def evidence_scaling_lines(data: pd.DataFrame, *, include_overall: bool = True, title: str | None = None):
-    """Figure 6: mean accuracy (left) and retention relative to 8K (right) vs budget, per evidence type.
-
-    Parameters
-    ----------
-    data : DataFrame
-        :func:`voxmem_analysis.analysis.scaling.evidence_scaling` output (``budget, evidence_type,
-        accuracy, retention``).
-    include_overall : bool
-        Also draw the pooled Overall as a dashed grey line.
-
-    Notes
-    -----
-    The budget axis is log2-spaced (8K, 16K, 32K, 64K equidistant).  The retention panel has
-    a reference line at 1 (no change); values above it are gains, not assumed away.  The
-    reference budget is the ``reference_budget`` column (else the first budget drawn).
-    """
+    """Figure 6 from :func:`voxmem_analysis.analysis.scaling.evidence_scaling`: mean accuracy (left) and
+    retention relative to the ``reference_budget`` (right) against a log2 budget axis, one line per evidence
+    type (+ the pooled Overall, dashed, with ``include_overall``); the retention panel has a line at 1 and
+    shows gains as gains."""
     import matplotlib.pyplot as plt
 
     bs = [b for b in tx.BUDGETS if b in set(data["budget"].astype(str))]
@@ -96,7 +85,7 @@ def evidence_scaling_lines(data: pd.DataFrame, *, include_overall: bool = True, 
             ax.grid(axis="y", color="#e6e6e6", lw=0.6)
             ax.set_xlim(min(x.values()) - 0.25, max(x.values()) + 0.55)
         a1.set_ylabel("Mean accuracy (%)")
-        a1.set_ylim(0, max(5.0, float(np.nanmax(data["accuracy"])) * 1.12))
+        a1.set_ylim(*from_zero(max(5.0, float(np.nanmax(data["accuracy"])) * 1.12)))
         a2.set_ylabel(f"Retention (accuracy / {ref} accuracy)")
         a2.set_ylim(lo_r, hi_r)
         a1.set_title("Accuracy")
@@ -187,8 +176,9 @@ def sensitivity_scatter(data: pd.DataFrame, *, correlations: pd.DataFrame | None
     data : DataFrame
         :func:`voxmem_analysis.analysis.scaling.cell_changes` output.
     correlations : DataFrame, optional
-        :func:`voxmem_analysis.analysis.scaling.sensitivity_correlations` output (measures
-        ``retention`` and ``change``).
+        :func:`voxmem_analysis.analysis.scaling.sensitivity_correlations` output: ρ with its interval
+        resampling models (none over fewer than ``MIN_CORRELATION_POINTS`` cells); the change panel
+        names the coupling and gives ``change_vs_mean``.
     """
     import matplotlib.pyplot as plt
 
@@ -216,18 +206,37 @@ def sensitivity_scatter(data: pd.DataFrame, *, correlations: pd.DataFrame | None
             ax.grid(color="#eeeeee", lw=0.6)
             left_out = int((~np.isfinite(data[m].to_numpy(float))).sum()) if m in data else 0
             if m in corr:
-                r = corr[m]
-                p = r["p_value"]
-                if np.isfinite(r["rho"]):
-                    ptxt = ("p < 0.001" if p < 0.001 else f"p = {p:.2f}") if np.isfinite(p) else "p = n/a"
-                    head += f"\nSpearman \u03c1 = {r['rho']:.2f}, {ptxt} ({int(r['n'])} cells)"
-                else:
-                    head += f"\nSpearman \u03c1 not defined ({int(r['n'])} cells)"
+                head += "\n" + _rho_note(corr[m])
+            if m == "change" and m in corr and _shown(corr[m]):
+                head += ", coupled:\nthe change contains the baseline"
+                if "change_vs_mean" in corr and _shown(corr["change_vs_mean"]):
+                    head += f";\nvs the mean of both budgets {_rho_note(corr['change_vs_mean'])}"
             if left_out:   # never left out silently: a cell at 0 % has no retention
                 head += f"\n{left_out} cell{'s' if left_out != 1 else ''} at 0 % at {b0}: no {m}, not drawn"
             ax.set_title(head, fontsize=8.5)
+        shown = [r for r in corr.values() if _shown(r)]
+        if shown:
+            k = int(shown[0].get("n_models", 0) or 0)
+            fig.text(0.005, 0.003, f"Spearman \u03c1 over {int(shown[0]['n'])} model \u00d7 evidence cells"
+                     + (f"; 95% intervals resample the {k} models" if np.isfinite(shown[0].get("rho_ci_low", np.nan))
+                        else f"; no interval ({k} model{'s' if k != 1 else ''}: too few to resample)"),
+                     fontsize=6.5, color="#666666", ha="left", va="bottom")
         _legend_on_top(fig, a1, title)
     return fig
+
+
+def _shown(r) -> bool:
+    return bool(np.isfinite(r["rho"]) and int(r["n"]) >= MIN_CORRELATION_POINTS)
+
+
+def _rho_note(r) -> str:
+    """``"ρ = -0.81 [-0.90, -0.69]"``, or why no ρ is shown."""
+    n = int(r["n"])
+    if not _shown(r):
+        return (f"no correlation shown ({n} cells, fewer than {MIN_CORRELATION_POINTS})" if n < MIN_CORRELATION_POINTS
+                else f"\u03c1 not defined ({n} cells)")
+    lo, hi = r.get("rho_ci_low", np.nan), r.get("rho_ci_high", np.nan)
+    return f"\u03c1 = {r['rho']:.2f}" + (f" [{lo:.2f}, {hi:.2f}]" if np.isfinite(lo) and np.isfinite(hi) else "")
 
 
 def ratio_limits(values, *, around: tuple[float, float] = (0.95, 1.0), margin: float = 0.03) -> tuple[float, float]:
@@ -255,22 +264,9 @@ def set_ratio_axis(ax, lo: float, hi: float) -> None:
 
 
 def odds_ratio_forest(data: pd.DataFrame, *, title: str | None = None):
-    """The ``scaling_model`` figure: odds ratio of a correct answer per doubling of the history.
-
-    Parameters
-    ----------
-    data : DataFrame
-        :func:`voxmem_analysis.analysis.scaling_model.scaling_model` output (``evidence_type,
-        odds_ratio, or_ci_low, or_ci_high, budgets, cluster``); one row per evidence type, then
-        ``overall`` (drawn bold below a rule).
-
-    Returns
-    -------
-    matplotlib Figure
-        Log-scaled x axis spanning every odds ratio, every interval end and 1 (the dotted line,
-        "no change with length"), with a 3 % margin; round ticks that cannot overprint.  A row
-        whose model could not be estimated (no finite odds ratio) draws no point and says so.
-    """
+    """The ``scaling_model`` figure from :func:`voxmem_analysis.analysis.scaling_model.scaling_model`: the
+    odds ratio per doubling with its interval per evidence type, ``overall`` bold below a rule, on a log axis
+    spanning every value and 1 (dotted) with round ticks; a row that could not be estimated says so."""
     import matplotlib.pyplot as plt
 
     rows = list(data.itertuples(index=False))

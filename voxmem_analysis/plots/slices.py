@@ -14,7 +14,8 @@ import pandas as pd
 from voxmem_analysis.analysis.explore import column_name, parse_by, slice_label
 from voxmem_analysis.errors import InputError
 from voxmem_analysis.plots.verdicts import SERIES_COLORS
-from voxmem_analysis.plots.style import EVIDENCE_COLORS, GROUP_COLORS, OPERATION_COLORS, paper_style, without_canvas_draw
+from voxmem_analysis.plots.style import (EVIDENCE_COLORS, GROUP_COLORS, OPERATION_COLORS, PERCENT_LIMITS, paper_style,
+                                         without_canvas_draw)
 
 __all__ = ["PALETTES", "SINGLE_COLOR", "slice_dot_plot", "slice_facets"]
 
@@ -45,32 +46,10 @@ def _value(v):
 
 
 def slice_dot_plot(data: pd.DataFrame, by, *, overall: float | None = None, title: str | None = None, ax=None):
-    """Dot plot of accuracy slices with their intervals.
-
-    Parameters
-    ----------
-    data : pandas.DataFrame
-        :func:`voxmem_analysis.analysis.explore.explore_slices` (or
-        :func:`voxmem_analysis.analysis.verdicts.slice_accuracy`) output: the ``by`` columns and
-        ``level, accuracy, accuracy_ci_low, accuracy_ci_high, interval``.  Only ``level == "slice"`` rows are drawn.
-    by : str or sequence of str
-        The columns ``data`` was sliced by: the first gives the rows (y axis), the others
-        the colours (one dot per slice, dodged within a row).
-    overall : float, optional
-        Accuracy (%) of every verdict pooled, drawn as a dashed vertical line (skipped when
-        None or NaN).
-    title : str, optional
-        Axes title.
-    ax : matplotlib Axes, optional
-        Draw there; default: a new figure sized to the number of rows and colours.
-
-    Returns
-    -------
-    matplotlib Axes
-        One ``errorbar`` container per colour, one point (and interval bar) per slice.  The
-        legend (colours, pooled line) sits outside the axes, right of them, so it covers no
-        data; save with ``bbox_inches="tight"`` (as :func:`voxmem_analysis.output.save_figure` does).
-    """
+    """Dot plot of the ``level == "slice"`` rows of :func:`voxmem_analysis.analysis.explore.explore_slices`
+    (or ``slice_accuracy``) with their intervals: the first ``by`` column gives the rows, the others the
+    colours (dodged); ``overall`` (pooled %) a dashed line.  The x axis keeps dots at 0 % and 100 % off its
+    lines; the legend sits right of the axes.  Returns the Axes (one ``errorbar`` container per colour)."""
     import matplotlib.pyplot as plt
 
     cols = parse_by(by)
@@ -105,14 +84,13 @@ def slice_dot_plot(data: pd.DataFrame, by, *, overall: float | None = None, titl
                 color, name = SINGLE_COLOR, None
             acc = sub["accuracy"].to_numpy(float)
             err = np.vstack([acc - sub["accuracy_ci_low"].to_numpy(float), sub["accuracy_ci_high"].to_numpy(float) - acc])
-            # not clipped: a dot at 0 % or 100 % sits on the axis edge, drawn whole
-            ax.errorbar(acc, pos, xerr=err, fmt="o", ms=4.5, capsize=2, lw=1.1, color=color, label=name, clip_on=False)
+            ax.errorbar(acc, pos, xerr=err, fmt="o", ms=4.5, capsize=2, lw=1.1, color=color, label=name)
         ax.set_yticks(range(len(ys)), [slice_label(y_col, _value(v)) for v in ys])
         if not ax.yaxis_inverted():  # first row on top; shared y axes (slice_facets) are inverted once
             ax.invert_yaxis()
         if overall is not None and np.isfinite(overall):
             ax.axvline(overall, ls="--", lw=0.8, color="#555555", label=f"all pooled ({overall:.1f})")
-        ax.set_xlim(0, 100)
+        ax.set_xlim(*PERCENT_LIMITS)   # room at both ends: a dot at 0 % or 100 % stays off the axis line
         methods = sorted({str(m).split(" ")[0] + (" bca" if "bca" in str(m) else "") for m in t["interval"]}) \
             if len(t) else []
         names = {"wilson": "Wilson", "bootstrap": "item-bootstrap", "bootstrap bca": "BCa item-bootstrap"}
@@ -133,34 +111,10 @@ POOLED_PER_PANEL = "all pooled (each panel's own)"
 
 def slice_facets(data: pd.DataFrame, by, *, col: str = "budget", overall: dict | None = None,
                  col_wrap: int | None = None, height: float | None = None, title: str | None = None):
-    """Small multiples of :func:`slice_dot_plot`, one panel per value of ``col`` (seaborn ``FacetGrid``).
-
-    Parameters
-    ----------
-    data : pandas.DataFrame
-        Several :func:`voxmem_analysis.analysis.explore.explore_slices` tables stacked, with a
-        column ``col`` telling them apart (e.g. one table per budget).
-    by : str or sequence of str
-        As in :func:`slice_dot_plot` (rows, then colours), shared by every panel.
-    col : str, default "budget"
-        Facet column; panels follow its categories (or first appearance).
-    overall : dict, optional
-        Pooled accuracy (%) per facet value, drawn as each panel's dashed line.
-    col_wrap : int, optional
-        Panels per row (default: 2 x 2 for four panels, else one row of at most 3).
-    height : float, optional
-        Panel height in inches (default: from the number of rows).
-    title : str, optional
-        Figure title.
-
-    Returns
-    -------
-    seaborn.FacetGrid
-        The grid (``.figure`` is the matplotlib Figure; ``.axes_dict`` maps facet value -> Axes).
-        Rows are shared: a slice missing from a panel leaves its row empty there.  One colour
-        legend right of the panels and one x label below them; each panel's dashed line is
-        its own pooled accuracy.
-    """
+    """Small multiples of :func:`slice_dot_plot` (a seaborn ``FacetGrid``), one panel per value of ``col``
+    (default ``budget``) of the stacked ``data``, rows shared; ``overall``: each panel's pooled accuracy
+    (its dashed line); ``col_wrap`` (default 2 x 2 for four panels, else one row of at most three),
+    ``height``, ``title``.  Returns the grid (``.figure``, ``.axes_dict``)."""
     import seaborn as sns
 
     if col not in data.columns:

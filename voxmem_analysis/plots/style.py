@@ -5,9 +5,10 @@ import contextlib
 import math
 import re
 
-from voxmem_analysis import taxonomy as tx
 
-__all__ = ["paper_style", "without_canvas_draw", "fit_label", "fit_labels", "log_ticks", "LABEL_WIDTH", "EVIDENCE_COLORS", "OPERATION_COLORS", "CLASS_COLORS", "ROLE_COLORS", "GROUP_COLORS", "HEATMAP_CMAP", "ACC_RANGE"]
+__all__ = ["paper_style", "without_canvas_draw", "fit_label", "fit_labels", "log_ticks", "LABEL_WIDTH", "EVIDENCE_COLORS",
+           "OPERATION_COLORS", "CLASS_COLORS", "ROLE_COLORS", "GROUP_COLORS", "HEATMAP_CMAP", "ACC_RANGE", "PERCENT_LIMITS",
+           "from_zero", "colorbar_extend"]
 
 #: Colour-blind-safe (Okabe-Ito) colours per evidence type.
 EVIDENCE_COLORS = {
@@ -31,6 +32,23 @@ GROUP_COLORS = {"proprietary": "#D55E00", "open_weight": "#0072B2", "unknown": "
 #: Sequential map for accuracy heatmaps, and the range it spans (percent).
 HEATMAP_CMAP = "YlGnBu"
 ACC_RANGE = (0.0, 70.0)
+#: Limits of a 0-100 % axis with room at both ends: a point at 0 % or 100 % stays off the axis line.
+PERCENT_LIMITS = (-3.0, 103.0)
+
+
+def from_zero(top: float, pad: float = 0.03) -> tuple[float, float]:
+    """Axis limits from 0 to ``top`` with room below 0 (``pad`` of the span) for points at 0."""
+    return -pad * top, top
+
+
+def colorbar_extend(values, vrange) -> str:
+    """``extend=`` of a colour bar over ``vrange`` for ``values``: an arrow at each end the data pass."""
+    import numpy as np
+
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    low, high = bool(v.size and v.min() < vrange[0]), bool(v.size and v.max() > vrange[1])
+    return "both" if low and high else "min" if low else "max" if high else "neither"
 
 _RC = {
     "figure.dpi": 110, "savefig.dpi": 200, "font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9,
@@ -73,10 +91,6 @@ def without_canvas_draw(fig):
         yield
     finally:
         fig.set_canvas(canvas)
-
-
-def evidence_palette(codes=tx.EVIDENCE_TYPES) -> list[str]:
-    return [EVIDENCE_COLORS[c] for c in codes]
 
 
 #: Characters per line of a name drawn as a label (model and system names; the paper's are shorter).

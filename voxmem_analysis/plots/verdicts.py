@@ -47,27 +47,9 @@ def _facets(data: pd.DataFrame, facet: str | None) -> list:
 def accuracy_dots(data: pd.DataFrame, *, category: str = "question_type", series: str = "system",
                   value: str = "accuracy", facet: str | None = "budget", ax=None, title: str | None = None,
                   xlim=(-2, 102), legend: bool = True):
-    """Dot plot: accuracy per category (rows) and series (colours) with interval bars.
-
-    Parameters
-    ----------
-    data : DataFrame
-        :func:`voxmem_analysis.analysis.verdicts.slice_accuracy` output (columns ``category, series,
-        value, <value>_ci_low, <value>_ci_high``); rows ``overall`` / ``macro`` are drawn below a separator.
-    category, series, value : str
-        Column names.
-    facet : str or None, default "budget"
-        One panel per value of this column (ignored when absent or when ``ax`` is given).
-    ax : matplotlib Axes, optional
-        Draw one panel there (``data`` should then hold one facet value).
-    title : str, optional
-    legend : bool
-        Draw the series legend.
-
-    Returns
-    -------
-    matplotlib Figure
-    """
+    """Dot plot of :func:`voxmem_analysis.analysis.verdicts.slice_accuracy`: accuracy per ``category``
+    (rows; ``overall``/``macro`` below a separator) and ``series`` (colours) with interval bars, one panel per
+    ``facet`` value (or on ``ax``); returns the Figure."""
     import matplotlib.pyplot as plt
 
     cats = [c for c in _series(data, category) if c not in _SPECIAL]
@@ -133,19 +115,8 @@ def _dots(ax, data, cats, systems, category, series, value) -> None:
 
 def scaling_curves(data: pd.DataFrame, *, budget: str = "budget", series: str = "system", panel: str = "question_type",
                    value: str = "accuracy", ncols: int = 4, title: str | None = None):
-    """Accuracy against budget, one panel per category (``overall`` last), one line per series.
-
-    Parameters
-    ----------
-    data : DataFrame
-        :func:`voxmem_analysis.analysis.verdicts.scaling_table` output (``budget, series, panel,
-        value, <value>_ci_low, <value>_ci_high``); budgets are placed in the order they first appear
-        (the analysis sorts them).  Bars are the Wilson intervals of each level.
-
-    Returns
-    -------
-    matplotlib Figure
-    """
+    """Accuracy against budget from :func:`voxmem_analysis.analysis.verdicts.scaling_table`: one panel per
+    category (``overall`` last), one line per series, Wilson bars; budgets in the order they appear."""
     import matplotlib.pyplot as plt
 
     panels = [p for p in _series(data, panel) if p not in _SPECIAL] + [p for p in _SPECIAL if p in set(data[panel])]
@@ -190,25 +161,9 @@ def scaling_curves(data: pd.DataFrame, *, budget: str = "budget", series: str = 
 
 def comparison_matrix(data: pd.DataFrame, *, p_value: str = "p_holm", facet: str | None = "budget", ax=None,
                       title: str | None = None, limit: float | None = None):
-    """Heatmap of pairwise differences (row system minus column system, pp) with significance marks.
-
-    Parameters
-    ----------
-    data : DataFrame
-        :func:`voxmem_analysis.analysis.verdicts.compare_systems` output (columns ``system_a,
-        system_b, diff`` and ``p_value``).  Cell (a, b) shows ``diff``; cell (b, a) its
-        negative; marks from ``p_value`` (:func:`significance_mark`).
-    facet : str or None, default "budget"
-        One heatmap per value of this column (ignored when absent or when ``ax`` is given).
-    ax : matplotlib Axes, optional
-    limit : float, optional
-        Colour scale half-range in pp (default: the largest absolute difference, at least 10;
-        shared by all panels).
-
-    Returns
-    -------
-    matplotlib Figure
-    """
+    """Heatmap of :func:`voxmem_analysis.analysis.verdicts.compare_systems`: cell (a, b) the difference a − b
+    (pp), (b, a) its negative, marks from ``p_value`` (:func:`significance_mark`); one panel per ``facet``
+    value, a colour half-range ``limit`` (default: the largest difference, at least 10) shared by all."""
     import matplotlib.pyplot as plt
     from matplotlib.colors import TwoSlopeNorm
 
