@@ -98,9 +98,9 @@ def _cells(df: pd.DataFrame) -> dict[str, list[str]]:
 
 
 def terminal_text(df: pd.DataFrame, title: str | None = None, header: str | None = None, *,
-                  keys=None, all_columns: bool = False) -> str:
+                  keys=None, rename=None, all_columns: bool = False) -> str:
     """``df`` as an aligned text table for a terminal: ``keys`` (the columns a reader needs, in order) unless
-    ``all_columns``; numbers right-aligned, text left-aligned."""
+    ``all_columns``, headed by their ``rename``d names; numbers right-aligned, text left-aligned."""
     shown = df
     if keys and not all_columns:
         wanted = [k for k in keys if k in df.columns]
@@ -108,6 +108,10 @@ def terminal_text(df: pd.DataFrame, title: str | None = None, header: str | None
         shown = df[list(dict.fromkeys(wanted))]
     cells = _cells(shown.reset_index(drop=True))
     numeric = {c: not (c in shown.columns and not pd.api.types.is_numeric_dtype(shown[c])) for c in cells}
+    for old, new in (rename or {}).items():
+        for c in [c for c in cells if c == old or c.startswith(old + " [")]:
+            cells = {(new + c[len(old):] if k == c else k): v for k, v in cells.items()}
+            numeric[new + c[len(old):]] = numeric[c]
     widths = {c: max([len(c), *map(len, v)]) for c, v in cells.items()}
     line = lambda row: "  ".join((row[c].rjust(widths[c]) if numeric[c] else row[c].ljust(widths[c]))  # noqa: E731
                                  for c in cells).rstrip()
@@ -121,17 +125,18 @@ def terminal_text(df: pd.DataFrame, title: str | None = None, header: str | None
 
 
 def emit(df: pd.DataFrame, fmt: str | None, title: str | None = None, *, header: str | None = None, keys=None,
-         all_columns: bool = False, stream=None) -> None:
+         rename=None, all_columns: bool = False, stream=None) -> None:
     """Print ``df`` as ``fmt`` (``csv``, ``md``, ``terminal``; None: :func:`table_format`).  CSV goes to
     ``stream`` alone (the ``header`` line on standard error, as ``# ...``) so that ``pandas.read_csv`` of it
     works; Markdown and the terminal table carry the title and header line above the table."""
     stream = stream or sys.stdout
     fmt = table_format(fmt, stream)
     if fmt == "csv":
-        if header:
-            print(f"# {header}", file=sys.stderr)
+        for line in (title, header):
+            if line:
+                print(f"# {line}", file=sys.stderr)
         stream.write(csv_text(df))
     elif fmt == "md":
         stream.write(markdown_text(df, title, header))
     else:
-        stream.write(terminal_text(df, title, header, keys=keys, all_columns=all_columns))
+        stream.write(terminal_text(df, title, header, keys=keys, rename=rename, all_columns=all_columns))

@@ -99,6 +99,13 @@ class Command:
     epilog: str | None = None
 
 
+#: The options every artifact of ``table`` takes (its own parameters are added from its source).
+TABLE_GENERAL = (*_DATA, Opt("--manifest", "R", {"metavar": "FILE", "default": None, "help": "with --tasks and "
+                                                 "amc_table2: judged Audio MultiChallenge results (path,system"
+                                                 "[,output_modality][,judge])"}),
+                 "--tasks", "--judge",
+                 Opt("--format", kw={"choices": ("long", "csv", "md", "tex"), "default": "long",
+                                     "help": "long: CSV artifact,row,column,value (default)"}), *_BOOT)
 _AMC_SLICE = "APR: Wilson interval; ARS: task bootstrap; --by any task column"
 COMMANDS = {
     "slice": Command(
@@ -193,10 +200,13 @@ COMMANDS = {
         "Write the tidy verdict frame as Parquet or CSV. --data DIR: one row per prediction (VoxMem) or per model x "
         "modality x rubric item (Audio MultiChallenge release). --manifest FILE --tasks FILE: the task x system "
         "frame (--level task, default) or the rubric-level frame (--level rubric: one row per task x system x "
-        "rubric item, with the judge's verdict).",
+        "rubric item, with the system's response, the verdict and the judge's explanation); one judge per system "
+        "(--judge).",
         ("--data", "--convention", "--rejection-pattern", "--lenient", "--no-cache", "--manifest", "--tasks",
          _opt("--level", "R", choices=("task", "rubric"), default="task",
-              help="with --tasks: task (one row per task x system, default) or rubric (one row per rubric item)"),
+              help="with --tasks: task (one row per task x system, default) or rubric (one row per task x system x "
+                   "rubric item, with the response and the judge's explanation)"),
+         "--judge",
          Opt("--out", kw={"required": True, "metavar": "FILE", "help": "output file ending in .parquet or .csv"})),
         {"voxmem": "it selects a level of judged Audio MultiChallenge runs",
          "amc_release": "it selects a level of judged Audio MultiChallenge runs"}),
@@ -257,7 +267,7 @@ COMMANDS = {
         "Check a release folder and count what it holds: predictions per model x budget x status and every problem "
         "(file:line [field]); an Audio MultiChallenge release: tasks per axis, rubric items, verdict rows per part "
         "and system. --manifest FILE --tasks FILE: judged Audio MultiChallenge results against the task table.",
-        ("--data", "--convention", "--rejection-pattern", "--no-cache", "--manifest", "--tasks")),
+        ("--data", "--convention", "--rejection-pattern", "--lenient", "--no-cache", "--manifest", "--tasks")),
     "cache": Command(
         "cache", "show or clear the parsed-release cache, or set its size limit",
         "Show the parsed-release cache's folder, entries, size and size limit; clear it; set the limit.",
@@ -294,7 +304,7 @@ COMMANDS = {
         "or model the release has only one of is the default. table amc_table2 --manifest FILE --tasks FILE lays "
         "out judged Audio MultiChallenge runs as the paper's Table 2 (one judge per system, --judge).",
         (_opt("-h", "--help", action="store_true", help="show this help (NAME --help: the artifact's options)"),
-         _opt("name", nargs="?", help="artifact name, e.g. table15, fig5, table18"),
+         _opt("name", nargs="?", help="artifact name, e.g. table15, fig5, table18"), *TABLE_GENERAL,
          _opt("--list", action="store_true", help="list the artifact names"),
          _opt("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS))),
 }
@@ -350,7 +360,8 @@ def build(sub, register_own) -> dict[str, argparse.ArgumentParser]:
 
 
 def options_of(command: str) -> list[Opt]:
-    return [OPTIONS[o] if isinstance(o, str) else o for o in COMMANDS[command].options]
+    """The options of ``command`` (none for a command that declares its own parser)."""
+    return [OPTIONS[o] if isinstance(o, str) else o for o in COMMANDS[command].options] if command in COMMANDS else []
 
 
 def _given(args, opt: Opt) -> bool:

@@ -1,0 +1,188 @@
+"""What the commands that read data share: opening the input named (:func:`open_args`), saying what loading
+found (:func:`report`), and printing or writing a table with the options in force (:func:`show`).
+
+Errors are raised, never printed here: :func:`voxmem_analysis.cli.main` turns each into its message and exit code.
+"""
+from __future__ import annotations
+
+import io
+import shlex
+import sys
+from collections import Counter
+
+import polars as pl
+
+from voxmem_analysis import console
+from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.analysis.amc_runs import task_frame
+from voxmem_analysis.commands._guards import check_outputs
+from voxmem_analysis.commands._parsers import KIND_LETTERS, not_applying, options_of
+from voxmem_analysis.errors import InputError, lost_summary
+from voxmem_analysis.io.source import KIND_NAMES, KINDS, Source, open_source, source_kind
+from voxmem_analysis.writing import atomic_text
+
+__all__ = ["note", "open_args", "report", "report_problems", "show", "header_line", "amc_tasks", "release_budgets",
+           "only_choice", "SHOWN_PROBLEMS"]
+
+#: Findings printed one by one before the rest are summarised by code.
+SHOWN_PROBLEMS = 20
+#: Options never echoed in a table's header line (where the data come from and where the table goes).
+_NOT_ECHOED = {"--data", "--manifest", "--questions", "--tasks", "--out", "--plot", "--format", "--all-columns",
+               "--lenient", "--no-cache", "--type-key", "--rejection-pattern"}
+
+
+#: Options echoed even at their default (what a reader needs to know of every table).
+_ALWAYS_ECHOED = {"--convention", "--interval", "--n-boot", "--seed"}
+
+
+def note(msg: str) -> None:
+    print(f"# {msg}", file=sys.stderr)
+
+
+def _outputs(args) -> dict:
+    return {f"--{k}": getattr(args, k, None) for k in ("out", "plot")}
+
+
+def open_args(args, command: str, *, kinds=KINDS, strict: bool | None = None, quiet: bool = False) -> Source:
+    """The input ``args`` name, opened for ``command`` (read strictly unless ``--lenient``, or ``strict``).
+
+    A kind outside ``kinds``, or an option that does not apply to the kind, is an :class:`InputError`; every
+    output (``--out``, ``--plot``) is checked before loading, and against every file read after it.  What
+    loading found is printed (:func:`report`) unless ``quiet`` (the command reports it after selecting)."""
+    named = {k: getattr(args, k, None) for k in ("data", "manifest", "questions", "tasks")}
+    kind = source_kind(**named)
+    if kind not in kinds:
+        raise InputError(f"{command} reads {' or '.join(KIND_NAMES[k] for k in kinds)}, not {KIND_NAMES[kind]}",
+                         "data" if named["data"] else "manifest")
+    not_applying(command, args, kind)
+    check_outputs(_outputs(args), inputs=[p for p in named.values() if p])
+    strict = not getattr(args, "lenient", False) if strict is None else strict
+    src = open_source(**named, strict=strict, convention=getattr(args, "convention", None) or "paper",
+                      rejection_pattern=getattr(args, "rejection_pattern", None), type_key=getattr(args, "type_key", None),
+                      cache=not getattr(args, "no_cache", False))
+    check_outputs(_outputs(args), inputs=src.inputs)
+    if not quiet:
+        report(src, args)
+    return src
+
+
+def report_problems(problems, *, source: str, lenient: bool, left_out: int | None = None, hint: str | None = None,
+                    limit: int | None = SHOWN_PROBLEMS, stream=None) -> None:
+    """What loading found, on standard error: a ``#`` line with the totals by code (and, lenient, what was
+    left out), then the findings (errors first, ``limit`` at most; None: all), then where to see the rest.
+    A summary finding ("... and 40 more") counts as the findings it stands for.  Nothing when nothing was found."""
+    stream = stream or sys.stderr
+    errors = [p for p in problems if p.severity == "error"]
+    warnings = [p for p in problems if p.severity != "error"]
+    if not errors and not warnings:
+        return
+    counts = Counter()
+    for p in errors + warnings:
+        counts[p.code] += p.count
+    head = (f"# {sum(p.count for p in errors)} error(s), {sum(p.count for p in warnings)} warning(s) in {source} ("
+            + ", ".join(f"{c}={n}" for c, n in sorted(counts.items())) + ")")
+    if lenient and errors:
+        head += "; " + lost_summary(left_out, errors)
+    print(head, file=stream)
+    shown = (errors + warnings)[:limit] if limit is not None else errors + warnings
+    for p in shown:
+        print(f"#   {p}", file=stream)
+    rest = len(errors) + len(warnings) - len(shown)
+    if rest > 0:
+        print(f"#   ... {rest} more finding(s)" + (f": {hint}" if hint else ""), file=stream)
+
+
+def _about_selection(problems, frame) -> list:
+    """The findings of a VoxMem release that concern the verdicts of ``frame`` (a selection): a warning naming
+    a model that is not selected, or mixed prompt delivery when the selected models all share one, is left out."""
+    models = set(frame["model"].unique().to_list())
+    deliveries = set(frame["system_prompt_delivery"].drop_nulls().unique().to_list())
+    keep = []
+    for p in problems:
+        if p.severity == "warning" and p.code == "mixed_prompt_delivery" and len(deliveries) <= 1:
+            continue
+        named = p.message.split("model ", 1)[1].split("'")[1] if p.message.startswith("model '") else None
+        if p.severity == "warning" and named is not None and named not in models:
+            continue
+        keep.append(p)
+    return keep
+
+
+def report(src: Source, args, selected=None) -> None:
+    """Print what loading ``src`` found (:func:`report_problems`), then its label when synthetic; with
+    ``selected`` (the verdicts a VoxMem command uses), only the warnings that concern them."""
+    lenient = bool(getattr(args, "lenient", False))
+    stats = getattr(src.data, "stats", {})
+    if src.kind in ("voxmem", "amc_release"):
+        problems = src.problems if selected is None or src.kind != "voxmem" else _about_selection(src.problems, selected)
+        left = (stats.get("rejected_lines", 0) if src.kind == "voxmem"
+                else sum(v for k, v in stats.items() if k.startswith(("rejected_", "incomplete_"))))
+        report_problems(problems, source=f"release {args.data!r}", lenient=lenient, left_out=left,
+                        hint=f"`voxmem-analysis validate --data {args.data}` lists them all")
+    else:
+        where = f"manifest {args.manifest!r}" + (f" with tasks {args.tasks!r}" if src.kind == "amc_runs" else "")
+        report_problems(src.problems, source=where, lenient=lenient, left_out=stats.get("rejected_lines"), limit=None)
+    if src.synthetic:
+        note(src.label())
+
+
+def release_budgets(release, models=None) -> list[str]:
+    """Budgets (8K ... 64K order) at which any of ``models`` (default: all) has a prediction."""
+    fr = release.frame if not models else release.frame.filter(pl.col("model").is_in(list(models)))
+    present = set(fr["budget"].cast(pl.Utf8).unique().to_list())
+    return [b for b in tx.BUDGETS if b in present]
+
+
+def only_choice(given: str | None, choices, option: str, what: str) -> str:
+    """``given``, else the only one of ``choices`` (noted); with none or several, an :class:`InputError` naming
+    ``option`` and listing them: ``"the release has 2 budgets (8K, 32K): pass --budget one of them"``."""
+    choices = list(choices)
+    if given:
+        return given
+    if len(choices) == 1:
+        note(f"{option} {choices[0]} (the only {what})")
+        return choices[0]
+    if not choices:
+        raise InputError(f"the release has no {what}: nothing to choose for {option}", option.lstrip("-"))
+    raise InputError(f"the release has {len(choices)} {what}s ({', '.join(map(str, choices))}): pass {option} "
+                     f"one of them", option.lstrip("-"))
+
+
+def amc_tasks(src: Source, args) -> pl.DataFrame:
+    """The task x system frame of an Audio MultiChallenge input (one judge per system; the choice noted)."""
+    frame, notes = task_frame(src.data, getattr(args, "judge", None))
+    for n in notes:
+        note(n)
+    return frame
+
+
+def header_line(args, command: str, kind: str | None = None) -> str | None:
+    """The selection and the options in force, as the command line would give them:
+    ``options in force: --where "..." --convention paper --n-boot 10000 --seed 0``."""
+    letter = next((k for k, v in KIND_LETTERS.items() if v == kind), None)
+    parts = []
+    for o in options_of(command):
+        if not o.flag.startswith("--") or o.flag in _NOT_ECHOED or (letter and letter not in o.kinds):
+            continue
+        value = getattr(args, o.kw.get("dest") or o.flag[2:].replace("-", "_"), None)
+        if value is None or value is False or (value == o.kw.get("default") and o.flag not in _ALWAYS_ECHOED):
+            continue
+        parts.append(o.flag if value is True else f"{o.flag} {shlex.quote(str(value))}")
+    return ("options in force: " + " ".join(parts)) if parts else None
+
+
+def show(table, args, title: str | None, *, command: str, kind: str | None = None, keys=None, rename=None,
+         out=None) -> None:
+    """Print ``table`` (``--format``; a readable table on a terminal: ``keys`` columns, ``rename``d) or write it
+    to ``out`` (default ``args.out``: csv or md, whole or not at all), with the options in force
+    (:func:`header_line`)."""
+    header = header_line(args, command, kind)
+    out = out if out is not None else getattr(args, "out", None)
+    if not out:
+        console.emit(table, getattr(args, "format", None), title, header=header, keys=keys, rename=rename,
+                     all_columns=bool(getattr(args, "all_columns", False)))
+        return
+    buf = io.StringIO()
+    console.emit(table, getattr(args, "format", None) or "csv", title, header=header, stream=buf)
+    atomic_text(out, buf.getvalue())   # whole or not at all: an earlier file stays as it was
+    note(f"wrote {out}")
