@@ -23,8 +23,9 @@ Grammar (keywords in any case)::
                | "(" expr ")"
 
 Refused with the reason: comments, ``;``, a sub-query, an unknown function or column, a function without
-arguments, text longer than :data:`MAX_LENGTH`, more than :data:`MAX_TOKENS` tokens or :data:`MAX_OPERATORS`
-operators, nesting deeper than :data:`MAX_DEPTH` (brackets, or a chain of different operators).
+arguments, text longer than :data:`MAX_LENGTH`, more than :data:`MAX_TOKENS` tokens, :data:`MAX_OPERATORS`
+operators or :data:`MAX_ARITHMETIC` arithmetic ones (all checked before parsing), nesting deeper than
+:data:`MAX_DEPTH` (brackets, before parsing; a chain of different operators, after).
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ import re
 from dataclasses import dataclass
 
 __all__ = ["WhereError", "parse_where", "render", "FUNCTIONS", "MAX_DEPTH", "MAX_LENGTH", "MAX_TOKENS",
-           "MAX_OPERATORS"]
+           "MAX_OPERATORS", "MAX_ARITHMETIC"]
 
 #: Scalar functions allowed in ``--where`` (string predicates and simple arithmetic).
 FUNCTIONS = frozenset({"lower", "upper", "length", "char_length", "trim", "ltrim", "rtrim", "starts_with",
@@ -46,8 +47,9 @@ MAX_DEPTH = 32
 MAX_LENGTH = 20_000
 #: At most this many tokens (words, numbers, strings, operators).
 MAX_TOKENS = 2_000
-#: At most this many operators (arithmetic, comparisons, AND, OR, NOT ...).
-MAX_OPERATORS = 200
+#: At most this many operators (comparisons, AND, OR, NOT ...), of which :data:`MAX_ARITHMETIC` arithmetic.
+MAX_OPERATORS = 1_000
+MAX_ARITHMETIC = 64
 _OPERATOR_WORDS = frozenset({"and", "or", "not", "in", "is", "like", "ilike", "between"})
 
 _TOKEN = re.compile(r"""
@@ -97,14 +99,16 @@ def _bounded(toks) -> None:
         raise WhereError(f"{len(toks):,} words and operators; at most {MAX_TOKENS:,}")
     ops = sum(1 for kind, text, _ in toks if (kind == "op" and text not in "(),")
               or (kind == "ident" and text.lower() in _OPERATOR_WORDS))
-    if ops > MAX_OPERATORS:
-        raise WhereError(f"{ops:,} operators; at most {MAX_OPERATORS:,} (split the filter, or use IN (...))")
+    arithmetic = sum(1 for kind, text, _ in toks if kind == "op" and text in ("+", "-", "*", "/", "%", "||"))
+    if ops > MAX_OPERATORS or arithmetic > MAX_ARITHMETIC:
+        raise WhereError(f"{ops:,} operators, {arithmetic:,} of them arithmetic; at most {MAX_OPERATORS:,} and "
+                         f"{MAX_ARITHMETIC} (split the filter, or use IN (...))")
     depth = deepest = 0
     for kind, text, _ in toks:
         depth += (kind == "op" and text == "(") - (kind == "op" and text == ")")
         deepest = max(deepest, depth)
     if deepest > MAX_DEPTH:
-        raise WhereError(f"brackets nested {deepest} levels deep; at most {MAX_DEPTH}")
+        raise WhereError(f"nested more than {MAX_DEPTH} levels deep (brackets)")
 
 
 def _nesting(node: Node) -> int:

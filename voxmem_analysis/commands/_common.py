@@ -17,12 +17,12 @@ from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.analysis.amc_runs import task_frame
 from voxmem_analysis.commands._guards import check_outputs
 from voxmem_analysis.commands._parsers import KIND_LETTERS, not_applying, options_of
-from voxmem_analysis.errors import InputError, lost_summary
+from voxmem_analysis.errors import InputError, VoxMemDataError, lost_summary
 from voxmem_analysis.io.source import KIND_NAMES, KINDS, Source, open_source, source_kind
 from voxmem_analysis.writing import atomic_text
 
 __all__ = ["note", "open_args", "report", "report_problems", "show", "header_line", "amc_tasks", "release_budgets",
-           "only_choice", "SHOWN_PROBLEMS"]
+           "only_choice", "report_release", "SHOWN_PROBLEMS"]
 
 #: Findings printed one by one before the rest are summarised by code.
 SHOWN_PROBLEMS = 20
@@ -43,24 +43,27 @@ def _outputs(args) -> dict:
     return {f"--{k}": getattr(args, k, None) for k in ("out", "plot")}
 
 
-def open_args(args, command: str, *, kinds=KINDS, strict: bool | None = None, quiet: bool = False) -> Source:
+def open_args(args, command: str, *, kinds=KINDS, strict: bool | None = None, quiet: bool = False,
+              out_folder: bool = False) -> Source:
     """The input ``args`` name, opened for ``command`` (read strictly unless ``--lenient``, or ``strict``).
 
     A kind outside ``kinds``, or an option that does not apply to the kind, is an :class:`InputError`; every
     output (``--out``, ``--plot``) is checked before loading, and against every file read after it.  What
-    loading found is printed (:func:`report`) unless ``quiet`` (the command reports it after selecting)."""
+    loading found is printed (:func:`report`) unless ``quiet`` (the command reports it after selecting);
+    ``out_folder``: ``--out`` is a folder."""
     named = {k: getattr(args, k, None) for k in ("data", "manifest", "questions", "tasks")}
     kind = source_kind(**named)
     if kind not in kinds:
         raise InputError(f"{command} reads {' or '.join(KIND_NAMES[k] for k in kinds)}, not {KIND_NAMES[kind]}",
                          "data" if named["data"] else "manifest")
     not_applying(command, args, kind)
-    check_outputs(_outputs(args), inputs=[p for p in named.values() if p])
+    files, folders = ({}, _outputs(args)) if out_folder else (_outputs(args), {})
+    check_outputs(files, folders, inputs=[p for p in named.values() if p])
     strict = not getattr(args, "lenient", False) if strict is None else strict
     src = open_source(**named, strict=strict, convention=getattr(args, "convention", None) or "paper",
                       rejection_pattern=getattr(args, "rejection_pattern", None), type_key=getattr(args, "type_key", None),
                       cache=not getattr(args, "no_cache", False))
-    check_outputs(_outputs(args), inputs=src.inputs)
+    check_outputs(files, folders, inputs=src.inputs)
     if not quiet:
         report(src, args)
     return src
@@ -90,6 +93,22 @@ def report_problems(problems, *, source: str, lenient: bool, left_out: int | Non
     rest = len(errors) + len(warnings) - len(shown)
     if rest > 0:
         print(f"#   ... {rest} more finding(s)" + (f": {hint}" if hint else ""), file=stream)
+
+
+def report_release(path):
+    """Print the findings of the release at ``path`` for ``reproduce`` (which reads it leniently), as
+    :func:`report` does; the release read, or None for an Audio MultiChallenge release or none at all."""
+    try:
+        if source_kind(data=path) != "voxmem":
+            return None
+        src = open_source(data=path, strict=False)
+    except (VoxMemDataError, InputError) as exc:   # no release at all: reproduce says so itself
+        report_problems(getattr(exc, "problems", []), source=f"release {str(path)!r}", lenient=True)
+        return None
+    report_problems(src.problems, source=f"release {str(path)!r}", lenient=True,
+                    left_out=src.data.stats.get("rejected_lines", 0),
+                    hint=f"`voxmem-analysis validate --data {path}` lists them all")
+    return src.data
 
 
 def _about_selection(problems, frame) -> list:

@@ -18,7 +18,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from voxmem_analysis.errors import InputError
+from voxmem_analysis.errors import InputError, ResourceLimitError
 from voxmem_analysis.textlimits import csv_field_limit, read_regular
 
 __all__ = ["output_problem", "check_outputs", "input_clash", "release_inputs", "manifest_inputs", "n_boot_arg",

@@ -329,7 +329,7 @@ class Parser(argparse.ArgumentParser):
 
     def unknown(self, extra: list[str]):
         """Report arguments this (sub)command does not know, with the closest option."""
-        flags = set(re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", self.format_help()))
+        flags = set(re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", self.format_usage()))
         hints = [did_you_mean(a.split("=")[0], flags) for a in extra if a.startswith("-")]
         self.error(f"unrecognized arguments: {' '.join(extra)}" + next((h for h in hints if h), ""))
 

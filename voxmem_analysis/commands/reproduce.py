@@ -105,7 +105,7 @@ def run(args) -> int:
             raise InputError(f"-p {item!r}: `{name}` is set by the runner from {_OWNED[name]} (it decides what the run "
                              f"reads and writes, and is recorded in run.json); give {_OWNED[name]} instead", "parameter")
         overrides[name] = _literal(value)
-    from voxmem_analysis.commands._shared import report_release
+    from voxmem_analysis.commands._common import report_release
     from voxmem_analysis.reproduce.runner import RunOptions
     from voxmem_analysis.reproduce.runner import run as run_all
 
@@ -140,7 +140,7 @@ def _run_amc_runs(args) -> int:
     from voxmem_analysis.commands._common import open_args
     from voxmem_analysis.reproduce.amc_runs import write_amc_runs_report
 
-    data = open_args(args, "reproduce", strict=False).data   # every finding on stderr; the report lists them too
+    data = open_args(args, "reproduce", strict=False, out_folder=True).data   # every finding on stderr; the report lists them too
     res = write_amc_runs_report(data, args.out, seed=args.seed, n_boot=args.n_boot, judge=args.judge)
     print(f"wrote {res.out}: {', '.join(res.files)}")
     print(f"findings: {res.errors} error(s), {res.warnings} warning(s); {res.lines_left_out} line(s) left out; "

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from voxmem_analysis import artifacts
 from voxmem_analysis.artifacts import SourceParameter
-from voxmem_analysis.commands._parsers import OPTIONS, TABLE_GENERAL, Parser
+from voxmem_analysis.commands._parsers import COMMANDS, OPTIONS, TABLE_GENERAL, Parser
 from voxmem_analysis.errors import InputError, UnknownNameError
 
 #: Parameters whose value is a comma-separated list on the command line.
@@ -163,7 +163,7 @@ def run(args) -> int:
 
 
 def _help_parser() -> argparse.ArgumentParser:
-    p = Parser(prog="voxmem-analysis table", add_help=False, description=__doc__.split("\n\n")[0])
+    p = Parser(prog="voxmem-analysis table", add_help=False, description=COMMANDS["table"].description)
     p.add_argument("-h", "--help", action="store_true", help="show this help (NAME --help: the artifact's options)")
     p.add_argument("name", nargs="?", help="artifact name, e.g. table15, fig5, table18")
     _general_args(p)
