@@ -94,13 +94,19 @@ class ManifestData(ReleaseProvenance):
 
 def walk_inputs(paths) -> list[Path]:
     """PROVISIONAL: ``paths`` and everything under them (links followed, each folder once), resolved."""
+    def real(path) -> Path:
+        try:
+            return Path(path).resolve()
+        except (OSError, RuntimeError):   # a link loop: the path as written
+            return Path(os.path.abspath(path))
+
     found: set[Path] = set()
     for given in paths:
         if given is None or not os.path.lexists(given):
             continue
-        found.add(Path(given).resolve())
+        found.add(real(given))
         for top, dirs, files in os.walk(given, followlinks=True) if os.path.isdir(given) else ():
-            real = [Path(top, n).resolve() for n in dirs]
-            dirs[:] = [n for n, r in zip(dirs, real) if r not in found]   # a link loop is walked once
-            found.update(real + [Path(top, n).resolve() for n in files])
+            folders = [real(Path(top, n)) for n in dirs]
+            dirs[:] = [n for n, r in zip(dirs, folders) if r not in found]   # a link loop is walked once
+            found.update(folders + [real(Path(top, n)) for n in files])
     return sorted(found)
