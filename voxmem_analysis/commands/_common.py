@@ -63,7 +63,8 @@ def open_args(args, command: str, *, kinds=KINDS, strict: bool | None = None, qu
     src = open_source(**named, strict=strict, convention=getattr(args, "convention", None) or "paper",
                       rejection_pattern=getattr(args, "rejection_pattern", None), type_key=getattr(args, "type_key", None),
                       cache=not getattr(args, "no_cache", False))
-    check_outputs(files, folders, inputs=src.inputs)
+    if any(files.values()) or any(folders.values()):   # the files read are walked only when something is written
+        check_outputs(files, folders, inputs=src.inputs)
     if not quiet:
         report(src, args)
     return src

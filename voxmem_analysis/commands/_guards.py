@@ -11,18 +11,14 @@
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import os
 import re
 import tempfile
 from pathlib import Path
 
 from voxmem_analysis.errors import InputError, ResourceLimitError
-from voxmem_analysis.textlimits import csv_field_limit, read_regular
 
-__all__ = ["output_problem", "check_outputs", "input_clash", "release_inputs", "manifest_inputs", "n_boot_arg",
-           "regex_arg"]
+__all__ = ["output_problem", "check_outputs", "input_clash", "release_inputs", "n_boot_arg", "regex_arg"]
 
 
 def _first_existing(path: Path) -> Path:
@@ -102,33 +98,11 @@ def release_inputs(data) -> list[str]:
     return [data] if data else []
 
 
-def manifest_inputs(manifest, questions=None) -> list[str]:
-    """The inputs of a command reading a LongMemEval ``manifest``: the manifest, the question file
-    and every file the manifest lists (its ``path`` column, relative to the manifest).  A manifest
-    that cannot be read here lists only itself: the reader reports why."""
-    found = [p for p in (manifest, questions) if p]
-    if not manifest:
-        return found
-    base = Path(os.path.expanduser(str(manifest))).parent
-    try:   # never blocks on a FIFO; the reader says what is wrong with the file
-        with csv_field_limit():
-            rows = csv.reader(io.StringIO(read_regular(manifest).decode("utf-8-sig"), newline=""))
-            header = [h.strip().lower() for h in next(rows, [])]
-            col = header.index("path") if "path" in header else 0
-            for row in rows:
-                if len(row) > col and row[col].strip():
-                    found.append(str(base / os.path.expanduser(row[col].strip())))
-    except (OSError, UnicodeDecodeError, csv.Error, ValueError):
-        pass
-    return found
-
-
 def check_outputs(files: dict | None = None, folders: dict | None = None, *, inputs=()) -> None:
     """An :class:`~voxmem_analysis.errors.InputError` (exit 2) naming every unusable output, before anything
     is written: ``files`` / ``folders`` map an option name (``"--out"``) to its value (``None``: not given);
     ``inputs``: every file and folder the command reads (a :class:`~voxmem_analysis.io.source.Source`'s
-    ``inputs``, :func:`release_inputs`, :func:`manifest_inputs`): an output that is, contains or lies inside
-    one is refused."""
+    ``inputs``, :func:`release_inputs`): an output that is, contains or lies inside one is refused."""
     inputs = list(inputs)
     outputs = [(k, v, False) for k, v in (files or {}).items() if v]
     outputs += [(k, v, True) for k, v in (folders or {}).items() if v]

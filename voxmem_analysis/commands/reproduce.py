@@ -134,13 +134,11 @@ def _run_amc_runs(args) -> int:
     if given:
         raise InputError(f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} not apply to --manifest/--tasks (an "
                          "analysis report of judged Audio MultiChallenge runs; no notebooks run)", given[0][2:])
-    from voxmem_analysis.commands._guards import check_outputs, manifest_inputs
-
-    check_outputs(folders={"--out": args.out}, inputs=manifest_inputs(args.manifest) + [args.tasks])
     from voxmem_analysis.commands._common import open_args
     from voxmem_analysis.reproduce.amc_runs import write_amc_runs_report
 
-    data = open_args(args, "reproduce", strict=False, out_folder=True).data   # every finding on stderr; the report lists them too
+    # --out checked against every file read; every finding on stderr (the report lists them too)
+    data = open_args(args, "reproduce", strict=False, out_folder=True).data
     res = write_amc_runs_report(data, args.out, seed=args.seed, n_boot=args.n_boot, judge=args.judge)
     print(f"wrote {res.out}: {', '.join(res.files)}")
     print(f"findings: {res.errors} error(s), {res.warnings} warning(s); {res.lines_left_out} line(s) left out; "

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib
 import pandas as pd
 import polars as pl
 
@@ -122,6 +121,8 @@ def _select(frame, by: list[str], args):
 
 def _plot(table, by: list[str], path: str, title: str, frame) -> None:
     """The subtype explorer's dot plot of ``table``; the dashed line is every selected verdict pooled."""
+    import matplotlib   # start-up: only --plot draws
+
     matplotlib.use("Agg")
     t = table.copy()
     orders = level_orders({c: t[c] for c in by})
