@@ -148,6 +148,7 @@ def _run_amc_runs(args) -> int:
 
 def _report_only(out, *, embed: bool) -> int:
     """Rebuild OUT/report/index.html under OUT's lock: never while a run writes or swaps OUT."""
+    from voxmem_analysis.errors import OutputLockedError
     from voxmem_analysis.reproduce.atomic import acquire_lock, release_lock
     from voxmem_analysis.reproduce.report import read_run, write_report
 
@@ -158,7 +159,10 @@ def _report_only(out, *, embed: bool) -> int:
                          "(report/index.md, written with the run); rerun `reproduce --manifest FILE --tasks FILE` to "
                          "rebuild it", "out")
     notes: list[str] = []
-    lock = acquire_lock(out, notes)   # another run writing OUT: OutputLockedError, exit 2 (cli.main)
+    try:
+        lock = acquire_lock(out, notes)
+    except OutputLockedError as exc:   # another run writes OUT: exit 2 (cli.main)
+        raise OutputLockedError(f"--report-only: {exc}") from None
     try:
         print(write_report(out, embed=embed))
         unreadable = read_run(out)[1]

@@ -14,7 +14,7 @@ from voxmem_analysis.io.release import load_release
 from voxmem_analysis.reproduce.scoreboard import reproduction_table
 from voxmem_analysis.synth import amc as synth_amc
 from voxmem_analysis.synth.check import calibration_report
-from voxmem_analysis.synth.release import DEFAULT_SEED, write_release
+from voxmem_analysis.synth import release as synth_release
 from voxmem_analysis.writing import merge_folder
 
 
@@ -61,11 +61,11 @@ def run(args) -> int:
     if args.benchmark == "amc":
         return _run_amc(args)
     if args.seed is None:
-        args.seed = DEFAULT_SEED
+        args.seed = synth_release.DEFAULT_SEED
     target = args.out or args.data
     if args.out:
         t0 = time.perf_counter()
-        _staged(args.out, lambda folder: write_release(folder, seed=args.seed))
+        _staged(args.out, lambda folder: synth_release.write_release(folder, seed=args.seed))
         print(f"SYNTHETIC release written to {args.out} (seed {args.seed}) in {time.perf_counter() - t0:.1f}s")
     if not args.check:
         return 0
