@@ -41,3 +41,19 @@ def test_a_tty_gets_the_terminal_table_and_a_pipe_the_csv():
     emit(_table(), None, stream=tty)
     emit(_table(), None, stream=pipe)
     assert "[95% CI]" in tty.getvalue() and pipe.getvalue().startswith("evidence_type,n,accuracy,")
+
+
+def test_progress_draws_on_a_terminal_only():
+    from voxmem_analysis.console import progress
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    tty, pipe = Tty(), io.StringIO()
+    for stream in (tty, pipe):
+        step = progress("bootstrap", stream=stream, delay=0)
+        step(0, 4)
+        step(2, 4)
+        step(4, 4)
+    assert "bootstrap" in tty.getvalue() and "2/4" in tty.getvalue() and pipe.getvalue() == ""

@@ -1,18 +1,25 @@
-"""Tables on the command line: CSV and Markdown for scripts (every column, full precision), and a readable
-table for a person at a terminal (aligned, numbers rounded to what their interval supports, display names,
-the key columns only unless asked for all).
+"""Tables and findings on the command line: CSV and Markdown for scripts (every column, full precision), a
+readable table for a person at a terminal (aligned, numbers rounded to what their interval supports, display
+names, the key columns only unless asked for all), and what loading found, on standard error.
 """
 from __future__ import annotations
 
 import math
 import sys
+from collections import Counter
 
 import pandas as pd
+from tqdm import tqdm
 
 from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.errors import lost_summary
 from voxmem_analysis.output import markdown_cell, text_number
 
-__all__ = ["table_format", "csv_text", "markdown_text", "terminal_text", "emit"]
+__all__ = ["table_format", "csv_text", "markdown_text", "terminal_text", "emit", "report_problems", "progress",
+           "SHOWN_PROBLEMS"]
+
+#: Findings printed one by one before the rest are summarised by code.
+SHOWN_PROBLEMS = 20
 
 #: Codes shown by their display names in a terminal table.
 _LABELS = {"evidence_type": tx.EVIDENCE_LABELS, "operation": tx.OPERATION_LABELS, "subtype": tx.SUBTYPE_LABELS,
@@ -140,3 +147,44 @@ def emit(df: pd.DataFrame, fmt: str | None, title: str | None = None, *, header:
         stream.write(markdown_text(df, title, header))
     else:
         stream.write(terminal_text(df, title, header, keys=keys, rename=rename, all_columns=all_columns))
+
+
+def report_problems(problems, *, source: str, lenient: bool, left_out: int | None = None, hint: str | None = None,
+                    limit: int | None = SHOWN_PROBLEMS, stream=None) -> None:
+    """What loading found, on standard error: a ``#`` line with the totals by code (and, lenient, what was
+    left out), then the findings (errors first, ``limit`` at most; None: all), then where to see the rest.
+    A summary finding ("... and 40 more") counts as the findings it stands for.  Nothing when nothing was found."""
+    stream = stream or sys.stderr
+    errors = [p for p in problems if p.severity == "error"]
+    warnings = [p for p in problems if p.severity != "error"]
+    if not errors and not warnings:
+        return
+    counts = Counter()
+    for p in errors + warnings:
+        counts[p.code] += p.count
+    head = (f"# {sum(p.count for p in errors)} error(s), {sum(p.count for p in warnings)} warning(s) in {source} ("
+            + ", ".join(f"{c}={n}" for c, n in sorted(counts.items())) + ")")
+    if lenient and errors:
+        head += "; " + lost_summary(left_out, errors)
+    print(head, file=stream)
+    shown = (errors + warnings)[:limit] if limit is not None else errors + warnings
+    for p in shown:
+        print(f"#   {p}", file=stream)
+    rest = len(errors) + len(warnings) - len(shown)
+    if rest > 0:
+        print(f"#   ... {rest} more finding(s)" + (f": {hint}" if hint else ""), file=stream)
+
+
+def progress(what: str, stream=None, delay: float = 2.0):
+    """A ``progress(done, total)`` callable for long work: a bar on standard error when it is a terminal,
+    shown once the work has taken ``delay`` seconds; nothing otherwise."""
+    stream = stream or sys.stderr
+    bar = tqdm(total=0, desc=what, delay=delay, file=stream, leave=False,
+               disable=not getattr(stream, "isatty", lambda: False)())
+
+    def update(done: int, total: int) -> None:
+        bar.total, bar.n = total, done
+        bar.refresh()
+        if total and done >= total:
+            bar.close()
+    return update

@@ -8,24 +8,22 @@ from __future__ import annotations
 import io
 import shlex
 import sys
-from collections import Counter
 
 import polars as pl
 
 from voxmem_analysis import console
+from voxmem_analysis.console import report_problems
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.analysis.amc_runs import task_frame
 from voxmem_analysis.commands._guards import check_outputs
 from voxmem_analysis.commands._parsers import KIND_LETTERS, not_applying, options_of
-from voxmem_analysis.errors import InputError, VoxMemDataError, lost_summary
+from voxmem_analysis.errors import InputError, VoxMemDataError
 from voxmem_analysis.io.source import KIND_NAMES, KINDS, Source, open_source, source_kind
 from voxmem_analysis.writing import atomic_text
 
-__all__ = ["note", "open_args", "report", "report_problems", "show", "header_line", "amc_tasks", "release_budgets",
-           "only_choice", "report_release", "SHOWN_PROBLEMS"]
+__all__ = ["note", "open_args", "report", "show", "header_line", "amc_tasks", "release_budgets",
+           "only_choice", "report_release"]
 
-#: Findings printed one by one before the rest are summarised by code.
-SHOWN_PROBLEMS = 20
 #: Options never echoed in a table's header line (where the data come from and where the table goes).
 _NOT_ECHOED = {"--data", "--manifest", "--questions", "--tasks", "--out", "--plot", "--format", "--all-columns",
                "--lenient", "--no-cache", "--type-key", "--rejection-pattern"}
@@ -62,38 +60,12 @@ def open_args(args, command: str, *, kinds=KINDS, strict: bool | None = None, qu
     strict = not getattr(args, "lenient", False) if strict is None else strict
     src = open_source(**named, strict=strict, convention=getattr(args, "convention", None) or "paper",
                       rejection_pattern=getattr(args, "rejection_pattern", None), type_key=getattr(args, "type_key", None),
-                      cache=not getattr(args, "no_cache", False))
+                      cache=not getattr(args, "no_cache", False), progress=console.progress("reading"))
     if any(files.values()) or any(folders.values()):   # the files read are walked only when something is written
         check_outputs(files, folders, inputs=src.inputs)
     if not quiet:
         report(src, args)
     return src
-
-
-def report_problems(problems, *, source: str, lenient: bool, left_out: int | None = None, hint: str | None = None,
-                    limit: int | None = SHOWN_PROBLEMS, stream=None) -> None:
-    """What loading found, on standard error: a ``#`` line with the totals by code (and, lenient, what was
-    left out), then the findings (errors first, ``limit`` at most; None: all), then where to see the rest.
-    A summary finding ("... and 40 more") counts as the findings it stands for.  Nothing when nothing was found."""
-    stream = stream or sys.stderr
-    errors = [p for p in problems if p.severity == "error"]
-    warnings = [p for p in problems if p.severity != "error"]
-    if not errors and not warnings:
-        return
-    counts = Counter()
-    for p in errors + warnings:
-        counts[p.code] += p.count
-    head = (f"# {sum(p.count for p in errors)} error(s), {sum(p.count for p in warnings)} warning(s) in {source} ("
-            + ", ".join(f"{c}={n}" for c, n in sorted(counts.items())) + ")")
-    if lenient and errors:
-        head += "; " + lost_summary(left_out, errors)
-    print(head, file=stream)
-    shown = (errors + warnings)[:limit] if limit is not None else errors + warnings
-    for p in shown:
-        print(f"#   {p}", file=stream)
-    rest = len(errors) + len(warnings) - len(shown)
-    if rest > 0:
-        print(f"#   ... {rest} more finding(s)" + (f": {hint}" if hint else ""), file=stream)
 
 
 def report_release(path):

@@ -72,7 +72,7 @@ OPTIONS = {o.flag: o for o in (
               "states the design effect"),
     _opt("--format", choices=("csv", "md"), default=None, help=_FORMAT),
     _opt("--all-columns", action="store_true",
-         help="on a terminal: every column at full precision (the default there shows the key columns, rounded)"),
+         help="on a terminal: every column (the default there shows the key columns)"),
     _opt("--seed", type=int, default=0, help="seed of bootstrap intervals (default 0)"),
     _opt("--n-boot", type=n_boot_arg, default=10_000, help="bootstrap resamples (default 10000)"),
     _opt("--where", "V", metavar="EXPR", default=None,
@@ -88,10 +88,9 @@ _BOOT = ("--seed", "--n-boot")
 
 @dataclass(frozen=True)
 class Command:
-    """A subcommand: ``module`` (``commands/MODULE.py`` runs it), help line, description, options (shared
-    names of :data:`OPTIONS` or its own :class:`Opt`), and why options that do not apply do not (per kind)."""
+    """A subcommand: help line, description, options (names of :data:`OPTIONS` or its own :class:`Opt`), and
+    why options that do not apply do not (per kind or per option)."""
 
-    module: str
     help: str
     description: str
     options: tuple = ()
@@ -109,12 +108,9 @@ TABLE_GENERAL = (*_DATA, Opt("--manifest", "R", {"metavar": "FILE", "default": N
 _AMC_SLICE = "APR: Wilson interval; ARS: task bootstrap; --by any task column"
 COMMANDS = {
     "slice": Command(
-        "slice", "accuracy per slice (any columns), with the overall and macro-average rows",
-        "Accuracy per slice of a verdict frame, with overall and macro rows. --data DIR: a VoxMem release, sliced "
-        "by any column of its verdict frame (default --by model,budget,evidence_type); --manifest FILE --questions "
-        "FILE: LongMemEval verdicts (default --by system,question_type, and budget when there are several); "
-        "--manifest FILE --tasks FILE, or --data DIR of an Audio MultiChallenge release: APR (Wilson) and ARS "
-        "(task bootstrap) per system and any task column (default --by system,axis).",
+        "accuracy per slice (any columns), with the overall and macro-average rows",
+        "Accuracy per slice of the verdicts (VoxMem, LongMemEval) with overall and macro rows, or APR (Wilson) and "
+        "ARS (task bootstrap) of Audio MultiChallenge tasks, by any columns (--by).",
         (*_DATA, *_MANIFEST,
          _opt("--by", default=None, metavar="COL[,COL...]",
               help="columns to slice by (default: model,budget,evidence_type with --data, system,question_type with "
@@ -149,13 +145,11 @@ COMMANDS = {
          "--judge": "--judge selects among the judges of a --manifest; a VoxMem release (--data) has one verdict per "
                     "prediction (judge agreement: voxmem-analysis table table13 --data DIR)"}),
     "compare": Command(
-        "compare", "paired comparison of systems at the same budget: bootstrap interval of the difference, exact "
+        "paired comparison of systems at the same budget: bootstrap interval of the difference, exact "
                    "McNemar, Holm (--data DIR or --manifest FILE)",
-        "Paired comparison of systems on the items (tasks) both have: accuracies, the difference (first minus "
-        "second, pp; the header names both) with a paired bootstrap interval, the exact McNemar p and the "
-        "Holm-adjusted p. --data DIR [--models A,B] [--budget B]: VoxMem models at one budget; --manifest FILE "
-        "--questions FILE: LongMemEval systems at each budget; --manifest FILE --tasks FILE or an Audio "
-        "MultiChallenge release: every pair of systems, overall and per axis (APR and ARS).",
+        "Every pair of systems on the items (tasks) both have: the difference (first minus second, pp; the header "
+        "names both) with a paired bootstrap interval, exact McNemar p, Holm-adjusted p. VoxMem: at one budget; "
+        "LongMemEval: at each budget; Audio MultiChallenge: APR and ARS, overall and per axis.",
         (*_DATA, *_MANIFEST,
          _opt("--models", "VAR", default=None, metavar="A,B[,C...]",
               help="the systems to compare, in this order (differences are the first minus the second); VoxMem: two "
@@ -173,12 +167,10 @@ COMMANDS = {
         {"amc_release": "tasks are the unit", "amc_runs": "tasks are the unit",
          "longmemeval": "LongMemEval systems are compared at each budget of the manifest"}),
     "items": Command(
-        "items", "list items with the response and the verdict: one VoxMem model at one budget, or Audio "
+        "list items with the response and the verdict: one VoxMem model at one budget, or Audio "
                  "MultiChallenge tasks with each system's response, rubric verdicts and the judge's explanations",
-        "Item drill-down. --data DIR: one row per item one model was run on at one budget (item, subtype, evidence "
-        "type, operation, gold answer, response, verdict, status); --wrong keeps the incorrect scored items. "
-        "--manifest FILE --tasks FILE: one row per task x system x rubric item with the system's response, the "
-        "rubric verdict and the judge's explanation; --failed keeps the failed tasks.",
+        "--data DIR: one row per item of one model at one budget (gold answer, response, verdict, status). "
+        "--manifest FILE --tasks FILE: one row per task x system x rubric item (response, verdict, explanation).",
         ("--data", "--convention", "--rejection-pattern", "--lenient", "--no-cache", "--manifest", "--tasks",
          _opt("--model", "V", default=None, metavar="NAME",
               help="model name (the predictions' model field; default: the release's only model)"),
@@ -196,12 +188,9 @@ COMMANDS = {
          *_TABLE_OUT, Opt("--out", kw={**OPTIONS["--out"].kw, "help": "write to FILE instead of standard output"})),
         {"amc_runs": "tasks are listed by --system, --axis, --failed"}),
     "export-frame": Command(
-        "export_frame", "write the tidy verdict frame as Parquet or CSV",
-        "Write the tidy verdict frame as Parquet or CSV. --data DIR: one row per prediction (VoxMem) or per model x "
-        "modality x rubric item (Audio MultiChallenge release). --manifest FILE --tasks FILE: the task x system "
-        "frame (--level task, default) or the rubric-level frame (--level rubric: one row per task x system x "
-        "rubric item, with the system's response, the verdict and the judge's explanation); one judge per system "
-        "(--judge).",
+        "write the tidy verdict frame as Parquet or CSV",
+        "One row per prediction (VoxMem), per model x modality x rubric item (Audio MultiChallenge release), or "
+        "per task x system or rubric item of judged runs (--level; one judge per system, --judge).",
         ("--data", "--convention", "--rejection-pattern", "--lenient", "--no-cache", "--manifest", "--tasks",
          _opt("--level", "R", choices=("task", "rubric"), default="task",
               help="with --tasks: task (one row per task x system, default) or rubric (one row per task x system x "
@@ -211,20 +200,17 @@ COMMANDS = {
         {"voxmem": "it selects a level of judged Audio MultiChallenge runs",
          "amc_release": "it selects a level of judged Audio MultiChallenge runs"}),
     "judges": Command(
-        "judges", "agreement and Cohen's kappa between judges (LongMemEval verdicts or judged Audio MultiChallenge "
+        "agreement and Cohen's kappa between judges (LongMemEval verdicts or judged Audio MultiChallenge "
                   "runs)",
-        "Agreement between judges. --manifest FILE --questions FILE: for every system and budget graded by two or "
-        "more judges (the manifest's judge column, else each line's autoeval_label.model), per question type and "
-        "overall: n, each judge's accuracy, percent agreement and Cohen's kappa. --manifest FILE --tasks FILE: for "
-        "every system graded by two or more judges, agreement rubric item by rubric item, per axis and overall.",
+        "For every system (and budget) graded by two or more judges: each judge's accuracy, percent agreement and "
+        "Cohen's kappa, per question type (LongMemEval) or rubric item by rubric item per axis (Audio "
+        "MultiChallenge), and overall.",
         ("--manifest", "--questions", "--tasks", "--type-key", "--lenient", "--convention", "--format",
          "--all-columns")),
     "scaling": Command(
-        "scaling", "accuracy, change and retention across budgets (LongMemEval verdicts)",
-        "Per system and question type (and pooled): accuracy at each budget, change (pp) and retention relative to "
-        "the baseline budget on the questions present at both, with paired bootstrap intervals; then the Spearman "
-        "correlations of Appendix D.5 over system x type cells. With --part both (default) the two tables are "
-        "printed one after the other, separated by an empty line.",
+        "accuracy, change and retention across budgets (LongMemEval verdicts)",
+        "Per system and question type: accuracy at each budget, change (pp) and retention against the baseline "
+        "on the questions at both, with paired bootstrap intervals; then the Spearman correlations of Appendix D.5.",
         (Opt("--manifest", "L", {**OPTIONS["--manifest"].kw, "required": True}),
          Opt("--questions", "L", {**OPTIONS["--questions"].kw, "required": True}), "--type-key", "--lenient",
          "--convention",
@@ -235,7 +221,7 @@ COMMANDS = {
               help="print the scaling table, the correlations, or both (default)"),
          "--cluster", "--judge", *_TABLE_OUT, *_BOOT)),
     "power": Command(
-        "power", "minimum detectable difference / items needed for a paired comparison (normal approximation and "
+        "minimum detectable difference / items needed for a paired comparison (normal approximation and "
                  "exact McNemar test)",
         "How small a paired difference n items can detect, and the items a difference needs.\n\nEvery number names "
         "its method: *_normal from the normal approximation of McNemar's test (Connor 1987), *_exact from the exact "
@@ -263,13 +249,12 @@ COMMANDS = {
                "         with --target: target_pp, items_needed_normal, items_needed_exact,\n"
                "         power_at_target_normal, power_at_target_exact"),
     "validate": Command(
-        "validate", "check a release folder (or Audio MultiChallenge runs) and count what it holds",
-        "Check a release folder and count what it holds: predictions per model x budget x status and every problem "
-        "(file:line [field]); an Audio MultiChallenge release: tasks per axis, rubric items, verdict rows per part "
-        "and system. --manifest FILE --tasks FILE: judged Audio MultiChallenge results against the task table.",
+        "check a release folder (or Audio MultiChallenge runs) and count what it holds",
+        "Count what a release (or judged Audio MultiChallenge runs) holds and list every problem (file:line "
+        "[field]); exit 1 when there is an error.",
         ("--data", "--convention", "--rejection-pattern", "--lenient", "--no-cache", "--manifest", "--tasks")),
     "cache": Command(
-        "cache", "show or clear the parsed-release cache, or set its size limit",
+        "show or clear the parsed-release cache, or set its size limit",
         "Show the parsed-release cache's folder, entries, size and size limit; clear it; set the limit.",
         (_opt("action", nargs="?", choices=("info", "clear"), default="info",
               help="info: folder, entries, size and limit (default); clear: delete every entry"),
@@ -285,7 +270,7 @@ COMMANDS = {
                "recently used entries are removed until the cache fits, and a release larger than the limit is\n"
                "not kept (this command says which).  --no-cache on any command bypasses the cache."),
     "synth": Command(
-        "synth", "write the calibrated SYNTHETIC release (not real model output)",
+        "write the calibrated SYNTHETIC release (not real model output)",
         "Write the calibrated SYNTHETIC release (not real model output), or check one.",
         (_opt("--out", metavar="DIR", default=None,
               help="release folder to write (omit with --check to check --data instead)"),
@@ -298,11 +283,9 @@ COMMANDS = {
          _opt("--benchmark", choices=("voxmem", "amc"), default="voxmem",
               help="amc: the SYNTHETIC Audio MultiChallenge release (voxmem_analysis.synth.amc)"))),
     "table": Command(
-        "table", "print one of the paper's tables/figure tables (see --list; NAME --help for its options)",
-        "Print one of the paper's tables or figure tables: table NAME --data DIR [--budget B ...] --format "
-        "long|csv|md|tex. Each artifact's analysis parameters are options (table NAME --help lists them); a budget "
-        "or model the release has only one of is the default. table amc_table2 --manifest FILE --tasks FILE lays "
-        "out judged Audio MultiChallenge runs as the paper's Table 2 (one judge per system, --judge).",
+        "print one of the paper's tables/figure tables (see --list; NAME --help for its options)",
+        "Print one of the paper's tables (table NAME --data DIR; NAME --help lists its parameters). amc_table2 "
+        "--manifest FILE --tasks FILE lays out judged Audio MultiChallenge runs as the paper's Table 2.",
         (_opt("-h", "--help", action="store_true", help="show this help (NAME --help: the artifact's options)"),
          _opt("name", nargs="?", help="artifact name, e.g. table15, fig5, table18"), *TABLE_GENERAL,
          _opt("--list", action="store_true", help="list the artifact names"),
@@ -354,7 +337,7 @@ def build(sub, register_own) -> dict[str, argparse.ArgumentParser]:
         groups: dict = {}
         for o in c.options:
             _add(p, OPTIONS[o] if isinstance(o, str) else o, groups)
-        p.set_defaults(module=c.module)
+        p.set_defaults(module=name.replace("-", "_"), parser=p)
         parsers[name] = p
     return parsers
 
@@ -370,12 +353,12 @@ def _given(args, opt: Opt) -> bool:
     return value is not None and value is not False and value != opt.kw.get("default")
 
 
-def not_applying(command: str, args, kind: str, *, skip=()) -> None:
+def not_applying(command: str, args, kind: str) -> None:
     """An :class:`InputError` naming every option given to ``command`` that does not apply to ``kind``
     (``voxmem``, ``amc_release``, ``longmemeval``, ``amc_runs``), with the command's reason."""
     letter = next(k for k, v in KIND_LETTERS.items() if v == kind)
     given = [o.flag for o in options_of(command)
-             if letter not in o.kinds and o.flag not in skip and o.flag.startswith("--") and _given(args, o)]
+             if letter not in o.kinds and o.flag.startswith("--") and _given(args, o)]
     if given:
         why = "; ".join(w for w in [COMMANDS[command].why.get(kind), *(COMMANDS[command].why.get(f) for f in given)] if w)
         names = ", ".join(given[:-1]) + " and " + given[-1] if len(given) > 1 else given[0]

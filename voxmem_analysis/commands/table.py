@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from voxmem_analysis import artifacts
 from voxmem_analysis.artifacts import SourceParameter
-from voxmem_analysis.commands._parsers import COMMANDS, OPTIONS, TABLE_GENERAL, Parser
+from voxmem_analysis.commands._parsers import OPTIONS, TABLE_GENERAL, Parser
 from voxmem_analysis.errors import InputError, UnknownNameError
 
 #: Parameters whose value is a comma-separated list on the command line.
@@ -35,8 +35,6 @@ _HELP = {
     "interval": "bootstrap interval: percentile (the paper's) or bca (bias-corrected and accelerated)",
     "mc_se": "true/false: add the Monte-Carlo standard error of every interval endpoint",
 }
-#: What a default chosen from the release says (a parameter the release has only one value of).
-_ONLY = {"budget": "the only budget run", "model": "the only model"}
 
 
 @dataclass(frozen=True)
@@ -133,7 +131,7 @@ def retitle(title: str, params: dict) -> str:
 
 def run(args) -> int:
     if args.help and not args.name:
-        _help_parser().print_help()
+        args.parser.print_help()
         return 0
     if args.list or not args.name:
         titles = artifacts.source_titles() or {n: artifacts.get(n).title for n in artifacts.names()}
@@ -146,7 +144,7 @@ def run(args) -> int:
         parser.print_help()
         return 0
     opts, extra = parser.parse_known_args(args.rest, namespace=argparse.Namespace(
-        **{k: v for k, v in vars(args).items() if k not in ("rest", "module")}))
+        **{k: v for k, v in vars(args).items() if k not in ("rest", "module", "parser")}))
     if extra:
         parser.unknown(extra)
     if bool(opts.data) == bool(opts.manifest) or bool(opts.manifest) != bool(opts.tasks):
@@ -160,14 +158,4 @@ def run(args) -> int:
     from voxmem_analysis.commands._table_run import print_artifact
 
     return print_artifact(spec, opts, params)
-
-
-def _help_parser() -> argparse.ArgumentParser:
-    p = Parser(prog="voxmem-analysis table", add_help=False, description=COMMANDS["table"].description)
-    p.add_argument("-h", "--help", action="store_true", help="show this help (NAME --help: the artifact's options)")
-    p.add_argument("name", nargs="?", help="artifact name, e.g. table15, fig5, table18")
-    _general_args(p)
-    p.add_argument("--list", action="store_true", help="list the artifact names")
-    return p
-
 

@@ -125,9 +125,10 @@ def open_source(*, data=None, manifest=None, questions=None, tasks=None, strict:
     ``strict`` raises :class:`VoxMemDataError` listing every error; otherwise bad lines are left out and
     listed in :attr:`Source.problems`.  ``convention`` and ``rejection_pattern`` are the scoring rules (VoxMem;
     ``convention`` also LongMemEval), ``type_key`` the question type's field (LongMemEval), ``cache`` the
-    parsed-release cache (VoxMem).  ``progress(done, total)``: not yet taken by the loaders (their
-    ``progress`` keyword is being added); accepted here so callers need not change.
+    parsed-release cache (VoxMem).  ``progress(done, total)``: reported while reading.
     """
+    # NOTE: the loaders' ``progress`` keyword is being added by the readers' rewrite; until it lands
+    # ``progress`` is accepted here (commands already pass a terminal bar) and not yet handed on.
     kind = source_kind(data=data, manifest=manifest, questions=questions, tasks=tasks)
     if kind == "voxmem":
         rules = ScoringRules(rejection_pattern=rejection_pattern or DEFAULT_REJECTION_PATTERN, convention=convention)
