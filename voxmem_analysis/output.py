@@ -32,6 +32,8 @@ __all__ = ["save_table", "save_figure", "table_to_latex", "table_to_markdown", "
            "SYNTHETIC_LABEL", "STAMP_GID", "stamp_synthetic", "clear_stamp", "drawn_texts", "prepare_figure", "is_synthetic",
            "in_kernel", "display_frame", "figure_caption", "laid_out", "long_rows", "write_long", "read_long", "LONG_COLUMNS"]
 
+from voxmem_analysis.textlimits import csv_field_limit
+from voxmem_analysis.writing import atomic_write
 from voxmem_analysis.stamp import (SYNTHETIC_LABEL, STAMP_GID, clear_stamp, drawn_texts, is_synthetic, prepare_figure,
                                    stamp_synthetic)
 _PNG_META = {"Software": None}
@@ -455,8 +457,6 @@ def save_table(df: pd.DataFrame, out_dir, name: str, *, digits: int = 1, caption
 def _write(path: Path, write) -> Path:
     """``write(tmp)`` into a temporary file beside ``path``, renamed to ``path`` once complete; on
     failure ``path`` is as it was and no temporary file is left."""
-    from voxmem_analysis.writing import atomic_write
-
     return atomic_write(path, write)
 
 
@@ -559,8 +559,6 @@ def read_long(path) -> list[tuple[str, str, str, object]]:
 
     Raises ``ValueError`` naming the file and line when a line does not have the four fields."""
     import csv
-
-    from voxmem_analysis.textlimits import csv_field_limit
 
     out = []
     with open(path, encoding="utf-8", newline="") as fh, csv_field_limit():

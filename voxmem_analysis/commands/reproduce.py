@@ -12,7 +12,7 @@ import re
 import sys
 
 from voxmem_analysis.commands._guards import n_boot_arg
-from voxmem_analysis.errors import InputError
+from voxmem_analysis.errors import InputError, OutputLockedError
 
 
 def register(sub) -> None:
@@ -148,7 +148,6 @@ def _run_amc_runs(args) -> int:
 
 def _report_only(out, *, embed: bool) -> int:
     """Rebuild OUT/report/index.html under OUT's lock: never while a run writes or swaps OUT."""
-    from voxmem_analysis.errors import OutputLockedError
     from voxmem_analysis.reproduce.atomic import acquire_lock, release_lock
     from voxmem_analysis.reproduce.report import read_run, write_report
 

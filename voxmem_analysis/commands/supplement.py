@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 
 from voxmem_analysis.commands._guards import n_boot_arg
+from voxmem_analysis.errors import InputError
 
 
 def register(sub) -> None:
@@ -33,7 +34,6 @@ def register(sub) -> None:
 def run(args) -> int:
     from pathlib import Path
 
-    from voxmem_analysis.errors import InputError
     from voxmem_analysis.commands._guards import check_outputs, input_clash, release_inputs
     from voxmem_analysis.reproduce.supplement import FOLDER, build_supplement
 
