@@ -15,13 +15,15 @@ from voxmem_analysis import console
 from voxmem_analysis.console import report_problems
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.analysis.amc_runs import task_frame
+from voxmem_analysis.analysis.clusters import with_abstention_families
 from voxmem_analysis.commands._guards import check_outputs
 from voxmem_analysis.commands._parsers import KIND_LETTERS, not_applying, options_of
 from voxmem_analysis.errors import InputError, VoxMemDataError
+from voxmem_analysis.io.longmemeval import select_judge
 from voxmem_analysis.io.source import KIND_NAMES, KINDS, Source, open_source, source_kind
 from voxmem_analysis.writing import atomic_text
 
-__all__ = ["note", "open_args", "report", "show", "header_line", "amc_tasks", "release_budgets",
+__all__ = ["note", "open_args", "report", "show", "header_line", "amc_tasks", "one_judge", "release_budgets",
            "only_choice", "report_release"]
 
 #: Options never echoed in a table's header line (where the data come from and where the table goes).
@@ -138,6 +140,17 @@ def only_choice(given: str | None, choices, option: str, what: str) -> str:
         raise InputError(f"the release has no {what}: nothing to choose for {option}", option.lstrip("-"))
     raise InputError(f"the release has {len(choices)} {what}s ({', '.join(map(str, choices))}): pass {option} "
                      f"one of them", option.lstrip("-"))
+
+
+def one_judge(data, args, cluster: str = "item"):
+    """LongMemEval verdicts with one judge per system and budget (the choices noted), and the ``--cluster``
+    column: ``(frame, cluster column or None)``; ``family`` joins an abstention question ``X_abs`` to ``X``."""
+    frame, notes = select_judge(data.frame, getattr(args, "judge", None), data.dropped)
+    for n in notes:
+        note(n)
+    if cluster == "family":
+        return with_abstention_families(frame), "family"
+    return frame, None if cluster == "item" else cluster
 
 
 def amc_tasks(src: Source, args) -> pl.DataFrame:

@@ -3,13 +3,13 @@
 :func:`voxmem_analysis.analysis.amc_runs.amc_compare`).  Options: :data:`voxmem_analysis.commands._parsers.COMMANDS`."""
 from __future__ import annotations
 
+import polars as pl
+
 from voxmem_analysis.analysis.amc_runs import amc_compare
-from voxmem_analysis.analysis.clusters import with_abstention_families
 from voxmem_analysis.analysis.paired import compare_models
 from voxmem_analysis.analysis.verdicts import compare_systems
-from voxmem_analysis.commands._common import amc_tasks, note, open_args, release_budgets, show
+from voxmem_analysis.commands._common import amc_tasks, note, one_judge, open_args, release_budgets, report, show
 from voxmem_analysis.errors import AnalysisInputError, InputError
-from voxmem_analysis.io.longmemeval import select_judge
 
 _KEYS = ["budget", "model_a", "system_a", "model_b", "system_b", "n_common", "acc_a", "acc_b", "diff", "p_mcnemar",
          "p_holm"]
@@ -20,20 +20,17 @@ def run(args) -> int:
     models = [m.strip() for m in (args.models or "").split(",") if m.strip()]
     if args.models is not None and len(models) < 2:
         raise InputError("--models needs two or more model names, comma-separated (--models A,B)", "models")
-    src = open_args(args, "compare")
+    src = open_args(args, "compare", quiet=True)
     if src.kind == "voxmem":
         table, title = _release(src, models, args)
     elif src.kind == "longmemeval":
-        frame, notes = select_judge(src.data.frame, args.judge, src.data.dropped)
-        for n in notes:
-            note(n)
-        cluster = None if args.cluster == "item" else args.cluster
-        if cluster == "family":
-            frame = with_abstention_families(frame)
+        report(src, args)
+        frame, cluster = one_judge(src.data, args, args.cluster)
         table = compare_systems(frame, system="system", item="question_id", budget="budget", n_boot=args.n_boot,
                                 seed=args.seed, cluster=cluster, interval=args.interval, mc_se=True)
         title = "Pairwise comparison of systems"
     else:
+        report(src, args)
         table, title = _amc(src, models, args)
     a, b = ("system_a", "system_b") if "system_a" in table else ("model_a", "model_b")
     pairs = list(dict.fromkeys(zip(table[a], table[b])))
@@ -69,6 +66,8 @@ def _release(src, models: list[str], args):
             raise InputError(f"the release has {len(models)} model run at {budget}: a comparison needs two or more "
                              f"(pass --budget with a budget several models were run at)", "models")
         note(f"--models {','.join(models)} (every model run at {budget})")
+    at = release.frame.filter(pl.col("model").is_in(models) & (pl.col("budget").cast(pl.Utf8) == budget.upper()))
+    report(src, args, selected=at)
     table = compare_models(release, models, budget, answerable_only=args.answerable_only, n_boot=args.n_boot,
                            seed=args.seed, cluster=args.cluster, interval=args.interval, mc_se=True)
     what = "answerable items" if args.answerable_only else "items"

@@ -6,11 +6,9 @@ from __future__ import annotations
 import re
 import sys
 
-from voxmem_analysis.analysis.clusters import with_abstention_families
 from voxmem_analysis.analysis.verdicts import scaling_correlations, scaling_table
-from voxmem_analysis.commands._common import note, open_args, show
+from voxmem_analysis.commands._common import note, one_judge, open_args, show
 from voxmem_analysis.errors import InputError, MissingDataError
-from voxmem_analysis.io.longmemeval import select_judge
 
 
 def _tokens(budget) -> float | None:
@@ -41,12 +39,7 @@ def run(args) -> int:
         raise MissingDataError(f"scaling needs at least two budgets in the manifest's budget column; found "
                                f"{data.budgets()}", code="budget_not_run", field="budget")
     baseline = args.baseline or shortest_budget(budgets)
-    frame, notes = select_judge(data.frame, args.judge, data.dropped)
-    for n in notes:
-        note(n)
-    cluster = None if args.cluster == "item" else args.cluster
-    if cluster == "family":
-        frame = with_abstention_families(frame)
+    frame, cluster = one_judge(data, args, args.cluster)
     table = scaling_table(frame, baseline=baseline, n_boot=args.n_boot, seed=args.seed, cluster=cluster)
     tag = f" [{src.label()}]" if src.synthetic else ""
     if args.part in ("both", "table"):

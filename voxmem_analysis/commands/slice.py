@@ -13,8 +13,7 @@ from voxmem_analysis.analysis.clusters import attach_cluster, with_abstention_fa
 from voxmem_analysis.analysis.explore import level_orders, pooled_accuracy, slice_title
 from voxmem_analysis.analysis.subsets import empty_selection, pooling_notes, select_verdicts
 from voxmem_analysis.analysis.verdicts import AnalysisInputError, pooled_across, slice_accuracy
-from voxmem_analysis.commands._common import amc_tasks, note, open_args, report, show
-from voxmem_analysis.io.longmemeval import select_judge
+from voxmem_analysis.commands._common import amc_tasks, note, one_judge, open_args, report, show
 from voxmem_analysis.plots.slices import slice_dot_plot
 from voxmem_analysis.io.provenance import SYNTHETIC_TAG
 from voxmem_analysis.writing import atomic_write
@@ -78,10 +77,7 @@ def _manifest_frame(data, by: list[str], args):
             note(f"warning: slices pool {len(budgets)} budgets ({', '.join(map(str, budgets))}); add budget to --by "
                  "to separate them")
     if "judge" not in by:
-        frame, notes = select_judge(data.frame, args.judge, data.dropped)
-        for n in notes:
-            note(n)
-        return frame
+        return one_judge(data, args)[0]
     if args.judge is None:
         return data.frame
     judges = sorted(str(j) for j in data.frame["judge"].drop_nulls().unique().to_list())
@@ -93,13 +89,11 @@ def _manifest_frame(data, by: list[str], args):
 
 def _with_cluster(frame, args, src):
     """(frame, cluster column or None) for ``--cluster``: item, family, or a column of the frame."""
-    if args.cluster == "item":
-        return frame, None
     if args.cluster == "family":
         if src.kind == "voxmem":
             return attach_cluster(frame.to_pandas(), src.data, "family"), "family"
         return with_abstention_families(frame), "family"
-    return frame, args.cluster
+    return frame, None if args.cluster == "item" else args.cluster
 
 
 def _select(frame, by: list[str], args):
