@@ -146,7 +146,7 @@ COMMANDS = {
                     "prediction (judge agreement: voxmem-analysis table table13 --data DIR)"}),
     "compare": Command(
         "paired comparison of systems at the same budget: bootstrap interval of the difference, exact "
-                   "McNemar, Holm (--data DIR or --manifest FILE)",
+        "McNemar, Holm (--data DIR or --manifest FILE)",
         "Every pair of systems on the items (tasks) both have: the difference (first minus second, pp; the header "
         "names both) with a paired bootstrap interval, exact McNemar p, Holm-adjusted p. VoxMem: at one budget; "
         "LongMemEval: at each budget; Audio MultiChallenge: APR and ARS, overall and per axis.",
@@ -168,7 +168,7 @@ COMMANDS = {
          "longmemeval": "LongMemEval systems are compared at each budget of the manifest"}),
     "items": Command(
         "list items with the response and the verdict: one VoxMem model at one budget, or Audio "
-                 "MultiChallenge tasks with each system's response, rubric verdicts and the judge's explanations",
+        "MultiChallenge tasks with each system's response, rubric verdicts and the judge's explanations",
         "--data DIR: one row per item of one model at one budget (gold answer, response, verdict, status). "
         "--manifest FILE --tasks FILE: one row per task x system x rubric item (response, verdict, explanation).",
         ("--data", "--convention", "--rejection-pattern", "--lenient", "--no-cache", "--manifest", "--tasks",
@@ -197,11 +197,9 @@ COMMANDS = {
                    "rubric item, with the response and the judge's explanation)"),
          "--judge",
          Opt("--out", kw={"required": True, "metavar": "FILE", "help": "output file ending in .parquet or .csv"})),
-        {"voxmem": "it selects a level of judged Audio MultiChallenge runs",
-         "amc_release": "it selects a level of judged Audio MultiChallenge runs"}),
+        {"--level": "it selects a level of judged Audio MultiChallenge runs"}),
     "judges": Command(
-        "agreement and Cohen's kappa between judges (LongMemEval verdicts or judged Audio MultiChallenge "
-                  "runs)",
+        "agreement and Cohen's kappa between judges (LongMemEval verdicts or judged Audio MultiChallenge runs)",
         "For every system (and budget) graded by two or more judges: each judge's accuracy, percent agreement and "
         "Cohen's kappa, per question type (LongMemEval) or rubric item by rubric item per axis (Audio "
         "MultiChallenge), and overall.",
@@ -222,7 +220,7 @@ COMMANDS = {
          "--cluster", "--judge", *_TABLE_OUT, *_BOOT)),
     "power": Command(
         "minimum detectable difference / items needed for a paired comparison (normal approximation and "
-                 "exact McNemar test)",
+        "exact McNemar test)",
         "How small a paired difference n items can detect, and the items a difference needs.\n\nEvery number names "
         "its method: *_normal from the normal approximation of McNemar's test (Connor 1987), *_exact from the exact "
         "conditional (binomial) McNemar test that compare runs.  The exact\ntest is conservative: at the normal "
