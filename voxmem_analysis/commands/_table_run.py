@@ -7,7 +7,7 @@ import sys
 from voxmem_analysis import artifacts
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.analysis.selection import budgets_run
-from voxmem_analysis.commands._common import note, open_args
+from voxmem_analysis.commands._common import header_line, note, open_args
 from voxmem_analysis.output import SYNTHETIC_LABEL, table_to_latex, table_to_markdown
 from voxmem_analysis.reproduce.published import printed_decimals
 
@@ -73,6 +73,7 @@ def print_artifact(spec, opts, params: dict) -> int:
     table = art(release, seed=opts.seed, n_boot=opts.n_boot, **params)   # errors: exit 1 or 2 (cli.main)
     if getattr(table, "attrs", {}).get("note"):   # what the table counts, when it is not what was evaluated
         note(str(table.attrs["note"]))
+    note(header_line(opts, "table", src.kind) or "options in force: the defaults")
     title = f"{art.title} [{SYNTHETIC_LABEL}]" if release.synthetic else art.title
     if params:
         title = artifacts.retitle(title, params)

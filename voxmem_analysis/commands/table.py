@@ -95,12 +95,10 @@ def _to_list(text: str) -> list[str]:
 
 def _default_text(name: str, default) -> str:
     shown = ",".join(default) if isinstance(default, (list, tuple)) else default
-    if name in ("budget", "model", "baseline", "comparison"):
-        only = "the release's only budget" if name != "model" else "the release's only model"
-        if name in ("baseline", "comparison"):
-            only = f"the {'shorter' if name == 'baseline' else 'longer'} of two budgets run"
-        return f"{only}, else {shown if shown is not None else 'chosen from the data'}"
-    return str(shown) if shown is not None else "chosen from the data"
+    shown = "chosen from the data" if shown is None else shown
+    only = {"budget": "the release's only budget", "model": "the release's only model",
+            "baseline": "the shorter of two budgets run", "comparison": "the longer of two budgets run"}.get(name)
+    return f"{only}, else {shown}" if only else str(shown)
 
 
 def artifact_parser(spec: ArtifactSpec) -> argparse.ArgumentParser:
@@ -111,12 +109,8 @@ def artifact_parser(spec: ArtifactSpec) -> argparse.ArgumentParser:
     for q in spec.parameters:
         flag = "--" + q.name.replace("_", "-")
         text = _HELP.get(q.name, q.name.replace("_", " "))
-        if q.name in _LIST_PARAMS:
-            conv = _to_list
-        elif isinstance(q.default, bool) or "bool" in q.annotation:
-            conv = _to_bool
-        else:
-            conv = str
+        conv = (_to_list if q.name in _LIST_PARAMS else
+                _to_bool if isinstance(q.default, bool) or "bool" in q.annotation else str)
         g.add_argument(flag, dest=f"param_{q.name}", type=conv, default=None,
                        metavar=None if q.name in _CHOICES else q.name.upper(),
                        help=f"{text} (default: {_default_text(q.name, q.default)})",

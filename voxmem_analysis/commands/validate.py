@@ -7,6 +7,7 @@ standard output; exit 1 when there is an error.
 from __future__ import annotations
 
 import sys
+from collections import Counter
 
 import pandas as pd
 import polars as pl
@@ -18,29 +19,26 @@ from voxmem_analysis.io.validation import status_counts
 
 
 def run(args) -> int:
+    kind = None
     try:
         src = open_args(args, "validate", strict=False, quiet=True)
+        kind, (extra, lines) = src.kind, {"voxmem": (_optional_parts, _voxmem), "amc_release": (lambda d: [], _amc),
+                                          "amc_runs": (lambda d: [], _runs)}[src.kind]
+        with pd.option_context("display.max_rows", None, "display.width", 200):
+            lines(src.data, args)
+        problems = src.problems + extra(src.data)
     except VoxMemDataError as exc:   # release.json naming another benchmark: said as a finding
-        for pr in exc.problems:
-            print(str(pr), file=sys.stderr)
-        print(f"{sum(p.count for p in exc.problems if p.severity == 'error')} error(s), "
-              f"{sum(p.count for p in exc.problems if p.severity != 'error')} warning(s)")
-        return 1
-    extra, lines = {"voxmem": (_optional_parts, _voxmem), "amc_release": (lambda d: [], _amc),
-                    "amc_runs": (lambda d: [], _runs)}[src.kind]
-    with pd.option_context("display.max_rows", None, "display.width", 200):
-        lines(src.data, args)
-    found = extra(src.data)
-    errors = src.data.errors() + [p for p in found if p.severity == "error"]
-    warnings = src.data.warnings() + [p for p in found if p.severity == "warning"]
+        problems = exc.problems
+    errors = [p for p in problems if p.severity == "error"]
+    warnings = [p for p in problems if p.severity == "warning"]
     for pr in errors + warnings:
         print(str(pr), file=sys.stderr)
-    if src.kind == "amc_release":
-        shown: dict[str, int] = {}
+    if kind == "amc_release":
+        by_code = Counter()
         for pr in errors + warnings:
-            shown[pr.code] = shown.get(pr.code, 0) + pr.count
-        if shown:
-            print("problems by code: " + ", ".join(f"{c} {n}" for c, n in shown.items()))
+            by_code[pr.code] += pr.count
+        if by_code:
+            print("problems by code: " + ", ".join(f"{c} {n}" for c, n in by_code.items()))
         if errors:
             print("strict mode (the default of table / export-frame) refuses this release; --lenient leaves the rows "
                   "above out", file=sys.stderr)
