@@ -30,7 +30,7 @@ NAME = "voxmem_analysis"
 #: Layer of each root module / subpackage: an import may only go to the same or a lower layer.
 LAYERS: dict[str, int] = {
     "errors": 0, "taxonomy": 0, "artifacts": 0, "output": 0, "paths": 0, "stamp": 0, "textlimits": 0, "writing": 0,
-    "io": 1, "stats": 1,
+    "console": 0, "io": 1, "stats": 1,
     "analysis": 2,
     "plots": 3,
     "reproduce": 4,

@@ -19,7 +19,6 @@ import polars as pl
 import pytest
 
 from conftest import run_cli
-from voxmem_analysis.commands._guards import manifest_inputs
 from voxmem_analysis.errors import VoxMemDataError
 from voxmem_analysis.io.amc import load_amc
 from voxmem_analysis.io.amc_runs import load_amc_runs
@@ -27,6 +26,7 @@ from voxmem_analysis.io.amc_values import plain_csv
 from voxmem_analysis.io.longmemeval import load_longmemeval, read_questions
 from voxmem_analysis.io.longmemeval_manifest import read_manifest
 from voxmem_analysis.io.release import load_release
+from voxmem_analysis.io.source import open_source
 from voxmem_analysis.textlimits import CSV_FIELD_LIMIT, csv_field_limit
 
 REPO = Path(__file__).resolve().parent.parent
@@ -102,7 +102,7 @@ CASES = {   # name: (inputs, library call -> comparable text, command line)
     "lme_questions": (_lme, lambda p: _frame_text(read_questions(p["qcsv"])[0]) + _frame_text(
         load_longmemeval(p["m"], p["qcsv"]).frame),
         lambda p: ["slice", "--manifest", str(p["m"]), "--questions", str(p["qcsv"]), "--by", "question_type"]),
-    "guards_manifest": (_lme, lambda p: repr(manifest_inputs(str(p["m"]), str(p["q"]))),
+    "guards_manifest": (_lme, lambda p: repr(open_source(manifest=p["m"], questions=p["q"], strict=False).inputs),
                         lambda p: ["slice", "--manifest", str(p["m"]), "--questions", str(p["q"]), "--out",
                                    str(p["root"] / (p["root"] / "manifest.csv").read_text().splitlines()[2].split(",")[0])]),
     "amc_runs": (_amc_run, lambda p: "".join(_frame_text(getattr(load_amc_runs(p["m"], p["tasks"]), part))

@@ -92,9 +92,9 @@ def _run(capsys, *argv) -> tuple[int, str]:
     return code, err
 
 
-def test_cli_bad_data_exits_1(tmp_path, capsys):
+def test_cli_a_data_folder_that_does_not_exist_exits_2(tmp_path, capsys):
     code, err = _run(capsys, "table", "table15", "--data", tmp_path / "nowhere")
-    assert code == 1 and "does not exist" in err
+    assert code == 2 and f"error: table: --data {str(tmp_path / 'nowhere')!r} does not exist" in err
 
 
 def test_cli_missing_data_exits_1_with_its_reason(tiny_release, capsys):
@@ -116,7 +116,7 @@ def test_cli_a_bad_argument_exits_2(tiny_release, capsys, argv, message):
 
 
 def test_cli_an_unusable_path_exits_2(tiny_release, capsys, monkeypatch):
-    from voxmem_analysis.analysis import paired
+    from voxmem_analysis.commands import compare as paired
 
     def unusable(*a, **k):
         raise PermissionError(13, "Permission denied", "/srv/locked/file.csv")
@@ -132,7 +132,7 @@ def test_cli_an_unusable_path_exits_2(tiny_release, capsys, monkeypatch):
 @pytest.mark.parametrize("command", ["compare", "table"])
 def test_cli_an_injected_bug_is_an_internal_error_never_bad_arguments(tiny_release, capsys, monkeypatch, bug,
                                                                       command):
-    from voxmem_analysis.analysis import paired
+    from voxmem_analysis.commands import compare as paired
 
     def broken(*a, **k):
         raise bug
@@ -152,7 +152,7 @@ def test_cli_an_injected_bug_is_an_internal_error_never_bad_arguments(tiny_relea
 
 
 def test_cli_debug_shows_the_bug_itself(tiny_release, capsys, monkeypatch):
-    from voxmem_analysis.analysis import paired
+    from voxmem_analysis.commands import compare as paired
 
     def broken(*a, **k):
         raise KeyError("evidence_type")

@@ -211,7 +211,8 @@ def test_cli_slice_manifest(capsys):
     assert "pool 2 budgets" in cap.err and "using 'llama-3.1-70b'" in cap.err
     assert main(["slice", *ARGS, "--format", "md", "--n-boot", "100"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "Accuracy (%) by system, budget, question_type" and lines[3].startswith("|:---")
+    assert lines[0] == "Accuracy (%) by system, budget, question_type" and lines[5].startswith("|:---")
+    assert lines[2] == "options in force: --convention paper --interval auto --seed 0 --n-boot 100"
     assert "| System-A | 32k      | macro" in "\n".join(lines)
     assert main(["slice", *ARGS, "--by", "system,nope"]) == 2
     assert "unknown column(s) ['nope']" in capsys.readouterr().err

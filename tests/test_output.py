@@ -61,3 +61,24 @@ def test_table_command_labels_synthetic_data(tiny_release, capsys):
     assert main(["table", "table17", "--data", str(tiny_release), "--format", "md"]) == 0
     captured = capsys.readouterr()
     assert SYNTHETIC_LABEL in captured.out and "SYNTHETIC" in captured.err
+
+
+def test_numbers_of_any_size_are_formatted_for_tables():
+    from voxmem_analysis.output import latex_number, text_number
+
+    assert text_number(1e308) == "1\u00d710^308" and text_number(10 ** 309, 1) == "1\u00d710^309"
+    assert latex_number(1e308) == r"$1\times10^{308}$" and latex_number(-1.5e300) == r"$-1.5\times10^{300}$"
+    assert latex_number(float(10 ** 15), kind="count") == r"$1\times10^{15}$"
+    assert text_number(123456.75, 1) == "123456.8" and latex_number(12345, kind="count") == "12,345"   # as before
+
+
+def test_markdown_and_latex_cells_are_escaped():
+    import pandas as pd
+
+    from voxmem_analysis.output import table_to_latex, table_to_markdown
+
+    df = pd.DataFrame({"v": [1.0, 2.0]}, index=pd.Index(["a|b", "two\nlines & 100%"], name="system"))
+    md = table_to_markdown(df).splitlines()
+    assert md[2] == "| a\\|b | 1.0 |" and md[3] == "| two<br>lines & 100% | 2.0 |"
+    tex = table_to_latex(df)
+    assert r"two lines \& 100\% & 2.0 \\" in tex and r"a\textbar{}b & 1.0 \\" in tex

@@ -294,7 +294,7 @@ def test_report_only_waits_for_no_run_it_refuses_while_one_holds_the_lock(tmp_pa
     lock.write_text(json.dumps({"pid": os.getppid(), "host": socket.gethostname(), "started": "now",
                                 "command": "voxmem-analysis reproduce"}))
     assert main(["reproduce", "--out", str(out), "--report-only"]) == 2
-    assert "reproduce --report-only" in capsys.readouterr().err
+    assert "error: reproduce: --report-only: " in capsys.readouterr().err
     assert not (out / "report").exists() and lock.exists()          # nothing written, the run's lock kept
     lock.unlink()
     assert main(["reproduce", "--out", str(out), "--report-only"]) == 0

@@ -1,40 +1,39 @@
 """``voxmem-analysis`` command line (also ``python -m voxmem_analysis``).
 
-Subcommands live in ``voxmem_analysis/commands/*.py``; each module defines
-``register(subparsers)`` and is discovered automatically.
+The parsers of every command are built from :mod:`voxmem_analysis.commands._parsers` (light); the command
+given runs as ``run(args)`` of its module, imported here only when it runs (see
+:mod:`voxmem_analysis.commands`).  :func:`main` alone prints errors and picks the exit code.
 """
 from __future__ import annotations
 
-import argparse
 import importlib
-import pkgutil
+import os
+import re
 import sys
 
 from voxmem_analysis import __version__
+from voxmem_analysis.commands._parsers import OWN_PARSERS, Parser, build
+from voxmem_analysis.errors import USAGE_ERRORS, VoxMemDataError
 
-__all__ = ["main", "build_parser"]
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="voxmem-analysis",
-        description="Analysis and reproduction workbook for the VoxMem benchmark.",
-    )
-    parser.add_argument("--version", action="version", version=f"voxmem-analysis {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    from voxmem_analysis import commands
-
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        mod = importlib.import_module(f"{commands.__name__}.{info.name}")
-        if hasattr(mod, "register"):
-            mod.register(sub)
-    return parser
-
+__all__ = ["main", "build_parser", "cli_message"]
 
 #: Set to 1 to see the Python traceback of an unexpected error (for bug reports).
 DEBUG_ENV = "VOXMEM_DEBUG"
+
+
+def _command_module(name: str):
+    """The module that runs command ``name``: the one import of a command's implementation, made when the
+    command runs, so that ``--help`` and ``CMD --help`` import no pandas or polars."""
+    return importlib.import_module(f"voxmem_analysis.commands.{name.replace('-', '_')}")
+
+
+def build_parser() -> tuple[Parser, dict]:
+    """The top-level parser and ``{command: its parser}``."""
+    parser = Parser(prog="voxmem-analysis", description="Analysis and reproduction workbook for the VoxMem benchmark.")
+    parser.add_argument("--version", action="version", version=f"voxmem-analysis {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parsers = build(sub, lambda name, s: _command_module(name).register(s))
+    return parser, parsers
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,31 +42,30 @@ def main(argv: list[str] | None = None) -> int:
     Exit codes: 0 ok, 1 bad input data or a release lacking what the command needs
     (:class:`~voxmem_analysis.errors.VoxMemDataError`), 2 bad arguments, limits or files/folders that
     cannot be used (:data:`~voxmem_analysis.errors.USAGE_ERRORS`, :class:`OSError`), 3 anything else:
-    a bug, whatever its class (a bare ``ValueError``, ``KeyError``, ``TypeError`` ...; rerun with
-    ``VOXMEM_DEBUG=1`` for the traceback), 130 Ctrl-C.
+    a bug, whatever its class (rerun with ``VOXMEM_DEBUG=1`` for the traceback), 130 Ctrl-C.
     """
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
+    parser, parsers = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if not args.command:
         parser.print_help()
         return 2
+    if extra:   # the subcommand's own usage, and the option it resembles
+        parsers[args.command].unknown(extra)
     try:
-        return int(args.func(args) or 0)
+        module = _command_module(args.command if args.command in OWN_PARSERS else args.module)
+        return int(module.run(args) or 0)
     except BrokenPipeError:  # e.g. `voxmem-analysis table ... | head`
         return 0
     except KeyboardInterrupt:
         print("interrupted (Ctrl-C): stopped; nothing half-written was kept", file=sys.stderr)
         return 130
-    except Exception as exc:  # the last line of defence; commands handle what they expect
-        return _report_unexpected(exc, args)
+    except Exception as exc:  # noqa: BLE001 - the one place errors become messages and exit codes
+        return report_error(exc, args.command)
 
 
 def cli_message(text: str) -> str:
     """A library hint in the words of the command line: ``pass budget= one of them`` -> ``pass --budget one
-    of them``, ``pass baseline=/comparison= budgets ...`` -> ``pass --baseline/--comparison budgets ...``,
-    ``pass model=`` -> ``pass --model``."""
-    import re
-
+    of them``, ``pass baseline=/comparison= budgets ...`` -> ``pass --baseline/--comparison budgets ...``."""
     def options(m) -> str:
         names = [n[:-1] for n in m.group(1).split("/")]
         return "pass " + "/".join("--" + n.replace("_", "-") for n in names)
@@ -75,20 +73,16 @@ def cli_message(text: str) -> str:
     return re.sub(r"\bpass ((?:\w+=/)*\w+=)(?=[\s,;.)]|$)", options, text)
 
 
-def _report_unexpected(exc: BaseException, args) -> int:
-    """The message and exit code of an exception no command handled (see :func:`main`): the one
-    place errors become exit codes."""
-    import os
-
-    from voxmem_analysis.errors import USAGE_ERRORS, VoxMemDataError
-
+def report_error(exc: BaseException, command: str | None) -> int:
+    """The message (on standard error) and exit code of an error: 1 bad data, 2 a usage error or a file that
+    cannot be used, 3 a bug."""
     if os.environ.get(DEBUG_ENV) == "1":
         raise exc
-    command = getattr(args, "command", None) or "voxmem-analysis"
+    command = command or "voxmem-analysis"
     if isinstance(exc, VoxMemDataError):      # bad input data, or a release lacking a part the command needs
         print(cli_message(str(exc)), file=sys.stderr)
         return 1
-    if isinstance(exc, USAGE_ERRORS):         # a bad argument, a limit, an output folder that cannot be used
+    if isinstance(exc, USAGE_ERRORS):         # a bad argument, a limit, an output that cannot be used
         print(f"error: {command}: {cli_message(str(exc))}", file=sys.stderr)
         return 2
     if isinstance(exc, OSError):              # a file or folder that cannot be used (disk full, no permission)

@@ -27,11 +27,13 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pandas is imported by the functions that use it: reading a caption needs none
     import pandas as pd
 
-__all__ = ["save_table", "save_figure", "table_to_latex", "table_to_markdown", "latex_number", "latex_cells", "cell_formats", "is_missing",
+__all__ = ["save_table", "save_figure", "table_to_latex", "table_to_markdown", "markdown_cell", "latex_number", "latex_cells", "cell_formats", "is_missing",
            "readable_header", "interval_bound", "is_count_label", "is_p_label", "save_finding", "read_findings", "text_number", "latex_caption",
            "SYNTHETIC_LABEL", "STAMP_GID", "stamp_synthetic", "clear_stamp", "drawn_texts", "prepare_figure", "is_synthetic",
            "in_kernel", "display_frame", "figure_caption", "laid_out", "long_rows", "write_long", "read_long", "LONG_COLUMNS"]
 
+from voxmem_analysis.textlimits import csv_field_limit
+from voxmem_analysis.writing import atomic_write
 from voxmem_analysis.stamp import (SYNTHETIC_LABEL, STAMP_GID, clear_stamp, drawn_texts, is_synthetic, prepare_figure,
                                    stamp_synthetic)
 _PNG_META = {"Software": None}
@@ -68,6 +70,9 @@ def text_number(value, decimals: int = 1, kind: str = "number") -> str:
         return ""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return str(value)
+    if abs(value) >= HUGE:
+        inf = isinstance(value, float) and math.isinf(value)
+        return ("-inf" if value < 0 else "inf") if inf else _mantissa(value).replace("e", "\u00d710^")
     v = float(value)
     if math.isinf(v):
         return "-inf" if v < 0 else "inf"
@@ -80,12 +85,28 @@ def text_number(value, decimals: int = 1, kind: str = "number") -> str:
     return f"{v:.{max(decimals, 3) if kind == 'p' else decimals}f}"
 
 
+#: Numbers of this size or more are written with a power of ten (``1e308`` -> ``1×10^308``), never 309 digits.
+HUGE = 1e15
+
+
+def _mantissa(v) -> str:
+    """``1.2e308`` -> ``"1.2e308"`` (two significant digits, no ``+``); an integer of any size too."""
+    if isinstance(v, int):
+        digits = str(abs(v))
+        return f"{'-' if v < 0 else ''}{digits[0]}.{digits[1]}e{len(digits) - 1}".replace(".0e", "e")
+    mant, exp = f"{v:.1e}".split("e")
+    return f"{mant[:-2] if mant.endswith('.0') else mant}e{int(exp)}"
+
+
 _SUPERSCRIPTS = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
 
 
-def _md(text) -> str:
-    """A Markdown table cell: a ``|`` inside it escaped, so it does not split the cell."""
-    return str(text).replace("|", "\\|")
+def markdown_cell(text) -> str:
+    """A Markdown table cell: a ``|`` escaped and a line break written ``<br>``, so neither splits the row."""
+    return str(text).replace("|", "\\|").replace("\r\n", "<br>").replace("\n", "<br>").replace("\r", "<br>")
+
+
+_md = markdown_cell
 
 
 def table_to_markdown(df: pd.DataFrame, digits: int = 1, caption: str | None = None, *,
@@ -115,6 +136,7 @@ def _tex_escape(s: str) -> str:
     """``s`` as LaTeX text: the special characters escaped, Greek letters and symbols as commands."""
     # one pass, character by character: an escape's own backslash or brace is never escaped again
     special = dict(_TEX_SPECIAL)
+    s = " ".join(s.splitlines()) if ("\n" in s or "\r" in s) else s   # a line break would end the cell's row
     return "".join(special.get(ch) or _TEX_SYMBOLS.get(ch) or ch for ch in s)
 
 
@@ -211,9 +233,12 @@ def latex_number(value, decimals: int = 1, *, kind: str = "number") -> str:
         return ""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return _tex_escape(str(value))
+    if abs(value) >= HUGE:
+        if isinstance(value, float) and math.isinf(value):
+            return ("$-$" if value < 0 else "") + r"$\infty$"
+        mant, exp = _mantissa(value).split("e")
+        return f"${mant}\\times10^{{{exp}}}$"
     v = float(value)
-    if math.isinf(v):
-        return ("$-$" if v < 0 else "") + r"$\infty$"
     if kind == "count":
         text = f"{abs(round(v)):,d}" if abs(v) >= 10_000 else f"{abs(round(v)):d}"   # 11,978 as journals print it
     elif kind == "p" and 0 < v < P_SCIENTIFIC_BELOW:
@@ -432,8 +457,6 @@ def save_table(df: pd.DataFrame, out_dir, name: str, *, digits: int = 1, caption
 def _write(path: Path, write) -> Path:
     """``write(tmp)`` into a temporary file beside ``path``, renamed to ``path`` once complete; on
     failure ``path`` is as it was and no temporary file is left."""
-    from voxmem_analysis.writing import atomic_write
-
     return atomic_write(path, write)
 
 
@@ -536,8 +559,6 @@ def read_long(path) -> list[tuple[str, str, str, object]]:
 
     Raises ``ValueError`` naming the file and line when a line does not have the four fields."""
     import csv
-
-    from voxmem_analysis.textlimits import csv_field_limit
 
     out = []
     with open(path, encoding="utf-8", newline="") as fh, csv_field_limit():

@@ -101,7 +101,8 @@ def per_axis(data, *, part: str = "verdicts", seed: int = 0, n_boot: int = 10_00
 
 
 def _row_label(model: str, modality: str) -> str:
-    return f"{model}|{modality}"
+    """``model|modality``, or the model alone when the modality is not known (no stray separator)."""
+    return f"{model}|{modality}" if modality else str(model)
 
 
 @artifact("amc_table2", title="AMC Table 2: APR / ARS (%) per model and output modality, per-axis APR")

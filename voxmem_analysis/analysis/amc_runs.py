@@ -20,6 +20,7 @@ from __future__ import annotations
 import pandas as pd
 import polars as pl
 
+from voxmem_analysis.analysis.amc import task_scores
 from voxmem_analysis.analysis.verdicts import compare_systems, judge_agreement_pairs, slice_accuracy
 from voxmem_analysis.errors import AnalysisInputError
 
@@ -45,8 +46,6 @@ def task_frame(data, judge: str | None = None) -> tuple[pl.DataFrame, list[str]]
         runs, notes = data.one_judge(judge)
         frame = runs.results.rename({"system": "model"}).drop("judge")
     else:
-        from voxmem_analysis.analysis.amc import task_scores
-
         notes = []
         scores = task_scores(data.verdicts)
         frame = pl.from_pandas(scores.merge(data.tasks, on="task_id", how="left")).rename(

@@ -1,18 +1,10 @@
 """Selecting the verdicts a command-line slice or drill-down is about, and saying what it pools.
 
-* :func:`filter_where` -- a polars SQL ``WHERE`` clause on the verdict frame (``--where``);
-* :func:`select_verdicts` -- models, budgets, answerable-only, ``where`` in one call;
-* :func:`pooling_notes` -- what a table sliced ``by`` some columns pools (several budgets,
-  several models, model sets that differ across budgets) and what that does to its intervals.
-
-``--where`` accepts one boolean expression over the frame's columns
-(:mod:`voxmem_analysis.io.schema`): comparisons (``=``, ``<>``, ``<``, ``>=``), ``AND``/``OR``/
-``NOT``, ``IN (...)``, ``BETWEEN``, ``LIKE``/``ILIKE``, ``IS [NOT] NULL``, arithmetic and a few
-string functions; strings in single quotes; boolean columns (``is_ar``, ``correct``, ``scored``)
-directly, e.g. ``"evidence_type IN ('speech_semantics', 'speaker_information') AND session_count >= 20"``.
-The text is parsed into a syntax tree of those nodes only (:mod:`voxmem_analysis.analysis.where`)
-and written back as SQL, which polars evaluates on the in-memory frame: sub-queries, table
-functions (``read_csv``), unknown functions or columns, comments and ``;`` are refused with the reason.
+:func:`filter_where` (``--where``: one boolean expression, parsed by :mod:`voxmem_analysis.analysis.where`
+and evaluated by polars on the in-memory frame; every failure a clear :class:`AnalysisInputError` naming the
+expression), :func:`select_verdicts` (models, budgets, answerable-only and ``where`` in one call),
+:func:`empty_selection` (why nothing was selected, and what there is), :func:`pooling_notes` (what a table
+sliced ``by`` some columns pools, and what that does to its intervals).
 """
 from __future__ import annotations
 
@@ -21,17 +13,16 @@ from typing import Sequence
 import polars as pl
 
 from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.analysis.where import WhereError, parse_where, render
 from voxmem_analysis.errors import AnalysisInputError
 
-__all__ = ["filter_where", "select_verdicts", "pooling_notes"]
+__all__ = ["filter_where", "select_verdicts", "empty_selection", "pooling_notes"]
 
 
 def filter_where(frame: pl.DataFrame, where: str | None) -> pl.DataFrame:
     """``frame`` filtered by a polars SQL ``WHERE`` clause; :class:`AnalysisInputError` quoting the clause if it fails."""
     if not where:
         return frame
-    from voxmem_analysis.analysis.where import WhereError, parse_where, render
-
     shown = repr(where) if len(where) <= 200 else repr(where[:200]) + f" ({len(where):,} characters)"
     try:
         clause = render(parse_where(where, frame.columns))
@@ -41,8 +32,11 @@ def filter_where(frame: pl.DataFrame, where: str | None) -> pl.DataFrame:
     fr = frame.with_columns(pl.col(c).cast(pl.Utf8) for c, t in frame.schema.items() if isinstance(t, pl.Enum))
     try:
         return fr.sql(f"SELECT * FROM self WHERE {clause}").cast(frame.schema)
-    except Exception as exc:  # noqa: BLE001 - polars raises several SQL error classes
-        raise AnalysisInputError(f"--where {shown}: {str(exc).splitlines()[0]}", "where") from None
+    except BaseException as exc:  # noqa: BLE001 - polars raises several SQL errors, and a panic (a BaseException)
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        first = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+        raise AnalysisInputError(f"--where {shown}: polars cannot evaluate it: {first}", "where") from None
 
 
 def _budgets(budget) -> list[str] | None:
@@ -73,6 +67,24 @@ def select_verdicts(frame: pl.DataFrame, *, models: Sequence[str] | str | None =
     if answerable_only:
         frame = frame.filter(~pl.col("is_ar"))
     return filter_where(frame, where)
+
+
+def empty_selection(frame: pl.DataFrame, *, models=None, budget=None, where: str | None = None,
+                    answerable_only: bool = False) -> str:
+    """Why :func:`select_verdicts` selected nothing, naming what the data has: the budgets the selected
+    models were run at, or how many verdicts ``where`` was given."""
+    fr = select_verdicts(frame, models=models)
+    present = [b for b in tx.BUDGETS if b in set(fr["budget"].cast(pl.Utf8).to_list())]
+    whose = "the selected models were" if models else "the data was"
+    bs = _budgets(budget)
+    if bs and not set(bs) & set(present):
+        return (f"no verdicts selected: --budget {budget}: {whose} run at {', '.join(present) or 'no budget'}; "
+                f"pass --budget one of them")
+    fr = select_verdicts(fr, budget=budget, answerable_only=answerable_only)
+    if where:
+        return (f"no verdicts selected: --where {where!r} holds for none of the {fr.height:,} verdicts of the "
+                f"selected models and budgets")
+    return f"no verdicts selected (the data has {frame.height:,} verdicts; check --model, --budget, --where)"
 
 
 def pooling_notes(frame: pl.DataFrame, by: Sequence[str]) -> list[str]:

@@ -1,11 +1,9 @@
 """``--where``: a boolean expression over a frame's columns, parsed into a syntax tree and re-written.
 
-The text is never handed to an SQL engine as it is.  :func:`parse_where` tokenizes it, parses it
-with the small grammar below into a tree, and accepts only what the grammar allows; the tree is
-then written back as SQL (:func:`render`), every column double-quoted and every string literal
-re-escaped, and only that text runs, as the ``WHERE`` clause of a query on the in-memory frame.
-Whatever the input, what runs is built from the allowed nodes only: there is no way to reach a
-sub-query, a table function (``read_csv``) or a file.
+The text is never handed to an SQL engine as it is: :func:`parse_where` tokenizes it, bounds its size
+and depth, parses it with the grammar below and accepts only what it allows; :func:`render` writes the
+tree back as SQL (columns double-quoted, strings re-escaped), and only that text runs, as the ``WHERE``
+clause of a query on the in-memory frame: no sub-query, table function or file can be reached.
 
 Grammar (keywords in any case)::
 
@@ -21,20 +19,21 @@ Grammar (keywords in any case)::
     sum       := product (("+" | "-" | "||") product)*
     product   := unary (("*" | "/" | "%") unary)*
     unary     := ("-" | "+") unary | primary
-    primary   := number | 'string' | TRUE | FALSE | NULL | column | function "(" [sum ("," sum)*] ")"
+    primary   := number | 'string' | TRUE | FALSE | NULL | column | function "(" sum ("," sum)* ")"
                | "(" expr ")"
 
-``column``: a name of the frame (bare, or in double quotes); ``function``: one of
-:data:`FUNCTIONS`.  Refused with the reason: comments (``--``, ``/* */``), ``;``, a sub-query
-(``SELECT``, ``FROM``, ...), an unknown function (``read_csv``), an unknown column, nesting deeper
-than :data:`MAX_DEPTH`, text longer than :data:`MAX_LENGTH` or of more than :data:`MAX_TOKENS` tokens.
+Refused with the reason: comments, ``;``, a sub-query, an unknown function or column, a function without
+arguments, text longer than :data:`MAX_LENGTH`, more than :data:`MAX_TOKENS` tokens, :data:`MAX_OPERATORS`
+operators or :data:`MAX_ARITHMETIC` arithmetic ones (all checked before parsing), nesting deeper than
+:data:`MAX_DEPTH` (brackets, before parsing; a chain of different operators, after).
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-__all__ = ["WhereError", "parse_where", "render", "FUNCTIONS", "MAX_DEPTH", "MAX_LENGTH", "MAX_TOKENS"]
+__all__ = ["WhereError", "parse_where", "render", "FUNCTIONS", "MAX_DEPTH", "MAX_LENGTH", "MAX_TOKENS",
+           "MAX_OPERATORS", "MAX_ARITHMETIC"]
 
 #: Scalar functions allowed in ``--where`` (string predicates and simple arithmetic).
 FUNCTIONS = frozenset({"lower", "upper", "length", "char_length", "trim", "ltrim", "rtrim", "starts_with",
@@ -48,6 +47,10 @@ MAX_DEPTH = 32
 MAX_LENGTH = 20_000
 #: At most this many tokens (words, numbers, strings, operators).
 MAX_TOKENS = 2_000
+#: At most this many operators (comparisons, AND, OR, NOT ...), of which :data:`MAX_ARITHMETIC` arithmetic.
+MAX_OPERATORS = 1_000
+MAX_ARITHMETIC = 64
+_OPERATOR_WORDS = frozenset({"and", "or", "not", "in", "is", "like", "ilike", "between"})
 
 _TOKEN = re.compile(r"""
     (?P<ws>\s+)
@@ -90,11 +93,41 @@ def _tokens(text: str) -> list[tuple[str, str, int]]:
     return out
 
 
+def _bounded(toks) -> None:
+    """Size and depth bounds, checked on the tokens before any parsing."""
+    if len(toks) > MAX_TOKENS:
+        raise WhereError(f"{len(toks):,} words and operators; at most {MAX_TOKENS:,}")
+    ops = sum(1 for kind, text, _ in toks if (kind == "op" and text not in "(),")
+              or (kind == "ident" and text.lower() in _OPERATOR_WORDS))
+    arithmetic = sum(1 for kind, text, _ in toks if kind == "op" and text in ("+", "-", "*", "/", "%", "||"))
+    if ops > MAX_OPERATORS or arithmetic > MAX_ARITHMETIC:
+        raise WhereError(f"{ops:,} operators, {arithmetic:,} of them arithmetic; at most {MAX_OPERATORS:,} and "
+                         f"{MAX_ARITHMETIC} (split the filter, or use IN (...))")
+    depth = deepest = 0
+    for kind, text, _ in toks:
+        depth += (kind == "op" and text == "(") - (kind == "op" and text == ")")
+        deepest = max(deepest, depth)
+    if deepest > MAX_DEPTH:
+        raise WhereError(f"nested more than {MAX_DEPTH} levels deep (brackets)")
+
+
+def _nesting(node: Node) -> int:
+    """Levels of brackets the rendered SQL has (a chain of one operator counts once), without recursion."""
+    deepest, stack = 0, [(node, 1, None)]
+    while stack:
+        n, depth, parent_op = stack.pop()
+        flat = n.kind == "binary" and n.value == parent_op
+        level = depth - 1 if flat else depth
+        deepest = max(deepest, level)
+        for child in n.args:
+            stack.append((child, level + 1, n.value if n.kind == "binary" else None))
+    return deepest
+
+
 class _Parser:
     def __init__(self, text: str, columns):
         self.toks = _tokens(text)
-        if len(self.toks) > MAX_TOKENS:
-            raise WhereError(f"{len(self.toks):,} words and operators; at most {MAX_TOKENS:,}")
+        _bounded(self.toks)
         self.i = 0
         self.columns = list(columns)
         self.depth = 0
@@ -271,12 +304,12 @@ class _Parser:
                              f"{', '.join(sorted(FUNCTIONS))} (no table functions or file access)")
         self.expect_op("(")
         self.deeper()
-        args = []
-        if not self.op(")"):
+        if self.op(")"):
+            raise WhereError(f"the function {name!r} (position {pos}) needs at least one argument")
+        args = [self.sum_()]
+        while self.op(","):
+            self.take()
             args.append(self.sum_())
-            while self.op(","):
-                self.take()
-                args.append(self.sum_())
         self.depth -= 1
         self.expect_op(")")
         return Node("func", name.lower(), tuple(args))
@@ -295,7 +328,11 @@ def parse_where(text: str, columns) -> Node:
     """The syntax tree of ``text`` over ``columns``, or :class:`WhereError` saying why it is refused."""
     if len(text) > MAX_LENGTH:
         raise WhereError(f"{len(text):,} characters; at most {MAX_LENGTH:,}")
-    return _Parser(text, columns).parse()
+    tree = _Parser(text, columns).parse()
+    if _nesting(tree) > MAX_DEPTH:
+        raise WhereError(f"nested more than {MAX_DEPTH} levels deep (each change of operator in a chain such as "
+                         "a + 1 - 1 counts one level); simplify the expression")
+    return tree
 
 
 def _quote_col(name: str) -> str:

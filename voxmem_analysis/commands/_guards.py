@@ -1,32 +1,24 @@
 """Checks run before a command does any work: output paths, ``--n-boot``, regular expressions.
 
-Each check turns a mistake that would otherwise surface as a Python traceback, or only after
-minutes of computing, into one message naming the option, the path and what to do:
-
-* :func:`output_problem` / :func:`check_outputs` -- an output file or folder that cannot be
-  written: a path under a regular file, a folder that exists as a file (or a file path that is
-  a folder), a folder that cannot be created (no permission, a read-only or special file
-  system).  The check creates the folders above the output (they would be created anyway) and
-  a scratch folder in the nearest one, removed at once.
-* :func:`input_clash` -- an output that is, contains or lies inside a file or folder the command
-  reads (``--out REL/items.csv`` would replace the release's item table; ``reproduce --out REL``
-  would swap the release away): refused before anything is read or written.  Symbolic links are
-  resolved.  :func:`release_inputs` and :func:`manifest_inputs` list a command's inputs.
-* :func:`n_boot_arg` -- ``type=`` of every ``--n-boot``: a positive whole number, at most
-  :func:`voxmem_analysis.stats.resources.max_n_boot` (exit 2 through argparse).
-* :func:`regex_arg` -- ``type=`` of ``--rejection-pattern``: a valid regular expression.
+* :func:`output_problem` -- an output file or folder that cannot be written (a path under a regular
+  file, a folder given as a file or the reverse, no permission, a read-only file system); the folders
+  above the output are created (they would be anyway) and a scratch folder in the nearest is made and
+  removed at once;
+* :func:`input_clash` / :func:`check_outputs` -- an output that is, contains or lies inside a file or
+  folder the command reads (links resolved): refused before anything is written;
+* :func:`n_boot_arg`, :func:`regex_arg` -- argparse ``type=`` of ``--n-boot`` and ``--rejection-pattern``.
 """
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import re
-import sys
+import tempfile
 from pathlib import Path
 
-__all__ = ["output_problem", "check_outputs", "input_clash", "release_inputs", "manifest_inputs", "n_boot_arg",
-           "regex_arg"]
+from voxmem_analysis.errors import InputError, ResourceLimitError
+
+__all__ = ["output_problem", "check_outputs", "input_clash", "release_inputs", "n_boot_arg", "regex_arg"]
 
 
 def _first_existing(path: Path) -> Path:
@@ -59,8 +51,6 @@ def output_problem(path, option: str, *, folder: bool = False) -> str | None:
 def _probe(parent: Path, shown: str) -> str | None:
     """Create ``parent`` (the folders above the output, written anyway) and a scratch folder in
     it, removed at once: the only test that also holds for root and special file systems."""
-    import tempfile
-
     try:
         parent.mkdir(parents=True, exist_ok=True)
         os.rmdir(tempfile.mkdtemp(prefix=".voxmem-probe-", dir=parent))
@@ -108,59 +98,31 @@ def release_inputs(data) -> list[str]:
     return [data] if data else []
 
 
-def manifest_inputs(manifest, questions=None) -> list[str]:
-    """The inputs of a command reading a LongMemEval ``manifest``: the manifest, the question file
-    and every file the manifest lists (its ``path`` column, relative to the manifest).  A manifest
-    that cannot be read here lists only itself: the reader reports why."""
-    import csv
-
-    found = [p for p in (manifest, questions) if p]
-    if not manifest:
-        return found
-    base = Path(os.path.expanduser(str(manifest))).parent
-    from voxmem_analysis.textlimits import csv_field_limit, read_regular
-
-    try:   # never blocks on a FIFO; the reader says what is wrong with the file
-        with csv_field_limit():
-            rows = csv.reader(io.StringIO(read_regular(manifest).decode("utf-8-sig"), newline=""))
-            header = [h.strip().lower() for h in next(rows, [])]
-            col = header.index("path") if "path" in header else 0
-            for row in rows:
-                if len(row) > col and row[col].strip():
-                    found.append(str(base / os.path.expanduser(row[col].strip())))
-    except (OSError, UnicodeDecodeError, csv.Error, ValueError):
-        pass
-    return found
-
-
-def check_outputs(command: str, files: dict | None = None, folders: dict | None = None, *, inputs=()) -> int:
-    """Print one message per unusable output and return 2; 0 when every given path can be written.
-
-    ``files`` / ``folders`` map an option name (``"--out"``) to its value (``None``: not given);
-    ``inputs``: every file and folder the command reads (:func:`release_inputs`,
-    :func:`manifest_inputs`): an output that is, contains or lies inside one is refused.
-    """
+def check_outputs(files: dict | None = None, folders: dict | None = None, *, inputs=()) -> None:
+    """An :class:`~voxmem_analysis.errors.InputError` (exit 2) naming every unusable output, before anything
+    is written: ``files`` / ``folders`` map an option name (``"--out"``) to its value (``None``: not given);
+    ``inputs``: every file and folder the command reads (a :class:`~voxmem_analysis.io.source.Source`'s
+    ``inputs``, :func:`release_inputs`): an output that is, contains or lies inside one is refused."""
     inputs = list(inputs)
     outputs = [(k, v, False) for k, v in (files or {}).items() if v]
     outputs += [(k, v, True) for k, v in (folders or {}).items() if v]
     found = [output_problem(v, k, folder=folder) or input_clash(v, k, inputs) for k, v, folder in outputs]
     found = [m for m in found if m]
-    for m in found:
-        print(f"error: {command}: {m}", file=sys.stderr)
-    return 2 if found else 0
+    if found:
+        raise InputError("; ".join(found), outputs[0][0].lstrip("-"))
 
 
 def n_boot_arg(text: str) -> int:
     """argparse ``type=`` of ``--n-boot``: a whole number from 1 to the maximum (see stats.resources)."""
-    from voxmem_analysis.errors import ResourceLimitError
-    from voxmem_analysis.stats.resources import check_n_boot
-
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number of resamples, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    # lazy (start-up): the package voxmem_analysis.stats imports pandas (see voxmem_analysis/commands/__init__.py)
+    from voxmem_analysis.stats.resources import check_n_boot
+
     try:
         check_n_boot(value, option="--n-boot")
     except ResourceLimitError as exc:

@@ -2,56 +2,37 @@
 size and size limit; clearing it; setting the limit."""
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
-_EPILOG = """\
-The cache keeps each release a command parsed (frames as Arrow IPC, the rest as JSON; never
-pickle) and reuses it while no file of the release changed.  Folder: $VOXMEM_CACHE_DIR, else
-$XDG_CACHE_HOME/voxmem-analysis, else ~/.cache/voxmem-analysis, created private (mode 0700); a
-folder owned by another user or writable by group or others is not used.  Size limit: 2 GiB
-unless set with --limit (stored in settings.json in the folder); after each write the least
-recently used entries are removed until the cache fits, and a release larger than the limit is
-not kept (this command says which).  --no-cache on any command bypasses the cache."""
+from voxmem_analysis.errors import InputError
+from voxmem_analysis.io import cache
 
 
-def register(sub) -> None:
-    p = sub.add_parser("cache", help="show or clear the parsed-release cache, or set its size limit",
-                       epilog=_EPILOG,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("action", nargs="?", choices=("info", "clear"), default="info",
-                   help="info: folder, entries, size and limit (default); clear: delete every entry")
-    p.add_argument("--clear", dest="action", action="store_const", const="clear", help="same as `cache clear`")
-    p.add_argument("--limit", metavar="SIZE", type=_size_arg,
-                   help="keep the cache at most SIZE, e.g. 5GiB, 500MB, 2G (binary units), 0 (keep nothing) "
-                        "or `default` (2 GiB); stored in the cache folder's settings.json")
-    p.set_defaults(func=run)
-
-
-def _size_arg(text: str):
-    from voxmem_analysis.io.cache import parse_size
-
-    if text.strip().lower() == "default":
-        return "default"
+def _size(text: str | None):
+    """``--limit``: None (not given), ``"default"`` or a number of bytes."""
+    if text is None or text.strip().lower() == "default":
+        return None if text is None else "default"
     try:
-        return parse_size(text)
+        return cache.parse_size(text)
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+        raise InputError(f"--limit: {exc}", "limit") from None
 
 
 def run(args) -> int:
-    from voxmem_analysis.io import cache
-
+    args.limit = _size(args.limit)
     folder = cache.cache_dir()
     why = cache.refusal(folder)
     if why is not None:
-        print(f"cache folder: {folder}\nnot used: it {why}; commands run without cache", file=sys.stderr)
-        return 0 if args.action == "info" and args.limit is None else 2
+        if args.action == "info" and args.limit is None:
+            print(f"cache folder: {folder}\nnot used: it {why}; commands run without cache", file=sys.stderr)
+            return 0
+        raise InputError(f"cache folder {str(folder)!r} not used: it {why}; commands run without cache", "cache")
     if args.limit is not None:
-        folder = cache.usable_dir(create=True)
+        folder = cache.usable_dir(create=True)   # a folder it cannot use is said (a warning line)
         if folder is None:
-            return 2
+            raise InputError(f"the cache folder {str(cache.cache_dir())!r} cannot be used: the limit was not set",
+                             "limit")
         cache.set_limit(folder, None if args.limit == "default" else args.limit)
         removed = cache.evict(folder, cache.limit(folder)[0])
         if removed:
@@ -61,7 +42,7 @@ def run(args) -> int:
         n, size = cache.clear(folder)
         print(f"removed {_entries(n)} ({cache.format_size(size)}) from {folder}")
         return 0
-    _show(cache, folder)
+    _show(folder)
     return 0
 
 
@@ -69,7 +50,7 @@ def _entries(n: int) -> str:
     return f"{n} cache entr{'y' if n == 1 else 'ies'}"
 
 
-def _show(cache, folder) -> None:
+def _show(folder) -> None:
     lim, source = cache.limit(folder)
     found = cache.entries(folder)
     size = sum(e.bytes for e in found)

@@ -1,63 +1,47 @@
-"""``voxmem-analysis judges --manifest FILE --questions FILE``: agreement between two judges.
-
-For every system and budget with verdicts from two (or more) judges -- the manifest's
-``judge`` column, else the lines' ``autoeval_label.model`` -- and every pair of them:
-per question type and overall, n, each judge's accuracy, percent agreement and Cohen's
-kappa (:func:`voxmem_analysis.analysis.verdicts.judge_agreement_pairs`).  Under ``--lenient`` a
-judge file that was left out is named on standard error, with what it means for the agreement of
-its system and budget (as ``slice`` and ``compare`` name it).
-
-``--manifest FILE --tasks FILE`` (Audio MultiChallenge): for every system graded by two (or more)
-judges -- the same responses, the manifest's ``judge`` column telling the files apart -- agreement
-and Cohen's kappa rubric item by rubric item, per axis and overall.
-"""
+"""``voxmem-analysis judges``: agreement between judges of the same verdicts
+(:func:`voxmem_analysis.analysis.verdicts.judge_agreement_pairs`, :func:`voxmem_analysis.analysis.amc_runs.amc_judges`).
+Under ``--lenient`` a judge file left out is named, with what it means for the agreement of its system and budget."""
 from __future__ import annotations
 
-import sys
-
-from voxmem_analysis.commands._amc import add_tasks_arg, check_sources, is_amc_runs, run_judges
-from voxmem_analysis.commands._shared import (add_manifest_args, add_output_args, describe_dropped, emit, load_manifest,
-                                              note)
-
-
-def register(sub) -> None:
-    p = sub.add_parser("judges", help="agreement and Cohen's kappa between judges per question type (LongMemEval format)",
-                       description=__doc__.split("\n\n")[0])
-    add_manifest_args(p, required=False)
-    add_tasks_arg(p)
-    add_output_args(p, bootstrap=False)
-    p.set_defaults(func=run)
+from voxmem_analysis.analysis.amc_runs import amc_judges
+from voxmem_analysis.analysis.verdicts import judge_agreement_pairs
+from voxmem_analysis.commands._common import note, open_args, show
+from voxmem_analysis.errors import MissingDataError
 
 
 def run(args) -> int:
-    from voxmem_analysis.analysis.verdicts import judge_agreement_pairs
-
-    why = check_sources(args) or (None if args.manifest else "give --manifest FILE with --questions FILE "
-                                       "(LongMemEval) or --tasks FILE (Audio MultiChallenge)")
-    if why is None and not (args.questions or args.tasks):
-        why = "--manifest needs --questions FILE (LongMemEval) or --tasks FILE (Audio MultiChallenge)"
-    if why:
-        print(why, file=sys.stderr)
-        return 2
-    if is_amc_runs(args):
-        return run_judges(args)
-
-    data = load_manifest(args)
-    for text in dropped_judge_notes(data):
-        note(text)
-    table = judge_agreement_pairs(data.frame, judge="judge", within=("system", "budget"), item="question_id",
-                                  by=("question_type",))
-    if table.empty:
-        print("error: no system and budget has verdicts from two judges; list both judges' files in the manifest "
-              "with the same system and budget and different `judge` values", file=sys.stderr)
-        return 1
-    emit(table, args.format, "Judge agreement (accuracy and agreement in %)")
+    src = open_args(args, "judges", kinds=("longmemeval", "amc_runs"))
+    if src.kind == "amc_runs":
+        table = amc_judges(src.data.rubric_results)
+        if table.empty:
+            raise MissingDataError("no system was graded by two judges; list each judge's results file in the manifest "
+                                   "with the same system and output_modality and different `judge` values",
+                                   code="one_judge")
+        title = "Judge agreement on the same responses, rubric item by rubric item (agreement, accuracies in %)"
+    else:
+        for text in dropped_judge_notes(src.data):
+            note(text)
+        table = judge_agreement_pairs(src.data.frame, judge="judge", within=("system", "budget"), item="question_id",
+                                      by=("question_type",))
+        if table.empty:
+            raise MissingDataError("no system and budget has verdicts from two judges; list both judges' files in the "
+                                   "manifest with the same system and budget and different `judge` values",
+                                   code="one_judge")
+        title = "Judge agreement (accuracy and agreement in %)"
+    show(table, args, title + (f" [{src.label()}]" if src.synthetic else ""), command="judges", kind=src.kind)
     return 0
 
 
+def describe_dropped(d: dict) -> str:
+    """One manifest row whose verdicts a ``--lenient`` load left out: system, budget, judge, line and reason."""
+    return (f"the verdicts of system {d['system']!r} at budget {d['budget']}"
+            + (f" by judge {d['judge']!r}" if d.get("judge") is not None else "")
+            + f" (manifest line {d['manifest_line']}) were left out: {d['reason']}")
+
+
 def dropped_judge_notes(data) -> list[str]:
-    """One note per manifest row left out (``--lenient``): which verdicts, why, and the judges of
-    that system and budget that are still compared."""
+    """One note per manifest row left out (``--lenient``): which verdicts, why, and the judges of that system
+    and budget that are still compared."""
     frame = data.frame
     out = []
     for d in data.dropped:

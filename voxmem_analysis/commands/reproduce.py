@@ -12,6 +12,7 @@ import re
 import sys
 
 from voxmem_analysis.commands._guards import n_boot_arg
+from voxmem_analysis.errors import InputError, OutputLockedError
 
 
 def register(sub) -> None:
@@ -88,30 +89,23 @@ def run(args) -> int:
     if args.manifest or args.tasks:
         return _run_amc_runs(args)
     if not args.data:
-        print("--data DIR is required", file=sys.stderr)
-        return 2
+        raise InputError("--data DIR is required", "data")
     if not Path(args.data).is_dir():
-        print(f"release directory {args.data!r} does not exist", file=sys.stderr)
-        return 2
+        raise InputError(f"release directory {args.data!r} does not exist", "data")
     from voxmem_analysis.commands._guards import check_outputs, release_inputs
     from voxmem_analysis.reproduce.notebook import NOTEBOOKS_DIR
 
-    if check_outputs("reproduce", folders={"--out": args.out},
-                     inputs=release_inputs(args.data) + [args.notebooks or str(NOTEBOOKS_DIR)]):
-        return 2
+    check_outputs(folders={"--out": args.out}, inputs=release_inputs(args.data) + [args.notebooks or str(NOTEBOOKS_DIR)])
     overrides = {}
     for item in args.parameter:
         name, sep, value = item.partition("=")
         if not sep or not name.isidentifier():
-            print(f"--parameter expects NAME=VALUE, got {item!r}", file=sys.stderr)
-            return 2
+            raise InputError(f"--parameter expects NAME=VALUE, got {item!r}", "parameter")
         if name in _OWNED:
-            print(f"error: reproduce: -p {item!r}: `{name}` is set by the runner from {_OWNED[name]} (it decides "
-                  f"what the run reads and writes, and is recorded in run.json); give {_OWNED[name]} instead",
-                  file=sys.stderr)
-            return 2
+            raise InputError(f"-p {item!r}: `{name}` is set by the runner from {_OWNED[name]} (it decides what the run "
+                             f"reads and writes, and is recorded in run.json); give {_OWNED[name]} instead", "parameter")
         overrides[name] = _literal(value)
-    from voxmem_analysis.commands._shared import report_release
+    from voxmem_analysis.commands._common import report_release
     from voxmem_analysis.reproduce.runner import RunOptions
     from voxmem_analysis.reproduce.runner import run as run_all
 
@@ -134,22 +128,17 @@ def _run_amc_runs(args) -> int:
     """``reproduce --manifest FILE --tasks FILE --out DIR``: the analysis report of judged AMC runs
     (:mod:`voxmem_analysis.reproduce.amc_runs`)."""
     if not (args.manifest and args.tasks):
-        print("reproduce: --manifest FILE and --tasks FILE go together (judged Audio MultiChallenge runs and the task "
-              "table)", file=sys.stderr)
-        return 2
+        raise InputError("--manifest FILE and --tasks FILE go together (judged Audio MultiChallenge runs and the task "
+                         "table)", "manifest")
     given = [f"--{k.replace('_', '-')}" for k in _NOTEBOOK_OPTIONS if getattr(args, k, None)]
     if given:
-        print(f"reproduce: {', '.join(given)} do not apply to --manifest/--tasks (an analysis report of judged Audio "
-              "MultiChallenge runs; no notebooks run)", file=sys.stderr)
-        return 2
-    from voxmem_analysis.commands._guards import check_outputs
-
-    if check_outputs("reproduce", folders={"--out": args.out}):
-        return 2
-    from voxmem_analysis.commands._amc import load_runs
+        raise InputError(f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} not apply to --manifest/--tasks (an "
+                         "analysis report of judged Audio MultiChallenge runs; no notebooks run)", given[0][2:])
+    from voxmem_analysis.commands._common import open_args
     from voxmem_analysis.reproduce.amc_runs import write_amc_runs_report
 
-    data = load_runs(args, lenient=True)   # every finding on stderr; the report lists them too
+    # --out checked against every file read; every finding on stderr (the report lists them too)
+    data = open_args(args, "reproduce", strict=False, out_folder=True).data
     res = write_amc_runs_report(data, args.out, seed=args.seed, n_boot=args.n_boot, judge=args.judge)
     print(f"wrote {res.out}: {', '.join(res.files)}")
     print(f"findings: {res.errors} error(s), {res.warnings} warning(s); {res.lines_left_out} line(s) left out; "
@@ -159,25 +148,20 @@ def _run_amc_runs(args) -> int:
 
 def _report_only(out, *, embed: bool) -> int:
     """Rebuild OUT/report/index.html under OUT's lock: never while a run writes or swaps OUT."""
-    from voxmem_analysis.errors import OutputLockedError
     from voxmem_analysis.reproduce.atomic import acquire_lock, release_lock
     from voxmem_analysis.reproduce.report import read_run, write_report
 
     if not out.is_dir():
-        print(f"error: reproduce --report-only: {str(out)!r} is not a folder (run `reproduce --out` first)",
-              file=sys.stderr)
-        return 2
+        raise InputError(f"--report-only: {str(out)!r} is not a folder (run `reproduce --out` first)", "out")
     if _run_kind(out) == "amc-runs":
-        print(f"error: reproduce --report-only: {str(out)!r} holds an analysis report of Audio MultiChallenge runs "
-              "(report/index.md, written with the run); rerun `reproduce --manifest FILE --tasks FILE` to rebuild it",
-              file=sys.stderr)
-        return 2
+        raise InputError(f"--report-only: {str(out)!r} holds an analysis report of Audio MultiChallenge runs "
+                         "(report/index.md, written with the run); rerun `reproduce --manifest FILE --tasks FILE` to "
+                         "rebuild it", "out")
     notes: list[str] = []
     try:
         lock = acquire_lock(out, notes)
-    except OutputLockedError as exc:
-        print(f"error: reproduce --report-only: {exc}", file=sys.stderr)
-        return 2
+    except OutputLockedError as exc:   # another run writes OUT: exit 2 (cli.main)
+        raise OutputLockedError(f"--report-only: {exc}") from None
     try:
         print(write_report(out, embed=embed))
         unreadable = read_run(out)[1]

@@ -1,39 +1,18 @@
-"""``voxmem-analysis scaling --manifest FILE --questions FILE [--baseline BUDGET]``: change across budgets.
-
-Per system and question type (and pooled): accuracy at each budget, change (pp) and
-retention relative to the baseline budget on the questions present at both, with paired
-bootstrap intervals (:func:`voxmem_analysis.analysis.verdicts.scaling_table`), then the Spearman
-correlations of Appendix D.5 over system x type cells
-(:func:`voxmem_analysis.analysis.verdicts.scaling_correlations`).  With ``--part both`` (default)
-the two tables are printed one after the other, separated by an empty line.
-"""
+"""``voxmem-analysis scaling``: LongMemEval accuracy, change and retention across budgets
+(:func:`voxmem_analysis.analysis.verdicts.scaling_table`) and the Spearman correlations of Appendix D.5
+(:func:`voxmem_analysis.analysis.verdicts.scaling_correlations`)."""
 from __future__ import annotations
 
+import re
 import sys
 
-from voxmem_analysis.commands._shared import (add_cluster_arg, add_judge_arg, add_manifest_args, add_output_args, emit,
-                                              load_manifest, manifest_cluster, note, one_judge)
-
-
-def register(sub) -> None:
-    p = sub.add_parser("scaling", help="accuracy, change and retention across budgets (LongMemEval format)",
-                       description=__doc__.split("\n\n")[0])
-    add_manifest_args(p)
-    p.add_argument("--baseline", default=None, metavar="BUDGET",
-                   help="the baseline budget, as written in the manifest (default: the shortest, when every budget "
-                        "is a number of tokens such as 32k or 115000)")
-    p.add_argument("--part", choices=("both", "table", "correlations"), default="both",
-                   help="print the scaling table, the correlations, or both (default)")
-    add_cluster_arg(p, adds="the columns cluster and change_design_effect")
-    add_judge_arg(p)
-    add_output_args(p)
-    p.set_defaults(func=run)
+from voxmem_analysis.analysis.verdicts import scaling_correlations, scaling_table
+from voxmem_analysis.commands._common import note, one_judge, open_args, show
+from voxmem_analysis.errors import InputError, MissingDataError
 
 
 def _tokens(budget) -> float | None:
     """``"32k"`` -> 32000, ``"115000"`` -> 115000, ``"1M"`` -> 1e6; None when not a number of tokens."""
-    import re
-
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*", str(budget))
     if not m:
         return None
@@ -43,8 +22,6 @@ def _tokens(budget) -> float | None:
 def shortest_budget(budgets) -> str:
     """The default ``--baseline``: the shortest of ``budgets`` (noted on standard error); an
     :class:`~voxmem_analysis.errors.InputError` naming ``--baseline`` when they are not all numbers of tokens."""
-    from voxmem_analysis.errors import InputError
-
     sizes = {b: _tokens(b) for b in budgets}
     if not budgets or any(v is None for v in sizes.values()):
         raise InputError(f"the manifest's budgets ({', '.join(map(str, budgets))}) are not all numbers of tokens: "
@@ -55,21 +32,22 @@ def shortest_budget(budgets) -> str:
 
 
 def run(args) -> int:
-    from voxmem_analysis.analysis.verdicts import scaling_correlations, scaling_table
-
-    data = load_manifest(args)
-    if len([b for b in data.budgets() if b is not None]) < 2:
-        print(f"error: scaling needs at least two budgets in the manifest's budget column; found {data.budgets()}",
-              file=sys.stderr)
-        return 1
-    baseline = args.baseline or shortest_budget([b for b in data.budgets() if b is not None])
-    frame, cluster = manifest_cluster(one_judge(data, args), args.cluster)
+    src = open_args(args, "scaling", kinds=("longmemeval",))
+    data = src.data
+    budgets = [b for b in data.budgets() if b is not None]
+    if len(budgets) < 2:
+        raise MissingDataError(f"scaling needs at least two budgets in the manifest's budget column; found "
+                               f"{data.budgets()}", code="budget_not_run", field="budget")
+    baseline = args.baseline or shortest_budget(budgets)
+    frame, cluster = one_judge(data, args, args.cluster)
     table = scaling_table(frame, baseline=baseline, n_boot=args.n_boot, seed=args.seed, cluster=cluster)
+    tag = f" [{src.label()}]" if src.synthetic else ""
     if args.part in ("both", "table"):
-        emit(table, args.format, f"Accuracy (%) by budget; change (pp) and retention vs {table['baseline_budget'].iloc[0]}")
+        show(table, args, f"Accuracy (%) by budget; change (pp) and retention vs {table['baseline_budget'].iloc[0]}"
+             + tag, command="scaling", kind=src.kind)
     if args.part == "both":
         sys.stdout.write("\n")
     if args.part in ("both", "correlations"):
-        emit(scaling_correlations(table), args.format,
-             "Spearman correlations over system x question-type cells (Appendix D.5)")
+        show(scaling_correlations(table), args, "Spearman correlations over system x question-type cells "
+             "(Appendix D.5)" + tag, command="scaling", kind=src.kind)
     return 0

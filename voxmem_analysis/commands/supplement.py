@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 
 from voxmem_analysis.commands._guards import n_boot_arg
+from voxmem_analysis.errors import InputError
 
 
 def register(sub) -> None:
@@ -33,7 +34,6 @@ def register(sub) -> None:
 def run(args) -> int:
     from pathlib import Path
 
-    from voxmem_analysis.errors import OutputFolderError, VoxMemDataError
     from voxmem_analysis.commands._guards import check_outputs, input_clash, release_inputs
     from voxmem_analysis.reproduce.supplement import FOLDER, build_supplement
 
@@ -44,26 +44,15 @@ def run(args) -> int:
     written = (Path(args.out) / FOLDER, Path(args.out) / f"{FOLDER}.zip")   # nothing else in --out is touched
     clash = next((m for m in (input_clash(w, "--out", read) for w in written) if m), None)
     if clash:
-        print(f"error: supplement: {clash}", file=sys.stderr)
-        return 2
-    if check_outputs("supplement", folders={"--out": args.out}):
-        return 2
+        raise InputError(clash, "out")
+    check_outputs(folders={"--out": args.out})
     if args.from_dir and not (Path(args.from_dir) / "run.json").is_file():
-        print(f"error: supplement: --from {args.from_dir!r}: no run.json there: not a `voxmem-analysis reproduce` "
-              f"output (run `voxmem-analysis reproduce --data {args.data} --out DIR` first)", file=sys.stderr)
-        return 2
-    try:
-        res = build_supplement(args.data, args.out, from_dir=args.from_dir, seed=args.seed, n_boot=args.n_boot,
-                               jobs=args.jobs, progress=False if args.no_progress else None, stream=sys.stderr,
-                               allow_mixed=args.allow_mixed)
-    except OutputFolderError as exc:
-        print(f"error: supplement: {exc}", file=sys.stderr)
-        return 2
-    except VoxMemDataError as exc:
-        from voxmem_analysis.cli import cli_message
-
-        print(cli_message(str(exc)), file=sys.stderr)
-        return 1
+        raise InputError(f"--from {args.from_dir!r}: no run.json there: not a `voxmem-analysis reproduce` output "
+                         f"(run `voxmem-analysis reproduce --data {args.data} --out DIR` first)", "from")
+    # an output folder that cannot be used (exit 2) or bad data (exit 1): said by cli.main
+    res = build_supplement(args.data, args.out, from_dir=args.from_dir, seed=args.seed, n_boot=args.n_boot,
+                           jobs=args.jobs, progress=False if args.no_progress else None, stream=sys.stderr,
+                           allow_mixed=args.allow_mixed)
     for f in res.files:
         print(f"{res.folder / f}")
     print(f"{res.zip_path}")

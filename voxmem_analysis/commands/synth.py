@@ -1,36 +1,26 @@
 """``voxmem-analysis synth --out DIR [--seed N] [--check]``: write the SYNTHETIC release."""
 from __future__ import annotations
 
-import sys
+import shutil
+import tempfile
 import time
+from pathlib import Path
 
-from voxmem_analysis.commands._guards import n_boot_arg
+import pandas as pd
 
-
-def register(sub) -> None:
-    p = sub.add_parser("synth", help="write the calibrated SYNTHETIC release (not real model output)")
-    p.add_argument("--out", metavar="DIR", default=None,
-                   help="release directory to write (omit with --check to check --data instead)")
-    p.add_argument("--seed", type=int, default=None,
-                   help="generator seed (default: voxmem_analysis.synth.release.DEFAULT_SEED, the committed release's)")
-    p.add_argument("--check", action="store_true",
-                   help="print the calibration report; exit 1 if a calibrated number is out of tolerance")
-    p.add_argument("--data", metavar="DIR", default=None, help="with --check and no --out: release to check")
-    p.add_argument("--n-boot", type=n_boot_arg, default=10_000, help="bootstrap resamples for the Table 18 intervals")
-    p.add_argument("--benchmark", choices=("voxmem", "amc"), default="voxmem",
-                   help="amc: the SYNTHETIC Audio MultiChallenge release (voxmem_analysis.synth.amc)")
-    p.set_defaults(func=run)
+from voxmem_analysis.commands._guards import check_outputs, release_inputs
+from voxmem_analysis.errors import InputError
+from voxmem_analysis.io.release import load_release
+from voxmem_analysis.reproduce.scoreboard import reproduction_table
+from voxmem_analysis.synth import amc as synth_amc
+from voxmem_analysis.synth.check import calibration_report
+from voxmem_analysis.synth import release as synth_release
+from voxmem_analysis.writing import merge_folder
 
 
 def _staged(out, write) -> None:
     """``write(folder)`` into a folder beside ``out``, moved into ``out`` only when complete
     (:func:`voxmem_analysis.writing.merge_folder`): a failed write leaves ``out`` as it was."""
-    import shutil
-    import tempfile
-    from pathlib import Path
-
-    from voxmem_analysis.writing import merge_folder
-
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.staging-", dir=out.parent))
@@ -43,22 +33,17 @@ def _staged(out, write) -> None:
 
 def _run_amc(args) -> int:
     """``synth --benchmark amc``: write and/or check the SYNTHETIC Audio MultiChallenge release."""
-    from voxmem_analysis.synth.amc import DEFAULT_SEED, calibration_report, known_misprints, write_amc_release
-
-    seed = DEFAULT_SEED if args.seed is None else args.seed
+    seed = synth_amc.DEFAULT_SEED if args.seed is None else args.seed
     target = args.out or args.data
-    if target is None:
-        print("synth --benchmark amc: give --out DIR (or --check --data DIR)", file=sys.stderr)
-        return 2
     if args.out:
-        _staged(args.out, lambda folder: write_amc_release(folder, seed=seed))
+        _staged(args.out, lambda folder: synth_amc.write_amc_release(folder, seed=seed))
         print(f"SYNTHETIC Audio MultiChallenge release written to {args.out} (seed {seed}); "
               f"calibration report: {args.out}/CALIBRATION.md")
     if not args.check:
         return 0
-    rep = calibration_report(target)
+    rep = synth_amc.calibration_report(target)
     off = rep[~rep["within_tolerance"]]
-    known = known_misprints()
+    known = synth_amc.known_misprints()
     unexplained = [r for r in off.itertuples(index=False) if (r.artifact, r.row, r.column) not in known]
     for r in off.itertuples(index=False):
         tag = "known misprint" if (r.artifact, r.row, r.column) in known else "OUT OF TOLERANCE"
@@ -69,30 +54,21 @@ def _run_amc(args) -> int:
 
 
 def run(args) -> int:
-    from voxmem_analysis.commands._guards import check_outputs, release_inputs
-
-    if check_outputs("synth", folders={"--out": args.out}, inputs=release_inputs(args.data)):
-        return 2
+    if not (args.out or args.data):
+        raise InputError(f"synth{' --benchmark amc' if args.benchmark == 'amc' else ''}: give --out DIR (or --check "
+                         "--data DIR)", "out")
+    check_outputs(folders={"--out": args.out}, inputs=release_inputs(args.data))
     if args.benchmark == "amc":
         return _run_amc(args)
-    from voxmem_analysis.synth.release import DEFAULT_SEED, write_release
-
     if args.seed is None:
-        args.seed = DEFAULT_SEED
+        args.seed = synth_release.DEFAULT_SEED
     target = args.out or args.data
-    if target is None:
-        print("synth: give --out DIR (or --check --data DIR)", file=sys.stderr)
-        return 2
     if args.out:
         t0 = time.perf_counter()
-        _staged(args.out, lambda folder: write_release(folder, seed=args.seed))
+        _staged(args.out, lambda folder: synth_release.write_release(folder, seed=args.seed))
         print(f"SYNTHETIC release written to {args.out} (seed {args.seed}) in {time.perf_counter() - t0:.1f}s")
     if not args.check:
         return 0
-    import pandas as pd
-
-    from voxmem_analysis.synth.check import calibration_report
-
     rep = calibration_report(target, n_boot=args.n_boot)
     with pd.option_context("display.max_rows", None, "display.width", 200):
         print(rep.to_string(index=False))
@@ -103,9 +79,6 @@ def run(args) -> int:
 
     # Second, independent route: every number the paper prints, recomputed by the workbook's
     # analyses (including the judge2 / ablation / attribution parts the check above does not see).
-    from voxmem_analysis.io.release import load_release
-    from voxmem_analysis.reproduce.scoreboard import reproduction_table
-
     repro = reproduction_table(load_release(target), n_boot=args.n_boot)
     miss = repro[repro["reproduced"].isna()]
     off = repro[repro["reproduced"].notna() & ~repro["within_tolerance"].astype(bool)]

@@ -1,92 +1,77 @@
-"""``voxmem-analysis validate --data DIR``: counts per model x budget x status, and every problem.
+"""``voxmem-analysis validate``: what a release (or judged Audio MultiChallenge runs) holds, and every problem.
 
-An Audio MultiChallenge release (``release.json`` ``"benchmark": "audio-multichallenge"``, any
-spelling) is read with the AMC loader (:func:`voxmem_analysis.io.amc.load_amc`): counts of tasks per
-axis, rubric items, verdict rows per part and system, and every problem (``file:line [field]``).
-``validate --manifest FILE --tasks FILE`` checks judged Audio MultiChallenge results against the
-task table (:func:`voxmem_analysis.io.amc_runs.load_amc_runs`): counts per run, every problem.
-A ``release.json`` naming another benchmark is said so (exit 1).
+VoxMem: counts per model x budget x status; an Audio MultiChallenge release: tasks per axis, rubric items,
+verdict rows per part and system; runs: counts per run.  Findings go to standard error, the counts to
+standard output; exit 1 when there is an error.
 """
 from __future__ import annotations
 
 import sys
+from collections import Counter
 
-from voxmem_analysis.commands._amc import add_tasks_arg, run_validate
-from voxmem_analysis.commands._shared import add_data_args, load
+import pandas as pd
+import polars as pl
 
-
-def register(sub) -> None:
-    p = sub.add_parser("validate", help="check a release directory (or Audio MultiChallenge runs) and count what it holds")
-    add_data_args(p, required=False)
-    p.add_argument("--manifest", metavar="FILE", default=None,
-                   help="with --tasks: judged Audio MultiChallenge results files (path,system[,output_modality][,judge])")
-    add_tasks_arg(p)
-    p.set_defaults(func=run)
+from voxmem_analysis.analysis.attribution import load_audit_records
+from voxmem_analysis.commands._common import open_args
+from voxmem_analysis.errors import Problem, VoxMemDataError, files_not_read_in_full
+from voxmem_analysis.io.validation import status_counts
 
 
 def run(args) -> int:
-    import polars as pl
-
-    from voxmem_analysis.io.amc_meta import benchmark_problems, release_benchmark
-
-    if bool(args.data) == bool(args.manifest) or bool(args.manifest) != bool(args.tasks):
-        print("give --data DIR (a release), or --manifest FILE --tasks FILE (Audio MultiChallenge runs)", file=sys.stderr)
-        return 2
-    if args.manifest:
-        return run_validate(args)
-    kind, _ = release_benchmark(args.data)
-    if kind == "amc":
-        return _run_amc(args)
-    if kind == "unknown":
-        for pr in benchmark_problems(args.data):
-            print(str(pr), file=sys.stderr)
-        print("1 error(s), 0 warning(s)")
-        return 1
-    from voxmem_analysis.errors import files_not_read_in_full
-
-    release = load(args, strict=False)
-    f = release.frame
-    print(f"release: {release.path}  ({release.label()})")
-    unread = release.stats.get("files_unreadable", 0)
-    print(f"files read: {release.stats.get('files', 0) - unread}" + (f" (+{unread} unreadable)" if unread else "")
-          + f"  lines: {release.stats.get('lines', 0)}  "
-          f"predictions kept: {f.height}  lines rejected: {release.stats.get('rejected_lines', 0)}  "
-          f"identical duplicates ignored: {release.stats.get('duplicates_identical', 0)}")
-    partial = files_not_read_in_full(release.problems)
-    if partial:   # their lost lines are not in "lines rejected": say so beside it
-        print(f"files not read in full (lines lost there are not counted above): {', '.join(partial)}")
-    for part in ("judge2_rows", "ablation_rows"):
-        if part in release.stats:
-            print(f"{part.replace('_rows', '')}: {release.stats[part]} predictions")
-    if f.height:
-        import pandas as pd
-
-        from voxmem_analysis.io.validation import status_counts
-
-        counts = status_counts(release)
+    kind = None
+    try:
+        src = open_args(args, "validate", strict=False, quiet=True)
+        kind, (extra, lines) = src.kind, {"voxmem": (_optional_parts, _voxmem), "amc_release": (lambda d: [], _amc),
+                                          "amc_runs": (lambda d: [], _runs)}[src.kind]
         with pd.option_context("display.max_rows", None, "display.width", 200):
-            print(counts.to_string())
-        tot = f.group_by("status").agg(pl.len()).sort("status")
-        print("totals: " + ", ".join(f"{r[0]}={r[1]}" for r in tot.iter_rows()))
-    extra = _optional_parts(release)
-    errors, warnings = release.errors() + [p for p in extra if p.severity == "error"], \
-        release.warnings() + [p for p in extra if p.severity == "warning"]
+            lines(src.data, args)
+        problems = src.problems + extra(src.data)
+    except VoxMemDataError as exc:   # release.json naming another benchmark: said as a finding
+        problems = exc.problems
+    errors = [p for p in problems if p.severity == "error"]
+    warnings = [p for p in problems if p.severity == "warning"]
     for pr in errors + warnings:
         print(str(pr), file=sys.stderr)
+    if kind == "amc_release":
+        by_code = Counter()
+        for pr in errors + warnings:
+            by_code[pr.code] += pr.count
+        if by_code:
+            print("problems by code: " + ", ".join(f"{c} {n}" for c, n in by_code.items()))
+        if errors:
+            print("strict mode (the default of table / export-frame) refuses this release; --lenient leaves the rows "
+                  "above out", file=sys.stderr)
     # totals count findings: a summary line ("... and 40 more like the above") counts as the 40 it stands for
     print(f"{sum(p.count for p in errors)} error(s), {sum(p.count for p in warnings)} warning(s)")
     return 1 if errors else 0
 
 
+def _voxmem(release, args) -> None:
+    f, st = release.frame, release.stats
+    print(f"release: {release.path}  ({release.label()})")
+    unread = st.get("files_unreadable", 0)
+    print(f"files read: {st.get('files', 0) - unread}" + (f" (+{unread} unreadable)" if unread else "")
+          + f"  lines: {st.get('lines', 0)}  predictions kept: {f.height}  lines rejected: {st.get('rejected_lines', 0)}"
+          f"  identical duplicates ignored: {st.get('duplicates_identical', 0)}")
+    partial = files_not_read_in_full(release.problems)
+    if partial:   # their lost lines are not in "lines rejected": say so beside it
+        print(f"files not read in full (lines lost there are not counted above): {', '.join(partial)}")
+    for part in ("judge2_rows", "ablation_rows"):
+        if part in st:
+            print(f"{part.replace('_rows', '')}: {st[part]} predictions")
+    if f.height:
+        print(status_counts(release).to_string())
+        tot = f.group_by("status").agg(pl.len()).sort("status")
+        print("totals: " + ", ".join(f"{r[0]}={r[1]}" for r in tot.iter_rows()))
+
+
 def _optional_parts(release) -> list:
-    """Problems of the optional parts that only their analyses read: second-judge predictions
-    without a matching prediction, and the audit records of attribution/."""
+    """Problems of the parts only their analyses read: second-judge verdicts without a prediction, and the
+    audit records of attribution/."""
     out = []
     if release.judge2 is not None and release.judge2.height:
-        from voxmem_analysis.errors import Problem
-
-        keys = release.frame.select("model", "item_id")
-        orphans = release.judge2.join(keys, on=["model", "item_id"], how="anti")
+        orphans = release.judge2.join(release.frame.select("model", "item_id"), on=["model", "item_id"], how="anti")
         for r in orphans.head(20).iter_rows(named=True):
             out.append(Problem("judge2_unmatched", "warning",
                                f"second-judge verdict for ({r['model']}, {r['item_id']}) has no prediction in predictions/",
@@ -95,37 +80,22 @@ def _optional_parts(release) -> list:
             out.append(Problem("judge2_unmatched", "warning", f"... and {orphans.height - 20} more", None, None,
                                "item_id", orphans.height - 20))
     if (release.path / "attribution").is_dir():
-        from voxmem_analysis.analysis.attribution import load_audit_records
-
         try:
             _, problems = load_audit_records(release.path, frame=release.frame, models=release.models, strict=False)
         except Exception as exc:  # noqa: BLE001 - report, never crash validation
-            from voxmem_analysis.errors import Problem
-
             problems = [Problem("attribution_unreadable", "error", f"cannot read attribution/: {exc}", "attribution")]
         out += list(problems)
     return out
 
 
-def _run_amc(args) -> int:
-    """``validate`` of an Audio MultiChallenge release: read leniently so every problem is listed;
-    say what strict mode (the default of ``table`` / ``export-frame``) and ``--lenient`` would do."""
-    import pandas as pd
-
-    from voxmem_analysis.io.amc import load_amc
-
-    release = load_amc(args.data, strict=False)
+def _amc(release, args) -> None:
     st = release.stats
     print(f"release: {release.path}  ({release.label()}; Audio MultiChallenge)")
     axes = release.tasks["axis"].value_counts().reindex(["IM", "IR", "SC", "VE"], fill_value=0)
     print(f"tasks: {st.get('tasks', 0)} (" + ", ".join(f"{a} {n}" for a, n in axes.items()) + ")"
           f"  rubric items: {st.get('rubrics', 0)}")
-    rows = []
-    for part in ("verdicts", "tts", "cascaded", "human", "judges"):
-        df = getattr(release, part)
-        if df is not None:
-            rows.append({"part": part, "systems": len(release.systems(part)), "rows": len(df),
-                         "tasks": int(df["task_id"].nunique())})
+    rows = [{"part": part, "systems": len(release.systems(part)), "rows": len(df), "tasks": int(df["task_id"].nunique())}
+            for part in ("verdicts", "tts", "cascaded", "human", "judges") if (df := getattr(release, part)) is not None]
     if release.lengths is not None:
         rows.append({"part": "response_lengths", "systems": int(release.lengths[["model", "output_modality"]]
                                                                  .drop_duplicates().shape[0]),
@@ -134,15 +104,17 @@ def _run_amc(args) -> int:
         print(pd.DataFrame(rows).to_string(index=False))
     left_out = {k: v for k, v in st.items() if k.startswith(("rejected_", "incomplete_")) and v}
     print("rows left out by --lenient: " + (", ".join(f"{k}={v}" for k, v in left_out.items()) if left_out else "none"))
-    errors, warnings = release.errors(), release.warnings()
-    shown: dict[str, int] = {}
-    for pr in errors + warnings:   # every finding, as for a VoxMem release
-        shown[pr.code] = shown.get(pr.code, 0) + pr.count
-        print(str(pr), file=sys.stderr)
-    if shown:
-        print("problems by code: " + ", ".join(f"{c} {n}" for c, n in shown.items()))
-    if errors:
-        print("strict mode (the default of table / export-frame) refuses this release; --lenient leaves the rows "
-              "above out", file=sys.stderr)
-    print(f"{sum(p.count for p in errors)} error(s), {sum(p.count for p in warnings)} warning(s)")
-    return 1 if errors else 0
+
+
+def _runs(data, args) -> None:
+    st = data.stats
+    axes = data.tasks["axis"].value_counts().to_pandas().set_index("axis")["count"] if data.tasks.height else {}
+    print(f"manifest: {args.manifest}  tasks: {args.tasks}  ({data.label()}; Audio MultiChallenge runs)")
+    print(f"tasks: {st.get('tasks', 0)} (" + ", ".join(f"{a} {int(axes.get(a, 0))}" for a in ("IM", "IR", "SC", "VE"))
+          + f")  rubric items: {data.items.height}")
+    print(f"files: {st.get('files', 0)}  lines: {st.get('lines', 0)}  task results kept: {st.get('task_results', 0)}  "
+          f"lines rejected: {st.get('rejected_lines', 0)}  identical repeats: {st.get('duplicates_identical', 0)}")
+    if data.results.height:
+        per = (data.results.group_by("system", "output_modality", "judge", maintain_order=True)
+               .agg(tasks=pl.len(), passed=pl.col("passed").sum(), pred_error=pl.col("pred_error").sum()))
+        print(per.to_pandas().to_string(index=False))

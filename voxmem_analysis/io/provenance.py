@@ -7,6 +7,7 @@ defines its own ``name``.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -33,6 +34,12 @@ class ReleaseProvenance:
     def label(self) -> str:
         """One-line provenance label used on figures and reports."""
         return f"{SYNTHETIC_TAG if self.synthetic else 'data'}: {self.name}"
+
+    @property
+    def inputs(self) -> list[Path]:
+        """Every file and folder read, resolved through links (PROVISIONAL: walks the input paths; the
+        readers' own record replaces it)."""
+        return walk_inputs([getattr(self, "path", None)])
 
     def errors(self) -> list[Problem]:
         """The problems of severity ``error``."""
@@ -71,8 +78,35 @@ class ManifestData(ReleaseProvenance):
         return bool(col.cast(pl.Boolean, strict=False).fill_null(False).any())
 
     @property
+    def inputs(self) -> list[Path]:
+        """The manifest, the question or task table and every file it lists, resolved (PROVISIONAL, as above)."""
+        listed = list(self.manifest["resolved"]) if "resolved" in getattr(self.manifest, "columns", ()) else []
+        return walk_inputs([self.manifest_path, getattr(self, "questions_path", None),
+                            getattr(self, "tasks_path", None), *listed])
+
+    @property
     def name(self) -> str:
         m = self.manifest_path
         if m is None:
             return self.UNNAMED
         return f"{m.parent.name}/{m.name}" if m.parent.name else m.name
+
+
+def walk_inputs(paths) -> list[Path]:
+    """PROVISIONAL: ``paths`` and everything under them (links followed, each folder once), resolved."""
+    def real(path) -> Path:
+        try:
+            return Path(path).resolve()
+        except (OSError, RuntimeError):   # a link loop: the path as written
+            return Path(os.path.abspath(path))
+
+    found: set[Path] = set()
+    for given in paths:
+        if given is None or not os.path.lexists(given):
+            continue
+        found.add(real(given))
+        for top, dirs, files in os.walk(given, followlinks=True) if os.path.isdir(given) else ():
+            folders = [real(Path(top, n)) for n in dirs]
+            dirs[:] = [n for n, r in zip(dirs, folders) if r not in found]   # a link loop is walked once
+            found.update(folders + [real(Path(top, n)) for n in files])
+    return sorted(found)
