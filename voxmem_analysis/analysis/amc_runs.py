@@ -20,7 +20,7 @@ from __future__ import annotations
 import pandas as pd
 import polars as pl
 
-from voxmem_analysis.analysis.verdicts import compare_systems, judge_agreement_pairs, slice_accuracy
+from voxmem_analysis.analysis.verdicts import BootstrapSettings, compare_systems, judge_agreement_pairs, slice_accuracy
 from voxmem_analysis.errors import AnalysisInputError
 
 __all__ = ["SYSTEM_COLUMNS", "system_label", "task_frame", "amc_slice", "amc_compare", "amc_judges", "default_by"]
@@ -67,7 +67,8 @@ def _type_col(by: list[str]) -> str | None:
     return rest[-1] if rest else None
 
 
-def amc_slice(frame, by, *, n_boot: int = 10_000, seed: int = 0, ci_level: float = 0.95) -> pd.DataFrame:
+def amc_slice(frame, by, *, n_boot: int = 10_000, seed: int = 0, ci_level: float = 0.95,
+              progress=None) -> pd.DataFrame:
     """APR (Wilson) and ARS (task bootstrap) per slice of a task frame (:func:`task_frame`).
 
     ``by``: columns (``system``, ``axis``, any task column).  With a task column among them, each
@@ -80,7 +81,8 @@ def amc_slice(frame, by, *, n_boot: int = 10_000, seed: int = 0, ci_level: float
         raise AnalysisInputError(f"no column {', '.join(map(repr, missing))} to slice by; columns: "
                                  f"{', '.join(frame.columns)}", "by")
     tcol = _type_col(by)
-    common = dict(item="task_id", scored=None, type_col=tcol, n_boot=n_boot, seed=seed, ci_level=ci_level,
+    boot = BootstrapSettings(n_boot=n_boot, seed=seed, ci_level=ci_level, progress=progress)
+    common = dict(item="task_id", scored=None, type_col=tcol, settings=boot,
                   separate=[c for c in by if c in SYSTEM_COLUMNS] or None)
     apr = slice_accuracy(frame, by, value="passed", interval="wilson", **common)
     ars = slice_accuracy(frame, by, value="share", interval="bootstrap", **common)
@@ -99,7 +101,7 @@ def amc_slice(frame, by, *, n_boot: int = 10_000, seed: int = 0, ci_level: float
 
 
 def amc_compare(frame, *, systems=None, by_axis: bool = True, n_boot: int = 10_000, seed: int = 0,
-                ci_level: float = 0.95, alpha: float = 0.05) -> pd.DataFrame:
+                ci_level: float = 0.95, alpha: float = 0.05, progress=None) -> pd.DataFrame:
     """Every pair of systems on the tasks both have, overall and (``by_axis``) per axis.
 
     Columns: ``axis`` (``overall`` or the axis), ``system_a, system_b, n_tasks`` (tasks both have),
@@ -108,9 +110,10 @@ def amc_compare(frame, *, systems=None, by_axis: bool = True, n_boot: int = 10_0
     ``reject`` (Holm over the pairs of the same axis, at ``alpha``), ``ars_a, ars_b, ars_diff,
     ars_diff_ci_low, ars_diff_ci_high``, ``n_boot, seed``.  Differences are first minus second (pp)."""
     parts = []
+    boot = BootstrapSettings(n_boot=n_boot, seed=seed, ci_level=ci_level, progress=progress)
     for groups in ([None] + (["axis"] if by_axis else [])):
         kw = dict(system="system", item="task_id", budget=None, scored=None, groups=groups and [groups],
-                  systems=systems, n_boot=n_boot, seed=seed, ci_level=ci_level, alpha=alpha)
+                  systems=systems, alpha=alpha, settings=boot)
         apr = compare_systems(frame, value="passed", **kw)
         ars = compare_systems(frame, value="share", **kw)
         if groups is None:

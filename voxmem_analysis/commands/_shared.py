@@ -193,6 +193,19 @@ def note(msg: str) -> None:
     print(f"# {msg}", file=sys.stderr)
 
 
+def bootstrap_progress():
+    """``progress(done, total)`` of a bootstrap's settings: the resamples done, on one line of a terminal's
+    standard error (erased when the bootstrap completes); None when standard error is not a terminal."""
+    if not sys.stderr.isatty():
+        return None
+
+    def progress(done: int, total: int) -> None:
+        sys.stderr.write("\r\x1b[K" if done >= total else f"\r\x1b[K# bootstrap: {done:,} / {total:,} resamples")
+        sys.stderr.flush()
+
+    return progress
+
+
 def load_manifest(args):
     """Load ``--manifest``/``--questions``; print warnings (and, lenient, errors) to stderr."""
     from voxmem_analysis.io.longmemeval import load_longmemeval

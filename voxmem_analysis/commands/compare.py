@@ -20,9 +20,9 @@ from __future__ import annotations
 import sys
 
 from voxmem_analysis.commands._amc import add_tasks_arg, check_sources, is_amc_runs, run_compare
-from voxmem_analysis.commands._shared import (add_cluster_arg, add_data_args, add_judge_arg, add_manifest_args, add_output_args, emit,
-                                              load, load_manifest, manifest_cluster, note, one_judge, only_choice,
-                                              release_budgets, synthetic_banner)
+from voxmem_analysis.commands._shared import (add_cluster_arg, add_data_args, add_judge_arg, add_manifest_args, add_output_args,
+                                              bootstrap_progress, emit, load, load_manifest, manifest_cluster, note,
+                                              one_judge, only_choice, release_budgets, synthetic_banner)
 
 
 def register(sub) -> None:
@@ -71,12 +71,14 @@ def run(args) -> int:
         print("--manifest needs --questions FILE (LongMemEval: the question types come from it) or --tasks FILE "
               "(Audio MultiChallenge: the task table)", file=sys.stderr)
         return 2
-    from voxmem_analysis.analysis.verdicts import compare_systems
+    from voxmem_analysis.analysis.verdicts import BootstrapSettings, compare_systems
 
     data = load_manifest(args)
     frame, cluster = manifest_cluster(one_judge(data, args), args.cluster)
-    table = compare_systems(frame, system="system", item="question_id", budget="budget",
-                            n_boot=args.n_boot, seed=args.seed, cluster=cluster, interval=args.interval, mc_se=True)
+    boot = BootstrapSettings(n_boot=args.n_boot, seed=args.seed, interval=args.interval, mc_se=True,
+                             progress=bootstrap_progress())
+    table = compare_systems(frame, system="system", item="question_id", budget="budget", cluster=cluster,
+                            settings=boot)
     emit(table, args.format, "Pairwise comparison of systems (diff = acc_a - acc_b, pp)")
     return 0
 
@@ -113,7 +115,7 @@ def _run_data(args) -> int:
         note(f"--models {','.join(models)} (every model run at {budget})")
     table = compare_models(release, models, budget, answerable_only=args.answerable_only,
                            n_boot=args.n_boot, seed=args.seed, cluster=args.cluster, interval=args.interval,
-                           mc_se=True)
+                           mc_se=True, progress=bootstrap_progress())
     what = "answerable items" if args.answerable_only else "items"
     title = (f"Paired comparison at {table['budget'].iloc[0]} on the {what} both models were scored on "
              f"(diff = acc_a - acc_b, pp; exact McNemar; Holm over {len(table)} pair(s))")

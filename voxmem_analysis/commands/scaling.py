@@ -55,7 +55,7 @@ def shortest_budget(budgets) -> str:
 
 
 def run(args) -> int:
-    from voxmem_analysis.analysis.verdicts import scaling_correlations, scaling_table
+    from voxmem_analysis.analysis.verdicts import BootstrapSettings, scaling_correlations, scaling_table
 
     data = load_manifest(args)
     if len([b for b in data.budgets() if b is not None]) < 2:
@@ -64,7 +64,8 @@ def run(args) -> int:
         return 1
     baseline = args.baseline or shortest_budget([b for b in data.budgets() if b is not None])
     frame, cluster = manifest_cluster(one_judge(data, args), args.cluster)
-    table = scaling_table(frame, baseline=baseline, n_boot=args.n_boot, seed=args.seed, cluster=cluster)
+    table = scaling_table(frame, baseline=baseline, cluster=cluster,
+                          settings=BootstrapSettings(n_boot=args.n_boot, seed=args.seed))
     if args.part in ("both", "table"):
         emit(table, args.format, f"Accuracy (%) by budget; change (pp) and retention vs {table['baseline_budget'].iloc[0]}")
     if args.part == "both":

@@ -22,9 +22,9 @@ from __future__ import annotations
 import sys
 
 from voxmem_analysis.commands._amc import add_tasks_arg, check_sources, is_amc_runs, run_slice
-from voxmem_analysis.commands._shared import (add_cluster_arg, add_data_args, add_judge_arg, add_manifest_args, add_output_args, emit,
-                                              load, load_manifest, manifest_cluster, note, one_judge,
-                                              synthetic_banner)
+from voxmem_analysis.commands._shared import (add_cluster_arg, add_data_args, add_judge_arg, add_manifest_args, add_output_args,
+                                              bootstrap_progress, emit, load, load_manifest, manifest_cluster, note,
+                                              one_judge, synthetic_banner)
 
 _DATA_DEFAULT_BY = "model,budget,evidence_type"
 _MANIFEST_DEFAULT_BY = "system,question_type"
@@ -115,7 +115,7 @@ def _not_for_amc(args) -> list[str]:
 
 
 def _run(args) -> int:
-    from voxmem_analysis.analysis.verdicts import slice_accuracy
+    from voxmem_analysis.analysis.verdicts import BootstrapSettings, slice_accuracy
 
     type_col = None if args.type_col in ("none", "") else args.type_col
     label = None
@@ -146,9 +146,10 @@ def _run(args) -> int:
         frame = one_judge(data, args) if "judge" not in by else _only_judge(frame, args.judge)
     frame, cluster = _with_cluster(frame, args, release if args.data else None)
     separate = _separate(frame, by, "model" if args.data else "system", args)
+    boot = BootstrapSettings(n_boot=args.n_boot, seed=args.seed, interval=args.bootstrap_interval, mc_se=True,
+                             progress=bootstrap_progress())
     table = slice_accuracy(frame, by, interval=args.interval, item="question_id", type_col=type_col,
-                           n_boot=args.n_boot, seed=args.seed, cluster=cluster, separate=separate,
-                           bootstrap_interval=args.bootstrap_interval, mc_se=True)
+                           cluster=cluster, separate=separate, settings=boot)
     if args.interval == "auto":
         used = sorted(set(table.loc[table["level"] != "macro", "interval"]))
         note("interval: " + ", ".join(used) + " (auto: item bootstrap where a question repeats within a row, "

@@ -52,7 +52,7 @@ from voxmem_analysis.stats.paired_statistics import (STATISTICS, Statistic, diff
 from voxmem_analysis.stats.resampling import (BootstrapMeans, bootstrap_means, combine_mask, iter_bootstrap_counts,
                                               resampled_sums, shared_bootstrap_counts, strata_codes)
 from voxmem_analysis.stats.resources import check_bootstrap_memory
-from voxmem_analysis.stats.settings import INTERVALS, PairedSettings, settings_keywords
+from voxmem_analysis.stats.settings import INTERVALS, PairedSettings
 
 __all__ = [
     "Statistic", "STATISTICS", "difference", "ratio", "mean_difference", "mean_ratio",
@@ -158,11 +158,11 @@ def _paired_core(B: np.ndarray, Cm: np.ndarray, M: np.ndarray, run: PairedSettin
     # twice the sums and accuracies with clusters (the item-level run for the design effect)
     check_bootstrap_memory(run.n_boot, k, arrays=(11 if clusters is not None else 6), what="the paired bootstrap")
     est_b, est_c = _accuracies(A.sum(axis=0)[None, :], k)
-    sums = resampled_sums(A, n_boot=run.n_boot, seed=run.seed, strata=strata, clusters=clusters)
+    sums = resampled_sums(A, run, strata=strata, clusters=clusters)
     rep_b, rep_c = _accuracies(sums, k)
     item_reps = None
     if clusters is not None:
-        item_reps = _accuracies(resampled_sums(A, n_boot=run.n_boot, seed=run.seed, strata=strata), k)
+        item_reps = _accuracies(resampled_sums(A, dataclasses.replace(run, progress=None), strata=strata), k)
     bca = _BcaInputs.build(A, sums, k, clusters) if run.interval == "bca" else None
     n_clusters = n_units if clusters is None else int(clusters.max()) + 1
     common = {"n_boot": run.n_boot, "seed": run.seed, "ci_level": run.ci_level, "interval": run.interval,
@@ -458,14 +458,12 @@ def _to_float_column(col: pd.Series, name: str) -> np.ndarray:
     return arr
 
 
-@ci_level_alias
-@settings_keywords(PairedSettings(), fields=("statistics", "aggregate", "n_boot", "seed", "ci_level", "interval"))
 def paired_bootstrap_frame(data: Any, *, item: str = "question_id", series: str = "model",
                            condition: str = "budget", value: str = "correct",
                            baseline: Any = "8K", comparison: Any = "64K",
                            groups: str | Sequence[str] | None = None, strata: str | None = None,
                            judged: str | None = None, cluster: str | None = None,
-                           settings: PairedSettings | None = None) -> pd.DataFrame:
+                           settings: PairedSettings = PairedSettings()) -> pd.DataFrame:
     """Paired item bootstrap from a long frame (one row per series x item x condition).
 
     Parameters
@@ -486,34 +484,22 @@ def paired_bootstrap_frame(data: Any, *, item: str = "question_id", series: str 
     groups : str or list of str, optional
         Grouping columns; the bootstrap runs separately within each group (items of the group
         are its resampling units).  Group keys with nulls form their own group.
-    statistics : see :func:`paired_bootstrap_matrix`, default ("drop", "retention")
-        Statistics to compute; they share each group's resampling.
-    aggregate : {"mean", None}, default "mean"
-        ``"mean"``: average accuracy over the series of the group first (one row per group x
-        statistic; the paper's evidence-type rows).  ``None``: one row per group x series x
-        statistic.
     strata : str, optional
         Item-level column to resample within (e.g. evidence type for an overall row).
     judged : str, optional
         Boolean column; rows where it is false (or null) are out of the denominator, as if
         ``value`` were null (e.g. ``"scored"`` of the verdict frame).
-    n_boot : int, default 10_000
-        Number of resamples.
-    seed : int, default 0
-        Seed for ``numpy.random.default_rng``; every group uses it afresh, so each row can be
-        reproduced alone by running its group's data with the same seed.
-    ci_level : float, default 0.95
-        Confidence level (``ci=``: deprecated name).
     cluster : str, optional
         Item-level column naming each item's cluster (e.g. ``"family_id"``: a refusal
         question and its source question).  Whole clusters are resampled; the output's
         ``cluster`` column holds this name and ``design_effect`` the variance ratio against
         item resampling.  ``None`` (default) resamples items.
-    interval : {"percentile", "bca"}, default "percentile"
-        Interval method (see :func:`paired_bootstrap_matrix`).
-    settings : PairedSettings, optional
-        ``statistics, aggregate, n_boot, seed, ci_level, interval`` as one object (a keyword given
-        as well replaces its field).
+    settings : PairedSettings
+        ``statistics`` (see :func:`paired_bootstrap_matrix`; they share each group's resampling),
+        ``aggregate`` (``"mean"``: average accuracy over the series of the group first, one row per group x
+        statistic, the paper's evidence-type rows; ``None``: one row per group x series x statistic),
+        ``n_boot``, ``seed`` (every group uses it afresh, so each row can be reproduced alone from its
+        group's data), ``ci_level``, ``interval`` (see :func:`paired_bootstrap_matrix`), ``progress``.
 
     Returns
     -------
@@ -544,12 +530,12 @@ def paired_bootstrap_frame(data: Any, *, item: str = "question_id", series: str 
     ...     "model": ["A"] * 8 + ["B"] * 8,
     ...     "budget": (["8K"] * 4 + ["64K"] * 4) * 2,
     ...     "correct": [1, 1, 1, 0, 1, 0, 1, 0,  1, 0, 1, 0, 0, 0, 1, 0]})
-    >>> out = paired_bootstrap_frame(df, n_boot=1000, seed=0)
+    >>> out = paired_bootstrap_frame(df, settings=PairedSettings(n_boot=1000, seed=0))
     >>> out[["statistic", "estimate", "n", "n_series"]]
        statistic  estimate  n  n_series
     0       drop      25.0  4         2
     1  retention       0.6  4         2
-    >>> per_model = paired_bootstrap_frame(df, aggregate=None, statistics="drop", n_boot=1000)
+    >>> per_model = paired_bootstrap_frame(df, settings=PairedSettings(n_boot=1000, statistics="drop", aggregate=None))
     >>> per_model[["model", "statistic", "estimate", "n"]]
       model statistic  estimate  n
     0     A      drop      25.0  4
@@ -562,7 +548,7 @@ def paired_bootstrap_frame(data: Any, *, item: str = "question_id", series: str 
     require(baseline != comparison, f"baseline and comparison must differ, got {baseline!r} "
             "twice", field="comparison")
     group_cols = [] if groups is None else ([groups] if isinstance(groups, str) else list(groups))
-    run = _checked(settings or PairedSettings())
+    run = _checked(settings)
     reserved = set(_RESULT_COLUMNS) | ({series} if run.aggregate is None else set())
     clash = [g for g in group_cols if g in reserved]
     require(not clash, f"group column(s) {clash} clash with output columns", field="groups")

@@ -15,25 +15,16 @@ import numpy as np
 import pandas as pd
 
 from voxmem_analysis.stats._validation import as_float_matrix, require
-from voxmem_analysis.stats.resources import check_bootstrap_memory, check_n_boot
+from voxmem_analysis.stats.resources import check_bootstrap_memory
+from voxmem_analysis.stats.settings import BootstrapSettings, check_n_boot_seed
 
 __all__ = ["BootstrapMeans", "iter_bootstrap_counts", "shared_bootstrap_counts", "bootstrap_means",
-           "check_n_boot_seed", "strata_codes", "resampled_sums", "combine_mask"]
+           "strata_codes", "resampled_sums", "combine_mask"]
 
 #: Upper bound on the number of ``int64`` draws held at once (rows x items of one block).
 _BLOCK_CELLS = 4_000_000
 #: Upper bound on resamples per block (the RNG is called once per stratum and block).
 _BLOCK_ROWS = 1_000
-
-def check_n_boot_seed(n_boot: Any, seed: Any) -> tuple[int, int]:
-    require(isinstance(n_boot, (int, np.integer)) and not isinstance(n_boot, bool)
-            and n_boot >= 1, f"n_boot must be a positive integer, got {n_boot!r}",
-            field="n_boot")
-    check_n_boot(n_boot)
-    require(isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0,
-            f"seed must be a non-negative integer (it is passed to numpy.random.default_rng "
-            f"and reported in the output), got {seed!r}", field="seed")
-    return int(n_boot), int(seed)
 
 
 def strata_codes(strata: Any, n: int) -> np.ndarray | None:
@@ -177,19 +168,22 @@ def _cluster_counts(n_units: int, *, n_boot: int, seed: int, strata: Any,
         yield Cc[:, ccodes]
 
 
-def resampled_sums(A: np.ndarray, *, n_boot: int, seed: int, strata: np.ndarray | None,
-                    clusters: np.ndarray | None = None) -> np.ndarray:
-    """``C @ A`` for the count matrix of (n_boot, seed, strata, clusters), block by block."""
-    out = np.empty((n_boot, A.shape[1]), dtype=np.float64)
+def resampled_sums(A: np.ndarray, run: BootstrapSettings, *, strata: np.ndarray | None,
+                   clusters: np.ndarray | None = None) -> np.ndarray:
+    """``C @ A`` for the count matrix of ``run`` (its ``n_boot``, ``seed``), ``strata`` and ``clusters``, block by
+    block; ``run.progress(done, n_boot)`` after each block."""
+    out = np.empty((run.n_boot, A.shape[1]), dtype=np.float64)
     r = 0
     if clusters is not None:  # C @ A == Cc @ (A summed within clusters): far fewer columns
         A = pd.DataFrame(A).groupby(clusters, sort=True).sum().to_numpy()
         strata = None if strata is None else pd.Series(strata).groupby(
             clusters, sort=True).first().to_numpy()
     with _single_threaded_blas():
-        for C in shared_bootstrap_counts(A.shape[0], n_boot=n_boot, seed=seed, strata=strata):
+        for C in shared_bootstrap_counts(A.shape[0], n_boot=run.n_boot, seed=run.seed, strata=strata):
             out[r:r + C.shape[0]] = C @ A
             r += C.shape[0]
+            if run.progress is not None:
+                run.progress(r, run.n_boot)
     return out
 
 
@@ -289,7 +283,7 @@ def bootstrap_means(values: Any, mask: Any = None, *, n_boot: int = 10_000, seed
     with np.errstate(divide="ignore", invalid="ignore"):
         tot = A.sum(axis=0)
         est = tot[:k] / tot[k:]
-        S = resampled_sums(A, n_boot=n_boot, seed=seed, strata=codes)
+        S = resampled_sums(A, BootstrapSettings(n_boot=n_boot, seed=seed), strata=codes)
         reps = S[:, :k] / S[:, k:]
     return BootstrapMeans(est, reps, M.sum(axis=0).astype(int), int(V.shape[0]))
 

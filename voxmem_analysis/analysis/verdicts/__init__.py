@@ -26,7 +26,7 @@ Conventions
   same seed, so any one row can be reproduced from its own data.
 * Nothing assumes the sign of a change: accuracy may rise or fall with budget, retention
   may exceed 1.
-* Bootstrap settings (``n_boot``, ``seed``, ``ci_level``, endpoints, ``mc_se``) are keywords, or one
+* Bootstrap settings (``n_boot``, ``seed``, ``ci_level``, endpoints, ``mc_se``, ``progress``) are one
   :class:`~voxmem_analysis.stats.BootstrapSettings` passed as ``settings=``.
 
 Modules: :mod:`.slices` (:func:`slice_accuracy`), :mod:`.compare` (:func:`compare_systems`),
@@ -42,9 +42,11 @@ from voxmem_analysis.analysis.verdicts.scaling import scaling_correlations, scal
 from voxmem_analysis.analysis.verdicts.slices import pooled_across, slice_accuracy
 from voxmem_analysis.errors import AnalysisInputError
 from voxmem_analysis.stats.settings import INTERVALS as BOOTSTRAP_INTERVALS
+from voxmem_analysis.stats.settings import BootstrapSettings
 
 __all__ = [
-    "TYPE_COLUMNS", "OVERALL", "MACRO", "INTERVALS", "BOOTSTRAP_INTERVALS", "AnalysisInputError", "level_order",
+    "TYPE_COLUMNS", "OVERALL", "MACRO", "INTERVALS", "BOOTSTRAP_INTERVALS", "BootstrapSettings", "AnalysisInputError",
+    "level_order",
     "slice_accuracy", "pooled_across", "compare_systems", "scaling_table", "scaling_correlations",
     "judge_agreement", "judge_agreement_pairs",
 ]

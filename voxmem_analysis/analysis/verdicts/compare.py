@@ -12,7 +12,7 @@ from voxmem_analysis.analysis.verdicts._frames import (as_list, check_unique, cl
                                                        groups_of, is_null, numeric_values, objectify, sort_levels,
                                                        to_pandas)
 from voxmem_analysis.stats import STATISTICS, cochran_q, holm, mcnemar_exact, paired_bootstrap_frame
-from voxmem_analysis.stats.settings import BootstrapSettings, settings_keywords
+from voxmem_analysis.stats.settings import BootstrapSettings
 
 __all__ = ["compare_systems"]
 
@@ -20,11 +20,10 @@ _COLUMNS = ["system_a", "system_b", "n_a", "n_b", "n_common", "only_a", "only_b"
             "acc_a", "acc_b", "diff", "diff_ci_low", "diff_ci_high", "a_right_b_wrong", "a_wrong_b_right", "p_mcnemar"]
 
 
-@settings_keywords(BootstrapSettings())
 def compare_systems(frame, *, system: str = "system", item: str = "question_id", budget: str | None = None,
                     value: str = "correct", scored: str | None = "scored", groups: Sequence[str] | None = None,
                     systems: Sequence | None = None, alpha: float = 0.05, family: str = "budget",
-                    cluster: str | None = None, settings: BootstrapSettings | None = None) -> pd.DataFrame:
+                    cluster: str | None = None, settings: BootstrapSettings = BootstrapSettings()) -> pd.DataFrame:
     """Every pair of systems at the same budget, on the items both have scored.
 
     Parameters
@@ -37,8 +36,6 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
         Further columns within which pairs are formed (e.g. ``["judge"]``).
     systems : sequence, optional
         Systems to compare and their order (default: every system, in :func:`level_order`).
-    n_boot, seed, ci_level
-        Paired bootstrap settings.
     alpha : float
         Family-wise level of the ``reject`` column (Holm).
     family : {"budget", "table"}
@@ -48,15 +45,11 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
         Item-level column naming each item's cluster (e.g. a question family): the bootstrap
         then draws whole clusters, and the columns ``cluster`` and ``diff_design_effect``
         (replicate variance under cluster over item resampling) are added.
-    interval : {"percentile", "bca"}, default "percentile"
-        Endpoints of the paired bootstrap interval of ``diff`` (BCa: bias-corrected and
-        accelerated, :func:`voxmem_analysis.stats.paired_bootstrap_frame`); any other than the
-        default adds the column ``interval``.
-    mc_se : bool, default False
-        Add ``interval``, ``diff_ci_low_mc_se`` and ``diff_ci_high_mc_se``: the Monte-Carlo standard
-        error of each endpoint (the stats layer's ``ci_low_mc_se`` / ``ci_high_mc_se``).
-    settings : BootstrapSettings, optional
-        ``n_boot, seed, ci_level, interval, mc_se`` as one object.
+    settings : BootstrapSettings
+        The paired bootstrap's ``n_boot, seed, ci_level, progress``; ``interval``: the endpoints of the
+        interval of ``diff`` (``"bca"``: bias-corrected and accelerated, any but the default adds the
+        column ``interval``); ``mc_se``: add ``interval``, ``diff_ci_low_mc_se`` and ``diff_ci_high_mc_se``
+        (the Monte-Carlo standard error of each endpoint).
 
     Returns
     -------
@@ -81,8 +74,7 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
     replacement and both systems rescored on each draw.  McNemar:
     :func:`voxmem_analysis.stats.mcnemar_exact`; Holm: :func:`voxmem_analysis.stats.holm`.
     """
-    cfg = settings or BootstrapSettings()
-    cfg = cfg.check()
+    cfg = settings.check()
     if family not in ("budget", "table"):
         fail(f"family must be 'budget' or 'table', got {family!r}", "family")
     gcols = ([budget] if budget else []) + as_list(groups)
@@ -163,9 +155,8 @@ def _diff_intervals(rows: list[dict], long: pd.DataFrame, cfg: BootstrapSettings
     """The paired bootstrap interval of every pair's ``diff`` (the two systems as the two conditions), into ``rows``."""
     boot = paired_bootstrap_frame(long, item="_item", series="_series", condition="_role", value="_val",
                                   baseline="a", comparison="b", groups="_pair",
-                                  statistics={"diff": STATISTICS["drop"]}, aggregate="mean",
-                                  n_boot=cfg.n_boot, seed=cfg.seed, ci_level=cfg.ci_level, interval=cfg.interval,
-                                  cluster="_cluster" if clustered else None)
+                                  cluster="_cluster" if clustered else None,
+                                  settings=cfg.paired({"diff": STATISTICS["drop"]}))
     for rec in boot.to_dict("records"):
         rows[int(rec["_pair"])].update(diff_ci_low=float(rec["ci_low"]), diff_ci_high=float(rec["ci_high"]),
                                        diff_design_effect=float(rec["design_effect"]),

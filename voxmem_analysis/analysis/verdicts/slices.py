@@ -2,6 +2,7 @@
 pooled ``overall`` rows and the ``macro`` average over types)."""
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 from typing import Sequence
@@ -13,20 +14,20 @@ from voxmem_analysis.analysis.accuracy import accuracy_by_code
 from voxmem_analysis.analysis.verdicts._frames import (INTERVALS, MACRO, OVERALL, as_list, check_binary,
                                                        cluster_of, constant_within, fail, groups_of, numeric_values,
                                                        objectify, resolve_type_col, sort_levels, to_pandas)
-from voxmem_analysis.stats import shared_bootstrap_counts, wilson_interval
+from voxmem_analysis.stats import wilson_interval
 from voxmem_analysis.stats.bootstrap import bootstrap_interval as endpoint_interval
 from voxmem_analysis.stats.exact import mean_ratio_order
+from voxmem_analysis.stats.resampling import resampled_sums
 from voxmem_analysis.stats.resources import check_bootstrap_memory
-from voxmem_analysis.stats.settings import BootstrapSettings, settings_keywords
+from voxmem_analysis.stats.settings import BootstrapSettings
 
 __all__ = ["slice_accuracy", "pooled_across"]
 
 
-@settings_keywords(BootstrapSettings(), rename={"bootstrap_interval": "interval"})
 def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "scored", interval: str = "auto",
                    item: str | None = None, type_col: str | None = "auto", cluster: str | None = None,
                    separate: str | Sequence[str] | None = None,
-                   settings: BootstrapSettings | None = None) -> pd.DataFrame:
+                   settings: BootstrapSettings = BootstrapSettings()) -> pd.DataFrame:
     """Accuracy per slice of a verdict frame, with the overall row and the macro-average.
 
     Parameters
@@ -51,8 +52,6 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
     type_col : str, "auto" or None
         Column among ``by`` whose levels are pooled (``overall``) and averaged (``macro``);
         "auto": the last of ``by`` in :data:`TYPE_COLUMNS`.
-    n_boot, seed, ci_level
-        Bootstrap resamples, seed, confidence level.
     cluster : str, optional
         Column naming each item's cluster (e.g. a question family; constant within an item):
         bootstrap rows then draw whole clusters ("auto" bootstraps where a cluster repeats in
@@ -64,16 +63,13 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
         mixes two of their values.  With a type column the overall rows are per value anyway;
         without one (or when the type column is among them) the pooled rows are left out when
         the column holds more than one value.  Default: pool as described below.
-    bootstrap_interval : {"percentile", "bca"}, default "percentile"
-        Endpoints of the bootstrap rows (and macro rows): percentile, or bias-corrected and
-        accelerated (BCa; acceleration from the leave-one-item-out accuracies -- one cluster out
-        with ``cluster``), as :func:`voxmem_analysis.stats.bootstrap.bootstrap_interval`.
-    mc_se : bool, default False
-        Add ``accuracy_ci_low_mc_se`` and ``accuracy_ci_high_mc_se``: the Monte-Carlo standard
-        error of each bootstrap endpoint (the resampling noise of the interval itself, the stats
-        layer's ``ci_low_mc_se`` / ``ci_high_mc_se``; NaN for Wilson rows).
-    settings : BootstrapSettings, optional
-        ``n_boot, seed, ci_level, mc_se`` and the endpoints (``bootstrap_interval``) as one object.
+    settings : BootstrapSettings
+        ``ci_level`` of every interval; the bootstrap's ``n_boot, seed, progress``; ``interval``: the
+        endpoints of the bootstrap (and macro) rows, percentile or bias-corrected and accelerated (BCa;
+        acceleration from the leave-one-item-out accuracies -- one cluster out with ``cluster``), as
+        :func:`voxmem_analysis.stats.bootstrap.bootstrap_interval`; ``mc_se``: add
+        ``accuracy_ci_low_mc_se`` and ``accuracy_ci_high_mc_se``, the Monte-Carlo standard error of each
+        bootstrap endpoint (the resampling noise of the interval itself; NaN for Wilson rows).
 
     Returns
     -------
@@ -102,7 +98,7 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
     afresh with ``seed``.  Without an item column duplicated within a slice (e.g. one
     model per slice), each item is one row.
     """
-    by, cfg = as_list(by), settings or BootstrapSettings()
+    by, cfg = as_list(by), settings
     if interval not in INTERVALS:
         fail(f"interval must be one of {INTERVALS}, got {interval!r}", "interval")
     if interval == "bootstrap" and item is None:
@@ -205,13 +201,13 @@ def _boot_row(d: _Slicing, idx: np.ndarray, strata_col: str | None = None) -> tu
     st = None if strata_col is None else d.df[strata_col].to_numpy()[idx]
     if d.cluster is not None and st is not None and not constant_within(units[idx], st):
         st = None  # a cluster spans two strata: resample clusters unstratified
-    W, M = _cluster_sums(units[idx], v[idx], s[idx], None, n_boot=cfg.n_boot, seed=cfg.seed, strata=st)
+    W, M = _cluster_sums(units[idx], v[idx], s[idx], None, cfg, strata=st)
     with np.errstate(divide="ignore", invalid="ignore"):
         reps = 100.0 * W[:, 0] / M[:, 0]
         deff = np.nan
         if d.cluster is not None:
             Wi, Mi = _cluster_sums(d.items[idx] if d.items is not None else np.arange(len(idx)), v[idx], s[idx],
-                                   None, n_boot=cfg.n_boot, seed=cfg.seed, strata=st)
+                                   None, dataclasses.replace(cfg, progress=None), strata=st)
             deff = _variance_ratio(reps, 100.0 * Wi[:, 0] / Mi[:, 0])
     est = 100.0 * float(np.where(s[idx], v[idx], 0.0).sum()) / float(s[idx].sum())
     jack = functools.partial(_jackknife_accuracy, units[idx], v[idx], s[idx])
@@ -254,15 +250,13 @@ def _item_strata(items: np.ndarray, types: np.ndarray, item: str, type_col: str)
               f"e.g. {dup.iloc[0]!r}", item)
 
 
-def _cluster_sums(items: np.ndarray, v: np.ndarray, s: np.ndarray, cells: np.ndarray | None, *,
-                  n_boot: int, seed: int, strata: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Resampled (correct, n) sums per cell, resampling items (clusters of rows).
+def _cluster_sums(items: np.ndarray, v: np.ndarray, s: np.ndarray, cells: np.ndarray | None,
+                  run: BootstrapSettings, *, strata: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Resampled (correct, n) sums per cell, resampling items (clusters of rows): two ``(n_boot, k)`` arrays.
 
-    ``cells`` gives each row a cell code (default: one cell); ``strata`` a stratum per row,
-    constant within an item.  The count matrices come from
-    :func:`voxmem_analysis.stats.shared_bootstrap_counts` (one draw shared by all cells, and by
-    every later call on as many items with the same strata and seed).
-    Returns two ``(n_boot, k)`` arrays.
+    ``cells`` gives each row a cell code (default: one cell); ``strata`` a stratum per row, constant within
+    an item.  The count matrices are :func:`voxmem_analysis.stats.resampling.resampled_sums`' (one draw shared
+    by all cells, and by every later call on as many items with the same strata and seed).
     """
     icode, ilab = pd.factorize(pd.Series(items, dtype=object), sort=True)
     cells = np.zeros(len(items), dtype=np.int64) if cells is None else cells
@@ -278,13 +272,8 @@ def _cluster_sums(items: np.ndarray, v: np.ndarray, s: np.ndarray, cells: np.nda
         per_item = np.empty(len(ilab), dtype=object)
         per_item[icode] = strata
         st = per_item[keep]
-    A = np.hstack([W, M])
-    check_bootstrap_memory(n_boot, 2 * k, arrays=2, what="the item bootstrap")
-    out = np.empty((n_boot, 2 * k))
-    r = 0
-    for C in shared_bootstrap_counts(A.shape[0], n_boot=n_boot, seed=seed, strata=st):
-        out[r:r + C.shape[0]] = C @ A
-        r += C.shape[0]
+    check_bootstrap_memory(run.n_boot, 2 * k, arrays=2, what="the item bootstrap")
+    out = resampled_sums(np.hstack([W, M]), run, strata=st)
     return out[:, :k], out[:, k:]
 
 
@@ -341,7 +330,7 @@ def _macro_row(d: _Slicing, idx: np.ndarray, keys: dict, tcol: str) -> dict:
     method = "none"
     if units is not None and ok.any():
         st = types if d.cluster is None or constant_within(units[idx], types) else None
-        W, M = _cluster_sums(units[idx], sv, ss, tcode, n_boot=cfg.n_boot, seed=cfg.seed, strata=st)
+        W, M = _cluster_sums(units[idx], sv, ss, tcode, cfg, strata=st)
         with np.errstate(divide="ignore", invalid="ignore"):
             reps = 100.0 * np.mean(W[:, ok] / M[:, ok], axis=1)
         jack = functools.partial(_jackknife_accuracy, units[idx], sv, ss, tcode, ok)
