@@ -92,7 +92,7 @@ MACRO = {  # unweighted mean of the three type accuracies, in %
 def test_slice_counts_accuracy_overall_and_macro(frame):
     t = G.slice_accuracy(frame, ["system", "budget", "question_type"], item="question_id", settings=BootstrapSettings(n_boot=NB))
     assert list(t.columns) == ["system", "budget", "question_type", "level", "n_correct", "n", "n_excluded",
-                               "accuracy", "accuracy_ci_low", "accuracy_ci_high", "interval"]
+                               "accuracy", "accuracy_ci_low", "accuracy_ci_high", "interval", "accuracy_ci_flag"]
     assert len(t) == 6 * 5
     for (s, b, q), (c, n) in SLICES.items():
         r = _row(t, system=s, budget=b, question_type=q)
@@ -214,9 +214,11 @@ HOLM_TABLE = {("115k", "System-B", "System-C"): 0.1875, ("115k", "System-A", "Sy
 
 
 def test_compare_hand_numbers(frame):
-    t = G.compare_systems(frame, budget="budget", settings=BootstrapSettings(n_boot=NB, seed=1))
+    t = G.compare_systems(frame, budget="budget", family="per-slice", settings=BootstrapSettings(n_boot=NB, seed=1))
     assert len(t) == 6
     assert list(zip(t["budget"], t["system_a"], t["system_b"])) == list(COMPARE)
+    assert t.set_index(["budget"])["holm_family"].to_dict() == {"115k": "budget 115k (3 tests)",
+                                                                 "32k": "budget 32k (3 tests)"}
     for (b, sa, sb), (n, oa, ob, aa, ab, rw, wr, p) in COMPARE.items():
         r = _row(t, budget=b, system_a=sa, system_b=sb)
         assert (r["n_common"], r["only_a"], r["only_b"]) == (n, oa, ob)
@@ -230,10 +232,10 @@ def test_compare_hand_numbers(frame):
         table = [[0, wr], [rw, 0]]
         assert r["p_mcnemar"] == pytest.approx(sm_mcnemar(table, exact=True).pvalue)
     assert not t["reject"].any()
-    whole = G.compare_systems(frame, budget="budget", family="table", settings=BootstrapSettings(n_boot=NB, seed=1))
+    whole = G.compare_systems(frame, budget="budget", settings=BootstrapSettings(n_boot=NB, seed=1))   # the default
     for (b, sa, sb), p in HOLM_TABLE.items():
         r = _row(whole, budget=b, system_a=sa, system_b=sb)
-        assert r["p_holm"] == pytest.approx(p) and r["n_family"] == 6
+        assert r["p_holm"] == pytest.approx(p) and r["n_family"] == 6 and r["holm_family"] == "all rows (6 tests)"
 
 
 def test_compare_interval_is_the_paired_bootstrap(frame):

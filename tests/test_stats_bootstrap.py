@@ -26,8 +26,8 @@ from voxmem_analysis.stats import (
 )
 
 RESULT_COLUMNS = ["statistic", "estimate", "ci_low", "ci_high", "n", "n_series", "n_invalid",
-                  "n_boot", "seed", "ci_level", "interval", "ci_low_mc_se", "ci_high_mc_se",
-                  "cluster", "n_clusters", "design_effect"]
+                  "n_boot", "seed", "ci_level", "interval", "ci_low_mc_se", "ci_high_mc_se", "ci_resolution",
+                  "ci_flag", "cluster", "n_clusters", "design_effect"]
 
 
 # ----------------------------------------------------------------------------- fixtures
@@ -339,14 +339,20 @@ def test_ratio_with_all_zero_baseline_is_nan_not_an_error():
 
 def test_strata_remove_between_stratum_variance():
     # Accuracy is constant within each stratum, so resampling within strata keeps every
-    # replicate accuracy equal to the estimate; plain resampling does not.
+    # replicate accuracy equal to the estimate; plain resampling does not.  The stratified bootstrap has no
+    # variation: flagged, and each stratum's Wilson bound of 0 events stands instead (30/30 and 0/20 at 95 %:
+    # u_n = z^2 / (n + z^2)), weighted by the strata's shares 0.6 and 0.4.
     strata = np.repeat(["a", "b"], [30, 20])
     x = np.r_[np.ones(30), np.zeros(20)]
     y = np.r_[np.ones(30), np.zeros(20)]
     strat = paired_bootstrap(x, y, "baseline", n_boot=1000, strata=strata).iloc[0]
     plain = paired_bootstrap(x, y, "baseline", n_boot=1000).iloc[0]
-    assert strat["estimate"] == strat["ci_low"] == strat["ci_high"] == pytest.approx(60.0)
-    assert plain["ci_high"] - plain["ci_low"] > 20
+    z2 = st.norm.ppf(0.975) ** 2
+    assert strat["estimate"] == pytest.approx(60.0)
+    assert strat["ci_low"] == pytest.approx(60 - 60 * z2 / (30 + z2))
+    assert strat["ci_high"] == pytest.approx(60 + 40 * z2 / (20 + z2))
+    assert strat["ci_flag"].startswith("no variation") and "per stratum" in strat["ci_flag"]
+    assert plain["ci_high"] - plain["ci_low"] > 20 and plain["ci_flag"] == ""
 
 
 def test_strata_frame_matches_matrix_engine():

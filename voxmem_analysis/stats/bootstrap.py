@@ -45,7 +45,8 @@ import pandas as pd
 
 from voxmem_analysis.errors import MissingDataError
 from voxmem_analysis.stats._validation import as_float_matrix, as_float_vector, ci_level_alias, frame_columns, require
-from voxmem_analysis.stats.endpoints import bootstrap_interval, interval_summary
+from voxmem_analysis.stats.endpoints import (bootstrap_interval, constant_parts, coverage_flag, edge_interval,
+                                             interval_summary, sum_distribution)
 from voxmem_analysis.stats.exact import exact_jackknife, exact_order, exact_sums, flat_jackknife
 from voxmem_analysis.stats.paired_statistics import (STATISTICS, Statistic, difference, mean_difference, mean_level,
                                                      mean_ratio, ratio, resolve_statistics)
@@ -71,8 +72,8 @@ def _finite_or_nan(x: float) -> float:
 
 
 _RESULT_COLUMNS = ["statistic", "estimate", "ci_low", "ci_high", "n", "n_series", "n_invalid",
-                   "n_boot", "seed", "ci_level", "interval", "ci_low_mc_se", "ci_high_mc_se",
-                   "cluster", "n_clusters", "design_effect"]
+                   "n_boot", "seed", "ci_level", "interval", "ci_low_mc_se", "ci_high_mc_se", "ci_resolution",
+                   "ci_flag", "cluster", "n_clusters", "design_effect"]
 
 
 def _checked(settings: PairedSettings) -> PairedSettings:
@@ -168,12 +169,24 @@ def _paired_core(B: np.ndarray, Cm: np.ndarray, M: np.ndarray, run: PairedSettin
     common = {"n_boot": run.n_boot, "seed": run.seed, "ci_level": run.ci_level, "interval": run.interval,
               "cluster": cluster_name, "n_clusters": n_clusters}
 
+    scores = A[:, :2 * k]
+    unit_scores = bool(((scores >= 0) & (scores <= 1)).all())      # Statistic.linear's span holds
+    lattice = clusters is None and bool(np.array_equal(scores, np.round(scores)))
+
     def one(s: Statistic, sl: slice) -> dict:
         est = _finite_or_nan(s(est_b[:, sl], est_c[:, sl])[0])
         reps = s(rep_b[:, sl], rep_c[:, sl])
         jk, order = (None, None) if bca is None else bca.parts(s, sl, reps, est)
-        row = {"statistic": s.name, "estimate": est,
-               **interval_summary(reps, est, run.ci_level, run.interval, jk, order)}
+        linear = clusters is None and s.linear is not None and bool(M[:, sl].all())
+        law = _linear_law(s, B[:, sl], Cm[:, sl], strata) if linear and lattice else None
+        summary = interval_summary(reps, est, run.ci_level, run.interval, jk, order, law)
+        if summary["ci_flag"]:
+            per_unit = (s.linear[0] * B[:, sl] + s.linear[1] * Cm[:, sl]).mean(axis=1) if linear else None
+            parts = None if per_unit is None else constant_parts(per_unit, np.ones(per_unit.size), strata)
+            summary = edge_interval(summary, _span(s) if unit_scores else None, parts, run.ci_level)
+        elif linear and lattice and unit_scores and B[:, sl].shape[1] == 1:
+            summary["ci_flag"] = coverage_flag(run.interval, *_events(s, B[:, sl][:, 0], Cm[:, sl][:, 0]))
+        row = {"statistic": s.name, "estimate": est, **summary}
         deff = 1.0
         if item_reps is not None:
             v_item = _finite_var(s(item_reps[0][:, sl], item_reps[1][:, sl]))
@@ -191,6 +204,37 @@ def _paired_core(B: np.ndarray, Cm: np.ndarray, M: np.ndarray, run: PairedSettin
                 rows.append({"series": series[j], **one(s, slice(j, j + 1)),
                              "n": int(n_per_series[j]), "n_series": 1})
     return rows
+
+
+def _span(s: Statistic) -> tuple[float, float] | None:
+    """The range of a linear statistic (:attr:`Statistic.linear`) of accuracies in [0, 1]."""
+    if s.linear is None:
+        return None
+    wb, wc = s.linear
+    return min(wb, 0.0) + min(wc, 0.0), max(wb, 0.0) + max(wc, 0.0)
+
+
+def _linear_law(s: Statistic, B: np.ndarray, C: np.ndarray, strata: np.ndarray | None):
+    """The exact bootstrap distribution ``(values, probabilities)`` of a linear statistic (weights 0 or +-w) of
+    integer scores judged on every unit: ``w / (n k)`` times a sum of per-unit integers
+    (:func:`~voxmem_analysis.stats.endpoints.sum_distribution`); None for any other statistic."""
+    if s.linear is None:
+        return None
+    w = max(abs(s.linear[0]), abs(s.linear[1]))
+    if w == 0 or any(abs(x) not in (0.0, w) for x in s.linear):
+        return None
+    t = (np.sign(s.linear[0]) * B + np.sign(s.linear[1]) * C).sum(axis=1)
+    sums, pmf = sum_distribution(np.round(t).astype(np.int64), strata)
+    return w * sums / B.size, pmf
+
+
+def _events(s: Statistic, b: np.ndarray, c: np.ndarray) -> tuple[float, float]:
+    """The two event counts a 0/1 statistic's coverage depends on: the discordant pairs each way for a difference,
+    successes and failures for a level."""
+    if s.linear[0] and s.linear[1]:
+        return float(np.sum(b > c)), float(np.sum(b < c))
+    x = b if s.linear[0] else c
+    return float(x.sum()), float(x.size - x.sum())
 
 
 def _finite_var(reps: np.ndarray) -> float:

@@ -8,6 +8,7 @@ accuracy arrays (``k`` series, ``m`` samples: the replicates, or the original sa
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Mapping, Sequence
@@ -43,6 +44,11 @@ class Statistic:
         integer counts), returning Fractions: BCa then decides ties of the bias correction and the
         jackknife's acceleration exactly (:mod:`voxmem_analysis.stats.exact`).  The built-ins have
         one; without it those decisions compare floats.
+    linear : (float, float), optional
+        ``(w_b, w_c)`` when the statistic is the mean over series of ``w_b * baseline + w_c * comparison``
+        (the built-in differences and levels): a sum over the resampled units, whose bootstrap distribution
+        the engine can compute exactly (:func:`voxmem_analysis.stats.endpoints.sum_distribution`), and which
+        has an interval when the bootstrap has none (:func:`voxmem_analysis.stats.endpoints.edge_interval`).
 
     Examples
     --------
@@ -57,6 +63,7 @@ class Statistic:
     func: StatFunc
     description: str = ""
     exact: StatFunc | None = None
+    linear: tuple[float, float] | None = None
 
     def __call__(self, baseline: np.ndarray, comparison: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -96,7 +103,8 @@ def difference(*, scale: float = 100.0, reverse: bool = False, name: str = "drop
     def f(b: np.ndarray, c: np.ndarray) -> np.ndarray:
         return _times(sign * scale, _single(b, name) - _single(c, name))
 
-    return Statistic(name, f, f"{'-' if reverse else ''}{scale:g} * (baseline - comparison)", exact=f)
+    return Statistic(name, f, f"{'-' if reverse else ''}{scale:g} * (baseline - comparison)", exact=f,
+                     linear=(sign * scale, -sign * scale))
 
 
 def ratio(*, name: str = "retention") -> Statistic:
@@ -151,7 +159,7 @@ def mean_difference(*, scale: float = 100.0, reverse: bool = False,
         return _times(sign * scale, b.mean(axis=1) - c.mean(axis=1))
 
     return Statistic(name, f, f"{'-' if reverse else ''}{scale:g} * (mean baseline - mean "
-                              "comparison) over series", exact=f)
+                              "comparison) over series", exact=f, linear=(sign * scale, -sign * scale))
 
 
 def mean_ratio(*, name: str = "retention") -> Statistic:
@@ -207,7 +215,8 @@ def mean_level(which: str = "baseline", *, scale: float = 100.0,
     def f(b: np.ndarray, c: np.ndarray) -> np.ndarray:
         return _times(scale, (b, c)[idx].mean(axis=1))
 
-    return Statistic(name or which, f, f"{scale:g} * mean {which} accuracy over series", exact=f)
+    return Statistic(name or which, f, f"{scale:g} * mean {which} accuracy over series", exact=f,
+                     linear=(scale, 0.0) if idx == 0 else (0.0, scale))
 
 
 #: Built-in statistics by name.  All average over the series first, so they apply to one
@@ -248,7 +257,7 @@ def resolve_statistics(statistics: Any) -> list[Statistic]:
                     "nor a callable", field="statistics")
             s = Statistic(label or getattr(s, "__name__", f"statistic_{len(out)}"), s)
         if label is not None and label != s.name:
-            s = Statistic(label, s.func, s.description, s.exact)
+            s = dataclasses.replace(s, name=label)
         out.append(s)
     names = [s.name for s in out]
     require(len(set(names)) == len(names), f"statistic names must be unique, got {names}",

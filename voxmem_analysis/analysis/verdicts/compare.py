@@ -14,15 +14,21 @@ from voxmem_analysis.analysis.verdicts._frames import (as_list, check_unique, cl
 from voxmem_analysis.stats import STATISTICS, cochran_q, holm, mcnemar_exact, paired_bootstrap_frame
 from voxmem_analysis.stats.settings import BootstrapSettings
 
-__all__ = ["compare_systems"]
+__all__ = ["compare_systems", "holm_columns", "P_ADJUST_FAMILIES"]
+
+#: Families of the Holm adjustment: every row of the table, or the rows of each budget (and ``groups`` values).
+P_ADJUST_FAMILIES = ("all", "per-slice")
 
 _COLUMNS = ["system_a", "system_b", "n_a", "n_b", "n_common", "only_a", "only_b", "n_correct_a", "n_correct_b",
-            "acc_a", "acc_b", "diff", "diff_ci_low", "diff_ci_high", "a_right_b_wrong", "a_wrong_b_right", "p_mcnemar"]
+            "acc_a", "acc_b", "diff", "diff_ci_low", "diff_ci_high", "diff_ci_flag", "a_right_b_wrong", "a_wrong_b_right",
+            "p_mcnemar"]
+#: The paired engine's interval columns, each copied as ``diff_<column>``.
+_INTERVAL_COLUMNS = ("ci_low", "ci_high", "ci_low_mc_se", "ci_high_mc_se", "ci_resolution", "ci_flag")
 
 
 def compare_systems(frame, *, system: str = "system", item: str = "question_id", budget: str | None = None,
                     value: str = "correct", scored: str | None = "scored", groups: Sequence[str] | None = None,
-                    systems: Sequence | None = None, alpha: float = 0.05, family: str = "budget",
+                    systems: Sequence | None = None, alpha: float = 0.05, family: str = "all",
                     cluster: str | None = None, settings: BootstrapSettings = BootstrapSettings()) -> pd.DataFrame:
     """Every pair of systems at the same budget, on the items both have scored.
 
@@ -38,9 +44,9 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
         Systems to compare and their order (default: every system, in :func:`level_order`).
     alpha : float
         Family-wise level of the ``reject`` column (Holm).
-    family : {"budget", "table"}
-        The Holm family: all pairs at the same budget (and the same ``groups`` values), the
-        default — the comparisons a reader makes at once; or every row of the table.
+    family : {"all", "per-slice"}
+        The Holm family: every row of the table (default: a reader scans them all for a small ``p_holm``), or
+        the pairs at the same budget (and the same ``groups`` values).  The column ``holm_family`` names it.
     cluster : str, optional
         Item-level column naming each item's cluster (e.g. a question family): the bootstrap
         then draws whole clusters, and the columns ``cluster`` and ``diff_design_effect``
@@ -49,7 +55,8 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
         The paired bootstrap's ``n_boot, seed, ci_level, progress``; ``interval``: the endpoints of the
         interval of ``diff`` (``"bca"``: bias-corrected and accelerated, any but the default adds the
         column ``interval``); ``mc_se``: add ``interval``, ``diff_ci_low_mc_se`` and ``diff_ci_high_mc_se``
-        (the Monte-Carlo standard error of each endpoint).
+        (the Monte-Carlo standard error of each endpoint) and ``diff_ci_resolution`` (the step of the values the
+        difference can take at the endpoints).
 
     Returns
     -------
@@ -59,10 +66,12 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
         (scored items of one system missing or unscored for the other: reported, left out),
         ``n_correct_a, n_correct_b, acc_a, acc_b`` (on the common items, %), ``diff`` =
         ``acc_a - acc_b`` (pp; first minus second, as ``diff`` of :func:`judge_agreement`) and
-        its paired bootstrap interval ``diff_ci_low, diff_ci_high``,
+        its paired bootstrap interval ``diff_ci_low, diff_ci_high``, ``diff_ci_flag`` (why the interval is
+        not the bootstrap's or may not cover, e.g. no discordant pair: the stats layer's ``ci_flag``),
         ``a_right_b_wrong, a_wrong_b_right`` (discordant pairs), ``p_mcnemar`` (exact,
         two-sided), ``p_holm`` (Holm within the ``family``), ``n_family`` (the number of tests
-        it adjusts for), ``reject``, ``n_boot, seed``, then ``p_cochran`` and ``n_cochran``:
+        it adjusts for), ``holm_family`` (which rows they are), ``reject``, ``n_boot, seed``, then
+        ``p_cochran`` and ``n_cochran``:
         Cochran's Q omnibus p-value over every system of the group on the items all of them
         scored, and those items (NaN / 0 with fewer than three systems or non-binary values);
         read the pairwise tests when the omnibus rejects.
@@ -75,8 +84,8 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
     :func:`voxmem_analysis.stats.mcnemar_exact`; Holm: :func:`voxmem_analysis.stats.holm`.
     """
     cfg = settings.check()
-    if family not in ("budget", "table"):
-        fail(f"family must be 'budget' or 'table', got {family!r}", "family")
+    if family not in P_ADJUST_FAMILIES:
+        fail(f"family must be one of {P_ADJUST_FAMILIES}, got {family!r}", "family")
     gcols = ([budget] if budget else []) + as_list(groups)
     df = to_pandas(frame, [*gcols, system, item, value, scored] + ([cluster] if cluster else []))
     v, s = numeric_values(df, value, scored)
@@ -99,7 +108,7 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
             out[c] = pd.array(out[c].round(), dtype="Int64")
     for c in ("acc_a", "acc_b", "diff", "diff_ci_low", "diff_ci_high"):
         out[c] = out[c].astype(float) + 0.0  # no negative zeros
-    _holm(out, gcols if family == "budget" else [], alpha)
+    holm_columns(out, gcols if family == "per-slice" else [], alpha)
     out["n_boot"], out["seed"] = cfg.n_boot, cfg.seed
     out = _omnibus(out, df, gcols, system, item, binary)
     if cluster is not None:
@@ -108,7 +117,7 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
     if cfg.mc_se or cfg.interval != "percentile":
         out["interval"] = cfg.interval
     if cfg.mc_se:
-        for c in ("diff_ci_low_mc_se", "diff_ci_high_mc_se"):
+        for c in ("diff_ci_low_mc_se", "diff_ci_high_mc_se", "diff_ci_resolution"):
             out[c] = [r.get(c, np.nan) for r in rows]
     return sort_levels(out, gcols, orders)
 
@@ -136,6 +145,7 @@ def _pairs(df: pd.DataFrame, gcols: list[str], system: str, item: str, sys_order
                  "acc_b": 100 * yb.mean() if len(common) else np.nan}
             r["diff"] = r["acc_a"] - r["acc_b"]
             r["diff_ci_low"] = r["diff_ci_high"] = np.nan
+            r["diff_ci_flag"] = ""
             r["a_right_b_wrong"] = r["a_wrong_b_right"] = pd.NA
             r["p_mcnemar"] = np.nan
             if len(common) and binary:
@@ -158,24 +168,27 @@ def _diff_intervals(rows: list[dict], long: pd.DataFrame, cfg: BootstrapSettings
                                   cluster="_cluster" if clustered else None,
                                   settings=cfg.paired({"diff": STATISTICS["drop"]}))
     for rec in boot.to_dict("records"):
-        rows[int(rec["_pair"])].update(diff_ci_low=float(rec["ci_low"]), diff_ci_high=float(rec["ci_high"]),
-                                       diff_design_effect=float(rec["design_effect"]),
-                                       diff_ci_low_mc_se=float(rec["ci_low_mc_se"]),
-                                       diff_ci_high_mc_se=float(rec["ci_high_mc_se"]))
+        rows[int(rec["_pair"])].update({f"diff_{k}": rec[k] for k in _INTERVAL_COLUMNS},
+                                       diff_design_effect=float(rec["design_effect"]))
 
 
-def _holm(out: pd.DataFrame, fam_cols: list[str], alpha: float) -> None:
-    """``p_holm``, ``n_family`` and ``reject``: Holm within each family (the rows sharing ``fam_cols``)."""
-    out["p_holm"], out["n_family"], out["reject"] = np.nan, 0, False
+def holm_columns(out: pd.DataFrame, fam_cols: list[str], alpha: float, p: str = "p_mcnemar") -> None:
+    """``p_holm``, ``n_family``, ``holm_family`` and ``reject`` of ``out`` (in place): Holm over the p-values ``p`` of
+    each family, the rows sharing ``fam_cols`` (``[]``: every row); ``holm_family`` names the family."""
+    out["p_holm"], out["n_family"], out["holm_family"], out["reject"] = np.nan, 0, "", False
     if len(out):
-        parts = ([ix for _, ix in out.groupby(fam_cols, sort=False, dropna=False).indices.items()]
-                 if fam_cols else [out.index])
-        for idx in parts:
-            idx = list(out.index[idx]) if fam_cols else list(idx)
-            h = holm(out.loc[idx, "p_mcnemar"].to_numpy(dtype=float), alpha=alpha)
+        parts = ([(k, ix) for k, ix in out.groupby(fam_cols, sort=False, dropna=False).indices.items()]
+                 if fam_cols else [((), np.arange(len(out)))])
+        for key, idx in parts:
+            idx = list(out.index[idx])
+            h = holm(out.loc[idx, p].to_numpy(dtype=float), alpha=alpha)
+            n = int(out.loc[idx, p].notna().sum())
+            key = key if isinstance(key, tuple) else (key,)
+            where = ", ".join(f"{c} {v}" for c, v in zip(fam_cols, key)) if fam_cols else "all rows"
             out.loc[idx, "p_holm"] = h["p_adjusted"].to_numpy()
             out.loc[idx, "reject"] = h["reject"].to_numpy()
-            out.loc[idx, "n_family"] = int(out.loc[idx, "p_mcnemar"].notna().sum())
+            out.loc[idx, "n_family"] = n
+            out.loc[idx, "holm_family"] = f"{where} ({n} test{'s' * (n != 1)})"
     out["reject"] = out["reject"].astype(bool)
 
 

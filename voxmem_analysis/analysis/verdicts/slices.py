@@ -16,6 +16,7 @@ from voxmem_analysis.analysis.verdicts._frames import (INTERVALS, MACRO, OVERALL
                                                        objectify, resolve_type_col, sort_levels, to_pandas)
 from voxmem_analysis.stats import wilson_interval
 from voxmem_analysis.stats.bootstrap import bootstrap_interval as endpoint_interval
+from voxmem_analysis.stats.endpoints import constant_parts, coverage_flag, edge_interval, sum_distribution
 from voxmem_analysis.stats.exact import mean_ratio_order
 from voxmem_analysis.stats.resampling import resampled_sums
 from voxmem_analysis.stats.resources import check_bootstrap_memory
@@ -122,8 +123,9 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
             rows.append(_row(d, {**keys, tcol: OVERALL}, idx, "overall", counts, tcol))
             rows.append(_macro_row(d, idx, keys, tcol))
     out = pd.DataFrame(rows, columns=[*by, "level", "n_correct", "n", "n_excluded", "accuracy", "accuracy_ci_low",
-                                      "accuracy_ci_high", "interval"]
-                       + (["accuracy_ci_low_mc_se", "accuracy_ci_high_mc_se"] if cfg.mc_se else [])
+                                      "accuracy_ci_high", "interval", "accuracy_ci_flag"]
+                       + (["accuracy_ci_low_mc_se", "accuracy_ci_high_mc_se", "accuracy_ci_resolution"] if cfg.mc_se
+                          else [])
                        + ([] if cluster is None else ["cluster", "design_effect"]))
     if np.isin(d.v[d.s], (0.0, 1.0)).all():
         out["n_correct"] = pd.array(out["n_correct"].round(), dtype="Int64")
@@ -144,6 +146,7 @@ class _Slicing:
     interval: str
     cluster: str | None
     settings: BootstrapSettings
+    binary: bool                # every scored value 0 or 1: the coverage flags of counts apply
 
 
 def _slicing(frame, by: list[str], value: str, scored: str | None, item: str | None, cluster: str | None,
@@ -163,7 +166,8 @@ def _slicing(frame, by: list[str], value: str, scored: str | None, item: str | N
     if cluster is not None:
         units = (cluster_of(df, item, cluster).reindex(items).to_numpy(dtype=object) if item is not None
                  else cluster_of(df.assign(_row=np.arange(len(df))), "_row", cluster).to_numpy(dtype=object))
-    return _Slicing(df, v, s, items, units, interval, cluster, cfg), orders
+    binary = bool(np.isin(v[s], (0.0, 1.0)).all())
+    return _Slicing(df, v, s, items, units, interval, cluster, cfg, binary), orders
 
 
 def _row(d: _Slicing, keys: dict, idx: np.ndarray, level: str, counts, strata_col: str | None = None) -> dict:
@@ -173,46 +177,118 @@ def _row(d: _Slicing, keys: dict, idx: np.ndarray, level: str, counts, strata_co
     if d.interval == "auto":
         repeated = d.units is not None and len(pd.unique(d.units[idx])) < len(idx)
         method_here = "bootstrap" if repeated else "wilson"
-    deff = se_lo = se_hi = np.nan
+    deff, ci = np.nan, dict(_NO_INTERVAL)
+    acc = 100.0 * c / n if n else float("nan")
     if method_here == "wilson":
-        acc, lo, hi = _wilson_row(c, n, d.settings.ci_level)
+        ci.update(_wilson_row(c, n, d.settings.ci_level))
         method = "wilson"
     else:
-        acc = 100.0 * c / n if n else float("nan")
-        lo, hi, se_lo, se_hi, deff, stratified = _boot_row(d, idx, strata_col) if n else (np.nan,) * 5 + (False,)
+        stratified = False
+        if n:
+            ci, deff, stratified = _boot_row(d, idx, strata_col)
         method = _method_label(strata_col if stratified or (d.cluster is None and strata_col) else None, d.cluster,
                                d.settings.interval)
+    if not ci["ci_flag"] and n and float(c).is_integer() and d.binary:
+        ci["ci_flag"] = coverage_flag("wilson" if method_here == "wilson" else d.settings.interval, c, n - c)
     extra = {} if d.cluster is None else {"cluster": d.cluster, "design_effect": deff}
-    return {**keys, "level": level, "n_correct": c, "n": n, "n_excluded": n_excluded,
-            "accuracy": acc, "accuracy_ci_low": lo, "accuracy_ci_high": hi, "interval": method,
-            "accuracy_ci_low_mc_se": se_lo, "accuracy_ci_high_mc_se": se_hi, **extra}
+    return {**keys, "level": level, "n_correct": c, "n": n, "n_excluded": n_excluded, "accuracy": acc,
+            **_accuracy_columns(ci), "interval": method, **extra}
 
 
-def _wilson_row(c: float, n: int, ci_level: float) -> tuple[float, float, float]:
+#: The interval columns of a row without one.
+_NO_INTERVAL = {"ci_low": float("nan"), "ci_high": float("nan"), "ci_low_mc_se": float("nan"),
+                "ci_high_mc_se": float("nan"), "ci_resolution": float("nan"), "ci_flag": ""}
+
+
+def _accuracy_columns(cols: dict) -> dict:
+    return {f"accuracy_{k}": cols[k] for k in _NO_INTERVAL}
+
+
+def _wilson_row(c: float, n: int, ci_level: float) -> dict:
     if n == 0:
-        return float("nan"), float("nan"), float("nan")
+        return {}
     w = wilson_interval(int(round(c)), int(n), ci_level=ci_level).iloc[0]
-    return 100.0 * c / n, 100.0 * float(w["ci_low"]), 100.0 * float(w["ci_high"])
+    return {"ci_low": 100.0 * float(w["ci_low"]), "ci_high": 100.0 * float(w["ci_high"])}
 
 
-def _boot_row(d: _Slicing, idx: np.ndarray, strata_col: str | None = None) -> tuple:
-    """``(ci_low, ci_high, ci_low_mc_se, ci_high_mc_se, design_effect, stratified)`` of rows ``idx``."""
+def _boot_row(d: _Slicing, idx: np.ndarray, strata_col: str | None = None) -> tuple[dict, float, bool]:
+    """``(interval columns, design_effect, stratified)`` of rows ``idx``."""
     cfg, units, v, s = d.settings, d.units, d.v, d.s
     st = None if strata_col is None else d.df[strata_col].to_numpy()[idx]
     if d.cluster is not None and st is not None and not constant_within(units[idx], st):
         st = None  # a cluster spans two strata: resample clusters unstratified
-    W, M = _cluster_sums(units[idx], v[idx], s[idx], None, cfg, strata=st)
+    u = _UnitSums.of(units[idx], v[idx], s[idx], None, st)
+    W, M = u.resampled(cfg)
     with np.errstate(divide="ignore", invalid="ignore"):
         reps = 100.0 * W[:, 0] / M[:, 0]
         deff = np.nan
         if d.cluster is not None:
-            Wi, Mi = _cluster_sums(d.items[idx] if d.items is not None else np.arange(len(idx)), v[idx], s[idx],
-                                   None, dataclasses.replace(cfg, progress=None), strata=st)
+            items = d.items[idx] if d.items is not None else np.arange(len(idx))
+            Wi, Mi = _UnitSums.of(items, v[idx], s[idx], None, st).resampled(dataclasses.replace(cfg, progress=None))
             deff = _variance_ratio(reps, 100.0 * Wi[:, 0] / Mi[:, 0])
-    est = 100.0 * float(np.where(s[idx], v[idx], 0.0).sum()) / float(s[idx].sum())
-    jack = functools.partial(_jackknife_accuracy, units[idx], v[idx], s[idx])
-    return (*_interval(reps, cfg.ci_level, estimate=est, method=cfg.interval, jackknife=jack), deff,
-            st is not None)
+    est = 100.0 * float(u.W.sum()) / float(u.M.sum())
+    law = u.law() if d.cluster is None else None
+    ci = _interval(reps, cfg, est, u.jackknife, law=law)
+    if ci["ci_flag"]:
+        parts = constant_parts(100.0 * u.W[:, 0] / u.M[:, 0], u.M[:, 0],
+                               None if u.strata is None else pd.factorize(u.strata)[0])
+        ci = edge_interval(ci, u.span(), parts, cfg.ci_level, "cluster" if d.cluster else "item")
+    return ci, deff, st is not None
+
+
+@dataclass(frozen=True)
+class _UnitSums:
+    """Per resampling unit (item, or cluster) and cell: the sum of the values ``W`` and the scored count ``M`` of
+    its rows (units without a scored row left out), and its stratum."""
+
+    W: np.ndarray
+    M: np.ndarray
+    strata: np.ndarray | None
+
+    @classmethod
+    def of(cls, units: np.ndarray, v: np.ndarray, s: np.ndarray, cells: np.ndarray | None,
+           strata: np.ndarray | None) -> _UnitSums:
+        icode, ilab = pd.factorize(pd.Series(units, dtype=object), sort=True)
+        cells = np.zeros(len(units), dtype=np.int64) if cells is None else cells
+        k = int(cells.max()) + 1 if len(cells) else 1
+        W, M = np.zeros((len(ilab), k)), np.zeros((len(ilab), k))
+        np.add.at(W, (icode, cells), np.where(s, v, 0.0))
+        np.add.at(M, (icode, cells), s.astype(float))
+        keep = M.sum(axis=1) > 0
+        st = None
+        if strata is not None:
+            st = np.empty(len(ilab), dtype=object)
+            st[icode] = strata
+            st = st[keep]
+        return cls(W[keep], M[keep], st)
+
+    def resampled(self, run: BootstrapSettings) -> tuple[np.ndarray, np.ndarray]:
+        """Resampled ``(W, M)`` sums per cell (:func:`~voxmem_analysis.stats.resampling.resampled_sums`: one draw
+        shared by every cell, and by every later call on as many units with the same strata and seed)."""
+        k = self.W.shape[1]
+        check_bootstrap_memory(run.n_boot, 2 * k, arrays=2, what="the item bootstrap")
+        out = resampled_sums(np.hstack([self.W, self.M]), run, strata=self.strata)
+        return out[:, :k], out[:, k:]
+
+    def jackknife(self, ok: np.ndarray | None = None) -> np.ndarray:
+        """Accuracy (%) with each unit left out in turn; with several cells, the mean over the cells ``ok``."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            acc = 100.0 * (self.W.sum(axis=0) - self.W) / (self.M.sum(axis=0) - self.M)
+        return acc[:, 0] if ok is None else np.mean(acc[:, ok], axis=1)
+
+    def law(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The exact bootstrap distribution of one cell's accuracy (%) when every unit has as many scored rows
+        and integer sums (:func:`~voxmem_analysis.stats.endpoints.sum_distribution`); else None."""
+        m = self.M[:, 0]
+        if self.W.shape[1] != 1 or not (m == m[0]).all() or not np.array_equal(self.W, np.round(self.W)):
+            return None
+        sums, pmf = sum_distribution(np.round(self.W[:, 0]).astype(np.int64),
+                                     None if self.strata is None else pd.factorize(self.strata)[0])
+        return 100.0 * sums / (m[0] * m.size), pmf
+
+    def span(self) -> tuple[float, float] | None:
+        """``(0, 100)`` for values in [0, 1] (the accuracy's range), else None."""
+        return (0.0, 100.0) if ((self.W >= 0) & (self.W <= self.M)).all() else None
 
 
 def _pools_across(df: pd.DataFrame, by: list[str], tcol: str | None, separate) -> bool:
@@ -250,60 +326,14 @@ def _item_strata(items: np.ndarray, types: np.ndarray, item: str, type_col: str)
               f"e.g. {dup.iloc[0]!r}", item)
 
 
-def _cluster_sums(items: np.ndarray, v: np.ndarray, s: np.ndarray, cells: np.ndarray | None,
-                  run: BootstrapSettings, *, strata: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Resampled (correct, n) sums per cell, resampling items (clusters of rows): two ``(n_boot, k)`` arrays.
-
-    ``cells`` gives each row a cell code (default: one cell); ``strata`` a stratum per row, constant within
-    an item.  The count matrices are :func:`voxmem_analysis.stats.resampling.resampled_sums`' (one draw shared
-    by all cells, and by every later call on as many items with the same strata and seed).
-    """
-    icode, ilab = pd.factorize(pd.Series(items, dtype=object), sort=True)
-    cells = np.zeros(len(items), dtype=np.int64) if cells is None else cells
-    k = int(cells.max()) + 1 if len(cells) else 1
-    W = np.zeros((len(ilab), k))
-    M = np.zeros((len(ilab), k))
-    np.add.at(W, (icode, cells), np.where(s, v, 0.0))
-    np.add.at(M, (icode, cells), s.astype(float))
-    keep = M.sum(axis=1) > 0
-    W, M = W[keep], M[keep]
-    st = None
-    if strata is not None:
-        per_item = np.empty(len(ilab), dtype=object)
-        per_item[icode] = strata
-        st = per_item[keep]
-    check_bootstrap_memory(run.n_boot, 2 * k, arrays=2, what="the item bootstrap")
-    out = resampled_sums(np.hstack([W, M]), run, strata=st)
-    return out[:, :k], out[:, k:]
-
-
-def _interval(reps: np.ndarray, level: float, *, estimate: float = float("nan"), method: str = "percentile",
-              jackknife=None, order=None) -> tuple[float, float, float, float]:
-    """``(ci_low, ci_high, ci_low_mc_se, ci_high_mc_se)`` of the replicates (non-finite ones dropped),
-    by :func:`voxmem_analysis.stats.bootstrap.bootstrap_interval`; ``jackknife`` (a callable giving the
+def _interval(reps: np.ndarray, cfg: BootstrapSettings, estimate: float, jackknife, order=None, law=None) -> dict:
+    """The interval columns of the replicates (non-finite ones dropped), by
+    :func:`voxmem_analysis.stats.bootstrap.bootstrap_interval`; ``jackknife`` (a callable giving the
     leave-one-unit-out values) is called for BCa only."""
-    jack = jackknife() if method == "bca" and jackknife is not None else None
-    if method == "bca" and jack is None:
-        return (float("nan"),) * 4
-    r = endpoint_interval(reps, estimate, ci_level=level, method=method, jackknife=jack, order=order)
-    return r["ci_low"], r["ci_high"], r["ci_low_mc_se"], r["ci_high_mc_se"]
-
-
-def _jackknife_accuracy(units: np.ndarray, v: np.ndarray, s: np.ndarray, cells: np.ndarray | None = None,
-                        ok: np.ndarray | None = None) -> np.ndarray:
-    """Accuracy (%) with each unit (item or cluster holding a scored row) left out in turn; with
-    ``cells``, the mean over the cells ``ok`` of their accuracies (the macro average)."""
-    ucode, ulab = pd.factorize(pd.Series(units, dtype=object), sort=True)
-    cells = np.zeros(len(units), dtype=np.int64) if cells is None else cells
-    k = int(cells.max()) + 1 if len(cells) else 1
-    W, M = np.zeros((len(ulab), k)), np.zeros((len(ulab), k))
-    np.add.at(W, (ucode, cells), np.where(s, v, 0.0))
-    np.add.at(M, (ucode, cells), s.astype(float))
-    keep = M.sum(axis=1) > 0
-    W, M = W[keep], M[keep]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        acc = 100.0 * (W.sum(axis=0) - W) / (M.sum(axis=0) - M)
-        return acc[:, 0] if ok is None else np.mean(acc[:, ok], axis=1)
+    jack = jackknife() if cfg.interval == "bca" else None
+    r = endpoint_interval(reps, estimate, ci_level=cfg.ci_level, method=cfg.interval, jackknife=jack, order=order,
+                          lattice=law)
+    return {k: r[k] for k in _NO_INTERVAL}
 
 
 def _variance_ratio(reps: np.ndarray, ref: np.ndarray) -> float:
@@ -326,21 +356,20 @@ def _macro_row(d: _Slicing, idx: np.ndarray, keys: dict, tcol: str) -> dict:
     corr, n, _ = accuracy_by_code(sv, ss, tcode, len(tlab))
     ok = n > 0
     acc = 100.0 * float(np.mean(corr[ok] / n[ok])) if ok.any() else float("nan")
-    lo = hi = se_lo = se_hi = float("nan")
-    method = "none"
+    ci, method = dict(_NO_INTERVAL), "none"
     if units is not None and ok.any():
         st = types if d.cluster is None or constant_within(units[idx], types) else None
-        W, M = _cluster_sums(units[idx], sv, ss, tcode, cfg, strata=st)
+        u = _UnitSums.of(units[idx], sv, ss, tcode, st)
+        W, M = u.resampled(cfg)
         with np.errstate(divide="ignore", invalid="ignore"):
             reps = 100.0 * np.mean(W[:, ok] / M[:, ok], axis=1)
-        jack = functools.partial(_jackknife_accuracy, units[idx], sv, ss, tcode, ok)
         # BCa's ties decided exactly on the counts (one slice's 100 W / M needs no help: IEEE division is exact
         # to the last bit, so equal fractions give equal floats; a mean of several does not)
         order = mean_ratio_order(reps, acc, W[:, ok], M[:, ok], corr[ok], n[ok]) if cfg.interval == "bca" else None
-        lo, hi, se_lo, se_hi = _interval(reps, cfg.ci_level, estimate=acc, method=cfg.interval, jackknife=jack,
-                                         order=order)
+        ci = edge_interval(_interval(reps, cfg, acc, functools.partial(u.jackknife, ok), order=order), None, None,
+                           cfg.ci_level)
         method = _method_label(tcol if st is not None else None, d.cluster, cfg.interval)
     extra = {} if d.cluster is None else {"cluster": d.cluster, "design_effect": np.nan}
     return {**keys, tcol: MACRO, "level": "macro", "n_correct": float("nan"), "n": int(ss.sum()),
-            "n_excluded": int(len(idx) - ss.sum()), "accuracy": acc, "accuracy_ci_low": lo, "accuracy_ci_high": hi,
-            "interval": method, "accuracy_ci_low_mc_se": se_lo, "accuracy_ci_high_mc_se": se_hi, **extra}
+            "n_excluded": int(len(idx) - ss.sum()), "accuracy": acc, **_accuracy_columns(ci), "interval": method,
+            **extra}
