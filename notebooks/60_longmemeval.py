@@ -68,7 +68,7 @@ output.save_table(sl.set_index("system"), out, "lme_slice", digits=1, synthetic=
 # p, Holm-adjusted over every pair of the table.
 
 # %%
-cmp = G.compare_systems(frame, budget="budget", settings=boot)
+cmp = G.compare_systems(frame, groups="budget", settings=boot)
 fig = P.comparison_matrix(cmp, facet="budget")
 output.save_figure(fig, out, "lme_comparison_matrix", data=cmp, release=data)
 output.save_table(cmp.set_index("budget"), out, "lme_compare", digits=3, synthetic=data.synthetic,

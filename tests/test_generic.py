@@ -214,7 +214,7 @@ HOLM_TABLE = {("115k", "System-B", "System-C"): 0.1875, ("115k", "System-A", "Sy
 
 
 def test_compare_hand_numbers(frame):
-    t = G.compare_systems(frame, budget="budget", family="per-slice", settings=BootstrapSettings(n_boot=NB, seed=1))
+    t = G.compare_systems(frame, groups="budget", family="per-slice", settings=BootstrapSettings(n_boot=NB, seed=1))
     assert len(t) == 6
     assert list(zip(t["budget"], t["system_a"], t["system_b"])) == list(COMPARE)
     assert t.set_index(["budget"])["holm_family"].to_dict() == {"115k": "budget 115k (3 tests)",
@@ -232,14 +232,14 @@ def test_compare_hand_numbers(frame):
         table = [[0, wr], [rw, 0]]
         assert r["p_mcnemar"] == pytest.approx(sm_mcnemar(table, exact=True).pvalue)
     assert not t["reject"].any()
-    whole = G.compare_systems(frame, budget="budget", settings=BootstrapSettings(n_boot=NB, seed=1))   # the default
+    whole = G.compare_systems(frame, groups="budget", settings=BootstrapSettings(n_boot=NB, seed=1))   # the default
     for (b, sa, sb), p in HOLM_TABLE.items():
         r = _row(whole, budget=b, system_a=sa, system_b=sb)
         assert r["p_holm"] == pytest.approx(p) and r["n_family"] == 6 and r["holm_family"] == "all rows (6 tests)"
 
 
 def test_compare_interval_is_the_paired_bootstrap(frame):
-    t = G.compare_systems(frame, budget="budget", settings=BootstrapSettings(n_boot=NB, seed=7))
+    t = G.compare_systems(frame, groups="budget", settings=BootstrapSettings(n_boot=NB, seed=7))
     # A vs C at 32k on their 9 common questions (sorted ids), C's t02 ungraded = 0
     common = sorted(i for i in IDS if i != "t03")
     a = dict(zip(IDS, LABELS[("System-A", "32k")]))
@@ -253,9 +253,9 @@ def test_compare_interval_is_the_paired_bootstrap(frame):
 
 def test_compare_refuses_two_judges_pooled(lme):
     with pytest.raises(G.AnalysisInputError, match="several judges"):
-        G.compare_systems(lme.frame, budget="budget", settings=BootstrapSettings(n_boot=NB))
+        G.compare_systems(lme.frame, groups="budget", settings=BootstrapSettings(n_boot=NB))
     # ... unless the judge is a grouping column
-    t = G.compare_systems(lme.frame, budget="budget", groups=["judge"], settings=BootstrapSettings(n_boot=NB))
+    t = G.compare_systems(lme.frame, groups=["budget", "judge"], settings=BootstrapSettings(n_boot=NB))
     assert set(t["judge"]) == {"gpt-4o"}  # llama judged one system only: no pair
 
 

@@ -42,7 +42,7 @@ def test_accuracy_dots(frame):
 
 
 def test_comparison_matrix_and_scaling(frame):
-    cmp = G.compare_systems(frame, budget="budget", settings=G.BootstrapSettings(n_boot=200))
+    cmp = G.compare_systems(frame, groups="budget", settings=G.BootstrapSettings(n_boot=200))
     fig = P.comparison_matrix(cmp[cmp["budget"] == "115k"], facet=None)
     texts = sorted(t.get_text() for t in fig.axes[0].texts)
     # B - C = +60 (Holm p 0.1875: no mark), antisymmetric cells

@@ -49,7 +49,7 @@ def test_slice_design_effect_of_identical_twins_is_two():
 
 def test_compare_adds_cluster_design_effect_and_cochran_omnibus():
     df = with_abstention_families(_twins())
-    out = V.compare_systems(df, budget="budget", cluster="family", settings=V.BootstrapSettings(n_boot=2000, seed=0))
+    out = V.compare_systems(df, groups="budget", cluster="family", settings=V.BootstrapSettings(n_boot=2000, seed=0))
     assert set(out["cluster"]) == {"family"}
     assert (out["diff_design_effect"] > 1.5).all()
     # Cochran's Q per budget over the three systems, by hand
@@ -61,7 +61,7 @@ def test_compare_adds_cluster_design_effect_and_cochran_omnibus():
         got = out.loc[out["budget"] == b]
         assert got["p_cochran"].to_numpy() == pytest.approx(st.chi2.sf(q, k - 1))
         assert (got["n_cochran"] == X.shape[0]).all()
-    two = V.compare_systems(df[df["system"] != "C"], budget="budget", settings=V.BootstrapSettings(n_boot=200))
+    two = V.compare_systems(df[df["system"] != "C"], groups="budget", settings=V.BootstrapSettings(n_boot=200))
     assert two["p_cochran"].isna().all() and "cluster" not in two.columns
 
 
@@ -79,4 +79,4 @@ def test_cluster_must_be_constant_within_item():
     df = with_abstention_families(_twins(10))
     df.loc[df.index[0], "family"] = "other"
     with pytest.raises(ValueError, match="constant within an item"):
-        V.compare_systems(df, budget="budget", cluster="family", settings=V.BootstrapSettings(n_boot=50))
+        V.compare_systems(df, groups="budget", cluster="family", settings=V.BootstrapSettings(n_boot=50))

@@ -55,6 +55,6 @@ def compare_models(release, models: Sequence[str], budget: str, *, answerable_on
         pl.col("budget").cast(pl.Utf8))
     fr = attach_cluster(fr.to_pandas(), release, cluster)
     boot = BootstrapSettings(n_boot=n_boot, seed=seed, interval=interval, mc_se=mc_se, progress=progress)
-    table = compare_systems(fr, system="model", item="item_id", budget="budget", systems=ms, alpha=alpha,
+    table = compare_systems(fr, system="model", item="item_id", groups="budget", systems=ms, alpha=alpha,
                             cluster=cluster_column(cluster), settings=boot)
     return table.rename(columns={"system_a": "model_a", "system_b": "model_b"})

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import sys
 
-from voxmem_analysis.commands._shared import emit, note, report_problems
+from voxmem_analysis.commands._shared import bootstrap_progress, emit, note, report_problems
 
-__all__ = ["add_tasks_arg", "is_amc_runs", "load_runs", "load_release", "tasks_data", "run_slice", "run_compare",
+__all__ = ["add_tasks_arg", "add_pred_error_arg", "check_pred_error", "is_amc_runs", "load_runs", "load_release", "tasks_data", "run_slice", "run_compare",
            "run_judges", "run_validate"]
 
 
@@ -26,6 +26,22 @@ def add_tasks_arg(p) -> None:
                    help="with --manifest: the Audio MultiChallenge task table (ScaleAI/audiomc test split as Parquet, "
                         "JSON lines, JSON or CSV: id, axis, rubric); the manifest then lists judged results files "
                         "(path,system[,output_modality][,judge])")
+
+
+def add_pred_error_arg(p) -> None:
+    p.add_argument("--pred-error", choices=("as-judged", "zero"), default=None,
+                   help="with --manifest --tasks: a task with a pred_error (no response) keeps the judge's rubric "
+                        "results (as-judged, the default, as evaluation pipelines score it; it passes only when every "
+                        "item is met) or is scored as 0 items met (zero); a note says what each choice gives")
+
+
+def check_pred_error(args) -> None:
+    """``--pred-error`` given without judged runs (``--manifest --tasks``): an :class:`InputError`."""
+    if getattr(args, "pred_error", None) is not None and not is_amc_runs(args):
+        from voxmem_analysis.errors import InputError
+
+        raise InputError("--pred-error applies to judged Audio MultiChallenge runs (--manifest FILE --tasks FILE) only",
+                         "pred_error")
 
 
 def is_amc_runs(args) -> bool:
@@ -73,7 +89,7 @@ def tasks_data(args):
     data = load_runs(args) if is_amc_runs(args) else load_release(args)
     if data.synthetic:
         note(data.label())
-    frame, notes = task_frame(data, getattr(args, "judge", None))
+    frame, notes = task_frame(data, getattr(args, "judge", None), getattr(args, "pred_error", None) or "as-judged")
     for n in notes:
         note(n)
     return frame, data
@@ -89,8 +105,9 @@ def run_slice(args) -> int:
 
     frame, data = tasks_data(args)
     by = [c.strip() for c in (args.by or "system,axis").split(",") if c.strip()]
-    table = amc_slice(frame, by, n_boot=args.n_boot, seed=args.seed)
-    _write(table, args, _title(f"APR and ARS (%) by {', '.join(by)}: Wilson interval (APR), task bootstrap (ARS)", data))
+    table = amc_slice(frame, by, n_boot=args.n_boot, seed=args.seed, progress=bootstrap_progress())
+    _write(table, args, _title(f"APR and ARS (%) by {', '.join(by)}: Wilson interval (APR), task bootstrap within axes "
+                               "(ARS)", data))
     return 0
 
 
@@ -110,9 +127,13 @@ def run_compare(args) -> int:
                                      f"({', '.join(dict.fromkeys(frame['system'].to_list()))})", "models")
         labels = dict(zip(frame["model"].to_list(), frame["system"].to_list()))
         systems = [labels.get(s, s) for s in systems]
-    table = amc_compare(frame, systems=systems, n_boot=args.n_boot, seed=args.seed)
+    family = getattr(args, "p_adjust_family", None) or "all"
+    table = amc_compare(frame, systems=systems, n_boot=args.n_boot, seed=args.seed, family=family,
+                        progress=bootstrap_progress())
+    holm_over = "every row" if family == "all" else "the pairs of each axis"
     emit(table, args.format, _title("Paired comparison on the tasks both systems have (diff = a - b, pp): exact "
-                                    "McNemar on task pass, paired task bootstrap, Holm over the pairs of each axis", data))
+                                    "McNemar on task pass, paired task bootstrap within axes, Holm over "
+                                    f"{holm_over} (holm_family)", data))
     return 0
 
 

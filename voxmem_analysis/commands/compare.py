@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import sys
 
-from voxmem_analysis.commands._amc import add_tasks_arg, check_sources, is_amc_runs, run_compare
+from voxmem_analysis.commands._amc import (add_pred_error_arg, add_tasks_arg, check_pred_error, check_sources, is_amc_runs,
+                                           run_compare)
 from voxmem_analysis.commands._shared import (add_cluster_arg, add_data_args, add_judge_arg, add_manifest_args, add_output_args,
                                               bootstrap_progress, emit, load, load_manifest, manifest_cluster, note,
                                               one_judge, only_choice, release_budgets, synthetic_banner)
@@ -44,6 +45,10 @@ def register(sub) -> None:
                    help="bootstrap interval of the difference: percentile (default) or bca (bias-corrected and "
                         "accelerated); the columns diff_ci_low_mc_se, diff_ci_high_mc_se give the Monte-Carlo "
                         "standard error of each endpoint")
+    p.add_argument("--p-adjust-family", choices=("all", "per-slice"), default="all",
+                   help="the rows Holm's adjustment covers (p_holm, reject; named in holm_family): every row printed "
+                        "(default), or the pairs of each budget (Audio MultiChallenge: of each axis)")
+    add_pred_error_arg(p)
     add_judge_arg(p)
     add_output_args(p)
     p.set_defaults(func=run)
@@ -58,6 +63,7 @@ def run(args) -> int:
     if why:
         print(why, file=sys.stderr)
         return 2
+    check_pred_error(args)
     if is_amc_runs(args) or (args.data and _is_amc(args.data)):
         unused = [k for k, v in {"--budget": args.budget, "--answerable-only": args.answerable_only,
                                  "--cluster": args.cluster != "item", "--interval": args.interval != "percentile"}.items() if v]
@@ -77,9 +83,10 @@ def run(args) -> int:
     frame, cluster = manifest_cluster(one_judge(data, args), args.cluster)
     boot = BootstrapSettings(n_boot=args.n_boot, seed=args.seed, interval=args.interval, mc_se=True,
                              progress=bootstrap_progress())
-    table = compare_systems(frame, system="system", item="question_id", budget="budget", cluster=cluster,
-                            settings=boot)
-    emit(table, args.format, "Pairwise comparison of systems (diff = acc_a - acc_b, pp)")
+    table = compare_systems(frame, system="system", item="question_id", groups="budget", cluster=cluster,
+                            family=args.p_adjust_family, settings=boot)
+    emit(table, args.format, "Pairwise comparison of systems (diff = acc_a - acc_b, pp; p_holm: Holm over "
+                             f"{'every row' if args.p_adjust_family == 'all' else 'the pairs of each budget'})")
     return 0
 
 
@@ -115,7 +122,7 @@ def _run_data(args) -> int:
         note(f"--models {','.join(models)} (every model run at {budget})")
     table = compare_models(release, models, budget, answerable_only=args.answerable_only,
                            n_boot=args.n_boot, seed=args.seed, cluster=args.cluster, interval=args.interval,
-                           mc_se=True, progress=bootstrap_progress())
+                           mc_se=True, progress=bootstrap_progress(), family=args.p_adjust_family)
     what = "answerable items" if args.answerable_only else "items"
     title = (f"Paired comparison at {table['budget'].iloc[0]} on the {what} both models were scored on "
              f"(diff = acc_a - acc_b, pp; exact McNemar; Holm over {len(table)} pair(s))")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import sys
 
-from voxmem_analysis.commands._amc import add_tasks_arg, check_sources, is_amc_runs, run_slice
+from voxmem_analysis.commands._amc import add_pred_error_arg, add_tasks_arg, check_pred_error, check_sources, is_amc_runs, run_slice
 from voxmem_analysis.commands._shared import (add_cluster_arg, add_data_args, add_judge_arg, add_manifest_args, add_output_args,
                                               bootstrap_progress, emit, load, load_manifest, manifest_cluster, note,
                                               one_judge, synthetic_banner)
@@ -66,6 +66,7 @@ def register(sub) -> None:
     p.add_argument("--pool", action="store_true",
                    help="with system (--manifest) or model (--data) in --by: also the overall row pooling "
                         "several systems (default: none; each system is its own analysis)")
+    add_pred_error_arg(p)
     add_judge_arg(p)
     add_output_args(p)
     p.set_defaults(func=run)
@@ -80,6 +81,7 @@ def run(args) -> int:
     if why:
         print(why, file=sys.stderr)
         return 2
+    check_pred_error(args)
     if args.manifest and not (args.questions or args.tasks):
         print("--manifest needs --questions FILE (LongMemEval: the question types come from it) or --tasks FILE "
               "(Audio MultiChallenge: the task table)", file=sys.stderr)

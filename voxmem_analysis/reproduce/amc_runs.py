@@ -11,7 +11,7 @@ complete, as every ``reproduce`` output, :class:`voxmem_analysis.reproduce.atomi
   with, for every system whose name matches a row of the paper's Table 2, that row's published values
   as labelled **reference** columns (``published_*``; the AMC paper's numbers, never a target);
 * ``tables/amc_runs_compare.csv`` (two systems or more) -- every pair on the tasks both have: exact
-  McNemar on task pass, paired task-bootstrap intervals of the APR and ARS differences, Holm per axis;
+  McNemar on task pass, paired task-bootstrap intervals of the APR and ARS differences, Holm over every row;
 * ``tables/amc_runs_judges.csv`` (a system graded by two judges or more) -- rubric-level agreement, kappa;
 * ``tables/amc_runs_findings.csv`` -- every finding of the reading (file, line, field, code, severity);
 * ``report/index.md`` and ``report/index.html`` -- the same, as one document; ``run.json``.
@@ -111,14 +111,17 @@ def _runs_table(data) -> pd.DataFrame:
 _SECTIONS = (
     ("amc_runs_slice", "APR and ARS (%) per system and axis",
      "APR: share of tasks whose every rubric item is met, with the Wilson 95% interval; ARS: mean over tasks of "
-     "the share of items met, with the percentile interval of a task bootstrap (AMC paper §3.1, App. A.4)."),
+     "the share of items met, with the percentile interval of a task bootstrap that draws the tasks within their axis, "
+     "as the benchmark samples them; this table, the Table 2 layout and the comparison all use it (AMC paper §3.1, "
+     "App. A.4)."),
     ("amc_runs_table2", "The paper's Table 2 layout of these runs",
      "One judge per system. Columns `published_*` are the AMC paper's Table 2 values of the row named in "
      "`published_row`, shown as a labelled reference where a system's name and output modality match one of the "
      "paper's rows; they are not a target and nothing here passes or fails against them."),
     ("amc_runs_compare", "Paired comparison of systems (differences: a - b, pp)",
      "On the tasks both systems have: exact McNemar test on task pass (two-sided binomial test on the discordant "
-     "tasks), paired task-bootstrap intervals of the APR and ARS differences, Holm over the pairs of each axis."),
+     "tasks), paired task-bootstrap intervals of the APR and ARS differences, Holm over every row of the table "
+     "(`holm_family`)."),
     ("amc_runs_judges", "Judge agreement on the same responses",
      "Rubric item by rubric item: percent agreement and Cohen's kappa between two judges that graded the same "
      "system's responses, per axis and overall."),

@@ -26,20 +26,22 @@ _COLUMNS = ["system_a", "system_b", "n_a", "n_b", "n_common", "only_a", "only_b"
 _INTERVAL_COLUMNS = ("ci_low", "ci_high", "ci_low_mc_se", "ci_high_mc_se", "ci_resolution", "ci_flag")
 
 
-def compare_systems(frame, *, system: str = "system", item: str = "question_id", budget: str | None = None,
-                    value: str = "correct", scored: str | None = "scored", groups: Sequence[str] | None = None,
+def compare_systems(frame, *, system: str = "system", item: str = "question_id", value: str = "correct",
+                    scored: str | None = "scored", groups: str | Sequence[str] | None = None,
                     systems: Sequence | None = None, alpha: float = 0.05, family: str = "all",
-                    cluster: str | None = None, settings: BootstrapSettings = BootstrapSettings()) -> pd.DataFrame:
-    """Every pair of systems at the same budget, on the items both have scored.
+                    cluster: str | None = None, strata: str | None = None,
+                    settings: BootstrapSettings = BootstrapSettings()) -> pd.DataFrame:
+    """Every pair of systems at the same budget (any ``groups``), on the items both have scored.
 
     Parameters
     ----------
     frame : polars or pandas DataFrame
-        One row per (system, budget, item) (duplicates are an error: select one judge first).
-    system, item, budget, value, scored : str
-        Column names; ``budget=None`` compares over the whole frame.
-    groups : list of str, optional
-        Further columns within which pairs are formed (e.g. ``["judge"]``).
+        One row per (system, groups, item) (duplicates are an error: select one judge first).
+    system, item, value, scored : str
+        Column names.
+    groups : str or list of str, optional
+        Columns within which pairs are formed (e.g. ``"budget"``, or ``["budget", "judge"]``); None compares over
+        the whole frame.
     systems : sequence, optional
         Systems to compare and their order (default: every system, in :func:`level_order`).
     alpha : float
@@ -51,6 +53,9 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
         Item-level column naming each item's cluster (e.g. a question family): the bootstrap
         then draws whole clusters, and the columns ``cluster`` and ``diff_design_effect``
         (replicate variance under cluster over item resampling) are added.
+    strata : str, optional
+        Item-level column within whose values the bootstrap draws the items (the design's strata, e.g. the axis
+        of Audio MultiChallenge tasks, which are sampled within axes).
     settings : BootstrapSettings
         The paired bootstrap's ``n_boot, seed, ci_level, progress``; ``interval``: the endpoints of the
         interval of ``diff`` (``"bca"``: bias-corrected and accelerated, any but the default adds the
@@ -86,20 +91,20 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
     cfg = settings.check()
     if family not in P_ADJUST_FAMILIES:
         fail(f"family must be one of {P_ADJUST_FAMILIES}, got {family!r}", "family")
-    gcols = ([budget] if budget else []) + as_list(groups)
-    df = to_pandas(frame, [*gcols, system, item, value, scored] + ([cluster] if cluster else []))
+    gcols = as_list(groups)
+    df = to_pandas(frame, list(dict.fromkeys([*gcols, system, item, value, scored] + [c for c in (cluster, strata) if c])))
     v, s = numeric_values(df, value, scored)
     df = df.assign(_v=v, _s=s)
     orders = objectify(df, [*gcols, system])
     check_unique(df, [*gcols, system, item],
                  "each system needs one verdict per item and budget (several judges? select one, or add `judge` to groups)")
-    clusters = cluster_of(df, item, cluster)
+    per_item = {"_cluster": cluster_of(df, item, cluster), "_strata": cluster_of(df, item, strata, "stratum")}
     binary = bool(np.isin(v[s], (0.0, 1.0)).all())
     sys_order = list(systems) if systems is not None else [x for x in orders[system] if x is not None]
     _require_pairs(df, gcols, system, sys_order)
-    rows, long_parts = _pairs(df, gcols, system, item, sys_order, binary, clusters)
+    rows, long_parts = _pairs(df, gcols, system, item, sys_order, binary, per_item)
     if long_parts:
-        _diff_intervals(rows, pd.concat(long_parts, ignore_index=True), cfg, clusters is not None)
+        _diff_intervals(rows, pd.concat(long_parts, ignore_index=True), cfg)
     out = pd.DataFrame(rows, columns=[*gcols, *_COLUMNS])
     for c in ("a_right_b_wrong", "a_wrong_b_right"):
         out[c] = out[c].astype("Int64")
@@ -123,8 +128,9 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
 
 
 def _pairs(df: pd.DataFrame, gcols: list[str], system: str, item: str, sys_order: list, binary: bool,
-           clusters: pd.Series | None) -> tuple[list[dict], list[pd.DataFrame]]:
-    """One row per pair of systems within each group, and the long frames of their common items (for the bootstrap)."""
+           per_item: dict[str, pd.Series | None]) -> tuple[list[dict], list[pd.DataFrame]]:
+    """One row per pair of systems within each group, and the long frames of their common items (for the bootstrap,
+    with the ``per_item`` labels given: ``_cluster``, ``_strata``)."""
     rows: list[dict] = []
     long_parts: list[pd.DataFrame] = []
     sc = df[df["_s"]]
@@ -155,17 +161,18 @@ def _pairs(df: pd.DataFrame, gcols: list[str], system: str, item: str, sys_order
                 long_parts.append(pd.DataFrame({
                     "_pair": len(rows), "_series": 0, "_item": np.concatenate([common.to_numpy(dtype=object)] * 2),
                     "_role": ["a"] * len(common) + ["b"] * len(common), "_val": np.concatenate([ya, yb]),
-                    **({} if clusters is None else
-                       {"_cluster": np.concatenate([clusters.loc[common].to_numpy(dtype=object)] * 2)})}))
+                    **{k: np.concatenate([m.loc[common].to_numpy(dtype=object)] * 2)
+                       for k, m in per_item.items() if m is not None}}))
             rows.append(r)
     return rows, long_parts
 
 
-def _diff_intervals(rows: list[dict], long: pd.DataFrame, cfg: BootstrapSettings, clustered: bool) -> None:
+def _diff_intervals(rows: list[dict], long: pd.DataFrame, cfg: BootstrapSettings) -> None:
     """The paired bootstrap interval of every pair's ``diff`` (the two systems as the two conditions), into ``rows``."""
     boot = paired_bootstrap_frame(long, item="_item", series="_series", condition="_role", value="_val",
                                   baseline="a", comparison="b", groups="_pair",
-                                  cluster="_cluster" if clustered else None,
+                                  cluster="_cluster" if "_cluster" in long else None,
+                                  strata="_strata" if "_strata" in long else None,
                                   settings=cfg.paired({"diff": STATISTICS["drop"]}))
     for rec in boot.to_dict("records"):
         rows[int(rec["_pair"])].update({f"diff_{k}": rec[k] for k in _INTERVAL_COLUMNS},
