@@ -31,7 +31,7 @@ from voxmem_analysis.analysis.clusters import attach_cluster, check_cluster
 from voxmem_analysis.analysis.scaling import scaling_plan
 from voxmem_analysis.analysis.selection import OVERALL, evidence_label, scored_predictions
 from voxmem_analysis.artifacts import artifact
-from voxmem_analysis.stats import ci_level_alias
+from voxmem_analysis.stats import ci_level_alias, holm
 from voxmem_analysis.stats.gee import doubling_slope
 
 __all__ = ["fit_doubling_gee", "scaling_model", "scaling_model_table", "model_table", "budget_doublings"]
@@ -154,19 +154,24 @@ def scaling_model_table(release, *, seed: int = 0, n_boot: int = 10_000, models=
                         baseline: str | None = "8K", comparison: str | None = "64K",
                         cluster: str = "item") -> pd.DataFrame:
     """Rows: evidence types (full names) and ``Overall``; columns ``OR per doubling``,
-    ``CI low``, ``CI high`` (robust 95%), ``p``, ``working corr.``, ``observations``,
-    ``questions``, ``models``.  ``seed``/``n_boot`` are accepted for the registry and unused
-    (the fit is deterministic)."""
+    ``CI low``, ``CI high`` (robust 95%), ``p``, ``p (Holm)`` (over the evidence types' tests; the overall row is
+    its own test), ``Holm family``, ``working corr.``, ``observations``, ``questions``, ``models``.
+    ``seed``/``n_boot`` are accepted for the registry and unused (the fit is deterministic)."""
     return model_table(scaling_model(release, models=models, baseline=baseline, comparison=comparison,
                                      pairing=pairing, cluster=cluster))
 
 
 def model_table(sm: pd.DataFrame) -> pd.DataFrame:
     """The context-length model's table (:func:`scaling_model_table`) from a :func:`scaling_model` result."""
+    types = (sm["evidence_type"] != OVERALL).to_numpy()
+    p_holm = sm["p_value"].to_numpy(dtype=float).copy()
+    if types.any():
+        p_holm[types] = holm(p_holm[types])["p_adjusted"].to_numpy()
+    family = np.where(types, f"the {int(types.sum())} evidence types' tests", "this row alone")
     out = pd.DataFrame({
         "OR per doubling": sm["odds_ratio"].to_numpy(), "CI low": sm["or_ci_low"].to_numpy(),
-        "CI high": sm["or_ci_high"].to_numpy(), "p": sm["p_value"].to_numpy(),
-        "working corr.": sm["working_corr"].to_numpy(), "observations": sm["n_obs"].astype(float).to_numpy(),
+        "CI high": sm["or_ci_high"].to_numpy(), "p": sm["p_value"].to_numpy(), "p (Holm)": p_holm,
+        "Holm family": family, "working corr.": sm["working_corr"].to_numpy(), "observations": sm["n_obs"].astype(float).to_numpy(),
         "clusters": sm["n_clusters"].astype(float).to_numpy(), "models": sm["n_models"].astype(float).to_numpy(),
     }, index=[evidence_label(e) for e in sm["evidence_type"]])
     out.index.name = "Evidence type"

@@ -33,36 +33,19 @@ _MIDPOINT_SD = 8.0
 NO_VARIATION = "no variation: every resample gives the estimate"
 
 
-def lattice_step(valid: np.ndarray, endpoint: float, window: np.ndarray | None = None) -> float:
-    """The spacing of the distinct replicate values around ``endpoint`` (0 when all are equal).
-
-    Values closer than :data:`~voxmem_analysis.stats.exact.TIE_RTOL` (relative) count as one.  On a value, the
-    mean of the gaps to its neighbours (the step of a regular lattice); between two values (a linear
-    interpolation), their distance.  ``window``: sorted replicates around the endpoint, searched first.
-    """
+def lattice_step(valid: np.ndarray, endpoint: float) -> float:
+    """The spacing of the distinct replicate values around ``endpoint`` (0 when all are equal): on a value, the mean
+    of the gaps to its neighbours (the step of a regular lattice); between two values, their distance.  Values
+    closer than :data:`~voxmem_analysis.stats.exact.TIE_RTOL` (relative) count as one."""
     if not np.isfinite(endpoint) or valid.size == 0:
         return float("nan")
     tol = TIE_RTOL * max(1.0, abs(float(endpoint)))
     lo_t, hi_t = endpoint - tol, endpoint + tol
-    prev = nxt = None
-    if window is not None and window.size:
-        i = int(np.searchsorted(window, lo_t, side="left"))
-        j = int(np.searchsorted(window, hi_t, side="right"))
-        prev = float(window[i - 1]) if i > 0 else None
-        nxt = float(window[j]) if j < window.size else None
-        on_value = j > i
-    else:
-        on_value = bool(np.any((valid >= lo_t) & (valid <= hi_t)))
-    if prev is None:       # a neighbour beyond the window, or no window: one pass over everything
-        m = float(np.max(valid, initial=-np.inf, where=valid < lo_t))
-        prev = m if m > -np.inf else None
-    if nxt is None:
-        m = float(np.min(valid, initial=np.inf, where=valid > hi_t))
-        nxt = m if m < np.inf else None
-    if not on_value:
-        return 0.0 if prev is None or nxt is None else nxt - prev
-    gaps = [g for g in ((endpoint - prev) if prev is not None else None,
-                        (nxt - endpoint) if nxt is not None else None) if g is not None]
+    prev = float(np.max(valid, initial=-np.inf, where=valid < lo_t))
+    nxt = float(np.min(valid, initial=np.inf, where=valid > hi_t))
+    if not np.any((valid >= lo_t) & (valid <= hi_t)):     # between two values
+        return nxt - prev if np.isfinite(prev) and np.isfinite(nxt) else 0.0
+    gaps = [g for g in (endpoint - prev, nxt - endpoint) if np.isfinite(g)]
     return sum(gaps) / len(gaps) if gaps else 0.0
 
 
@@ -134,22 +117,14 @@ def endpoint_mc_se(valid: np.ndarray, q: float, endpoint: float | None = None, *
         part = np.partition(valid, (lo, hi - 1)) if hi - lo < b else valid
     x = np.sort(part[lo:hi])
     tol = TIE_RTOL * max(1.0, float(np.max(np.abs(x))))
-    x = x - x[0]                               # equal values give exact zeros
-    x = np.where(np.diff(x, prepend=x[0]) <= tol, np.nan, x)
-    x = _fill_forward(x)                       # a value within rounding of the previous one is that value
+    first = np.where(np.r_[True, np.diff(x) > tol], np.arange(x.size), 0)
+    x = x[np.maximum.accumulate(first)] - x[0]   # values within rounding of each other count as one
     if x[-1] == 0.0:
         return 0.0
     w = _order_weights(shape, b, lo, hi)
     total = float(w.sum())
     mean = float(w @ x) / total
     return float(np.sqrt(max(float(w @ (x - mean) ** 2) / total, 0.0)))
-
-
-def _fill_forward(x: np.ndarray) -> np.ndarray:
-    """NaN replaced by the last value before it (the first element is never NaN)."""
-    idx = np.where(np.isnan(x), 0, np.arange(x.size))
-    np.maximum.accumulate(idx, out=idx)
-    return np.nan_to_num(x[idx], nan=0.0)
 
 
 def _acceleration(jack: np.ndarray) -> float:
@@ -233,19 +208,6 @@ def bca_level_variances(got, endpoints: tuple[float, float], ci_level: float, la
     return out
 
 
-def _exact_mc_se(values: np.ndarray, pmf: np.ndarray, shape: tuple[float, float]) -> float:
-    """:func:`endpoint_mc_se` from the exact bootstrap distribution (``values`` ascending, ``pmf``): the level
-    ``U`` of another run follows the Beta law ``shape``, and the endpoint is the value whose cumulative
-    probabilities hold ``U`` (the order statistics of a discrete law are its quantile function of the uniform
-    order statistics)."""
-    from scipy.special import betainc
-
-    cdf = np.minimum(np.cumsum(pmf), 1.0)
-    cdf[-1] = 1.0
-    w = np.diff(betainc(*shape, np.concatenate([[0.0], cdf])))
-    return _spread(values, w)
-
-
 def _exact_percentile_mc_se(values: np.ndarray, pmf: np.ndarray, q: float, b: int) -> float:
     """The exact Monte-Carlo error of the ``q`` percentile endpoint of ``b`` replicates of a lattice law: numpy reads
     it at ``(b - 1) q = j + f`` as ``X_(j) + f (X_(j+1) - X_(j))``.  ``X_(j) <= x_i`` when at least ``j + 1`` of the
@@ -278,7 +240,7 @@ def _spread(x: np.ndarray, w: np.ndarray) -> float:
 #: this many lattice counts, between 2,000 and 20,000 (a move to the next value that one run in a thousand
 #: makes is then seen about 20 times on a coarse lattice).
 _SIMULATED_COUNTS = 1_000_000
-#: Lattices of more values than this are smooth enough for the delta method (:func:`bca_level_variances`).
+#: Lattices of more values than this are fine enough for the delta method (:func:`bca_level_variances`).
 _COARSE_LATTICE = 200
 
 
@@ -343,16 +305,13 @@ def interval_summary(reps: np.ndarray, est: float, ci_level: float, method: str,
             return out
         q_lo, q_hi = float(got[0][0]), float(got[0][1])
         lo, hi = np.quantile(valid, [q_lo, q_hi])
-        law = (valid, np.full(b, 1.0 / b), got[3])
         if lattice is not None and int((lattice[1] > 1e-15).sum()) <= _COARSE_LATTICE:
             out.update(ci_low=float(lo), ci_high=float(hi), ci_resolution=_resolution(valid, float(lo), float(hi)))
             se = _simulated_bca_mc_se(*lattice, est, got[2], ci_level, b)
             return {**out, "ci_low_mc_se": se[0], "ci_high_mc_se": se[1]}
-        if lattice is not None:    # the exact law: the levels another seed centres on, not this seed's
-            law = (*lattice, _below_share(lattice[0], est, None, TIE_RTOL * max(1.0, abs(est))))
-            got = _bca_at(float(law[1] @ law[2]), got[2], ci_level) or got
-            q_lo, q_hi = float(got[0][0]), float(got[0][1])
-        level_var = [v / b for v in bca_level_variances(got, (float(lo), float(hi)), ci_level, law)]
+        lattice = None             # a fine lattice: the delta method on the replicates
+        level_var = [v / b for v in bca_level_variances(got, (float(lo), float(hi)), ci_level,
+                                                         (valid, np.full(b, 1.0 / b), got[3]))]
     else:
         q_lo, q_hi = (1 - ci_level) / 2, (1 + ci_level) / 2
         lo, hi = np.percentile(valid, [100 * q_lo, 100 * q_hi])   # = nanpercentile of reps, without the scan
@@ -360,10 +319,8 @@ def interval_summary(reps: np.ndarray, est: float, ci_level: float, method: str,
     if not (b >= 2 and 0.0 < q_lo <= q_hi < 1.0):
         return out
     shapes = [_beta(b, q, v) for q, v in zip((q_lo, q_hi), level_var)]
-    if lattice is not None and method == "percentile":
+    if lattice is not None:
         se = [_exact_percentile_mc_se(*lattice, q, b) for q in (q_lo, q_hi)]
-    elif lattice is not None:
-        se = [_exact_mc_se(*lattice, sh) for sh in shapes]
     else:                                      # one partition for both endpoints' windows
         part = np.partition(valid, sorted({c for sh in shapes for c in (_window(b, sh)[0], _window(b, sh)[1] - 1)}))
         se = [endpoint_mc_se(valid, q, float(x), part=part, level_var=v)

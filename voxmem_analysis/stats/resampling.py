@@ -66,15 +66,9 @@ def iter_bootstrap_counts(n_units: int, *, n_boot: int = 10_000, seed: int = 0,
 
     Notes
     -----
-    Row ``r`` is a multinomial(:math:`n`, :math:`(1/n, \\dots, 1/n)`) vector, obtained by
-    drawing :math:`n` indices uniformly with ``Generator.integers`` and counting them
-    (``bincount``), which is much faster than ``Generator.multinomial``.  With strata, each
-    stratum :math:`s` gets an independent multinomial(:math:`n_s`, uniform) over its units.
-    The stream is consumed block by block (at most 1,000 rows, at most 4 million draws per
-    block), strata in sorted label order, so ``C`` depends only on ``n_units``, ``n_boot``,
-    ``seed`` and the strata (indices are drawn as ``int32``).  With clusters, the cluster
-    count matrix is drawn exactly as above with the clusters as units (in sorted label
-    order) and expanded to the units, so rows no longer sum to ``n_units`` exactly.
+    A row is multinomial(n, 1/n), drawn as ``n`` uniform indices counted by ``bincount`` (block by block: at
+    most 1,000 rows and 4 million draws; strata in sorted label order; int32 indices), so ``C`` depends only on
+    ``n_units, n_boot, seed`` and the strata.  With clusters, the cluster count matrix is drawn so and expanded.
 
     Examples
     --------
