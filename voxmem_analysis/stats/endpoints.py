@@ -30,7 +30,7 @@ _WINDOW_TAIL = 1e-7
 #: Spread (in order statistics) from which :func:`_order_weights` uses the midpoint rule.
 _MIDPOINT_SD = 8.0
 #: The ``ci_flag`` of an interval whose replicates all equal the estimate.
-NO_VARIATION = "no variation: every resample gives the estimate"
+NO_VARIATION = "no variation in the resamples"
 
 
 def lattice_step(valid: np.ndarray, endpoint: float) -> float:
@@ -289,7 +289,7 @@ def interval_summary(reps: np.ndarray, est: float, ci_level: float, method: str,
     out = {"ci_low": float("nan"), "ci_high": float("nan"), "n_invalid": int(reps.size - valid.size),
            "ci_low_mc_se": float("nan"), "ci_high_mc_se": float("nan"), "ci_resolution": float("nan"), "ci_flag": ""}
     if valid.size == 0:
-        return {**out, "ci_flag": "not estimable: the statistic is undefined on every resample"}
+        return {**out, "ci_flag": "not estimable: undefined on every resample"}
     if float(valid.max() - valid.min()) <= TIE_RTOL * max(1.0, float(np.abs(valid).max())):
         v = float(valid[0])
         return {**out, "ci_low": v, "ci_high": v, "ci_low_mc_se": 0.0, "ci_high_mc_se": 0.0, "ci_resolution": 0.0,
@@ -352,10 +352,9 @@ def edge_interval(summary: dict, span: tuple[float, float] | None, parts, ci_lev
         lo = sum(w * (c - (c - span[0]) * z2 / (n + z2)) for w, c, n in parts)
         hi = sum(w * (c + (span[1] - c) * z2 / (n + z2)) for w, c, n in parts)
         n_all = sum(n for _, _, n in parts)
-        how = f"Wilson bound of 0 events in {n_all} {unit}{'s' * (n_all != 1)}" + (
-            " (per stratum)" if len(parts) > 1 else "") + " instead"
+        how = f"Wilson bound of 0 in {n_all} {unit}{'s' * (n_all != 1)}" + (" (per stratum)" if len(parts) > 1 else "")
     else:
-        how = "not estimable by the bootstrap"
+        how = "not estimable"
     return {**summary, "ci_low": lo, "ci_high": hi, "ci_low_mc_se": 0.0 if done else float("nan"),
             "ci_high_mc_se": 0.0 if done else float("nan"), "ci_resolution": float("nan"),
             "ci_flag": f"{NO_VARIATION}; {how}"}
@@ -422,10 +421,9 @@ def coverage_flag(method: str, low: float, high: float) -> str:
     ``method``: ``wilson`` (then ``low + high`` is n), ``percentile`` or ``bca``."""
     need = COVERAGE_EVENTS[method]
     if method == "wilson" and low + high < COVERAGE_WILSON_N:
-        return f"n = {low + high:g} < {COVERAGE_WILSON_N}: Wilson coverage may be off 95 % by more than 2 points"
+        return f"n = {low + high:g} < {COVERAGE_WILSON_N}: Wilson coverage may be off 95 % by > 2 points"
     if min(low, high) < need:
-        return (f"{min(low, high):g} events on one side (< {need}): {method} coverage may be off 95 % by more than "
-                "2 points")
+        return f"few events ({min(low, high):g} < {need}): {method} coverage may be off 95 % by > 2 points"
     return ""
 
 
