@@ -1,21 +1,9 @@
 """A model of the context-length effect: odds ratio per doubling of the history (GEE).
 
-Table 18 compares two budgets by a ratio of means.  :func:`scaling_model` uses every budget
-at once: per evidence type (and pooled, ``overall``), a logistic GEE
-
-.. math:: \\operatorname{logit} P(\\text{correct}_{qmb}) = \\alpha_m + \\beta \\log_2(b / 8\\text{K}),
-
-with model fixed effects :math:`\\alpha_m`, a Binomial family, an exchangeable working
-correlation within clusters of ``question_id`` (the same question is answered by every model
-at every budget), and robust (sandwich) standard errors.  :math:`e^{\\beta}` is the odds ratio
-of a correct answer per doubling of the history (8K -> 16K -> 32K -> 64K), common to the
-models; below 1 means accuracy falls with length.
-
-Data: the same selection as Table 18 -- the models run at the comparison budget and at the
-baseline (the 64K set), and for each model the questions it was scored on at every budget
-it was run at (``pairing="all_budgets"``); every budget the 64K set was run at enters.
-Fitted by :mod:`voxmem_analysis.stats.gee` (a vectorised copy of statsmodels' GEE, checked
-against it in ``tests/test_gee_fast.py``; ``engine="statsmodels"`` runs statsmodels itself).
+:func:`scaling_model` fits, per evidence type and pooled, ``logit P(correct) = alpha_model + beta log2(budget /
+8K)`` by a logistic GEE (exchangeable correlation within each question, robust SE; :mod:`voxmem_analysis.stats.gee`,
+checked against statsmodels): ``exp(beta)`` is the odds ratio per doubling (below 1: accuracy falls with length),
+on Table 18's selection (the 64K set, every budget it was run at, ``pairing="all_budgets"``).
 """
 from __future__ import annotations
 

@@ -97,11 +97,11 @@ def endpoint_mc_se(valid: np.ndarray, q: float, endpoint: float | None = None, *
     deviation of the quantile over another ``B`` resamples, taking the ``B`` replicates at hand as the
     distribution they come from.  The order statistic at numpy's position ``h = (B - 1) q + 1`` is then spread
     over the sorted replicates with weights ``W_i = I_{i/B}(h, B + 1 - h) - I_{(i-1)/B}(h, B + 1 - h)``.
-    Replicates on a lattice share their weight, so on the values the statistic can take the estimate is the
-    spread over the values another seed would land on: 0 when the level lies deep inside one value's mass
-    (every seed gives the same endpoint), a fraction of the step when it lies near the border of two.  Values
-    equal up to :data:`~voxmem_analysis.stats.exact.TIE_RTOL` count as one, so a constant statistic has an
-    error of exactly 0.
+    Replicates on a lattice share their weight: 0 when the level lies deep inside one value's mass, a fraction of
+    the step near the border of two (values equal up to :data:`~voxmem_analysis.stats.exact.TIE_RTOL` count as one,
+    so a constant statistic has an error of exactly 0).  The border's mass is itself estimated from the replicates,
+    so on a coarse lattice this scatters around the true error; where the exact bootstrap law is known the error is
+    computed from it instead (:func:`_exact_percentile_mc_se`, :func:`_simulated_bca_mc_se`).
 
     ``level_var``: the variance of the level itself when it is estimated from the same replicates (BCa's, see
     :func:`bca_level_variances`); the weights are then those of a Beta law of that variance.  ``part``:
@@ -119,12 +119,7 @@ def endpoint_mc_se(valid: np.ndarray, q: float, endpoint: float | None = None, *
     tol = TIE_RTOL * max(1.0, float(np.max(np.abs(x))))
     first = np.where(np.r_[True, np.diff(x) > tol], np.arange(x.size), 0)
     x = x[np.maximum.accumulate(first)] - x[0]   # values within rounding of each other count as one
-    if x[-1] == 0.0:
-        return 0.0
-    w = _order_weights(shape, b, lo, hi)
-    total = float(w.sum())
-    mean = float(w @ x) / total
-    return float(np.sqrt(max(float(w @ (x - mean) ** 2) / total, 0.0)))
+    return 0.0 if x[-1] == 0.0 else _spread(x, _order_weights(shape, b, lo, hi))
 
 
 def _acceleration(jack: np.ndarray) -> float:

@@ -49,13 +49,10 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
     family : {"all", "per-slice"}
         The Holm family: every row of the table (default: a reader scans them all for a small ``p_holm``), or
         the pairs at the same budget (and the same ``groups`` values).  The column ``holm_family`` names it.
-    cluster : str, optional
-        Item-level column naming each item's cluster (e.g. a question family): the bootstrap
-        then draws whole clusters, and the columns ``cluster`` and ``diff_design_effect``
-        (replicate variance under cluster over item resampling) are added.
-    strata : str, optional
-        Item-level column within whose values the bootstrap draws the items (the design's strata, e.g. the axis
-        of Audio MultiChallenge tasks, which are sampled within axes).
+    cluster, strata : str, optional
+        Item-level columns: the bootstrap draws whole clusters (e.g. a question family; adds ``cluster`` and
+        ``diff_design_effect``), or draws items within strata (the design's, e.g. the axis of Audio MultiChallenge
+        tasks).
     settings : BootstrapSettings
         The paired bootstrap's ``n_boot, seed, ci_level, progress``; ``interval``: the endpoints of the
         interval of ``diff`` (``"bca"``: bias-corrected and accelerated, any but the default adds the
@@ -66,27 +63,14 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
     Returns
     -------
     pandas.DataFrame
-        One row per (budget, groups, system_a, system_b) with ``a`` before ``b`` in system
-        order; columns ``n_a, n_b`` (scored items of each), ``n_common``, ``only_a, only_b``
-        (scored items of one system missing or unscored for the other: reported, left out),
-        ``n_correct_a, n_correct_b, acc_a, acc_b`` (on the common items, %), ``diff`` =
-        ``acc_a - acc_b`` (pp; first minus second, as ``diff`` of :func:`judge_agreement`) and
-        its paired bootstrap interval ``diff_ci_low, diff_ci_high``, ``diff_ci_flag`` (why the interval is
-        not the bootstrap's or may not cover, e.g. no discordant pair: the stats layer's ``ci_flag``),
-        ``a_right_b_wrong, a_wrong_b_right`` (discordant pairs), ``p_mcnemar`` (exact,
-        two-sided), ``p_holm`` (Holm within the ``family``), ``n_family`` (the number of tests
-        it adjusts for), ``holm_family`` (which rows they are), ``reject``, ``n_boot, seed``, then
-        ``p_cochran`` and ``n_cochran``:
-        Cochran's Q omnibus p-value over every system of the group on the items all of them
-        scored, and those items (NaN / 0 with fewer than three systems or non-binary values);
-        read the pairwise tests when the omnibus rejects.
-
-    Notes
-    -----
-    The interval is :func:`voxmem_analysis.stats.paired_bootstrap_frame` with the two
-    systems as the two conditions of one series: the common items are drawn with
-    replacement and both systems rescored on each draw.  McNemar:
-    :func:`voxmem_analysis.stats.mcnemar_exact`; Holm: :func:`voxmem_analysis.stats.holm`.
+        One row per (groups, system_a, system_b), ``a`` before ``b`` in system order: ``n_a, n_b`` (scored items),
+        ``n_common``, ``only_a, only_b`` (scored by one only: counted, left out), ``n_correct_a, n_correct_b, acc_a,
+        acc_b`` (on the common items, %), ``diff = acc_a - acc_b`` (pp) and its paired bootstrap interval
+        ``diff_ci_low, diff_ci_high`` (:func:`voxmem_analysis.stats.paired_bootstrap_frame`, the two systems as the
+        two conditions), ``diff_ci_flag`` (the stats layer's ``ci_flag``), ``a_right_b_wrong, a_wrong_b_right``,
+        ``p_mcnemar`` (exact, two-sided), ``p_holm``, ``n_family``, ``holm_family``, ``reject``, ``n_boot, seed``,
+        ``p_cochran, n_cochran`` (Cochran's Q over every system of the group on the items all scored, with three
+        systems or more: read the pairwise tests when it rejects).
     """
     cfg = settings.check()
     if family not in P_ADJUST_FAMILIES:

@@ -37,67 +37,42 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
         One row per verdict.
     by : str or list of str
         Columns to slice by (``"system,question_type"`` is split on commas).
-    value : str, default "correct"
-        Boolean / 0-1 column (numeric allowed with ``interval="bootstrap"``); null counts as 0.
-    scored : str or None, default "scored"
-        Boolean column: rows where it is false are out of the denominator (counted in
-        ``n_excluded``).  None: every row counts.
+    value, scored : str
+        The 0/1 (or, for a bootstrap, numeric) column, null counting 0; the boolean column of the rows in the
+        denominator (others counted in ``n_excluded``; None: every row).
     interval : {"auto", "wilson", "bootstrap"}
-        Interval method of slice and overall rows: Wilson score interval, or percentile interval of
-        an item (cluster) bootstrap (needs ``item``).  "auto" (default): per row, the item
-        bootstrap when an item occurs more than once in it (several systems or budgets pooled:
-        their verdicts on one question are not independent, and a Wilson interval would be far
-        too narrow), Wilson otherwise (and always Wilson without ``item``).
+        Wilson score interval, or the percentile interval of an item (cluster) bootstrap (needs ``item``; each
+        slice resampled afresh).  "auto": per row, the bootstrap where an item occurs more than once in it
+        (several systems or budgets pooled: their verdicts are not independent), Wilson otherwise.
     item : str, optional
-        Item column: resampling unit of the bootstrap, and needed for the macro interval.
+        The resampling unit of the bootstrap, needed for the macro interval.
     type_col : str, "auto" or None
-        Column among ``by`` whose levels are pooled (``overall``) and averaged (``macro``);
-        "auto": the last of ``by`` in :data:`TYPE_COLUMNS`.
+        Column of ``by`` pooled into ``overall`` and averaged into ``macro`` rows; "auto": the last of ``by`` in
+        :data:`TYPE_COLUMNS`.
     cluster : str, optional
-        Column naming each item's cluster (e.g. a question family; constant within an item):
-        bootstrap rows then draw whole clusters ("auto" bootstraps where a cluster repeats in
-        a row), stratified by type only where no cluster spans two types, and the columns
-        ``cluster`` and ``design_effect`` (replicate variance under cluster over item
-        resampling; NaN for Wilson rows) are added.
+        Each item's cluster (e.g. a question family): bootstrap rows draw whole clusters (stratified by type only
+        where no cluster spans two types) and ``cluster``, ``design_effect`` (cluster over item replicate
+        variance; NaN for Wilson rows) are added.
     separate : str or list of str, optional
-        Columns of ``by`` that are never pooled (e.g. ``"system"``): no overall or macro row
-        mixes two of their values.  With a type column the overall rows are per value anyway;
-        without one (or when the type column is among them) the pooled rows are left out when
-        the column holds more than one value.  Default: pool as described below.
+        Columns of ``by`` whose values no overall or macro row mixes (those rows are left out when they would).
     settings : BootstrapSettings
-        ``ci_level`` of every interval; the bootstrap's ``n_boot, seed, progress``; ``interval``: the
-        endpoints of the bootstrap (and macro) rows, percentile or bias-corrected and accelerated (BCa;
-        acceleration from the leave-one-item-out accuracies -- one cluster out with ``cluster``), as
-        :func:`voxmem_analysis.stats.bootstrap.bootstrap_interval`; ``mc_se``: add
-        ``accuracy_ci_low_mc_se`` and ``accuracy_ci_high_mc_se``, the Monte-Carlo standard error of each
-        bootstrap endpoint (the resampling noise of the interval itself; NaN for Wilson rows).
+        ``ci_level``; the bootstrap's ``n_boot, seed, progress``; ``interval``: percentile or BCa endpoints of the
+        bootstrap and macro rows (:func:`voxmem_analysis.stats.bootstrap.bootstrap_interval`); ``mc_se``: add
+        ``accuracy_ci_low_mc_se, accuracy_ci_high_mc_se`` (each endpoint's Monte-Carlo standard error) and
+        ``accuracy_ci_resolution`` (the step of the values the accuracy takes there); NaN for Wilson rows.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``*by, level, n_correct, n, n_excluded, accuracy, accuracy_ci_low, accuracy_ci_high,
-        interval`` (then ``cluster, design_effect`` with ``cluster``):
-
-        - ``level = "slice"``: one row per combination of ``by`` values present;
-        - ``level = "overall"``: with a type column, per combination of the other ``by``
-          columns, every type pooled (``type_col`` = ``"overall"``); without one, a single
-          row pooling every row (every ``by`` column = ``"overall"``);
-        - ``level = "macro"`` (only with a type column): unweighted mean of that group's
-          type accuracies (types with ``n > 0``); ``n_correct`` is null, ``n`` the pooled n.
-
-        ``accuracy``, ``accuracy_ci_low``, ``accuracy_ci_high`` in percent.  ``interval`` (the
-        method used): ``wilson``,
-        ``bootstrap``, ``bootstrap (strata: <type_col>)`` (overall / macro rows resample items
-        within types, so each type keeps its size) or ``none`` (macro row without ``item``);
-        ``bca`` joins the parentheses for BCa endpoints (``bootstrap (bca; strata: ...)``).
-
-    Notes
-    -----
-    Wilson: :func:`voxmem_analysis.stats.wilson_interval` on (n_correct, n).  Bootstrap: the
-    items of the slice are drawn with replacement (:func:`voxmem_analysis.stats.iter_bootstrap_counts`)
-    and the accuracy recomputed as resampled correct / resampled n; each slice is resampled
-    afresh with ``seed``.  Without an item column duplicated within a slice (e.g. one
-    model per slice), each item is one row.
+        ``*by, level, n_correct, n, n_excluded, accuracy, accuracy_ci_low, accuracy_ci_high, interval,
+        accuracy_ci_flag`` (%).  ``level``: ``slice`` (each combination of ``by`` present), ``overall`` (the
+        types pooled, per combination of the other columns; without a type column one row, every ``by`` column
+        ``"overall"``), ``macro`` (the unweighted mean of the type accuracies; ``n_correct`` null).  ``interval``:
+        ``wilson``, ``bootstrap``, ``bootstrap (strata: <type_col>)`` (overall and macro rows draw items within
+        types), ``none`` (a macro row without ``item``); ``bca`` joins the parentheses for BCa endpoints.
+        ``accuracy_ci_flag``: why an interval may not cover (every resample the same value, replaced by the Wilson
+        bound; few events, as the coverage study finds, :func:`voxmem_analysis.stats.endpoints.coverage_flag`);
+        empty otherwise.
     """
     by, cfg = as_list(by), settings
     if interval not in INTERVALS:
