@@ -127,7 +127,7 @@ def test_bca_mc_se_includes_the_noise_of_the_bias_correction():
     (30, 9, 2000, "bca"), (50, 25, 1000, "bca"), (120, 30, 4000, "bca"), (100, 50, 1000, "percentile"),
     (120, 30, 4000, "percentile")])
 def test_mc_se_scan_over_n_k_and_resamples(n, k, n_boot, interval):
-    """The larger scan (about a minute): 200 seeds per case, BCa on the exact law (its runs simulated) and
+    """The larger scan (several minutes): 200 seeds per case, BCa on the exact law (its runs simulated) and
     percentile; 0.8-1.25 of the spread over the seeds."""
     x = np.r_[np.ones(k), np.zeros(n - k)]
     for end, (reported, truth) in _ratios(_runs(x, x, "baseline", n_boot, range(200), interval)).items():
