@@ -252,7 +252,7 @@ def _simulated_bca_mc_se(values: np.ndarray, pmf: np.ndarray, est: float, a: flo
     keep = pmf > 1e-15
     v, p = values[keep], pmf[keep] / pmf[keep].sum()
     runs = int(min(max(_SIMULATED_COUNTS // v.size, 2_000), 20_000))
-    counts = np.random.default_rng(0).multinomial(b, p, size=runs)
+    counts = _multinomial_runs(np.random.default_rng(0), b, p, runs)
     g = _below_share(v, est, None, TIE_RTOL * max(1.0, abs(est)))
     frac = np.clip(counts @ g / b, 0.5 / b, 1 - 0.5 / b)
     z0 = norm.ppf(frac)
@@ -266,6 +266,19 @@ def _simulated_bca_mc_se(values: np.ndarray, pmf: np.ndarray, est: float, a: flo
         hi = v[np.argmax(cum > np.minimum(first + 1, b - 1)[:, None], axis=1)]
         x = lo + frac_pos * (hi - lo)
         out.append(float(np.std(x - x[0], ddof=1)))
+    return out
+
+
+def _multinomial_runs(rng: np.random.Generator, b: int, p: np.ndarray, runs: int) -> np.ndarray:
+    """``runs`` multinomial(b, p) draws (rows), cell by cell as conditional binomials drawn for all runs at once
+    (several times faster than ``Generator.multinomial`` row by row)."""
+    out = np.empty((runs, p.size), dtype=np.int64)
+    left, rest = np.full(runs, b, dtype=np.int64), 1.0
+    for j, pj in enumerate(p[:-1]):
+        out[:, j] = rng.binomial(left, min(max(pj / rest, 0.0), 1.0)) if rest > 0 else 0
+        left -= out[:, j]
+        rest -= pj
+    out[:, -1] = left
     return out
 
 
