@@ -82,11 +82,11 @@ def test_mc_se_of_9_of_30_by_hand():
 
 @pytest.mark.parametrize("n, k, n_boot", [(20, 6, 200), (60, 9, 500), (30, 3, 1000), (100, 5, 500)])
 def test_exact_mc_se_equals_the_spread_of_simulated_runs(n, k, n_boot):
-    """20,000 runs of n_boot draws from the same law as the engine's resamples (Binomial(n, k / n) / n): the
+    """8,000 runs of n_boot draws from the same law as the engine's resamples (Binomial(n, k / n) / n): the
     spread of their endpoints is the reported error within 6 %, on a fine lattice and on a coarse one."""
     x = np.r_[np.ones(k), np.zeros(n - k)]
     r = paired_bootstrap(x, x, "baseline", n_boot=n_boot).iloc[0]
-    sims = 100 * np.random.default_rng(1).binomial(n, k / n, size=(20_000, n_boot)) / n
+    sims = 100 * np.random.default_rng(1).binomial(n, k / n, size=(8_000, n_boot)) / n
     q = np.percentile(sims, [2.5, 97.5], axis=1).std(axis=1, ddof=1)
     assert r["ci_low_mc_se"] == pytest.approx(q[0], rel=0.06) and r["ci_high_mc_se"] == pytest.approx(q[1], rel=0.06)
 
