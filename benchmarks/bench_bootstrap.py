@@ -26,6 +26,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 import sys
 import time
@@ -38,7 +39,7 @@ from scipy import stats as st
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from voxmem_analysis.stats import paired_bootstrap_frame  # noqa: E402
+from voxmem_analysis.stats import PairedSettings, paired_bootstrap_frame  # noqa: E402
 
 EVIDENCE_SIZES = {"speech_semantics": 232, "speaker_information": 147,
                   "paralinguistic_information": 264, "environmental_sound": 156}
@@ -126,10 +127,10 @@ def load_problem(source: str, data: Path, seed: int) -> tuple[pd.DataFrame, str]
 # ----------------------------------------------------------------------------- engine
 
 def engine_table18(df: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
-    kw = dict(judged="scored", n_boot=n_boot, seed=seed, statistics=("drop", "retention"))
-    by_type = paired_bootstrap_frame(df, groups="evidence_type", **kw)
-    overall = paired_bootstrap_frame(df, **kw).assign(evidence_type="overall")
-    per_model = paired_bootstrap_frame(df, aggregate=None, **kw)
+    run = PairedSettings(n_boot=n_boot, seed=seed, statistics=("drop", "retention"))
+    by_type = paired_bootstrap_frame(df, groups="evidence_type", judged="scored", settings=run)
+    overall = paired_bootstrap_frame(df, judged="scored", settings=run).assign(evidence_type="overall")
+    per_model = paired_bootstrap_frame(df, judged="scored", settings=dataclasses.replace(run, aggregate=None))
     top = pd.concat([by_type, overall], ignore_index=True).rename(columns={"evidence_type": "row"})
     return pd.concat([top, per_model.rename(columns={"model": "row"})], ignore_index=True)
 

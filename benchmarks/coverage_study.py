@@ -31,10 +31,16 @@ likewise for ``s``.  Item resampling then treats correlated questions as indepen
 undercovers; family resampling (``clusters=``) should hold 95%.  The design effect
 (family-level / item-level replicate variance) is reported.
 
+Small samples and extreme accuracies (:func:`proportion_coverage`, :func:`paired_coverage`): the
+intervals ``slice`` and ``compare`` print for ``k`` of ``n`` (Wilson, percentile and BCa bootstrap) and for a
+paired difference of ``n10`` and ``n01`` discordant pairs, computed once for every possible outcome; a true
+value's coverage is then exact, the binomial (trinomial) probability of the outcomes whose interval holds it,
+and likewise the share of outcomes the table flags (``ci_flag``) and the coverage of the unflagged ones.
+
 Usage::
 
     .venv/bin/python benchmarks/coverage_study.py [--replicates 1000] [--n-boot 2000] [--seed 0]
-        [--cluster-replicates 400]
+        [--cluster-replicates 400] [--small-n 5,10,20,30,50,100] [--small-n-boot 2000]
 """
 from __future__ import annotations
 
@@ -49,7 +55,8 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from voxmem_analysis.stats import paired_bootstrap_matrix  # noqa: E402
+from voxmem_analysis.analysis.verdicts import BootstrapSettings, slice_accuracy  # noqa: E402
+from voxmem_analysis.stats import paired_bootstrap, paired_bootstrap_matrix  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -204,6 +211,102 @@ def cluster_coverage(n_replicates: int = 400, n_boot: int = 1000, seed: int = 0,
     return pd.DataFrame(out)
 
 
+#: True accuracies of the small-sample study (0 and 1 included).
+SMALL_P = (0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.98, 1.0)
+#: True (p10, p01) discordant shares of the paired study.
+PAIRED_P = ((0.0, 0.0), (0.02, 0.0), (0.05, 0.0), (0.05, 0.05), (0.1, 0.02), (0.1, 0.1), (0.2, 0.05), (0.2, 0.2),
+            (0.3, 0.1))
+METHODS = ("wilson", "percentile", "bca")
+
+
+def _proportion_intervals(n: int, n_boot: int, seed: int, ci: float) -> pd.DataFrame:
+    """The interval ``slice`` prints for every ``k`` of ``n`` (items, one verdict each), by method."""
+    rows = []
+    for k in range(n + 1):
+        df = pd.DataFrame({"item": np.arange(n), "correct": np.r_[np.ones(k), np.zeros(n - k)], "g": "x"})
+        for method in METHODS:
+            boot = BootstrapSettings(n_boot=n_boot, seed=seed, ci_level=ci,
+                                     interval="percentile" if method == "wilson" else method)
+            r = slice_accuracy(df, "g", scored=None, item="item", type_col=None, settings=boot,
+                               interval="wilson" if method == "wilson" else "bootstrap").iloc[0]
+            rows.append({"n": n, "k": k, "method": method, "low": r["accuracy_ci_low"] / 100,
+                         "high": r["accuracy_ci_high"] / 100, "flag": r["accuracy_ci_flag"]})
+    return pd.DataFrame(rows)
+
+
+def _coverage_rows(table: pd.DataFrame, weight, truth: float, keys: dict) -> list[dict]:
+    """Coverage of each method's intervals in ``table`` (one row per outcome), outcomes weighted by ``weight``."""
+    out = []
+    for method, g in table.groupby("method", sort=False):
+        w = weight(g)
+        hit = ((g["low"] <= truth + 1e-12) & (truth - 1e-12 <= g["high"])).to_numpy()
+        flagged = (g["flag"] != "").to_numpy()
+        kept = float(w[~flagged].sum())
+        out.append({**keys, "method": method, "coverage": float(w @ hit), "flagged": float(w @ flagged),
+                    "coverage_unflagged": float(w[~flagged] @ hit[~flagged]) / kept if kept > 1e-12 else np.nan,
+                    "mean_width": float(w @ (g["high"] - g["low"]).fillna(0).to_numpy())})
+    return out
+
+
+def proportion_coverage(ns=(5, 10, 20, 30, 50, 100), ps=SMALL_P, n_boot: int = 2000, seed: int = 0,
+                        ci: float = 0.95) -> pd.DataFrame:
+    """Exact coverage of the accuracy intervals of ``slice`` at ``n`` items and true accuracy ``p``.
+
+    Returns one row per ``n, p, method`` (``wilson``, ``percentile``, ``bca``): ``coverage`` (binomial
+    probability of the ``k`` whose interval holds ``p``), ``flagged`` (probability of a flagged row),
+    ``coverage_unflagged`` (coverage among the unflagged rows) and ``mean_width``.
+    """
+    from scipy.stats import binom
+
+    out = []
+    for n in ns:
+        table = _proportion_intervals(n, n_boot, seed, ci)
+        for p in ps:
+            out += _coverage_rows(table, lambda g: binom.pmf(g["k"].to_numpy(), n, p), p, {"n": n, "p": p})
+    return pd.DataFrame(out)
+
+
+def paired_coverage(ns=(10, 20, 40), ps=PAIRED_P, n_boot: int = 2000, seed: int = 0, ci: float = 0.95) -> pd.DataFrame:
+    """Exact coverage of the paired difference interval of ``compare`` (``diff = acc_a - acc_b``) at ``n`` pairs
+    with true discordant shares ``(p10, p01)``: one row per ``n, p10, p01, method`` (``percentile``, ``bca``),
+    columns as :func:`proportion_coverage`."""
+    from scipy.stats import multinomial
+
+    out = []
+    for n in ns:
+        rows = []
+        for n10 in range(n + 1):
+            for n01 in range(n + 1 - n10):
+                a = np.r_[np.ones(n10), np.zeros(n01), np.zeros(n - n10 - n01)]
+                b = np.r_[np.zeros(n10), np.ones(n01), np.zeros(n - n10 - n01)]
+                for method in METHODS[1:]:
+                    r = paired_bootstrap(a, b, "difference", n_boot=n_boot, seed=seed, ci_level=ci,
+                                         interval=method).iloc[0]
+                    rows.append({"n10": n10, "n01": n01, "method": method, "low": r["ci_low"], "high": r["ci_high"],
+                                 "flag": r["ci_flag"]})
+        table = pd.DataFrame(rows)
+        for p10, p01 in ps:
+            def weight(g, p10=p10, p01=p01):
+                x = np.c_[g["n10"], g["n01"], n - g["n10"] - g["n01"]]
+                return multinomial.pmf(x, n, [p10, p01, 1 - p10 - p01])
+            out += _coverage_rows(table, weight, p10 - p01, {"n": n, "p10": p10, "p01": p01})
+    return pd.DataFrame(out)
+
+
+def _small_sample_report(ns: list[int], n_boot: int, seed: int) -> None:
+    t0 = time.perf_counter()
+    prop = proportion_coverage(ns, n_boot=n_boot, seed=seed)
+    wide = prop.pivot_table(index=["n", "p"], columns="method", values=["coverage", "flagged", "coverage_unflagged"])
+    print(f"\naccuracy of k of n items, exact coverage (%) over k ({n_boot} resamples per interval):")
+    print((100 * wide).round(1).to_string())
+    paired = paired_coverage([n for n in ns if n <= 40] or [10], n_boot=n_boot, seed=seed)
+    wide = paired.pivot_table(index=["n", "p10", "p01"], columns="method",
+                              values=["coverage", "flagged", "coverage_unflagged"])
+    print(f"\npaired difference of n pairs, exact coverage (%) over (n10, n01):")
+    print((100 * wide).round(1).to_string())
+    print(f"small-sample study in {time.perf_counter() - t0:.0f} s")
+
+
 def main(argv: list[str] | None = None) -> pd.DataFrame:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--replicates", type=int, default=1000)
@@ -211,7 +314,15 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--cluster-replicates", type=int, default=400,
                     help="replicates of the clustered (family) scenario; 0 skips it")
+    ap.add_argument("--small-n", default="5,10,20,30,50,100",
+                    help="item counts of the small-sample study (comma-separated; empty skips it)")
+    ap.add_argument("--small-n-boot", type=int, default=2000, help="resamples per interval of the small-sample study")
+    ap.add_argument("--only-small", action="store_true", help="run the small-sample study only")
     args = ap.parse_args(argv)
+    if args.small_n:
+        _small_sample_report([int(x) for x in args.small_n.split(",")], args.small_n_boot, args.seed)
+    if args.only_small:
+        return None
     for sc in SCENARIOS:
         tv = truth(sc)
         print(f"{sc.name}: n={sc.n_items}, k={sc.n_models}, aggregate={sc.aggregate}, "

@@ -58,7 +58,8 @@ for n in notes:
 # (LongMemEval's "task-averaged accuracy").
 
 # %%
-sl = G.slice_accuracy(frame, ["system", "budget", "question_type"], item="question_id", n_boot=n_boot, seed=seed)
+boot = G.BootstrapSettings(n_boot=n_boot, seed=seed)
+sl = G.slice_accuracy(frame, ["system", "budget", "question_type"], item="question_id", settings=boot)
 fig = P.accuracy_dots(sl, category="question_type", series="system", facet="budget")
 output.save_figure(fig, out, "lme_accuracy_by_type", data=sl, release=data)
 output.save_table(sl.set_index("system"), out, "lme_slice", digits=1, synthetic=data.synthetic,
@@ -71,7 +72,7 @@ output.save_table(sl.set_index("system"), out, "lme_slice", digits=1, synthetic=
 # p, Holm-adjusted over every pair of the table.
 
 # %%
-cmp = G.compare_systems(frame, budget="budget", n_boot=n_boot, seed=seed)
+cmp = G.compare_systems(frame, groups="budget", settings=boot)
 fig = P.comparison_matrix(cmp, facet="budget")
 output.save_figure(fig, out, "lme_comparison_matrix", data=cmp, release=data)
 output.save_table(cmp.set_index("budget"), out, "lme_compare", digits=3, synthetic=data.synthetic,
@@ -84,7 +85,7 @@ output.save_table(cmp.set_index("budget"), out, "lme_compare", digits=3, synthet
 
 # %%
 if len(budgets) >= 2:
-    sc = G.scaling_table(frame, baseline=b0, n_boot=n_boot, seed=seed)
+    sc = G.scaling_table(frame, baseline=b0, settings=boot)
     fig = P.scaling_curves(sc)
     output.save_figure(fig, out, "lme_scaling", data=sc, release=data)
     output.save_table(sc.set_index("system"), out, "lme_scaling", digits=3, synthetic=data.synthetic,

@@ -32,7 +32,7 @@ from statsmodels.stats.proportion import proportion_confint
 from voxmem_analysis.analysis import verdicts as G
 from voxmem_analysis.cli import main
 from voxmem_analysis.io.longmemeval import load_longmemeval, select_judge
-from voxmem_analysis.stats import bootstrap_means, paired_bootstrap
+from voxmem_analysis.stats import BootstrapSettings, bootstrap_means, paired_bootstrap
 
 FIX = Path(__file__).parent / "fixtures" / "longmemeval"
 NB = 400
@@ -90,9 +90,9 @@ MACRO = {  # unweighted mean of the three type accuracies, in %
 
 
 def test_slice_counts_accuracy_overall_and_macro(frame):
-    t = G.slice_accuracy(frame, ["system", "budget", "question_type"], item="question_id", n_boot=NB)
+    t = G.slice_accuracy(frame, ["system", "budget", "question_type"], item="question_id", settings=BootstrapSettings(n_boot=NB))
     assert list(t.columns) == ["system", "budget", "question_type", "level", "n_correct", "n", "n_excluded",
-                               "accuracy", "accuracy_ci_low", "accuracy_ci_high", "interval"]
+                               "accuracy", "accuracy_ci_low", "accuracy_ci_high", "interval", "accuracy_ci_flag"]
     assert len(t) == 6 * 5
     for (s, b, q), (c, n) in SLICES.items():
         r = _row(t, system=s, budget=b, question_type=q)
@@ -114,14 +114,14 @@ def test_slice_counts_accuracy_overall_and_macro(frame):
 
 
 def test_slice_wilson_matches_statsmodels(frame):
-    t = G.slice_accuracy(frame, ["system", "budget", "question_type"], item="question_id", n_boot=NB)
+    t = G.slice_accuracy(frame, ["system", "budget", "question_type"], item="question_id", settings=BootstrapSettings(n_boot=NB))
     w = t[t["interval"] == "wilson"]
     assert len(w) == 24
     for r in w.itertuples(index=False):
         lo, hi = proportion_confint(int(r.n_correct), int(r.n), alpha=0.05, method="wilson")
         assert r.accuracy_ci_low == pytest.approx(100 * lo, abs=1e-9)
         assert r.accuracy_ci_high == pytest.approx(100 * hi, abs=1e-9)
-    t90 = G.slice_accuracy(frame, ["system", "budget", "question_type"], ci_level=0.9)
+    t90 = G.slice_accuracy(frame, ["system", "budget", "question_type"], settings=BootstrapSettings(ci_level=0.9))
     r = _row(t90, system="System-C", budget="32k", question_type=TR)   # 1 of 2
     lo, hi = proportion_confint(1, 2, alpha=0.10, method="wilson")
     assert (r["accuracy_ci_low"], r["accuracy_ci_high"]) == (pytest.approx(100 * lo), pytest.approx(100 * hi))
@@ -132,7 +132,7 @@ def test_slice_wilson_matches_statsmodels(frame):
 
 def test_slice_bootstrap_uses_the_stats_engine(frame):
     t = G.slice_accuracy(frame, ["system", "budget", "question_type"], interval="bootstrap", item="question_id",
-                         n_boot=NB, seed=3)
+                         settings=BootstrapSettings(n_boot=NB, seed=3))
     # one row per item in a slice: the interval is the percentile interval of the stats engine's draws
     v = np.array(LABELS[("System-B", "115k")][:4], dtype=float)[:, None]  # B, 115k, user: 1 1 0 1
     reps = 100 * bootstrap_means(v, n_boot=NB, seed=3).replicates[:, 0]
@@ -142,7 +142,7 @@ def test_slice_bootstrap_uses_the_stats_engine(frame):
     o = _row(t, system="System-A", budget="32k", question_type="overall")
     assert o["interval"] == "bootstrap (strata: question_type)" and o["accuracy"] == pytest.approx(70.0)
     again = G.slice_accuracy(frame, ["system", "budget", "question_type"], interval="bootstrap", item="question_id",
-                             n_boot=NB, seed=3)
+                             settings=BootstrapSettings(n_boot=NB, seed=3))
     pd.testing.assert_frame_equal(t, again)
     ok = t[t["n"] > 0]
     assert ((ok["accuracy_ci_low"] <= ok["accuracy"] + 1e-9) & (ok["accuracy"] <= ok["accuracy_ci_high"] + 1e-9)).all()
@@ -151,7 +151,7 @@ def test_slice_bootstrap_uses_the_stats_engine(frame):
 def test_slice_cluster_bootstrap_pools_rows_of_an_item():
     # item x appears twice (two systems), y once: pooled accuracy 2/3; bootstrap draws items
     df = pd.DataFrame({"arm": ["p", "q", "p"], "item": ["x", "x", "y"], "hit": [1, 1, 0]})
-    t = G.slice_accuracy(df, [], value="hit", scored=None, interval="bootstrap", item="item", n_boot=2000, seed=0)
+    t = G.slice_accuracy(df, [], value="hit", scored=None, interval="bootstrap", item="item", settings=BootstrapSettings(n_boot=2000, seed=0))
     r = t.iloc[0]
     assert (r["level"], r["n_correct"], r["n"]) == ("overall", 2, 3)
     # a resample holds x k times and y 2-k times: accuracy 2k / (2k + 2 - k) in {0, 2/3, 1}
@@ -214,9 +214,11 @@ HOLM_TABLE = {("115k", "System-B", "System-C"): 0.1875, ("115k", "System-A", "Sy
 
 
 def test_compare_hand_numbers(frame):
-    t = G.compare_systems(frame, budget="budget", n_boot=NB, seed=1)
+    t = G.compare_systems(frame, groups="budget", family="per-slice", settings=BootstrapSettings(n_boot=NB, seed=1))
     assert len(t) == 6
     assert list(zip(t["budget"], t["system_a"], t["system_b"])) == list(COMPARE)
+    assert t.set_index(["budget"])["holm_family"].to_dict() == {"115k": "budget 115k (3 tests)",
+                                                                 "32k": "budget 32k (3 tests)"}
     for (b, sa, sb), (n, oa, ob, aa, ab, rw, wr, p) in COMPARE.items():
         r = _row(t, budget=b, system_a=sa, system_b=sb)
         assert (r["n_common"], r["only_a"], r["only_b"]) == (n, oa, ob)
@@ -230,14 +232,14 @@ def test_compare_hand_numbers(frame):
         table = [[0, wr], [rw, 0]]
         assert r["p_mcnemar"] == pytest.approx(sm_mcnemar(table, exact=True).pvalue)
     assert not t["reject"].any()
-    whole = G.compare_systems(frame, budget="budget", n_boot=NB, seed=1, family="table")
+    whole = G.compare_systems(frame, groups="budget", settings=BootstrapSettings(n_boot=NB, seed=1))   # the default
     for (b, sa, sb), p in HOLM_TABLE.items():
         r = _row(whole, budget=b, system_a=sa, system_b=sb)
-        assert r["p_holm"] == pytest.approx(p) and r["n_family"] == 6
+        assert r["p_holm"] == pytest.approx(p) and r["n_family"] == 6 and r["holm_family"] == "all rows (6 tests)"
 
 
 def test_compare_interval_is_the_paired_bootstrap(frame):
-    t = G.compare_systems(frame, budget="budget", n_boot=NB, seed=7)
+    t = G.compare_systems(frame, groups="budget", settings=BootstrapSettings(n_boot=NB, seed=7))
     # A vs C at 32k on their 9 common questions (sorted ids), C's t02 ungraded = 0
     common = sorted(i for i in IDS if i != "t03")
     a = dict(zip(IDS, LABELS[("System-A", "32k")]))
@@ -251,9 +253,9 @@ def test_compare_interval_is_the_paired_bootstrap(frame):
 
 def test_compare_refuses_two_judges_pooled(lme):
     with pytest.raises(G.AnalysisInputError, match="several judges"):
-        G.compare_systems(lme.frame, budget="budget", n_boot=NB)
+        G.compare_systems(lme.frame, groups="budget", settings=BootstrapSettings(n_boot=NB))
     # ... unless the judge is a grouping column
-    t = G.compare_systems(lme.frame, budget="budget", groups=["judge"], n_boot=NB)
+    t = G.compare_systems(lme.frame, groups=["budget", "judge"], settings=BootstrapSettings(n_boot=NB))
     assert set(t["judge"]) == {"gpt-4o"}  # llama judged one system only: no pair
 
 
@@ -275,7 +277,7 @@ SCALING = {  # (system, type) at 115k vs 32k on paired items: n_paired, base acc
 
 
 def test_scaling_hand_numbers(frame):
-    t = G.scaling_table(frame, baseline="32k", n_boot=NB, seed=2)
+    t = G.scaling_table(frame, baseline="32k", settings=BootstrapSettings(n_boot=NB, seed=2))
     assert len(t) == 3 * 4 * 2
     for (s, q), (n, base, acc, ch, ret) in SCALING.items():
         r = _row(t, system=s, question_type=q, budget="115k")
@@ -296,7 +298,7 @@ def test_scaling_hand_numbers(frame):
 
 
 def test_scaling_interval_is_the_paired_bootstrap(frame):
-    t = G.scaling_table(frame, baseline="32K", n_boot=NB, seed=5)   # budget matched case-insensitively
+    t = G.scaling_table(frame, baseline="32K", settings=BootstrapSettings(n_boot=NB, seed=5))   # budget matched case-insensitively
     b32 = LABELS[("System-B", "32k")][4:7]
     b115 = LABELS[("System-B", "115k")][4:7]
     ref = paired_bootstrap(b32, b115, ["change", "retention"], n_boot=NB, seed=5).set_index("statistic")
@@ -309,7 +311,7 @@ def test_scaling_interval_is_the_paired_bootstrap(frame):
 
 
 def test_scaling_correlations_match_scipy(frame):
-    t = G.scaling_table(frame, baseline="32k", n_boot=NB)
+    t = G.scaling_table(frame, baseline="32k", settings=BootstrapSettings(n_boot=NB))
     c = G.scaling_correlations(t)
     assert c[["budget", "baseline_budget", "x", "y"]].values.tolist() == [
         ["115k", "32k", "baseline_accuracy", "retention"], ["115k", "32k", "baseline_accuracy", "change"]]
@@ -329,7 +331,7 @@ def test_scaling_bad_baseline_and_generic_names():
         G.scaling_table(df, system="arm", type_col=None, item="it", budget="size", baseline="medium", value="ok",
                         scored=None)
     t = G.scaling_table(df, system="arm", type_col=None, item="it", budget="size", baseline="small", value="ok",
-                        scored=None, budgets=["small", "large"], n_boot=NB)
+                        scored=None, budgets=["small", "large"], settings=BootstrapSettings(n_boot=NB))
     r = _row(t, size="large")
     assert (r["change"], r["retention"], r["n_paired"]) == (50.0, 2.0, 2)
 
@@ -384,7 +386,7 @@ def test_judge_agreement_and_compare_systems_share_one_sign():
     a = pd.DataFrame({"question_id": list("pqrs"), "system": "A", "correct": [1, 1, 1, 0]})
     b = pd.DataFrame({"question_id": list("pqrs"), "system": "B", "correct": [1, 0, 0, 0]})
     ja = G.judge_agreement(a, b, keys=["question_id"], scored=None, type_col=None)
-    cs = G.compare_systems(pd.concat([a, b]), scored=None, n_boot=200, seed=0)
+    cs = G.compare_systems(pd.concat([a, b]), scored=None, settings=BootstrapSettings(n_boot=200, seed=0))
     assert ja["diff"].iloc[0] == pytest.approx(50.0)
     assert (cs["system_a"].iloc[0], cs["system_b"].iloc[0]) == ("A", "B")
     assert cs["diff"].iloc[0] == pytest.approx(50.0)
@@ -403,7 +405,7 @@ def test_voxmem_release_through_slice(tiny_release):
     assert got == {("Model-A", "8K", 2, 2, 0), ("Model-A", "64K", 0, 2, 0),
                    ("Model-B", "8K", 0, 1, 1), ("Model-B", "64K", 1, 2, 0)}
     assert s["budget"].tolist() == ["8K", "64K", "8K", "64K"]   # the Enum's order, not alphabetical
-    t2 = G.slice_accuracy(rel.frame, "operation", item="question_id", n_boot=NB)
+    t2 = G.slice_accuracy(rel.frame, "operation", item="question_id", settings=BootstrapSettings(n_boot=NB))
     ie, ar = _row(t2, operation="information_extraction"), _row(t2, operation="answer_refusal")
     assert (ie["n_correct"], ie["n"], ie["n_excluded"]) == (1, 3, 1)
     assert (ar["n_correct"], ar["n"]) == (2, 4)
@@ -448,7 +450,7 @@ def test_auto_interval_is_chosen_per_row():
 
     df = pd.DataFrame({"system": ["a"] * 4 + ["b"] * 4, "question_id": list("wxyz") * 2,
                        "correct": [1, 1, 0, 0, 1, 0, 0, 0], "scored": [True] * 8})
-    t = slice_accuracy(df, "system", item="question_id", n_boot=500, seed=1).set_index("system")
+    t = slice_accuracy(df, "system", item="question_id", settings=BootstrapSettings(n_boot=500, seed=1)).set_index("system")
     assert t.loc["a", "interval"] == "wilson" and t.loc["b", "interval"] == "wilson"     # one row per question
     assert t.loc["overall", "interval"] == "bootstrap"                                 # questions repeat
     assert t.loc["overall", "accuracy"] == pytest.approx(37.5)

@@ -42,13 +42,13 @@ def test_accuracy_dots(frame):
 
 
 def test_comparison_matrix_and_scaling(frame):
-    cmp = G.compare_systems(frame, budget="budget", n_boot=200)
+    cmp = G.compare_systems(frame, groups="budget", settings=G.BootstrapSettings(n_boot=200))
     fig = P.comparison_matrix(cmp[cmp["budget"] == "115k"], facet=None)
     texts = sorted(t.get_text() for t in fig.axes[0].texts)
     # B - C = +60 (Holm p 0.1875: no mark), antisymmetric cells
     assert texts == sorted(["-50.0", "+50.0", "+10.0", "-10.0", "+60.0", "-60.0"])
     plt.close(fig)
-    sc = G.scaling_table(frame, baseline="32k", n_boot=200)
+    sc = G.scaling_table(frame, baseline="32k", settings=G.BootstrapSettings(n_boot=200))
     fig = P.scaling_curves(sc)
     titles = [a.get_title() for a in fig.axes if a.get_title()]
     assert titles == ["single-session-user", "multi-session", "temporal-reasoning", "Overall"]

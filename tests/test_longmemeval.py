@@ -221,9 +221,12 @@ def test_cli_slice_manifest(capsys):
 
 
 def test_cli_compare_scaling_judges(capsys):
-    assert main(["compare", *ARGS, "--n-boot", "200"]) == 0
+    assert main(["compare", *ARGS, "--n-boot", "200"]) == 0          # Holm over the 6 rows printed
     t = _csv(capsys.readouterr().out)
-    assert len(t) == 6 and t["p_holm"].round(5).tolist() == [1.0, 0.375, 0.4375, 0.125, 1.0, 0.09375]
+    assert len(t) == 6 and t["p_holm"].round(5).tolist() == [1.0, 0.5, 0.65625, 0.3125, 1.0, 0.1875]
+    assert main(["compare", *ARGS, "--n-boot", "200", "--p-adjust-family", "per-slice"]) == 0
+    t = _csv(capsys.readouterr().out)
+    assert t["p_holm"].round(5).tolist() == [1.0, 0.375, 0.4375, 0.125, 1.0, 0.09375]
     assert main(["scaling", *ARGS, "--baseline", "32k", "--n-boot", "200", "--part", "table"]) == 0
     t = _csv(capsys.readouterr().out)
     r = t[(t["system"] == "System-B") & (t["question_type"] == "multi-session") & (t["budget"] == "115k")].iloc[0]

@@ -165,7 +165,7 @@ def test_odd_shapes_give_their_figures_and_findings(tmp_path, shape):
         assert "all-met (Text) passes 48 of 48 tasks (APR 100.0%" in found["Systems"]
         assert "none-met (Text) passes 0 of 48 tasks (APR 0.0%" in found["Systems"]
         assert "all-met (Text) meets 169 of 169 rubric items (100.0%)" in found["Rubric items"]
-        assert "all-met (Text) minus none-met (Text): APR +100.0 pp (95% CI 100.0 to 100.0);" in found["Paired differences"]
+        assert "all-met (Text) minus none-met (Text): APR +100.0 pp (95% CI 51.5 to 100.0);" in found["Paired differences"]
     else:
         assert f"{LONG} (Audio) passes" in found["Systems"]
         assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt; &amp; Sons" in page

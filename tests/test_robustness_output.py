@@ -17,7 +17,7 @@ import pytest
 from scipy import stats as st
 
 from voxmem_analysis.errors import ResourceLimitError, VoxMemDataError
-from voxmem_analysis.stats import paired_bootstrap_frame
+from voxmem_analysis.stats import PairedSettings, paired_bootstrap_frame
 from voxmem_analysis.stats import resources as R
 
 from conftest import SYNTHETIC
@@ -131,9 +131,9 @@ def test_memory_guard_in_the_engine(monkeypatch):
     with pytest.raises(ResourceLimitError, match=r"the paired bootstrap would need about 4.58 MiB of memory "
                                                  r"\(100,000 resamples x 1 column\(s\) x 8 bytes x 6 array\(s\)\)"):
         paired_bootstrap_frame(df, item="item", series="series", condition="condition", value="value",
-                               baseline="a", comparison="b", n_boot=100_000)
+                               baseline="a", comparison="b", settings=PairedSettings(n_boot=100_000))
     assert len(paired_bootstrap_frame(df, item="item", series="series", condition="condition", value="value",
-                                      baseline="a", comparison="b", n_boot=1000)) == 2
+                                      baseline="a", comparison="b", settings=PairedSettings(n_boot=1000))) == 2
 
 
 def test_memory_guard_cli(tiny_release, monkeypatch, capsys):

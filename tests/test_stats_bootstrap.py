@@ -12,6 +12,7 @@ from scipy import stats as st
 from voxmem_analysis.errors import MissingDataError
 from voxmem_analysis.stats import (
     STATISTICS,
+    PairedSettings,
     Statistic,
     bootstrap_means,
     difference,
@@ -25,8 +26,8 @@ from voxmem_analysis.stats import (
 )
 
 RESULT_COLUMNS = ["statistic", "estimate", "ci_low", "ci_high", "n", "n_series", "n_invalid",
-                  "n_boot", "seed", "ci_level", "interval", "ci_low_mc_se", "ci_high_mc_se",
-                  "cluster", "n_clusters", "design_effect"]
+                  "n_boot", "seed", "ci_level", "interval", "ci_low_mc_se", "ci_high_mc_se", "ci_resolution",
+                  "ci_flag", "cluster", "n_clusters", "design_effect"]
 
 
 # ----------------------------------------------------------------------------- fixtures
@@ -238,9 +239,9 @@ def test_mean_over_series_matches_scipy_percentile_bootstrap():
 def test_same_seed_gives_identical_frame_and_other_seed_differs():
     base, comp = latent_paired(150, 5, seed=1)
     df = to_long(base, comp, extra={"evidence_type": np.repeat(list("abc"), 50)})
-    a = paired_bootstrap_frame(df, groups="evidence_type", n_boot=2000, seed=5)
-    b = paired_bootstrap_frame(df, groups="evidence_type", n_boot=2000, seed=5)
-    c = paired_bootstrap_frame(df, groups="evidence_type", n_boot=2000, seed=6)
+    a = paired_bootstrap_frame(df, groups="evidence_type", settings=PairedSettings(n_boot=2000, seed=5))
+    b = paired_bootstrap_frame(df, groups="evidence_type", settings=PairedSettings(n_boot=2000, seed=5))
+    c = paired_bootstrap_frame(df, groups="evidence_type", settings=PairedSettings(n_boot=2000, seed=6))
     pd.testing.assert_frame_equal(a, b)
     assert (a["seed"] == 5).all()
     pd.testing.assert_series_equal(a["estimate"], c["estimate"])
@@ -252,9 +253,9 @@ def test_same_seed_gives_identical_frame_and_other_seed_differs():
 def test_frame_result_does_not_depend_on_row_order(perm_seed):
     base, comp = latent_paired(40, 3, seed=0)
     df = to_long(base, comp)
-    ref = paired_bootstrap_frame(df, n_boot=300, seed=2)
+    ref = paired_bootstrap_frame(df, settings=PairedSettings(n_boot=300, seed=2))
     shuffled = df.sample(frac=1.0, random_state=perm_seed % 2**32).reset_index(drop=True)
-    pd.testing.assert_frame_equal(paired_bootstrap_frame(shuffled, n_boot=300, seed=2), ref)
+    pd.testing.assert_frame_equal(paired_bootstrap_frame(shuffled, settings=PairedSettings(n_boot=300, seed=2)), ref)
 
 
 # ----------------------------------------------------------------------------- masking
@@ -266,8 +267,7 @@ def test_missing_item_is_dropped_for_that_series_only():
     # A was provider-rejected on q001 at 64K: its 8K answer on q001 must leave too.
     df.loc[(df.model == "A") & (df.question_id == "q001") & (df.budget == "64K"),
            "correct"] = pd.NA
-    per = paired_bootstrap_frame(df, aggregate=None, statistics=["baseline", "comparison"],
-                                 n_boot=200).set_index(["model", "statistic"])
+    per = paired_bootstrap_frame(df,  settings=PairedSettings(aggregate=None, statistics=["baseline", "comparison"], n_boot=200)).set_index(["model", "statistic"])
     # A on q000, q002, q003: 8K 2/3, 64K 1/3.  B keeps all four items: 8K 3/4, 64K 2/4.
     assert per.loc[("A", "baseline"), "estimate"] == pytest.approx(200 / 3)
     assert per.loc[("A", "comparison"), "estimate"] == pytest.approx(100 / 3)
@@ -275,7 +275,7 @@ def test_missing_item_is_dropped_for_that_series_only():
     assert per.loc[("B", "baseline"), "estimate"] == pytest.approx(75.0)
     assert per.loc[("B", "comparison"), "estimate"] == pytest.approx(50.0)
     assert per.loc[("B", "baseline"), "n"] == 4
-    agg = paired_bootstrap_frame(df, n_boot=200).set_index("statistic")
+    agg = paired_bootstrap_frame(df, settings=PairedSettings(n_boot=200)).set_index("statistic")
     assert agg.loc["drop", "estimate"] == pytest.approx(100 * ((2 / 3 + 3 / 4) - (1 / 3 + 2 / 4)) / 2)
     assert agg.loc["drop", "n"] == 4
 
@@ -286,8 +286,8 @@ def test_absent_rows_and_judged_column_also_break_the_pair():
     df["scored"] = True
     df.loc[(df.model == "A") & (df.question_id == "q003") & (df.budget == "8K"), "scored"] = False
     dropped_row = df[~((df.model == "B") & (df.question_id == "q010") & (df.budget == "64K"))]
-    per = paired_bootstrap_frame(dropped_row, aggregate=None, judged="scored",
-                                 statistics="baseline", n_boot=100).set_index("model")
+    per = paired_bootstrap_frame(dropped_row, judged="scored",
+                                 settings=PairedSettings(aggregate=None, statistics="baseline", n_boot=100)).set_index("model")
     assert per.loc["A", "n"] == 19 and per.loc["B", "n"] == 19
     keep_a = np.arange(20) != 3
     keep_b = np.arange(20) != 10
@@ -339,21 +339,27 @@ def test_ratio_with_all_zero_baseline_is_nan_not_an_error():
 
 def test_strata_remove_between_stratum_variance():
     # Accuracy is constant within each stratum, so resampling within strata keeps every
-    # replicate accuracy equal to the estimate; plain resampling does not.
+    # replicate accuracy equal to the estimate; plain resampling does not.  The stratified bootstrap has no
+    # variation: flagged, and each stratum's Wilson bound of 0 events stands instead (30/30 and 0/20 at 95 %:
+    # u_n = z^2 / (n + z^2)), weighted by the strata's shares 0.6 and 0.4.
     strata = np.repeat(["a", "b"], [30, 20])
     x = np.r_[np.ones(30), np.zeros(20)]
     y = np.r_[np.ones(30), np.zeros(20)]
     strat = paired_bootstrap(x, y, "baseline", n_boot=1000, strata=strata).iloc[0]
     plain = paired_bootstrap(x, y, "baseline", n_boot=1000).iloc[0]
-    assert strat["estimate"] == strat["ci_low"] == strat["ci_high"] == pytest.approx(60.0)
-    assert plain["ci_high"] - plain["ci_low"] > 20
+    z2 = st.norm.ppf(0.975) ** 2
+    assert strat["estimate"] == pytest.approx(60.0)
+    assert strat["ci_low"] == pytest.approx(60 - 60 * z2 / (30 + z2))
+    assert strat["ci_high"] == pytest.approx(60 + 40 * z2 / (20 + z2))
+    assert strat["ci_flag"].startswith("no variation") and "per stratum" in strat["ci_flag"]
+    assert plain["ci_high"] - plain["ci_low"] > 20 and plain["ci_flag"] == ""
 
 
 def test_strata_frame_matches_matrix_engine():
     base, comp = latent_paired(90, 3, seed=6)
     ev = np.tile(["x", "y", "z"], 30)
     df = to_long(base, comp, extra={"evidence_type": ev})
-    f = paired_bootstrap_frame(df, strata="evidence_type", n_boot=1000, seed=1)
+    f = paired_bootstrap_frame(df, strata="evidence_type", settings=PairedSettings(n_boot=1000, seed=1))
     m = paired_bootstrap_matrix(base, comp, strata=ev, n_boot=1000, seed=1)
     pd.testing.assert_frame_equal(f, m)
     plain = paired_bootstrap_matrix(base, comp, n_boot=1000, seed=1)
@@ -365,7 +371,7 @@ def test_strata_must_be_constant_within_item():
     df = to_long(base, comp, extra={"evidence_type": ["a"] * 10})
     df.loc[3, "evidence_type"] = "b"
     with pytest.raises(ValueError, match="constant within an item"):
-        paired_bootstrap_frame(df, strata="evidence_type", n_boot=10)
+        paired_bootstrap_frame(df, strata="evidence_type", settings=PairedSettings(n_boot=10))
 
 
 # ----------------------------------------------------------------------------- frame helper
@@ -374,7 +380,7 @@ def test_frame_groups_and_per_series_rows_match_matrix_engine():
     base, comp = latent_paired(60, 3, seed=3)
     ev = np.repeat(["e1", "e2"], 30)
     df = to_long(base, comp, extra={"evidence_type": ev})
-    g = paired_bootstrap_frame(df, groups="evidence_type", n_boot=800, seed=9)
+    g = paired_bootstrap_frame(df, groups="evidence_type", settings=PairedSettings(n_boot=800, seed=9))
     assert list(g.columns) == ["evidence_type"] + RESULT_COLUMNS
     assert g["evidence_type"].tolist() == ["e1", "e1", "e2", "e2"]
     for e in ("e1", "e2"):
@@ -382,7 +388,7 @@ def test_frame_groups_and_per_series_rows_match_matrix_engine():
         m = paired_bootstrap_matrix(base[sel], comp[sel], n_boot=800, seed=9)
         pd.testing.assert_frame_equal(
             g[g.evidence_type == e].drop(columns="evidence_type").reset_index(drop=True), m)
-    p = paired_bootstrap_frame(df, aggregate=None, n_boot=800, seed=9)
+    p = paired_bootstrap_frame(df, settings=PairedSettings(aggregate=None, n_boot=800, seed=9))
     assert list(p.columns) == ["model"] + RESULT_COLUMNS
     m = paired_bootstrap_matrix(base, comp, aggregate=None, series=["m0", "m1", "m2"],
                                 n_boot=800, seed=9).rename(columns={"series": "model"})
@@ -394,10 +400,10 @@ def test_frame_accepts_polars_with_enum_condition():
     df = to_long(base, comp)
     pdf = pl.from_pandas(df).with_columns(
         pl.col("budget").cast(pl.Enum(["8K", "16K", "32K", "64K"])))
-    pd.testing.assert_frame_equal(paired_bootstrap_frame(pdf, n_boot=500),
-                                  paired_bootstrap_frame(df, n_boot=500))
-    pd.testing.assert_frame_equal(paired_bootstrap_frame(pdf.lazy(), n_boot=500),
-                                  paired_bootstrap_frame(df, n_boot=500))
+    pd.testing.assert_frame_equal(paired_bootstrap_frame(pdf, settings=PairedSettings(n_boot=500)),
+                                  paired_bootstrap_frame(df, settings=PairedSettings(n_boot=500)))
+    pd.testing.assert_frame_equal(paired_bootstrap_frame(pdf.lazy(), settings=PairedSettings(n_boot=500)),
+                                  paired_bootstrap_frame(df, settings=PairedSettings(n_boot=500)))
 
 
 def test_frame_is_label_agnostic_and_allows_rising_accuracy():
@@ -407,8 +413,7 @@ def test_frame_is_label_agnostic_and_allows_rising_accuracy():
         "question_id": "unit", "model": "rater", "budget": "round", "correct": "score"})
     df["score"] = df["score"].astype(float)
     out = paired_bootstrap_frame(df, item="unit", series="rater", condition="round",
-                                 value="score", baseline=1, comparison=2,
-                                 n_boot=1000).set_index("statistic")
+                                 value="score", baseline=1, comparison=2, settings=PairedSettings(n_boot=1000)).set_index("statistic")
     assert out.loc["drop", "estimate"] == pytest.approx(100 * (base.mean() - comp.mean()))
     assert out.loc["drop", "estimate"] < 0
     assert out.loc["retention", "estimate"] > 1
@@ -422,9 +427,9 @@ def test_frame_ignores_other_conditions_and_leaves_out_series_without_pairs():
     only_8k = pd.DataFrame({"question_id": ["q000"], "model": ["C"], "budget": ["8K"],
                             "correct": [True]})
     df2 = pd.concat([df, other, only_8k], ignore_index=True)
-    pd.testing.assert_frame_equal(paired_bootstrap_frame(df2, n_boot=300),
-                                  paired_bootstrap_frame(df, n_boot=300))
-    per = paired_bootstrap_frame(df2, aggregate=None, statistics="drop", n_boot=300)
+    pd.testing.assert_frame_equal(paired_bootstrap_frame(df2, settings=PairedSettings(n_boot=300)),
+                                  paired_bootstrap_frame(df, settings=PairedSettings(n_boot=300)))
+    per = paired_bootstrap_frame(df2, settings=PairedSettings(aggregate=None, statistics="drop", n_boot=300))
     assert per["model"].tolist() == ["A", "B"]
 
 
@@ -508,7 +513,7 @@ def test_frame_bad_inputs_raise_value_error():
     with pytest.raises(ValueError, match="comparison '32K' does not occur"):
         paired_bootstrap_frame(df, comparison="32K")
     with pytest.raises(ValueError, match="duplicated"):
-        paired_bootstrap_frame(pd.concat([df, df.iloc[[0]]]), n_boot=10)
+        paired_bootstrap_frame(pd.concat([df, df.iloc[[0]]]), settings=PairedSettings(n_boot=10))
     with pytest.raises(ValueError, match="must be a pandas or polars DataFrame"):
         paired_bootstrap_frame({"a": [1]})
     with pytest.raises(ValueError, match="clash"):

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from scipy import stats as st
 
-from voxmem_analysis.stats import iter_bootstrap_counts, paired_bootstrap, paired_bootstrap_frame
+from voxmem_analysis.stats import PairedSettings, iter_bootstrap_counts, paired_bootstrap, paired_bootstrap_frame
 
 
 def _families(n_fam: int, k: int, seed: int, share: float = 0.8) -> pd.DataFrame:
@@ -48,7 +48,7 @@ def _family_bootstrap_by_hand(df: pd.DataFrame, n_boot: int, seed: int) -> np.nd
 
 def test_family_interval_matches_an_independent_family_bootstrap():
     df = _families(150, 3, seed=1)
-    ours = paired_bootstrap_frame(df, statistics="drop", cluster="family", n_boot=4000, seed=3).iloc[0]
+    ours = paired_bootstrap_frame(df, cluster="family", settings=PairedSettings(statistics="drop", n_boot=4000, seed=3)).iloc[0]
     ref = _family_bootstrap_by_hand(df, 4000, seed=99)
     lo, hi = np.percentile(ref, [2.5, 97.5])
     assert ours["cluster"] == "family" and ours["n_clusters"] == 150
@@ -58,7 +58,7 @@ def test_family_interval_matches_an_independent_family_bootstrap():
     assert abs(ours["ci_low"] - lo) < tol_lo
     assert abs(ours["ci_high"] - hi) < tol_hi
     # and the design effect is the variance ratio of the two bootstraps (> 1: families are correlated)
-    item = paired_bootstrap_frame(df, statistics="drop", n_boot=4000, seed=3).iloc[0]
+    item = paired_bootstrap_frame(df, settings=PairedSettings(statistics="drop", n_boot=4000, seed=3)).iloc[0]
     assert item["design_effect"] == 1.0 and item["cluster"] == "item"
     assert ours["design_effect"] > 1.2
     assert ours["ci_high"] - ours["ci_low"] > item["ci_high"] - item["ci_low"]
@@ -90,12 +90,12 @@ def test_cluster_must_be_constant_within_item_and_present():
     bad = df.copy()
     bad.loc[0, "family"] = "other"
     with pytest.raises(ValueError, match="constant within an item"):
-        paired_bootstrap_frame(bad, cluster="family", n_boot=10)
+        paired_bootstrap_frame(bad, cluster="family", settings=PairedSettings(n_boot=10))
     bad = df.copy()
     bad["family"] = bad["family"].astype(object)
     bad.loc[bad["question_id"] == "q0", "family"] = None
     with pytest.raises(ValueError, match="missing values"):
-        paired_bootstrap_frame(bad, cluster="family", n_boot=10)
+        paired_bootstrap_frame(bad, cluster="family", settings=PairedSettings(n_boot=10))
 
 
 # ----------------------------------------------------------------------------- Monte-Carlo error

@@ -37,19 +37,19 @@ def test_slice_design_effect_of_identical_twins_is_two():
     df = with_abstention_families(_twins())
     sub = df[(df["system"] == "A") & (df["budget"] == "32k")]
     out = V.slice_accuracy(sub, "system", interval="bootstrap", item="question_id", type_col=None,
-                           cluster="family", n_boot=4000, seed=1)
+                           cluster="family", settings=V.BootstrapSettings(n_boot=4000, seed=1))
     row = out[out["level"] == "slice"].iloc[0]
     assert row["interval"] == "bootstrap (cluster: family)" and row["cluster"] == "family"
     assert row["design_effect"] == pytest.approx(2.0, rel=0.12)
     plain = V.slice_accuracy(sub, "system", interval="bootstrap", item="question_id", type_col=None,
-                             n_boot=4000, seed=1)
+                             settings=V.BootstrapSettings(n_boot=4000, seed=1))
     assert "design_effect" not in plain.columns                     # default output unchanged
     assert row["accuracy_ci_high"] - row["accuracy_ci_low"] > plain["accuracy_ci_high"].iloc[0] - plain["accuracy_ci_low"].iloc[0]
 
 
 def test_compare_adds_cluster_design_effect_and_cochran_omnibus():
     df = with_abstention_families(_twins())
-    out = V.compare_systems(df, budget="budget", cluster="family", n_boot=2000, seed=0)
+    out = V.compare_systems(df, groups="budget", cluster="family", settings=V.BootstrapSettings(n_boot=2000, seed=0))
     assert set(out["cluster"]) == {"family"}
     assert (out["diff_design_effect"] > 1.5).all()
     # Cochran's Q per budget over the three systems, by hand
@@ -61,13 +61,13 @@ def test_compare_adds_cluster_design_effect_and_cochran_omnibus():
         got = out.loc[out["budget"] == b]
         assert got["p_cochran"].to_numpy() == pytest.approx(st.chi2.sf(q, k - 1))
         assert (got["n_cochran"] == X.shape[0]).all()
-    two = V.compare_systems(df[df["system"] != "C"], budget="budget", n_boot=200)
+    two = V.compare_systems(df[df["system"] != "C"], groups="budget", settings=V.BootstrapSettings(n_boot=200))
     assert two["p_cochran"].isna().all() and "cluster" not in two.columns
 
 
 def test_scaling_table_cluster_columns():
     df = with_abstention_families(_twins(80))
-    out = V.scaling_table(df, baseline="32k", cluster="family", n_boot=1500, seed=0)
+    out = V.scaling_table(df, baseline="32k", cluster="family", settings=V.BootstrapSettings(n_boot=1500, seed=0))
     paired = out[out["budget"] == "115k"]
     assert set(paired["cluster"]) == {"family"}
     assert (paired["change_design_effect"] > 1.4).all()
@@ -79,4 +79,4 @@ def test_cluster_must_be_constant_within_item():
     df = with_abstention_families(_twins(10))
     df.loc[df.index[0], "family"] = "other"
     with pytest.raises(ValueError, match="constant within an item"):
-        V.compare_systems(df, budget="budget", cluster="family", n_boot=50)
+        V.compare_systems(df, groups="budget", cluster="family", settings=V.BootstrapSettings(n_boot=50))

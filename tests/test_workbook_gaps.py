@@ -285,14 +285,14 @@ def _one_slice(n=1500, p=0.3, seed=7):
 
 
 def test_slice_mc_se_is_the_sd_of_the_bootstrap_endpoints():
-    from voxmem_analysis.analysis.verdicts import slice_accuracy
+    from voxmem_analysis.analysis.verdicts import BootstrapSettings, slice_accuracy
 
     y, df = _one_slice()
     B = 1000
     reported = []
     for seed in range(20):
-        t = slice_accuracy(df, "g", interval="bootstrap", item="question_id", n_boot=B, seed=seed, mc_se=True,
-                           type_col=None)
+        t = slice_accuracy(df, "g", interval="bootstrap", item="question_id", 
+                           type_col=None, settings=BootstrapSettings(n_boot=B, seed=seed, mc_se=True))
         reported.append(t.loc[0, ["accuracy_ci_low_mc_se", "accuracy_ci_high_mc_se"]].to_numpy(float))
     # independently: the percentile endpoints of 150 separate bootstrap runs of the same size, their SD
     ends = []
@@ -305,24 +305,24 @@ def test_slice_mc_se_is_the_sd_of_the_bootstrap_endpoints():
 
 
 def test_slice_mc_se_columns_only_when_asked_and_nan_for_wilson():
-    from voxmem_analysis.analysis.verdicts import slice_accuracy
+    from voxmem_analysis.analysis.verdicts import BootstrapSettings, slice_accuracy
 
     _, df = _one_slice(n=200)
     plain = slice_accuracy(df, "g", item="question_id", type_col=None, interval="wilson")
     assert "accuracy_ci_low_mc_se" not in plain.columns
-    w = slice_accuracy(df, "g", item="question_id", type_col=None, interval="wilson", mc_se=True)
+    w = slice_accuracy(df, "g", item="question_id", type_col=None, interval="wilson", settings=BootstrapSettings(mc_se=True))
     assert w["accuracy_ci_low_mc_se"].isna().all() and w["accuracy_ci_high_mc_se"].isna().all()
 
 
 def test_slice_bca_matches_the_stats_layer():
     """BCa endpoints of one slice equal stats.paired_bootstrap_matrix's BCa of the same 0/1 column
     (the same draws: one item per row, the same seed) -- and differ from the percentile ones."""
-    from voxmem_analysis.analysis.verdicts import slice_accuracy
+    from voxmem_analysis.analysis.verdicts import BootstrapSettings, slice_accuracy
     from voxmem_analysis.stats import mean_level, paired_bootstrap_matrix
 
     y, df = _one_slice(n=120, p=0.1, seed=3)
-    t = slice_accuracy(df, "g", interval="bootstrap", item="question_id", n_boot=4000, seed=5, mc_se=True,
-                       type_col=None, bootstrap_interval="bca")
+    t = slice_accuracy(df, "g", interval="bootstrap", item="question_id", 
+                       type_col=None, settings=BootstrapSettings(n_boot=4000, seed=5, mc_se=True, interval="bca"))
     ref = paired_bootstrap_matrix(y[:, None].astype(float), y[:, None].astype(float), n_boot=4000, seed=5,
                                   statistics=[mean_level("baseline")], interval="bca")
     row = ref.iloc[0]
@@ -330,14 +330,14 @@ def test_slice_bca_matches_the_stats_layer():
     assert t.loc[0, "accuracy_ci_low"] == pytest.approx(row["ci_low"], abs=1e-9)
     assert t.loc[0, "accuracy_ci_high"] == pytest.approx(row["ci_high"], abs=1e-9)
     assert t.loc[0, "accuracy_ci_low_mc_se"] == pytest.approx(row["ci_low_mc_se"], abs=1e-9)
-    pct = slice_accuracy(df, "g", interval="bootstrap", item="question_id", n_boot=4000, seed=5, type_col=None)
+    pct = slice_accuracy(df, "g", interval="bootstrap", item="question_id", type_col=None, settings=BootstrapSettings(n_boot=4000, seed=5))
     assert pct.loc[0, ["accuracy_ci_low", "accuracy_ci_high"]].tolist() != pytest.approx(
         t.loc[0, ["accuracy_ci_low", "accuracy_ci_high"]].tolist(), abs=1e-6)   # skewed (10%): BCa moves it
 
 
 def test_compare_mc_se_and_bca_pass_through(synthetic):
     from voxmem_analysis.analysis.paired import compare_models
-    from voxmem_analysis.stats import paired_bootstrap_frame, STATISTICS
+    from voxmem_analysis.stats import PairedSettings, paired_bootstrap_frame, STATISTICS
 
     ms = ["Gemini-3.1-Pro", "Gemini-2.5-Pro"]
     for interval in ("percentile", "bca"):
@@ -346,8 +346,8 @@ def test_compare_mc_se_and_bca_pass_through(synthetic):
         fr = fr[fr["model"].isin(ms) & (fr["budget"].astype(str) == "64K") & fr["scored"]]
         long = fr.assign(role=np.where(fr["model"] == ms[0], "a", "b"), val=fr["correct"].fillna(False).astype(float))
         ref = paired_bootstrap_frame(long, item="item_id", series="budget", condition="role", value="val",
-                                     baseline="a", comparison="b", statistics={"diff": STATISTICS["drop"]},
-                                     aggregate="mean", n_boot=2000, seed=4, interval=interval).iloc[0]
+                                     baseline="a", comparison="b", 
+                                     settings=PairedSettings(statistics={"diff": STATISTICS["drop"]}, aggregate="mean", n_boot=2000, seed=4, interval=interval)).iloc[0]
         row = t.iloc[0]
         assert row["interval"] == interval
         for ours, theirs in (("diff_ci_low", "ci_low"), ("diff_ci_high", "ci_high"),

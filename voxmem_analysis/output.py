@@ -253,10 +253,11 @@ def latex_number(value, decimals: int = 1, *, kind: str = "number") -> str:
 
 
 def _cell_kind(row, col, value, whole_column: bool) -> str:
-    """``p``, ``count`` or ``number`` (:func:`latex_number`) of one cell."""
+    """``p``, ``count`` or ``number`` (:func:`latex_number`) of one cell; a Monte-Carlo error (``... mc_se``) is printed
+    as a p-value is, so that no error above 0 reads 0.000."""
     whole = (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
              and float(value) == round(float(value)))
-    if is_p_label(col) or is_p_label(row):
+    if is_p_label(col) or is_p_label(row) or str(col).endswith("mc_se"):
         return "p"
     if whole and (whole_column or is_count_label(col) or is_count_label(row)):
         return "count"

@@ -11,8 +11,8 @@ i = 1..n_t with binary verdicts r_{t,i}:
   weighs the same, whatever its number of rubric items.
 
 Intervals (beyond the paper): Wilson score interval for APR (a binomial proportion over
-tasks); percentile bootstrap over tasks for ARS (:func:`voxmem_analysis.stats.bootstrap_means`,
-seeded).  Every function takes an :class:`~voxmem_analysis.io.amc.AmcRelease` or a tidy verdict
+tasks); percentile bootstrap over tasks for ARS, the tasks drawn within their axis (seeded; the same
+interval as :func:`voxmem_analysis.analysis.amc_runs.amc_slice`).  Every function takes an :class:`~voxmem_analysis.io.amc.AmcRelease` or a tidy verdict
 frame and returns a DataFrame; the ``@artifact`` functions reshape them into the printed tables.
 """
 from __future__ import annotations
@@ -24,8 +24,8 @@ from scipy import stats as _st
 from voxmem_analysis.artifacts import artifact
 from voxmem_analysis.errors import MissingDataError
 from voxmem_analysis.io.amc import AXES, AXIS_LABELS
-from voxmem_analysis.stats import (bootstrap_means, ci_level_alias, cohen_kappa, mcnemar_exact, spearman,
-                                   wilson_interval)
+from voxmem_analysis.analysis.verdicts import BootstrapSettings, slice_accuracy
+from voxmem_analysis.stats import ci_level_alias, cohen_kappa, holm, mcnemar_exact, spearman, wilson_interval
 
 __all__ = [
     "task_scores", "apr_ars", "per_axis", "judge_agreement", "macro_f1", "tts_comparison",
@@ -58,13 +58,17 @@ def task_scores(frame: pd.DataFrame, keys=SYSTEM) -> pd.DataFrame:
     return out
 
 
-def _ars_interval(scores: pd.DataFrame, keys, *, n_boot: int, seed: int, ci_level: float) -> pd.DataFrame:
-    """Bootstrap over tasks of the mean share, one column per ``keys`` group (shared resamples)."""
-    wide = scores.pivot_table(index="task_id", columns=list(keys), values="share", aggfunc="first", sort=False)
-    res = bootstrap_means(wide.to_numpy(dtype=float), n_boot=n_boot, seed=seed)
-    lo, hi = np.nanpercentile(res.replicates, [50 * (1 - ci_level), 50 * (1 + ci_level)], axis=0)
-    idx = wide.columns if isinstance(wide.columns, pd.MultiIndex) else pd.Index(wide.columns, name=keys[0])
-    return pd.DataFrame({"ARS_lo": 100 * lo, "ARS_hi": 100 * hi}, index=idx)
+def _ars_interval(scores: pd.DataFrame, keys: list[str], run: BootstrapSettings) -> pd.DataFrame:
+    """ARS interval (%) of each ``keys`` group: the task bootstrap of :func:`voxmem_analysis.analysis.amc_runs.amc_slice`
+    (tasks drawn within their axis, the benchmark's design; every group resampled afresh with ``run``'s seed), so a
+    system's overall ARS has one interval wherever it is printed."""
+    by = keys if "axis" in keys or "axis" not in scores else [*keys, "axis"]
+    t = slice_accuracy(scores, by, value="share", scored=None, item="task_id", interval="bootstrap",
+                       type_col="axis" if "axis" in by else None, separate=[k for k in by if k != "axis"] or None,
+                       settings=run)
+    t = t[t["level"] == ("slice" if by == keys else "overall")]
+    return pd.DataFrame({**{k: t[k].to_numpy() for k in keys}, "ARS_lo": t["accuracy_ci_low"].to_numpy(),
+                         "ARS_hi": t["accuracy_ci_high"].to_numpy()})
 
 
 @ci_level_alias
@@ -80,8 +84,8 @@ def apr_ars(data, *, part: str = "verdicts", by=(), tasks=None, seed: int = 0, n
     if tasks is not None:
         frame = frame[frame["task_id"].isin(set(tasks))]
     by = list(by)
-    scores = task_scores(frame, list(keys) + by)
     grp = list(keys) + by
+    scores = task_scores(frame, grp + (["axis"] if "axis" in frame and "axis" not in grp else []))
     out = scores.groupby(grp, sort=False).agg(n_tasks=("task_id", "size"), passes=("passed", "sum"),
                                               ARS=("share", "mean")).reset_index()
     out["ARS"] *= 100
@@ -90,7 +94,9 @@ def apr_ars(data, *, part: str = "verdicts", by=(), tasks=None, seed: int = 0, n
     out["APR_lo"], out["APR_hi"] = 100 * w["ci_low"].to_numpy(), 100 * w["ci_high"].to_numpy()
     out["ARS_lo"] = out["ARS_hi"] = np.nan
     if n_boot and len(out):
-        iv = _ars_interval(scores, grp, n_boot=n_boot, seed=seed, ci_level=ci_level).reset_index()
+        iv = _ars_interval(scores, grp, BootstrapSettings(n_boot=n_boot, seed=seed, ci_level=ci_level))
+        for k in grp:
+            out[k], iv[k] = out[k].astype(object), iv[k].astype(object)
         out = out.drop(columns=["ARS_lo", "ARS_hi"]).merge(iv, on=grp, how="left")
     return out[grp + ["n_tasks", "passes", "APR", "APR_lo", "APR_hi", "ARS", "ARS_lo", "ARS_hi"]]
 
@@ -200,11 +206,17 @@ def _t4_row(label: str, g: pd.DataFrame, mc) -> dict:
           needs=("tts",))
 def amc_table4(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFrame:
     """Rows ``model|modality`` (4a) then ``<axis>|modality`` (4b, pooled over that modality's
-    systems); columns ``Human APR``, ``TTS APR``, ``Relative`` (as printed), ``n``, ``p (McNemar)``."""
+    systems); columns ``Human APR``, ``TTS APR``, ``Relative`` (as printed), ``n``, ``p (McNemar)``,
+    ``p (Holm)`` (Holm over the McNemar tests of 4a, one per system) and ``Holm family`` (which tests)."""
     c = tts_comparison(release)
+    p = c["p_value"].to_numpy(dtype=float)
+    tested = ~np.isnan(p)
+    adjusted = holm(p)["p_adjusted"].to_numpy() if p.size else p
+    family = f"the {int(tested.sum())} per-system McNemar tests (4a)"
     return pd.DataFrame({"Human APR": c["human"].to_numpy(), "TTS APR": c["tts"].to_numpy(),
-                         "Relative": c["relative"].to_numpy(), "n": c["n"].to_numpy(),
-                         "p (McNemar)": c["p_value"].to_numpy()}, index=pd.Index(c["row"], name="row"))
+                         "Relative": c["relative"].to_numpy(), "n": c["n"].to_numpy(), "p (McNemar)": p,
+                         "p (Holm)": adjusted, "Holm family": np.where(tested, family, "")},
+                        index=pd.Index(c["row"], name="row"))
 
 
 # ----------------------------------------------------------------------------- Table 5

@@ -1,19 +1,11 @@
 """APR and ARS of Audio MultiChallenge runs by any slice, paired comparisons, judge agreement.
 
-Every function takes the task-level frame of :func:`task_frame` -- one row per system x task with
-``passed`` (every rubric item met) and ``share`` (the share of items met) -- built from a release
-(:class:`~voxmem_analysis.io.amc.AmcRelease`) or from judged runs (:class:`~voxmem_analysis.io.amc_runs.AmcRuns`),
-and returns a tidy DataFrame.  The statistics are the package's engines (:mod:`voxmem_analysis.analysis.verdicts`):
-
-* **APR** (% of tasks passed) with the Wilson interval; **ARS** (mean share of items met, %) with the
-  percentile interval of a task bootstrap (:func:`slice_accuracy`: each slice's tasks drawn with
-  replacement; an ``overall`` row draws within each axis).  Definitions: AMC paper §3.1, App. A.4.
-* **Paired comparison** of two systems on the tasks both have (:func:`compare_systems`): exact McNemar
-  on task pass (two-sided binomial test on the discordant tasks), paired task-bootstrap intervals of
-  the APR and ARS differences (first minus second, pp), Holm over the pairs of each axis and over
-  the overall pairs.
-* **Judge agreement** of two judges grading the same responses, rubric item by rubric item
-  (:func:`judge_agreement_pairs`): percent agreement, Cohen's kappa, per axis and overall.
+Every function takes the task-level frame of :func:`task_frame` (one row per system x task: ``passed``, every
+rubric item met; ``share``, the share of items met), from a release or from judged runs, and returns a tidy
+DataFrame (AMC paper §3.1, App. A.4).  APR has the Wilson interval; ARS the percentile interval of a task bootstrap
+that draws the tasks within their axis (the benchmark's design), in every table: :func:`amc_slice`,
+:func:`amc_compare` and the Table 2 layout (:func:`voxmem_analysis.analysis.amc.apr_ars`).  Paired comparisons: exact
+McNemar on task pass and paired intervals of the APR and ARS differences, Holm over every row printed.
 """
 from __future__ import annotations
 
@@ -21,10 +13,12 @@ import pandas as pd
 import polars as pl
 
 from voxmem_analysis.analysis.amc import task_scores
-from voxmem_analysis.analysis.verdicts import compare_systems, judge_agreement_pairs, slice_accuracy
+from voxmem_analysis.analysis.verdicts import BootstrapSettings, compare_systems, judge_agreement_pairs, slice_accuracy
+from voxmem_analysis.analysis.verdicts.compare import P_ADJUST_FAMILIES, holm_columns
 from voxmem_analysis.errors import AnalysisInputError
 
-__all__ = ["SYSTEM_COLUMNS", "system_label", "task_frame", "amc_slice", "amc_compare", "amc_judges", "default_by"]
+__all__ = ["SYSTEM_COLUMNS", "PRED_ERROR_SCORING", "system_label", "task_frame", "amc_slice", "amc_compare", "amc_judges",
+           "default_by"]
 
 #: Columns naming a system (never pooled into an overall row).
 SYSTEM_COLUMNS = ("system", "model", "output_modality", "judge")
@@ -37,11 +31,20 @@ def system_label(model: str, modality: str | None) -> str:
     return f"{model} ({modality})" if modality else str(model)
 
 
-def task_frame(data, judge: str | None = None) -> tuple[pl.DataFrame, list[str]]:
+#: How a task with a ``pred_error`` (no response) is scored: the judge's rubric results as they stand (as the
+#: evaluation pipelines score it), or zero items met.
+PRED_ERROR_SCORING = ("as-judged", "zero")
+
+
+def task_frame(data, judge: str | None = None, pred_error: str = "as-judged") -> tuple[pl.DataFrame, list[str]]:
     """One row per system x task: ``system`` (:func:`system_label`), ``model``, ``output_modality``,
     ``task_id``, ``axis``, ``n_rubrics``, ``n_met``, ``passed``, ``share``, then the task's other
-    columns; and notes (judges chosen).  ``data``: judged runs (one judge per system, ``judge`` if it
-    graded it) or an Audio MultiChallenge release."""
+    columns; and notes (judges chosen; tasks with a ``pred_error`` and what :data:`PRED_ERROR_SCORING` changes).
+    ``data``: judged runs (one judge per system, ``judge`` if it graded it) or an Audio MultiChallenge release.
+    ``pred_error``: ``"as-judged"`` keeps the judge's rubric results of a task without a response (it passes only
+    when every item is met; it stays counted in the run's ``pred_error`` count), ``"zero"`` scores it 0 items met."""
+    if pred_error not in PRED_ERROR_SCORING:
+        raise AnalysisInputError(f"pred_error must be one of {PRED_ERROR_SCORING}, got {pred_error!r}", "pred_error")
     if getattr(data, "benchmark", None) == "amc-runs" and hasattr(data, "one_judge"):
         runs, notes = data.one_judge(judge)
         frame = runs.results.rename({"system": "model"}).drop("judge")
@@ -53,8 +56,35 @@ def task_frame(data, judge: str | None = None) -> tuple[pl.DataFrame, list[str]]
     label = pl.struct("model", "output_modality").map_elements(
         lambda r: system_label(r["model"], r["output_modality"]), return_dtype=pl.Utf8)
     frame = frame.with_columns(label.alias("system"))
+    if "pred_error" in frame.columns and frame["pred_error"].any():
+        notes += _pred_error_notes(frame, pred_error)
+        if pred_error == "zero":
+            err = pl.col("pred_error")
+            frame = frame.with_columns(pl.when(err).then(0).otherwise(pl.col("n_met")).alias("n_met"),
+                                       pl.when(err).then(False).otherwise(pl.col("passed")).alias("passed"),
+                                       pl.when(err).then(0.0).otherwise(pl.col("share")).alias("share"))
     first = ["system", "model", "output_modality", "task_id", "axis", "n_rubrics", "n_met", "passed", "share"]
     return frame.select(first + [c for c in frame.columns if c not in first]), notes
+
+
+def _pred_error_notes(frame: pl.DataFrame, pred_error: str) -> list[str]:
+    """Per system with tasks without a response: how many, the rubric items the judge marked met on them, and the
+    system's ARS and APR under each scoring (:data:`PRED_ERROR_SCORING`)."""
+    per = (frame.group_by("system", maintain_order=True)
+           .agg(n=pl.col("pred_error").sum(), met=pl.col("n_met").filter(pl.col("pred_error")).sum(),
+                items=pl.col("n_rubrics").filter(pl.col("pred_error")).sum(),
+                passed=(pl.col("passed") & pl.col("pred_error")).sum(), tasks=pl.len(),
+                ars=pl.col("share").mean() * 100, ars_zero=pl.col("share").filter(~pl.col("pred_error")).sum(),
+                apr=pl.col("passed").mean() * 100)
+           .filter(pl.col("n") > 0))
+    out = []
+    for r in per.iter_rows(named=True):
+        ars_zero, apr_zero = 100 * r["ars_zero"] / r["tasks"], r["apr"] - 100 * r["passed"] / r["tasks"]
+        out.append(f"{r['system']}: {r['n']} task(s) with a pred_error (no response); the judge marked {r['met']} of "
+                   f"{r['items']} rubric items met on them ({r['passed']} passed). As judged (--pred-error as-judged, "
+                   f"the default): ARS {r['ars']:.2f}, APR {r['apr']:.2f}; as 0 items met (--pred-error zero): ARS "
+                   f"{ars_zero:.2f}, APR {apr_zero:.2f}. Used here: {pred_error}")
+    return out
 
 
 def default_by(frame: pl.DataFrame) -> list[str]:
@@ -66,7 +96,8 @@ def _type_col(by: list[str]) -> str | None:
     return rest[-1] if rest else None
 
 
-def amc_slice(frame, by, *, n_boot: int = 10_000, seed: int = 0, ci_level: float = 0.95) -> pd.DataFrame:
+def amc_slice(frame, by, *, n_boot: int = 10_000, seed: int = 0, ci_level: float = 0.95,
+              progress=None) -> pd.DataFrame:
     """APR (Wilson) and ARS (task bootstrap) per slice of a task frame (:func:`task_frame`).
 
     ``by``: columns (``system``, ``axis``, any task column).  With a task column among them, each
@@ -79,7 +110,8 @@ def amc_slice(frame, by, *, n_boot: int = 10_000, seed: int = 0, ci_level: float
         raise AnalysisInputError(f"no column {', '.join(map(repr, missing))} to slice by; columns: "
                                  f"{', '.join(frame.columns)}", "by")
     tcol = _type_col(by)
-    common = dict(item="task_id", scored=None, type_col=tcol, n_boot=n_boot, seed=seed, ci_level=ci_level,
+    boot = BootstrapSettings(n_boot=n_boot, seed=seed, ci_level=ci_level, progress=progress)
+    common = dict(item="task_id", scored=None, type_col=tcol, settings=boot,
                   separate=[c for c in by if c in SYSTEM_COLUMNS] or None)
     apr = slice_accuracy(frame, by, value="passed", interval="wilson", **common)
     ars = slice_accuracy(frame, by, value="share", interval="bootstrap", **common)
@@ -98,36 +130,51 @@ def amc_slice(frame, by, *, n_boot: int = 10_000, seed: int = 0, ci_level: float
 
 
 def amc_compare(frame, *, systems=None, by_axis: bool = True, n_boot: int = 10_000, seed: int = 0,
-                ci_level: float = 0.95, alpha: float = 0.05) -> pd.DataFrame:
+                ci_level: float = 0.95, alpha: float = 0.05, family: str = "all", progress=None) -> pd.DataFrame:
     """Every pair of systems on the tasks both have, overall and (``by_axis``) per axis.
 
     Columns: ``axis`` (``overall`` or the axis), ``system_a, system_b, n_tasks`` (tasks both have),
-    ``only_a, only_b``, ``apr_a, apr_b, apr_diff, apr_diff_ci_low, apr_diff_ci_high``, ``a_pass_b_fail,
-    a_fail_b_pass`` (the discordant tasks), ``p_mcnemar`` (exact, two-sided), ``p_holm``, ``n_family``,
-    ``reject`` (Holm over the pairs of the same axis, at ``alpha``), ``ars_a, ars_b, ars_diff,
-    ars_diff_ci_low, ars_diff_ci_high``, ``n_boot, seed``.  Differences are first minus second (pp)."""
+    ``only_a, only_b``, ``apr_a, apr_b, apr_diff, apr_diff_ci_low, apr_diff_ci_high, apr_diff_ci_flag``,
+    ``a_pass_b_fail, a_fail_b_pass`` (the discordant tasks), ``p_mcnemar`` (exact, two-sided), ``p_holm``,
+    ``n_family``, ``holm_family``, ``reject`` (Holm at ``alpha`` over every row, or with ``family="per-slice"``
+    over the pairs of each axis and of the overall rows), ``ars_a, ars_b, ars_diff, ars_diff_ci_low,
+    ars_diff_ci_high, ars_diff_ci_flag``, ``n_boot, seed``.  Differences are first minus second (pp); the
+    paired task bootstrap draws the tasks within their axis (the benchmark's design), as :func:`amc_slice` does."""
+    if family not in P_ADJUST_FAMILIES:
+        raise AnalysisInputError(f"family must be one of {P_ADJUST_FAMILIES}, got {family!r}", "family")
     parts = []
+    boot = BootstrapSettings(n_boot=n_boot, seed=seed, ci_level=ci_level, progress=progress)
+    strata = "axis" if "axis" in frame.columns else None
     for groups in ([None] + (["axis"] if by_axis else [])):
-        kw = dict(system="system", item="task_id", budget=None, scored=None, groups=groups and [groups],
-                  systems=systems, n_boot=n_boot, seed=seed, ci_level=ci_level, alpha=alpha)
+        kw = dict(system="system", item="task_id", scored=None, groups=groups, systems=systems, alpha=alpha,
+                  strata=strata, settings=boot)
         apr = compare_systems(frame, value="passed", **kw)
         ars = compare_systems(frame, value="share", **kw)
         if groups is None:
             apr.insert(0, "axis", "overall")
             ars.insert(0, "axis", "overall")
         parts.append(_paired(apr, ars))
-    return pd.concat(parts, ignore_index=True)
+    out = pd.concat(parts, ignore_index=True)
+    holm_columns(out, ["axis"] if family == "per-slice" else [], alpha)
+    return out[_COMPARE_COLUMNS]
+
+
+_COMPARE_COLUMNS = ["axis", "system_a", "system_b", "n_tasks", "only_a", "only_b", "apr_a", "apr_b", "apr_diff",
+                    "apr_diff_ci_low", "apr_diff_ci_high", "apr_diff_ci_flag", "a_pass_b_fail", "a_fail_b_pass",
+                    "p_mcnemar", "p_holm", "n_family", "holm_family", "reject", "ars_a", "ars_b", "ars_diff",
+                    "ars_diff_ci_low", "ars_diff_ci_high", "ars_diff_ci_flag", "n_boot", "seed"]
 
 
 def _paired(apr: pd.DataFrame, ars: pd.DataFrame) -> pd.DataFrame:
     keys = ["axis", "system_a", "system_b"]
     a = apr[keys + ["n_common", "only_a", "only_b", "acc_a", "acc_b", "diff", "diff_ci_low", "diff_ci_high",
-                    "a_right_b_wrong", "a_wrong_b_right", "p_mcnemar", "p_holm", "n_family", "reject"]].rename(columns={
+                    "diff_ci_flag", "a_right_b_wrong", "a_wrong_b_right", "p_mcnemar"]].rename(columns={
         "n_common": "n_tasks", "acc_a": "apr_a", "acc_b": "apr_b", "diff": "apr_diff", "diff_ci_low": "apr_diff_ci_low",
-        "diff_ci_high": "apr_diff_ci_high", "a_right_b_wrong": "a_pass_b_fail", "a_wrong_b_right": "a_fail_b_pass"})
-    b = ars[keys + ["acc_a", "acc_b", "diff", "diff_ci_low", "diff_ci_high", "n_boot", "seed"]].rename(columns={
-        "acc_a": "ars_a", "acc_b": "ars_b", "diff": "ars_diff", "diff_ci_low": "ars_diff_ci_low",
-        "diff_ci_high": "ars_diff_ci_high"})
+        "diff_ci_high": "apr_diff_ci_high", "diff_ci_flag": "apr_diff_ci_flag", "a_right_b_wrong": "a_pass_b_fail",
+        "a_wrong_b_right": "a_fail_b_pass"})
+    b = ars[keys + ["acc_a", "acc_b", "diff", "diff_ci_low", "diff_ci_high", "diff_ci_flag", "n_boot", "seed"]].rename(
+        columns={"acc_a": "ars_a", "acc_b": "ars_b", "diff": "ars_diff", "diff_ci_low": "ars_diff_ci_low",
+                 "diff_ci_high": "ars_diff_ci_high", "diff_ci_flag": "ars_diff_ci_flag"})
     for c in keys:
         a[c], b[c] = a[c].astype(object), b[c].astype(object)
     return a.merge(b, on=keys, how="left", validate="one_to_one", sort=False)

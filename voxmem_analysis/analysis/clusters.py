@@ -1,17 +1,8 @@
-"""Resampling clusters: which questions belong together (``--cluster {item,family}``).
-
-VoxMem derives every answer-refusal (AR) question from an answerable *source* question and
-replays the source's history for it, so the two are not independent observations: a
-*family* is a source question together with its refusal variant(s) (799 questions in 669
-families in the paper's release).  The items file states it twice: ``family_id`` (shared by
-a question and its variants) and ``paired_question_id`` (on a refusal item: its source).
-:func:`question_families` reads ``family_id`` and falls back to ``paired_question_id`` (else
-the question itself) where ``family_id`` is missing.
-
-:func:`attach_cluster` adds the cluster column a bootstrap resamples by:
-``cluster="item"`` resamples questions (the paper's Appendix D.4), ``cluster="family"``
-whole families; the bootstrap output then states the unit and the design effect
-(clustered over item-level replicate variance).
+"""Resampling clusters (``--cluster {item,family}``): a *family* is an answerable source question with the
+answer-refusal variant(s) that replay its history (799 questions in 669 families in the paper's release), read from
+``family_id`` or else ``paired_question_id`` (:func:`question_families`).  :func:`attach_cluster` adds the column a
+bootstrap resamples by: questions (Appendix D.4) or whole families, and the output states the unit and the design
+effect.
 """
 from __future__ import annotations
 

@@ -17,7 +17,8 @@ from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.output import stamp_synthetic
 from voxmem_analysis.analysis.accuracy import accuracy_table
 from voxmem_analysis.analysis.selection import budget_note, budgets_run, fig5_budget
-from voxmem_analysis.analysis.verdicts import MACRO, OVERALL, AnalysisInputError, level_order, slice_accuracy
+from voxmem_analysis.analysis.verdicts import (MACRO, OVERALL, AnalysisInputError, BootstrapSettings, level_order,
+                                              slice_accuracy)
 from voxmem_analysis.errors import MissingDataError
 
 __all__ = [
@@ -230,7 +231,7 @@ def explore_slices(release_or_frame, by, *, budget=None, models=None, interval: 
         raise MissingDataError(f"no verdicts selected (budget={budget!r}, models={models!r}); budgets in the "
                                f"data: {', '.join(have) or 'none'}", code="no_verdicts", field="budget")
     table = slice_accuracy(frame, cols, interval=interval, item="question_id",
-                           n_boot=n_boot, seed=seed)
+                           settings=BootstrapSettings(n_boot=n_boot, seed=seed))
     if model_order is None:
         model_order = _model_order(release_or_frame)
     orders = level_orders({c: table[c] for c in cols}, model_order=model_order)

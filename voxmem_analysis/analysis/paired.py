@@ -17,7 +17,7 @@ import polars as pl
 
 from voxmem_analysis.analysis.clusters import attach_cluster, cluster_column
 from voxmem_analysis.analysis.selection import check_budgets, check_models
-from voxmem_analysis.analysis.verdicts import compare_systems
+from voxmem_analysis.analysis.verdicts import BootstrapSettings, compare_systems
 from voxmem_analysis.errors import AnalysisInputError, MissingDataError
 
 __all__ = ["compare_models"]
@@ -25,7 +25,8 @@ __all__ = ["compare_models"]
 
 def compare_models(release, models: Sequence[str], budget: str, *, answerable_only: bool = False,
                    n_boot: int = 10_000, seed: int = 0, alpha: float = 0.05, cluster: str = "item",
-                   interval: str = "percentile", mc_se: bool = False) -> pd.DataFrame:
+                   interval: str = "percentile", mc_se: bool = False, progress=None,
+                   family: str = "all") -> pd.DataFrame:
     """Every pair of ``models`` at ``budget`` on the items both were scored on.
 
     Returns the table of :func:`~voxmem_analysis.analysis.verdicts.compare_systems` (one row
@@ -37,7 +38,8 @@ def compare_models(release, models: Sequence[str], budget: str, *, answerable_on
     families (a refusal question with its source) in the bootstrap and adds ``cluster`` and
     ``diff_design_effect`` (:mod:`voxmem_analysis.analysis.clusters`).  ``interval="bca"`` gives
     BCa endpoints; ``mc_se=True`` adds ``interval``, ``diff_ci_low_mc_se`` and ``diff_ci_high_mc_se``
-    (the Monte-Carlo standard error of each endpoint), as in ``compare_systems``.
+    (the Monte-Carlo standard error of each endpoint), as in ``compare_systems``; ``progress``: see
+    :class:`~voxmem_analysis.stats.BootstrapSettings`; ``family``: Holm's family (one budget: every pair either way).
     """
     b = check_budgets([budget])[0]
     check_models(release, models)
@@ -53,7 +55,7 @@ def compare_models(release, models: Sequence[str], budget: str, *, answerable_on
     fr = fr.select("model", "item_id", "question_id", "budget", "correct", "scored").with_columns(
         pl.col("budget").cast(pl.Utf8))
     fr = attach_cluster(fr.to_pandas(), release, cluster)
-    table = compare_systems(fr, system="model", item="item_id", budget="budget", systems=ms,
-                            n_boot=n_boot, seed=seed, alpha=alpha, cluster=cluster_column(cluster),
-                            interval=interval, mc_se=mc_se)
+    boot = BootstrapSettings(n_boot=n_boot, seed=seed, interval=interval, mc_se=mc_se, progress=progress)
+    table = compare_systems(fr, system="model", item="item_id", groups="budget", systems=ms, alpha=alpha,
+                            family=family, cluster=cluster_column(cluster), settings=boot)
     return table.rename(columns={"system_a": "model_a", "system_b": "model_b"})

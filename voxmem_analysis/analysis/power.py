@@ -1,12 +1,6 @@
-"""How small a difference can a release detect?  Observed discordance and paired power.
-
-A paired comparison's power depends on the number of items and on the *discordance* -- the
-share of items on which the two compared systems disagree (one right, the other wrong);
-see :mod:`voxmem_analysis.stats.power`.  :func:`observed_discordance` measures it on a release,
-for every pair of models at one budget (``compare="models"``) or for every model between two
-budgets (``compare="budgets"``), on the items both sides were scored on.
-:func:`release_power` then gives the minimum detectable difference at that discordance, by the normal
-approximation and by the exact McNemar test.
+"""How small a difference can a release detect?  :func:`observed_discordance` measures the share of items two
+compared sides disagree on (models at one budget, or a model between two budgets), and :func:`release_power` the
+minimum detectable difference at it, normal and exact (:mod:`voxmem_analysis.stats.power`).
 """
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ from voxmem_analysis.analysis.selection import (OVERALL, baseline_budget, budget
                                                 comparison_budget, evidence_label, fmt_budgets, no_budget_error,
                                                 order_frame, run_budgets, scored_predictions)
 from voxmem_analysis.errors import AnalysisInputError, MissingDataError
-from voxmem_analysis.stats import iter_bootstrap_counts, paired_bootstrap_frame, spearman
+from voxmem_analysis.stats import BootstrapSettings, iter_bootstrap_counts, paired_bootstrap_frame, spearman
 from voxmem_analysis.stats.endpoints import bootstrap_interval
 
 __all__ = ["ScalingPlan", "scaling_plan", "describe_scaling", "scaling_models", "evidence_scaling", "paired_change",
@@ -225,14 +225,15 @@ def paired_change(release, *, baseline: str | None = None, comparison: str | Non
     plan = scaling_plan(release, baseline=baseline, comparison=comparison, models=models)
     b0, b1, ms = plan.baseline, plan.comparison, list(plan.models)
     pred = attach_cluster(scored_predictions(release, models=ms, budgets=[b0, b1], pairing=pairing), release, cluster)
+    run = BootstrapSettings(n_boot=n_boot, seed=seed, ci_level=ci_level, interval=interval)
     kw = dict(item="question_id", series="model", condition="budget", value="correct", baseline=b0,
-              comparison=b1, statistics=_STAT_COLUMNS, n_boot=n_boot, seed=seed, ci_level=ci_level,
-              cluster=cluster_column(cluster), interval=interval)
-    ev = _bootstrap_long(paired_bootstrap_frame(pred, groups="evidence_type", aggregate="mean", **kw),
+              comparison=b1, cluster=cluster_column(cluster))
+    ev = _bootstrap_long(paired_bootstrap_frame(pred, groups="evidence_type", settings=run.paired(_STAT_COLUMNS), **kw),
                          ["evidence_type"]).rename(columns={"evidence_type": "key"})
-    ov = _bootstrap_long(paired_bootstrap_frame(pred, aggregate="mean", **kw), [])
+    ov = _bootstrap_long(paired_bootstrap_frame(pred, settings=run.paired(_STAT_COLUMNS), **kw), [])
     ov.insert(0, "key", OVERALL)
-    pm = _bootstrap_long(paired_bootstrap_frame(pred, aggregate=None, **kw), ["model"]).rename(columns={"model": "key"})
+    pm = _bootstrap_long(paired_bootstrap_frame(pred, settings=run.paired(_STAT_COLUMNS, None), **kw),
+                         ["model"]).rename(columns={"model": "key"})
     ev.insert(0, "level", "evidence_type")
     ov.insert(0, "level", "evidence_type")
     pm.insert(0, "level", "model")

@@ -1,21 +1,9 @@
 """A model of the context-length effect: odds ratio per doubling of the history (GEE).
 
-Table 18 compares two budgets by a ratio of means.  :func:`scaling_model` uses every budget
-at once: per evidence type (and pooled, ``overall``), a logistic GEE
-
-.. math:: \\operatorname{logit} P(\\text{correct}_{qmb}) = \\alpha_m + \\beta \\log_2(b / 8\\text{K}),
-
-with model fixed effects :math:`\\alpha_m`, a Binomial family, an exchangeable working
-correlation within clusters of ``question_id`` (the same question is answered by every model
-at every budget), and robust (sandwich) standard errors.  :math:`e^{\\beta}` is the odds ratio
-of a correct answer per doubling of the history (8K -> 16K -> 32K -> 64K), common to the
-models; below 1 means accuracy falls with length.
-
-Data: the same selection as Table 18 -- the models run at the comparison budget and at the
-baseline (the 64K set), and for each model the questions it was scored on at every budget
-it was run at (``pairing="all_budgets"``); every budget the 64K set was run at enters.
-Fitted by :mod:`voxmem_analysis.stats.gee` (a vectorised copy of statsmodels' GEE, checked
-against it in ``tests/test_gee_fast.py``; ``engine="statsmodels"`` runs statsmodels itself).
+:func:`scaling_model` fits, per evidence type and pooled, ``logit P(correct) = alpha_model + beta log2(budget /
+8K)`` by a logistic GEE (exchangeable correlation within each question, robust SE; :mod:`voxmem_analysis.stats.gee`,
+checked against statsmodels): ``exp(beta)`` is the odds ratio per doubling (below 1: accuracy falls with length),
+on Table 18's selection (the 64K set, every budget it was run at, ``pairing="all_budgets"``).
 """
 from __future__ import annotations
 
@@ -31,7 +19,7 @@ from voxmem_analysis.analysis.clusters import attach_cluster, check_cluster
 from voxmem_analysis.analysis.scaling import scaling_plan
 from voxmem_analysis.analysis.selection import OVERALL, evidence_label, scored_predictions
 from voxmem_analysis.artifacts import artifact
-from voxmem_analysis.stats import ci_level_alias
+from voxmem_analysis.stats import ci_level_alias, holm
 from voxmem_analysis.stats.gee import doubling_slope
 
 __all__ = ["fit_doubling_gee", "scaling_model", "scaling_model_table", "model_table", "budget_doublings"]
@@ -154,19 +142,24 @@ def scaling_model_table(release, *, seed: int = 0, n_boot: int = 10_000, models=
                         baseline: str | None = "8K", comparison: str | None = "64K",
                         cluster: str = "item") -> pd.DataFrame:
     """Rows: evidence types (full names) and ``Overall``; columns ``OR per doubling``,
-    ``CI low``, ``CI high`` (robust 95%), ``p``, ``working corr.``, ``observations``,
-    ``questions``, ``models``.  ``seed``/``n_boot`` are accepted for the registry and unused
-    (the fit is deterministic)."""
+    ``CI low``, ``CI high`` (robust 95%), ``p``, ``p (Holm)`` (over the evidence types' tests; the overall row is
+    its own test), ``Holm family``, ``working corr.``, ``observations``, ``questions``, ``models``.
+    ``seed``/``n_boot`` are accepted for the registry and unused (the fit is deterministic)."""
     return model_table(scaling_model(release, models=models, baseline=baseline, comparison=comparison,
                                      pairing=pairing, cluster=cluster))
 
 
 def model_table(sm: pd.DataFrame) -> pd.DataFrame:
     """The context-length model's table (:func:`scaling_model_table`) from a :func:`scaling_model` result."""
+    types = (sm["evidence_type"] != OVERALL).to_numpy()
+    p_holm = sm["p_value"].to_numpy(dtype=float).copy()
+    if types.any():
+        p_holm[types] = holm(p_holm[types])["p_adjusted"].to_numpy()
+    family = np.where(types, f"the {int(types.sum())} evidence types' tests", "this row alone")
     out = pd.DataFrame({
         "OR per doubling": sm["odds_ratio"].to_numpy(), "CI low": sm["or_ci_low"].to_numpy(),
-        "CI high": sm["or_ci_high"].to_numpy(), "p": sm["p_value"].to_numpy(),
-        "working corr.": sm["working_corr"].to_numpy(), "observations": sm["n_obs"].astype(float).to_numpy(),
+        "CI high": sm["or_ci_high"].to_numpy(), "p": sm["p_value"].to_numpy(), "p (Holm)": p_holm,
+        "Holm family": family, "working corr.": sm["working_corr"].to_numpy(), "observations": sm["n_obs"].astype(float).to_numpy(),
         "clusters": sm["n_clusters"].astype(float).to_numpy(), "models": sm["n_models"].astype(float).to_numpy(),
     }, index=[evidence_label(e) for e in sm["evidence_type"]])
     out.index.name = "Evidence type"

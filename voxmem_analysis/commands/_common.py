@@ -155,7 +155,7 @@ def one_judge(data, args, cluster: str = "item"):
 
 def amc_tasks(src: Source, args) -> pl.DataFrame:
     """The task x system frame of an Audio MultiChallenge input (one judge per system; the choice noted)."""
-    frame, notes = task_frame(src.data, getattr(args, "judge", None))
+    frame, notes = task_frame(src.data, getattr(args, "judge", None), getattr(args, "pred_error", None) or "as-judged")
     for n in notes:
         note(n)
     return frame

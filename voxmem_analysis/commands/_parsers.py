@@ -79,6 +79,10 @@ OPTIONS = {o.flag: o for o in (
          help="boolean expression on the frame's columns (comparisons, AND/OR/NOT, IN, BETWEEN, LIKE, IS NULL), "
               "e.g. \"evidence_type = 'speech_semantics' AND session_count >= 20\" (see data/README.md)"),
     _opt("--out", metavar="FILE", default=None, help="write the table to FILE (csv or md by --format)"),
+    _opt("--pred-error", "R", choices=("as-judged", "zero"), default="as-judged",
+         help="a task with a pred_error (no response) keeps the judge's rubric results (as-judged, the default, as "
+              "evaluation pipelines score it; it passes only when every item is met) or is scored as 0 items met "
+              "(zero); a note says what each choice gives"),
 )}
 _DATA = ("--data", "--convention", "--rejection-pattern", "--lenient", "--no-cache")
 _MANIFEST = ("--manifest", "--questions", "--tasks", "--type-key")
@@ -118,11 +122,20 @@ COMMANDS = {
          _opt("--interval", "VL", choices=("auto", "wilson", "bootstrap"), default="auto",
               help="interval: Wilson score, or percentile bootstrap over questions; auto (default) uses the bootstrap "
                    "when a slice holds several rows of one question (several models or budgets pooled), since their "
-                   "verdicts are not independent, and Wilson otherwise"),
+                   "verdicts are not independent, and Wilson otherwise. In benchmarks/coverage_study.py (5-200 "
+                   "questions, accuracy 0-100%%) Wilson's 95%% interval covers within 2 points of 95%% from 30 "
+                   "questions with 4 right and 4 wrong (90.4-98.4%% below); rows below that are flagged in "
+                   "accuracy_ci_flag"),
          _opt("--bootstrap-interval", "VL", choices=("percentile", "bca"), default="percentile",
-              help="endpoints of the bootstrap rows: percentile (default) or bca (bias-corrected and accelerated, for "
-                   "small or low-accuracy slices); every bootstrap row states the Monte-Carlo standard error of its "
-                   "endpoints (accuracy_ci_low_mc_se, accuracy_ci_high_mc_se)"),
+              help="endpoints of the bootstrap rows: percentile (default) or bca (bias-corrected and accelerated). In "
+                   "benchmarks/coverage_study.py (5-200 questions, one verdict each) the percentile interval covers "
+                   "within 2 points of 95%% from 5 right and 5 wrong answers (90.8-100%% below), BCa only from 15 "
+                   "(97.5-100%% where it is off: too wide); at 10 questions and 10%% accuracy both cover 99.8%%, Wilson "
+                   "93.0%%: for small or low-accuracy slices prefer --interval wilson, or percentile. Rows below these "
+                   "counts are flagged in accuracy_ci_flag, a slice with no variation (none or all right) gets the "
+                   "Wilson bound instead, and every bootstrap row states the Monte-Carlo standard error of its "
+                   "endpoints and their resolution (accuracy_ci_low_mc_se, accuracy_ci_high_mc_se, "
+                   "accuracy_ci_resolution)"),
          "--cluster",
          _opt("--type-col", "VL", default="auto", metavar="COL",
               help="column pooled into the overall row and averaged into the macro row (default: auto = last of "
@@ -140,7 +153,7 @@ COMMANDS = {
          _opt("--pool", "VL", action="store_true",
               help="with system (--manifest) or model (--data) in --by: also the overall row pooling several systems "
                    "(default: none; each system is its own analysis)"),
-         "--judge", *_TABLE_OUT, *_BOOT),
+         "--pred-error", "--judge", *_TABLE_OUT, *_BOOT),
         {"amc_release": _AMC_SLICE, "amc_runs": _AMC_SLICE, "longmemeval": "they select a VoxMem release's verdicts",
          "--judge": "--judge selects among the judges of a --manifest; a VoxMem release (--data) has one verdict per "
                     "prediction (judge agreement: voxmem-analysis table table13 --data DIR)"}),
@@ -161,8 +174,16 @@ COMMANDS = {
          "--cluster",
          _opt("--interval", "VL", choices=("percentile", "bca"), default="percentile",
               help="bootstrap interval of the difference: percentile (default) or bca (bias-corrected and "
-                   "accelerated); the columns diff_ci_low_mc_se, diff_ci_high_mc_se give the Monte-Carlo standard "
-                   "error of each endpoint"),
+                   "accelerated). In benchmarks/coverage_study.py (5-30 pairs) the percentile interval covers within "
+                   "2 points of 95%% with 5 discordant pairs each way or more (85.9-100%% below), BCa less well "
+                   "(89.8%% at 10 pairs); rows below 5 (BCa: 15) are flagged in diff_ci_flag, and a pair without "
+                   "discordant items gets the Wilson bound instead. diff_ci_low_mc_se, diff_ci_high_mc_se: the "
+                   "Monte-Carlo standard error of each endpoint; diff_ci_resolution: the step of the values the "
+                   "difference can take"),
+         _opt("--p-adjust-family", choices=("all", "per-slice"), default="all",
+              help="the rows Holm's adjustment covers (p_holm, named in holm_family): every row printed (default), or "
+                   "the pairs of each budget (Audio MultiChallenge: of each axis)"),
+         "--pred-error",
          "--judge", *_TABLE_OUT, *_BOOT),
         {"amc_release": "tasks are the unit", "amc_runs": "tasks are the unit",
          "longmemeval": "LongMemEval systems are compared at each budget of the manifest"}),

@@ -7,8 +7,9 @@ import polars as pl
 
 from voxmem_analysis.analysis.amc_runs import amc_compare
 from voxmem_analysis.analysis.paired import compare_models
-from voxmem_analysis.analysis.verdicts import compare_systems
+from voxmem_analysis.analysis.verdicts import BootstrapSettings, compare_systems
 from voxmem_analysis.commands._common import amc_tasks, note, one_judge, open_args, release_budgets, report, show
+from voxmem_analysis.console import progress
 from voxmem_analysis.errors import AnalysisInputError, InputError
 
 _KEYS = ["budget", "model_a", "system_a", "model_b", "system_b", "n_common", "acc_a", "acc_b", "diff", "p_mcnemar",
@@ -26,8 +27,10 @@ def run(args) -> int:
     elif src.kind == "longmemeval":
         report(src, args)
         frame, cluster = one_judge(src.data, args, args.cluster)
-        table = compare_systems(frame, system="system", item="question_id", budget="budget", n_boot=args.n_boot,
-                                seed=args.seed, cluster=cluster, interval=args.interval, mc_se=True)
+        boot = BootstrapSettings(n_boot=args.n_boot, seed=args.seed, interval=args.interval, mc_se=True,
+                                 progress=progress("bootstrap"))
+        table = compare_systems(frame, system="system", item="question_id", groups="budget", cluster=cluster,
+                                family=args.p_adjust_family, settings=boot)
         title = "Pairwise comparison of systems"
     else:
         report(src, args)
@@ -36,8 +39,8 @@ def run(args) -> int:
     pairs = list(dict.fromkeys(zip(table[a], table[b])))
     diffs = [c for c in ("diff", "apr_diff", "ars_diff") if c in table]
     which = (f"{pairs[0][0]} minus {pairs[0][1]}" if len(pairs) == 1 else f"{a} minus {b} in each row")
-    title += f" ({', '.join(diffs)} = {which}, pp" + (f"; exact McNemar; Holm over {len(table)} pair(s))"
-                                                      if src.kind == "voxmem" else ")")
+    title += f" ({', '.join(diffs)} = {which}, pp" + (f"; exact McNemar; Holm over {_family(args, 'budget')})"
+                                                      if not src.is_amc else ")")
     names = {c: f"{c} ({pairs[0][0]} - {pairs[0][1]})" for c in diffs} if len(pairs) == 1 else {c: f"{c} (a - b)" for c in diffs}
     show(table, args, title + (f" [{src.label()}]" if src.synthetic else ""), command="compare", kind=src.kind,
          keys=_AMC_KEYS if src.is_amc else _KEYS, rename=names)
@@ -69,7 +72,8 @@ def _release(src, models: list[str], args):
     at = release.frame.filter(pl.col("model").is_in(models) & (pl.col("budget").cast(pl.Utf8) == budget.upper()))
     report(src, args, selected=at)
     table = compare_models(release, models, budget, answerable_only=args.answerable_only, n_boot=args.n_boot,
-                           seed=args.seed, cluster=args.cluster, interval=args.interval, mc_se=True)
+                           seed=args.seed, cluster=args.cluster, interval=args.interval, mc_se=True,
+                           progress=progress("bootstrap"), family=args.p_adjust_family)
     what = "answerable items" if args.answerable_only else "items"
     return table, f"Paired comparison at {table['budget'].iloc[0]} on the {what} both models were scored on"
 
@@ -85,6 +89,12 @@ def _amc(src, systems: list[str], args):
                                      f"({', '.join(dict.fromkeys(frame['system'].to_list()))})", "models")
         labels = dict(zip(frame["model"].to_list(), frame["system"].to_list()))
         systems = [labels.get(s, s) for s in systems]
-    table = amc_compare(frame, systems=systems or None, n_boot=args.n_boot, seed=args.seed)
+    table = amc_compare(frame, systems=systems or None, n_boot=args.n_boot, seed=args.seed,
+                        family=args.p_adjust_family, progress=progress("bootstrap"))
     return table, ("Paired comparison on the tasks both systems have: exact McNemar on task pass, paired task "
-                   "bootstrap, Holm over the pairs of each axis")
+                   "bootstrap within axes, Holm over " + _family(args, "axis") + " (holm_family)")
+
+
+def _family(args, unit: str) -> str:
+    """The rows Holm's adjustment covers, in words (``--p-adjust-family``)."""
+    return "every row" if args.p_adjust_family == "all" else f"the pairs of each {unit}"

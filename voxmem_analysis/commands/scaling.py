@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 import sys
 
-from voxmem_analysis.analysis.verdicts import scaling_correlations, scaling_table
+from voxmem_analysis.analysis.verdicts import BootstrapSettings, scaling_correlations, scaling_table
 from voxmem_analysis.commands._common import note, one_judge, open_args, show
+from voxmem_analysis.console import progress
 from voxmem_analysis.errors import InputError, MissingDataError
 
 
@@ -40,7 +41,8 @@ def run(args) -> int:
                                f"{data.budgets()}", code="budget_not_run", field="budget")
     baseline = args.baseline or shortest_budget(budgets)
     frame, cluster = one_judge(data, args, args.cluster)
-    table = scaling_table(frame, baseline=baseline, n_boot=args.n_boot, seed=args.seed, cluster=cluster)
+    table = scaling_table(frame, baseline=baseline, cluster=cluster,
+                          settings=BootstrapSettings(n_boot=args.n_boot, seed=args.seed, progress=progress("bootstrap")))
     tag = f" [{src.label()}]" if src.synthetic else ""
     if args.part in ("both", "table"):
         show(table, args, f"Accuracy (%) by budget; change (pp) and retention vs {table['baseline_budget'].iloc[0]}"

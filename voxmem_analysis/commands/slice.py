@@ -12,8 +12,9 @@ from voxmem_analysis.analysis.amc_runs import amc_slice
 from voxmem_analysis.analysis.clusters import attach_cluster, with_abstention_families
 from voxmem_analysis.analysis.explore import level_orders, pooled_accuracy, slice_title
 from voxmem_analysis.analysis.subsets import empty_selection, pooling_notes, select_verdicts
-from voxmem_analysis.analysis.verdicts import AnalysisInputError, pooled_across, slice_accuracy
+from voxmem_analysis.analysis.verdicts import AnalysisInputError, BootstrapSettings, pooled_across, slice_accuracy
 from voxmem_analysis.commands._common import amc_tasks, note, one_judge, open_args, report, show
+from voxmem_analysis.console import progress
 from voxmem_analysis.plots.slices import slice_dot_plot
 from voxmem_analysis.io.provenance import SYNTHETIC_TAG
 from voxmem_analysis.writing import atomic_write
@@ -29,8 +30,9 @@ def run(args) -> int:
     by = [c.strip() for c in (args.by or DEFAULT_BY[src.kind]).split(",") if c.strip()]
     if src.is_amc:
         report(src, args)
-        table = amc_slice(amc_tasks(src, args), by, n_boot=args.n_boot, seed=args.seed)
-        show(table, args, _title(f"APR and ARS (%) by {', '.join(by)}: Wilson interval (APR), task bootstrap (ARS)",
+        table = amc_slice(amc_tasks(src, args), by, n_boot=args.n_boot, seed=args.seed, progress=progress("bootstrap"))
+        show(table, args, _title(f"APR and ARS (%) by {', '.join(by)}: Wilson interval (APR), task bootstrap within "
+                                 "axes (ARS)",
                                  src), command="slice", kind=src.kind, keys=[*by, *_AMC_KEYS])
         return 0
     if src.kind == "voxmem":
@@ -47,9 +49,10 @@ def run(args) -> int:
         separate = [system]
         if pooled_across(frame, by, [system], type_col=type_col):
             note(f"no overall or macro row pooling several {system}s (each {system} is its own analysis); --pool adds it")
+    boot = BootstrapSettings(n_boot=args.n_boot, seed=args.seed, interval=args.bootstrap_interval, mc_se=True,
+                             progress=progress("bootstrap"))
     table = slice_accuracy(frame, by, interval=args.interval, item="question_id", type_col=type_col,
-                           n_boot=args.n_boot, seed=args.seed, cluster=cluster, separate=separate,
-                           bootstrap_interval=args.bootstrap_interval, mc_se=True)
+                           cluster=cluster, separate=separate, settings=boot)
     if args.interval == "auto":
         used = sorted(set(table.loc[table["level"] != "macro", "interval"]))
         note("interval: " + ", ".join(used) + " (auto: item bootstrap where a question repeats within a row, "

@@ -19,8 +19,9 @@ pipeline writes, per task (JSON Lines, plain or ``.gz``)::
   anything else is an error (the item has no verdict);
 * ``pass``, when given, must agree with "every item met" (an error names each disagreement; neither
   is preferred silently);
-* ``pred_error`` (not null, not ``""``, not ``false``): the model gave no response; the task counts as
-  failed with no item met, and each system's count of such tasks is said (a warning).
+* ``pred_error`` (not null, not ``""``, not ``false``): the model gave no response; the task is marked
+  (``pred_error``) with the judge's rubric results as they stand (how to score it is the analysis's choice,
+  :func:`voxmem_analysis.analysis.amc_runs.task_frame`), and each system's count of such tasks is said (a warning).
 
 Every line is read by Python's ``json`` (the lines are nested: a rubric result per item), once,
 into two raw frames -- one row per line, one row per rubric result -- and every rule is a polars
@@ -123,7 +124,7 @@ TASK_RULES: tuple[Rule, ...] = (
     Rule("pass_mismatch", "error", "pass", 2,
          lambda c: ~pl.col("d.item_error") & pl.col("d.pass").is_not_null() & (pl.col("d.pass") != pl.col("d.all_met")),
          lambda r: f"`pass` of task {r['d.task_id']!r} is {str(r['d.pass']).lower()} but {r['d.n_met']} of its "
-                   f"{r['t.n']} rubric items are met{' (pred_error: counted as failed)' if r['d.failed'] else ''}"),
+                   f"{r['t.n']} rubric items are met{' (the line has a pred_error)' if r['d.failed'] else ''}"),
 )
 
 
@@ -234,9 +235,9 @@ def _lines_checked(lines: pl.DataFrame, tasks: pl.DataFrame) -> tuple[pl.DataFra
 
 
 def _items_checked(items: pl.DataFrame, lines: pl.DataFrame, task_items: pl.DataFrame) -> tuple[pl.DataFrame, list]:
-    """The rubric results of the lines naming a known task (and no pred_error), matched to the task's
-    items (by text where a line lists them in another order), checked by :data:`ITEM_RULES`."""
-    head = lines.filter(_PASSED_STAGE_1 & ~pl.col("d.failed")).select("_fi", "_line", "_file", "d.task_id")
+    """The rubric results of the lines naming a known task, matched to the task's items (by text where a line
+    lists them in another order), checked by :data:`ITEM_RULES`."""
+    head = lines.filter(_PASSED_STAGE_1).select("_fi", "_line", "_file", "d.task_id")
     frame = items.join(head, on=["_fi", "_line"], how="inner", maintain_order="left")
     c = Cells(frame)
     frame = frame.with_columns(per_distinct(frame, c.text("rubric_item"), normalized_text).alias("d.text"),
@@ -287,9 +288,8 @@ def _lines_judged(lines: pl.DataFrame, items: pl.DataFrame) -> tuple[pl.DataFram
     frame = lines.filter(_PASSED_STAGE_1).rename({"_ok": "line_ok"}).drop([f"r{i}" for i in range(len(LINE_RULES))])
     frame = frame.join(agg, on=["_fi", "_line"], how="left", maintain_order="left").with_columns(
         pl.col("d.item_error").fill_null(False), pl.col("d.n_met").fill_null(0))
-    frame = frame.with_columns(pl.when(pl.col("d.failed")).then(0).otherwise(pl.col("d.n_met")).alias("d.n_met"),
-                               _truth(Cells(frame), "pass").alias("d.pass"))
-    frame = frame.with_columns((~pl.col("d.failed") & (pl.col("d.n_met") == pl.col("t.n"))
+    frame = frame.with_columns(_truth(Cells(frame), "pass").alias("d.pass"))
+    frame = frame.with_columns(((pl.col("d.n_met") == pl.col("t.n"))
                                 & (pl.col("d.n_results") == pl.col("t.n"))).alias("d.all_met"))
     checked, keyed = check(frame, TASK_RULES, offset=len(LINE_RULES) + len(ITEM_RULES))
     return checked.with_columns((pl.col("_ok") & pl.col("line_ok") & ~pl.col("d.item_error")).alias("kept")), keyed
@@ -349,12 +349,11 @@ def read_results(files: list[tuple[Path, str, int]], tasks: pl.DataFrame,
 
 
 def _rubric_rows(kept: pl.DataFrame, items: pl.DataFrame, task_items: pl.DataFrame) -> pl.DataFrame:
-    """One row per rubric item of each task kept: the judge's verdict, or false for a task without a
-    response (pred_error)."""
+    """One row per rubric item of each task kept: the judge's verdict (false where the line has none)."""
     base = kept.select("_fi", "_line", "_run", "d.task_id", "d.failed").join(
         task_items.select(pl.col("task_id").alias("d.task_id"), pl.col("rubric_index").alias("_pos"), "rubric_id"),
         on="d.task_id", how="left", maintain_order="left")
     met = items.select("_fi", "_line", "_pos", "d.met")
     out = base.join(met, on=["_fi", "_line", "_pos"], how="left", maintain_order="left")
     return out.select("_run", pl.col("d.task_id").alias("task_id"), pl.col("_pos").alias("rubric_index"), "rubric_id",
-                      (~pl.col("d.failed") & pl.col("d.met").fill_null(False)).alias("criteria_met"))
+                      pl.col("d.met").fill_null(False).alias("criteria_met"))

@@ -16,7 +16,7 @@ judge; it may span several files (one per axis, say).  The files are judged resu
 :func:`load_amc_runs` reads them all and names every loss: a task of the table a run lacks
 (``missing_tasks``), a task listed twice, an unknown task id, a rubric list shorter or longer than
 the task's, a rubric result without ``criteria_met``, a ``pass`` that disagrees with the rubric
-results, and each run's tasks with a ``pred_error`` (counted as failed).  Strict (default): any
+results, and each run's tasks with a ``pred_error`` (and the rubric items the judge marked met on them).  Strict (default): any
 error raises :class:`~voxmem_analysis.errors.VoxMemDataError` listing them all; lenient: the lines
 with an error are left out (so their tasks, for that run) and nothing else.
 """
@@ -170,7 +170,8 @@ def _coverage(results: pl.DataFrame, tasks: pl.DataFrame, first_file: dict) -> l
         failed = g.filter(pl.col("pred_error"))
         if failed.height:
             out.append(Problem("pred_error", "warning", f"{label}: {failed.height} task(s) have a pred_error (no response), "
-                               f"counted as failed with no rubric item met, e.g. {failed['task_id'][0]!r}",
+                               f"on which the judge marked {int(failed['n_met'].sum())} of {int(failed['n_rubrics'].sum())} "
+                               f"rubric items met, e.g. {failed['task_id'][0]!r}",
                                failed["source_file"][0], failed["source_line"][0], "pred_error", failed.height))
     return out
 

@@ -4,8 +4,8 @@
   Table 18), percentile or BCa intervals with the Monte-Carlo error of each endpoint; its engine
   (:mod:`~voxmem_analysis.stats.resampling`), its statistics (:mod:`~voxmem_analysis.stats.paired_statistics`),
   its settings (:mod:`~voxmem_analysis.stats.settings`: :class:`BootstrapSettings`, :class:`PairedSettings`),
-  the endpoints from replicates (:mod:`~voxmem_analysis.stats.endpoints`: ``bootstrap_interval``, the
-  Maritz-Jarrett Monte-Carlo error with its lattice floor) and BCa's exact decisions on counts
+  the endpoints from replicates (:mod:`~voxmem_analysis.stats.endpoints`: ``bootstrap_interval``, each
+  endpoint's Monte-Carlo error, resolution and flag) and BCa's exact decisions on counts
   (:mod:`~voxmem_analysis.stats.exact`).
 - :mod:`~voxmem_analysis.stats.intervals` -- Wilson score intervals (statsmodels).
 - :mod:`~voxmem_analysis.stats.tests` -- exact McNemar (statsmodels), Cochran's Q (pingouin),

@@ -1,10 +1,6 @@
-"""Argument validation shared by the statistics modules.
-
-Every check in :mod:`voxmem_analysis.stats` goes through :func:`require`, which raises
-:class:`StatsInputError` -- an :class:`~voxmem_analysis.errors.InputError` (a :class:`ValueError`,
-never a data error: no notebook section skips it) carrying a message that names the offending
-argument and what was expected.  ``assert`` is never used for argument checks:
-it disappears under ``python -O``.
+"""Argument validation shared by the statistics modules: every check goes through :func:`require`, which raises
+:class:`StatsInputError` (an :class:`~voxmem_analysis.errors.InputError`, a ``ValueError``) naming the argument,
+what was expected and what was received (never ``assert``, which ``python -O`` removes).
 """
 from __future__ import annotations
 
@@ -23,24 +19,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def require(condition: Any, message: str, *, field: str | None = None) -> None:
-    """Raise :class:`StatsInputError` with *message* unless *condition* is true.
+    """Raise :class:`StatsInputError` with ``message`` (naming the argument, the expectation and what was received;
+    ``field``: the argument or column) unless ``condition`` is true.
 
-    Parameters
-    ----------
-    condition : bool-like
-        The check; anything truthy passes.
-    message : str
-        Error message; should name the argument, the expectation and what was received.
-    field : str, optional
-        Argument or column name, stored on the exception.
-
-    Returns
-    -------
-    None
-
-    Examples
-    --------
-    >>> require(1 + 1 == 2, "arithmetic is broken")
     >>> require(False, "n_boot must be positive, got 0", field="n_boot")
     Traceback (most recent call last):
     ...

@@ -39,15 +39,7 @@ def cohen_kappa(a: Any, b: Any, *, ci_level: float = 0.95) -> pd.DataFrame:
 
     Notes
     -----
-    With marginal rates :math:`p_a = (n_{11}+n_{10})/n` and :math:`p_b = (n_{11}+n_{01})/n`,
-    chance agreement is :math:`p_e = p_a p_b + (1-p_a)(1-p_b)` and
-
-    .. math:: \\kappa = \\frac{p_o - p_e}{1 - p_e}.
-
-    :math:`\\kappa` is undefined (NaN) when :math:`p_e = 1`, i.e. both raters give one and the
-    same constant rating, and when ``n == 0``.  kappa and its standard error come from
-    ``statsmodels.stats.inter_rater.cohens_kappa`` on the 2x2 table (imported lazily);
-    kappa equals ``sklearn.metrics.cohen_kappa_score(a, b)``.
+    ``kappa = (p_o - p_e) / (1 - p_e)`` with its asymptotic SE (``statsmodels``' ``cohens_kappa``).
 
     Examples
     --------

@@ -37,13 +37,7 @@ def spearman(x: Any, y: Any, *, ci_level: float = 0.95) -> pd.DataFrame:
 
     Notes
     -----
-    :math:`\\rho` is the Pearson correlation of the mid-ranks (ties get their average rank);
-    the p-value uses :math:`t = \\rho\\sqrt{(n-2)/(1-\\rho^2)}` on :math:`n - 2` degrees of
-    freedom (as ``scipy.stats.spearmanr``).  The interval is Fisher's:
-    :math:`\\tanh(\\operatorname{atanh}\\rho \\pm z_{1-\\alpha/2}/\\sqrt{n-3})`.
-    rho and p come from ``pingouin.corr(method="spearman")``; the interval from
-    ``pingouin.compute_esci`` (the same formula as ``corr``'s ``CI95`` column, which
-    ``corr`` rounds to 2 decimals).  pingouin is imported lazily (seconds to import).
+    pingouin's ``corr(method="spearman")``: the Fisher-z interval of ``rho``.
 
     Examples
     --------

@@ -1,20 +1,16 @@
-"""The endpoints of a bootstrap interval from its replicates: percentile or BCa, and their Monte-Carlo error.
+"""The endpoints of a bootstrap interval from its replicates (percentile or BCa), their Monte-Carlo error and
+their resolution.  :func:`bootstrap_interval` is the one place an interval is made from replicates.
 
-:func:`bootstrap_interval` is the one place an interval is made from replicates (the paired engine of
-:mod:`~voxmem_analysis.stats.bootstrap` and the slice accuracies of
-:func:`voxmem_analysis.analysis.verdicts.slice_accuracy` both call it):
-
-- **percentile**: the ``alpha/2`` and ``1 - alpha/2`` quantiles of the valid replicates (``numpy``'s
-  linear interpolation);
-- **BCa** (Efron 1987): the same quantiles at levels moved by the bias correction ``z0`` and the
-  acceleration ``a``.  ``z0 = Phi^-1((#{theta* < theta} + #{theta* = theta} / 2) / B)``: replicates equal
-  to the estimate count half below and half above (the mid-rank convention, as
-  ``scipy.stats.bootstrap``), so a statistic on a lattice, whose replicates often equal the estimate,
-  is not biased either way.  Whether a replicate is below, equal to or above the estimate is decided
-  exactly when the caller passes ``order`` (:func:`voxmem_analysis.stats.exact.exact_order`), and the
-  acceleration exactly when the jackknife values are Fractions
-  (:func:`voxmem_analysis.stats.exact.exact_acceleration`);
-- **Monte-Carlo standard error** of each endpoint (:func:`endpoint_mc_se`): how much another seed moves it.
+- **percentile**: the ``alpha/2`` and ``1 - alpha/2`` quantiles of the valid replicates (``numpy``'s linear
+  interpolation);
+- **BCa** (Efron 1987): the same quantiles at levels moved by the bias correction ``z0`` and the acceleration
+  ``a``; ``z0 = Phi^-1((#{theta* < theta} + #{theta* = theta} / 2) / B)`` (replicates equal to the estimate
+  count half, as ``scipy.stats.bootstrap``), decided exactly when the caller passes ``order``
+  (:func:`voxmem_analysis.stats.exact.exact_order`); ``a`` from the jackknife (exact for Fractions);
+- **Monte-Carlo standard error** of each endpoint (:func:`endpoint_mc_se`): the standard deviation of the
+  endpoint over seeds, estimated from one run;
+- **resolution** (:func:`lattice_step`): the spacing of the values the replicates can take at the endpoints,
+  which no number of resamples refines.
 """
 from __future__ import annotations
 
@@ -26,134 +22,104 @@ from voxmem_analysis.stats._validation import check_ci_level, require
 from voxmem_analysis.stats.exact import TIE_RTOL, exact_acceleration, flat_jackknife
 from voxmem_analysis.stats.settings import INTERVALS
 
-__all__ = ["bootstrap_interval", "bca_levels", "endpoint_mc_se", "lattice_step"]
+__all__ = ["bootstrap_interval", "bca_levels", "endpoint_mc_se", "lattice_step", "edge_interval", "constant_parts",
+           "sum_distribution", "coverage_flag", "COVERAGE_EVENTS", "NO_VARIATION"]
 
 #: Tail mass of the order-statistic distribution left out of :func:`endpoint_mc_se`'s window.
 _WINDOW_TAIL = 1e-7
 #: Spread (in order statistics) from which :func:`_order_weights` uses the midpoint rule.
 _MIDPOINT_SD = 8.0
+#: The ``ci_flag`` of an interval whose replicates all equal the estimate.
+NO_VARIATION = "no variation in the resamples"
 
 
-def lattice_step(valid: np.ndarray, endpoint: float, window: np.ndarray | None = None) -> float:
-    """The spacing of the distinct replicate values around ``endpoint`` (0 when all are equal).
-
-    Values closer than :data:`~voxmem_analysis.stats.exact.TIE_RTOL` (relative) count as one: a lattice
-    value reached by different counts differs from itself by rounding only.  On a value, the mean of
-    the gaps to its neighbours (the lattice step on a regular lattice); between two values (a linear
-    interpolation), their distance.  ``window``: sorted replicates around the endpoint, searched first
-    (the whole of ``valid`` is scanned only when a neighbour lies outside it).
-    """
+def lattice_step(valid: np.ndarray, endpoint: float) -> float:
+    """The spacing of the distinct replicate values around ``endpoint`` (0 when all are equal): on a value, the mean
+    of the gaps to its neighbours (the step of a regular lattice); between two values, their distance.  Values
+    closer than :data:`~voxmem_analysis.stats.exact.TIE_RTOL` (relative) count as one."""
     if not np.isfinite(endpoint) or valid.size == 0:
         return float("nan")
     tol = TIE_RTOL * max(1.0, abs(float(endpoint)))
     lo_t, hi_t = endpoint - tol, endpoint + tol
-    prev = nxt = None
-    if window is not None and window.size:
-        i = int(np.searchsorted(window, lo_t, side="left"))
-        j = int(np.searchsorted(window, hi_t, side="right"))
-        prev = float(window[i - 1]) if i > 0 else None
-        nxt = float(window[j]) if j < window.size else None
-        on_value = j > i
-    else:
-        on_value = bool(np.any((valid >= lo_t) & (valid <= hi_t)))
-    # a neighbour beyond the window (an atom covers its edge) or no window: one pass over everything
-    if prev is None:
-        m = float(np.max(valid, initial=-np.inf, where=valid < lo_t))
-        prev = m if m > -np.inf else None
-    if nxt is None:
-        m = float(np.min(valid, initial=np.inf, where=valid > hi_t))
-        nxt = m if m < np.inf else None
-    if not on_value:                    # between two values
-        return 0.0 if prev is None or nxt is None else nxt - prev
-    gaps = [g for g in ((endpoint - prev) if prev is not None else None,
-                        (nxt - endpoint) if nxt is not None else None) if g is not None]
+    prev = float(np.max(valid, initial=-np.inf, where=valid < lo_t))
+    nxt = float(np.min(valid, initial=np.inf, where=valid > hi_t))
+    if not np.any((valid >= lo_t) & (valid <= hi_t)):     # between two values
+        return nxt - prev if np.isfinite(prev) and np.isfinite(nxt) else 0.0
+    gaps = [g for g in (endpoint - prev, nxt - endpoint) if np.isfinite(g)]
     return sum(gaps) / len(gaps) if gaps else 0.0
 
 
-def _window(b: int, q: float) -> tuple[float, int, int]:
-    """``(h, lo, hi)``: numpy's interpolation position ``h`` of the ``q``-quantile of ``b`` replicates and the
-    order statistics ``lo .. hi - 1`` (0-based) holding all but :data:`_WINDOW_TAIL` of its distribution."""
+def _resolution(valid: np.ndarray, lo: float, hi: float) -> float:
+    """The larger lattice step at the two endpoints, to 12 significant digits (a step of 2.5 is not 2.4999999)."""
+    return float(f"{max(lattice_step(valid, lo), lattice_step(valid, hi)):.12g}")
+
+
+def _beta(b: int, q: float, level_var: float | None) -> tuple[float, float]:
+    """Parameters of the Beta law of the level at which another run of ``b`` replicates reads its endpoint:
+    ``Beta(h, b + 1 - h)`` at numpy's interpolation position ``h = (b - 1) q + 1`` (the order statistic), or,
+    with ``level_var``, the law of that mean with this variance (BCa: the level itself is estimated)."""
+    h = (b - 1) * q + 1
+    if level_var is None:
+        return h, b + 1 - h
+    m = h / (b + 1)
+    s = m * (1 - m) / max(level_var, 1e-300) - 1
+    return m * s, (1 - m) * s
+
+
+def _window(b: int, shape: tuple[float, float]) -> tuple[int, int]:
+    """Order statistics ``lo .. hi - 1`` (0-based) holding all but :data:`_WINDOW_TAIL` of the level's law."""
     from scipy.special import betaincinv
 
-    h = (b - 1) * q + 1
-    lo_x, hi_x = betaincinv(h, b + 1 - h, [_WINDOW_TAIL, 1 - _WINDOW_TAIL])
+    lo_x, hi_x = betaincinv(*shape, [_WINDOW_TAIL, 1 - _WINDOW_TAIL])
     lo = int(min(max(np.floor(b * lo_x) - 1, 0), b - 1))
-    return h, lo, int(min(max(np.ceil(b * hi_x) + 1, lo + 1), b))
+    return lo, int(min(max(np.ceil(b * hi_x) + 1, lo + 1), b))
 
 
-def endpoint_mc_se(valid: np.ndarray, q: float, endpoint: float | None = None, *,
-                   part: np.ndarray | None = None) -> float:
-    """Monte-Carlo standard error of the ``q``-quantile of ``valid`` replicates (an interval endpoint).
-
-    Two parts, and the larger is reported:
-
-    1. **Maritz-Jarrett** (Maritz & Jarrett 1978, "A note on estimating the variance of the sample
-       median", JASA 73, 194-196; ``scipy.stats.mstats.mjci``): the standard deviation of the quantile over another ``B`` resamples, taking the
-       ``B`` replicates at hand as the distribution they come from.  The order statistic at ``numpy``'s
-       interpolation position ``h = (B - 1) q + 1`` is then distributed over the sorted replicates with
-       weights ``W_i = I_{i/B}(h, B + 1 - h) - I_{(i-1)/B}(h, B + 1 - h)`` (regularized incomplete beta;
-       exact for integer ``h``).  Replicates that tie simply share their weight, so a lattice is
-       handled as is: the estimate is the spread over the lattice values another seed could land on
-       (about ``sqrt(q (1 - q) / B) / f`` for a smooth statistic, ``f`` the density at the endpoint).
-    2. **Resolution** ``h / sqrt(12)``, ``h`` the lattice step at the endpoint (:func:`lattice_step`):
-       the standard deviation of a quantity known to the nearest lattice value (a rounding error uniform
-       over one step has variance ``h^2 / 12``: Sheppard's correction for grouped data, Sheppard 1898).  On a lattice the plug-in of part 1 can be 0 -- the ``B`` replicates put
-       ``q`` inside one value's mass -- while another seed moves the endpoint by one step, because
-       the mass of that value is itself estimated; the floor says the endpoint is not known more
-       finely than the lattice, and more resamples do not reduce it.  For a smooth statistic the
-       spacing is about ``1 / (B f)`` and the floor is negligible.
-
-    Parameters
-    ----------
-    valid : ndarray
-        Finite replicates.
-    q : float
-        Level of the endpoint (the BCa-adjusted level for BCa).
-    endpoint : float, optional
-        The endpoint (default: ``numpy.quantile(valid, q)``).
-    part : ndarray, optional
-        ``valid`` partitioned (``numpy.partition``) at least at the window of :func:`_window`
-        (one partition can serve both endpoints).
-
-    Returns
-    -------
-    float
-        NaN with fewer than 2 replicates or ``q`` outside (0, 1).
-    """
-    b = valid.size
-    if b < 2 or not 0.0 < q < 1.0:
-        return float("nan")
-    if endpoint is None:
-        endpoint = float(np.quantile(valid, q))
-    h, lo, hi = _window(b, q)
-    if part is None:
-        part = np.partition(valid, (lo, hi - 1)) if hi - lo < b else valid
-    x = np.sort(part[lo:hi])
-    w = _order_weights(h, b, lo, hi)
-    total = float(w.sum())
-    mean = float(w @ x) / total
-    mj = float(np.sqrt(max(float(w @ (x - mean) ** 2) / total, 0.0)))
-    step = lattice_step(valid, float(endpoint), x)
-    return max(mj, step / np.sqrt(12.0)) if np.isfinite(step) else mj
-
-
-def _order_weights(h: float, b: int, lo: int, hi: int) -> np.ndarray:
-    """Probabilities that the order statistic at position ``h`` of ``b`` draws is the ``i``-th smallest
-    replicate, ``i = lo + 1 .. hi``: ``I_{i/b}(h, b + 1 - h) - I_{(i-1)/b}(h, b + 1 - h)``.
-
-    When the distribution spans many order statistics (standard deviation of ``_MIDPOINT_SD`` or more
-    of them, e.g. 15.6 for ``b = 10,000`` at ``q = 0.025``) each difference is the Beta density at the
-    cell's midpoint over ``b`` (midpoint rule: relative error about ``1 / (24 sd^2)``, under 1e-3;
-    the weights are normalised), seven times faster than the incomplete beta.
-    """
+def _order_weights(shape: tuple[float, float], b: int, lo: int, hi: int) -> np.ndarray:
+    """Probability that the level falls in ``((i - 1) / b, i / b]``, ``i = lo + 1 .. hi``: differences of the
+    regularized incomplete beta, or (spread of :data:`_MIDPOINT_SD` order statistics or more) the density at the
+    cell's midpoint over ``b`` (relative error under 1e-3; the weights are normalised), seven times faster."""
     from scipy.special import betainc, betaln
 
-    a1, b1 = h, b + 1 - h
+    a1, b1 = shape
     sd = b * np.sqrt(a1 * b1 / ((a1 + b1) ** 2 * (a1 + b1 + 1)))
     if sd < _MIDPOINT_SD:
         return np.diff(betainc(a1, b1, np.arange(lo, hi + 1) / b))
     mid = (np.arange(lo, hi) + 0.5) / b
     return np.exp((a1 - 1) * np.log(mid) + (b1 - 1) * np.log1p(-mid) - betaln(a1, b1)) / b
+
+
+def endpoint_mc_se(valid: np.ndarray, q: float, endpoint: float | None = None, *,
+                   part: np.ndarray | None = None, level_var: float | None = None) -> float:
+    """Monte-Carlo standard error of the ``q``-quantile of ``valid`` replicates (an interval endpoint).
+
+    Maritz-Jarrett (Maritz & Jarrett 1978, JASA 73, 194-196; ``scipy.stats.mstats.mjci``): the standard
+    deviation of the quantile over another ``B`` resamples, taking the ``B`` replicates at hand as the
+    distribution they come from.  The order statistic at numpy's position ``h = (B - 1) q + 1`` is then spread
+    over the sorted replicates with weights ``W_i = I_{i/B}(h, B + 1 - h) - I_{(i-1)/B}(h, B + 1 - h)``.
+    Replicates on a lattice share their weight: 0 when the level lies deep inside one value's mass, a fraction of
+    the step near the border of two (values equal up to :data:`~voxmem_analysis.stats.exact.TIE_RTOL` count as one,
+    so a constant statistic has an error of exactly 0).  The border's mass is itself estimated from the replicates,
+    so on a coarse lattice this scatters around the true error; where the exact bootstrap law is known the error is
+    computed from it instead (:func:`_exact_percentile_mc_se`, :func:`_simulated_bca_mc_se`).
+
+    ``level_var``: the variance of the level itself when it is estimated from the same replicates (BCa's, see
+    :func:`bca_level_variances`); the weights are then those of a Beta law of that variance.  ``part``:
+    ``valid`` partitioned (``numpy.partition``) at least at the window of :func:`_window`.  NaN with fewer than
+    2 replicates or ``q`` outside (0, 1).
+    """
+    b = valid.size
+    if b < 2 or not 0.0 < q < 1.0:
+        return float("nan")
+    shape = _beta(b, q, level_var)
+    lo, hi = _window(b, shape)
+    if part is None:
+        part = np.partition(valid, (lo, hi - 1)) if hi - lo < b else valid
+    x = np.sort(part[lo:hi])
+    tol = TIE_RTOL * max(1.0, float(np.max(np.abs(x))))
+    first = np.where(np.r_[True, np.diff(x) > tol], np.arange(x.size), 0)
+    x = x[np.maximum.accumulate(first)] - x[0]   # values within rounding of each other count as one
+    return 0.0 if x[-1] == 0.0 else _spread(x, _order_weights(shape, b, lo, hi))
 
 
 def _acceleration(jack: np.ndarray) -> float:
@@ -170,69 +136,312 @@ def _acceleration(jack: np.ndarray) -> float:
     return float(np.sum(dev ** 3) / den) if den > 0 else 0.0
 
 
+def _below_share(valid: np.ndarray, est: float, order: np.ndarray | None, tol: float = 0.0) -> np.ndarray:
+    """Per replicate: 1 below the estimate, 1/2 on it (within ``tol``), 0 above (BCa's mid-rank)."""
+    if order is None:
+        return (valid < est - tol) + 0.5 * (np.abs(valid - est) <= tol)
+    return (order < 0) + 0.5 * (order == 0)
+
+
+def _bca(valid: np.ndarray, est: float, jack: np.ndarray | None, ci_level: float, order: np.ndarray | None):
+    """``(levels, z0, a, mid-rank shares)`` of the BCa interval, or None where it is undefined."""
+    if jack is None or not np.isfinite(est):
+        return None
+    g = _below_share(valid, est, order)
+    got = _bca_at(float(g.mean()), _acceleration(jack), ci_level)
+    return None if got is None else (*got, g)
+
+
+def _bca_at(frac: float, a: float, ci_level: float):
+    """``(levels, z0, a)`` of BCa at the mid-rank share ``frac`` below the estimate and acceleration ``a``."""
+    from scipy.stats import norm
+
+    if not 0.0 < frac < 1.0 or not np.isfinite(a):
+        return None
+    z0 = float(norm.ppf(frac))
+    w = z0 + norm.ppf([(1 - ci_level) / 2, (1 + ci_level) / 2])
+    return norm.cdf(z0 + w / (1 - a * w)), z0, a
+
+
 def bca_levels(valid: np.ndarray, est: float, jack: np.ndarray | None, ci_level: float,
                order: np.ndarray | None = None) -> tuple[float, float]:
     """Adjusted percentile levels of the BCa interval (Efron 1987); NaN if undefined.
 
-    ``order`` (one of -1, 0, 1 per valid replicate: its sign against the estimate) decides which
-    replicates lie below or on the estimate; without it, floats are compared.
+    ``order`` (one of -1, 0, 1 per valid replicate: its sign against the estimate) decides which replicates
+    lie below or on the estimate; without it, floats are compared.
+    """
+    got = _bca(valid, est, jack, ci_level, order)
+    return (float("nan"), float("nan")) if got is None else (float(got[0][0]), float(got[0][1]))
+
+
+def bca_level_variances(got, endpoints: tuple[float, float], ci_level: float, law: tuple[np.ndarray, ...]) -> list[float]:
+    """``B`` times the variance over seeds of the level at which each BCa endpoint is read (the delta method).
+
+    The level is ``alpha1(z0) = Phi(z0 + w / (1 - a w))``, ``w = z0 + z_alpha``, and ``z0 = Phi^-1(p)`` is
+    estimated from the same ``B`` replicates as the quantile: ``p`` is the mean of ``g`` (1 below the estimate,
+    1/2 on it).  Reading the endpoint ``x`` at level ``u`` from the replicates' distribution ``F_B`` reads the
+    bootstrap distribution ``F`` at ``u - (F_B(x) - F(x))``, so the endpoint stands at the level
+    ``U = alpha1 + c (p_B - p) - (F_B(x) - F(x))``, ``c = d alpha1 / d z0 / phi(z0) = phi(z_alpha1)
+    (1 + 1 / (1 - a w)^2) / phi(z0)``, and ``B Var(U) = alpha1 (1 - alpha1) + c^2 Var(g) - 2 c Cov(g,
+    1{theta* <= x})``.  ``got``: ``(levels, z0, a)``; ``law``: ``(points, weights, g)`` of the bootstrap
+    distribution (the replicates with equal weights, or the exact lattice).  The acceleration comes from the
+    jackknife, which no seed changes.
     """
     from scipy.stats import norm
 
-    alpha = 1.0 - ci_level
-    if jack is None or not np.isfinite(est):
-        return float("nan"), float("nan")
-    if order is None:
-        below, ties = np.sum(valid < est), np.sum(valid == est)
-    else:
-        below, ties = np.sum(order < 0), np.sum(order == 0)
-    frac = (below + 0.5 * ties) / valid.size   # mid-rank: ties count half below, half above
-    a = _acceleration(jack)
-    if not 0.0 < frac < 1.0 or not np.isfinite(a):
-        return float("nan"), float("nan")
-    z0 = norm.ppf(frac)
-    zs = norm.ppf([alpha / 2, 1 - alpha / 2])
-    levels = norm.cdf(z0 + (z0 + zs) / (1 - a * (z0 + zs)))
-    return float(levels[0]), float(levels[1])
-
-
-def interval_summary(reps: np.ndarray, est: float, ci_level: float, method: str,
-                     jack: np.ndarray | None = None, order: np.ndarray | None = None) -> dict:
-    """Interval, invalid count and Monte-Carlo SE of each endpoint for one statistic."""
-    reps = np.where(np.isfinite(reps), reps, np.nan)
-    ok = ~np.isnan(reps)
-    valid = reps[ok]
-    n_invalid = int(reps.size - valid.size)
-    out = {"ci_low": float("nan"), "ci_high": float("nan"), "n_invalid": n_invalid,
-           "ci_low_mc_se": float("nan"), "ci_high_mc_se": float("nan")}
-    if valid.size == 0:
-        return out
-    alpha = 1.0 - ci_level
-    if method == "bca":
-        q_lo, q_hi = bca_levels(valid, est, jack, ci_level, None if order is None else np.asarray(order)[ok])
-        if not np.isfinite(q_lo):
-            return out
-        lo, hi = np.quantile(valid, [q_lo, q_hi])
-    else:
-        q_lo, q_hi = alpha / 2, 1 - alpha / 2
-        lo, hi = np.percentile(valid, [100 * q_lo, 100 * q_hi])   # = nanpercentile of reps, without the scan
-    part = None
-    if valid.size >= 2 and 0.0 < q_lo <= q_hi < 1.0:      # one partition for both endpoints' windows
-        (_, a0, a1), (_, b0, b1) = _window(valid.size, q_lo), _window(valid.size, q_hi)
-        part = np.partition(valid, sorted({a0, a1 - 1, b0, b1 - 1}))
-    out.update(ci_low=float(lo), ci_high=float(hi), ci_low_mc_se=endpoint_mc_se(valid, q_lo, float(lo), part=part),
-               ci_high_mc_se=endpoint_mc_se(valid, q_hi, float(hi), part=part))
+    levels, z0, a = got[:3]
+    points, weights, g = law
+    mean_g = float(weights @ g)
+    var_g = float(weights @ g ** 2) - mean_g ** 2
+    out = []
+    for lev, zq, x in zip(levels, norm.ppf([(1 - ci_level) / 2, (1 + ci_level) / 2]), endpoints):
+        w = z0 + zq
+        c = float(norm.pdf(norm.ppf(lev)) * (1 + 1 / (1 - a * w) ** 2) / norm.pdf(z0))
+        below = (points <= x + TIE_RTOL * max(1.0, abs(x))).astype(float)
+        cov = float(weights @ (g * below)) - mean_g * float(weights @ below)
+        out.append(lev * (1 - lev) + c * c * var_g - 2 * c * cov)
     return out
 
 
-def bootstrap_interval(replicates: Any, estimate: float, *, ci_level: float = 0.95,
-                       method: str = "percentile", jackknife: Any = None, order: Any = None) -> dict:
+def _exact_percentile_mc_se(values: np.ndarray, pmf: np.ndarray, q: float, b: int) -> float:
+    """The exact Monte-Carlo error of the ``q`` percentile endpoint of ``b`` replicates of a lattice law: numpy reads
+    it at ``(b - 1) q = j + f`` as ``X_(j) + f (X_(j+1) - X_(j))``.  ``X_(j) <= x_i`` when at least ``j + 1`` of the
+    ``b`` draws are, a binomial count; ``X_(j)`` and ``X_(j+1)`` straddle the border above ``x_i`` when exactly
+    ``j + 1`` are (the endpoint is then interpolated between the two values)."""
+    from scipy.stats import binom
+
+    cdf = np.minimum(np.cumsum(pmf), 1.0)
+    cdf[-1] = 1.0
+    j = int(np.floor((b - 1) * q))
+    f = (b - 1) * q - j
+    at = np.diff(np.concatenate([[0.0], binom.sf(j, b, cdf)]))
+    split = binom.pmf(j + 1, b, cdf[:-1]) if f > 0 else np.zeros(cdf.size - 1)
+    split = np.minimum(split, at[:-1])
+    points = np.concatenate([values, values[:-1] + f * np.diff(values)])
+    return _spread(points, np.concatenate([at - np.concatenate([split, [0.0]]), split]))
+
+
+def _spread(x: np.ndarray, w: np.ndarray) -> float:
+    """Standard deviation of the values ``x`` with probabilities ``w`` (0 when one value holds all of them)."""
+    keep = w > 0
+    x, w = x[keep] - x[keep].min(), w[keep]
+    if x.size < 2:
+        return 0.0
+    mean = float(w @ x) / float(w.sum())
+    return float(np.sqrt(max(float(w @ (x - mean) ** 2) / float(w.sum()), 0.0)))
+
+
+#: Runs of the bootstrap simulated from its exact law by :func:`_simulated_bca_mc_se`: as many as fit in
+#: this many lattice counts, between 2,000 and 20,000 (a move to the next value that one run in a thousand
+#: makes is then seen about 20 times on a coarse lattice).
+_SIMULATED_COUNTS = 1_000_000
+#: Lattices of more values than this are fine enough for the delta method (:func:`bca_level_variances`).
+_COARSE_LATTICE = 200
+
+
+def _simulated_bca_mc_se(values: np.ndarray, pmf: np.ndarray, est: float, a: float, ci_level: float,
+                         b: int) -> list[float]:
+    """Standard deviation of each BCa endpoint over many runs (:data:`_SIMULATED_COUNTS`) of ``b`` replicates drawn from
+    the exact bootstrap distribution (``values``, ``pmf``): each run's replicate counts on the lattice
+    (multinomial), its bias correction ``z0`` from them, its levels and its endpoints as numpy interpolates
+    them.  On a coarse lattice the delta method of :func:`bca_level_variances` misses the joint law of ``z0``
+    and the counts at the border between two values; this is that law, seeded (``numpy.random.default_rng(0)``)
+    so a table is the same on every run."""
+    from scipy.stats import norm
+
+    keep = pmf > 1e-15
+    v, p = values[keep], pmf[keep] / pmf[keep].sum()
+    runs = int(min(max(_SIMULATED_COUNTS // v.size, 2_000), 20_000))
+    counts = _multinomial_runs(np.random.default_rng(0), b, p, runs)
+    g = _below_share(v, est, None, TIE_RTOL * max(1.0, abs(est)))
+    frac = np.clip(counts @ g / b, 0.5 / b, 1 - 0.5 / b)
+    z0 = norm.ppf(frac)
+    cum = np.cumsum(counts, axis=1)
+    out = []
+    for zq in norm.ppf([(1 - ci_level) / 2, (1 + ci_level) / 2]):
+        w = z0 + zq
+        pos = (b - 1) * norm.cdf(z0 + w / (1 - a * w))
+        first, frac_pos = np.floor(pos), pos - np.floor(pos)
+        lo = v[np.argmax(cum > first[:, None], axis=1)]
+        hi = v[np.argmax(cum > np.minimum(first + 1, b - 1)[:, None], axis=1)]
+        x = lo + frac_pos * (hi - lo)
+        out.append(float(np.std(x - x[0], ddof=1)))
+    return out
+
+
+def _multinomial_runs(rng: np.random.Generator, b: int, p: np.ndarray, runs: int) -> np.ndarray:
+    """``runs`` multinomial(b, p) draws (rows), cell by cell as conditional binomials drawn for all runs at once
+    (several times faster than ``Generator.multinomial`` row by row)."""
+    out = np.empty((runs, p.size), dtype=np.int64)
+    left, rest = np.full(runs, b, dtype=np.int64), 1.0
+    for j, pj in enumerate(p[:-1]):
+        out[:, j] = rng.binomial(left, min(max(pj / rest, 0.0), 1.0)) if rest > 0 else 0
+        left -= out[:, j]
+        rest -= pj
+    out[:, -1] = left
+    return out
+
+
+def interval_summary(reps: np.ndarray, est: float, ci_level: float, method: str,
+                     jack: np.ndarray | None = None, order: np.ndarray | None = None,
+                     lattice: tuple[np.ndarray, np.ndarray] | None = None) -> dict:
+    """Interval, invalid count, Monte-Carlo SE of each endpoint, resolution and flag for one statistic.
+
+    ``lattice``: ``(values, probabilities)``, the exact bootstrap distribution of the statistic when the caller
+    knows it (:func:`sum_distribution`); the Monte-Carlo errors are then computed from it (:func:`_exact_mc_se`)
+    rather than estimated from the replicates (:func:`endpoint_mc_se`).
+    """
+    reps = np.where(np.isfinite(reps), reps, np.nan)
+    ok = ~np.isnan(reps)
+    valid = reps[ok]
+    out = {"ci_low": float("nan"), "ci_high": float("nan"), "n_invalid": int(reps.size - valid.size),
+           "ci_low_mc_se": float("nan"), "ci_high_mc_se": float("nan"), "ci_resolution": float("nan"), "ci_flag": ""}
+    if valid.size == 0:
+        return {**out, "ci_flag": "not estimable: undefined on every resample"}
+    if float(valid.max() - valid.min()) <= TIE_RTOL * max(1.0, float(np.abs(valid).max())):
+        v = float(valid[0])
+        return {**out, "ci_low": v, "ci_high": v, "ci_low_mc_se": 0.0, "ci_high_mc_se": 0.0, "ci_resolution": 0.0,
+                "ci_flag": NO_VARIATION}
+    b = valid.size
+    if lattice is not None:
+        idx = np.argsort(lattice[0], kind="stable")
+        lattice = (lattice[0][idx], lattice[1][idx])
+    level_var = [None, None]
+    if method == "bca":
+        got = _bca(valid, est, jack, ci_level, None if order is None else np.asarray(order)[ok])
+        if got is None:
+            return out
+        q_lo, q_hi = float(got[0][0]), float(got[0][1])
+        lo, hi = np.quantile(valid, [q_lo, q_hi])
+        if lattice is not None and int((lattice[1] > 1e-15).sum()) <= _COARSE_LATTICE:
+            out.update(ci_low=float(lo), ci_high=float(hi), ci_resolution=_resolution(valid, float(lo), float(hi)))
+            se = _simulated_bca_mc_se(*lattice, est, got[2], ci_level, b)
+            return {**out, "ci_low_mc_se": se[0], "ci_high_mc_se": se[1]}
+        lattice = None             # a fine lattice: the delta method on the replicates
+        level_var = [v / b for v in bca_level_variances(got, (float(lo), float(hi)), ci_level,
+                                                         (valid, np.full(b, 1.0 / b), got[3]))]
+    else:
+        q_lo, q_hi = (1 - ci_level) / 2, (1 + ci_level) / 2
+        lo, hi = np.percentile(valid, [100 * q_lo, 100 * q_hi])   # = nanpercentile of reps, without the scan
+    out.update(ci_low=float(lo), ci_high=float(hi), ci_resolution=_resolution(valid, float(lo), float(hi)))
+    if not (b >= 2 and 0.0 < q_lo <= q_hi < 1.0):
+        return out
+    shapes = [_beta(b, q, v) for q, v in zip((q_lo, q_hi), level_var)]
+    if lattice is not None:
+        se = [_exact_percentile_mc_se(*lattice, q, b) for q in (q_lo, q_hi)]
+    else:                                      # one partition for both endpoints' windows
+        part = np.partition(valid, sorted({c for sh in shapes for c in (_window(b, sh)[0], _window(b, sh)[1] - 1)}))
+        se = [endpoint_mc_se(valid, q, float(x), part=part, level_var=v)
+              for q, x, v in zip((q_lo, q_hi), (lo, hi), level_var)]
+    return {**out, "ci_low_mc_se": se[0], "ci_high_mc_se": se[1]}
+
+
+def edge_interval(summary: dict, span: tuple[float, float] | None, parts, ci_level: float, unit: str = "item") -> dict:
+    """``summary`` (of :func:`interval_summary`) with a bootstrap that has no variation replaced by an interval.
+
+    Every resample gives the estimate when every resampled unit of a stratum contributes the same value ``c``
+    (0 of n, n of n, no discordant pair).  For a mean over ``n`` units of values within ``span = (lo, hi)`` (a
+    linear statistic of scores in [0, 1]), a true mean ``m`` above ``c`` needs a share of at least
+    ``(m - c) / (hi - c)`` of units above ``c``, and ``n`` units all at ``c`` then have probability at most
+    ``(1 - (m - c) / (hi - c))^n``: the interval is ``[c - (c - lo) u, c + (hi - c) u]`` with ``u`` the Wilson
+    upper bound of 0 events in ``n`` (``z^2 / (n + z^2)``).  ``parts``: ``(weight, c, n)`` of each stratum (the
+    statistic is the weighted sum of their means; their intervals are summed), or None when the units do not
+    share one value per stratum; ``span=None`` or ``parts=None``: not estimable (NaN).  ``ci_flag`` says which;
+    other summaries are returned as they are.
+    """
+    from scipy.stats import norm
+
+    if summary["ci_flag"] != NO_VARIATION:
+        return summary
+    z2 = float(norm.ppf(0.5 + ci_level / 2)) ** 2
+    done = span is not None and bool(parts) and all(span[0] <= c <= span[1] and n >= 1 for _, c, n in parts)
+    lo = hi = float("nan")
+    if done:
+        lo = sum(w * (c - (c - span[0]) * z2 / (n + z2)) for w, c, n in parts)
+        hi = sum(w * (c + (span[1] - c) * z2 / (n + z2)) for w, c, n in parts)
+        n_all = sum(n for _, _, n in parts)
+        how = f"Wilson bound of 0 in {n_all} {unit}{'s' * (n_all != 1)}" + (" (per stratum)" if len(parts) > 1 else "")
+    else:
+        how = "not estimable"
+    return {**summary, "ci_low": lo, "ci_high": hi, "ci_low_mc_se": 0.0 if done else float("nan"),
+            "ci_high_mc_se": 0.0 if done else float("nan"), "ci_resolution": float("nan"),
+            "ci_flag": f"{NO_VARIATION}; {how}"}
+
+
+def constant_parts(values: np.ndarray, weights: np.ndarray, strata: np.ndarray | None):
+    """``parts`` of :func:`edge_interval`: per stratum, ``(share of the weights, value, units)`` when every unit of
+    the stratum has the same value (up to rounding), else None."""
+    codes = np.zeros(values.size, dtype=np.int64) if strata is None else np.asarray(strata)
+    total, parts = float(weights.sum()), []
+    for c in np.unique(codes):
+        v = values[codes == c]
+        if float(v.max() - v.min()) > TIE_RTOL * max(1.0, float(np.abs(v).max())):
+            return None
+        parts.append((float(weights[codes == c].sum()) / total, float(v[0]), int(v.size)))
+    return parts
+
+
+def sum_distribution(values: np.ndarray, strata: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The exact bootstrap distribution of the sum of integer ``values`` over units drawn with replacement (within
+    ``strata``): ``(sums, probabilities)``.  One draw of a stratum of ``n`` units takes each of its values with
+    probability (count / n); the sum of its ``n`` draws is that law convolved ``n`` times (by squaring), and the
+    strata's sums are convolved together."""
+    v = np.asarray(values, dtype=np.int64)
+    codes = np.zeros(v.size, dtype=np.int64) if strata is None else np.asarray(strata)
+    low, pmf = 0, np.ones(1)
+    for c in np.unique(codes):
+        x = v[codes == c]
+        lo = int(x.min())
+        one = np.bincount(x - lo).astype(float) / x.size
+        part, power, n = np.ones(1), one, x.size
+        while n:
+            if n & 1:
+                part = _convolve(part, power)
+            n >>= 1
+            if n:
+                power = _convolve(power, power)
+        low, pmf = low + lo * x.size, _convolve(pmf, part)
+    return low + np.arange(pmf.size), pmf
+
+
+def _convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Convolution of two probability vectors, by FFT when long (values below 1e-300 set to 0)."""
+    if min(a.size, b.size) < 64:
+        out = np.convolve(a, b)
+    else:
+        from scipy.signal import fftconvolve
+
+        out = fftconvolve(a, b)
+    out[out < 1e-300] = 0.0
+    return out / out.sum()
+
+
+#: Fewest events on each side (successes and failures; the two kinds of discordant pair) from which an interval
+#: of ``slice`` or ``compare`` covers within 2 points of 95 % in ``benchmarks/coverage_study.py`` (n = 5 to 100,
+#: true accuracy 0 to 1), and fewest items for Wilson; below them the row is flagged.
+COVERAGE_EVENTS = {"wilson": 4, "percentile": 5, "bca": 15}
+COVERAGE_WILSON_N = 30
+
+
+def coverage_flag(method: str, low: float, high: float) -> str:
+    """Why an interval from ``low`` and ``high`` events (a proportion: successes and failures; a paired difference:
+    the pairs each way) may not cover within 2 points of its level (:data:`COVERAGE_EVENTS`); empty when it should.
+    ``method``: ``wilson`` (then ``low + high`` is n), ``percentile`` or ``bca``."""
+    need = COVERAGE_EVENTS[method]
+    if method == "wilson" and low + high < COVERAGE_WILSON_N:
+        return f"n = {low + high:g} < {COVERAGE_WILSON_N}: Wilson coverage may be off 95 % by > 2 points"
+    if min(low, high) < need:
+        return f"few events ({min(low, high):g} < {need}): {method} coverage may be off 95 % by > 2 points"
+    return ""
+
+
+def bootstrap_interval(replicates: Any, estimate: float, *, ci_level: float = 0.95, method: str = "percentile",
+                       jackknife: Any = None, order: Any = None, lattice: Any = None) -> dict:
     """Interval of one statistic from its bootstrap replicates, as the paired engine computes it.
 
     For bootstraps run elsewhere (e.g. the slice accuracies of
-    :func:`voxmem_analysis.analysis.verdicts.slice_accuracy`): the same endpoints and the same
-    Monte-Carlo standard errors as the ``ci_low, ci_high, ci_low_mc_se, ci_high_mc_se`` columns of
-    :func:`~voxmem_analysis.stats.bootstrap.paired_bootstrap_matrix`.
+    :func:`voxmem_analysis.analysis.verdicts.slice_accuracy`): the same endpoints, Monte-Carlo standard errors,
+    resolution and flag as the columns of :func:`~voxmem_analysis.stats.bootstrap.paired_bootstrap_matrix`.
 
     Parameters
     ----------
@@ -243,16 +452,21 @@ def bootstrap_interval(replicates: Any, estimate: float, *, ci_level: float = 0.
     ci_level : float, default 0.95
     method : {"percentile", "bca"}
     jackknife : array-like, optional
-        Leave-one-unit-out values of the statistic (BCa's acceleration; required for "bca"): floats,
-        or an object array of :class:`fractions.Fraction` for an exact acceleration.
+        Leave-one-unit-out values of the statistic (BCa's acceleration; required for "bca"): floats, or an
+        object array of :class:`fractions.Fraction` for an exact acceleration.
     order : array-like of int, optional
-        For BCa: the sign (-1, 0, 1) of each replicate minus the estimate, decided exactly by the
-        caller (:func:`voxmem_analysis.stats.exact.exact_order`); default: the floats are compared.
+        For BCa: the sign (-1, 0, 1) of each replicate minus the estimate, decided exactly by the caller
+        (:func:`voxmem_analysis.stats.exact.exact_order`); default: the floats are compared.
+    lattice : (values, probabilities), optional
+        The exact bootstrap distribution of the statistic (:func:`sum_distribution`), when the caller knows it:
+        the Monte-Carlo errors are computed from it instead of estimated from the replicates.
 
     Returns
     -------
     dict
-        ``ci_low, ci_high, n_invalid, ci_low_mc_se, ci_high_mc_se`` (NaN where undefined).
+        ``ci_low, ci_high, n_invalid, ci_low_mc_se, ci_high_mc_se`` (NaN where undefined), ``ci_resolution``
+        (the larger lattice step at the two endpoints, :func:`lattice_step`) and ``ci_flag``
+        (:data:`NO_VARIATION` when every valid replicate is the same value, else empty).
     """
     require(method in INTERVALS, f"interval must be one of {INTERVALS}, got {method!r}", field="interval")
     require(method != "bca" or jackknife is not None, "the BCa interval needs the jackknife values",
@@ -266,4 +480,6 @@ def bootstrap_interval(replicates: Any, estimate: float, *, ci_level: float = 0.
     if jackknife is not None:
         jack = np.asarray(jackknife)
         jack = jack if jack.dtype == object else jack.astype(float)
-    return interval_summary(reps, float(estimate), check_ci_level(ci_level), method, jack, order)
+    if lattice is not None:
+        lattice = (np.asarray(lattice[0], dtype=float), np.asarray(lattice[1], dtype=float))
+    return interval_summary(reps, float(estimate), check_ci_level(ci_level), method, jack, order, lattice)

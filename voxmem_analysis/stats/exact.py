@@ -1,22 +1,11 @@
 """Exact arithmetic for the decisions a bootstrap interval takes on counts (BCa's ties and acceleration).
 
-The paired statistics are rational functions of integer counts: an accuracy is correct / scored, a
-change the difference of two accuracies, a retention their ratio, a mean over series a sum of such
-fractions.  In floating point two resamples whose statistic is mathematically the same value can differ
-in the last bits (``a/n - b/n`` and ``(a - b)/n`` round differently), so ``==`` splits exact ties and
-``<`` misorders them.  BCa's bias correction counts exactly those: on the synthetic release, one model's
-10,000 replicates of Table 18's drop hold 435 values equal to the estimate, of which float ``==`` found
-189; and a jackknife whose leave-one-out values are all equal can show rounding noise whose third and
-second moments give an acceleration of 0.17 instead of 0.
-
-Both decisions are made here in exact rational arithmetic (:class:`fractions.Fraction` over the integer
-sums, which float64 holds exactly below 2**53), behind a floating-point filter (Shewchuk 1997,
-"Adaptive precision floating-point arithmetic and fast robust geometric predicates"): a replicate whose
-float value is farther from the estimate than :data:`TIE_RTOL` (relative) is ordered by the float
-comparison, which rounding (about 1e-15 relative) cannot reverse; only those near it are recomputed
-exactly (on Table 18's rows every one of them is an exact tie: the nearest non-tie lies farther than
-1e-9).  Likewise the jackknife is recomputed exactly only when its float values are all equal up to
-rounding (:func:`flat_jackknife`).  Distinct count patterns are evaluated once.
+The paired statistics are rational functions of integer counts, and in floating point two resamples with the same
+value can differ in the last bits: ``==`` splits exact ties (on Table 18's drop of one model, 189 of 435) and a flat
+jackknife shows rounding noise whose moments give a spurious acceleration (0.17 instead of 0).  Both are decided
+here in :class:`fractions.Fraction` over the integer sums (exact in float64 below 2**53), behind a floating-point
+filter (Shewchuk 1997): only replicates within :data:`TIE_RTOL` of the estimate, and a jackknife flat up to
+rounding (:func:`flat_jackknife`), are recomputed exactly; distinct count patterns once each.
 """
 from __future__ import annotations
 

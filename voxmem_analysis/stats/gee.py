@@ -1,33 +1,12 @@
 """Vectorised logistic GEE with an exchangeable working correlation (the context-length model).
 
-:func:`exchangeable_logit_gee` fits a Binomial-logit GEE with working correlation
-:math:`R = (1-\\rho) I + \\rho J` within clusters and returns the robust (sandwich) covariance.
-It is the estimator of ``statsmodels.genmod.GEE(family=Binomial(), cov_struct=Exchangeable())``
-with the defaults of its ``fit()``, step for step, but with every per-cluster sum computed at once
-by ``np.bincount`` over integer cluster codes instead of a Python loop over clusters.  The
-inverse of the working covariance :math:`V = A^{1/2} R A^{1/2}` of a cluster of size *n* is closed
-form:
-
-.. math:: R^{-1} = \\frac{1}{1-\\rho}\\Bigl[I - \\frac{\\rho}{1-\\rho+n\\rho} J\\Bigr],
-
-so :math:`D^T V^{-1} D` and :math:`D^T V^{-1} r` are column sums minus cluster-sum outer products.
-
-The steps replicated (statsmodels 0.14/0.15, ``GEE.fit`` and ``Exchangeable.update``):
-
-* start: the GLM fit of the same model by IRLS (start :math:`\\mu = (y + 1/2)/2`, weighted least
-  squares by ``lstsq``, stop when the deviance changes by less than 1e-8, final refit by ``pinv``);
-* iteration (at most ``maxiter`` = 60): a Fisher-scoring step with the current :math:`\\rho`; the
-  score norm *before* the step is the convergence criterion (``ctol`` = 1e-6), checked only after
-  :math:`\\rho` has been updated once; otherwise :math:`\\rho` is re-estimated from the new means;
-* :math:`\\rho` (moment estimator, ``ddof_scale`` = number of columns):
-  :math:`\\hat\\rho = \\frac{\\sum_i \\sum_{j<k} e_{ij} e_{ik} / \\phi}{N_{pairs} - p}` with Pearson
-  residuals :math:`e` and :math:`\\phi = \\sum e^2 / (N - p)`; it stays 0 when every cluster has
-  one observation;
-* the Binomial scale is fixed at 1; robust covariance :math:`B^{-1} (\\sum_i u_i u_i^T) B^{-1}`;
-  Wald p-values from the normal distribution.
-
-``tests/test_gee_fast.py`` checks parameters, robust SEs, :math:`\\rho` and p-values against
-statsmodels to 1e-6 relative.
+:func:`exchangeable_logit_gee` is the estimator of ``statsmodels.genmod.GEE(family=Binomial(),
+cov_struct=Exchangeable())`` with the defaults of its ``fit()`` (0.14/0.15: a GLM start by IRLS; Fisher scoring,
+at most 60 steps, converged when the score norm before a step is below 1e-6 after one update of ``rho``; ``rho``
+by moments with ``ddof_scale`` = columns, 0 when every cluster has one observation; scale 1; robust sandwich
+covariance; Wald p-values), step for step, with every per-cluster sum computed at once by ``np.bincount``: the
+inverse working correlation of a cluster of size ``n`` is ``(I - rho / (1 - rho + n rho) J) / (1 - rho)``.
+``tests/test_gee_fast.py`` checks it against statsmodels to 1e-6 relative.
 """
 from __future__ import annotations
 

@@ -38,18 +38,8 @@ def wilson_interval(successes: Any, n: Any, *, ci_level: float = 0.95) -> pd.Dat
 
     Notes
     -----
-    With :math:`\\hat p = x/n` and :math:`z = \\Phi^{-1}(1 - \\alpha/2)`, the interval is the
-    set of :math:`p` not rejected by the score test,
-
-    .. math:: \\frac{\\hat p + \\frac{z^2}{2n}}{1 + \\frac{z^2}{n}} \\pm
-              \\frac{z}{1 + \\frac{z^2}{n}}
-              \\sqrt{\\frac{\\hat p(1-\\hat p)}{n} + \\frac{z^2}{4n^2}} .
-
-    Unlike the Wald interval it stays inside [0, 1] and has sensible width at
-    :math:`\\hat p \\in \\{0, 1\\}`.  Computed by
-    ``statsmodels.stats.proportion.proportion_confint(method="wilson")``; this wrapper only
-    validates the arguments (workbook error messages), handles ``n == 0`` and returns a frame.  The bound at 0 (1) is exact when no (every) trial succeeds; endpoints are clipped to
-    [0, 1] against rounding.
+    ``(x + z^2/2) / (n + z^2) +- z / (n + z^2) sqrt(x (n - x) / n + z^2 / 4)`` (``statsmodels``'
+    ``proportion_confint(method="wilson")``).
 
     Examples
     --------

@@ -8,6 +8,7 @@ accuracy arrays (``k`` series, ``m`` samples: the replicates, or the original sa
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Mapping, Sequence
@@ -24,25 +25,14 @@ StatFunc = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 @dataclass(frozen=True)
 class Statistic:
-    """A named statistic of paired per-series accuracies.
-
-    Parameters
-    ----------
-    name : str
-        Value written to the ``statistic`` column.
-    func : callable
-        ``func(baseline, comparison) -> values``.  ``baseline`` and ``comparison`` are float
-        arrays of shape ``(m, k)``: the accuracies (means, as proportions in [0, 1] for
-        binary scores) of the ``k`` series on ``m`` samples (``m = n_boot`` for the bootstrap
-        replicates, ``m = 1`` for the original sample).  Must return shape ``(m,)``.
-        Non-finite values (e.g. a ratio with a zero denominator) mark a replicate invalid.
-    description : str, optional
-        Human-readable definition.
-    exact : callable, optional
-        The same statistic on object arrays of :class:`fractions.Fraction` (exact accuracies from
-        integer counts), returning Fractions: BCa then decides ties of the bias correction and the
-        jackknife's acceleration exactly (:mod:`voxmem_analysis.stats.exact`).  The built-ins have
-        one; without it those decisions compare floats.
+    """A named statistic of paired per-series accuracies: ``func(baseline, comparison)`` of two ``(m, k)`` float
+    arrays (the accuracies of ``k`` series on ``m`` samples: the replicates, or the sample) returning ``(m,)``; a
+    non-finite value marks a replicate invalid.  ``name`` is the ``statistic`` column; ``description`` says it.
+    ``exact``: the same statistic on object arrays of :class:`fractions.Fraction` (exact accuracies from counts), so
+    BCa decides ties and the jackknife exactly (:mod:`voxmem_analysis.stats.exact`).  ``linear``: ``(w_b, w_c)`` when
+    it is the mean over series of ``w_b * baseline + w_c * comparison`` (the built-in differences and levels): its
+    bootstrap distribution is then computed exactly (:func:`voxmem_analysis.stats.endpoints.sum_distribution`), and
+    a bootstrap without variation has an interval (:func:`voxmem_analysis.stats.endpoints.edge_interval`).
 
     Examples
     --------
@@ -57,6 +47,7 @@ class Statistic:
     func: StatFunc
     description: str = ""
     exact: StatFunc | None = None
+    linear: tuple[float, float] | None = None
 
     def __call__(self, baseline: np.ndarray, comparison: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -96,7 +87,8 @@ def difference(*, scale: float = 100.0, reverse: bool = False, name: str = "drop
     def f(b: np.ndarray, c: np.ndarray) -> np.ndarray:
         return _times(sign * scale, _single(b, name) - _single(c, name))
 
-    return Statistic(name, f, f"{'-' if reverse else ''}{scale:g} * (baseline - comparison)", exact=f)
+    return Statistic(name, f, f"{'-' if reverse else ''}{scale:g} * (baseline - comparison)", exact=f,
+                     linear=(sign * scale, -sign * scale))
 
 
 def ratio(*, name: str = "retention") -> Statistic:
@@ -118,28 +110,9 @@ def ratio(*, name: str = "retention") -> Statistic:
 
 def mean_difference(*, scale: float = 100.0, reverse: bool = False,
                     name: str = "drop") -> Statistic:
-    """Mean over series, then difference: ``scale * (mean_k baseline - mean_k comparison)``.
+    """Mean over series, then difference: ``scale * (mean_k baseline - mean_k comparison)`` (``reverse``: comparison
+    minus baseline; ``scale`` 100 gives percentage points), the mean of the per-series differences, labelled ``name``.
 
-    Parameters
-    ----------
-    scale : float, default 100.0
-        Multiplier; 100 gives percentage points.
-    reverse : bool, default False
-        If true, ``comparison - baseline``.
-    name : str, default "drop"
-        Label in the ``statistic`` column.
-
-    Returns
-    -------
-    Statistic
-
-    Notes
-    -----
-    :math:`\\hat\\theta = s\\,(\\tfrac1k\\sum_j \\bar b_j - \\tfrac1k\\sum_j \\bar c_j)`.
-    Equal to the mean of the per-series differences; with ``k = 1`` it is :func:`difference`.
-
-    Examples
-    --------
     >>> import numpy as np
     >>> b, c = np.array([[0.6, 0.4]]), np.array([[0.3, 0.3]])
     >>> float(mean_difference()(b, c)[0])
@@ -151,7 +124,7 @@ def mean_difference(*, scale: float = 100.0, reverse: bool = False,
         return _times(sign * scale, b.mean(axis=1) - c.mean(axis=1))
 
     return Statistic(name, f, f"{'-' if reverse else ''}{scale:g} * (mean baseline - mean "
-                              "comparison) over series", exact=f)
+                              "comparison) over series", exact=f, linear=(sign * scale, -sign * scale))
 
 
 def mean_ratio(*, name: str = "retention") -> Statistic:
@@ -175,27 +148,9 @@ def mean_ratio(*, name: str = "retention") -> Statistic:
 
 def mean_level(which: str = "baseline", *, scale: float = 100.0,
                name: str | None = None) -> Statistic:
-    """Mean accuracy over series at one condition, times *scale* (100 gives %).
+    """Mean accuracy over series at one condition (``which``: ``"baseline"`` or ``"comparison"``), times ``scale``
+    (100 gives %), labelled ``name`` (default: ``which``).
 
-    Parameters
-    ----------
-    which : {"baseline", "comparison"}
-        The condition.
-    scale : float, default 100.0
-        Multiplier.
-    name : str, optional
-        Label; defaults to *which*.
-
-    Returns
-    -------
-    Statistic
-
-    Notes
-    -----
-    :math:`\\hat\\theta = s\\,\\tfrac1k\\sum_j \\bar b_j` (or :math:`\\bar c_j`).
-
-    Examples
-    --------
     >>> import numpy as np
     >>> float(mean_level("comparison")(np.array([[0.5]]), np.array([[0.25]]))[0])
     25.0
@@ -207,7 +162,8 @@ def mean_level(which: str = "baseline", *, scale: float = 100.0,
     def f(b: np.ndarray, c: np.ndarray) -> np.ndarray:
         return _times(scale, (b, c)[idx].mean(axis=1))
 
-    return Statistic(name or which, f, f"{scale:g} * mean {which} accuracy over series", exact=f)
+    return Statistic(name or which, f, f"{scale:g} * mean {which} accuracy over series", exact=f,
+                     linear=(scale, 0.0) if idx == 0 else (0.0, scale))
 
 
 #: Built-in statistics by name.  All average over the series first, so they apply to one
@@ -248,7 +204,7 @@ def resolve_statistics(statistics: Any) -> list[Statistic]:
                     "nor a callable", field="statistics")
             s = Statistic(label or getattr(s, "__name__", f"statistic_{len(out)}"), s)
         if label is not None and label != s.name:
-            s = Statistic(label, s.func, s.description, s.exact)
+            s = dataclasses.replace(s, name=label)
         out.append(s)
     names = [s.name for s in out]
     require(len(set(names)) == len(names), f"statistic names must be unique, got {names}",

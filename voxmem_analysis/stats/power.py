@@ -1,42 +1,19 @@
 """Power of a paired comparison of two accuracies on the same items (McNemar design).
 
-Two systems (or two budgets) are scored on the same ``n`` items.  Only discordant items
-carry information: with :math:`p_{10}` the share of items the first gets right and the
-second wrong, :math:`p_{01}` the reverse, the *discordance* is
-:math:`\\psi = p_{10} + p_{01}` and the accuracy difference :math:`\\delta = p_{10} - p_{01}`
-(so :math:`0 < \\delta \\le \\psi`).  Every number here comes from one of two methods, named in
-the ``method=`` argument and in the column names of :func:`power_summary`:
+Only discordant items carry information: with ``p10`` (first right, second wrong) and ``p01`` the reverse, the
+discordance is ``psi = p10 + p01`` and the difference ``delta = p10 - p01``.  Two methods (``method=``, and the
+columns of :func:`power_summary`):
 
-``"normal"`` -- the normal approximation of McNemar's test (Connor 1987, "Sample size for testing
-    differences in proportions for the paired-sample design", Biometrics 43: 207-211): null standard
-    deviation :math:`\\sqrt{\\psi}`, alternative :math:`\\sqrt{\\psi - \\delta^2}` per item, so
+* ``"normal"``: the normal approximation of McNemar's test (Connor 1987, Biometrics 43: 207-211), per item null
+  SD ``sqrt(psi)`` and alternative ``sqrt(psi - delta^2)``, by ``statsmodels.stats.power``
+  (``normal_power_het`` counting both tails, ``normal_sample_size_one_tail``: Connor's formula);
+* ``"exact"``: the exact conditional McNemar test the workbook runs (:func:`voxmem_analysis.stats.mcnemar_exact`):
+  given ``d`` discordant pairs it rejects when ``n10 <= c_d`` or ``n10 >= d - c_d`` (``c_d`` the largest ``k``
+  with ``2 P(Bin(d, 1/2) <= k) <= alpha``); its power sums over ``D ~ Bin(n, psi)`` and ``n10 ~ Bin(d, p10 /
+  psi)`` exactly (terms below 1e-15 at either end left out).
 
-    .. math:: n = \\frac{\\big(z_{1-\\alpha/2}\\sqrt{\\psi} + z_{1-\\beta}\\sqrt{\\psi-\\delta^2}\\big)^2}{\\delta^2}.
-
-    Computed with ``statsmodels.stats.power`` (``normal_power_het``, which counts both rejection
-    tails, and ``normal_sample_size_one_tail``, which is Connor's formula).
-
-``"exact"`` -- the exact conditional McNemar test, the one the workbook runs
-    (:func:`voxmem_analysis.stats.mcnemar_exact`, ``statsmodels``' ``mcnemar(exact=True)``): given
-    :math:`d` discordant pairs, :math:`n_{10} \\sim \\text{Bin}(d, 1/2)` under :math:`H_0`, and the
-    two-sided p-value :math:`\\min\\{1, 2 P(\\text{Bin}(d, 1/2) \\le \\min(n_{10}, d - n_{10}))\\}`
-    rejects when it is at most :math:`\\alpha`: when :math:`n_{10} \\le c_d` or
-    :math:`n_{10} \\ge d - c_d`, with :math:`c_d` the largest :math:`k` such that
-    :math:`2 P(\\text{Bin}(d, 1/2) \\le k) \\le \\alpha`.  Its power sums over the number of discordant
-    pairs, :math:`D \\sim \\text{Bin}(n, \\psi)`, and given :math:`D = d` over
-    :math:`n_{10} \\sim \\text{Bin}(d, \\pi)`, :math:`\\pi = p_{10} / \\psi`:
-
-    .. math:: \\text{power} = \\sum_d P(D = d)\\,\\big[P(\\text{Bin}(d, \\pi) \\le c_d)
-              + P(\\text{Bin}(d, \\pi) \\ge d - c_d)\\big],
-
-    exactly (no simulation; the terms with :math:`P(D = d) < 10^{-15}` at either end are left out).
-
-The discrete test is conservative, so at the difference the normal approximation calls detectable with
-80% power the exact test has less: for 799 items at discordance 0.199 (the synthetic release's
-median between models) the normal MDD is 4.41 points, where the exact test's power is 0.78; its
-own MDD is 4.52 points.  The minimum detectable difference solves power = target for :math:`\\delta`
-(``scipy.optimize.brentq``; the exact power increases with :math:`\\delta` at fixed :math:`\\psi`, since
-the rejection region is symmetric and :math:`\\pi \\ge 1/2`).
+The discrete test is conservative: at 799 items and discordance 0.199 the normal MDD is 4.41 points, where the
+exact test's power is 0.78 (its own MDD 4.52).  The MDD solves power = target for ``delta`` (``brentq``).
 """
 from __future__ import annotations
 

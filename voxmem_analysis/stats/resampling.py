@@ -15,25 +15,16 @@ import numpy as np
 import pandas as pd
 
 from voxmem_analysis.stats._validation import as_float_matrix, require
-from voxmem_analysis.stats.resources import check_bootstrap_memory, check_n_boot
+from voxmem_analysis.stats.resources import check_bootstrap_memory
+from voxmem_analysis.stats.settings import BootstrapSettings, check_n_boot_seed
 
 __all__ = ["BootstrapMeans", "iter_bootstrap_counts", "shared_bootstrap_counts", "bootstrap_means",
-           "check_n_boot_seed", "strata_codes", "resampled_sums", "combine_mask"]
+           "strata_codes", "resampled_sums", "combine_mask"]
 
 #: Upper bound on the number of ``int64`` draws held at once (rows x items of one block).
 _BLOCK_CELLS = 4_000_000
 #: Upper bound on resamples per block (the RNG is called once per stratum and block).
 _BLOCK_ROWS = 1_000
-
-def check_n_boot_seed(n_boot: Any, seed: Any) -> tuple[int, int]:
-    require(isinstance(n_boot, (int, np.integer)) and not isinstance(n_boot, bool)
-            and n_boot >= 1, f"n_boot must be a positive integer, got {n_boot!r}",
-            field="n_boot")
-    check_n_boot(n_boot)
-    require(isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0,
-            f"seed must be a non-negative integer (it is passed to numpy.random.default_rng "
-            f"and reported in the output), got {seed!r}", field="seed")
-    return int(n_boot), int(seed)
 
 
 def strata_codes(strata: Any, n: int) -> np.ndarray | None:
@@ -49,44 +40,15 @@ def strata_codes(strata: Any, n: int) -> np.ndarray | None:
 
 def iter_bootstrap_counts(n_units: int, *, n_boot: int = 10_000, seed: int = 0,
                           strata: Any = None, clusters: Any = None) -> Iterator[np.ndarray]:
-    """Yield the bootstrap count matrix ``C`` in blocks of resamples.
+    """Yield the bootstrap count matrix ``C`` in blocks of resamples: ``counts[r, i]`` (float64) is how often unit
+    ``i`` was drawn in resample ``r``.
 
-    Parameters
-    ----------
-    n_units : int
-        Number of resampling units (items).
-    n_boot : int, default 10_000
-        Number of resamples (rows of ``C``).
-    seed : int, default 0
-        Seed for ``numpy.random.default_rng``.
-    strata : array-like of length n_units, optional
-        Stratum label per unit; units are then drawn with replacement within each stratum,
-        keeping every stratum's size fixed.
-    clusters : array-like of length n_units, optional
-        Cluster label per unit (e.g. the question family).  Whole clusters are then drawn
-        with replacement (within strata, which must be constant within a cluster), and every
-        unit of a drawn cluster gets the cluster's count.
+    ``strata`` (one label per unit): units drawn within each stratum, keeping its size.  ``clusters`` (one label
+    per unit, e.g. the question family): whole clusters drawn (within strata, constant within a cluster), every
+    unit of a drawn cluster getting its count.  A row is multinomial(n, 1/n), drawn as ``n`` uniform int32 indices
+    counted by ``bincount``, block by block (at most 1,000 rows and 4 million draws), strata in sorted label order:
+    ``C`` depends only on ``n_units, n_boot, seed`` and the strata.
 
-    Yields
-    ------
-    counts : ndarray of float64, shape (rows, n_units)
-        ``counts[r, i]`` is how often unit ``i`` was drawn in resample ``r``; each row sums
-        to ``n_units`` (and to the stratum size within each stratum).
-
-    Notes
-    -----
-    Row ``r`` is a multinomial(:math:`n`, :math:`(1/n, \\dots, 1/n)`) vector, obtained by
-    drawing :math:`n` indices uniformly with ``Generator.integers`` and counting them
-    (``bincount``), which is much faster than ``Generator.multinomial``.  With strata, each
-    stratum :math:`s` gets an independent multinomial(:math:`n_s`, uniform) over its units.
-    The stream is consumed block by block (at most 1,000 rows, at most 4 million draws per
-    block), strata in sorted label order, so ``C`` depends only on ``n_units``, ``n_boot``,
-    ``seed`` and the strata (indices are drawn as ``int32``).  With clusters, the cluster
-    count matrix is drawn exactly as above with the clusters as units (in sorted label
-    order) and expanded to the units, so rows no longer sum to ``n_units`` exactly.
-
-    Examples
-    --------
     >>> import numpy as np
     >>> C = np.vstack(list(iter_bootstrap_counts(5, n_boot=3, seed=1)))
     >>> C.shape, C.sum(axis=1).tolist()
@@ -127,16 +89,10 @@ _SHARED_COUNTS_LOCK = threading.Lock()
 
 def shared_bootstrap_counts(n_units: int, *, n_boot: int = 10_000, seed: int = 0,
                             strata: Any = None) -> Iterable[np.ndarray]:
-    """The blocks of :func:`iter_bootstrap_counts` ``(n_units, n_boot=, seed=, strata=)``, the same
-    values, drawn once per process and shared: read-only arrays, for callers that only read them.
-
-    An analysis that slices by model and subtype asks for the same count matrix once per model
-    (the subtype's items, the same seed): the explorer drew 276 matrices, 33 of them distinct.
-    The draw depends only on ``n_units``, ``n_boot``, ``seed`` and the partition of the units into
-    strata (sorted label order), which is the key.  At most :data:`_SHARED_COUNTS_BYTES` (128 MiB)
-    are kept; a matrix over half of that is not kept but streamed block by block, as
-    :func:`iter_bootstrap_counts` does, so memory stays bounded.
-    """
+    """The blocks of :func:`iter_bootstrap_counts` ``(n_units, n_boot=, seed=, strata=)``, drawn once per process and
+    shared as read-only arrays (an analysis slicing by model and subtype asks for the same matrix once per model).
+    Keyed by ``n_units, n_boot, seed`` and the strata partition; at most :data:`_SHARED_COUNTS_BYTES` kept (least
+    recently used out); a matrix over half of it is streamed instead, so memory stays bounded."""
     require(isinstance(n_units, (int, np.integer)) and 1 <= n_units < 2**31,
             f"n_units must be a positive integer, got {n_units!r}", field="n_units")
     n_boot, seed = check_n_boot_seed(n_boot, seed)
@@ -177,19 +133,22 @@ def _cluster_counts(n_units: int, *, n_boot: int, seed: int, strata: Any,
         yield Cc[:, ccodes]
 
 
-def resampled_sums(A: np.ndarray, *, n_boot: int, seed: int, strata: np.ndarray | None,
-                    clusters: np.ndarray | None = None) -> np.ndarray:
-    """``C @ A`` for the count matrix of (n_boot, seed, strata, clusters), block by block."""
-    out = np.empty((n_boot, A.shape[1]), dtype=np.float64)
+def resampled_sums(A: np.ndarray, run: BootstrapSettings, *, strata: np.ndarray | None,
+                   clusters: np.ndarray | None = None) -> np.ndarray:
+    """``C @ A`` for the count matrix of ``run`` (its ``n_boot``, ``seed``), ``strata`` and ``clusters``, block by
+    block; ``run.progress(done, n_boot)`` after each block."""
+    out = np.empty((run.n_boot, A.shape[1]), dtype=np.float64)
     r = 0
     if clusters is not None:  # C @ A == Cc @ (A summed within clusters): far fewer columns
         A = pd.DataFrame(A).groupby(clusters, sort=True).sum().to_numpy()
         strata = None if strata is None else pd.Series(strata).groupby(
             clusters, sort=True).first().to_numpy()
     with _single_threaded_blas():
-        for C in shared_bootstrap_counts(A.shape[0], n_boot=n_boot, seed=seed, strata=strata):
+        for C in shared_bootstrap_counts(A.shape[0], n_boot=run.n_boot, seed=run.seed, strata=strata):
             out[r:r + C.shape[0]] = C @ A
             r += C.shape[0]
+            if run.progress is not None:
+                run.progress(r, run.n_boot)
     return out
 
 
@@ -216,20 +175,9 @@ _BLAS_CONTROLLER = None
 
 
 class BootstrapMeans(NamedTuple):
-    """Result of :func:`bootstrap_means`.
-
-    Attributes
-    ----------
-    estimate : ndarray, shape (k,)
-        Masked mean of each column on the original sample.
-    replicates : ndarray, shape (n_boot, k)
-        Masked mean of each column on every resample (NaN where a resample holds no
-        observation of that column).
-    n : ndarray of int, shape (k,)
-        Observations per column on the original sample.
-    n_units : int
-        Resampling units (rows with at least one observation).
-    """
+    """Result of :func:`bootstrap_means`: the masked mean of each column on the sample (``estimate``, shape (k,))
+    and on every resample (``replicates``, (n_boot, k); NaN where a resample has no observation of it), the
+    observations per column (``n``) and the resampling units (``n_units``, rows with an observation)."""
 
     estimate: np.ndarray
     replicates: np.ndarray
@@ -239,34 +187,10 @@ class BootstrapMeans(NamedTuple):
 
 def bootstrap_means(values: Any, mask: Any = None, *, n_boot: int = 10_000, seed: int = 0,
                     strata: Any = None) -> BootstrapMeans:
-    """Bootstrap the masked column means of a per-item matrix, resampling rows.
+    """Bootstrap the masked column means of a per-item matrix (NaN = missing; ``mask`` ANDed with it), resampling
+    rows (within ``strata``): ``(C W) / (C M)`` for the count matrix ``C``, one product for all columns.  Rows without
+    an observation are dropped first.  Returns :class:`BootstrapMeans`.
 
-    Parameters
-    ----------
-    values : array-like, shape (n_items, k)
-        Per-item scores (e.g. 0/1 correctness); NaN marks a missing observation.
-    mask : array-like of bool, shape (n_items, k), optional
-        ``True`` where the observation counts; combined (AND) with ``~isnan(values)``.
-    n_boot : int, default 10_000
-        Number of resamples.
-    seed : int, default 0
-        Seed for ``numpy.random.default_rng``.
-    strata : array-like of length n_items, optional
-        Resample rows within these strata.
-
-    Returns
-    -------
-    BootstrapMeans
-        Named tuple ``(estimate, replicates, n, n_units)``; see :class:`BootstrapMeans`.
-
-    Notes
-    -----
-    Rows without any observation are dropped first (they carry no data).  With
-    :math:`W = \\text{values} \\odot M` and count matrix :math:`C`, the replicate means are
-    :math:`(C W)_{rj} / (C M)_{rj}`, one matrix product for all columns.
-
-    Examples
-    --------
     >>> import numpy as np
     >>> res = bootstrap_means(np.array([[1.0, 0.0], [0.0, np.nan], [1.0, 1.0]]),
     ...                       n_boot=200, seed=0)
@@ -289,7 +213,7 @@ def bootstrap_means(values: Any, mask: Any = None, *, n_boot: int = 10_000, seed
     with np.errstate(divide="ignore", invalid="ignore"):
         tot = A.sum(axis=0)
         est = tot[:k] / tot[k:]
-        S = resampled_sums(A, n_boot=n_boot, seed=seed, strata=codes)
+        S = resampled_sums(A, BootstrapSettings(n_boot=n_boot, seed=seed), strata=codes)
         reps = S[:, :k] / S[:, k:]
     return BootstrapMeans(est, reps, M.sum(axis=0).astype(int), int(V.shape[0]))
 

@@ -1,15 +1,10 @@
 """Resource guard of the bootstrap: refuse, before allocating, what would not fit.
 
-A bootstrap keeps its replicates in memory: ``n_boot`` rows per resampled column (an item
-sum, a judged count, an accuracy per series ...), 8 bytes each, in a few arrays of that
-shape at once.  :func:`check_bootstrap_memory` estimates that footprint,
-``n_boot x columns x 8 bytes x arrays``, and raises
-:class:`~voxmem_analysis.errors.ResourceLimitError` -- naming the estimate and the limit --
-when it exceeds :func:`memory_limit` (2 GiB unless the environment variable
-:data:`MEMORY_ENV` says otherwise, e.g. ``VOXMEM_BOOTSTRAP_MEMORY=8GiB``).
-:func:`check_n_boot` bounds ``n_boot`` itself by :func:`max_n_boot` (1,000,000 unless
-:data:`MAX_N_BOOT_ENV` says otherwise): beyond it the Monte-Carlo error is far below any
-printed digit and the run only costs time.
+:func:`check_bootstrap_memory` estimates a bootstrap's footprint (``n_boot x columns x 8 bytes x arrays``) and
+raises :class:`~voxmem_analysis.errors.ResourceLimitError`, naming it and the limit, beyond :func:`memory_limit`
+(2 GiB, or :data:`MEMORY_ENV`, e.g. ``VOXMEM_BOOTSTRAP_MEMORY=8GiB``); :func:`check_n_boot` bounds ``n_boot`` by
+:func:`max_n_boot` (1,000,000, or :data:`MAX_N_BOOT_ENV`): beyond it the Monte-Carlo error is far below any
+printed digit.
 """
 from __future__ import annotations
 

@@ -37,15 +37,8 @@ def mcnemar_exact(x: Any, y: Any) -> pd.DataFrame:
 
     Notes
     -----
-    Only the discordant pairs carry information.  Under :math:`H_0` (equal marginal
-    probabilities) :math:`n_{01} \\mid n_{01}+n_{10} = d \\sim \\text{Binomial}(d, 1/2)`, and
-
-    .. math:: p = \\min\\{1,\\; 2\\,P(\\text{Bin}(d, 1/2) \\le \\min(n_{01}, n_{10}))\\},
-
-    which is :math:`p = 1` when there are no discordant pairs.  Computed by
-    ``statsmodels.stats.contingency_tables.mcnemar(table, exact=True)`` with the table
-    ``[[n00, n01], [n10, n11]]`` (rows ``x``, columns ``y``); this wrapper validates the
-    vectors, drops and counts incomplete pairs and returns a frame.
+    Under equal marginals ``n01 | d ~ Bin(d, 1/2)``; ``p = min(1, 2 P(Bin(d, 1/2) <= min(n01, n10)))`` (1 without
+    discordant pairs), by ``statsmodels``' ``mcnemar(table, exact=True)``.
 
     Examples
     --------
@@ -91,17 +84,8 @@ def holm(p_values: Any, *, alpha: float = 0.05) -> pd.DataFrame:
 
     Notes
     -----
-    Sort the :math:`m` non-missing p-values :math:`p_{(1)} \\le \\dots \\le p_{(m)}`; then
-
-    .. math:: \\tilde p_{(i)} = \\min\\Big\\{1,\\; \\max_{j \\le i}\\,(m - j + 1)\\,p_{(j)}\\Big\\},
-
-    which controls the family-wise error rate at :math:`\\alpha` under any dependence.
-    Equals ``statsmodels.stats.multitest.multipletests(p, method="holm")``.
-
-    Kept hand-written on purpose: measured with ``benchmarks/bench_bootstrap.py --holm``
-    (2-core shared box, m = 6 / 28 / 200 p-values) at 0.15-0.4 ms per call here against
-    50-270 ms for ``multipletests`` (160-680x slower: it runs ``gc.collect()`` on every
-    call); ``compare`` calls it once per group of its pairwise matrix.
+    ``p_(i) = min(1, max_{j <= i} (m - j + 1) p_(j))`` over the sorted p-values: family-wise error control under
+    any dependence (the same as ``statsmodels``' ``multipletests(method="holm")``).
 
     Examples
     --------
@@ -155,14 +139,7 @@ def cochran_q(outcomes: Any, labels: Any = None) -> pd.DataFrame:
 
     Notes
     -----
-    With row totals :math:`R_i`, column totals :math:`C_j` and grand total :math:`T`,
-
-    .. math:: Q = (k-1)\\,\\frac{k \\sum_j C_j^2 - T^2}{k T - \\sum_i R_i^2}
-              \\;\\sim\\; \\chi^2_{k-1} \\text{ under } H_0 .
-
-    The omnibus is run before pairwise McNemar tests so that pairwise results are read
-    only when the family of conditions differs at all.  Computed by ``pingouin.cochran``
-    (imported lazily: it takes seconds to import); the wrapper validates and reshapes.
+    Cochran's Q (pingouin) on the complete rows; chi-square with ``k - 1`` degrees of freedom.
 
     Examples
     --------

@@ -183,15 +183,15 @@ def check_unique(df: pd.DataFrame, keys: list[str], hint: str) -> None:
         fail(f"{int(dup.sum())} rows share their ({', '.join(keys)}), e.g. {ex}; {hint}", keys[-1])
 
 
-def cluster_of(df: pd.DataFrame, item: str, cluster: str | None) -> pd.Series | None:
-    """item -> cluster label (one per item, none missing), or None without a cluster column."""
+def cluster_of(df: pd.DataFrame, item: str, cluster: str | None, what: str = "cluster") -> pd.Series | None:
+    """item -> cluster (``what``) label (one per item, none missing), or None without the column."""
     if cluster is None:
         return None
     if df[cluster].isna().any():
-        fail(f"cluster column {cluster!r} has missing values; every item needs a cluster", cluster)
+        fail(f"{what} column {cluster!r} has missing values; every item needs a {what}", cluster)
     per = df[[item, cluster]].drop_duplicates()
     if per[item].duplicated().any():
-        fail(f"cluster column {cluster!r} must be constant within an item; "
+        fail(f"{what} column {cluster!r} must be constant within an item; "
               f"{per[item][per[item].duplicated()].nunique()} item(s) have several values", cluster)
     return per.set_index(item)[cluster]
 

@@ -12,93 +12,83 @@ from voxmem_analysis.analysis.verdicts._frames import (as_list, check_unique, cl
                                                        groups_of, is_null, numeric_values, objectify, sort_levels,
                                                        to_pandas)
 from voxmem_analysis.stats import STATISTICS, cochran_q, holm, mcnemar_exact, paired_bootstrap_frame
-from voxmem_analysis.stats.settings import BootstrapSettings, settings_keywords
+from voxmem_analysis.stats.settings import BootstrapSettings
 
-__all__ = ["compare_systems"]
+__all__ = ["compare_systems", "holm_columns", "P_ADJUST_FAMILIES"]
+
+#: Families of the Holm adjustment: every row of the table, or the rows of each budget (and ``groups`` values).
+P_ADJUST_FAMILIES = ("all", "per-slice")
 
 _COLUMNS = ["system_a", "system_b", "n_a", "n_b", "n_common", "only_a", "only_b", "n_correct_a", "n_correct_b",
-            "acc_a", "acc_b", "diff", "diff_ci_low", "diff_ci_high", "a_right_b_wrong", "a_wrong_b_right", "p_mcnemar"]
+            "acc_a", "acc_b", "diff", "diff_ci_low", "diff_ci_high", "diff_ci_flag", "a_right_b_wrong", "a_wrong_b_right",
+            "p_mcnemar"]
+#: The paired engine's interval columns, each copied as ``diff_<column>``.
+_INTERVAL_COLUMNS = ("ci_low", "ci_high", "ci_low_mc_se", "ci_high_mc_se", "ci_resolution", "ci_flag")
 
 
-@settings_keywords(BootstrapSettings())
-def compare_systems(frame, *, system: str = "system", item: str = "question_id", budget: str | None = None,
-                    value: str = "correct", scored: str | None = "scored", groups: Sequence[str] | None = None,
-                    systems: Sequence | None = None, alpha: float = 0.05, family: str = "budget",
-                    cluster: str | None = None, settings: BootstrapSettings | None = None) -> pd.DataFrame:
-    """Every pair of systems at the same budget, on the items both have scored.
+def compare_systems(frame, *, system: str = "system", item: str = "question_id", value: str = "correct",
+                    scored: str | None = "scored", groups: str | Sequence[str] | None = None,
+                    systems: Sequence | None = None, alpha: float = 0.05, family: str = "all",
+                    cluster: str | None = None, strata: str | None = None,
+                    settings: BootstrapSettings = BootstrapSettings()) -> pd.DataFrame:
+    """Every pair of systems at the same budget (any ``groups``), on the items both have scored.
 
     Parameters
     ----------
     frame : polars or pandas DataFrame
-        One row per (system, budget, item) (duplicates are an error: select one judge first).
-    system, item, budget, value, scored : str
-        Column names; ``budget=None`` compares over the whole frame.
-    groups : list of str, optional
-        Further columns within which pairs are formed (e.g. ``["judge"]``).
+        One row per (system, groups, item) (duplicates are an error: select one judge first).
+    system, item, value, scored : str
+        Column names.
+    groups : str or list of str, optional
+        Columns within which pairs are formed (e.g. ``"budget"``, or ``["budget", "judge"]``); None compares over
+        the whole frame.
     systems : sequence, optional
         Systems to compare and their order (default: every system, in :func:`level_order`).
-    n_boot, seed, ci_level
-        Paired bootstrap settings.
     alpha : float
         Family-wise level of the ``reject`` column (Holm).
-    family : {"budget", "table"}
-        The Holm family: all pairs at the same budget (and the same ``groups`` values), the
-        default — the comparisons a reader makes at once; or every row of the table.
-    cluster : str, optional
-        Item-level column naming each item's cluster (e.g. a question family): the bootstrap
-        then draws whole clusters, and the columns ``cluster`` and ``diff_design_effect``
-        (replicate variance under cluster over item resampling) are added.
-    interval : {"percentile", "bca"}, default "percentile"
-        Endpoints of the paired bootstrap interval of ``diff`` (BCa: bias-corrected and
-        accelerated, :func:`voxmem_analysis.stats.paired_bootstrap_frame`); any other than the
-        default adds the column ``interval``.
-    mc_se : bool, default False
-        Add ``interval``, ``diff_ci_low_mc_se`` and ``diff_ci_high_mc_se``: the Monte-Carlo standard
-        error of each endpoint (the stats layer's ``ci_low_mc_se`` / ``ci_high_mc_se``).
-    settings : BootstrapSettings, optional
-        ``n_boot, seed, ci_level, interval, mc_se`` as one object.
+    family : {"all", "per-slice"}
+        The Holm family: every row of the table (default: a reader scans them all for a small ``p_holm``), or
+        the pairs at the same budget (and the same ``groups`` values).  The column ``holm_family`` names it.
+    cluster, strata : str, optional
+        Item-level columns: the bootstrap draws whole clusters (e.g. a question family; adds ``cluster`` and
+        ``diff_design_effect``), or draws items within strata (the design's, e.g. the axis of Audio MultiChallenge
+        tasks).
+    settings : BootstrapSettings
+        The paired bootstrap's ``n_boot, seed, ci_level, progress``; ``interval``: the endpoints of the
+        interval of ``diff`` (``"bca"``: bias-corrected and accelerated, any but the default adds the
+        column ``interval``); ``mc_se``: add ``interval``, ``diff_ci_low_mc_se`` and ``diff_ci_high_mc_se``
+        (the Monte-Carlo standard error of each endpoint) and ``diff_ci_resolution`` (the step of the values the
+        difference can take at the endpoints).
 
     Returns
     -------
     pandas.DataFrame
-        One row per (budget, groups, system_a, system_b) with ``a`` before ``b`` in system
-        order; columns ``n_a, n_b`` (scored items of each), ``n_common``, ``only_a, only_b``
-        (scored items of one system missing or unscored for the other: reported, left out),
-        ``n_correct_a, n_correct_b, acc_a, acc_b`` (on the common items, %), ``diff`` =
-        ``acc_a - acc_b`` (pp; first minus second, as ``diff`` of :func:`judge_agreement`) and
-        its paired bootstrap interval ``diff_ci_low, diff_ci_high``,
-        ``a_right_b_wrong, a_wrong_b_right`` (discordant pairs), ``p_mcnemar`` (exact,
-        two-sided), ``p_holm`` (Holm within the ``family``), ``n_family`` (the number of tests
-        it adjusts for), ``reject``, ``n_boot, seed``, then ``p_cochran`` and ``n_cochran``:
-        Cochran's Q omnibus p-value over every system of the group on the items all of them
-        scored, and those items (NaN / 0 with fewer than three systems or non-binary values);
-        read the pairwise tests when the omnibus rejects.
-
-    Notes
-    -----
-    The interval is :func:`voxmem_analysis.stats.paired_bootstrap_frame` with the two
-    systems as the two conditions of one series: the common items are drawn with
-    replacement and both systems rescored on each draw.  McNemar:
-    :func:`voxmem_analysis.stats.mcnemar_exact`; Holm: :func:`voxmem_analysis.stats.holm`.
+        One row per (groups, system_a, system_b), ``a`` before ``b`` in system order: ``n_a, n_b`` (scored items),
+        ``n_common``, ``only_a, only_b`` (scored by one only: counted, left out), ``n_correct_a, n_correct_b, acc_a,
+        acc_b`` (on the common items, %), ``diff = acc_a - acc_b`` (pp) and its paired bootstrap interval
+        ``diff_ci_low, diff_ci_high`` (:func:`voxmem_analysis.stats.paired_bootstrap_frame`, the two systems as the
+        two conditions), ``diff_ci_flag`` (the stats layer's ``ci_flag``), ``a_right_b_wrong, a_wrong_b_right``,
+        ``p_mcnemar`` (exact, two-sided), ``p_holm``, ``n_family``, ``holm_family``, ``reject``, ``n_boot, seed``,
+        ``p_cochran, n_cochran`` (Cochran's Q over every system of the group on the items all scored, with three
+        systems or more: read the pairwise tests when it rejects).
     """
-    cfg = settings or BootstrapSettings()
-    cfg = cfg.check()
-    if family not in ("budget", "table"):
-        fail(f"family must be 'budget' or 'table', got {family!r}", "family")
-    gcols = ([budget] if budget else []) + as_list(groups)
-    df = to_pandas(frame, [*gcols, system, item, value, scored] + ([cluster] if cluster else []))
+    cfg = settings.check()
+    if family not in P_ADJUST_FAMILIES:
+        fail(f"family must be one of {P_ADJUST_FAMILIES}, got {family!r}", "family")
+    gcols = as_list(groups)
+    df = to_pandas(frame, list(dict.fromkeys([*gcols, system, item, value, scored] + [c for c in (cluster, strata) if c])))
     v, s = numeric_values(df, value, scored)
     df = df.assign(_v=v, _s=s)
     orders = objectify(df, [*gcols, system])
     check_unique(df, [*gcols, system, item],
                  "each system needs one verdict per item and budget (several judges? select one, or add `judge` to groups)")
-    clusters = cluster_of(df, item, cluster)
+    per_item = {"_cluster": cluster_of(df, item, cluster), "_strata": cluster_of(df, item, strata, "stratum")}
     binary = bool(np.isin(v[s], (0.0, 1.0)).all())
     sys_order = list(systems) if systems is not None else [x for x in orders[system] if x is not None]
     _require_pairs(df, gcols, system, sys_order)
-    rows, long_parts = _pairs(df, gcols, system, item, sys_order, binary, clusters)
+    rows, long_parts = _pairs(df, gcols, system, item, sys_order, binary, per_item)
     if long_parts:
-        _diff_intervals(rows, pd.concat(long_parts, ignore_index=True), cfg, clusters is not None)
+        _diff_intervals(rows, pd.concat(long_parts, ignore_index=True), cfg)
     out = pd.DataFrame(rows, columns=[*gcols, *_COLUMNS])
     for c in ("a_right_b_wrong", "a_wrong_b_right"):
         out[c] = out[c].astype("Int64")
@@ -107,7 +97,7 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
             out[c] = pd.array(out[c].round(), dtype="Int64")
     for c in ("acc_a", "acc_b", "diff", "diff_ci_low", "diff_ci_high"):
         out[c] = out[c].astype(float) + 0.0  # no negative zeros
-    _holm(out, gcols if family == "budget" else [], alpha)
+    holm_columns(out, gcols if family == "per-slice" else [], alpha)
     out["n_boot"], out["seed"] = cfg.n_boot, cfg.seed
     out = _omnibus(out, df, gcols, system, item, binary)
     if cluster is not None:
@@ -116,14 +106,15 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
     if cfg.mc_se or cfg.interval != "percentile":
         out["interval"] = cfg.interval
     if cfg.mc_se:
-        for c in ("diff_ci_low_mc_se", "diff_ci_high_mc_se"):
+        for c in ("diff_ci_low_mc_se", "diff_ci_high_mc_se", "diff_ci_resolution"):
             out[c] = [r.get(c, np.nan) for r in rows]
     return sort_levels(out, gcols, orders)
 
 
 def _pairs(df: pd.DataFrame, gcols: list[str], system: str, item: str, sys_order: list, binary: bool,
-           clusters: pd.Series | None) -> tuple[list[dict], list[pd.DataFrame]]:
-    """One row per pair of systems within each group, and the long frames of their common items (for the bootstrap)."""
+           per_item: dict[str, pd.Series | None]) -> tuple[list[dict], list[pd.DataFrame]]:
+    """One row per pair of systems within each group, and the long frames of their common items (for the bootstrap,
+    with the ``per_item`` labels given: ``_cluster``, ``_strata``)."""
     rows: list[dict] = []
     long_parts: list[pd.DataFrame] = []
     sc = df[df["_s"]]
@@ -144,6 +135,7 @@ def _pairs(df: pd.DataFrame, gcols: list[str], system: str, item: str, sys_order
                  "acc_b": 100 * yb.mean() if len(common) else np.nan}
             r["diff"] = r["acc_a"] - r["acc_b"]
             r["diff_ci_low"] = r["diff_ci_high"] = np.nan
+            r["diff_ci_flag"] = ""
             r["a_right_b_wrong"] = r["a_wrong_b_right"] = pd.NA
             r["p_mcnemar"] = np.nan
             if len(common) and binary:
@@ -153,38 +145,41 @@ def _pairs(df: pd.DataFrame, gcols: list[str], system: str, item: str, sys_order
                 long_parts.append(pd.DataFrame({
                     "_pair": len(rows), "_series": 0, "_item": np.concatenate([common.to_numpy(dtype=object)] * 2),
                     "_role": ["a"] * len(common) + ["b"] * len(common), "_val": np.concatenate([ya, yb]),
-                    **({} if clusters is None else
-                       {"_cluster": np.concatenate([clusters.loc[common].to_numpy(dtype=object)] * 2)})}))
+                    **{k: np.concatenate([m.loc[common].to_numpy(dtype=object)] * 2)
+                       for k, m in per_item.items() if m is not None}}))
             rows.append(r)
     return rows, long_parts
 
 
-def _diff_intervals(rows: list[dict], long: pd.DataFrame, cfg: BootstrapSettings, clustered: bool) -> None:
+def _diff_intervals(rows: list[dict], long: pd.DataFrame, cfg: BootstrapSettings) -> None:
     """The paired bootstrap interval of every pair's ``diff`` (the two systems as the two conditions), into ``rows``."""
     boot = paired_bootstrap_frame(long, item="_item", series="_series", condition="_role", value="_val",
                                   baseline="a", comparison="b", groups="_pair",
-                                  statistics={"diff": STATISTICS["drop"]}, aggregate="mean",
-                                  n_boot=cfg.n_boot, seed=cfg.seed, ci_level=cfg.ci_level, interval=cfg.interval,
-                                  cluster="_cluster" if clustered else None)
+                                  cluster="_cluster" if "_cluster" in long else None,
+                                  strata="_strata" if "_strata" in long else None,
+                                  settings=cfg.paired({"diff": STATISTICS["drop"]}))
     for rec in boot.to_dict("records"):
-        rows[int(rec["_pair"])].update(diff_ci_low=float(rec["ci_low"]), diff_ci_high=float(rec["ci_high"]),
-                                       diff_design_effect=float(rec["design_effect"]),
-                                       diff_ci_low_mc_se=float(rec["ci_low_mc_se"]),
-                                       diff_ci_high_mc_se=float(rec["ci_high_mc_se"]))
+        rows[int(rec["_pair"])].update({f"diff_{k}": rec[k] for k in _INTERVAL_COLUMNS},
+                                       diff_design_effect=float(rec["design_effect"]))
 
 
-def _holm(out: pd.DataFrame, fam_cols: list[str], alpha: float) -> None:
-    """``p_holm``, ``n_family`` and ``reject``: Holm within each family (the rows sharing ``fam_cols``)."""
-    out["p_holm"], out["n_family"], out["reject"] = np.nan, 0, False
+def holm_columns(out: pd.DataFrame, fam_cols: list[str], alpha: float, p: str = "p_mcnemar") -> None:
+    """``p_holm``, ``n_family``, ``holm_family`` and ``reject`` of ``out`` (in place): Holm over the p-values ``p`` of
+    each family, the rows sharing ``fam_cols`` (``[]``: every row); ``holm_family`` names the family."""
+    out["p_holm"], out["n_family"], out["holm_family"], out["reject"] = np.nan, 0, "", False
     if len(out):
-        parts = ([ix for _, ix in out.groupby(fam_cols, sort=False, dropna=False).indices.items()]
-                 if fam_cols else [out.index])
-        for idx in parts:
-            idx = list(out.index[idx]) if fam_cols else list(idx)
-            h = holm(out.loc[idx, "p_mcnemar"].to_numpy(dtype=float), alpha=alpha)
+        parts = ([(k, ix) for k, ix in out.groupby(fam_cols, sort=False, dropna=False).indices.items()]
+                 if fam_cols else [((), np.arange(len(out)))])
+        for key, idx in parts:
+            idx = list(out.index[idx])
+            h = holm(out.loc[idx, p].to_numpy(dtype=float), alpha=alpha)
+            n = int(out.loc[idx, p].notna().sum())
+            key = key if isinstance(key, tuple) else (key,)
+            where = ", ".join(f"{c} {v}" for c, v in zip(fam_cols, key)) if fam_cols else "all rows"
             out.loc[idx, "p_holm"] = h["p_adjusted"].to_numpy()
             out.loc[idx, "reject"] = h["reject"].to_numpy()
-            out.loc[idx, "n_family"] = int(out.loc[idx, "p_mcnemar"].notna().sum())
+            out.loc[idx, "n_family"] = n
+            out.loc[idx, "holm_family"] = f"{where} ({n} test{'s' * (n != 1)})"
     out["reject"] = out["reject"].astype(bool)
 
 

@@ -13,7 +13,7 @@ from voxmem_analysis.analysis.verdicts._frames import (OVERALL, as_list, check_u
 from voxmem_analysis.analysis.verdicts.slices import slice_accuracy
 from voxmem_analysis.errors import MissingDataError
 from voxmem_analysis.stats import paired_bootstrap_frame, spearman
-from voxmem_analysis.stats.settings import BootstrapSettings, settings_keywords
+from voxmem_analysis.stats.settings import BootstrapSettings
 
 __all__ = ["scaling_table", "scaling_correlations"]
 
@@ -31,11 +31,10 @@ _PICKS = {
 }
 
 
-@settings_keywords(BootstrapSettings(), fields=("n_boot", "seed", "ci_level"))
 def scaling_table(frame, *, system: str = "system", type_col: str | None = "question_type", item: str = "question_id",
                   budget: str = "budget", baseline, value: str = "correct", scored: str | None = "scored",
                   budgets: Sequence | None = None, groups: Sequence[str] | None = None, cluster: str | None = None,
-                  settings: BootstrapSettings | None = None) -> pd.DataFrame:
+                  settings: BootstrapSettings = BootstrapSettings()) -> pd.DataFrame:
     """Accuracy at each budget, and change / retention relative to the baseline budget.
 
     Parameters
@@ -50,14 +49,12 @@ def scaling_table(frame, *, system: str = "system", type_col: str | None = "ques
         Budgets to report and their order (default: all, in :func:`level_order`).
     groups : list of str, optional
         Further key columns (e.g. ``["judge"]``).
-    n_boot, seed, ci_level
-        Paired bootstrap settings.
     cluster : str, optional
         Item-level cluster column (e.g. a question family): the paired bootstrap draws whole
         clusters (``overall`` rows stratified by type only if no cluster spans two types) and
         the columns ``cluster`` and ``change_design_effect`` are added.
-    settings : BootstrapSettings, optional
-        ``n_boot, seed, ci_level`` as one object.
+    settings : BootstrapSettings
+        The paired bootstrap's ``n_boot, seed, ci_level, interval, progress``.
 
     Returns
     -------
@@ -79,8 +76,7 @@ def scaling_table(frame, *, system: str = "system", type_col: str | None = "ques
     the same draw); per-type rows resample the type's items, ``overall`` rows resample items
     within types (``strata``).  No sign is assumed: change may be positive, retention > 1.
     """
-    cfg = settings or BootstrapSettings()
-    cfg = cfg.check(None)
+    cfg = settings.check()
     gcols = as_list(groups)
     tcols = [type_col] if type_col else []
     df = to_pandas(frame, [*gcols, system, budget, *tcols, item, value, scored] + ([cluster] if cluster else []))
@@ -97,7 +93,7 @@ def scaling_table(frame, *, system: str = "system", type_col: str | None = "ques
         orders[budget] = levels
     base = _match_level(baseline, levels, budget)
     acc = slice_accuracy(df, [*gcols, system, budget, *tcols], value="_v", scored="_s", interval="wilson",
-                         type_col=type_col, ci_level=cfg.ci_level)
+                         type_col=type_col, settings=cfg)
     acc = acc[acc["level"] != "macro"].drop(columns=["interval", "n_excluded"])
     if not tcols:
         acc = acc[acc["level"] == "slice"].assign(level="overall")
@@ -152,9 +148,8 @@ def _paired_changes(df: pd.DataFrame, base, b, gcols: list[str], columns: dict, 
         try:
             res = paired_bootstrap_frame(sub, item=columns["item"], series=columns["system"], condition=budget,
                                          value="_v", judged="_s", baseline=base, comparison=b,
-                                         groups=grp or None, statistics=_SCALING_STATS, aggregate=None,
-                                         strata=strata, n_boot=cfg.n_boot, seed=cfg.seed, ci_level=cfg.ci_level,
-                                         cluster=cluster)
+                                         groups=grp or None, strata=strata, cluster=cluster,
+                                         settings=cfg.paired(_SCALING_STATS, aggregate=None))
         except MissingDataError:
             continue  # no item scored at both budgets for any system: paired columns stay null
         if not tcols or grp == gcols:

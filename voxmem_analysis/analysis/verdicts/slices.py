@@ -2,6 +2,7 @@
 pooled ``overall`` rows and the ``macro`` average over types)."""
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 from typing import Sequence
@@ -13,20 +14,21 @@ from voxmem_analysis.analysis.accuracy import accuracy_by_code
 from voxmem_analysis.analysis.verdicts._frames import (INTERVALS, MACRO, OVERALL, as_list, check_binary,
                                                        cluster_of, constant_within, fail, groups_of, numeric_values,
                                                        objectify, resolve_type_col, sort_levels, to_pandas)
-from voxmem_analysis.stats import shared_bootstrap_counts, wilson_interval
+from voxmem_analysis.stats import wilson_interval
 from voxmem_analysis.stats.bootstrap import bootstrap_interval as endpoint_interval
+from voxmem_analysis.stats.endpoints import constant_parts, coverage_flag, edge_interval, sum_distribution
 from voxmem_analysis.stats.exact import mean_ratio_order
+from voxmem_analysis.stats.resampling import resampled_sums
 from voxmem_analysis.stats.resources import check_bootstrap_memory
-from voxmem_analysis.stats.settings import BootstrapSettings, settings_keywords
+from voxmem_analysis.stats.settings import BootstrapSettings
 
 __all__ = ["slice_accuracy", "pooled_across"]
 
 
-@settings_keywords(BootstrapSettings(), rename={"bootstrap_interval": "interval"})
 def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "scored", interval: str = "auto",
                    item: str | None = None, type_col: str | None = "auto", cluster: str | None = None,
                    separate: str | Sequence[str] | None = None,
-                   settings: BootstrapSettings | None = None) -> pd.DataFrame:
+                   settings: BootstrapSettings = BootstrapSettings()) -> pd.DataFrame:
     """Accuracy per slice of a verdict frame, with the overall row and the macro-average.
 
     Parameters
@@ -35,74 +37,44 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
         One row per verdict.
     by : str or list of str
         Columns to slice by (``"system,question_type"`` is split on commas).
-    value : str, default "correct"
-        Boolean / 0-1 column (numeric allowed with ``interval="bootstrap"``); null counts as 0.
-    scored : str or None, default "scored"
-        Boolean column: rows where it is false are out of the denominator (counted in
-        ``n_excluded``).  None: every row counts.
+    value, scored : str
+        The 0/1 (or, for a bootstrap, numeric) column, null counting 0; the boolean column of the rows in the
+        denominator (others counted in ``n_excluded``; None: every row).
     interval : {"auto", "wilson", "bootstrap"}
-        Interval method of slice and overall rows: Wilson score interval, or percentile interval of
-        an item (cluster) bootstrap (needs ``item``).  "auto" (default): per row, the item
-        bootstrap when an item occurs more than once in it (several systems or budgets pooled:
-        their verdicts on one question are not independent, and a Wilson interval would be far
-        too narrow), Wilson otherwise (and always Wilson without ``item``).
+        Wilson score interval, or the percentile interval of an item (cluster) bootstrap (needs ``item``; each
+        slice resampled afresh).  "auto": per row, the bootstrap where an item occurs more than once in it
+        (several systems or budgets pooled: their verdicts are not independent), Wilson otherwise.
     item : str, optional
-        Item column: resampling unit of the bootstrap, and needed for the macro interval.
+        The resampling unit of the bootstrap, needed for the macro interval.
     type_col : str, "auto" or None
-        Column among ``by`` whose levels are pooled (``overall``) and averaged (``macro``);
-        "auto": the last of ``by`` in :data:`TYPE_COLUMNS`.
-    n_boot, seed, ci_level
-        Bootstrap resamples, seed, confidence level.
+        Column of ``by`` pooled into ``overall`` and averaged into ``macro`` rows; "auto": the last of ``by`` in
+        :data:`TYPE_COLUMNS`.
     cluster : str, optional
-        Column naming each item's cluster (e.g. a question family; constant within an item):
-        bootstrap rows then draw whole clusters ("auto" bootstraps where a cluster repeats in
-        a row), stratified by type only where no cluster spans two types, and the columns
-        ``cluster`` and ``design_effect`` (replicate variance under cluster over item
-        resampling; NaN for Wilson rows) are added.
+        Each item's cluster (e.g. a question family): bootstrap rows draw whole clusters (stratified by type only
+        where no cluster spans two types) and ``cluster``, ``design_effect`` (cluster over item replicate
+        variance; NaN for Wilson rows) are added.
     separate : str or list of str, optional
-        Columns of ``by`` that are never pooled (e.g. ``"system"``): no overall or macro row
-        mixes two of their values.  With a type column the overall rows are per value anyway;
-        without one (or when the type column is among them) the pooled rows are left out when
-        the column holds more than one value.  Default: pool as described below.
-    bootstrap_interval : {"percentile", "bca"}, default "percentile"
-        Endpoints of the bootstrap rows (and macro rows): percentile, or bias-corrected and
-        accelerated (BCa; acceleration from the leave-one-item-out accuracies -- one cluster out
-        with ``cluster``), as :func:`voxmem_analysis.stats.bootstrap.bootstrap_interval`.
-    mc_se : bool, default False
-        Add ``accuracy_ci_low_mc_se`` and ``accuracy_ci_high_mc_se``: the Monte-Carlo standard
-        error of each bootstrap endpoint (the resampling noise of the interval itself, the stats
-        layer's ``ci_low_mc_se`` / ``ci_high_mc_se``; NaN for Wilson rows).
-    settings : BootstrapSettings, optional
-        ``n_boot, seed, ci_level, mc_se`` and the endpoints (``bootstrap_interval``) as one object.
+        Columns of ``by`` whose values no overall or macro row mixes (those rows are left out when they would).
+    settings : BootstrapSettings
+        ``ci_level``; the bootstrap's ``n_boot, seed, progress``; ``interval``: percentile or BCa endpoints of the
+        bootstrap and macro rows (:func:`voxmem_analysis.stats.bootstrap.bootstrap_interval`); ``mc_se``: add
+        ``accuracy_ci_low_mc_se, accuracy_ci_high_mc_se`` (each endpoint's Monte-Carlo standard error) and
+        ``accuracy_ci_resolution`` (the step of the values the accuracy takes there); NaN for Wilson rows.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``*by, level, n_correct, n, n_excluded, accuracy, accuracy_ci_low, accuracy_ci_high,
-        interval`` (then ``cluster, design_effect`` with ``cluster``):
-
-        - ``level = "slice"``: one row per combination of ``by`` values present;
-        - ``level = "overall"``: with a type column, per combination of the other ``by``
-          columns, every type pooled (``type_col`` = ``"overall"``); without one, a single
-          row pooling every row (every ``by`` column = ``"overall"``);
-        - ``level = "macro"`` (only with a type column): unweighted mean of that group's
-          type accuracies (types with ``n > 0``); ``n_correct`` is null, ``n`` the pooled n.
-
-        ``accuracy``, ``accuracy_ci_low``, ``accuracy_ci_high`` in percent.  ``interval`` (the
-        method used): ``wilson``,
-        ``bootstrap``, ``bootstrap (strata: <type_col>)`` (overall / macro rows resample items
-        within types, so each type keeps its size) or ``none`` (macro row without ``item``);
-        ``bca`` joins the parentheses for BCa endpoints (``bootstrap (bca; strata: ...)``).
-
-    Notes
-    -----
-    Wilson: :func:`voxmem_analysis.stats.wilson_interval` on (n_correct, n).  Bootstrap: the
-    items of the slice are drawn with replacement (:func:`voxmem_analysis.stats.iter_bootstrap_counts`)
-    and the accuracy recomputed as resampled correct / resampled n; each slice is resampled
-    afresh with ``seed``.  Without an item column duplicated within a slice (e.g. one
-    model per slice), each item is one row.
+        ``*by, level, n_correct, n, n_excluded, accuracy, accuracy_ci_low, accuracy_ci_high, interval,
+        accuracy_ci_flag`` (%).  ``level``: ``slice`` (each combination of ``by`` present), ``overall`` (the
+        types pooled, per combination of the other columns; without a type column one row, every ``by`` column
+        ``"overall"``), ``macro`` (the unweighted mean of the type accuracies; ``n_correct`` null).  ``interval``:
+        ``wilson``, ``bootstrap``, ``bootstrap (strata: <type_col>)`` (overall and macro rows draw items within
+        types), ``none`` (a macro row without ``item``); ``bca`` joins the parentheses for BCa endpoints.
+        ``accuracy_ci_flag``: why an interval may not cover (every resample the same value, replaced by the Wilson
+        bound; few events, as the coverage study finds, :func:`voxmem_analysis.stats.endpoints.coverage_flag`);
+        empty otherwise.
     """
-    by, cfg = as_list(by), settings or BootstrapSettings()
+    by, cfg = as_list(by), settings
     if interval not in INTERVALS:
         fail(f"interval must be one of {INTERVALS}, got {interval!r}", "interval")
     if interval == "bootstrap" and item is None:
@@ -126,8 +98,9 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
             rows.append(_row(d, {**keys, tcol: OVERALL}, idx, "overall", counts, tcol))
             rows.append(_macro_row(d, idx, keys, tcol))
     out = pd.DataFrame(rows, columns=[*by, "level", "n_correct", "n", "n_excluded", "accuracy", "accuracy_ci_low",
-                                      "accuracy_ci_high", "interval"]
-                       + (["accuracy_ci_low_mc_se", "accuracy_ci_high_mc_se"] if cfg.mc_se else [])
+                                      "accuracy_ci_high", "interval", "accuracy_ci_flag"]
+                       + (["accuracy_ci_low_mc_se", "accuracy_ci_high_mc_se", "accuracy_ci_resolution"] if cfg.mc_se
+                          else [])
                        + ([] if cluster is None else ["cluster", "design_effect"]))
     if np.isin(d.v[d.s], (0.0, 1.0)).all():
         out["n_correct"] = pd.array(out["n_correct"].round(), dtype="Int64")
@@ -148,6 +121,7 @@ class _Slicing:
     interval: str
     cluster: str | None
     settings: BootstrapSettings
+    binary: bool                # every scored value 0 or 1: the coverage flags of counts apply
 
 
 def _slicing(frame, by: list[str], value: str, scored: str | None, item: str | None, cluster: str | None,
@@ -167,7 +141,8 @@ def _slicing(frame, by: list[str], value: str, scored: str | None, item: str | N
     if cluster is not None:
         units = (cluster_of(df, item, cluster).reindex(items).to_numpy(dtype=object) if item is not None
                  else cluster_of(df.assign(_row=np.arange(len(df))), "_row", cluster).to_numpy(dtype=object))
-    return _Slicing(df, v, s, items, units, interval, cluster, cfg), orders
+    binary = bool(np.isin(v[s], (0.0, 1.0)).all())
+    return _Slicing(df, v, s, items, units, interval, cluster, cfg, binary), orders
 
 
 def _row(d: _Slicing, keys: dict, idx: np.ndarray, level: str, counts, strata_col: str | None = None) -> dict:
@@ -177,46 +152,118 @@ def _row(d: _Slicing, keys: dict, idx: np.ndarray, level: str, counts, strata_co
     if d.interval == "auto":
         repeated = d.units is not None and len(pd.unique(d.units[idx])) < len(idx)
         method_here = "bootstrap" if repeated else "wilson"
-    deff = se_lo = se_hi = np.nan
+    deff, ci = np.nan, dict(_NO_INTERVAL)
+    acc = 100.0 * c / n if n else float("nan")
     if method_here == "wilson":
-        acc, lo, hi = _wilson_row(c, n, d.settings.ci_level)
+        ci.update(_wilson_row(c, n, d.settings.ci_level))
         method = "wilson"
     else:
-        acc = 100.0 * c / n if n else float("nan")
-        lo, hi, se_lo, se_hi, deff, stratified = _boot_row(d, idx, strata_col) if n else (np.nan,) * 5 + (False,)
+        stratified = False
+        if n:
+            ci, deff, stratified = _boot_row(d, idx, strata_col)
         method = _method_label(strata_col if stratified or (d.cluster is None and strata_col) else None, d.cluster,
                                d.settings.interval)
+    if not ci["ci_flag"] and n and float(c).is_integer() and d.binary:
+        ci["ci_flag"] = coverage_flag("wilson" if method_here == "wilson" else d.settings.interval, c, n - c)
     extra = {} if d.cluster is None else {"cluster": d.cluster, "design_effect": deff}
-    return {**keys, "level": level, "n_correct": c, "n": n, "n_excluded": n_excluded,
-            "accuracy": acc, "accuracy_ci_low": lo, "accuracy_ci_high": hi, "interval": method,
-            "accuracy_ci_low_mc_se": se_lo, "accuracy_ci_high_mc_se": se_hi, **extra}
+    return {**keys, "level": level, "n_correct": c, "n": n, "n_excluded": n_excluded, "accuracy": acc,
+            **_accuracy_columns(ci), "interval": method, **extra}
 
 
-def _wilson_row(c: float, n: int, ci_level: float) -> tuple[float, float, float]:
+#: The interval columns of a row without one.
+_NO_INTERVAL = {"ci_low": float("nan"), "ci_high": float("nan"), "ci_low_mc_se": float("nan"),
+                "ci_high_mc_se": float("nan"), "ci_resolution": float("nan"), "ci_flag": ""}
+
+
+def _accuracy_columns(cols: dict) -> dict:
+    return {f"accuracy_{k}": cols[k] for k in _NO_INTERVAL}
+
+
+def _wilson_row(c: float, n: int, ci_level: float) -> dict:
     if n == 0:
-        return float("nan"), float("nan"), float("nan")
+        return {}
     w = wilson_interval(int(round(c)), int(n), ci_level=ci_level).iloc[0]
-    return 100.0 * c / n, 100.0 * float(w["ci_low"]), 100.0 * float(w["ci_high"])
+    return {"ci_low": 100.0 * float(w["ci_low"]), "ci_high": 100.0 * float(w["ci_high"])}
 
 
-def _boot_row(d: _Slicing, idx: np.ndarray, strata_col: str | None = None) -> tuple:
-    """``(ci_low, ci_high, ci_low_mc_se, ci_high_mc_se, design_effect, stratified)`` of rows ``idx``."""
+def _boot_row(d: _Slicing, idx: np.ndarray, strata_col: str | None = None) -> tuple[dict, float, bool]:
+    """``(interval columns, design_effect, stratified)`` of rows ``idx``."""
     cfg, units, v, s = d.settings, d.units, d.v, d.s
     st = None if strata_col is None else d.df[strata_col].to_numpy()[idx]
     if d.cluster is not None and st is not None and not constant_within(units[idx], st):
         st = None  # a cluster spans two strata: resample clusters unstratified
-    W, M = _cluster_sums(units[idx], v[idx], s[idx], None, n_boot=cfg.n_boot, seed=cfg.seed, strata=st)
+    u = _UnitSums.of(units[idx], v[idx], s[idx], None, st)
+    W, M = u.resampled(cfg)
     with np.errstate(divide="ignore", invalid="ignore"):
         reps = 100.0 * W[:, 0] / M[:, 0]
         deff = np.nan
         if d.cluster is not None:
-            Wi, Mi = _cluster_sums(d.items[idx] if d.items is not None else np.arange(len(idx)), v[idx], s[idx],
-                                   None, n_boot=cfg.n_boot, seed=cfg.seed, strata=st)
+            items = d.items[idx] if d.items is not None else np.arange(len(idx))
+            Wi, Mi = _UnitSums.of(items, v[idx], s[idx], None, st).resampled(dataclasses.replace(cfg, progress=None))
             deff = _variance_ratio(reps, 100.0 * Wi[:, 0] / Mi[:, 0])
-    est = 100.0 * float(np.where(s[idx], v[idx], 0.0).sum()) / float(s[idx].sum())
-    jack = functools.partial(_jackknife_accuracy, units[idx], v[idx], s[idx])
-    return (*_interval(reps, cfg.ci_level, estimate=est, method=cfg.interval, jackknife=jack), deff,
-            st is not None)
+    est = 100.0 * float(u.W.sum()) / float(u.M.sum())
+    law = u.law() if d.cluster is None else None
+    ci = _interval(reps, cfg, est, u.jackknife, law=law)
+    if ci["ci_flag"]:
+        parts = constant_parts(100.0 * u.W[:, 0] / u.M[:, 0], u.M[:, 0],
+                               None if u.strata is None else pd.factorize(u.strata)[0])
+        ci = edge_interval(ci, u.span(), parts, cfg.ci_level, "cluster" if d.cluster else "item")
+    return ci, deff, st is not None
+
+
+@dataclass(frozen=True)
+class _UnitSums:
+    """Per resampling unit (item, or cluster) and cell: the sum of the values ``W`` and the scored count ``M`` of
+    its rows (units without a scored row left out), and its stratum."""
+
+    W: np.ndarray
+    M: np.ndarray
+    strata: np.ndarray | None
+
+    @classmethod
+    def of(cls, units: np.ndarray, v: np.ndarray, s: np.ndarray, cells: np.ndarray | None,
+           strata: np.ndarray | None) -> _UnitSums:
+        icode, ilab = pd.factorize(pd.Series(units, dtype=object), sort=True)
+        cells = np.zeros(len(units), dtype=np.int64) if cells is None else cells
+        k = int(cells.max()) + 1 if len(cells) else 1
+        W, M = np.zeros((len(ilab), k)), np.zeros((len(ilab), k))
+        np.add.at(W, (icode, cells), np.where(s, v, 0.0))
+        np.add.at(M, (icode, cells), s.astype(float))
+        keep = M.sum(axis=1) > 0
+        st = None
+        if strata is not None:
+            st = np.empty(len(ilab), dtype=object)
+            st[icode] = strata
+            st = st[keep]
+        return cls(W[keep], M[keep], st)
+
+    def resampled(self, run: BootstrapSettings) -> tuple[np.ndarray, np.ndarray]:
+        """Resampled ``(W, M)`` sums per cell (:func:`~voxmem_analysis.stats.resampling.resampled_sums`: one draw
+        shared by every cell, and by every later call on as many units with the same strata and seed)."""
+        k = self.W.shape[1]
+        check_bootstrap_memory(run.n_boot, 2 * k, arrays=2, what="the item bootstrap")
+        out = resampled_sums(np.hstack([self.W, self.M]), run, strata=self.strata)
+        return out[:, :k], out[:, k:]
+
+    def jackknife(self, ok: np.ndarray | None = None) -> np.ndarray:
+        """Accuracy (%) with each unit left out in turn; with several cells, the mean over the cells ``ok``."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            acc = 100.0 * (self.W.sum(axis=0) - self.W) / (self.M.sum(axis=0) - self.M)
+        return acc[:, 0] if ok is None else np.mean(acc[:, ok], axis=1)
+
+    def law(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The exact bootstrap distribution of one cell's accuracy (%) when every unit has as many scored rows
+        and integer sums (:func:`~voxmem_analysis.stats.endpoints.sum_distribution`); else None."""
+        m = self.M[:, 0]
+        if self.W.shape[1] != 1 or not (m == m[0]).all() or not np.array_equal(self.W, np.round(self.W)):
+            return None
+        sums, pmf = sum_distribution(np.round(self.W[:, 0]).astype(np.int64),
+                                     None if self.strata is None else pd.factorize(self.strata)[0])
+        return 100.0 * sums / (m[0] * m.size), pmf
+
+    def span(self) -> tuple[float, float] | None:
+        """``(0, 100)`` for values in [0, 1] (the accuracy's range), else None."""
+        return (0.0, 100.0) if ((self.W >= 0) & (self.W <= self.M)).all() else None
 
 
 def _pools_across(df: pd.DataFrame, by: list[str], tcol: str | None, separate) -> bool:
@@ -254,67 +301,14 @@ def _item_strata(items: np.ndarray, types: np.ndarray, item: str, type_col: str)
               f"e.g. {dup.iloc[0]!r}", item)
 
 
-def _cluster_sums(items: np.ndarray, v: np.ndarray, s: np.ndarray, cells: np.ndarray | None, *,
-                  n_boot: int, seed: int, strata: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Resampled (correct, n) sums per cell, resampling items (clusters of rows).
-
-    ``cells`` gives each row a cell code (default: one cell); ``strata`` a stratum per row,
-    constant within an item.  The count matrices come from
-    :func:`voxmem_analysis.stats.shared_bootstrap_counts` (one draw shared by all cells, and by
-    every later call on as many items with the same strata and seed).
-    Returns two ``(n_boot, k)`` arrays.
-    """
-    icode, ilab = pd.factorize(pd.Series(items, dtype=object), sort=True)
-    cells = np.zeros(len(items), dtype=np.int64) if cells is None else cells
-    k = int(cells.max()) + 1 if len(cells) else 1
-    W = np.zeros((len(ilab), k))
-    M = np.zeros((len(ilab), k))
-    np.add.at(W, (icode, cells), np.where(s, v, 0.0))
-    np.add.at(M, (icode, cells), s.astype(float))
-    keep = M.sum(axis=1) > 0
-    W, M = W[keep], M[keep]
-    st = None
-    if strata is not None:
-        per_item = np.empty(len(ilab), dtype=object)
-        per_item[icode] = strata
-        st = per_item[keep]
-    A = np.hstack([W, M])
-    check_bootstrap_memory(n_boot, 2 * k, arrays=2, what="the item bootstrap")
-    out = np.empty((n_boot, 2 * k))
-    r = 0
-    for C in shared_bootstrap_counts(A.shape[0], n_boot=n_boot, seed=seed, strata=st):
-        out[r:r + C.shape[0]] = C @ A
-        r += C.shape[0]
-    return out[:, :k], out[:, k:]
-
-
-def _interval(reps: np.ndarray, level: float, *, estimate: float = float("nan"), method: str = "percentile",
-              jackknife=None, order=None) -> tuple[float, float, float, float]:
-    """``(ci_low, ci_high, ci_low_mc_se, ci_high_mc_se)`` of the replicates (non-finite ones dropped),
-    by :func:`voxmem_analysis.stats.bootstrap.bootstrap_interval`; ``jackknife`` (a callable giving the
+def _interval(reps: np.ndarray, cfg: BootstrapSettings, estimate: float, jackknife, order=None, law=None) -> dict:
+    """The interval columns of the replicates (non-finite ones dropped), by
+    :func:`voxmem_analysis.stats.bootstrap.bootstrap_interval`; ``jackknife`` (a callable giving the
     leave-one-unit-out values) is called for BCa only."""
-    jack = jackknife() if method == "bca" and jackknife is not None else None
-    if method == "bca" and jack is None:
-        return (float("nan"),) * 4
-    r = endpoint_interval(reps, estimate, ci_level=level, method=method, jackknife=jack, order=order)
-    return r["ci_low"], r["ci_high"], r["ci_low_mc_se"], r["ci_high_mc_se"]
-
-
-def _jackknife_accuracy(units: np.ndarray, v: np.ndarray, s: np.ndarray, cells: np.ndarray | None = None,
-                        ok: np.ndarray | None = None) -> np.ndarray:
-    """Accuracy (%) with each unit (item or cluster holding a scored row) left out in turn; with
-    ``cells``, the mean over the cells ``ok`` of their accuracies (the macro average)."""
-    ucode, ulab = pd.factorize(pd.Series(units, dtype=object), sort=True)
-    cells = np.zeros(len(units), dtype=np.int64) if cells is None else cells
-    k = int(cells.max()) + 1 if len(cells) else 1
-    W, M = np.zeros((len(ulab), k)), np.zeros((len(ulab), k))
-    np.add.at(W, (ucode, cells), np.where(s, v, 0.0))
-    np.add.at(M, (ucode, cells), s.astype(float))
-    keep = M.sum(axis=1) > 0
-    W, M = W[keep], M[keep]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        acc = 100.0 * (W.sum(axis=0) - W) / (M.sum(axis=0) - M)
-        return acc[:, 0] if ok is None else np.mean(acc[:, ok], axis=1)
+    jack = jackknife() if cfg.interval == "bca" else None
+    r = endpoint_interval(reps, estimate, ci_level=cfg.ci_level, method=cfg.interval, jackknife=jack, order=order,
+                          lattice=law)
+    return {k: r[k] for k in _NO_INTERVAL}
 
 
 def _variance_ratio(reps: np.ndarray, ref: np.ndarray) -> float:
@@ -337,21 +331,20 @@ def _macro_row(d: _Slicing, idx: np.ndarray, keys: dict, tcol: str) -> dict:
     corr, n, _ = accuracy_by_code(sv, ss, tcode, len(tlab))
     ok = n > 0
     acc = 100.0 * float(np.mean(corr[ok] / n[ok])) if ok.any() else float("nan")
-    lo = hi = se_lo = se_hi = float("nan")
-    method = "none"
+    ci, method = dict(_NO_INTERVAL), "none"
     if units is not None and ok.any():
         st = types if d.cluster is None or constant_within(units[idx], types) else None
-        W, M = _cluster_sums(units[idx], sv, ss, tcode, n_boot=cfg.n_boot, seed=cfg.seed, strata=st)
+        u = _UnitSums.of(units[idx], sv, ss, tcode, st)
+        W, M = u.resampled(cfg)
         with np.errstate(divide="ignore", invalid="ignore"):
             reps = 100.0 * np.mean(W[:, ok] / M[:, ok], axis=1)
-        jack = functools.partial(_jackknife_accuracy, units[idx], sv, ss, tcode, ok)
         # BCa's ties decided exactly on the counts (one slice's 100 W / M needs no help: IEEE division is exact
         # to the last bit, so equal fractions give equal floats; a mean of several does not)
         order = mean_ratio_order(reps, acc, W[:, ok], M[:, ok], corr[ok], n[ok]) if cfg.interval == "bca" else None
-        lo, hi, se_lo, se_hi = _interval(reps, cfg.ci_level, estimate=acc, method=cfg.interval, jackknife=jack,
-                                         order=order)
+        ci = edge_interval(_interval(reps, cfg, acc, functools.partial(u.jackknife, ok), order=order), None, None,
+                           cfg.ci_level)
         method = _method_label(tcol if st is not None else None, d.cluster, cfg.interval)
     extra = {} if d.cluster is None else {"cluster": d.cluster, "design_effect": np.nan}
     return {**keys, tcol: MACRO, "level": "macro", "n_correct": float("nan"), "n": int(ss.sum()),
-            "n_excluded": int(len(idx) - ss.sum()), "accuracy": acc, "accuracy_ci_low": lo, "accuracy_ci_high": hi,
-            "interval": method, "accuracy_ci_low_mc_se": se_lo, "accuracy_ci_high_mc_se": se_hi, **extra}
+            "n_excluded": int(len(idx) - ss.sum()), "accuracy": acc, **_accuracy_columns(ci), "interval": method,
+            **extra}
