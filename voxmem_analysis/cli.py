@@ -44,7 +44,8 @@ def main(argv: list[str] | None = None) -> int:
     (:class:`~voxmem_analysis.errors.VoxMemDataError`), 2 bad arguments, limits or files/folders that
     cannot be used (:data:`~voxmem_analysis.errors.USAGE_ERRORS`, :class:`OSError`), 3 anything else:
     a bug, whatever its class (a bare ``ValueError``, ``KeyError``, ``TypeError`` ...; rerun with
-    ``VOXMEM_DEBUG=1`` for the traceback), 130 Ctrl-C.
+    ``VOXMEM_DEBUG=1`` for the traceback), 130 Ctrl-C (128 + the signal's number for
+    :class:`~voxmem_analysis.errors.Interrupted`: SIGTERM 143, SIGHUP 129).
     """
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -55,9 +56,10 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except BrokenPipeError:  # e.g. `voxmem-analysis table ... | head`
         return 0
-    except KeyboardInterrupt:
-        print("interrupted (Ctrl-C): stopped; nothing half-written was kept", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        what, signum = getattr(exc, "what", "Ctrl-C"), getattr(exc, "signum", 2)
+        print(f"interrupted ({what}): stopped; nothing half-written was kept", file=sys.stderr)
+        return 128 + signum
     except Exception as exc:  # the last line of defence; commands handle what they expect
         return _report_unexpected(exc, args)
 

@@ -1,25 +1,13 @@
 """Atomic output of ``reproduce``: one run per folder, built beside it, swapped in when complete.
 
-For an output folder ``OUT = /some/where/out`` a run uses, in ``/some/where/``:
-
-* ``.out.voxmem-reproduce.lock`` -- the lock: JSON with the pid, host, start time and command of
-  the run writing ``OUT``.  A second run refuses, naming them.  A lock whose process is gone (same
-  host, no such pid) is stale: it is removed and said so.
-* ``.out.voxmem-staging-<pid>/`` -- the whole new output is built here.  Only when the run is
-  complete is it swapped in: ``OUT`` is renamed to ``.out.voxmem-previous-<pid>/``, the staging
-  folder to ``OUT``, and the previous folder removed.  Until that moment the previous complete
-  output is untouched; an interrupted run (Ctrl-C, ``--no-keep-going`` after a failed notebook,
-  a crash) only removes its staging folder.  A later run cleans what a killed run left (and
-  restores ``OUT`` from ``.out.voxmem-previous-*`` if a swap was cut short).
-
-What ``OUT`` then holds: only this run's files -- plus, with ``--only``, the outputs of the
-notebooks not re-run (copied from the previous output, recorded as ``earlier`` in run.json).
-Files no reproduce run wrote are never deleted: outside ``figures/``, ``tables/``, ``findings/``,
-``notebooks/`` and ``report/`` they stay where they are; inside those folders (stale outputs of an older run, or
-a user's own file) they move to ``OUT/earlier-files/`` so the report does not show them.  Both
-are said.  A folder that holds no earlier run (no ``run.json``) but folders of its own (or more
-than a few files: ``--out ~`` by mistake) is refused, and so is ``--only`` with another ``--data``
-than the run in ``OUT`` (that would mix two releases in one report).
+For ``OUT = /some/where/out`` a run keeps in ``/some/where/``: the lock ``.out.voxmem-reproduce.lock``
+(pid, host, start, command; a second run refuses, a lock whose process is gone is removed and said so)
+and the staging folder ``.out.voxmem-staging-<pid>/``, which replaces ``OUT`` only when complete
+(``OUT`` is renamed to ``.out.voxmem-previous-<pid>/`` for the swap).  An interrupted run (SIGINT,
+SIGTERM, SIGHUP: :class:`StopSignals`; a failed notebook; a crash) removes only its staging folder; a
+later run cleans what a killed one left.  Files no run wrote are never deleted: inside the runner's
+folders they move to ``OUT/earlier-files/``, elsewhere they stay, and both are said.  A folder with no
+earlier run but folders of its own (``--out ~``) is refused, and so is ``--only`` with another ``--data``.
 """
 from __future__ import annotations
 
@@ -30,19 +18,20 @@ import shutil
 import signal
 import socket
 import sys
+import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
-from voxmem_analysis.errors import OutputFolderError, OutputLockedError
+from voxmem_analysis.errors import Interrupted, OutputFolderError, OutputLockedError
 
-__all__ = ["LOCK_SUFFIX", "RUNNER_FILES", "RUNNER_FOLDERS", "KEPT_FOLDER", "StagedOutput", "lock_path",
-           "acquire_lock", "release_lock", "read_lock", "pid_alive", "foreign_files"]
+__all__ = ["RUNNER_FILES", "StagedOutput", "StopSignals", "lock_path", "acquire_lock", "release_lock"]
 
 LOCK_SUFFIX = ".voxmem-reproduce.lock"
 _STAGING_TAG = ".voxmem-staging-"
 _PREVIOUS_TAG = ".voxmem-previous-"
 #: Files and folders of ``OUT`` that belong to the runner (replaced by every run).
-RUNNER_FILES = ("run.json", "reproduction.csv", "audit.csv")
+RUNNER_FILES = ("run.json", "provenance.json", "reproduction.csv", "audit.csv")
 RUNNER_FOLDERS = ("figures", "tables", "findings", "notebooks", "report", ".staging")
 #: Where files found inside the runner's folders that no run wrote are moved.
 KEPT_FOLDER = "earlier-files"
@@ -222,6 +211,54 @@ def _some(items: list[str], n: int = 5) -> str:
     return ", ".join(items[:n]) + (f" ... and {len(items) - n} more" if len(items) > n else "")
 
 
+# ----------------------------------------------------------------------------- signals
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class StopSignals:
+    """While entered (in the main thread; elsewhere it does nothing): SIGINT, SIGTERM and SIGHUP raise
+    :class:`~voxmem_analysis.errors.Interrupted` in the main thread, once -- later signals are noted and
+    ignored, so the clean-up they started runs to its end.  Inside :meth:`held` a signal waits until
+    the block is left.  The previous handlers are restored on exit."""
+
+    def __init__(self):
+        self.received: int | None = None
+        self._held = 0
+        self._raised = False
+        self._previous: dict = {}
+
+    def __enter__(self) -> "StopSignals":
+        if threading.current_thread() is threading.main_thread():
+            self._previous = {s: signal.signal(s, self._handle) for s in STOP_SIGNALS}
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for s, h in self._previous.items():
+            signal.signal(s, h)
+
+    def _handle(self, signum, frame) -> None:  # noqa: ARG002 - signal handler signature
+        if self.received is None:
+            self.received = signum
+            if not self._held:
+                self._raise()
+
+    def _raise(self) -> None:
+        self._raised = True
+        raise Interrupted(self.received)
+
+    @contextmanager
+    def held(self):
+        """A block no signal cuts short (the swap of the output folder); a signal received meanwhile
+        is raised when it ends."""
+        self._held += 1
+        try:
+            yield
+        finally:
+            self._held -= 1
+        if self.received is not None and not self._held and not self._raised:
+            self._raise()
+
+
 # ----------------------------------------------------------------------------- staging and swap
 def _read_run(folder: Path) -> dict:
     try:
@@ -251,6 +288,7 @@ class StagedOutput:
     """
 
     def __init__(self, out, *, data, only: set[str] | None = None):
+        self.signals = StopSignals()
         self.out = Path(out).resolve()
         self.data = str(Path(data).resolve())
         self.only = set(only) if only else None
@@ -263,15 +301,10 @@ class StagedOutput:
 
     # -- entering
     def __enter__(self) -> "StagedOutput":
+        self.signals.__enter__()
         try:
-            self.out.parent.mkdir(parents=True, exist_ok=True)
-            self._lock = acquire_lock(self.out, self.notes)
-        except OSError as exc:
-            raise OutputFolderError(f"--out {str(self.out)!r}: cannot create the lock beside it in "
-                                    f"{str(self.out.parent)!r} ({exc.strerror or exc}); reproduce builds the new "
-                                    f"output there and swaps it in when complete: choose an --out whose parent "
-                                    f"folder you can write to") from None
-        try:
+            with self.signals.held():
+                self._lock = self._take_lock()
             self._recover()
             self.previous = _read_run(self.out)
             self._check()
@@ -280,8 +313,19 @@ class StagedOutput:
         except BaseException:
             self._discard()
             release_lock(self._lock)
+            self.signals.__exit__()
             raise
         return self
+
+    def _take_lock(self) -> Path:
+        try:
+            self.out.parent.mkdir(parents=True, exist_ok=True)
+            return acquire_lock(self.out, self.notes)
+        except OSError as exc:
+            raise OutputFolderError(f"--out {str(self.out)!r}: cannot create the lock beside it in "
+                                    f"{str(self.out.parent)!r} ({exc.strerror or exc}); reproduce builds the new "
+                                    f"output there and swaps it in when complete: choose an --out whose parent "
+                                    f"folder you can write to") from None
 
     def _recover(self) -> None:
         """Clean up after a run that was killed: restore a cut-short swap, drop staging folders."""
@@ -335,9 +379,9 @@ class StagedOutput:
 
     # -- leaving
     def commit(self) -> None:
-        """Swap the staging folder in as ``out``; the previous output's foreign files are carried over."""
-        blocked = _block_sigint()
-        try:
+        """Swap the staging folder in as ``out`` (no signal cuts it short); the previous output's
+        foreign files are carried over."""
+        with self.signals.held():
             previous_dir = None
             if self.out.exists():
                 previous_dir = self.out.parent / f".{self.out.name}{_PREVIOUS_TAG}{os.getpid()}"
@@ -349,11 +393,9 @@ class StagedOutput:
                     os.rename(previous_dir, self.out)
                 raise
             self.committed = True
-        finally:
-            _unblock_sigint(blocked)
-        if previous_dir is not None:
-            self.notes += carry_over(previous_dir, self.out, self.previous)
-            shutil.rmtree(previous_dir, ignore_errors=True)
+            if previous_dir is not None:
+                self.notes += carry_over(previous_dir, self.out, self.previous)
+                shutil.rmtree(previous_dir, ignore_errors=True)
 
     def abandon(self, why: str) -> None:
         """Give the run up (``why``: e.g. a failed notebook): staging removed, ``out`` left as it was."""
@@ -368,24 +410,12 @@ class StagedOutput:
             shutil.rmtree(self.staging, ignore_errors=True)
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        try:
-            if not self.committed and not self.abandoned:
-                if exc_type is None:
-                    self.abandon("the run ended without committing its output")
-                else:
-                    self.abandon("Ctrl-C" if issubclass(exc_type, KeyboardInterrupt) else exc_type.__name__)
-        finally:
-            release_lock(self._lock)
-
-
-def _block_sigint():
-    """Hold Ctrl-C during the two renames of the swap (main thread only); delivered after."""
-    try:
-        return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    except (AttributeError, ValueError, OSError):
-        return None
-
-
-def _unblock_sigint(previous) -> None:
-    if previous is not None:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        with self.signals.held():   # a signal now is raised once the folder is in order
+            try:
+                if not self.committed and not self.abandoned:
+                    self.abandon("the run ended without committing its output" if exc_type is None
+                                 else getattr(exc, "what", "Ctrl-C") if isinstance(exc, KeyboardInterrupt)
+                                 else exc_type.__name__)
+            finally:
+                release_lock(self._lock)
+                self.signals.__exit__()

@@ -1,48 +1,47 @@
 """The reproduction runner: execute every notebook, then build the scoreboard and the report from files.
 
-``voxmem-analysis reproduce --data DIR --out DIR`` (see :func:`run`):
+:func:`run` executes each ``notebooks/NN_name.py`` with papermill in a fresh kernel, ``jobs`` at a time
+on a process pool, each into its own staging folder whose files are then moved under ``OUT`` (so every
+output is attributed to its notebook) with their ``provenance.json`` records merged.  Meanwhile it reads
+the release itself (what the report says about it).  In ``paper`` mode (:mod:`~voxmem_analysis.reproduce.mode`)
+``reproduction.csv`` and ``audit.csv`` are built from the long-form numbers the notebooks wrote; then
+``run.json`` and ``report/index.html``.  A release that changed while the run read it (its fingerprint
+before, after, and as each notebook read it) fails the run.  A failing notebook stops nothing else
+(``keep_going``); the output is all or nothing (:mod:`~voxmem_analysis.reproduce.atomic`): SIGINT,
+SIGTERM or SIGHUP end the workers and their kernels and leave the previous ``OUT`` as it was.
 
-1. every notebook ``notebooks/NN_name.py`` is executed with papermill's standard engine, each in a
-   fresh kernel, ``jobs`` at a time (a plain process pool; :mod:`voxmem_analysis.reproduce.notebook`).
-   Each notebook writes into its own staging folder; its files are then moved under ``OUT``, so
-   every output is attributed to the notebook that wrote it (a file written by two is reported),
-   and the records of ``provenance.json`` are merged (:mod:`voxmem_analysis.reproduce.provenance`);
-2. meanwhile the runner reads the release once itself (what the report says about it: models,
-   budgets, counts, validation findings);
-3. in ``paper`` mode (:mod:`voxmem_analysis.reproduce.mode`: the paper's release, or
-   ``compare_published``), ``OUT/reproduction.csv`` is built from the long-form numbers the notebooks
-   wrote (``OUT/tables/*.long.csv``; nothing is computed again) and ``OUT/audit.csv`` from the paper's
-   published numbers;
-4. ``OUT/run.json`` records the run and ``OUT/report/index.html`` is written from the files of ``OUT``.
-
-The release's fingerprint (:func:`voxmem_analysis.io.fingerprint.release_fingerprint`) is taken
-before and after the run, and every notebook records the one it read: a release that changed while
-the run read it fails the run (the previous output stays as it was).  A failing notebook stops
-nothing else (``keep_going``): its executed copy (with the error) is kept, its error cell is
-reported, and the summary's ``exit_code`` is 1.  The output is all or nothing
-(:mod:`voxmem_analysis.reproduce.atomic`).
-
-Layout of ``OUT``::
-
-    figures/    PNG + PDF + CSV of every figure (written by the notebooks)
-    tables/     CSV + long CSV + Markdown + LaTeX of every table (written by the notebooks)
-    notebooks/  the executed notebooks (NAME.ipynb) and their kernel logs (NAME.log)
-    provenance.json, reproduction.csv, audit.csv, run.json
-    report/index.html
+``OUT`` holds ``figures/``, ``tables/`` (written by the notebooks), ``notebooks/`` (executed copies and
+kernel logs), ``provenance.json``, ``reproduction.csv``, ``audit.csv``, ``run.json`` and ``report/``.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
 import signal
 import sys
+import tempfile
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from voxmem_analysis.reproduce.notebook import (STAGING, ErrorCell, NotebookResult, discover, execute_notebook,
-                                                is_amc, nothing_written, select)
+from voxmem_analysis.errors import InputError
+from voxmem_analysis.io.amc import load_amc
+from voxmem_analysis.io.fingerprint import release_fingerprint
+from voxmem_analysis.io.release import load_release
+from voxmem_analysis.paths import resolve
+from voxmem_analysis.reproduce import scoreboard as sb
+from voxmem_analysis.reproduce.atomic import StagedOutput
+from voxmem_analysis.reproduce.mode import release_info
+from voxmem_analysis.reproduce.notebook import (RUNNER_PARAMETERS, STAGING, ErrorCell, NotebookResult, discover,
+                                                execute_notebook, is_amc, nothing_written, select)
+from voxmem_analysis.reproduce.provenance import (PROVENANCE_FILE, findings, merge_records, notebook_source,
+                                                  read_records)
+from voxmem_analysis.reproduce.report import write_report
+from voxmem_analysis.reproduce.summary import print_summary as _print_summary
+from voxmem_analysis.writing import atomic_text
 
 __all__ = ["RunOptions", "RunSummary", "run", "print_summary"]
 
@@ -56,7 +55,7 @@ class RunOptions:
     earlier outputs of the others stay); ``notebooks_dir``: folder of notebooks (default the
     repository's); ``overrides``: other parameter values, set in the notebooks that declare them;
     ``timeout``: per cell, seconds; ``progress``: a progress bar (default: when standard error is a
-    terminal); ``reproduction``, ``report``: also write reproduction.csv/audit.csv (paper mode) and
+    terminal; ``False``: a line per finished notebook); ``quiet``: neither; ``reproduction``, ``report``: also write reproduction.csv/audit.csv (paper mode) and
     report/index.html; ``compare_published``: the scoreboard and audit on any release;
     ``include_examples``: also the notebooks on bundled examples (LongMemEval); ``embed``: figures
     inlined in the report; ``keep_going``: a failing notebook stops nothing else (``False``: the first
@@ -71,6 +70,7 @@ class RunOptions:
     overrides: dict = field(default_factory=dict)
     timeout: float | None = 900
     progress: bool | None = None
+    quiet: bool = False
     reproduction: bool = True
     report: bool = True
     compare_published: bool = False
@@ -115,20 +115,55 @@ class RunSummary:
 
 
 # ----------------------------------------------------------------------------- the pool
-def _worker_init(threads: int) -> None:
-    """Set up a worker process (the kernels it starts inherit its environment): thread pools sized to
-    ``cores // jobs`` (polars, BLAS), so parallel notebooks do not oversubscribe the cores;
-    ``PYTHONHASHSEED=0`` for the kernels; Ctrl-C is left to the runner, and SIGTERM (how the runner
-    ends a worker) leaves through ``finally`` blocks, so papermill shuts its kernel down."""
+_STARTED = None   # in a worker: the queue it announces each notebook on (set by _worker_init)
+
+
+def _worker_init(threads: int, started, scratch: str) -> None:
+    """Set up a worker process (its kernels inherit its environment): thread pools sized to
+    ``cores // jobs`` (polars, BLAS); ``PYTHONHASHSEED=0``; kernel connection files in ``scratch``.
+    SIGINT and SIGHUP are left to the runner; SIGTERM (how the runner ends a worker) ends its kernels
+    and the worker; a worker whose runner is gone ends itself the same way."""
+    global _STARTED
+    _STARTED = started
     os.environ["PYTHONHASHSEED"] = "0"
     for var in ("POLARS_MAX_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(threads)
-
-    def _exit(signum, frame):  # noqa: ARG001 - signal handler signature
-        raise SystemExit(128 + signum)
-
+    tempfile.tempdir = scratch
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _exit)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _end_worker)
+    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+
+
+def _end_worker(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
+    """End this worker's kernels (SIGTERM, then SIGKILL after 3 s), then the worker itself."""
+    import psutil
+
+    kids = psutil.Process().children(recursive=True)
+    for k in kids:
+        try:
+            k.terminate()
+        except psutil.NoSuchProcess:
+            pass
+    for k in psutil.wait_procs(kids, timeout=3)[1]:
+        try:
+            k.kill()
+        except psutil.NoSuchProcess:
+            pass
+    os._exit(128 + signum)
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _run_notebook(path: Path, kwargs: dict) -> NotebookResult:
+    """:func:`execute_notebook` in a worker, announced on the runner's queue when it starts."""
+    if _STARTED is not None:
+        _STARTED.put(path.stem)
+    return execute_notebook(path, **kwargs)
 
 
 def _stop_workers(pool, grace: float = 10.0) -> None:
@@ -147,13 +182,16 @@ def _stop_workers(pool, grace: float = 10.0) -> None:
             p.join(1.0)
 
 
-def _completed(futures, poll: float = 0.5):
-    """The futures as they complete, waking every ``poll`` seconds so that Ctrl-C is seen promptly."""
+def _completed(futures, started, progress, poll: float = 0.5):
+    """The futures as they complete; every ``poll`` seconds the notebooks that started are shown."""
     from concurrent.futures import FIRST_COMPLETED, wait
 
     pending = list(futures)
     while pending:
         done, _ = wait(pending, timeout=poll, return_when=FIRST_COMPLETED)
+        while not started.empty():
+            progress.started(started.get())
+        progress.tick()
         for fut in [f for f in pending if f in done]:
             pending.remove(fut)
             yield fut
@@ -175,8 +213,6 @@ _NOT_OUTPUTS = (".ipynb_checkpoints", "__pycache__")
 def _collect(out: Path, name: str) -> tuple[list[str], dict]:
     """Move ``OUT/.staging/NAME/**`` to ``OUT/**``: the moved files (relative to OUT, sorted) and the
     notebook's provenance records."""
-    from voxmem_analysis.reproduce.provenance import PROVENANCE_FILE, read_records
-
     stage = out / STAGING / name
     if not stage.is_dir():
         return [], {}
@@ -253,17 +289,12 @@ def run(data_dir, out_dir, options: RunOptions | None = None, *, stream=None, re
 
     Output folder
     -------------
-    The run is built in a staging folder beside ``out_dir`` and swapped in only when complete
-    (:mod:`voxmem_analysis.reproduce.atomic`): a lock refuses a second run into the same folder, an
-    interrupted run (Ctrl-C, ``keep_going=False``, a release changed during the run) leaves the
-    previous output untouched, ``out_dir`` then holds only this run's files (with ``only``: also the
-    other notebooks' earlier outputs; files no run wrote are kept, and said so), and ``only`` with
-    another release than the one in ``out_dir`` is refused.  Notes go to standard error.
+    Built beside ``out_dir`` and swapped in when complete (:class:`~voxmem_analysis.reproduce.atomic.StagedOutput`):
+    a second run into the folder is refused; a stopped run (a signal, ``keep_going=False``, a release
+    changed during the run) leaves the previous output untouched; ``out_dir`` then holds this run's files
+    (with ``only``: also the other notebooks' earlier outputs and records; files no run wrote are kept,
+    and said so).  Notes go to standard error.
     """
-    from voxmem_analysis.reproduce.atomic import StagedOutput
-
-    import dataclasses
-
     opts = dataclasses.replace(options or RunOptions(), **settings)
     _check_overrides(opts.overrides)
     stream = stream or sys.stdout
@@ -292,9 +323,6 @@ def run(data_dir, out_dir, options: RunOptions | None = None, *, stream=None, re
 
 def _check_overrides(overrides) -> None:
     """``-p`` may not set what the runner owns (what is read and written, and the recorded seed)."""
-    from voxmem_analysis.errors import InputError
-    from voxmem_analysis.reproduce.notebook import RUNNER_PARAMETERS
-
     owned = sorted(set(overrides or {}) & set(RUNNER_PARAMETERS + ("amc_data_dir",)))
     if owned:
         raise InputError(f"parameter(s) {', '.join(owned)} are set by the runner (from --data, --out, --seed, "
@@ -306,8 +334,6 @@ def _run_staged(stage: Path, final: Path, paths: list[Path], data: Path, opts: R
     """The run of :func:`run`, written into the staging folder ``stage`` (``final``: the folder it
     becomes).  Raises :class:`_Stop` when a notebook fails and ``keep_going`` is off, or when the
     release changed during the run."""
-    from voxmem_analysis.io.fingerprint import release_fingerprint
-
     t_start = time.perf_counter()
     out = Path(stage)
     out.mkdir(parents=True, exist_ok=True)
@@ -327,8 +353,6 @@ def _run_staged(stage: Path, final: Path, paths: list[Path], data: Path, opts: R
     results, release = _execute_all(out, paths, data, opts, jobs, previous, read_release)
     summary.notebooks = [results[p.stem] for p in paths]
     _merge_provenance(out, summary, previous, opts)
-    from voxmem_analysis.reproduce.provenance import findings
-
     summary.provenance = [str(f) for f in findings(out, summary.to_dict())]
     after = release_fingerprint(data)
     changed = _changed_release(summary, data, fingerprint, after)
@@ -345,8 +369,6 @@ def _run_staged(stage: Path, final: Path, paths: list[Path], data: Path, opts: R
     _write_run(out, summary, t_start)
     if opts.report:
         try:
-            from voxmem_analysis.reproduce.report import write_report
-
             write_report(out, embed=opts.embed)
         except OSError as exc:
             raise _unwritable("report/", exc) from exc
@@ -357,8 +379,6 @@ def _run_staged(stage: Path, final: Path, paths: list[Path], data: Path, opts: R
 
 
 def _write_run(out: Path, summary: RunSummary, t_start: float) -> None:
-    from voxmem_analysis.writing import atomic_text
-
     summary.wall_seconds = round(time.perf_counter() - t_start, 2)
     try:
         atomic_text(out / "run.json", json.dumps(summary.to_dict(), indent=1, sort_keys=True, default=str) + "\n")
@@ -376,27 +396,31 @@ def _unwritable(what: str, exc: OSError) -> "_Stop":
 def _execute_all(out: Path, paths: list[Path], data: Path, opts: RunOptions, jobs: int, previous: dict,
                  read_release):
     """Every notebook on the pool (longest first) while this process reads the release; ``(results by
-    name, the release or the exception reading it raised)``."""
+    name, the release or the exception reading it raised)``.  Whatever stops it (a signal, a failed
+    notebook with ``keep_going`` off) ends the workers and their kernels first."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     threads = max(1, (os.cpu_count() or 1) // jobs)
     results: dict[str, NotebookResult] = {}
     owner: dict[str, str] = {}
+    scratch = out / STAGING / ".kernels"
+    scratch.mkdir(parents=True, exist_ok=True)
     # spawn: workers start from a clean interpreter (forking a process that runs threads can deadlock)
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_worker_init, initargs=(threads,))
+    ctx = multiprocessing.get_context("spawn")
+    started = ctx.SimpleQueue()
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init,
+                               initargs=(threads, started, str(scratch)))
+    kwargs = dict(data_dir=str(data), out_dir=str(out), seed=opts.seed, n_boot=opts.n_boot, overrides=opts.overrides,
+                  timeout=opts.timeout, include_examples=opts.include_examples or bool(opts.only))
+    progress = _Progress(len(paths), opts)
     try:
-        futures = {pool.submit(execute_notebook, p, data_dir=str(data), out_dir=str(out), seed=opts.seed,
-                               n_boot=opts.n_boot, overrides=opts.overrides, timeout=opts.timeout,
-                               include_examples=opts.include_examples or bool(opts.only)): p.stem
-                   for p in _task_order(paths, previous)}
+        futures = {pool.submit(_run_notebook, p, kwargs): p.stem for p in _task_order(paths, previous)}
         release = _read_release(data, read_release)
-        bar = _progress(len(futures), opts.progress)
-        for fut in _completed(futures):
+        for fut in _completed(futures, started, progress):
             res = _result(fut, futures[fut])
             res.outputs, records = _collect(out, res.name)
-            res.provenance = _own_source(records, res.name)
+            res.provenance = notebook_source(records, res.name)
             why = nothing_written(res)
             if why:
                 res.status, res.reason = "skipped", why
@@ -406,15 +430,15 @@ def _execute_all(out: Path, paths: list[Path], data: Path, opts: RunOptions, job
                 owner[o] = res.name
             results[res.name] = res
             (out / STAGING / f"{res.name}.provenance.json").write_text(json.dumps(records))
-            bar.done(res.name, res.status)
+            progress.done(res)
             if res.status == "failed" and not opts.keep_going:
-                bar.close()
                 raise _Stop(f"stopped (--no-keep-going): {res.name} failed",
                             f"{res.name} failed and --no-keep-going is set", res)
-        bar.close()
     except BaseException:
+        progress.close()
         _stop_workers(pool)
         raise
+    progress.close()
     pool.shutdown(wait=True)
     return results, release
 
@@ -427,12 +451,6 @@ def _result(fut, name: str) -> NotebookResult:
                                                                   str(exc), ""))
 
 
-def _own_source(records: dict, name: str) -> dict | None:
-    from voxmem_analysis.reproduce.provenance import notebook_source
-
-    return notebook_source(records, name)
-
-
 def _read_release(data: Path, read_release):
     """The release as the caller reads it (when it returns None: read leniently here); an exception is
     returned, not raised."""
@@ -441,20 +459,15 @@ def _read_release(data: Path, read_release):
         if release is not None:
             return release
         if is_amc(data):
-            from voxmem_analysis.io.amc import load_amc
-
             return load_amc(data, strict=False)
-        from voxmem_analysis.io.release import load_release
-
         return load_release(data, strict=False)
     except Exception as exc:  # noqa: BLE001 - reported as the release that could not be read
         return exc
 
 
 def _merge_provenance(out: Path, summary: RunSummary, previous: dict, opts: RunOptions) -> None:
-    """Merge the notebooks' records into ``OUT/provenance.json`` (with ``only``: over the earlier ones)."""
-    from voxmem_analysis.reproduce.provenance import merge_records, read_records
-
+    """Merge the notebooks' records into ``OUT/provenance.json`` (with ``only``: over the earlier
+    records of the files of the notebooks not run)."""
     parts = []
     if opts.only:
         try:
@@ -462,7 +475,7 @@ def _merge_provenance(out: Path, summary: RunSummary, previous: dict, opts: RunO
         except ValueError:
             kept = {}
         ran = {r.name for r in summary.notebooks}
-        parts.append({k: v for k, v in kept.items() if v.get("notebook") not in ran})
+        parts.append({k: v for k, v in kept.items() if v.get("notebook") not in ran and (out / k).is_file()})
         summary.earlier = sorted((nb for nb in previous.get("notebooks", []) + previous.get("earlier", [])
                                   if nb.get("name") not in ran), key=lambda nb: nb["name"])
     for r in summary.notebooks:
@@ -485,15 +498,11 @@ def _changed_release(summary: RunSummary, data: Path, before: str, after: str) -
 
 
 def _same_place(path, data: Path) -> bool:
-    from voxmem_analysis.paths import resolve
-
     return bool(path) and resolve(path).resolve() == data
 
 
 def _release_summary(summary: RunSummary, release, data: Path, opts: RunOptions) -> None:
     """What run.json and the report say about the release (mode, runs, counts, findings)."""
-    from voxmem_analysis.reproduce.mode import release_info
-
     info, problems = release_info(release, data, opts.compare_published)
     if "error" in info:
         summary.tasks_failed.append(f"load: {info['error']}")
@@ -503,8 +512,6 @@ def _release_summary(summary: RunSummary, release, data: Path, opts: RunOptions)
 
 def _scoreboard(out: Path, summary: RunSummary) -> None:
     """``reproduction.csv`` from the notebooks' long-form numbers and ``audit.csv`` from the paper's."""
-    from voxmem_analysis.reproduce import scoreboard as sb
-
     t0 = time.perf_counter()
     try:
         table = sb.reproduction_from_files(out, benchmark=summary.release.get("benchmark"))
@@ -526,34 +533,49 @@ def _scoreboard(out: Path, summary: RunSummary) -> None:
     summary.reproduction["seconds"] = round(time.perf_counter() - t0, 2)
 
 
-class _progress:
-    """tqdm bar on a terminal, one line per finished notebook otherwise."""
+class _Progress:
+    """What the run shows while the notebooks run, on standard error: on a terminal a bar with the
+    elapsed time and the notebooks running, and a line as each ends; otherwise a line per finished
+    notebook; nothing when ``quiet``."""
 
-    def __init__(self, total: int, enabled: bool | None):
-        self.bar = None
-        if enabled is None:
-            enabled = sys.stderr.isatty()
-        if enabled:
+    def __init__(self, total: int, opts: RunOptions):
+        self.bar, self.n, self.total, self.running = None, 0, total, []
+        self.lines = not opts.quiet
+        if not opts.quiet and (opts.progress if opts.progress is not None else sys.stderr.isatty()):
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, desc="reproduce", unit="notebook", file=sys.stderr)
-        self.n, self.total = 0, total
+            self.bar = tqdm(total=total, desc="reproduce", unit="notebook", file=sys.stderr, dynamic_ncols=True,
+                            bar_format="{desc} {n_fmt}/{total_fmt} |{bar:20}| {elapsed}{postfix}")
 
-    def done(self, label: str, status: str) -> None:
-        self.n += 1
+    def started(self, name: str) -> None:
+        self.running.append(name)
+        self._show()
+
+    def _show(self) -> None:
         if self.bar is not None:
-            self.bar.set_postfix_str(f"{label}: {status}", refresh=False)
+            self.bar.set_postfix_str(f"running {', '.join(self.running)}" if self.running else "", refresh=True)
+
+    def tick(self) -> None:
+        if self.bar is not None:
+            self.bar.refresh()
+
+    def done(self, res: NotebookResult) -> None:
+        self.n += 1
+        if res.name in self.running:
+            self.running.remove(res.name)
+        if self.bar is not None:
+            self.bar.write(f"  {res.status:<7} {res.name} ({res.seconds:.1f} s)", file=sys.stderr)
             self.bar.update(1)
-        else:
-            print(f"[{self.n}/{self.total}] {label}: {status}", file=sys.stderr, flush=True)
+            self._show()
+        elif self.lines:
+            print(f"[{self.n}/{self.total}] {res.name}: {res.status}", file=sys.stderr, flush=True)
 
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+            self.bar = None
 
 
 def print_summary(summary: RunSummary, stream=None) -> None:
     """The table printed at the end of ``reproduce`` (:mod:`voxmem_analysis.reproduce.summary`)."""
-    from voxmem_analysis.reproduce.summary import print_summary as _print
-
-    _print(summary, stream)
+    _print_summary(summary, stream)
