@@ -11,7 +11,8 @@ minutes of computing, into one message naming the option, the path and what to d
 * :func:`input_clash` -- an output that is, contains or lies inside a file or folder the command
   reads (``--out REL/items.csv`` would replace the release's item table; ``reproduce --out REL``
   would swap the release away): refused before anything is read or written.  Symbolic links are
-  resolved.  :func:`release_inputs` and :func:`manifest_inputs` list a command's inputs.
+  resolved.  :func:`command_inputs` lists a command's inputs (:func:`release_inputs`,
+  :func:`manifest_inputs` some of them).
 * :func:`n_boot_arg` -- ``type=`` of every ``--n-boot``: a positive whole number, at most
   :func:`voxmem_analysis.stats.resources.max_n_boot` (exit 2 through argparse).
 * :func:`regex_arg` -- ``type=`` of ``--rejection-pattern``: a valid regular expression.
@@ -25,8 +26,8 @@ import re
 import sys
 from pathlib import Path
 
-__all__ = ["output_problem", "check_outputs", "input_clash", "release_inputs", "manifest_inputs", "n_boot_arg",
-           "regex_arg"]
+__all__ = ["output_problem", "check_outputs", "input_clash", "release_inputs", "manifest_inputs", "command_inputs",
+           "n_boot_arg", "regex_arg"]
 
 
 def _first_existing(path: Path) -> Path:
@@ -131,6 +132,24 @@ def manifest_inputs(manifest, questions=None) -> list[str]:
     except (OSError, UnicodeDecodeError, csv.Error, ValueError):
         pass
     return found
+
+
+def command_inputs(*, data=None, manifest=None, questions=None, tasks=None, extra=()) -> list[str]:
+    """Every input of a command, resolved through symbolic links: the release folder ``data`` and each
+    file in it (a link names its target, a linked folder is walked once), the ``manifest`` and every
+    file it lists, ``questions``, ``tasks`` and the files or folders ``extra``.  (The one place to read
+    the readers' own record of what they opened instead.)"""
+    found = [_resolved(p) for p in [data, *manifest_inputs(manifest, questions), tasks, *extra] if p]
+    if data:
+        seen: set[Path] = set()
+        for dirpath, dirnames, filenames in os.walk(os.path.expanduser(str(data)), followlinks=True):
+            real = _resolved(dirpath)
+            if real in seen:   # a link back up the tree: walked once
+                dirnames[:] = []
+                continue
+            seen.add(real)
+            found += [_resolved(Path(dirpath) / f) for f in filenames]
+    return [str(p) for p in found]
 
 
 def check_outputs(command: str, files: dict | None = None, folders: dict | None = None, *, inputs=()) -> int:

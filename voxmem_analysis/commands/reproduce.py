@@ -1,17 +1,25 @@
 """``voxmem-analysis reproduce --data DIR --out DIR``: run every notebook, compare with the paper, report.
 
-See :mod:`voxmem_analysis.reproduce.runner` for what is written.  Nothing heavy is imported until
-the command runs.
+See :mod:`voxmem_analysis.reproduce.runner` for what is written.  The runner and the report (which
+import pandas) are imported when the command runs.
 """
 from __future__ import annotations
 
 import argparse
 import ast
 import functools
+import json
 import re
 import sys
+from pathlib import Path
 
-from voxmem_analysis.commands._guards import n_boot_arg
+from voxmem_analysis.commands._amc import load_runs
+from voxmem_analysis.commands._guards import check_outputs, command_inputs, n_boot_arg
+from voxmem_analysis.commands._shared import report_release
+from voxmem_analysis.errors import OutputLockedError
+from voxmem_analysis.reproduce.atomic import acquire_lock, lock_path, release_lock
+from voxmem_analysis.reproduce.notebook import (AMC_EXAMPLE, LONGMEMEVAL_EXAMPLE, NOTEBOOKS_DIR, declared_parameters,
+                                                discover, select)
 
 
 def register(sub) -> None:
@@ -38,7 +46,8 @@ def register(sub) -> None:
     p.add_argument("-p", "--parameter", action="append", default=[], metavar="NAME=VALUE",
                    help="set a parameter in the notebooks that declare it (VALUE is a Python literal or a string)")
     p.add_argument("--timeout", type=float, default=900, metavar="SEC", help="per-cell time-out (default 900)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar (one line per finished task)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (one line per finished notebook)")
+    p.add_argument("--quiet", action="store_true", help="no progress at all (the summary at the end only)")
     p.add_argument("--list", action="store_true", help="list the notebooks and their parameters, run nothing")
     p.add_argument("--report-only", action="store_true", help="rebuild OUT/report/index.html from OUT, run nothing")
     p.add_argument("--compare-published", action="store_true",
@@ -67,8 +76,6 @@ def _literal(text: str):
 
 
 def _list(args) -> int:
-    from voxmem_analysis.reproduce.notebook import declared_parameters, discover, select
-
     for path in select(discover(args.notebooks), args.only):
         src = path.read_text(encoding="utf-8")
         m = re.search(r"^# %%.*parameters.*\n((?:(?!# %%).*\n)*)", src, re.M)
@@ -78,9 +85,14 @@ def _list(args) -> int:
     return 0
 
 
-def run(args) -> int:
-    from pathlib import Path
+def _unsafe_out(out, inputs) -> bool:
+    """Refuse (message, True) an OUT that is, holds or lies in an input, or whose lock would replace one."""
+    return bool(check_outputs("reproduce", folders={"--out": out}, inputs=inputs)
+                or check_outputs("reproduce", files={"the lock beside --out": str(lock_path(Path(out).resolve()))},
+                                 inputs=inputs))
 
+
+def run(args) -> int:
     if args.list:
         return _list(args)
     if args.report_only:
@@ -93,11 +105,8 @@ def run(args) -> int:
     if not Path(args.data).is_dir():
         print(f"release directory {args.data!r} does not exist", file=sys.stderr)
         return 2
-    from voxmem_analysis.commands._guards import check_outputs, release_inputs
-    from voxmem_analysis.reproduce.notebook import NOTEBOOKS_DIR
-
-    if check_outputs("reproduce", folders={"--out": args.out},
-                     inputs=release_inputs(args.data) + [args.notebooks or str(NOTEBOOKS_DIR)]):
+    extra = [args.notebooks or NOTEBOOKS_DIR, AMC_EXAMPLE, LONGMEMEVAL_EXAMPLE]
+    if _unsafe_out(args.out, command_inputs(data=args.data, extra=extra)):
         return 2
     overrides = {}
     for item in args.parameter:
@@ -111,13 +120,13 @@ def run(args) -> int:
                   file=sys.stderr)
             return 2
         overrides[name] = _literal(value)
-    from voxmem_analysis.commands._shared import report_release
     from voxmem_analysis.reproduce.runner import RunOptions
     from voxmem_analysis.reproduce.runner import run as run_all
 
     options = RunOptions(jobs=args.jobs, seed=args.seed, n_boot=args.n_boot, only=args.only,
                          notebooks_dir=args.notebooks, overrides=overrides, timeout=args.timeout,
-                         progress=False if args.no_progress else None, compare_published=args.compare_published,
+                         progress=False if args.no_progress else None, quiet=args.quiet,
+                         compare_published=args.compare_published,
                          include_examples=args.include_examples, embed=args.embed, keep_going=args.keep_going)
     # the release's findings (what a lenient reading leaves out) go to stderr while the notebooks run; an
     # output folder that cannot be used (locked, foreign, two releases) or an unknown notebook name is a
@@ -142,11 +151,8 @@ def _run_amc_runs(args) -> int:
         print(f"reproduce: {', '.join(given)} do not apply to --manifest/--tasks (an analysis report of judged Audio "
               "MultiChallenge runs; no notebooks run)", file=sys.stderr)
         return 2
-    from voxmem_analysis.commands._guards import check_outputs
-
-    if check_outputs("reproduce", folders={"--out": args.out}):
+    if _unsafe_out(args.out, command_inputs(manifest=args.manifest, tasks=args.tasks)):
         return 2
-    from voxmem_analysis.commands._amc import load_runs
     from voxmem_analysis.reproduce.amc_runs import write_amc_runs_report
 
     data = load_runs(args, lenient=True)   # every finding on stderr; the report lists them too
@@ -159,8 +165,6 @@ def _run_amc_runs(args) -> int:
 
 def _report_only(out, *, embed: bool) -> int:
     """Rebuild OUT/report/index.html under OUT's lock: never while a run writes or swaps OUT."""
-    from voxmem_analysis.errors import OutputLockedError
-    from voxmem_analysis.reproduce.atomic import acquire_lock, release_lock
     from voxmem_analysis.reproduce.report import read_run, write_report
 
     if not out.is_dir():
@@ -191,8 +195,6 @@ def _report_only(out, *, embed: bool) -> int:
 
 
 def _run_kind(out) -> str | None:
-    import json
-
     try:
         run = json.loads((out / "run.json").read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):   # a nested run.json is no kind, never a crash
