@@ -413,10 +413,11 @@ def _execute_all(out: Path, paths: list[Path], data: Path, opts: RunOptions, job
                                initargs=(threads, started, str(scratch)))
     kwargs = dict(data_dir=str(data), out_dir=str(out), seed=opts.seed, n_boot=opts.n_boot, overrides=opts.overrides,
                   timeout=opts.timeout, include_examples=opts.include_examples or bool(opts.only))
-    progress = _Progress(len(paths), opts)
+    progress = None
     try:
         futures = {pool.submit(_run_notebook, p, kwargs): p.stem for p in _task_order(paths, previous)}
-        release = _read_release(data, read_release)
+        release = _read_release(data, read_release)   # (its findings printed before the bar starts)
+        progress = _Progress(len(paths), opts)
         for fut in _completed(futures, started, progress):
             res = _result(fut, futures[fut])
             res.outputs, records = _collect(out, res.name)
@@ -435,7 +436,8 @@ def _execute_all(out: Path, paths: list[Path], data: Path, opts: RunOptions, job
                 raise _Stop(f"stopped (--no-keep-going): {res.name} failed",
                             f"{res.name} failed and --no-keep-going is set", res)
     except BaseException:
-        progress.close()
+        if progress is not None:
+            progress.close()
         _stop_workers(pool)
         raise
     progress.close()
@@ -544,8 +546,9 @@ class _Progress:
         if not opts.quiet and (opts.progress if opts.progress is not None else sys.stderr.isatty()):
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, desc="reproduce", unit="notebook", file=sys.stderr, dynamic_ncols=True,
-                            bar_format="{desc} {n_fmt}/{total_fmt} |{bar:20}| {elapsed}{postfix}")
+            size = shutil.get_terminal_size()   # 80 x 24 where the terminal says 0 x 0 (tqdm would hide the bar)
+            self.bar = tqdm(total=total, desc="reproduce", unit="notebook", file=sys.stderr, ncols=size.columns,
+                            nrows=size.lines, bar_format="{desc} {n_fmt}/{total_fmt} |{bar:20}| {elapsed}{postfix}")
 
     def started(self, name: str) -> None:
         self.running.append(name)
