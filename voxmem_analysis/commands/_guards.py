@@ -135,10 +135,8 @@ def manifest_inputs(manifest, questions=None) -> list[str]:
 
 
 def command_inputs(*, data=None, manifest=None, questions=None, tasks=None, extra=()) -> list[str]:
-    """Every input of a command, resolved through symbolic links: the release folder ``data`` and each
-    file in it (a link names its target, a linked folder is walked once), the ``manifest`` and every
-    file it lists, ``questions``, ``tasks`` and the files or folders ``extra``.  (The one place to read
-    the readers' own record of what they opened instead.)"""
+    """Every input of a command resolved through links: the folder ``data`` and each file in it, the
+    ``manifest`` and every file it lists, ``questions``, ``tasks`` and ``extra`` (files or folders)."""
     found = [_resolved(p) for p in [data, *manifest_inputs(manifest, questions), tasks, *extra] if p]
     if data:
         seen: set[Path] = set()
@@ -146,9 +144,9 @@ def command_inputs(*, data=None, manifest=None, questions=None, tasks=None, extr
             real = _resolved(dirpath)
             if real in seen:   # a link back up the tree: walked once
                 dirnames[:] = []
-                continue
-            seen.add(real)
-            found += [_resolved(Path(dirpath) / f) for f in filenames]
+            else:
+                seen.add(real)
+                found += [_resolved(Path(dirpath) / f) for f in filenames]
     return [str(p) for p in found]
 
 

@@ -63,11 +63,6 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-#: Parameters the runner owns, with the option that sets each: ``-p`` cannot override them.
-_OWNED = {"data_dir": "--data", "out_dir": "--out", "seed": "--seed", "n_boot": "--n-boot",
-          "amc_data_dir": "--data (an Audio MultiChallenge release) or --include-examples"}
-
-
 def _literal(text: str):
     try:
         return ast.literal_eval(text)
@@ -114,11 +109,6 @@ def run(args) -> int:
         if not sep or not name.isidentifier():
             print(f"--parameter expects NAME=VALUE, got {item!r}", file=sys.stderr)
             return 2
-        if name in _OWNED:
-            print(f"error: reproduce: -p {item!r}: `{name}` is set by the runner from {_OWNED[name]} (it decides "
-                  f"what the run reads and writes, and is recorded in run.json); give {_OWNED[name]} instead",
-                  file=sys.stderr)
-            return 2
         overrides[name] = _literal(value)
     from voxmem_analysis.reproduce.runner import RunOptions
     from voxmem_analysis.reproduce.runner import run as run_all
@@ -128,9 +118,8 @@ def run(args) -> int:
                          progress=False if args.no_progress else None, quiet=args.quiet,
                          compare_published=args.compare_published,
                          include_examples=args.include_examples, embed=args.embed, keep_going=args.keep_going)
-    # the release's findings (what a lenient reading leaves out) go to stderr while the notebooks run; an
-    # output folder that cannot be used (locked, foreign, two releases) or an unknown notebook name is a
-    # usage error (exit 2), which cli.main reports like every other
+    # the release's findings go to stderr while the notebooks run; an -p the runner owns, an unusable
+    # output folder or an unknown notebook name is a usage error (exit 2) that cli.main reports
     summary = run_all(args.data, args.out, options, read_release=functools.partial(report_release, args.data))
     return summary.exit_code
 

@@ -25,48 +25,38 @@ from pathlib import Path
 
 from voxmem_analysis.errors import Interrupted, OutputFolderError, OutputLockedError
 
-__all__ = ["RUNNER_FILES", "StagedOutput", "StopSignals", "lock_path", "acquire_lock", "release_lock"]
+__all__ = ["RUNNER_FILES", "StagedOutput", "StopSignals", "lock_path", "acquire_lock", "release_lock", "read_json"]
 
 LOCK_SUFFIX = ".voxmem-reproduce.lock"
 _STAGING_TAG = ".voxmem-staging-"
 _PREVIOUS_TAG = ".voxmem-previous-"
-#: Files and folders of ``OUT`` that belong to the runner (replaced by every run).
+#: Files and folders of ``OUT`` that belong to the runner (replaced by every run); others found in the
+#: folders go to KEPT_FOLDER.
 RUNNER_FILES = ("run.json", "provenance.json", "reproduction.csv", "audit.csv")
 RUNNER_FOLDERS = ("figures", "tables", "findings", "notebooks", "report", ".staging")
-#: Where files found inside the runner's folders that no run wrote are moved.
 KEPT_FOLDER = "earlier-files"
-#: A folder without run.json is accepted as --out with at most this many files of its own (a
-#: README, kept in place), and no folders besides the runner's; anything more is refused.
-_MAX_FOREIGN_FILES = 10
-#: A lock file younger than this whose content cannot be read is being written: in use.
-_FRESH_LOCK_SECONDS = 60
+_MAX_FOREIGN_FILES = 10     # of a folder without run.json accepted as --out (a README...), with no folders of its own
+_FRESH_LOCK_SECONDS = 60    # an unreadable lock file younger than this is being written: in use
 
 
 # ----------------------------------------------------------------------------- the lock
 def lock_path(out: Path) -> Path:
-    out = Path(out)
-    return out.parent / f".{out.name}{LOCK_SUFFIX}"
+    return Path(out).parent / f".{Path(out).name}{LOCK_SUFFIX}"
 
 
-def pid_alive(pid: int) -> bool:
-    """Whether a process ``pid`` exists on this machine."""
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # exists, owned by someone else
-        return True
-    except (OverflowError, ValueError):
-        return False
-    return True
-
-
-def read_lock(path: Path) -> dict | None:
+def read_json(path: Path) -> dict:
+    """The JSON object in ``path`` (a lock, a run.json); ``{}`` when there is none or it is unreadable."""
     try:
         info = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
-        return None
-    return info if isinstance(info, dict) else None
+        return {}
+    return info if isinstance(info, dict) else {}
+
+
+def _pid_alive(pid) -> bool:
+    import psutil
+
+    return isinstance(pid, int) and psutil.pid_exists(pid)
 
 
 def _lock_holder(info: dict, path: Path) -> str:
@@ -95,8 +85,8 @@ def acquire_lock(out: Path, notes: list[str]) -> Path:
 
 def _check_existing_lock(path: Path, out: Path, notes: list[str]) -> None:
     """Remove ``path`` if stale (noted); raise :class:`OutputLockedError` if a live run holds it."""
-    info = read_lock(path)
-    if info is None:
+    info = read_json(path)
+    if not info:
         try:
             age = time.time() - path.stat().st_mtime
         except FileNotFoundError:
@@ -106,7 +96,7 @@ def _check_existing_lock(path: Path, out: Path, notes: list[str]) -> None:
                                     f"(lock file {str(path)!r}, just created); wait for it to finish, or choose "
                                     f"another --out")
         notes.append(f"removed an unreadable lock file {str(path)!r} ({age:.0f} s old)")
-    elif info.get("host") == socket.gethostname() and not pid_alive(info.get("pid", -1)):
+    elif info.get("host") == socket.gethostname() and not _pid_alive(info.get("pid")):
         notes.append(f"removed a stale lock: the run that held --out {str(out)!r} ({_lock_holder(info, path)}) "
                      f"has ended without releasing it")
     else:
@@ -120,10 +110,8 @@ def _check_existing_lock(path: Path, out: Path, notes: list[str]) -> None:
 
 def release_lock(path: Path | None) -> None:
     """Remove the lock if this process holds it."""
-    if path is None:
-        return
-    info = read_lock(path)
-    if info is not None and info.get("pid") == os.getpid() and info.get("host") == socket.gethostname():
+    info = read_json(path) if path is not None else {}
+    if info.get("pid") == os.getpid() and info.get("host") == socket.gethostname():
         path.unlink(missing_ok=True)
 
 
@@ -210,22 +198,17 @@ def carry_over(previous_dir: Path, new_out: Path, previous: dict) -> list[str]:
 def _some(items: list[str], n: int = 5) -> str:
     return ", ".join(items[:n]) + (f" ... and {len(items) - n} more" if len(items) > n else "")
 
-
 # ----------------------------------------------------------------------------- signals
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class StopSignals:
-    """While entered (in the main thread; elsewhere it does nothing): SIGINT, SIGTERM and SIGHUP raise
-    :class:`~voxmem_analysis.errors.Interrupted` in the main thread, once -- later signals are noted and
-    ignored, so the clean-up they started runs to its end.  Inside :meth:`held` a signal waits until
-    the block is left.  The previous handlers are restored on exit."""
+    """While entered in the main thread: the first SIGINT, SIGTERM or SIGHUP raises
+    :class:`~voxmem_analysis.errors.Interrupted` (later ones are ignored, so the clean-up it starts runs to
+    its end), after the :meth:`held` block it arrives in.  The previous handlers are restored on exit."""
 
     def __init__(self):
-        self.received: int | None = None
-        self._held = 0
-        self._raised = False
-        self._previous: dict = {}
+        self.received, self._held, self._raised, self._previous = None, 0, False, {}
 
     def __enter__(self) -> "StopSignals":
         if threading.current_thread() is threading.main_thread():
@@ -239,35 +222,25 @@ class StopSignals:
     def _handle(self, signum, frame) -> None:  # noqa: ARG002 - signal handler signature
         if self.received is None:
             self.received = signum
-            if not self._held:
-                self._raise()
+            self._raise()
 
     def _raise(self) -> None:
-        self._raised = True
-        raise Interrupted(self.received)
+        if self.received is not None and not self._held and not self._raised:
+            self._raised = True
+            raise Interrupted(self.received)
 
     @contextmanager
     def held(self):
-        """A block no signal cuts short (the swap of the output folder); a signal received meanwhile
-        is raised when it ends."""
+        """A block no signal cuts short (the swap of the output folder)."""
         self._held += 1
         try:
             yield
         finally:
             self._held -= 1
-        if self.received is not None and not self._held and not self._raised:
-            self._raise()
+        self._raise()
 
 
 # ----------------------------------------------------------------------------- staging and swap
-def _read_run(folder: Path) -> dict:
-    try:
-        run = json.loads((folder / "run.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return {}
-    return run if isinstance(run, dict) else {}
-
-
 def _link_or_copy(src: Path, dst: Path) -> None:
     dst.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -277,15 +250,11 @@ def _link_or_copy(src: Path, dst: Path) -> None:
 
 
 class StagedOutput:
-    """Context manager of one run into ``out`` (see the module text): lock, staging folder, swap.
-
-    ``with StagedOutput(out, data=..., only=names) as st:`` takes the lock, cleans what an
-    interrupted run left, checks the folder (raising :class:`OutputFolderError`), and creates
-    ``st.staging`` seeded with what the runner reads of the previous run (``run.json``,
-    ``reproduction.csv``, ``audit.csv`` and, with ``only``, the outputs of the other notebooks).
-    :meth:`commit` swaps it in.  Leaving the block without a commit (an exception, Ctrl-C)
-    removes the staging folder and leaves ``out`` as it was; :attr:`notes` says what happened.
-    """
+    """One run into ``out`` (see the module text): ``with StagedOutput(out, data=..., only=names) as st:``
+    takes the lock, cleans what an interrupted run left, checks the folder (:class:`OutputFolderError`) and
+    creates ``st.staging`` seeded with the previous run's :data:`RUNNER_FILES` (with ``only``: also the
+    other notebooks' outputs); :meth:`commit` swaps it in, leaving the block otherwise (an exception, a
+    signal: :class:`StopSignals`) removes it; :attr:`notes` says what happened."""
 
     def __init__(self, out, *, data, only: set[str] | None = None):
         self.signals = StopSignals()
@@ -306,7 +275,7 @@ class StagedOutput:
             with self.signals.held():
                 self._lock = self._take_lock()
             self._recover()
-            self.previous = _read_run(self.out)
+            self.previous = read_json(self.out / "run.json")
             self._check()
             self.staging.mkdir()
             self._seed()
@@ -335,7 +304,7 @@ class StagedOutput:
                 os.rename(d, self.out)
                 self.notes.append(f"restored the previous output from {d.name} (a swap was cut short)")
             else:
-                self.notes += carry_over(d, self.out, _read_run(d))
+                self.notes += carry_over(d, self.out, read_json(d / "run.json"))
                 shutil.rmtree(d, ignore_errors=True)
         for d in sorted(self.out.parent.glob(f".{name}{_STAGING_TAG}*")):
             shutil.rmtree(d, ignore_errors=True)

@@ -1,11 +1,8 @@
-"""Which notebook made each output, with which parameters, from which release and package version,
-and the output's bytes.
+"""Which notebook made each output, with which parameters, from which release and version, and its bytes.
 
-A notebook names its output folder with :class:`OutputFolder` (``OutputFolder(out_dir, notebook=...,
-release=release, parameters=dict(seed=seed, n_boot=n_boot))``); every file
-:func:`voxmem_analysis.output.save_table` / :func:`~voxmem_analysis.output.save_figure` writes through it
-gets one record in ``OUT/provenance.json``, whoever runs the notebook (``reproduce``, papermill, a
-JupyterLab session; updated under a file lock, replaced atomically)::
+Every file :func:`voxmem_analysis.output.save_table` / :func:`~voxmem_analysis.output.save_figure` writes
+into an :class:`OutputFolder` gets a record in ``OUT/provenance.json``, whoever runs the notebook
+(``reproduce``, papermill, JupyterLab; updated under a file lock, replaced atomically)::
 
     {"format": "voxmem-provenance/2",
      "files": {"tables/table18.csv": {"notebook": "20_context_scaling", "parameters": {"n_boot": 10000, ...},
@@ -26,7 +23,10 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from voxmem_analysis import __version__
+from voxmem_analysis.io.fingerprint import release_fingerprint
 from voxmem_analysis.paths import resolve
+from voxmem_analysis.writing import atomic_text
 
 __all__ = ["PROVENANCE_FILE", "FORMAT", "OutputFolder", "read_records", "write_records", "merge_records",
            "notebook_source", "Finding", "findings", "grouped", "IGNORED_PARAMETERS", "file_digest", "has_digests"]
@@ -56,8 +56,6 @@ def _release_record(release) -> dict | None:
     """``name``, ``path``, ``fingerprint`` and ``synthetic`` of a loaded release (None: no release)."""
     if release is None:
         return None
-    from voxmem_analysis.io.fingerprint import release_fingerprint
-
     path = Path(getattr(release, "path", "") or "")
     shown = str(path)
     with contextlib.suppress(ValueError):
@@ -68,27 +66,11 @@ def _release_record(release) -> dict | None:
 
 
 class OutputFolder(os.PathLike):
-    """An output folder that records the provenance of every file saved into it.
-
-    Parameters
-    ----------
-    path : path
-        The folder (``out_dir``; relative paths resolved as :func:`voxmem_analysis.paths.resolve` does).
-    notebook : str
-        The notebook writing (``"20_context_scaling"``).
-    release : loaded release, optional
-        What the outputs are made from; its fingerprint (:func:`voxmem_analysis.io.fingerprint.release_fingerprint`)
-        is computed once, here.
-    parameters : dict, optional
-        The notebook's parameters, as set in its parameters cell (or injected).
-
-    The object is a path (``os.fspath(out)``), so it goes wherever a folder does; the ``output``
-    functions call :meth:`record` with what they wrote.
-    """
+    """The folder ``path`` (resolved as :func:`voxmem_analysis.paths.resolve` does), recording every file the
+    ``output`` functions save into it as made by ``notebook`` from ``release`` (its fingerprint taken once,
+    here) with ``parameters``.  It is a path (``os.fspath(out)``): it goes wherever a folder does."""
 
     def __init__(self, path, *, notebook: str, release=None, parameters: dict | None = None):
-        from voxmem_analysis import __version__
-
         self.path = resolve(path)
         self.source = {"notebook": str(notebook), "parameters": _json_value(dict(parameters or {})),
                        "release": _release_record(release), "version": __version__}
@@ -98,7 +80,7 @@ class OutputFolder(os.PathLike):
 
     @property
     def notebook(self) -> str:
-        """The notebook writing into the folder (what :func:`voxmem_analysis.output.save_finding` names its file after)."""
+        """The notebook writing (:func:`voxmem_analysis.output.save_finding` names its file after it)."""
         return self.source["notebook"]
 
     def __truediv__(self, other) -> Path:
@@ -157,8 +139,6 @@ def write_records(out, records: dict[str, dict]) -> Path:
     """Write ``OUT/provenance.json`` (sorted, deterministic; temporary file + rename)."""
     path = Path(out) / PROVENANCE_FILE
     text = json.dumps({"format": FORMAT, "files": dict(sorted(records.items()))}, indent=1, sort_keys=True) + "\n"
-    from voxmem_analysis.writing import atomic_text
-
     return atomic_text(path, text)
 
 

@@ -33,14 +33,14 @@ from voxmem_analysis.io.fingerprint import release_fingerprint
 from voxmem_analysis.io.release import load_release
 from voxmem_analysis.paths import resolve
 from voxmem_analysis.reproduce import scoreboard as sb
-from voxmem_analysis.reproduce.atomic import StagedOutput
+from voxmem_analysis.reproduce.atomic import StagedOutput, read_json
 from voxmem_analysis.reproduce.mode import release_info
-from voxmem_analysis.reproduce.notebook import (RUNNER_PARAMETERS, STAGING, ErrorCell, NotebookResult, discover,
+from voxmem_analysis.reproduce.notebook import (STAGING, ErrorCell, NotebookResult, discover,
                                                 execute_notebook, is_amc, nothing_written, select)
 from voxmem_analysis.reproduce.provenance import (PROVENANCE_FILE, findings, merge_records, notebook_source,
                                                   read_records)
 from voxmem_analysis.reproduce.report import write_report
-from voxmem_analysis.reproduce.summary import print_summary as _print_summary
+from voxmem_analysis.reproduce.summary import print_summary
 from voxmem_analysis.writing import atomic_text
 
 __all__ = ["RunOptions", "RunSummary", "run", "print_summary"]
@@ -48,19 +48,10 @@ __all__ = ["RunOptions", "RunSummary", "run", "print_summary"]
 
 @dataclass(frozen=True)
 class RunOptions:
-    """How :func:`run` runs (the command line's options; every field has the command's default).
-
-    ``jobs``: notebooks run at once (default: the machine's cores); ``seed``, ``n_boot``: passed to
-    every notebook declaring them; ``only``: run only these notebooks (``"10_main_results,20"``;
-    earlier outputs of the others stay); ``notebooks_dir``: folder of notebooks (default the
-    repository's); ``overrides``: other parameter values, set in the notebooks that declare them;
-    ``timeout``: per cell, seconds; ``progress``: a progress bar (default: when standard error is a
-    terminal; ``False``: a line per finished notebook); ``quiet``: neither; ``reproduction``, ``report``: also write reproduction.csv/audit.csv (paper mode) and
-    report/index.html; ``compare_published``: the scoreboard and audit on any release;
-    ``include_examples``: also the notebooks on bundled examples (LongMemEval); ``embed``: figures
-    inlined in the report; ``keep_going``: a failing notebook stops nothing else (``False``: the first
-    failure stops the run and leaves the previous output as it was).
-    """
+    """How :func:`run` runs: the options of ``voxmem-analysis reproduce`` (``--help`` says each), with its
+    defaults; ``overrides`` are the ``-p NAME=VALUE``; ``progress``: a bar (default: on a terminal), else a
+    line per finished notebook, ``quiet``: neither; ``reproduction``, ``report``: also write
+    reproduction.csv/audit.csv (paper mode) and report/index.html."""
 
     jobs: int | None = None
     seed: int = 0
@@ -167,7 +158,7 @@ def _run_notebook(path: Path, kwargs: dict) -> NotebookResult:
 
 
 def _stop_workers(pool, grace: float = 10.0) -> None:
-    """Cancel what has not started and end the running workers (SIGTERM, SIGKILL after ``grace`` s)."""
+    """Cancel what has not started; end the workers (SIGTERM, SIGKILL after ``grace`` s) and join them."""
     import multiprocessing
 
     workers = multiprocessing.active_children()
@@ -233,14 +224,6 @@ def _collect(out: Path, name: str) -> tuple[list[str], dict]:
     return moved, {k: v for k, v in records.items() if k in moved}
 
 
-def _previous_run(out: Path) -> dict:
-    try:
-        prev = json.loads((out / "run.json").read_text())
-    except (OSError, ValueError, RecursionError):
-        return {}
-    return prev if isinstance(prev, dict) else {}
-
-
 def _remove_previous_outputs(out: Path, previous: dict, names: set[str] | None) -> None:
     """Delete the files the previous run attributed to the notebooks about to run again (all: ``None``)."""
     for nb in previous.get("notebooks", []) + previous.get("earlier", []):
@@ -252,48 +235,30 @@ def _remove_previous_outputs(out: Path, previous: dict, names: set[str] | None) 
                 p.unlink()
 
 
-def _estimated_seconds(path: Path) -> float:
-    """A notebook's expected time with no earlier run to go by: about 3 s per figure plus start-up."""
-    try:
-        return 3.0 + 3.0 * path.read_text(encoding="utf-8").count("save_figure(")
-    except OSError:
-        return 0.0
-
-
 def _task_order(paths: list[Path], previous: dict) -> list[Path]:
-    """Longest notebook first (as measured by the previous run in OUT, else estimated), which keeps
-    every worker busy until the end."""
+    """Longest notebook first (as the previous run in OUT measured it, else about 3 s per figure plus
+    start-up), which keeps every worker busy until the end."""
     last = {nb["name"]: nb.get("seconds", 0) for nb in previous.get("notebooks", [])}
-    return sorted(paths, key=lambda p: (-last.get(p.stem, _estimated_seconds(p)), p.name))
+
+    def guess(p: Path) -> float:
+        try:
+            return 3.0 + 3.0 * p.read_text(encoding="utf-8").count("save_figure(")
+        except OSError:
+            return 0.0
+
+    return sorted(paths, key=lambda p: (-last.get(p.stem, guess(p)), p.name))
 
 
 # ----------------------------------------------------------------------------- the run
 def run(data_dir, out_dir, options: RunOptions | None = None, *, stream=None, read_release=None,
         **settings) -> RunSummary:
-    """Execute the notebooks in parallel; write provenance.json, reproduction.csv, run.json and the report.
+    """Execute the notebooks of ``options`` (or ``**settings``: fields of :class:`RunOptions`) on the release
+    ``data_dir`` into ``out_dir``; the summary table goes to ``stream`` (stdout), notes to stderr.
 
-    Parameters
-    ----------
-    data_dir, out_dir : path
-        Release directory read by every notebook; output folder (see "Output folder").
-    options : RunOptions
-        How to run (default: the command's defaults).
-    **settings
-        Fields of :class:`RunOptions` given one by one instead (``run(data, out, jobs=2, n_boot=200)``).
-    stream : file
-        Where the summary table is printed (default standard output).
-    read_release : callable, optional
-        ``read_release()`` returns ``data_dir`` as loaded leniently (``reproduce`` passes one that also
-        prints the release's findings); called while the notebooks run.  Default:
-        ``load_release(data_dir, strict=False)`` (or ``load_amc`` for an AMC release).
-
-    Output folder
-    -------------
-    Built beside ``out_dir`` and swapped in when complete (:class:`~voxmem_analysis.reproduce.atomic.StagedOutput`):
-    a second run into the folder is refused; a stopped run (a signal, ``keep_going=False``, a release
-    changed during the run) leaves the previous output untouched; ``out_dir`` then holds this run's files
-    (with ``only``: also the other notebooks' earlier outputs and records; files no run wrote are kept,
-    and said so).  Notes go to standard error.
+    ``read_release()`` returns the release read leniently (default: ``load_release``/``load_amc`` with
+    ``strict=False``); it is called while the notebooks run.  The output is built beside ``out_dir`` and
+    swapped in when complete (:class:`~voxmem_analysis.reproduce.atomic.StagedOutput`); with ``only`` it
+    also keeps the other notebooks' earlier outputs and records.
     """
     opts = dataclasses.replace(options or RunOptions(), **settings)
     _check_overrides(opts.overrides)
@@ -321,12 +286,16 @@ def run(data_dir, out_dir, options: RunOptions | None = None, *, stream=None, re
     return summary
 
 
+#: Parameters the runner owns, with the option that sets each: ``-p`` cannot set them.
+OWNED = {"data_dir": "--data", "out_dir": "--out", "seed": "--seed", "n_boot": "--n-boot",
+         "amc_data_dir": "--data (an Audio MultiChallenge release) or --include-examples"}
+
+
 def _check_overrides(overrides) -> None:
     """``-p`` may not set what the runner owns (what is read and written, and the recorded seed)."""
-    owned = sorted(set(overrides or {}) & set(RUNNER_PARAMETERS + ("amc_data_dir",)))
-    if owned:
-        raise InputError(f"parameter(s) {', '.join(owned)} are set by the runner (from --data, --out, --seed, "
-                         f"--n-boot) and cannot be overridden", "parameters")
+    for name in sorted(set(overrides or {}) & set(OWNED)):
+        raise InputError(f"-p {name}: `{name}` is set by the runner from {OWNED[name]} (it decides what the run "
+                         f"reads and writes, and is recorded in run.json); give {OWNED[name]} instead", "parameters")
 
 
 def _run_staged(stage: Path, final: Path, paths: list[Path], data: Path, opts: RunOptions,
@@ -338,7 +307,7 @@ def _run_staged(stage: Path, final: Path, paths: list[Path], data: Path, opts: R
     out = Path(stage)
     out.mkdir(parents=True, exist_ok=True)
     jobs = max(1, int(opts.jobs or os.cpu_count() or 1))
-    previous = _previous_run(out)
+    previous = read_json(out / "run.json")
     _remove_previous_outputs(out, previous, {p.stem for p in paths} if opts.only else None)
     shutil.rmtree(out / STAGING, ignore_errors=True)
     (out / STAGING).mkdir(parents=True)
@@ -387,8 +356,7 @@ def _write_run(out: Path, summary: RunSummary, t_start: float) -> None:
 
 
 def _unwritable(what: str, exc: OSError) -> "_Stop":
-    """The run stops (previous OUT kept) when one of its files cannot be written: a report of a
-    partly written output would be worse than none."""
+    """The run stops (previous OUT kept) when one of its files cannot be written."""
     why = f"cannot write {what}: {exc.strerror or exc}"
     return _Stop(f"stopped: {why}", why, None)
 
@@ -494,13 +462,9 @@ def _changed_release(summary: RunSummary, data: Path, before: str, after: str) -
     for r in summary.notebooks:
         rel = (r.provenance or {}).get("release") or {}
         fp = rel.get("fingerprint")
-        if fp and fp != before and _same_place(rel.get("path"), data):
+        if fp and fp != before and rel.get("path") and resolve(rel["path"]).resolve() == data:
             return f"{r.name} read another version of {data} than the runner ({fp[:19]}... vs {before[:19]}...)"
     return None
-
-
-def _same_place(path, data: Path) -> bool:
-    return bool(path) and resolve(path).resolve() == data
 
 
 def _release_summary(summary: RunSummary, release, data: Path, opts: RunOptions) -> None:
@@ -577,8 +541,3 @@ class _Progress:
         if self.bar is not None:
             self.bar.close()
             self.bar = None
-
-
-def print_summary(summary: RunSummary, stream=None) -> None:
-    """The table printed at the end of ``reproduce`` (:mod:`voxmem_analysis.reproduce.summary`)."""
-    _print_summary(summary, stream)

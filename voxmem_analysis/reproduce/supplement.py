@@ -1,36 +1,15 @@
-"""Supplementary material: the paper's tables (LaTeX), figures (PDF) and every number (CSV).
+"""Supplementary material from the files of a ``reproduce`` output: ``OUT/voxmem_supplement/`` and its zip.
 
-:func:`build_supplement` writes ``OUT/voxmem_supplement/`` and ``OUT/voxmem_supplement.zip``:
-
-``tableN.tex``
-    Every paper table the notebooks wrote (``tables/tableN`` and ``tables/amc_tableN`` of a
-    ``reproduce`` output, rebuilt exactly from their long-form numbers ``tables/NAME.long.csv``) as a
-    booktabs ``table`` environment (needs ``\\usepackage{booktabs}``; ``amssymb`` for Table 14's check
-    marks) made by :func:`voxmem_analysis.output.table_to_latex`: each column at the number of decimals
-    the paper prints it with (``published.csv``; columns the paper does not print take their usual
-    precision), counts as integers, p-values below 0.001 in scientific notation, an estimate and its
-    interval with the same decimals, readable headers, the paper's table number.  The caption is the
-    table's own (plus the SYNTHETIC label for a synthetic release).
-``figureN.pdf``
-    The PDF figures written by the notebooks (``figures/figN_*.pdf`` of a ``reproduce`` output);
-    when several files draw one paper figure they keep a suffix (``figure5_operation_evidence_32k.pdf``);
-    the Audio MultiChallenge paper's figures are ``amc_figureN.pdf``.
-    Other figures of paper artifacts keep their names (``table18_forest.pdf``); exploratory and
-    validation figures are left out (and listed by :func:`build_supplement`).
-``voxmem_numbers.csv``
-    The long format ``artifact,row,column,value`` of every table the notebooks wrote.
-``README.md``
-    Which data the material was made from -- loudly SYNTHETIC when it was --, what made it (each
-    notebook's parameters, the release's fingerprint, the package version: ``provenance.json``),
-    the file list, and what is not included with the reason: notebooks skipped or failed, and the
-    sections the notebooks skipped because the data cannot support them (never exception text).
-
-Everything is taken from the files of a ``reproduce`` output (``from_dir``), or by default of a run of
-the notebooks into a temporary folder: nothing is computed again.  An output made otherwise than the
-rest of its run (other parameters, other data, another version: a notebook re-run by hand into the
-folder, :func:`voxmem_analysis.reproduce.provenance.findings`) is refused, naming it, unless
-``allow_mixed`` (then the README lists it).  Every file is deterministic for a given release, seed
-and ``n_boot``, and so is the zip (fixed timestamps and permissions, sorted entries).
+``tableN.tex``: every paper table the notebooks wrote, rebuilt exactly from its long-form numbers
+(``tables/NAME.long.csv``) as a booktabs ``table`` at the paper's printed precision
+(:func:`voxmem_analysis.output.table_to_latex`); ``figureN.pdf`` (``amc_figureN.pdf``): the paper's figures
+(other figures of paper artifacts keep their names, exploratory ones are left out and listed);
+``voxmem_numbers.csv``: every number, long format; ``README.md``: the data (loudly SYNTHETIC when it is),
+what made it (``provenance.json``) and what is not included, with the reason.  Nothing is computed again
+(without ``from_dir`` the notebooks run into a temporary folder first).  An output made otherwise than
+its run, without a record, or whose bytes differ from its record
+(:func:`voxmem_analysis.reproduce.provenance.findings`) is refused unless ``allow_mixed`` (then the README
+lists it); so is an output of an older layout.  Every file and the zip are deterministic.
 """
 from __future__ import annotations
 
