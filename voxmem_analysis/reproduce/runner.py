@@ -27,11 +27,13 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from voxmem_analysis import writing
 from voxmem_analysis.errors import InputError
 from voxmem_analysis.io.amc import load_amc
 from voxmem_analysis.io.fingerprint import release_fingerprint
 from voxmem_analysis.io.release import load_release
 from voxmem_analysis.paths import resolve
+from voxmem_analysis.reproduce import report
 from voxmem_analysis.reproduce import scoreboard as sb
 from voxmem_analysis.reproduce.atomic import StagedOutput, read_json
 from voxmem_analysis.reproduce.mode import release_info
@@ -39,9 +41,7 @@ from voxmem_analysis.reproduce.notebook import (STAGING, ErrorCell, NotebookResu
                                                 execute_notebook, is_amc, nothing_written, select)
 from voxmem_analysis.reproduce.provenance import (PROVENANCE_FILE, findings, merge_records, notebook_source,
                                                   read_records)
-from voxmem_analysis.reproduce.report import write_report
 from voxmem_analysis.reproduce.summary import print_summary
-from voxmem_analysis.writing import atomic_text
 
 __all__ = ["RunOptions", "RunSummary", "run", "print_summary"]
 
@@ -338,7 +338,7 @@ def _run_staged(stage: Path, final: Path, paths: list[Path], data: Path, opts: R
     _write_run(out, summary, t_start)
     if opts.report:
         try:
-            write_report(out, embed=opts.embed)
+            report.write_report(out, embed=opts.embed)
         except OSError as exc:
             raise _unwritable("report/", exc) from exc
         except Exception as exc:  # noqa: BLE001 - the report failing is a failed task of the run, said so
@@ -350,7 +350,8 @@ def _run_staged(stage: Path, final: Path, paths: list[Path], data: Path, opts: R
 def _write_run(out: Path, summary: RunSummary, t_start: float) -> None:
     summary.wall_seconds = round(time.perf_counter() - t_start, 2)
     try:
-        atomic_text(out / "run.json", json.dumps(summary.to_dict(), indent=1, sort_keys=True, default=str) + "\n")
+        text = json.dumps(summary.to_dict(), indent=1, sort_keys=True, default=str) + "\n"
+        writing.atomic_text(out / "run.json", text)
     except OSError as exc:
         raise _unwritable("run.json", exc) from exc
 
