@@ -377,9 +377,15 @@ def _execute_all(out: Path, paths: list[Path], data: Path, opts: RunOptions, job
     scratch.mkdir(parents=True, exist_ok=True)
     # spawn: workers start from a clean interpreter (forking a process that runs threads can deadlock)
     ctx = multiprocessing.get_context("spawn")
-    started = ctx.SimpleQueue()
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init,
-                               initargs=(threads, started, str(scratch)))
+    # SIGHUP blocked while multiprocessing starts its resource tracker (which ignores only SIGINT and SIGTERM):
+    # it inherits the mask, so a hang-up of the group is the runner's to handle; one arriving now waits
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})
+    try:
+        started = ctx.SimpleQueue()
+        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init,
+                                   initargs=(threads, started, str(scratch)))
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
     kwargs = dict(data_dir=str(data), out_dir=str(out), seed=opts.seed, n_boot=opts.n_boot, overrides=opts.overrides,
                   timeout=opts.timeout, include_examples=opts.include_examples or bool(opts.only))
     progress = None
