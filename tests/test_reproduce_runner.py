@@ -246,7 +246,8 @@ def _check_one_run(tmp: Path, argv: list[str], sig: int, delay: float, to_group:
         os.killpg(proc.pid, sig) if to_group else proc.send_signal(sig)
     _, err = proc.communicate(timeout=120)
     assert left_behind(list(seen.values()), grace=3.0) == []
-    strays = [p.pid for p in psutil.process_iter(["cmdline"]) if str(tmp) in " ".join(p.info["cmdline"] or [])]
+    strays = [p.pid for p in psutil.process_iter(["cmdline", "status"])
+              if str(tmp) in " ".join(p.info["cmdline"] or []) and p.info["status"] != psutil.STATUS_ZOMBIE]
     assert strays == [], strays
     if not seen and (proc.returncode == -sig or "Fatal Python error" in err or "KeyboardInterrupt" in err):
         return 128 + sig, ""   # the signal came while Python itself started, before the command ran: it ends

@@ -136,11 +136,13 @@ def _end_worker(signum, frame) -> None:  # noqa: ARG001 - signal handler signatu
             k.terminate()
         except psutil.NoSuchProcess:
             pass
-    for k in psutil.wait_procs(kids, timeout=3)[1]:
+    alive = psutil.wait_procs(kids, timeout=3)[1]
+    for k in alive:
         try:
             k.kill()
         except psutil.NoSuchProcess:
             pass
+    psutil.wait_procs(alive, timeout=3)
     os._exit(128 + signum)
 
 
