@@ -3,8 +3,10 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# JupyterLab settings of this environment only (never the user's home): .py notebooks open as notebooks
+# JupyterLab settings of this environment only (never the user's home): .py notebooks open as notebooks,
+# and the server may write their hidden paired notebooks (notebooks/.NN_name.ipynb, see jupytext.toml)
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.d/voxmem-analysis.json
+SERVER_SETTINGS := $(VENV)/etc/jupyter/jupyter_server_config.json
 DATA ?= data/synthetic
 AMC_DATA ?= data/synthetic-amc
 OUT ?= figures
@@ -37,8 +39,12 @@ $(LAB_SETTINGS): jupyterlab/overrides.json | $(STAMP)
 	mkdir -p $(dir $@)
 	cp $< $@
 
-# Every target that creates the environment installs the project, its kernel and its JupyterLab setting.
-ENV := $(STAMP) $(KERNEL_SPEC) $(LAB_SETTINGS)
+$(SERVER_SETTINGS): jupyterlab/jupyter_server_config.json | $(STAMP)
+	mkdir -p $(dir $@)
+	cp $< $@
+
+# Every target that creates the environment installs the project, its kernel and its JupyterLab settings.
+ENV := $(STAMP) $(KERNEL_SPEC) $(LAB_SETTINGS) $(SERVER_SETTINGS)
 
 install: $(ENV)
 
@@ -80,10 +86,12 @@ bench: $(ENV)
 
 # JupyterLab in the repository, with the project's kernel and settings (see README, "Working in JupyterLab").
 .PHONY: lab lab-settings
-lab-settings: $(KERNEL_SPEC) $(LAB_SETTINGS)
+lab-settings: $(KERNEL_SPEC) $(LAB_SETTINGS) $(SERVER_SETTINGS)
 
-# make lab LAB_ARGS="--port=8890 --no-browser" passes options on to JupyterLab
+# make lab LAB_ARGS="--port=8890 --no-browser" passes options on to JupyterLab; each notebook gets its hidden
+# pair first, so that it opens clean (not marked unsaved)
 lab: $(ENV)
+	$(BIN)/python jupyterlab/pair_notebooks.py notebooks/[0-9][0-9]_*.py
 	env -u JUPYTERLAB_DIR JUPYTER_PREFER_ENV_PATH=1 $(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" \
 	    $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 

@@ -20,6 +20,7 @@ Playwright (the ``[test]`` extra) drives that executable; no browser is download
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -110,14 +111,10 @@ def chromium() -> str:
     return _chromium()
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory, chromium):
-    """A JupyterLab server on a free port (token off, no browser, root_dir = the repository).
-
-    Checkpoints go to a temporary folder, so opening a notebook leaves nothing in the repository.
-    """
+@contextlib.contextmanager
+def _serve(tmp: Path, root_dir: Path, chromium: str):
+    """A JupyterLab server on a free port (token off, no browser) serving ``root_dir``; checkpoints in ``tmp``."""
     assert OVERRIDES.is_file(), f"{OVERRIDES} is missing: run `make install` (it installs the JupyterLab settings)"
-    tmp = tmp_path_factory.mktemp("lab")
     root = tmp / "root"
     root.mkdir()
     (root / "data").symlink_to(REPO / "data", target_is_directory=True)
@@ -126,13 +123,13 @@ def lab(tmp_path_factory, chromium):
     jupyter = Path(sys.executable).with_name("jupyter")      # .venv/bin/jupyter lab, as a user starts it
     cmd = [str(jupyter), "lab"] if jupyter.is_file() else [sys.executable, "-m", "jupyterlab"]
     cmd += ["--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1", "--ServerApp.port_retries=0",
-            "--IdentityProvider.token=", "--ServerApp.password=", f"--ServerApp.root_dir={REPO}",
+            "--IdentityProvider.token=", "--ServerApp.password=", f"--ServerApp.root_dir={root_dir}",
             f"--FileCheckpoints.checkpoint_dir={tmp / 'checkpoints'}", "--LabApp.news_url=None",
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
     if os.geteuid() == 0:           # CI containers run as root
         cmd.append("--allow-root")
     with open(log, "w") as fh:
-        proc = subprocess.Popen(cmd, cwd=REPO, env=_lab_env(tmp / "user", root), stdin=subprocess.DEVNULL,
+        proc = subprocess.Popen(cmd, cwd=root_dir, env=_lab_env(tmp / "user", root), stdin=subprocess.DEVNULL,
                                 stdout=fh, stderr=subprocess.STDOUT)
     try:
         _wait_http(f"http://127.0.0.1:{port}/api/status", proc, log)
@@ -144,6 +141,13 @@ def lab(tmp_path_factory, chromium):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory, chromium):
+    """JupyterLab serving the repository; opening a notebook leaves nothing in it."""
+    with _serve(tmp_path_factory.mktemp("lab"), REPO, chromium) as server:
+        yield server
 
 
 def _accept_kernel_dialog(page) -> None:
@@ -218,8 +222,8 @@ def _in_lab(lab, notebook: str, tmp_path: Path, then=None) -> dict:
     """Open ``notebook`` in headless Chromium, run it (``_open_and_run``), then ``then(page, tmp_path)``."""
     from playwright import sync_api   # the [test] extra: missing is an error, not a skip
     shot = tmp_path / f"jupyterlab_{Path(notebook).stem}.png"
-    paired = (REPO / notebook).with_suffix(".ipynb")
-    paired_before = paired.exists()
+    paired = (REPO / notebook).with_name(f".{Path(notebook).stem}.ipynb")   # the hidden pair (jupytext.toml)
+    paired_before = paired.stat().st_mtime_ns if paired.exists() else None
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=lab["chromium"], headless=True, args=CHROMIUM_ARGS)
         try:
@@ -241,7 +245,7 @@ def _in_lab(lab, notebook: str, tmp_path: Path, then=None) -> dict:
     assert not [e for e in seen["errors"] if "Traceback" in e or "Error" in e], seen["errors"]
     assert all(p.strip().startswith("[") and "*" not in p and p.strip() != "[ ]:" for p in seen["prompts"]), \
         seen["prompts"]
-    assert paired.exists() == paired_before, "JupyterLab saved the notebook (a paired .ipynb appeared)"
+    assert (paired.stat().st_mtime_ns if paired.exists() else None) == paired_before, "JupyterLab saved the notebook"
     return seen
 
 
@@ -280,3 +284,67 @@ def test_subtype_explorer_widgets_redraw_in_lab(lab, tmp_path):
     assert seen["dropdowns"] >= 3 and seen["budget_picked"]
     saved = list((lab["root"] / "figures" / "figures").glob("explorer_*.png"))
     assert saved and len(seen["widths"]) > len(saved)      # the saved figures, plus the widget's own
+
+
+@pytest.fixture(scope="module")
+def lab_project(tmp_path_factory, chromium):
+    """JupyterLab as ``make lab`` starts it, on a copy of the project (two notebooks, jupytext.toml, the data):
+    the pairs written first by ``jupyterlab/pair_notebooks.py``, the settings the environment installs."""
+    tmp = tmp_path_factory.mktemp("lab_project")
+    project = tmp / "project"
+    (project / "notebooks").mkdir(parents=True)
+    shutil.copy(REPO / "jupytext.toml", project / "jupytext.toml")
+    (project / "data").symlink_to(REPO / "data", target_is_directory=True)
+    scripts = [shutil.copy(REPO / "notebooks" / n, project / "notebooks" / n)
+               for n in ("00_validate.py", "05_benchmark_design.py")]
+    subprocess.run([sys.executable, str(REPO / "jupyterlab" / "pair_notebooks.py"), *map(str, scripts)], check=True,
+                   capture_output=True, timeout=300)
+    with _serve(tmp, project, chromium) as server:
+        yield {**server, "project": project}
+
+
+def _dirty(page) -> bool:
+    tab = page.locator("#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current").first
+    return "jp-mod-dirty" in (tab.get_attribute("class") or "")
+
+
+def test_a_notebook_opens_clean_and_a_save_leaves_one_visible_file(lab_project, tmp_path):
+    """Opened: not marked unsaved once its kernel is idle.  Saved: the script unchanged, the outputs in the
+    hidden pair, and the file browser lists one file per notebook."""
+    from playwright import sync_api
+
+    project, notebook = lab_project["project"], "notebooks/05_benchmark_design.py"
+    script_before = (project / notebook).read_bytes()
+    pair = project / "notebooks" / ".05_benchmark_design.ipynb"
+    pair_before = pair.stat().st_mtime_ns
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=lab_project["chromium"], headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.set_default_timeout(TIMEOUT_S * 1000)
+            page.goto(f"{lab_project['url']}/lab/tree/{notebook}?reset", timeout=TIMEOUT_S * 1000)
+            page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell").first.wait_for(state="visible")
+            _wait_for_idle_kernel(page)
+            _accept_kernel_dialog(page)
+            page.wait_for_timeout(2000)               # anything the kernel's start would still change
+            page.screenshot(path=str(tmp_path / "opened.png"))
+            dirty_on_open = _dirty(page)
+            page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-InputPrompt").first.click()
+            page.keyboard.press("Control+s")
+            page.wait_for_function("""() => !document.querySelector(
+                '#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current').classList.contains('jp-mod-dirty')""")
+            deadline = time.monotonic() + TIMEOUT_S
+            while pair.stat().st_mtime_ns == pair_before and time.monotonic() < deadline:
+                time.sleep(0.5)
+            page.locator(".jp-DirListing-content").first.wait_for(state="visible")
+            page.wait_for_timeout(1500)               # the listing refreshes after the save
+            listed = sorted(page.locator(".jp-DirListing-item:visible .jp-DirListing-itemText").all_inner_texts())
+            page.screenshot(path=str(tmp_path / "saved.png"))
+        finally:
+            browser.close()
+    print(f"screenshots: {tmp_path / 'opened.png'}, {tmp_path / 'saved.png'}")
+    assert not dirty_on_open, f"the notebook opened marked unsaved (screenshot: {tmp_path / 'opened.png'})"
+    assert pair.stat().st_mtime_ns != pair_before, "the save did not write the hidden pair"
+    assert (project / notebook).read_bytes() == script_before
+    assert listed == ["00_validate.py", "05_benchmark_design.py"], listed
+    assert [p.name for p in (project / "notebooks").glob("*.ipynb") if not p.name.startswith(".")] == []

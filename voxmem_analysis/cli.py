@@ -42,7 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     Exit codes: 0 ok, 1 bad input data or a release lacking what the command needs
     (:class:`~voxmem_analysis.errors.VoxMemDataError`), 2 bad arguments, limits or files/folders that
     cannot be used (:data:`~voxmem_analysis.errors.USAGE_ERRORS`, :class:`OSError`), 3 anything else:
-    a bug, whatever its class (rerun with ``VOXMEM_DEBUG=1`` for the traceback), 130 Ctrl-C.
+    a bug, whatever its class (a bare ``ValueError``, ``KeyError``, ``TypeError`` ...; rerun with
+    ``VOXMEM_DEBUG=1`` for the traceback), 130 Ctrl-C (128 + the signal's number for
+    :class:`~voxmem_analysis.errors.Interrupted`: SIGTERM 143, SIGHUP 129).
     """
     parser, parsers = build_parser()
     args, extra = parser.parse_known_args(argv)
@@ -56,9 +58,10 @@ def main(argv: list[str] | None = None) -> int:
         return int(module.run(args) or 0)
     except BrokenPipeError:  # e.g. `voxmem-analysis table ... | head`
         return 0
-    except KeyboardInterrupt:
-        print("interrupted (Ctrl-C): stopped; nothing half-written was kept", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:   # Ctrl-C, or errors.Interrupted (a signal: SIGTERM, SIGHUP)
+        what, signum = getattr(exc, "what", "Ctrl-C"), getattr(exc, "signum", 2)
+        print(f"interrupted ({what}): stopped; nothing half-written was kept", file=sys.stderr)
+        return 128 + signum
     except Exception as exc:  # noqa: BLE001 - the one place errors become messages and exit codes
         return report_error(exc, args.command)
 

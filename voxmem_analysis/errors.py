@@ -15,17 +15,20 @@ Each class says what went wrong, and so what a notebook section and the command 
   The CLI exits 2.
 * :class:`OutputFolderError` (and :class:`OutputLockedError`) -- an output folder that cannot be
   used as asked: locked by another run, holding foreign files, or a mix of two releases.  The CLI exits 2.
+* :class:`Interrupted` -- a run stopped by SIGINT, SIGTERM or SIGHUP (a :class:`KeyboardInterrupt`);
+  the CLI exits 128 + the signal's number.
 
 All are :class:`ValueError` subclasses (``UnknownNameError`` is a :class:`KeyError` too).  Anything
 else reaching the command line (a bare ``ValueError``, ``KeyError``, ``TypeError``) is a bug: exit 3.
 """
 from __future__ import annotations
 
+import signal
 from dataclasses import asdict, dataclass
 
 __all__ = ["FILE_LOSS_CODES", "files_not_read_in_full", "lost_summary", "Problem", "VoxMemDataError", "MissingDataError", "InputError", "AnalysisInputError", "StatsInputError",
            "UnknownNameError", "ResourceLimitError", "OutputFolderError", "OutputLockedError", "USAGE_ERRORS",
-           "format_problems"]
+           "Interrupted", "format_problems"]
 
 
 @dataclass(frozen=True)
@@ -153,6 +156,15 @@ class OutputFolderError(ValueError):
 
 class OutputLockedError(OutputFolderError):
     """Another ``reproduce`` run is writing into the same output folder (its lock names pid and host)."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """A signal stopped the command (``signum``; ``what``: "Ctrl-C" for SIGINT, else the signal's name)."""
+
+    def __init__(self, signum: int):
+        self.signum = int(signum)
+        self.what = "Ctrl-C" if self.signum == signal.SIGINT else signal.Signals(self.signum).name
+        super().__init__(self.what)
 
 
 #: Errors of how something was asked (arguments, limits, output folders): the CLI exits 2.

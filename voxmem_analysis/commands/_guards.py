@@ -5,20 +5,25 @@
   above the output are created (they would be anyway) and a scratch folder in the nearest is made and
   removed at once;
 * :func:`input_clash` / :func:`check_outputs` -- an output that is, contains or lies inside a file or
-  folder the command reads (links resolved): refused before anything is written;
+  folder the command reads (links resolved): refused before anything is written; :func:`command_inputs`
+  lists the inputs of ``reproduce`` and ``supplement`` (the release's files, links resolved, and the manifest's);
 * :func:`n_boot_arg`, :func:`regex_arg` -- argparse ``type=`` of ``--n-boot`` and ``--rejection-pattern``.
 """
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import os
 import re
 import tempfile
 from pathlib import Path
 
 from voxmem_analysis.errors import InputError, ResourceLimitError
+from voxmem_analysis.textlimits import csv_field_limit, read_regular
 
-__all__ = ["output_problem", "check_outputs", "input_clash", "release_inputs", "n_boot_arg", "regex_arg"]
+__all__ = ["output_problem", "check_outputs", "input_clash", "release_inputs", "manifest_inputs", "command_inputs",
+           "n_boot_arg", "regex_arg"]
 
 
 def _first_existing(path: Path) -> Path:
@@ -96,6 +101,44 @@ def input_clash(path, option: str, inputs) -> str | None:
 def release_inputs(data) -> list[str]:
     """The inputs of a command reading the release folder ``data``: the folder (and all inside it)."""
     return [data] if data else []
+
+
+def manifest_inputs(manifest, questions=None) -> list[str]:
+    """The inputs of a command reading a LongMemEval ``manifest``: the manifest, the question file
+    and every file the manifest lists (its ``path`` column, relative to the manifest).  A manifest
+    that cannot be read here lists only itself: the reader reports why."""
+    found = [p for p in (manifest, questions) if p]
+    if not manifest:
+        return found
+    base = Path(os.path.expanduser(str(manifest))).parent
+
+    try:   # never blocks on a FIFO; the reader says what is wrong with the file
+        with csv_field_limit():
+            rows = csv.reader(io.StringIO(read_regular(manifest).decode("utf-8-sig"), newline=""))
+            header = [h.strip().lower() for h in next(rows, [])]
+            col = header.index("path") if "path" in header else 0
+            for row in rows:
+                if len(row) > col and row[col].strip():
+                    found.append(str(base / os.path.expanduser(row[col].strip())))
+    except (OSError, UnicodeDecodeError, csv.Error, ValueError):
+        pass
+    return found
+
+
+def command_inputs(*, data=None, manifest=None, questions=None, tasks=None, extra=()) -> list[str]:
+    """Every input of a command resolved through links: the folder ``data`` and each file in it, the
+    ``manifest`` and every file it lists, ``questions``, ``tasks`` and ``extra`` (files or folders)."""
+    found = [_resolved(p) for p in [data, *manifest_inputs(manifest, questions), tasks, *extra] if p]
+    if data:
+        seen: set[Path] = set()
+        for dirpath, dirnames, filenames in os.walk(os.path.expanduser(str(data)), followlinks=True):
+            real = _resolved(dirpath)
+            if real in seen:   # a link back up the tree: walked once
+                dirnames[:] = []
+            else:
+                seen.add(real)
+                found += [_resolved(Path(dirpath) / f) for f in filenames]
+    return [str(p) for p in found]
 
 
 def check_outputs(files: dict | None = None, folders: dict | None = None, *, inputs=()) -> None:

@@ -1,18 +1,24 @@
 """``voxmem-analysis reproduce --data DIR --out DIR``: run every notebook, compare with the paper, report.
 
-See :mod:`voxmem_analysis.reproduce.runner` for what is written.  Nothing heavy is imported until
-the command runs.
+See :mod:`voxmem_analysis.reproduce.runner` for what is written.  The runner and the report (which
+import pandas) are imported when the command runs.
 """
 from __future__ import annotations
 
 import argparse
 import ast
 import functools
+import json
 import re
 import sys
+from pathlib import Path
 
-from voxmem_analysis.commands._guards import n_boot_arg
+from voxmem_analysis.commands._common import open_args, report_release
+from voxmem_analysis.commands._guards import check_outputs, command_inputs, n_boot_arg
 from voxmem_analysis.errors import InputError, OutputLockedError
+from voxmem_analysis.reproduce.atomic import acquire_lock, lock_path, release_lock
+from voxmem_analysis.reproduce.notebook import (AMC_EXAMPLE, LONGMEMEVAL_EXAMPLE, NOTEBOOKS_DIR, declared_parameters,
+                                                discover, select)
 
 
 def register(sub) -> None:
@@ -39,7 +45,8 @@ def register(sub) -> None:
     p.add_argument("-p", "--parameter", action="append", default=[], metavar="NAME=VALUE",
                    help="set a parameter in the notebooks that declare it (VALUE is a Python literal or a string)")
     p.add_argument("--timeout", type=float, default=900, metavar="SEC", help="per-cell time-out (default 900)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar (one line per finished task)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (one line per finished notebook)")
+    p.add_argument("--quiet", action="store_true", help="no progress at all (the summary at the end only)")
     p.add_argument("--list", action="store_true", help="list the notebooks and their parameters, run nothing")
     p.add_argument("--report-only", action="store_true", help="rebuild OUT/report/index.html from OUT, run nothing")
     p.add_argument("--compare-published", action="store_true",
@@ -55,11 +62,6 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-#: Parameters the runner owns, with the option that sets each: ``-p`` cannot override them.
-_OWNED = {"data_dir": "--data", "out_dir": "--out", "seed": "--seed", "n_boot": "--n-boot",
-          "amc_data_dir": "--data (an Audio MultiChallenge release) or --include-examples"}
-
-
 def _literal(text: str):
     try:
         return ast.literal_eval(text)
@@ -68,8 +70,6 @@ def _literal(text: str):
 
 
 def _list(args) -> int:
-    from voxmem_analysis.reproduce.notebook import declared_parameters, discover, select
-
     for path in select(discover(args.notebooks), args.only):
         src = path.read_text(encoding="utf-8")
         m = re.search(r"^# %%.*parameters.*\n((?:(?!# %%).*\n)*)", src, re.M)
@@ -79,9 +79,13 @@ def _list(args) -> int:
     return 0
 
 
-def run(args) -> int:
-    from pathlib import Path
+def _check_out(out, inputs) -> None:
+    """An :class:`InputError` for an OUT that is, holds or lies in an input, or whose lock would replace one."""
+    check_outputs(folders={"--out": out}, files={"the lock beside --out": str(lock_path(Path(out).resolve()))},
+                  inputs=inputs)
 
+
+def run(args) -> int:
     if args.list:
         return _list(args)
     if args.report_only:
@@ -92,30 +96,24 @@ def run(args) -> int:
         raise InputError("--data DIR is required", "data")
     if not Path(args.data).is_dir():
         raise InputError(f"release directory {args.data!r} does not exist", "data")
-    from voxmem_analysis.commands._guards import check_outputs, release_inputs
-    from voxmem_analysis.reproduce.notebook import NOTEBOOKS_DIR
-
-    check_outputs(folders={"--out": args.out}, inputs=release_inputs(args.data) + [args.notebooks or str(NOTEBOOKS_DIR)])
+    _check_out(args.out, command_inputs(data=args.data, extra=[args.notebooks or NOTEBOOKS_DIR, AMC_EXAMPLE,
+                                                               LONGMEMEVAL_EXAMPLE]))
     overrides = {}
     for item in args.parameter:
         name, sep, value = item.partition("=")
         if not sep or not name.isidentifier():
             raise InputError(f"--parameter expects NAME=VALUE, got {item!r}", "parameter")
-        if name in _OWNED:
-            raise InputError(f"-p {item!r}: `{name}` is set by the runner from {_OWNED[name]} (it decides what the run "
-                             f"reads and writes, and is recorded in run.json); give {_OWNED[name]} instead", "parameter")
         overrides[name] = _literal(value)
-    from voxmem_analysis.commands._common import report_release
     from voxmem_analysis.reproduce.runner import RunOptions
     from voxmem_analysis.reproduce.runner import run as run_all
 
     options = RunOptions(jobs=args.jobs, seed=args.seed, n_boot=args.n_boot, only=args.only,
                          notebooks_dir=args.notebooks, overrides=overrides, timeout=args.timeout,
-                         progress=False if args.no_progress else None, compare_published=args.compare_published,
+                         progress=False if args.no_progress else None, quiet=args.quiet,
+                         compare_published=args.compare_published,
                          include_examples=args.include_examples, embed=args.embed, keep_going=args.keep_going)
-    # the release's findings (what a lenient reading leaves out) go to stderr while the notebooks run; an
-    # output folder that cannot be used (locked, foreign, two releases) or an unknown notebook name is a
-    # usage error (exit 2), which cli.main reports like every other
+    # the release's findings go to stderr while the notebooks run; an -p the runner owns, an unusable
+    # output folder or an unknown notebook name is a usage error (exit 2) that cli.main reports
     summary = run_all(args.data, args.out, options, read_release=functools.partial(report_release, args.data))
     return summary.exit_code
 
@@ -134,11 +132,12 @@ def _run_amc_runs(args) -> int:
     if given:
         raise InputError(f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} not apply to --manifest/--tasks (an "
                          "analysis report of judged Audio MultiChallenge runs; no notebooks run)", given[0][2:])
-    from voxmem_analysis.commands._common import open_args
     from voxmem_analysis.reproduce.amc_runs import write_amc_runs_report
 
-    # --out checked against every file read; every finding on stderr (the report lists them too)
-    data = open_args(args, "reproduce", strict=False, out_folder=True).data
+    # --out (and its lock) checked against every file read; every finding on stderr (the report lists them too)
+    src = open_args(args, "reproduce", strict=False, out_folder=True)
+    _check_out(args.out, src.inputs)
+    data = src.data
     res = write_amc_runs_report(data, args.out, seed=args.seed, n_boot=args.n_boot, judge=args.judge)
     print(f"wrote {res.out}: {', '.join(res.files)}")
     print(f"findings: {res.errors} error(s), {res.warnings} warning(s); {res.lines_left_out} line(s) left out; "
@@ -148,7 +147,6 @@ def _run_amc_runs(args) -> int:
 
 def _report_only(out, *, embed: bool) -> int:
     """Rebuild OUT/report/index.html under OUT's lock: never while a run writes or swaps OUT."""
-    from voxmem_analysis.reproduce.atomic import acquire_lock, release_lock
     from voxmem_analysis.reproduce.report import read_run, write_report
 
     if not out.is_dir():
@@ -175,8 +173,6 @@ def _report_only(out, *, embed: bool) -> int:
 
 
 def _run_kind(out) -> str | None:
-    import json
-
     try:
         run = json.loads((out / "run.json").read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):   # a nested run.json is no kind, never a crash

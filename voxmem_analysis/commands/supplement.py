@@ -1,13 +1,16 @@
 """``voxmem-analysis supplement --data DIR --out DIR``: the paper's tables, figures and numbers, zipped.
 
-See :mod:`voxmem_analysis.reproduce.supplement`.  Nothing heavy is imported until the command runs.
+See :mod:`voxmem_analysis.reproduce.supplement` (imported when the command runs: it imports pandas).
 """
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
-from voxmem_analysis.commands._guards import n_boot_arg
-from voxmem_analysis.errors import InputError
+from voxmem_analysis.commands._guards import check_outputs, command_inputs, input_clash, n_boot_arg
+from voxmem_analysis.errors import OutputFolderError
+
+FOLDER = "voxmem_supplement"   # reproduce.supplement.FOLDER (that module imports pandas)
 
 
 def register(sub) -> None:
@@ -32,24 +35,20 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from pathlib import Path
-
-    from voxmem_analysis.commands._guards import check_outputs, input_clash, release_inputs
-    from voxmem_analysis.reproduce.supplement import FOLDER, build_supplement
+    from voxmem_analysis.reproduce.supplement import build_supplement
 
     # what it reads: the release, and from --from the run's record, tables and figures
-    read = release_inputs(args.data) + ([str(Path(args.from_dir) / p) for p in
-                                         ("run.json", "provenance.json", "tables", "figures", "findings")]
-                                        if args.from_dir else [])
+    read = command_inputs(data=args.data, extra=[Path(args.from_dir) / p for p in
+                                                 ("run.json", "provenance.json", "tables", "figures", "findings")]
+                          if args.from_dir else ())
     written = (Path(args.out) / FOLDER, Path(args.out) / f"{FOLDER}.zip")   # nothing else in --out is touched
     clash = next((m for m in (input_clash(w, "--out", read) for w in written) if m), None)
     if clash:
-        raise InputError(clash, "out")
+        raise OutputFolderError(clash)
     check_outputs(folders={"--out": args.out})
     if args.from_dir and not (Path(args.from_dir) / "run.json").is_file():
-        raise InputError(f"--from {args.from_dir!r}: no run.json there: not a `voxmem-analysis reproduce` output "
-                         f"(run `voxmem-analysis reproduce --data {args.data} --out DIR` first)", "from")
-    # an output folder that cannot be used (exit 2) or bad data (exit 1): said by cli.main
+        raise OutputFolderError(f"--from {args.from_dir!r}: no run.json there: not a `voxmem-analysis reproduce` "
+                                f"output (run `voxmem-analysis reproduce --data {args.data} --out DIR` first)")
     res = build_supplement(args.data, args.out, from_dir=args.from_dir, seed=args.seed, n_boot=args.n_boot,
                            jobs=args.jobs, progress=False if args.no_progress else None, stream=sys.stderr,
                            allow_mixed=args.allow_mixed)

@@ -1,25 +1,13 @@
 """Atomic output of ``reproduce``: one run per folder, built beside it, swapped in when complete.
 
-For an output folder ``OUT = /some/where/out`` a run uses, in ``/some/where/``:
-
-* ``.out.voxmem-reproduce.lock`` -- the lock: JSON with the pid, host, start time and command of
-  the run writing ``OUT``.  A second run refuses, naming them.  A lock whose process is gone (same
-  host, no such pid) is stale: it is removed and said so.
-* ``.out.voxmem-staging-<pid>/`` -- the whole new output is built here.  Only when the run is
-  complete is it swapped in: ``OUT`` is renamed to ``.out.voxmem-previous-<pid>/``, the staging
-  folder to ``OUT``, and the previous folder removed.  Until that moment the previous complete
-  output is untouched; an interrupted run (Ctrl-C, ``--no-keep-going`` after a failed notebook,
-  a crash) only removes its staging folder.  A later run cleans what a killed run left (and
-  restores ``OUT`` from ``.out.voxmem-previous-*`` if a swap was cut short).
-
-What ``OUT`` then holds: only this run's files -- plus, with ``--only``, the outputs of the
-notebooks not re-run (copied from the previous output, recorded as ``earlier`` in run.json).
-Files no reproduce run wrote are never deleted: outside ``figures/``, ``tables/``, ``findings/``,
-``notebooks/`` and ``report/`` they stay where they are; inside those folders (stale outputs of an older run, or
-a user's own file) they move to ``OUT/earlier-files/`` so the report does not show them.  Both
-are said.  A folder that holds no earlier run (no ``run.json``) but folders of its own (or more
-than a few files: ``--out ~`` by mistake) is refused, and so is ``--only`` with another ``--data``
-than the run in ``OUT`` (that would mix two releases in one report).
+For ``OUT = /some/where/out`` a run keeps in ``/some/where/``: the lock ``.out.voxmem-reproduce.lock``
+(pid, host, start, command; a second run refuses, a lock whose process is gone is removed and said so)
+and the staging folder ``.out.voxmem-staging-<pid>/``, which replaces ``OUT`` only when complete
+(``OUT`` is renamed to ``.out.voxmem-previous-<pid>/`` for the swap).  An interrupted run (SIGINT,
+SIGTERM, SIGHUP: :class:`StopSignals`; a failed notebook; a crash) removes only its staging folder; a
+later run cleans what a killed one left.  Files no run wrote are never deleted: inside the runner's
+folders they move to ``OUT/earlier-files/``, elsewhere they stay, and both are said.  A folder with no
+earlier run but folders of its own (``--out ~``) is refused, and so is ``--only`` with another ``--data``.
 """
 from __future__ import annotations
 
@@ -30,54 +18,45 @@ import shutil
 import signal
 import socket
 import sys
+import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
-from voxmem_analysis.errors import OutputFolderError, OutputLockedError
+from voxmem_analysis.errors import Interrupted, OutputFolderError, OutputLockedError
 
-__all__ = ["LOCK_SUFFIX", "RUNNER_FILES", "RUNNER_FOLDERS", "KEPT_FOLDER", "StagedOutput", "lock_path",
-           "acquire_lock", "release_lock", "read_lock", "pid_alive", "foreign_files"]
+__all__ = ["RUNNER_FILES", "StagedOutput", "StopSignals", "lock_path", "acquire_lock", "release_lock", "read_json"]
 
 LOCK_SUFFIX = ".voxmem-reproduce.lock"
 _STAGING_TAG = ".voxmem-staging-"
 _PREVIOUS_TAG = ".voxmem-previous-"
-#: Files and folders of ``OUT`` that belong to the runner (replaced by every run).
-RUNNER_FILES = ("run.json", "reproduction.csv", "audit.csv")
+#: Files and folders of ``OUT`` that belong to the runner (replaced by every run); others found in the
+#: folders go to KEPT_FOLDER.
+RUNNER_FILES = ("run.json", "provenance.json", "reproduction.csv", "audit.csv")
 RUNNER_FOLDERS = ("figures", "tables", "findings", "notebooks", "report", ".staging")
-#: Where files found inside the runner's folders that no run wrote are moved.
 KEPT_FOLDER = "earlier-files"
-#: A folder without run.json is accepted as --out with at most this many files of its own (a
-#: README, kept in place), and no folders besides the runner's; anything more is refused.
-_MAX_FOREIGN_FILES = 10
-#: A lock file younger than this whose content cannot be read is being written: in use.
-_FRESH_LOCK_SECONDS = 60
+_MAX_FOREIGN_FILES = 10     # of a folder without run.json accepted as --out (a README...), with no folders of its own
+_FRESH_LOCK_SECONDS = 60    # an unreadable lock file younger than this is being written: in use
 
 
 # ----------------------------------------------------------------------------- the lock
 def lock_path(out: Path) -> Path:
-    out = Path(out)
-    return out.parent / f".{out.name}{LOCK_SUFFIX}"
+    return Path(out).parent / f".{Path(out).name}{LOCK_SUFFIX}"
 
 
-def pid_alive(pid: int) -> bool:
-    """Whether a process ``pid`` exists on this machine."""
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # exists, owned by someone else
-        return True
-    except (OverflowError, ValueError):
-        return False
-    return True
-
-
-def read_lock(path: Path) -> dict | None:
+def read_json(path: Path) -> dict:
+    """The JSON object in ``path`` (a lock, a run.json); ``{}`` when there is none or it is unreadable."""
     try:
         info = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
-        return None
-    return info if isinstance(info, dict) else None
+        return {}
+    return info if isinstance(info, dict) else {}
+
+
+def _pid_alive(pid) -> bool:
+    import psutil
+
+    return isinstance(pid, int) and psutil.pid_exists(pid)
 
 
 def _lock_holder(info: dict, path: Path) -> str:
@@ -106,8 +85,8 @@ def acquire_lock(out: Path, notes: list[str]) -> Path:
 
 def _check_existing_lock(path: Path, out: Path, notes: list[str]) -> None:
     """Remove ``path`` if stale (noted); raise :class:`OutputLockedError` if a live run holds it."""
-    info = read_lock(path)
-    if info is None:
+    info = read_json(path)
+    if not info:
         try:
             age = time.time() - path.stat().st_mtime
         except FileNotFoundError:
@@ -117,7 +96,7 @@ def _check_existing_lock(path: Path, out: Path, notes: list[str]) -> None:
                                     f"(lock file {str(path)!r}, just created); wait for it to finish, or choose "
                                     f"another --out")
         notes.append(f"removed an unreadable lock file {str(path)!r} ({age:.0f} s old)")
-    elif info.get("host") == socket.gethostname() and not pid_alive(info.get("pid", -1)):
+    elif info.get("host") == socket.gethostname() and not _pid_alive(info.get("pid")):
         notes.append(f"removed a stale lock: the run that held --out {str(out)!r} ({_lock_holder(info, path)}) "
                      f"has ended without releasing it")
     else:
@@ -131,10 +110,8 @@ def _check_existing_lock(path: Path, out: Path, notes: list[str]) -> None:
 
 def release_lock(path: Path | None) -> None:
     """Remove the lock if this process holds it."""
-    if path is None:
-        return
-    info = read_lock(path)
-    if info is not None and info.get("pid") == os.getpid() and info.get("host") == socket.gethostname():
+    info = read_json(path) if path is not None else {}
+    if info.get("pid") == os.getpid() and info.get("host") == socket.gethostname():
         path.unlink(missing_ok=True)
 
 
@@ -221,16 +198,49 @@ def carry_over(previous_dir: Path, new_out: Path, previous: dict) -> list[str]:
 def _some(items: list[str], n: int = 5) -> str:
     return ", ".join(items[:n]) + (f" ... and {len(items) - n} more" if len(items) > n else "")
 
+# ----------------------------------------------------------------------------- signals
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class StopSignals:
+    """While entered in the main thread: the first SIGINT, SIGTERM or SIGHUP raises
+    :class:`~voxmem_analysis.errors.Interrupted` (later ones are ignored, so the clean-up it starts runs to
+    its end), after the :meth:`held` block it arrives in.  The previous handlers are restored on exit."""
+
+    def __init__(self):
+        self.received, self._held, self._raised, self._previous = None, 0, False, {}
+
+    def __enter__(self) -> "StopSignals":
+        if threading.current_thread() is threading.main_thread():
+            self._previous = {s: signal.signal(s, self._handle) for s in STOP_SIGNALS}
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for s, h in self._previous.items():
+            signal.signal(s, h)
+
+    def _handle(self, signum, frame) -> None:  # noqa: ARG002 - signal handler signature
+        if self.received is None:
+            self.received = signum
+            self._raise()
+
+    def _raise(self) -> None:
+        if self.received is not None and not self._held and not self._raised:
+            self._raised = True
+            raise Interrupted(self.received)
+
+    @contextmanager
+    def held(self):
+        """A block no signal cuts short (the swap of the output folder)."""
+        self._held += 1
+        try:
+            yield
+        finally:
+            self._held -= 1
+        self._raise()
+
 
 # ----------------------------------------------------------------------------- staging and swap
-def _read_run(folder: Path) -> dict:
-    try:
-        run = json.loads((folder / "run.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return {}
-    return run if isinstance(run, dict) else {}
-
-
 def _link_or_copy(src: Path, dst: Path) -> None:
     dst.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -240,17 +250,14 @@ def _link_or_copy(src: Path, dst: Path) -> None:
 
 
 class StagedOutput:
-    """Context manager of one run into ``out`` (see the module text): lock, staging folder, swap.
-
-    ``with StagedOutput(out, data=..., only=names) as st:`` takes the lock, cleans what an
-    interrupted run left, checks the folder (raising :class:`OutputFolderError`), and creates
-    ``st.staging`` seeded with what the runner reads of the previous run (``run.json``,
-    ``reproduction.csv``, ``audit.csv`` and, with ``only``, the outputs of the other notebooks).
-    :meth:`commit` swaps it in.  Leaving the block without a commit (an exception, Ctrl-C)
-    removes the staging folder and leaves ``out`` as it was; :attr:`notes` says what happened.
-    """
+    """One run into ``out`` (see the module text): ``with StagedOutput(out, data=..., only=names) as st:``
+    takes the lock, cleans what an interrupted run left, checks the folder (:class:`OutputFolderError`) and
+    creates ``st.staging`` seeded with the previous run's :data:`RUNNER_FILES` (with ``only``: also the
+    other notebooks' outputs); :meth:`commit` swaps it in, leaving the block otherwise (an exception, a
+    signal: :class:`StopSignals`) removes it; :attr:`notes` says what happened."""
 
     def __init__(self, out, *, data, only: set[str] | None = None):
+        self.signals = StopSignals()
         self.out = Path(out).resolve()
         self.data = str(Path(data).resolve())
         self.only = set(only) if only else None
@@ -263,25 +270,31 @@ class StagedOutput:
 
     # -- entering
     def __enter__(self) -> "StagedOutput":
+        self.signals.__enter__()
         try:
-            self.out.parent.mkdir(parents=True, exist_ok=True)
-            self._lock = acquire_lock(self.out, self.notes)
-        except OSError as exc:
-            raise OutputFolderError(f"--out {str(self.out)!r}: cannot create the lock beside it in "
-                                    f"{str(self.out.parent)!r} ({exc.strerror or exc}); reproduce builds the new "
-                                    f"output there and swaps it in when complete: choose an --out whose parent "
-                                    f"folder you can write to") from None
-        try:
+            with self.signals.held():
+                self._lock = self._take_lock()
             self._recover()
-            self.previous = _read_run(self.out)
+            self.previous = read_json(self.out / "run.json")
             self._check()
             self.staging.mkdir()
             self._seed()
         except BaseException:
             self._discard()
             release_lock(self._lock)
+            self.signals.__exit__()
             raise
         return self
+
+    def _take_lock(self) -> Path:
+        try:
+            self.out.parent.mkdir(parents=True, exist_ok=True)
+            return acquire_lock(self.out, self.notes)
+        except OSError as exc:
+            raise OutputFolderError(f"--out {str(self.out)!r}: cannot create the lock beside it in "
+                                    f"{str(self.out.parent)!r} ({exc.strerror or exc}); reproduce builds the new "
+                                    f"output there and swaps it in when complete: choose an --out whose parent "
+                                    f"folder you can write to") from None
 
     def _recover(self) -> None:
         """Clean up after a run that was killed: restore a cut-short swap, drop staging folders."""
@@ -291,7 +304,7 @@ class StagedOutput:
                 os.rename(d, self.out)
                 self.notes.append(f"restored the previous output from {d.name} (a swap was cut short)")
             else:
-                self.notes += carry_over(d, self.out, _read_run(d))
+                self.notes += carry_over(d, self.out, read_json(d / "run.json"))
                 shutil.rmtree(d, ignore_errors=True)
         for d in sorted(self.out.parent.glob(f".{name}{_STAGING_TAG}*")):
             shutil.rmtree(d, ignore_errors=True)
@@ -335,9 +348,9 @@ class StagedOutput:
 
     # -- leaving
     def commit(self) -> None:
-        """Swap the staging folder in as ``out``; the previous output's foreign files are carried over."""
-        blocked = _block_sigint()
-        try:
+        """Swap the staging folder in as ``out`` (no signal cuts it short); the previous output's
+        foreign files are carried over."""
+        with self.signals.held():
             previous_dir = None
             if self.out.exists():
                 previous_dir = self.out.parent / f".{self.out.name}{_PREVIOUS_TAG}{os.getpid()}"
@@ -349,11 +362,9 @@ class StagedOutput:
                     os.rename(previous_dir, self.out)
                 raise
             self.committed = True
-        finally:
-            _unblock_sigint(blocked)
-        if previous_dir is not None:
-            self.notes += carry_over(previous_dir, self.out, self.previous)
-            shutil.rmtree(previous_dir, ignore_errors=True)
+            if previous_dir is not None:
+                self.notes += carry_over(previous_dir, self.out, self.previous)
+                shutil.rmtree(previous_dir, ignore_errors=True)
 
     def abandon(self, why: str) -> None:
         """Give the run up (``why``: e.g. a failed notebook): staging removed, ``out`` left as it was."""
@@ -368,24 +379,12 @@ class StagedOutput:
             shutil.rmtree(self.staging, ignore_errors=True)
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        try:
-            if not self.committed and not self.abandoned:
-                if exc_type is None:
-                    self.abandon("the run ended without committing its output")
-                else:
-                    self.abandon("Ctrl-C" if issubclass(exc_type, KeyboardInterrupt) else exc_type.__name__)
-        finally:
-            release_lock(self._lock)
-
-
-def _block_sigint():
-    """Hold Ctrl-C during the two renames of the swap (main thread only); delivered after."""
-    try:
-        return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    except (AttributeError, ValueError, OSError):
-        return None
-
-
-def _unblock_sigint(previous) -> None:
-    if previous is not None:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        with self.signals.held():   # a signal now is raised once the folder is in order
+            try:
+                if not self.committed and not self.abandoned:
+                    self.abandon("the run ended without committing its output" if exc_type is None
+                                 else getattr(exc, "what", "Ctrl-C") if isinstance(exc, KeyboardInterrupt)
+                                 else exc_type.__name__)
+            finally:
+                release_lock(self._lock)
+                self.signals.__exit__()

@@ -1,18 +1,16 @@
 """Which report ``voxmem-analysis reproduce`` writes: the paper's reproduction, or an analysis of your runs.
 
-The paper's own release is the shipped calibrated synthetic release (``data/synthetic``); it is
-recognised by its ``release.json`` identity -- :data:`PAPER_RELEASE`'s name and seed, not its
-path -- so a copy of it anywhere is still "the paper's release", and a user's run folder that
-happens to sit at ``data/synthetic`` is not.
-
-* ``paper`` mode (the paper's release, or any release with ``--compare-published``): the
-  reproduction scoreboard (``reproduction.csv``) and the audit of the paper's own numbers.
-* ``analysis`` mode (every other release): no scoreboard; the report describes *your runs*
-  and shows the paper's published numbers only as a labelled reference where comparable.
+``paper`` mode (the paper's release -- recognised by its ``release.json`` identity, :data:`PAPER_RELEASE`,
+not its path -- or any release with ``--compare-published``): the reproduction scoreboard and the audit
+of the paper's numbers.  ``analysis`` mode (every other release): the report describes *your runs*, with
+the paper's published numbers only as a labelled reference where comparable.
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Mapping
+
+from voxmem_analysis.errors import files_not_read_in_full
 
 __all__ = ["PAPER_RELEASE", "is_paper_release", "report_mode", "describe_runs", "release_info"]
 
@@ -78,10 +76,6 @@ def release_info(release, data, compare_published: bool = False) -> tuple[dict, 
     counted by code: ``path, name, synthetic, label, description, predictions, models, stats, mode,
     paper_release, runs, model_names`` (an AMC release: :func:`voxmem_analysis.reproduce.amc.release_info`
     and ``benchmark``).  ``release`` may be the exception reading it raised: ``{"path", "error"}``."""
-    from pathlib import Path
-
-    from voxmem_analysis.errors import files_not_read_in_full
-
     path = str(Path(data).resolve())
     if isinstance(release, BaseException) or release is None:
         err = f"{type(release).__name__}: {release}" if release is not None else "not read"

@@ -1,16 +1,9 @@
-"""One notebook of the workbook: found, planned, executed with papermill in a fresh kernel.
-
-* :func:`discover` / :func:`select` find the notebooks ``notebooks/NN_name.py`` (jupytext percent
-  scripts whose first cell is tagged ``parameters``);
-* :func:`plan_parameters` decides what to inject into a notebook (``data_dir``, ``out_dir``,
-  ``seed``, ``n_boot`` when it declares them; ``interactive=False``; ``manifest`` / ``questions``
-  of the bundled LongMemEval example; ``amc_data_dir``) or why it is skipped (a ``# requires:``
-  part the release lacks, a LongMemEval notebook without ``--include-examples``, a VoxMem notebook
-  on an Audio MultiChallenge release);
-* :func:`execute_notebook` converts it to ``.ipynb`` and runs it with papermill's standard engine
-  in a new ``python3`` kernel, working in the notebook's own staging folder, with the kernel's
-  standard error in ``OUT/notebooks/NAME.log``.  A failing notebook is a result, never an exception.
-"""
+"""One notebook of the workbook: found (:func:`discover`, :func:`select`: ``notebooks/NN_name.py``),
+planned (:func:`plan_parameters`: what to inject, or why it is skipped -- a ``# requires:`` part the
+release lacks, a LongMemEval notebook without ``--include-examples``, a VoxMem notebook on an Audio
+MultiChallenge release), executed (:func:`execute_notebook`: papermill's standard engine in a new
+``python3`` kernel, in the notebook's own staging folder, the kernel's stderr in ``OUT/notebooks/NAME.log``;
+a failing notebook is a result, never an exception)."""
 from __future__ import annotations
 
 import ast
@@ -22,6 +15,10 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from voxmem_analysis.errors import InputError, UnknownNameError
+from voxmem_analysis.reproduce import mode
+from voxmem_analysis.textlimits import read_regular
 
 __all__ = ["NOTEBOOKS_DIR", "REPO_ROOT", "RUNNER_PARAMETERS", "KERNEL_NAME", "STAGING", "ErrorCell", "NotebookResult",
            "discover", "select", "declared_parameters", "plan_parameters", "missing_parts", "not_for_release",
@@ -91,8 +88,6 @@ def discover(notebooks_dir=None) -> list[Path]:
     """The notebooks ``NN_name.py`` of ``notebooks_dir`` (default: the repository's), sorted."""
     d = Path(notebooks_dir) if notebooks_dir is not None else NOTEBOOKS_DIR
     if not d.is_dir():
-        from voxmem_analysis.errors import InputError
-
         raise InputError(f"notebooks directory {str(d)!r} does not exist (pass --notebooks DIR)", "notebooks")
     return sorted((p for p in d.glob("*.py") if _NOTEBOOK_NAME.match(p.stem)), key=lambda p: p.name)
 
@@ -107,8 +102,6 @@ def select(paths: list[Path], only) -> list[Path]:
         w = w[:-3] if w.endswith(".py") else w
         hits = [p for p in paths if w in (p.stem, p.stem.split("_", 1)[0], p.stem.split("_", 1)[-1])]
         if not hits:
-            from voxmem_analysis.errors import UnknownNameError
-
             raise UnknownNameError(f"no notebook named {w!r}; known: {', '.join(p.stem for p in paths)}", "only")
         keep += [p for p in hits if p not in keep]
     return sorted(keep, key=lambda p: p.name)
@@ -159,8 +152,6 @@ def _longmemeval_inputs() -> dict:
 
 def _release_meta(path) -> dict:
     try:
-        from voxmem_analysis.textlimits import read_regular
-
         meta = json.loads(read_regular(Path(path) / "release.json").decode("utf-8"))
     except (OSError, ValueError):
         return {}
@@ -172,9 +163,7 @@ def is_amc(path) -> bool:
 
 
 def is_paper_release(path) -> bool:
-    from voxmem_analysis.reproduce.mode import is_paper_release
-
-    return is_paper_release(_release_meta(path))
+    return mode.is_paper_release(_release_meta(path))
 
 
 def _amc_release_dir(data_dir, include_examples: bool) -> str | None:

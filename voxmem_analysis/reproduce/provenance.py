@@ -1,45 +1,41 @@
-"""Which notebook made each output, with which parameters, from which release and package version.
+"""Which notebook made each output, with which parameters, from which release and version, and its bytes.
 
-A notebook names its output folder with :class:`OutputFolder` instead of a bare path::
+Every file :func:`voxmem_analysis.output.save_table` / :func:`~voxmem_analysis.output.save_figure` writes
+into an :class:`OutputFolder` gets a record in ``OUT/provenance.json``, whoever runs the notebook
+(``reproduce``, papermill, JupyterLab; updated under a file lock, replaced atomically)::
 
-    out = OutputFolder(out_dir, notebook="20_context_scaling", release=release,
-                       parameters=dict(seed=seed, n_boot=n_boot, models=models))
-    output.save_table(t18, out, "table18", ...)      # records tables/table18.{csv,long.csv,md,tex}
-
-Every file :func:`voxmem_analysis.output.save_table` / :func:`~voxmem_analysis.output.save_figure`
-writes through it gets one record in ``OUT/provenance.json`` (:data:`PROVENANCE_FILE`)::
-
-    {"format": "voxmem-provenance/1",
-     "files": {"tables/table18.csv": {"notebook": "20_context_scaling",
-                                      "parameters": {"n_boot": 10000, "seed": 0, ...},
+    {"format": "voxmem-provenance/2",
+     "files": {"tables/table18.csv": {"notebook": "20_context_scaling", "parameters": {"n_boot": 10000, ...},
                                       "release": {"name": ..., "path": ..., "fingerprint": "sha256:...",
                                                   "synthetic": true},
-                                      "version": "0.1.0"}, ...}}
+                                      "version": "0.1.0", "sha256": "<digest of the file's bytes>"}, ...}}
 
-It does not matter who runs the notebook: ``reproduce`` (each notebook writes into its own staging
-folder, and the runner merges the records), papermill, or a JupyterLab session writing straight into
-``figures/`` (the record is updated under a file lock and replaced atomically).  So an output made
-later with other parameters says so: :func:`findings` compares every file's record with the run
-recorded in ``run.json`` (or, without one, with the other files of the same notebook and with the
-other notebooks), and the report and ``supplement`` show what differs instead of passing it off as
-part of the run.
+(``voxmem-provenance/1``, written before the digests, is still read.)  :func:`findings` names every
+output made otherwise than its run, with no record, or whose bytes are no longer those recorded.
 """
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from voxmem_analysis import __version__
+from voxmem_analysis.io.fingerprint import release_fingerprint
 from voxmem_analysis.paths import resolve
+from voxmem_analysis.writing import atomic_text
 
 __all__ = ["PROVENANCE_FILE", "FORMAT", "OutputFolder", "read_records", "write_records", "merge_records",
-           "notebook_source", "Finding", "findings", "grouped", "IGNORED_PARAMETERS"]
+           "notebook_source", "Finding", "findings", "grouped", "IGNORED_PARAMETERS", "file_digest", "has_digests"]
 
 PROVENANCE_FILE = "provenance.json"
-FORMAT = "voxmem-provenance/1"
+FORMAT = "voxmem-provenance/2"
+_FORMATS = (FORMAT, "voxmem-provenance/1")
+#: The key of a record holding the SHA-256 of the file's bytes (hex).
+DIGEST = "sha256"
 _LOCK = ".provenance.lock"
 #: Parameters that say where things are, not what was computed: not compared between outputs.
 IGNORED_PARAMETERS = frozenset({"data_dir", "amc_data_dir", "out_dir", "manifest", "questions", "interactive"})
@@ -60,8 +56,6 @@ def _release_record(release) -> dict | None:
     """``name``, ``path``, ``fingerprint`` and ``synthetic`` of a loaded release (None: no release)."""
     if release is None:
         return None
-    from voxmem_analysis.io.fingerprint import release_fingerprint
-
     path = Path(getattr(release, "path", "") or "")
     shown = str(path)
     with contextlib.suppress(ValueError):
@@ -72,27 +66,11 @@ def _release_record(release) -> dict | None:
 
 
 class OutputFolder(os.PathLike):
-    """An output folder that records the provenance of every file saved into it.
-
-    Parameters
-    ----------
-    path : path
-        The folder (``out_dir``; relative paths resolved as :func:`voxmem_analysis.paths.resolve` does).
-    notebook : str
-        The notebook writing (``"20_context_scaling"``).
-    release : loaded release, optional
-        What the outputs are made from; its fingerprint (:func:`voxmem_analysis.io.fingerprint.release_fingerprint`)
-        is computed once, here.
-    parameters : dict, optional
-        The notebook's parameters, as set in its parameters cell (or injected).
-
-    The object is a path (``os.fspath(out)``), so it goes wherever a folder does; the ``output``
-    functions call :meth:`record` with what they wrote.
-    """
+    """The folder ``path`` (resolved as :func:`voxmem_analysis.paths.resolve` does), recording every file the
+    ``output`` functions save into it as made by ``notebook`` from ``release`` (its fingerprint taken once,
+    here) with ``parameters``.  It is a path (``os.fspath(out)``): it goes wherever a folder does."""
 
     def __init__(self, path, *, notebook: str, release=None, parameters: dict | None = None):
-        from voxmem_analysis import __version__
-
         self.path = resolve(path)
         self.source = {"notebook": str(notebook), "parameters": _json_value(dict(parameters or {})),
                        "release": _release_record(release), "version": __version__}
@@ -102,7 +80,7 @@ class OutputFolder(os.PathLike):
 
     @property
     def notebook(self) -> str:
-        """The notebook writing into the folder (what :func:`voxmem_analysis.output.save_finding` names its file after)."""
+        """The notebook writing (:func:`voxmem_analysis.output.save_finding` names its file after it)."""
         return self.source["notebook"]
 
     def __truediv__(self, other) -> Path:
@@ -115,10 +93,28 @@ class OutputFolder(os.PathLike):
         return f"OutputFolder({str(self.path)!r}, notebook={self.source['notebook']!r})"
 
     def record(self, files) -> None:
-        """Record ``files`` (paths inside this folder) as made by this notebook."""
-        rels = [Path(f).resolve().relative_to(self.path.resolve()).as_posix() for f in files]
-        if rels:
-            update_records(self.path, {r: self.source for r in rels})
+        """Record ``files`` (paths inside this folder) as made by this notebook, with their digests."""
+        root = self.path.resolve()
+        new = {Path(f).resolve().relative_to(root).as_posix(): {**self.source, DIGEST: file_digest(f)} for f in files}
+        if new:
+            update_records(self.path, new)
+
+
+def file_digest(path) -> str | None:
+    """SHA-256 (hex) of the bytes of ``path``; None when it cannot be read."""
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+    except OSError:
+        return None
+    return h.hexdigest()
+
+
+def has_digests(records: dict[str, dict]) -> bool:
+    """Whether every record carries its file's digest (not so in records written before digests)."""
+    return all(DIGEST in r for r in records.values())
 
 
 def read_records(out) -> dict[str, dict]:
@@ -134,7 +130,7 @@ def read_records(out) -> dict[str, dict]:
         data = json.loads(text)
     except (ValueError, RecursionError) as exc:
         raise ValueError(f"{path}: not JSON ({exc})") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("files"), dict):
+    if not isinstance(data, dict) or data.get("format") not in _FORMATS or not isinstance(data.get("files"), dict):
         raise ValueError(f"{path}: not a provenance record (format {FORMAT!r} expected)")
     return {str(k): v for k, v in data["files"].items() if isinstance(v, dict)}
 
@@ -143,8 +139,6 @@ def write_records(out, records: dict[str, dict]) -> Path:
     """Write ``OUT/provenance.json`` (sorted, deterministic; temporary file + rename)."""
     path = Path(out) / PROVENANCE_FILE
     text = json.dumps({"format": FORMAT, "files": dict(sorted(records.items()))}, indent=1, sort_keys=True) + "\n"
-    from voxmem_analysis.writing import atomic_text
-
     return atomic_text(path, text)
 
 
@@ -188,8 +182,9 @@ def merge_records(out, parts: list[dict[str, dict]]) -> dict[str, dict]:
 
 
 def notebook_source(records: dict[str, dict], notebook: str) -> dict | None:
-    """The record most of ``notebook``'s files carry (None when it recorded none)."""
-    mine = [json.dumps(r, sort_keys=True) for r in records.values() if r.get("notebook") == notebook]
+    """The record most of ``notebook``'s files carry, digests aside (None when it recorded none)."""
+    mine = [json.dumps({k: v for k, v in r.items() if k != DIGEST}, sort_keys=True)
+            for r in records.values() if r.get("notebook") == notebook]
     if not mine:
         return None
     return json.loads(Counter(mine).most_common(1)[0][0])
@@ -253,10 +248,10 @@ def findings(out, run: dict | None = None) -> list[Finding]:
     """Outputs of ``OUT`` made otherwise than the rest.
 
     The reference of a notebook is its record in ``run`` (``run.json``: what ``reproduce`` ran),
-    else the record most of its files carry.  Each file whose record differs from its notebook's
-    reference (parameters other than where things are, the release's fingerprint, the package
-    version) is named, and so is each file with no record at all, and each notebook whose
-    ``seed`` / ``n_boot`` differ from the other notebooks'.
+    else the record most of its files carry.  Named: each file whose record differs from its
+    notebook's reference (parameters other than where things are, the release's fingerprint, the
+    package version), whose bytes differ from its recorded digest, or that has no record; and each
+    notebook whose ``seed`` / ``n_boot`` differ from the other notebooks'.
     """
     out = Path(out)
     records = read_records(out)
@@ -274,6 +269,8 @@ def findings(out, run: dict | None = None) -> list[Finding]:
         ref = refs.get(nb) or notebook_source(records, nb)
         label = "the run" if nb in refs else f"the other outputs of {nb}"
         diff = _differences(rec, ref, label) if ref else []
+        if DIGEST in rec and file_digest(out / f) != rec[DIGEST]:
+            diff.append("its bytes are not those its notebook wrote (changed or replaced since)")
         if diff:
             found.append(Finding(f, nb, tuple(diff)))
     found += _across_notebooks(records, refs)

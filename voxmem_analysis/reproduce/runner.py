@@ -1,67 +1,57 @@
 """The reproduction runner: execute every notebook, then build the scoreboard and the report from files.
 
-``voxmem-analysis reproduce --data DIR --out DIR`` (see :func:`run`):
+:func:`run` executes each ``notebooks/NN_name.py`` with papermill in a fresh kernel, ``jobs`` at a time
+on a process pool, each into its own staging folder whose files are then moved under ``OUT`` (so every
+output is attributed to its notebook) with their ``provenance.json`` records merged.  Meanwhile it reads
+the release itself (what the report says about it).  In ``paper`` mode (:mod:`~voxmem_analysis.reproduce.mode`)
+``reproduction.csv`` and ``audit.csv`` are built from the long-form numbers the notebooks wrote; then
+``run.json`` and ``report/index.html``.  A release that changed while the run read it (its fingerprint
+before, after, and as each notebook read it) fails the run.  A failing notebook stops nothing else
+(``keep_going``); the output is all or nothing (:mod:`~voxmem_analysis.reproduce.atomic`): SIGINT,
+SIGTERM or SIGHUP end the workers and their kernels and leave the previous ``OUT`` as it was.
 
-1. every notebook ``notebooks/NN_name.py`` is executed with papermill's standard engine, each in a
-   fresh kernel, ``jobs`` at a time (a plain process pool; :mod:`voxmem_analysis.reproduce.notebook`).
-   Each notebook writes into its own staging folder; its files are then moved under ``OUT``, so
-   every output is attributed to the notebook that wrote it (a file written by two is reported),
-   and the records of ``provenance.json`` are merged (:mod:`voxmem_analysis.reproduce.provenance`);
-2. meanwhile the runner reads the release once itself (what the report says about it: models,
-   budgets, counts, validation findings);
-3. in ``paper`` mode (:mod:`voxmem_analysis.reproduce.mode`: the paper's release, or
-   ``compare_published``), ``OUT/reproduction.csv`` is built from the long-form numbers the notebooks
-   wrote (``OUT/tables/*.long.csv``; nothing is computed again) and ``OUT/audit.csv`` from the paper's
-   published numbers;
-4. ``OUT/run.json`` records the run and ``OUT/report/index.html`` is written from the files of ``OUT``.
-
-The release's fingerprint (:func:`voxmem_analysis.io.fingerprint.release_fingerprint`) is taken
-before and after the run, and every notebook records the one it read: a release that changed while
-the run read it fails the run (the previous output stays as it was).  A failing notebook stops
-nothing else (``keep_going``): its executed copy (with the error) is kept, its error cell is
-reported, and the summary's ``exit_code`` is 1.  The output is all or nothing
-(:mod:`voxmem_analysis.reproduce.atomic`).
-
-Layout of ``OUT``::
-
-    figures/    PNG + PDF + CSV of every figure (written by the notebooks)
-    tables/     CSV + long CSV + Markdown + LaTeX of every table (written by the notebooks)
-    notebooks/  the executed notebooks (NAME.ipynb) and their kernel logs (NAME.log)
-    provenance.json, reproduction.csv, audit.csv, run.json
-    report/index.html
+``OUT`` holds ``figures/``, ``tables/`` (written by the notebooks), ``notebooks/`` (executed copies and
+kernel logs), ``provenance.json``, ``reproduction.csv``, ``audit.csv``, ``run.json`` and ``report/``.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
 import signal
 import sys
+import tempfile
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from voxmem_analysis.reproduce.notebook import (STAGING, ErrorCell, NotebookResult, discover, execute_notebook,
-                                                is_amc, nothing_written, select)
+from voxmem_analysis import writing
+from voxmem_analysis.errors import InputError
+from voxmem_analysis.io.amc import load_amc
+from voxmem_analysis.io.fingerprint import release_fingerprint
+from voxmem_analysis.io.release import load_release
+from voxmem_analysis.paths import resolve
+from voxmem_analysis.reproduce import report
+from voxmem_analysis.reproduce import scoreboard as sb
+from voxmem_analysis.reproduce.atomic import StagedOutput, read_json
+from voxmem_analysis.reproduce.mode import release_info
+from voxmem_analysis.reproduce.notebook import (STAGING, ErrorCell, NotebookResult, discover,
+                                                execute_notebook, is_amc, nothing_written, select)
+from voxmem_analysis.reproduce.provenance import (PROVENANCE_FILE, findings, merge_records, notebook_source,
+                                                  read_records)
+from voxmem_analysis.reproduce.summary import print_summary
 
 __all__ = ["RunOptions", "RunSummary", "run", "print_summary"]
 
 
 @dataclass(frozen=True)
 class RunOptions:
-    """How :func:`run` runs (the command line's options; every field has the command's default).
-
-    ``jobs``: notebooks run at once (default: the machine's cores); ``seed``, ``n_boot``: passed to
-    every notebook declaring them; ``only``: run only these notebooks (``"10_main_results,20"``;
-    earlier outputs of the others stay); ``notebooks_dir``: folder of notebooks (default the
-    repository's); ``overrides``: other parameter values, set in the notebooks that declare them;
-    ``timeout``: per cell, seconds; ``progress``: a progress bar (default: when standard error is a
-    terminal); ``reproduction``, ``report``: also write reproduction.csv/audit.csv (paper mode) and
-    report/index.html; ``compare_published``: the scoreboard and audit on any release;
-    ``include_examples``: also the notebooks on bundled examples (LongMemEval); ``embed``: figures
-    inlined in the report; ``keep_going``: a failing notebook stops nothing else (``False``: the first
-    failure stops the run and leaves the previous output as it was).
-    """
+    """How :func:`run` runs: the options of ``voxmem-analysis reproduce`` (``--help`` says each), with its
+    defaults; ``overrides`` are the ``-p NAME=VALUE``; ``progress``: a bar (default: on a terminal), else a
+    line per finished notebook, ``quiet``: neither; ``reproduction``, ``report``: also write
+    reproduction.csv/audit.csv (paper mode) and report/index.html."""
 
     jobs: int | None = None
     seed: int = 0
@@ -71,6 +61,7 @@ class RunOptions:
     overrides: dict = field(default_factory=dict)
     timeout: float | None = 900
     progress: bool | None = None
+    quiet: bool = False
     reproduction: bool = True
     report: bool = True
     compare_published: bool = False
@@ -115,24 +106,61 @@ class RunSummary:
 
 
 # ----------------------------------------------------------------------------- the pool
-def _worker_init(threads: int) -> None:
-    """Set up a worker process (the kernels it starts inherit its environment): thread pools sized to
-    ``cores // jobs`` (polars, BLAS), so parallel notebooks do not oversubscribe the cores;
-    ``PYTHONHASHSEED=0`` for the kernels; Ctrl-C is left to the runner, and SIGTERM (how the runner
-    ends a worker) leaves through ``finally`` blocks, so papermill shuts its kernel down."""
+_STARTED = None   # in a worker: the queue it announces each notebook on (set by _worker_init)
+
+
+def _worker_init(threads: int, started, scratch: str) -> None:
+    """Set up a worker process (its kernels inherit its environment): thread pools sized to
+    ``cores // jobs`` (polars, BLAS); ``PYTHONHASHSEED=0``; kernel connection files in ``scratch``.
+    SIGINT and SIGHUP are left to the runner; SIGTERM (how the runner ends a worker) ends its kernels
+    and the worker; a worker whose runner is gone ends itself the same way."""
+    global _STARTED
+    _STARTED = started
     os.environ["PYTHONHASHSEED"] = "0"
     for var in ("POLARS_MAX_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(threads)
-
-    def _exit(signum, frame):  # noqa: ARG001 - signal handler signature
-        raise SystemExit(128 + signum)
-
+    tempfile.tempdir = scratch
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _exit)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _end_worker)
+    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+
+
+def _end_worker(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
+    """End this worker's kernels (SIGTERM, then SIGKILL after 3 s), then the worker itself."""
+    import psutil
+
+    kids = psutil.Process().children(recursive=True)
+    for k in kids:
+        try:
+            k.terminate()
+        except psutil.NoSuchProcess:
+            pass
+    alive = psutil.wait_procs(kids, timeout=3)[1]
+    for k in alive:
+        try:
+            k.kill()
+        except psutil.NoSuchProcess:
+            pass
+    psutil.wait_procs(alive, timeout=3)
+    os._exit(128 + signum)
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _run_notebook(path: Path, kwargs: dict) -> NotebookResult:
+    """:func:`execute_notebook` in a worker, announced on the runner's queue when it starts."""
+    if _STARTED is not None:
+        _STARTED.put(path.stem)
+    return execute_notebook(path, **kwargs)
 
 
 def _stop_workers(pool, grace: float = 10.0) -> None:
-    """Cancel what has not started and end the running workers (SIGTERM, SIGKILL after ``grace`` s)."""
+    """Cancel what has not started; end the workers (SIGTERM, SIGKILL after ``grace`` s) and join them."""
     import multiprocessing
 
     workers = multiprocessing.active_children()
@@ -147,13 +175,16 @@ def _stop_workers(pool, grace: float = 10.0) -> None:
             p.join(1.0)
 
 
-def _completed(futures, poll: float = 0.5):
-    """The futures as they complete, waking every ``poll`` seconds so that Ctrl-C is seen promptly."""
+def _completed(futures, started, progress, poll: float = 0.5):
+    """The futures as they complete; every ``poll`` seconds the notebooks that started are shown."""
     from concurrent.futures import FIRST_COMPLETED, wait
 
     pending = list(futures)
     while pending:
         done, _ = wait(pending, timeout=poll, return_when=FIRST_COMPLETED)
+        while not started.empty():
+            progress.started(started.get())
+        progress.tick()
         for fut in [f for f in pending if f in done]:
             pending.remove(fut)
             yield fut
@@ -175,8 +206,6 @@ _NOT_OUTPUTS = (".ipynb_checkpoints", "__pycache__")
 def _collect(out: Path, name: str) -> tuple[list[str], dict]:
     """Move ``OUT/.staging/NAME/**`` to ``OUT/**``: the moved files (relative to OUT, sorted) and the
     notebook's provenance records."""
-    from voxmem_analysis.reproduce.provenance import PROVENANCE_FILE, read_records
-
     stage = out / STAGING / name
     if not stage.is_dir():
         return [], {}
@@ -197,14 +226,6 @@ def _collect(out: Path, name: str) -> tuple[list[str], dict]:
     return moved, {k: v for k, v in records.items() if k in moved}
 
 
-def _previous_run(out: Path) -> dict:
-    try:
-        prev = json.loads((out / "run.json").read_text())
-    except (OSError, ValueError, RecursionError):
-        return {}
-    return prev if isinstance(prev, dict) else {}
-
-
 def _remove_previous_outputs(out: Path, previous: dict, names: set[str] | None) -> None:
     """Delete the files the previous run attributed to the notebooks about to run again (all: ``None``)."""
     for nb in previous.get("notebooks", []) + previous.get("earlier", []):
@@ -216,54 +237,31 @@ def _remove_previous_outputs(out: Path, previous: dict, names: set[str] | None) 
                 p.unlink()
 
 
-def _estimated_seconds(path: Path) -> float:
-    """A notebook's expected time with no earlier run to go by: about 3 s per figure plus start-up."""
-    try:
-        return 3.0 + 3.0 * path.read_text(encoding="utf-8").count("save_figure(")
-    except OSError:
-        return 0.0
-
-
 def _task_order(paths: list[Path], previous: dict) -> list[Path]:
-    """Longest notebook first (as measured by the previous run in OUT, else estimated), which keeps
-    every worker busy until the end."""
+    """Longest notebook first (as the previous run in OUT measured it, else about 3 s per figure plus
+    start-up), which keeps every worker busy until the end."""
     last = {nb["name"]: nb.get("seconds", 0) for nb in previous.get("notebooks", [])}
-    return sorted(paths, key=lambda p: (-last.get(p.stem, _estimated_seconds(p)), p.name))
+
+    def guess(p: Path) -> float:
+        try:
+            return 3.0 + 3.0 * p.read_text(encoding="utf-8").count("save_figure(")
+        except OSError:
+            return 0.0
+
+    return sorted(paths, key=lambda p: (-last.get(p.stem, guess(p)), p.name))
 
 
 # ----------------------------------------------------------------------------- the run
 def run(data_dir, out_dir, options: RunOptions | None = None, *, stream=None, read_release=None,
         **settings) -> RunSummary:
-    """Execute the notebooks in parallel; write provenance.json, reproduction.csv, run.json and the report.
+    """Execute the notebooks of ``options`` (or ``**settings``: fields of :class:`RunOptions`) on the release
+    ``data_dir`` into ``out_dir``; the summary table goes to ``stream`` (stdout), notes to stderr.
 
-    Parameters
-    ----------
-    data_dir, out_dir : path
-        Release directory read by every notebook; output folder (see "Output folder").
-    options : RunOptions
-        How to run (default: the command's defaults).
-    **settings
-        Fields of :class:`RunOptions` given one by one instead (``run(data, out, jobs=2, n_boot=200)``).
-    stream : file
-        Where the summary table is printed (default standard output).
-    read_release : callable, optional
-        ``read_release()`` returns ``data_dir`` as loaded leniently (``reproduce`` passes one that also
-        prints the release's findings); called while the notebooks run.  Default:
-        ``load_release(data_dir, strict=False)`` (or ``load_amc`` for an AMC release).
-
-    Output folder
-    -------------
-    The run is built in a staging folder beside ``out_dir`` and swapped in only when complete
-    (:mod:`voxmem_analysis.reproduce.atomic`): a lock refuses a second run into the same folder, an
-    interrupted run (Ctrl-C, ``keep_going=False``, a release changed during the run) leaves the
-    previous output untouched, ``out_dir`` then holds only this run's files (with ``only``: also the
-    other notebooks' earlier outputs; files no run wrote are kept, and said so), and ``only`` with
-    another release than the one in ``out_dir`` is refused.  Notes go to standard error.
+    ``read_release()`` returns the release read leniently (default: ``load_release``/``load_amc`` with
+    ``strict=False``); it is called while the notebooks run.  The output is built beside ``out_dir`` and
+    swapped in when complete (:class:`~voxmem_analysis.reproduce.atomic.StagedOutput`); with ``only`` it
+    also keeps the other notebooks' earlier outputs and records.
     """
-    from voxmem_analysis.reproduce.atomic import StagedOutput
-
-    import dataclasses
-
     opts = dataclasses.replace(options or RunOptions(), **settings)
     _check_overrides(opts.overrides)
     stream = stream or sys.stdout
@@ -290,15 +288,16 @@ def run(data_dir, out_dir, options: RunOptions | None = None, *, stream=None, re
     return summary
 
 
+#: Parameters the runner owns, with the option that sets each: ``-p`` cannot set them.
+OWNED = {"data_dir": "--data", "out_dir": "--out", "seed": "--seed", "n_boot": "--n-boot",
+         "amc_data_dir": "--data (an Audio MultiChallenge release) or --include-examples"}
+
+
 def _check_overrides(overrides) -> None:
     """``-p`` may not set what the runner owns (what is read and written, and the recorded seed)."""
-    from voxmem_analysis.errors import InputError
-    from voxmem_analysis.reproduce.notebook import RUNNER_PARAMETERS
-
-    owned = sorted(set(overrides or {}) & set(RUNNER_PARAMETERS + ("amc_data_dir",)))
-    if owned:
-        raise InputError(f"parameter(s) {', '.join(owned)} are set by the runner (from --data, --out, --seed, "
-                         f"--n-boot) and cannot be overridden", "parameters")
+    for name in sorted(set(overrides or {}) & set(OWNED)):
+        raise InputError(f"-p {name}: `{name}` is set by the runner from {OWNED[name]} (it decides what the run "
+                         f"reads and writes, and is recorded in run.json); give {OWNED[name]} instead", "parameters")
 
 
 def _run_staged(stage: Path, final: Path, paths: list[Path], data: Path, opts: RunOptions,
@@ -306,13 +305,11 @@ def _run_staged(stage: Path, final: Path, paths: list[Path], data: Path, opts: R
     """The run of :func:`run`, written into the staging folder ``stage`` (``final``: the folder it
     becomes).  Raises :class:`_Stop` when a notebook fails and ``keep_going`` is off, or when the
     release changed during the run."""
-    from voxmem_analysis.io.fingerprint import release_fingerprint
-
     t_start = time.perf_counter()
     out = Path(stage)
     out.mkdir(parents=True, exist_ok=True)
     jobs = max(1, int(opts.jobs or os.cpu_count() or 1))
-    previous = _previous_run(out)
+    previous = read_json(out / "run.json")
     _remove_previous_outputs(out, previous, {p.stem for p in paths} if opts.only else None)
     shutil.rmtree(out / STAGING, ignore_errors=True)
     (out / STAGING).mkdir(parents=True)
@@ -327,8 +324,6 @@ def _run_staged(stage: Path, final: Path, paths: list[Path], data: Path, opts: R
     results, release = _execute_all(out, paths, data, opts, jobs, previous, read_release)
     summary.notebooks = [results[p.stem] for p in paths]
     _merge_provenance(out, summary, previous, opts)
-    from voxmem_analysis.reproduce.provenance import findings
-
     summary.provenance = [str(f) for f in findings(out, summary.to_dict())]
     after = release_fingerprint(data)
     changed = _changed_release(summary, data, fingerprint, after)
@@ -345,9 +340,7 @@ def _run_staged(stage: Path, final: Path, paths: list[Path], data: Path, opts: R
     _write_run(out, summary, t_start)
     if opts.report:
         try:
-            from voxmem_analysis.reproduce.report import write_report
-
-            write_report(out, embed=opts.embed)
+            report.write_report(out, embed=opts.embed)
         except OSError as exc:
             raise _unwritable("report/", exc) from exc
         except Exception as exc:  # noqa: BLE001 - the report failing is a failed task of the run, said so
@@ -357,18 +350,16 @@ def _run_staged(stage: Path, final: Path, paths: list[Path], data: Path, opts: R
 
 
 def _write_run(out: Path, summary: RunSummary, t_start: float) -> None:
-    from voxmem_analysis.writing import atomic_text
-
     summary.wall_seconds = round(time.perf_counter() - t_start, 2)
     try:
-        atomic_text(out / "run.json", json.dumps(summary.to_dict(), indent=1, sort_keys=True, default=str) + "\n")
+        text = json.dumps(summary.to_dict(), indent=1, sort_keys=True, default=str) + "\n"
+        writing.atomic_text(out / "run.json", text)
     except OSError as exc:
         raise _unwritable("run.json", exc) from exc
 
 
 def _unwritable(what: str, exc: OSError) -> "_Stop":
-    """The run stops (previous OUT kept) when one of its files cannot be written: a report of a
-    partly written output would be worse than none."""
+    """The run stops (previous OUT kept) when one of its files cannot be written."""
     why = f"cannot write {what}: {exc.strerror or exc}"
     return _Stop(f"stopped: {why}", why, None)
 
@@ -376,27 +367,38 @@ def _unwritable(what: str, exc: OSError) -> "_Stop":
 def _execute_all(out: Path, paths: list[Path], data: Path, opts: RunOptions, jobs: int, previous: dict,
                  read_release):
     """Every notebook on the pool (longest first) while this process reads the release; ``(results by
-    name, the release or the exception reading it raised)``."""
+    name, the release or the exception reading it raised)``.  Whatever stops it (a signal, a failed
+    notebook with ``keep_going`` off) ends the workers and their kernels first."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     threads = max(1, (os.cpu_count() or 1) // jobs)
     results: dict[str, NotebookResult] = {}
     owner: dict[str, str] = {}
+    scratch = out / STAGING / ".kernels"
+    scratch.mkdir(parents=True, exist_ok=True)
     # spawn: workers start from a clean interpreter (forking a process that runs threads can deadlock)
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_worker_init, initargs=(threads,))
+    ctx = multiprocessing.get_context("spawn")
+    # SIGHUP blocked while multiprocessing starts its resource tracker (which ignores only SIGINT and SIGTERM):
+    # it inherits the mask, so a hang-up of the group is the runner's to handle; one arriving now waits
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})
     try:
-        futures = {pool.submit(execute_notebook, p, data_dir=str(data), out_dir=str(out), seed=opts.seed,
-                               n_boot=opts.n_boot, overrides=opts.overrides, timeout=opts.timeout,
-                               include_examples=opts.include_examples or bool(opts.only)): p.stem
-                   for p in _task_order(paths, previous)}
-        release = _read_release(data, read_release)
-        bar = _progress(len(futures), opts.progress)
-        for fut in _completed(futures):
+        started = ctx.SimpleQueue()
+        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init,
+                                   initargs=(threads, started, str(scratch)))
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    kwargs = dict(data_dir=str(data), out_dir=str(out), seed=opts.seed, n_boot=opts.n_boot, overrides=opts.overrides,
+                  timeout=opts.timeout, include_examples=opts.include_examples or bool(opts.only))
+    progress = None
+    try:
+        futures = {pool.submit(_run_notebook, p, kwargs): p.stem for p in _task_order(paths, previous)}
+        release = _read_release(data, read_release)   # (its findings printed before the bar starts)
+        progress = _Progress(len(paths), opts)
+        for fut in _completed(futures, started, progress):
             res = _result(fut, futures[fut])
             res.outputs, records = _collect(out, res.name)
-            res.provenance = _own_source(records, res.name)
+            res.provenance = notebook_source(records, res.name)
             why = nothing_written(res)
             if why:
                 res.status, res.reason = "skipped", why
@@ -406,15 +408,16 @@ def _execute_all(out: Path, paths: list[Path], data: Path, opts: RunOptions, job
                 owner[o] = res.name
             results[res.name] = res
             (out / STAGING / f"{res.name}.provenance.json").write_text(json.dumps(records))
-            bar.done(res.name, res.status)
+            progress.done(res)
             if res.status == "failed" and not opts.keep_going:
-                bar.close()
                 raise _Stop(f"stopped (--no-keep-going): {res.name} failed",
                             f"{res.name} failed and --no-keep-going is set", res)
-        bar.close()
     except BaseException:
+        if progress is not None:
+            progress.close()
         _stop_workers(pool)
         raise
+    progress.close()
     pool.shutdown(wait=True)
     return results, release
 
@@ -427,12 +430,6 @@ def _result(fut, name: str) -> NotebookResult:
                                                                   str(exc), ""))
 
 
-def _own_source(records: dict, name: str) -> dict | None:
-    from voxmem_analysis.reproduce.provenance import notebook_source
-
-    return notebook_source(records, name)
-
-
 def _read_release(data: Path, read_release):
     """The release as the caller reads it (when it returns None: read leniently here); an exception is
     returned, not raised."""
@@ -441,20 +438,15 @@ def _read_release(data: Path, read_release):
         if release is not None:
             return release
         if is_amc(data):
-            from voxmem_analysis.io.amc import load_amc
-
             return load_amc(data, strict=False)
-        from voxmem_analysis.io.release import load_release
-
         return load_release(data, strict=False)
     except Exception as exc:  # noqa: BLE001 - reported as the release that could not be read
         return exc
 
 
 def _merge_provenance(out: Path, summary: RunSummary, previous: dict, opts: RunOptions) -> None:
-    """Merge the notebooks' records into ``OUT/provenance.json`` (with ``only``: over the earlier ones)."""
-    from voxmem_analysis.reproduce.provenance import merge_records, read_records
-
+    """Merge the notebooks' records into ``OUT/provenance.json`` (with ``only``: over the earlier
+    records of the files of the notebooks not run)."""
     parts = []
     if opts.only:
         try:
@@ -462,7 +454,7 @@ def _merge_provenance(out: Path, summary: RunSummary, previous: dict, opts: RunO
         except ValueError:
             kept = {}
         ran = {r.name for r in summary.notebooks}
-        parts.append({k: v for k, v in kept.items() if v.get("notebook") not in ran})
+        parts.append({k: v for k, v in kept.items() if v.get("notebook") not in ran and (out / k).is_file()})
         summary.earlier = sorted((nb for nb in previous.get("notebooks", []) + previous.get("earlier", [])
                                   if nb.get("name") not in ran), key=lambda nb: nb["name"])
     for r in summary.notebooks:
@@ -479,21 +471,13 @@ def _changed_release(summary: RunSummary, data: Path, before: str, after: str) -
     for r in summary.notebooks:
         rel = (r.provenance or {}).get("release") or {}
         fp = rel.get("fingerprint")
-        if fp and fp != before and _same_place(rel.get("path"), data):
+        if fp and fp != before and rel.get("path") and resolve(rel["path"]).resolve() == data:
             return f"{r.name} read another version of {data} than the runner ({fp[:19]}... vs {before[:19]}...)"
     return None
 
 
-def _same_place(path, data: Path) -> bool:
-    from voxmem_analysis.paths import resolve
-
-    return bool(path) and resolve(path).resolve() == data
-
-
 def _release_summary(summary: RunSummary, release, data: Path, opts: RunOptions) -> None:
     """What run.json and the report say about the release (mode, runs, counts, findings)."""
-    from voxmem_analysis.reproduce.mode import release_info
-
     info, problems = release_info(release, data, opts.compare_published)
     if "error" in info:
         summary.tasks_failed.append(f"load: {info['error']}")
@@ -503,8 +487,6 @@ def _release_summary(summary: RunSummary, release, data: Path, opts: RunOptions)
 
 def _scoreboard(out: Path, summary: RunSummary) -> None:
     """``reproduction.csv`` from the notebooks' long-form numbers and ``audit.csv`` from the paper's."""
-    from voxmem_analysis.reproduce import scoreboard as sb
-
     t0 = time.perf_counter()
     try:
         table = sb.reproduction_from_files(out, benchmark=summary.release.get("benchmark"))
@@ -526,34 +508,45 @@ def _scoreboard(out: Path, summary: RunSummary) -> None:
     summary.reproduction["seconds"] = round(time.perf_counter() - t0, 2)
 
 
-class _progress:
-    """tqdm bar on a terminal, one line per finished notebook otherwise."""
+class _Progress:
+    """What the run shows while the notebooks run, on standard error: on a terminal a bar with the
+    elapsed time and the notebooks running, and a line as each ends; otherwise a line per finished
+    notebook; nothing when ``quiet``."""
 
-    def __init__(self, total: int, enabled: bool | None):
-        self.bar = None
-        if enabled is None:
-            enabled = sys.stderr.isatty()
-        if enabled:
+    def __init__(self, total: int, opts: RunOptions):
+        self.bar, self.n, self.total, self.running = None, 0, total, []
+        self.lines = not opts.quiet
+        if not opts.quiet and (opts.progress if opts.progress is not None else sys.stderr.isatty()):
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, desc="reproduce", unit="notebook", file=sys.stderr)
-        self.n, self.total = 0, total
+            size = shutil.get_terminal_size()   # 80 x 24 where the terminal says 0 x 0 (tqdm would hide the bar)
+            self.bar = tqdm(total=total, desc="reproduce", unit="notebook", file=sys.stderr, ncols=size.columns,
+                            nrows=size.lines, bar_format="{desc} {n_fmt}/{total_fmt} |{bar:20}| {elapsed}{postfix}")
 
-    def done(self, label: str, status: str) -> None:
-        self.n += 1
+    def started(self, name: str) -> None:
+        self.running.append(name)
+        self._show()
+
+    def _show(self) -> None:
         if self.bar is not None:
-            self.bar.set_postfix_str(f"{label}: {status}", refresh=False)
+            self.bar.set_postfix_str(f"running {', '.join(self.running)}" if self.running else "", refresh=True)
+
+    def tick(self) -> None:
+        if self.bar is not None:
+            self.bar.refresh()
+
+    def done(self, res: NotebookResult) -> None:
+        self.n += 1
+        if res.name in self.running:
+            self.running.remove(res.name)
+        if self.bar is not None:
+            self.bar.write(f"  {res.status:<7} {res.name} ({res.seconds:.1f} s)", file=sys.stderr)
             self.bar.update(1)
-        else:
-            print(f"[{self.n}/{self.total}] {label}: {status}", file=sys.stderr, flush=True)
+            self._show()
+        elif self.lines:
+            print(f"[{self.n}/{self.total}] {res.name}: {res.status}", file=sys.stderr, flush=True)
 
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
-
-
-def print_summary(summary: RunSummary, stream=None) -> None:
-    """The table printed at the end of ``reproduce`` (:mod:`voxmem_analysis.reproduce.summary`)."""
-    from voxmem_analysis.reproduce.summary import print_summary as _print
-
-    _print(summary, stream)
+            self.bar = None

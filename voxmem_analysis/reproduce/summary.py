@@ -2,19 +2,15 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from pathlib import Path
 
 __all__ = ["print_summary"]
 
 
 def _outputs_brief(outputs: list[str]) -> str:
-    if not outputs:
-        return "0"
-    kinds: dict[str, int] = {}
-    for o in outputs:
-        k = o.split("/", 1)[0] if "/" in o else "other"
-        kinds[k] = kinds.get(k, 0) + 1
-    return f"{len(outputs)} (" + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) + ")"
+    kinds = Counter(o.split("/", 1)[0] if "/" in o else "other" for o in outputs)
+    return f"{len(outputs)} (" + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) + ")" if outputs else "0"
 
 
 def _notebook_rows(summary, w) -> None:

@@ -1,39 +1,20 @@
-"""Supplementary material: the paper's tables (LaTeX), figures (PDF) and every number (CSV).
+"""Supplementary material from the files of a ``reproduce`` output: ``OUT/voxmem_supplement/`` and its zip.
 
-:func:`build_supplement` writes ``OUT/voxmem_supplement/`` and ``OUT/voxmem_supplement.zip``:
-
-``tableN.tex``
-    Every paper table the notebooks wrote (``tables/tableN`` and ``tables/amc_tableN`` of a
-    ``reproduce`` output, rebuilt exactly from their long-form numbers ``tables/NAME.long.csv``) as a
-    booktabs ``table`` environment (needs ``\\usepackage{booktabs}``; ``amssymb`` for Table 14's check
-    marks) made by :func:`voxmem_analysis.output.table_to_latex`: each column at the number of decimals
-    the paper prints it with (``published.csv``; columns the paper does not print take their usual
-    precision), counts as integers, p-values below 0.001 in scientific notation, an estimate and its
-    interval with the same decimals, readable headers, the paper's table number.  The caption is the
-    table's own (plus the SYNTHETIC label for a synthetic release).
-``figureN.pdf``
-    The PDF figures written by the notebooks (``figures/figN_*.pdf`` of a ``reproduce`` output);
-    when several files draw one paper figure they keep a suffix (``figure5_operation_evidence_32k.pdf``);
-    the Audio MultiChallenge paper's figures are ``amc_figureN.pdf``.
-    Other figures of paper artifacts keep their names (``table18_forest.pdf``); exploratory and
-    validation figures are left out (and listed by :func:`build_supplement`).
-``voxmem_numbers.csv``
-    The long format ``artifact,row,column,value`` of every table the notebooks wrote.
-``README.md``
-    Which data the material was made from -- loudly SYNTHETIC when it was --, what made it (each
-    notebook's parameters, the release's fingerprint, the package version: ``provenance.json``),
-    the file list, and what is not included with the reason: notebooks skipped or failed, and the
-    sections the notebooks skipped because the data cannot support them (never exception text).
-
-Everything is taken from the files of a ``reproduce`` output (``from_dir``), or by default of a run of
-the notebooks into a temporary folder: nothing is computed again.  An output made otherwise than the
-rest of its run (other parameters, other data, another version: a notebook re-run by hand into the
-folder, :func:`voxmem_analysis.reproduce.provenance.findings`) is refused, naming it, unless
-``allow_mixed`` (then the README lists it).  Every file is deterministic for a given release, seed
-and ``n_boot``, and so is the zip (fixed timestamps and permissions, sorted entries).
+``tableN.tex``: every paper table the notebooks wrote, rebuilt exactly from its long-form numbers
+(``tables/NAME.long.csv``) as a booktabs ``table`` at the paper's printed precision
+(:func:`voxmem_analysis.output.table_to_latex`); ``figureN.pdf`` (``amc_figureN.pdf``): the paper's figures
+(other figures of paper artifacts keep their names, exploratory ones are left out and listed);
+``voxmem_numbers.csv``: every number, long format; ``README.md``: the data (loudly SYNTHETIC when it is),
+what made it (``provenance.json``) and what is not included, with the reason.  Nothing is computed again
+(without ``from_dir`` the notebooks run into a temporary folder first).  An output made otherwise than
+its run, without a record, or whose bytes differ from its record
+(:func:`voxmem_analysis.reproduce.provenance.findings`) is refused unless ``allow_mixed`` (then the README
+lists it); so is an output of an older layout.  Every file and the zip are deterministic.
 """
 from __future__ import annotations
 
+import csv
+import json
 import os
 import re
 import shutil
@@ -41,6 +22,18 @@ import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from voxmem_analysis import __version__
+from voxmem_analysis.errors import OutputFolderError
+from voxmem_analysis.io.fingerprint import release_fingerprint
+from voxmem_analysis.output import SYNTHETIC_LABEL, latex_cells, read_long, table_to_latex, write_long
+from voxmem_analysis.reproduce.provenance import (IGNORED_PARAMETERS, findings, grouped, has_digests,
+                                                  notebook_source, read_records)
+from voxmem_analysis.reproduce.published import printed_decimals, published
+from voxmem_analysis.reproduce.report_outputs import captions
+from voxmem_analysis.reproduce.runner import RunOptions, run
+from voxmem_analysis.textlimits import csv_field_limit
+from voxmem_analysis.writing import atomic_write, replace_folder
 
 __all__ = ["build_supplement", "paper_figure_names", "write_zip", "format_table", "paper_decimals", "SupplementResult"]
 
@@ -98,8 +91,6 @@ def paper_figure_names(stems) -> dict[str, str]:
 # ----------------------------------------------------------------------------- LaTeX
 def paper_decimals(name: str, published=None) -> dict[str, int]:
     """:func:`voxmem_analysis.reproduce.published.printed_decimals` of ``name`` in ``published`` (none: {})."""
-    from voxmem_analysis.reproduce.published import printed_decimals
-
     if published is None or not len(published):
         return {}
     return printed_decimals(name, published)
@@ -109,8 +100,6 @@ def format_table(table, name: str, published=None):
     """The wide artifact ``table`` with every cell as the LaTeX text the supplement prints
     (:func:`voxmem_analysis.output.latex_cells` at the paper's printed precision, :func:`paper_decimals`)."""
     import pandas as pd
-
-    from voxmem_analysis.output import latex_cells
 
     cells = latex_cells(table, decimals=paper_decimals(name, published))
     out = pd.DataFrame(cells, index=table.index.copy(), columns=list(table.columns), dtype=object)
@@ -133,8 +122,6 @@ def write_zip(folder, zip_path) -> Path:
                 info.external_attr = 0o100644 << 16
                 zf.writestr(info, p.read_bytes(), compresslevel=9)
 
-    from voxmem_analysis.writing import atomic_write
-
     return atomic_write(zip_path, write)
 
 
@@ -147,8 +134,6 @@ def _shown_path(p) -> str:
 
 
 def _provenance_lines(records: dict) -> list[str]:
-    from voxmem_analysis.reproduce.provenance import IGNORED_PARAMETERS, notebook_source
-
     names = sorted({r.get("notebook") for r in records.values() if r.get("notebook")})
     if not names:
         return []
@@ -164,8 +149,6 @@ def _provenance_lines(records: dict) -> list[str]:
 
 
 def _readme(run: dict, records: dict, entries: list[tuple[str, str]], res: "SupplementResult") -> str:
-    from voxmem_analysis import __version__
-
     rel = run.get("release") or {}
     shown, name = _shown_path(rel.get("path") or run.get("data_dir")), rel.get("name") or "?"
     amc = rel.get("benchmark") == "audio-multichallenge"
@@ -221,10 +204,6 @@ def wide_from_long(rows, index_name: str | None = None):
 
 
 def _index_name(csv_path: Path) -> str | None:
-    import csv
-
-    from voxmem_analysis.textlimits import csv_field_limit
-
     try:
         with open(csv_path, encoding="utf-8", newline="") as fh, csv_field_limit():
             head = next(csv.reader(fh), [])
@@ -235,10 +214,6 @@ def _index_name(csv_path: Path) -> str | None:
 
 def _tables(src: Path, folder: Path, synthetic: bool, res: "SupplementResult") -> tuple[list, list]:
     """LaTeX of the paper tables of ``src/tables`` and the long rows of every table; the entries written."""
-    from voxmem_analysis.output import SYNTHETIC_LABEL, read_long, table_to_latex
-    from voxmem_analysis.reproduce.published import published
-    from voxmem_analysis.reproduce.report_outputs import captions
-
     pub = published(benchmark="all")
     caps = captions(src)
     entries, numbers = [], []
@@ -262,8 +237,6 @@ def _tables(src: Path, folder: Path, synthetic: bool, res: "SupplementResult") -
 
 
 def _figures(src: Path, folder: Path, res: "SupplementResult") -> list[tuple[str, str]]:
-    from voxmem_analysis.reproduce.report_outputs import captions
-
     caps = captions(src)
     pdfs = {p.stem: p for p in sorted((src / "figures").glob("*.pdf"))}
     names = paper_figure_names(pdfs)
@@ -279,12 +252,6 @@ def _check_source(src: Path, data: Path, seed: int | None, n_boot: int | None, a
                   res: "SupplementResult") -> tuple[dict, dict]:
     """run.json and provenance records of ``src``; refuses (``OutputFolderError``) a folder made from
     other data or settings than asked, or holding outputs made otherwise than the rest (unless ``allow_mixed``)."""
-    import json
-
-    from voxmem_analysis.errors import OutputFolderError
-    from voxmem_analysis.io.fingerprint import release_fingerprint
-    from voxmem_analysis.reproduce.provenance import findings, grouped, read_records
-
     try:
         run = json.loads((src / "run.json").read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError) as exc:
@@ -299,6 +266,11 @@ def _check_source(src: Path, data: Path, seed: int | None, n_boot: int | None, a
             raise OutputFolderError(f"{src} was made with {key} {run.get(key)}, not {asked}: drop the option "
                                     f"(the run's value is used) or run `reproduce` again with it")
     records = read_records(src)
+    older = _older_layout(src, records)
+    if older:
+        raise OutputFolderError(f"{src} was written by an older version of voxmem-analysis ({older}), so what it "
+                                f"holds cannot be checked or packaged: run `voxmem-analysis reproduce --data {data} "
+                                f"--out {src}` again")
     mixed = grouped(findings(src, run))
     if mixed and not allow_mixed:
         listed = "\n".join(f"  {o}: {what}" for o, what in mixed[:20])
@@ -308,6 +280,16 @@ def _check_source(src: Path, data: Path, seed: int | None, n_boot: int | None, a
                                 f"package them with this list in the README")
     res.mixed = mixed
     return run, records
+
+
+def _older_layout(src: Path, records: dict) -> str | None:
+    """Why ``src`` is a ``reproduce`` output of an older layout than this version packages, or None."""
+    if not has_digests(records):
+        return "its provenance.json records no digest of the outputs' bytes"
+    tables = src / "tables"
+    if any(tables.glob("*.csv")) and not any(tables.glob("*.long.csv")):
+        return "its tables/ holds no *.long.csv, the exact numbers the LaTeX tables are built from"
+    return None
 
 
 def build_supplement(data_dir, out_dir, *, from_dir=None, seed: int | None = None, n_boot: int | None = None,
@@ -340,8 +322,6 @@ def build_supplement(data_dir, out_dir, *, from_dir=None, seed: int | None = Non
     build = stage / FOLDER
     try:
         if from_dir is None:
-            from voxmem_analysis.reproduce.runner import RunOptions, run
-
             tmp = tempfile.mkdtemp(prefix="voxmem-supplement-")
             opts = RunOptions(jobs=jobs, seed=0 if seed is None else seed,
                               n_boot=10_000 if n_boot is None else n_boot, progress=progress, report=False)
@@ -353,7 +333,6 @@ def build_supplement(data_dir, out_dir, *, from_dir=None, seed: int | None = Non
         _package(src, build, run_info, records, res)
         write_zip(build, stage / f"{FOLDER}.zip")
         res.files = sorted(p.relative_to(build).as_posix() for p in build.rglob("*") if p.is_file())
-        from voxmem_analysis.writing import replace_folder
 
         replace_folder(build, folder)                       # the previous folder and zip stay until now
         os.replace(stage / f"{FOLDER}.zip", res.zip_path)
@@ -366,8 +345,6 @@ def build_supplement(data_dir, out_dir, *, from_dir=None, seed: int | None = Non
 
 def _package(src: Path, folder: Path, run_info: dict, records: dict, res: "SupplementResult") -> None:
     """The supplement's files from the run in ``src``, written into ``folder``."""
-    from voxmem_analysis.output import write_long
-
     synthetic = bool((run_info.get("release") or {}).get("synthetic"))
     for nb in run_info.get("notebooks", []):
         if nb.get("status") == "failed":
