@@ -9,7 +9,6 @@ import sys
 from collections import Counter
 
 import pandas as pd
-from tqdm import tqdm
 
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.errors import lost_summary
@@ -178,6 +177,8 @@ def report_problems(problems, *, source: str, lenient: bool, left_out: int | Non
 def progress(what: str, stream=None, delay: float = 2.0):
     """A ``progress(done, total)`` callable for long work: a bar on standard error when it is a terminal,
     shown once the work has taken ``delay`` seconds; nothing otherwise."""
+    from tqdm import tqdm   # start-up: 40 ms, and only work that takes seconds needs it
+
     stream = stream or sys.stderr
     bar = tqdm(total=0, desc=what, delay=delay, file=stream, leave=False,
                disable=not getattr(stream, "isatty", lambda: False)())

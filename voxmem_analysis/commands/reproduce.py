@@ -81,8 +81,8 @@ def _list(args) -> int:
 
 def _check_out(out, inputs) -> None:
     """An :class:`InputError` for an OUT that is, holds or lies in an input, or whose lock would replace one."""
-    check_outputs(folders={"--out": out}, files={"the lock beside --out": str(lock_path(Path(out).resolve()))},
-                  inputs=inputs)
+    check_outputs(folders={"--out": out}, inputs=inputs)
+    check_outputs(files={"the lock beside --out": str(lock_path(Path(out).resolve()))}, inputs=inputs)
 
 
 def run(args) -> int:
