@@ -22,9 +22,12 @@ CONSTRAINTS := constraints.txt
 # constraints file, so the versions installed are the same.
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c $(CONSTRAINTS) pip uv
 
-$(STAMP): pyproject.toml $(CONSTRAINTS) | $(BIN)/python
+$(BIN)/uv: $(CONSTRAINTS) | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c $(CONSTRAINTS) pip uv
+	touch $@
+
+$(STAMP): pyproject.toml $(CONSTRAINTS) | $(BIN)/uv
 	$(BIN)/uv pip install --quiet --python $(BIN)/python -c $(CONSTRAINTS) --build-constraints $(CONSTRAINTS) -e '.[test]'
 	touch $(STAMP)
 
