@@ -17,8 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 if "--code" in sys.argv:          # another checkout's voxmem_analysis (e.g. the code before a change)
     sys.path.insert(0, sys.argv[sys.argv.index("--code") + 1])
 from tests import reader_cases as C  # noqa: E402
-from voxmem_analysis.io.attribution import drop_duplicate_records, read_audit_files  # noqa: E402
-from voxmem_analysis.io.longmemeval import load_longmemeval  # noqa: E402
+from voxmem_analysis.io.voxmem.attribution import drop_duplicate_records, read_audit_files  # noqa: E402
+from voxmem_analysis.io import load_longmemeval  # noqa: E402
 
 
 def best(fn, repeat: int) -> float:

@@ -21,11 +21,11 @@ import statistics
 import time
 from pathlib import Path
 
-import voxmem_analysis.io.attribution as attribution_io
+import voxmem_analysis.io.voxmem.attribution as attribution_io
 import voxmem_analysis.io.longmemeval as longmemeval_io
-from voxmem_analysis.io.amc import load_amc
-from voxmem_analysis.io.attribution import read_audit_files
-from voxmem_analysis.io.longmemeval import load_longmemeval
+from voxmem_analysis.io import load_amc
+from voxmem_analysis.io.voxmem.attribution import read_audit_files
+from voxmem_analysis.io import load_longmemeval
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = Path(__file__).resolve().parent / ".cache"

@@ -380,7 +380,7 @@ def _problems(problems, tmp: str) -> list:
 
 def lme_reading(name: str, tmp: Path, bulk: bool = True) -> dict:
     """What ``load_longmemeval(strict=False)`` gives for case ``name`` (paths under ``tmp`` as ``<tmp>``)."""
-    from voxmem_analysis.io.longmemeval import load_longmemeval
+    from voxmem_analysis.io import load_longmemeval
     manifest, questions, kw = LME_CASES[name](tmp)
     data = load_longmemeval(manifest, questions, strict=False, bulk=bulk, **kw)
     t = str(tmp)
@@ -489,7 +489,7 @@ ATTR_CASES = {
 
 def attr_reading(name: str, tmp: Path, bulk: bool = True) -> dict:
     """What ``read_audit_files`` and ``drop_duplicate_records`` give for case ``name``."""
-    from voxmem_analysis.io.attribution import drop_duplicate_records, read_audit_files
+    from voxmem_analysis.io.voxmem.attribution import drop_duplicate_records, read_audit_files
     root = ATTR_CASES[name](tmp)
     rows, problems = read_audit_files(root, bulk=bulk)
     kept = drop_duplicate_records(rows, problems)
@@ -500,7 +500,7 @@ def attr_reading(name: str, tmp: Path, bulk: bool = True) -> dict:
 
 def records_reading() -> dict:
     """``check_records`` of in-memory records of every shape."""
-    from voxmem_analysis.io.attribution import check_records
+    from voxmem_analysis.io.voxmem.attribution import check_records
     recs = [json.loads(ln) for ln in _audit_records()[:5]]
     recs += [5, None, [], {}, dict(recs[0], commits="x", source_session=2.0), dict(recs[1], answer=3)]
     rows, problems = check_records(recs, "mem")

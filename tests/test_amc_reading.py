@@ -18,7 +18,7 @@ import pytest
 
 from tests.test_bulk_parts import AMC_CASES, AMC_PARTS, VERDICT_HEADER, amc_files, write_amc, write_amc_parquet
 from voxmem_analysis.errors import VoxMemDataError
-from voxmem_analysis.io.amc import load_amc
+from voxmem_analysis.io import load_amc
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 EXPECTED = FIXTURES / "amc_expected"

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from voxmem_analysis.errors import VoxMemDataError
-from voxmem_analysis.io.amc import load_amc
+from voxmem_analysis.io import load_amc
 
 from tests.test_amc import RUBRICS, TASK_OF, TASKS
 
@@ -265,8 +265,8 @@ def _mutate_line(draw, pairs: list, values) -> str:
 
 
 # ----------------------------------------------------------------------------- attribution records
-import voxmem_analysis.io.attribution as attribution_io   # noqa: E402
-from voxmem_analysis.io.attribution import read_audit_files   # noqa: E402
+import voxmem_analysis.io.voxmem.attribution as attribution_io   # noqa: E402
+from voxmem_analysis.io.voxmem.attribution import read_audit_files   # noqa: E402
 
 
 def audit_pairs(model="M1", item="q1_64k", **over):
@@ -522,7 +522,7 @@ def test_amc_parquet_verdicts(tmp_path, edit):
 def test_unpaired_surrogates_in_amc_and_attribution_are_problems_not_crashes(tmp_path):
     """JSON lines may escape a lone surrogate ("\\ud800"): a problem with line and field, on every path."""
     from voxmem_analysis.io.amc_tables import read_table
-    from voxmem_analysis.io.attribution import read_audit_files
+    from voxmem_analysis.io.voxmem.attribution import read_audit_files
 
     f = tmp_path / "v.jsonl"
     f.write_text('{"model": "m", "task_id": "t"}\n{"model": "m\\ud800", "task_id": "t"}\n')
@@ -544,8 +544,8 @@ def test_unpaired_surrogates_in_amc_and_attribution_are_problems_not_crashes(tmp
 def test_a_lone_surrogate_in_a_field_of_another_type_is_a_problem_not_a_crash(tmp_path):
     """A text with a lone surrogate where a boolean belongs (found by the random-corruption test): two
     problems naming line and field, the same on both paths; the records and the LongMemEval label too."""
-    from voxmem_analysis.io.attribution import check_records, read_audit_files
-    from voxmem_analysis.io.longmemeval import load_longmemeval
+    from voxmem_analysis.io.voxmem.attribution import check_records, read_audit_files
+    from voxmem_analysis.io import load_longmemeval
 
     line = next(iter((DATA / "synthetic" / "attribution").glob("*.jsonl"))).read_text().splitlines()[0]
     bad = json.dumps({**json.loads(line), "evidence_recovered": "\ud800"})

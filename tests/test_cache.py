@@ -20,8 +20,9 @@ from polars.testing import assert_frame_equal
 
 from conftest import SYNTHETIC, harness_line, write_jsonl
 from voxmem_analysis.cli import main
-from voxmem_analysis.io import cache
-from voxmem_analysis.io.release import Release, cache_key, load_release
+from voxmem_analysis.io.engine import cache
+from voxmem_analysis.io import Release, load_release
+from voxmem_analysis.io.voxmem.release import cache_key
 from voxmem_analysis.io.scoring import ScoringRules
 
 FRAMES = ("frame", "registry", "items", "judge2", "ablation")
@@ -520,8 +521,9 @@ def test_parse_size_refuses(text):
 _WRITER = """
 import sys
 from pathlib import Path
-from voxmem_analysis.io import cache
-from voxmem_analysis.io.release import cache_key, load_release
+from voxmem_analysis.io.engine import cache
+from voxmem_analysis.io import load_release
+from voxmem_analysis.io.voxmem.release import cache_key
 root = Path(sys.argv[1])
 rel = load_release(root, cache=False)
 key = cache_key(root, rel.rules)
@@ -580,7 +582,7 @@ def test_cli_uses_the_cache_and_no_cache_bypasses_it(tiny_release, cache_folder,
 
 def test_cache_reads_and_writes_without_pandas(tiny_release, cache_folder):
     """Loading imports no pandas (README, Performance): neither writing an entry nor reading it does."""
-    code = ("import sys\nfrom voxmem_analysis.io.release import load_release\n"
+    code = ("import sys\nfrom voxmem_analysis.io import load_release\n"
             f"load_release({str(tiny_release)!r}, cache=True)\nprint('pandas' in sys.modules)")
     env = {**os.environ, cache.CACHE_DIR_ENV: str(cache_folder)}
     for expect_entries in (1, 1):   # cold (writes), then warm (maps)

@@ -21,12 +21,12 @@ import pytest
 from conftest import run_cli
 from voxmem_analysis.commands._guards import manifest_inputs
 from voxmem_analysis.errors import VoxMemDataError
-from voxmem_analysis.io.amc import load_amc
-from voxmem_analysis.io.amc_runs import load_amc_runs
+from voxmem_analysis.io import load_amc
+from voxmem_analysis.io import load_amc_runs
 from voxmem_analysis.io.amc_values import plain_csv
 from voxmem_analysis.io.longmemeval import load_longmemeval, read_questions
-from voxmem_analysis.io.longmemeval_manifest import read_manifest
-from voxmem_analysis.io.release import load_release
+from voxmem_analysis.io.longmemeval import read_manifest
+from voxmem_analysis.io import load_release
 from voxmem_analysis.textlimits import CSV_FIELD_LIMIT, csv_field_limit
 
 REPO = Path(__file__).resolve().parent.parent

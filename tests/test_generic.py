@@ -31,7 +31,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from voxmem_analysis.analysis import verdicts as G
 from voxmem_analysis.cli import main
-from voxmem_analysis.io.longmemeval import load_longmemeval, select_judge
+from voxmem_analysis.io import load_longmemeval, select_judge
 from voxmem_analysis.stats import bootstrap_means, paired_bootstrap
 
 FIX = Path(__file__).parent / "fixtures" / "longmemeval"

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import SYNTHETIC, harness_line, write_jsonl
-from voxmem_analysis.io.release import load_release
+from voxmem_analysis.io import load_release
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 EXPECTED = FIXTURES / "loading_expected"

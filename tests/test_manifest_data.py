@@ -8,8 +8,8 @@ import pandas as pd
 import polars as pl
 import pytest
 
-from voxmem_analysis.io.amc_runs import AmcRuns
-from voxmem_analysis.io.longmemeval import LongMemEvalData
+from voxmem_analysis.io import AmcRuns
+from voxmem_analysis.io import LongMemEvalData
 from voxmem_analysis.io.provenance import SYNTHETIC_TAG, ManifestData
 
 SHARED = ["manifest", "problems", "stats", "manifest_path", "dropped"]

@@ -16,7 +16,7 @@ import pytest
 from conftest import harness_line, write_jsonl
 from voxmem_analysis.cli import main
 from voxmem_analysis.errors import VoxMemDataError
-from voxmem_analysis.io.release import load_release
+from voxmem_analysis.io import load_release
 
 B64 = dict(item_id="q_00010_64k", context_length="64K")
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from conftest import harness_line, write_jsonl
 from voxmem_analysis.errors import VoxMemDataError
-from voxmem_analysis.io.release import load_release
+from voxmem_analysis.io import load_release
 
 _BUDGETS = ("8K", "16K", "32K", "64K")
 #: (file, records) of the clean release: two models, three questions, four budgets.

@@ -2,7 +2,7 @@
 
 Every function takes the task-level frame of :func:`task_frame` -- one row per system x task with
 ``passed`` (every rubric item met) and ``share`` (the share of items met) -- built from a release
-(:class:`~voxmem_analysis.io.amc.AmcRelease`) or from judged runs (:class:`~voxmem_analysis.io.amc_runs.AmcRuns`),
+(:class:`~voxmem_analysis.io.amc.AmcRelease`) or from judged runs (:class:`~voxmem_analysis.io.AmcRuns`),
 and returns a tidy DataFrame.  The statistics are the package's engines (:mod:`voxmem_analysis.analysis.verdicts`):
 
 * **APR** (% of tasks passed) with the Wilson interval; **ARS** (mean share of items met, %) with the

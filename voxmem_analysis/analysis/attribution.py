@@ -50,7 +50,7 @@ refusals (evidence- or capability-based, :func:`is_refusal`), empty generations
 and is attributed; one lacking a record is counted as ``missing_record``, never dropped.
 
 Modules: the rule engine is :mod:`voxmem_analysis.analysis.attribution_rules`; reading and
-checking single records is :mod:`voxmem_analysis.io.attribution`; this module holds the
+checking single records is :mod:`voxmem_analysis.io.voxmem.attribution`; this module holds the
 population, the tables and the artifacts (and re-exports the rule engine's names).
 
 Public API
@@ -78,7 +78,7 @@ from voxmem_analysis.analysis.attribution_rules import (AUDIT_FIELDS, COMMITS, C
                                                         make_refusal_detector, rule_table, rules_markdown)
 from voxmem_analysis.artifacts import artifact
 from voxmem_analysis.errors import AnalysisInputError, MissingDataError, Problem, VoxMemDataError
-from voxmem_analysis.io.attribution import check_records, drop_duplicate_records, read_audit_files
+from voxmem_analysis.io.voxmem.attribution import check_records, drop_duplicate_records, read_audit_files
 
 __all__ = [
     "AUDIT_FIELDS", "COMMITS", "SOURCES", "RELATIONS", "NON_SPECIFIC_COMMITS", "VERDICT_ANSWER_TYPES",

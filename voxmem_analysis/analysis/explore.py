@@ -192,7 +192,7 @@ def pooled_accuracy(release_or_frame, *, budget=None, models=None) -> float:
     Parameters
     ----------
     release_or_frame : Release or polars / pandas DataFrame
-        A :class:`~voxmem_analysis.io.release.Release` (its ``frame`` is used) or a verdict frame.
+        A :class:`~voxmem_analysis.io.Release` (its ``frame`` is used) or a verdict frame.
     budget, models
         As in :func:`select_rows`.
 
@@ -304,7 +304,7 @@ def explore_slices(release_or_frame, by, *, budget=None, models=None, interval: 
     Parameters
     ----------
     release_or_frame : Release or polars / pandas DataFrame
-        A :class:`~voxmem_analysis.io.release.Release` or a verdict frame.
+        A :class:`~voxmem_analysis.io.Release` or a verdict frame.
     by : str or sequence of str
         Columns to slice by, e.g. ``"subtype,evidence_type"`` (first: rows of the plot;
         the others: its colours).

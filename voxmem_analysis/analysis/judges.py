@@ -509,7 +509,7 @@ def compare_judge_frames(production, second, *, models=None, budget: str | None 
 
 def compare_judges(release, *, budget: str | None = _DEFAULT_BUDGET,
                    production_family: str | None = "Gemini") -> JudgeComparison:
-    """:func:`compare_judge_frames` on a :class:`~voxmem_analysis.io.release.Release`
+    """:func:`compare_judge_frames` on a :class:`~voxmem_analysis.io.Release`
     (``release.frame`` vs ``release.judge2``, family from ``release.models``)."""
     if getattr(release, "judge2", None) is None:
         raise MissingDataError("the release has no second-judge predictions (judge2/**/*.jsonl)", code="no_judge2",

@@ -1,6 +1,6 @@
 """Main results: accuracy by model, evidence type, operation and budget (paper §4, App. D.1–D.3).
 
-Every function takes a :class:`~voxmem_analysis.io.release.Release` and returns a tidy
+Every function takes a :class:`~voxmem_analysis.io.Release` and returns a tidy
 pandas DataFrame; the ``@artifact`` functions at the bottom reshape them into the
 paper's printed tables (Figure 4, Figure 5, Figure 8, Tables 15–17, group means).
 

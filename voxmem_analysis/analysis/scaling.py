@@ -1,6 +1,6 @@
 """Context-length scaling: Figure 6, Table 18 and Appendix D.5.
 
-All functions take a :class:`~voxmem_analysis.io.release.Release`, default to the 64K model
+All functions take a :class:`~voxmem_analysis.io.Release`, default to the 64K model
 set (Appendix C.6: the same models at every budget) and to the paper's pairing rule
 (:func:`voxmem_analysis.analysis.results.scored_predictions`, ``pairing="all_budgets"``), and
 return tidy pandas DataFrames.

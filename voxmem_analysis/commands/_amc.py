@@ -44,7 +44,7 @@ def check_sources(args) -> str | None:
 def load_runs(args, lenient: bool | None = None):
     """The runs of ``--manifest`` / ``--tasks``, read strictly unless ``--lenient`` (or ``lenient``); every
     finding on stderr."""
-    from voxmem_analysis.io.amc_runs import load_amc_runs
+    from voxmem_analysis.io import load_amc_runs
 
     lenient = bool(getattr(args, "lenient", False)) if lenient is None else lenient
     data = load_amc_runs(args.manifest, args.tasks, strict=not lenient)
@@ -55,7 +55,7 @@ def load_runs(args, lenient: bool | None = None):
 
 def load_release(args, strict: bool | None = None):
     """The Audio MultiChallenge release of ``--data``; every finding on stderr (as for any release)."""
-    from voxmem_analysis.io.amc import load_amc
+    from voxmem_analysis.io import load_amc
 
     lenient = bool(getattr(args, "lenient", False))
     release = load_amc(args.data, strict=(not lenient) if strict is None else strict)
@@ -138,7 +138,7 @@ def run_validate(args) -> int:
     import pandas as pd
     import polars as pl
 
-    from voxmem_analysis.io.amc_runs import load_amc_runs
+    from voxmem_analysis.io import load_amc_runs
 
     data = load_amc_runs(args.manifest, args.tasks, strict=False)
     st = data.stats

@@ -35,7 +35,7 @@ def add_data_args(p, required: bool = True) -> None:
 def load(args, strict: bool | None = None):
     """The release of ``--data``, read strictly unless ``--lenient``; what was found is printed on
     standard error (:func:`report_problems`).  ``strict`` given: the caller (``validate``) prints."""
-    from voxmem_analysis.io.release import load_release
+    from voxmem_analysis.io import load_release
     from voxmem_analysis.io.scoring import DEFAULT_REJECTION_PATTERN, ScoringRules
 
     _voxmem_only(args.data)
@@ -54,7 +54,7 @@ def _voxmem_only(path) -> None:
     """Refuse a folder whose ``release.json`` names another benchmark than VoxMem (said as such, never read
     as a VoxMem release without predictions)."""
     from voxmem_analysis.errors import Problem
-    from voxmem_analysis.io.amc_meta import benchmark_problems, release_benchmark
+    from voxmem_analysis.io.meta import benchmark_problems, release_benchmark
 
     kind, written = release_benchmark(path)
     if kind == "unknown":
@@ -105,8 +105,8 @@ def report_release(path):
     """Print the findings of the release at ``path`` on standard error, for commands that hand the
     release to other code which reads it leniently (``reproduce``): the same lines as :func:`load`.
     Returns the release read (None for an AMC release or none at all)."""
-    from voxmem_analysis.io.amc_meta import is_amc_release
-    from voxmem_analysis.io.release import load_release
+    from voxmem_analysis.io import is_amc_release
+    from voxmem_analysis.io import load_release
 
     try:
         if is_amc_release(path):
@@ -195,7 +195,7 @@ def note(msg: str) -> None:
 
 def load_manifest(args):
     """Load ``--manifest``/``--questions``; print warnings (and, lenient, errors) to stderr."""
-    from voxmem_analysis.io.longmemeval import load_longmemeval
+    from voxmem_analysis.io import load_longmemeval
 
     data = load_longmemeval(args.manifest, args.questions, strict=not getattr(args, "lenient", False),
                             convention=getattr(args, "convention", "paper"), type_key=getattr(args, "type_key", None))
@@ -221,7 +221,7 @@ def manifest_cluster(frame, cluster: str):
 
 def one_judge(data, args):
     """The frame with one judge per (system, budget); notes on stderr."""
-    from voxmem_analysis.io.longmemeval import select_judge
+    from voxmem_analysis.io import select_judge
 
     frame, notes = select_judge(data.frame, getattr(args, "judge", None), data.dropped)
     for n in notes:

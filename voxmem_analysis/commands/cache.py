@@ -30,7 +30,7 @@ def register(sub) -> None:
 
 
 def _size_arg(text: str):
-    from voxmem_analysis.io.cache import parse_size
+    from voxmem_analysis.io.engine.cache import parse_size
 
     if text.strip().lower() == "default":
         return "default"
@@ -41,7 +41,7 @@ def _size_arg(text: str):
 
 
 def run(args) -> int:
-    from voxmem_analysis.io import cache
+    from voxmem_analysis.io.engine import cache
 
     folder = cache.cache_dir()
     why = cache.refusal(folder)

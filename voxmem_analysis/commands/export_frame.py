@@ -73,7 +73,7 @@ def _write_file(frame, tmp: Path, suffix: str) -> None:
 
 
 def _is_amc(path) -> bool:
-    from voxmem_analysis.io.amc_meta import is_amc_release
+    from voxmem_analysis.io import is_amc_release
 
     return is_amc_release(path)
 

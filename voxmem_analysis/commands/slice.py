@@ -100,7 +100,7 @@ def run(args) -> int:
 
 
 def _is_amc(path) -> bool:
-    from voxmem_analysis.io.amc_meta import is_amc_release
+    from voxmem_analysis.io import is_amc_release
 
     return is_amc_release(path)
 

@@ -103,7 +103,7 @@ def run(args) -> int:
 
     # Second, independent route: every number the paper prints, recomputed by the workbook's
     # analyses (including the judge2 / ablation / attribution parts the check above does not see).
-    from voxmem_analysis.io.release import load_release
+    from voxmem_analysis.io import load_release
     from voxmem_analysis.reproduce.scoreboard import reproduction_table
 
     repro = reproduction_table(load_release(target), n_boot=args.n_boot)

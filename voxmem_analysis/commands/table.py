@@ -278,7 +278,7 @@ def _release(opts):
     """What ``--data`` (a release of either benchmark) or ``--manifest``/``--tasks`` (judged Audio
     MultiChallenge runs, as a release with one judge per system) hold; findings on stderr."""
     from voxmem_analysis.commands._amc import load_release as amc_load_release, load_runs as amc_load_runs
-    from voxmem_analysis.io.amc_meta import is_amc_release
+    from voxmem_analysis.io import is_amc_release
 
     if opts.manifest:
         release, notes = amc_load_runs(opts).as_release(opts.judge)

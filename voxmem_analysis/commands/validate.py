@@ -1,10 +1,10 @@
 """``voxmem-analysis validate --data DIR``: counts per model x budget x status, and every problem.
 
 An Audio MultiChallenge release (``release.json`` ``"benchmark": "audio-multichallenge"``, any
-spelling) is read with the AMC loader (:func:`voxmem_analysis.io.amc.load_amc`): counts of tasks per
+spelling) is read with the AMC loader (:func:`voxmem_analysis.io.load_amc`): counts of tasks per
 axis, rubric items, verdict rows per part and system, and every problem (``file:line [field]``).
 ``validate --manifest FILE --tasks FILE`` checks judged Audio MultiChallenge results against the
-task table (:func:`voxmem_analysis.io.amc_runs.load_amc_runs`): counts per run, every problem.
+task table (:func:`voxmem_analysis.io.load_amc_runs`): counts per run, every problem.
 A ``release.json`` naming another benchmark is said so (exit 1).
 """
 from __future__ import annotations
@@ -27,7 +27,7 @@ def register(sub) -> None:
 def run(args) -> int:
     import polars as pl
 
-    from voxmem_analysis.io.amc_meta import benchmark_problems, release_benchmark
+    from voxmem_analysis.io.meta import benchmark_problems, release_benchmark
 
     if bool(args.data) == bool(args.manifest) or bool(args.manifest) != bool(args.tasks):
         print("give --data DIR (a release), or --manifest FILE --tasks FILE (Audio MultiChallenge runs)", file=sys.stderr)
@@ -112,7 +112,7 @@ def _run_amc(args) -> int:
     say what strict mode (the default of ``table`` / ``export-frame``) and ``--lenient`` would do."""
     import pandas as pd
 
-    from voxmem_analysis.io.amc import load_amc
+    from voxmem_analysis.io import load_amc
 
     release = load_amc(args.data, strict=False)
     st = release.stats

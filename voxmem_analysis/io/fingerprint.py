@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from voxmem_analysis.io.files import walk_files
+from voxmem_analysis.io.engine.files import walk_files
 
 __all__ = ["release_fingerprint", "file_digest"]
 

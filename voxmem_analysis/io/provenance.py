@@ -1,9 +1,9 @@
-"""What every loaded release says about itself: its name, its one-line label, its problems.
+"""What every loaded input says about itself: its name, its one-line label, its problems, and ``inputs`` --
+every file and folder its readers opened, resolved through symbolic links (the command line refuses
+to write over any of them).
 
-:class:`ReleaseProvenance` is a mixin of the release classes (:class:`~voxmem_analysis.io.release.Release`,
-:class:`~voxmem_analysis.io.amc.AmcRelease`; :class:`ManifestData`: LongMemEvalData, AmcRuns).
-A class using it provides ``synthetic`` and ``problems``, and ``meta`` and ``path`` unless it
-defines its own ``name``.
+:class:`ReleaseProvenance` is a mixin of the release classes (a class using it provides ``synthetic``,
+``problems``, ``meta`` and ``path``); :class:`ManifestData` the fields of verdicts read through a manifest.
 """
 from __future__ import annotations
 
@@ -11,7 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+import polars as pl
+
 from voxmem_analysis.errors import Problem
+from voxmem_analysis.io.engine.files import tree
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -23,12 +26,21 @@ SYNTHETIC_TAG = "SYNTHETIC DATA - not real model output"
 
 
 class ReleaseProvenance:
-    """``name``, ``label()``, ``errors()`` and ``warnings()`` of a loaded release."""
+    """``name``, ``label()``, ``errors()``, ``warnings()`` and ``inputs`` of a loaded release."""
 
     @property
     def name(self) -> str:
         """``name`` in ``release.json``, else the folder's name."""
         return str(self.meta.get("name") or self.path.name)
+
+    @property
+    def inputs(self) -> tuple[Path, ...]:
+        """Every file and folder of the release (the folder itself, what is below it, links followed),
+        each resolved through symbolic links."""
+        found = self.__dict__.get("_inputs")
+        if found is None:
+            found = self.__dict__["_inputs"] = tree(self.path)
+        return found
 
     def label(self) -> str:
         """One-line provenance label used on figures and reports."""
@@ -46,7 +58,8 @@ class ReleaseProvenance:
 @dataclass(kw_only=True)
 class ManifestData(ReleaseProvenance):
     """The keyword fields, ``synthetic`` and ``name`` of verdicts read through a manifest (``manifest``: its
-    usable rows; ``dropped``: rows none of whose verdicts were kept).  ``VERDICTS``: the frame whose
+    usable rows; ``dropped``: rows none of whose verdicts were kept; ``inputs``: the manifest, the
+    question or task table and every verdict file, resolved).  ``VERDICTS``: the frame whose
     ``synthetic`` column is read; ``UNNAMED``: the name without a manifest path."""
 
     VERDICTS: ClassVar[str] = "frame"
@@ -57,13 +70,11 @@ class ManifestData(ReleaseProvenance):
     stats: dict = field(default_factory=dict)
     manifest_path: Path | None = None
     dropped: list[dict] = field(default_factory=list)
+    inputs: tuple[Path, ...] = ()
 
     @property
     def synthetic(self) -> bool:
-        """True when any verdict says ``"synthetic": true`` (the shipped examples do; a text ``true``/``1``
-        in any case counts too)."""
-        import polars as pl
-
+        """True when any verdict says ``"synthetic": true`` (a text ``true``/``1`` in any case too)."""
         frame = getattr(self, self.VERDICTS)
         col = frame["synthetic"] if "synthetic" in frame.columns else pl.Series([], dtype=pl.Boolean)
         if col.dtype == pl.Utf8:

@@ -1,6 +1,6 @@
 """``reproduce --manifest FILE --tasks FILE --out DIR``: an analysis report of judged Audio MultiChallenge runs.
 
-The runs are what their users have (:mod:`voxmem_analysis.io.amc_runs`: judged results files listed in
+The runs are what their users have (:mod:`voxmem_analysis.io.amc.runs`: judged results files listed in
 a manifest, and the benchmark's task table).  The report describes *these runs*; it is never a
 pass/fail scoreboard against the paper.  Written into ``OUT`` (built beside it and swapped in when
 complete, as every ``reproduce`` output, :class:`voxmem_analysis.reproduce.atomic.StagedOutput`):
@@ -217,7 +217,7 @@ def _html(data, runs: pd.DataFrame, tables: dict, notes: list[str], head: dict) 
 
 def write_amc_runs_report(data, out, *, seed: int = 0, n_boot: int = 10_000, judge: str | None = None,
                           stream=None) -> AmcRunsReport:
-    """Write the report of ``data`` (judged runs read leniently: :func:`voxmem_analysis.io.amc_runs.load_amc_runs`
+    """Write the report of ``data`` (judged runs read leniently: :func:`voxmem_analysis.io.load_amc_runs`
     with ``strict=False``; the lines with an error are left out and named) into ``out``; notes of the
     output folder on ``stream`` (default stderr)."""
     from voxmem_analysis.reproduce.atomic import StagedOutput

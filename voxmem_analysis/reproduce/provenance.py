@@ -60,7 +60,7 @@ def _release_record(release) -> dict | None:
     """``name``, ``path``, ``fingerprint`` and ``synthetic`` of a loaded release (None: no release)."""
     if release is None:
         return None
-    from voxmem_analysis.io.fingerprint import release_fingerprint
+    from voxmem_analysis.io import release_fingerprint
 
     path = Path(getattr(release, "path", "") or "")
     shown = str(path)
@@ -81,7 +81,7 @@ class OutputFolder(os.PathLike):
     notebook : str
         The notebook writing (``"20_context_scaling"``).
     release : loaded release, optional
-        What the outputs are made from; its fingerprint (:func:`voxmem_analysis.io.fingerprint.release_fingerprint`)
+        What the outputs are made from; its fingerprint (:func:`voxmem_analysis.io.release_fingerprint`)
         is computed once, here.
     parameters : dict, optional
         The notebook's parameters, as set in its parameters cell (or injected).

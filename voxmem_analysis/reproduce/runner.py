@@ -15,7 +15,7 @@
    published numbers;
 4. ``OUT/run.json`` records the run and ``OUT/report/index.html`` is written from the files of ``OUT``.
 
-The release's fingerprint (:func:`voxmem_analysis.io.fingerprint.release_fingerprint`) is taken
+The release's fingerprint (:func:`voxmem_analysis.io.release_fingerprint`) is taken
 before and after the run, and every notebook records the one it read: a release that changed while
 the run read it fails the run (the previous output stays as it was).  A failing notebook stops
 nothing else (``keep_going``): its executed copy (with the error) is kept, its error cell is
@@ -306,7 +306,7 @@ def _run_staged(stage: Path, final: Path, paths: list[Path], data: Path, opts: R
     """The run of :func:`run`, written into the staging folder ``stage`` (``final``: the folder it
     becomes).  Raises :class:`_Stop` when a notebook fails and ``keep_going`` is off, or when the
     release changed during the run."""
-    from voxmem_analysis.io.fingerprint import release_fingerprint
+    from voxmem_analysis.io import release_fingerprint
 
     t_start = time.perf_counter()
     out = Path(stage)
@@ -441,10 +441,10 @@ def _read_release(data: Path, read_release):
         if release is not None:
             return release
         if is_amc(data):
-            from voxmem_analysis.io.amc import load_amc
+            from voxmem_analysis.io import load_amc
 
             return load_amc(data, strict=False)
-        from voxmem_analysis.io.release import load_release
+        from voxmem_analysis.io import load_release
 
         return load_release(data, strict=False)
     except Exception as exc:  # noqa: BLE001 - reported as the release that could not be read

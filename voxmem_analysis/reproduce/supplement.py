@@ -282,7 +282,7 @@ def _check_source(src: Path, data: Path, seed: int | None, n_boot: int | None, a
     import json
 
     from voxmem_analysis.errors import OutputFolderError
-    from voxmem_analysis.io.fingerprint import release_fingerprint
+    from voxmem_analysis.io import release_fingerprint
     from voxmem_analysis.reproduce.provenance import findings, grouped, read_records
 
     try:

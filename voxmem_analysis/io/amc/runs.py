@@ -1,8 +1,8 @@
 """Audio MultiChallenge runs as their users have them: judged results files listed in a manifest, with
 the benchmark's task table.
 
-The manifest is a small CSV, as for LongMemEval (:mod:`voxmem_analysis.io.longmemeval_manifest`, the
-same reader)::
+The manifest is a small CSV, as for LongMemEval (:mod:`voxmem_analysis.io.engine.manifest`, the same
+reader)::
 
     path,system,output_modality,judge
     runs/gpt-4o-audio.jsonl,GPT 4o Audio Preview,Audio,o4-mini
@@ -11,7 +11,7 @@ same reader)::
 ``path`` (relative to the manifest's folder) and ``system`` are required; ``output_modality`` (``Text``
 or ``Audio``, any case) and ``judge`` may be empty.  A *run* is one system x output modality x
 judge; it may span several files (one per axis, say).  The files are judged results
-(:mod:`voxmem_analysis.io.amc_results`), the task table is :mod:`voxmem_analysis.io.amc_tasks`.
+(:mod:`voxmem_analysis.io.amc.results`), the task table is :mod:`voxmem_analysis.io.amc.tasks`.
 
 :func:`load_amc_runs` reads them all and names every loss: a task of the table a run lacks
 (``missing_tasks``), a task listed twice, an unknown task id, a rubric list shorter or longer than
@@ -25,14 +25,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import pandas as pd
+from typing import TYPE_CHECKING
+
 import polars as pl
 
 from voxmem_analysis.errors import Problem, VoxMemDataError
-from voxmem_analysis.io.amc_results import read_results
-from voxmem_analysis.io.amc_tasks import read_task_table
-from voxmem_analysis.io.longmemeval_manifest import manifest_rows
+from voxmem_analysis.io.amc.release import AmcRelease
+from voxmem_analysis.io.amc.results import read_results
+from voxmem_analysis.io.amc.tasks import read_task_table
+from voxmem_analysis.io.engine.files import resolved
+from voxmem_analysis.io.engine.manifest import manifest_rows
+from voxmem_analysis.io.engine.rules import fact
 from voxmem_analysis.io.provenance import ManifestData
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["MANIFEST_COLUMNS", "AmcRuns", "load_amc_runs", "SHOWN_PER_FILE"]
 
@@ -42,6 +49,13 @@ RUN = ["system", "output_modality", "judge"]
 SHOWN_PER_FILE = 50
 #: Warnings said once per file, with their count and first line.
 _SUMMED = ("criteria_as_text", "pass_as_text", "rubric_order", "duplicate_identical", "unknown_axis")
+BAD_MODALITY = fact("manifest_bad_value", "error", lambda r: f"output_modality {r['v']!r} is not Text or Audio",
+                    "output_modality")
+MORE = fact("", "", lambda r: f"... and {r['n']} more like the above")
+MISSING_TASKS = fact("missing_tasks", "error", lambda r: f"{r['label']} has no result for {r['n']} of the {r['of']} tasks "
+                     "of the task table, e.g. " + ", ".join(r["lacking"][:5]), "id")
+PRED_ERROR = fact("pred_error", "warning", lambda r: f"{r['label']}: {r['n']} task(s) have a pred_error (no response), "
+                  f"counted as failed with no rubric item met, e.g. {r['task']!r}", "pred_error")
 
 
 @dataclass
@@ -96,8 +110,6 @@ class AmcRuns(ManifestData):
         """An :class:`~voxmem_analysis.io.amc.AmcRelease` of these runs (one judge per system, see
         :meth:`one_judge`): ``model`` is the manifest's system, so every AMC analysis and artifact
         (``amc_table2``) reads them as it reads a release; ``(release, notes)``."""
-        from voxmem_analysis.io.amc import AmcRelease
-
         runs, notes = self.one_judge(judge)
         tasks = self.tasks.to_pandas()
         rubrics = self.items.select("rubric_id", "task_id", "rubric_text").to_pandas()
@@ -105,19 +117,22 @@ class AmcRuns(ManifestData):
                                               pl.col("criteria_met").alias("passed")).to_pandas()
         meta = {"name": self.name, "synthetic": self.synthetic,
                 "description": f"Audio MultiChallenge runs of manifest {self.manifest_path}"}
-        return AmcRelease(self.manifest_path or Path("."), tasks, rubrics, verdicts, meta, list(self.problems),
-                          dict(self.stats), benchmark="amc-runs"), notes
+        release = AmcRelease(self.manifest_path or Path("."), tasks, rubrics, verdicts, meta, list(self.problems),
+                             dict(self.stats), benchmark="amc-runs")
+        release.__dict__["_inputs"] = self.inputs
+        return release, notes
 
 
 def _modalities(man: pd.DataFrame, rel: str) -> tuple[pd.DataFrame, list[Problem]]:
     """``output_modality`` as ``Text``/``Audio`` (any case) or empty; any other value is an error of its row."""
+    import pandas as pd
+
     problems, keep = [], []
     for i, r in man.iterrows():
         v = r.get("output_modality")
         text = "" if v is None or pd.isna(v) else str(v).strip().capitalize()
         if text not in ("", "Text", "Audio"):
-            problems.append(Problem("manifest_bad_value", "error", f"output_modality {v!r} is not Text or Audio",
-                                    rel, int(r["manifest_line"]), "output_modality"))
+            problems.append(BAD_MODALITY.problem(rel, int(r["manifest_line"]), v=v))
             continue
         man.at[i, "output_modality"] = text
         man.at[i, "judge"] = "" if r.get("judge") is None or pd.isna(r.get("judge")) else str(r["judge"])
@@ -148,8 +163,7 @@ def _summed(problems: list[Problem]) -> list[Problem]:
                 continue
         out.append(p)
     for (code, file), ps in extra.items():
-        out.append(Problem(code, "error", f"... and {len(ps)} more like the above", file, None, ps[0].field,
-                           sum(p.count for p in ps)))
+        out.append(Problem(code, "error", MORE.message({"n": len(ps)}), file, None, ps[0].field, sum(p.count for p in ps)))
     return out
 
 
@@ -164,22 +178,21 @@ def _coverage(results: pl.DataFrame, tasks: pl.DataFrame, first_file: dict) -> l
         label = f"system {s!r}" + (f" ({m})" if m else "") + (f", judge {j!r}" if j else "")
         lacking = sorted(set(all_tasks) - set(g["task_id"].to_list()))
         if lacking:
-            out.append(Problem("missing_tasks", "error", f"{label} has no result for {len(lacking)} of the "
-                               f"{len(all_tasks)} tasks of the task table, e.g. " + ", ".join(lacking[:5]),
-                               first_file[(s, m, j)], None, "id", len(lacking)))
+            out.append(MISSING_TASKS.problem(first_file[(s, m, j)], None, len(lacking), label=label, n=len(lacking),
+                                             of=len(all_tasks), lacking=lacking))
         failed = g.filter(pl.col("pred_error"))
         if failed.height:
-            out.append(Problem("pred_error", "warning", f"{label}: {failed.height} task(s) have a pred_error (no response), "
-                               f"counted as failed with no rubric item met, e.g. {failed['task_id'][0]!r}",
-                               failed["source_file"][0], failed["source_line"][0], "pred_error", failed.height))
+            out.append(PRED_ERROR.problem(failed["source_file"][0], failed["source_line"][0], failed.height, label=label,
+                                          n=failed.height, task=failed["task_id"][0]))
     return out
 
 
-def load_amc_runs(manifest, tasks, *, strict: bool = True) -> AmcRuns:
+def load_amc_runs(manifest, tasks, *, strict: bool = True, progress=None) -> AmcRuns:
     """Load the judged results files a manifest lists, against the task table (see the module docstring).
 
     ``strict=True`` raises :class:`VoxMemDataError` listing every error; ``strict=False`` leaves the
-    lines with an error out and lists every problem in :attr:`AmcRuns.problems`."""
+    lines with an error out and lists every problem in :attr:`AmcRuns.problems`; ``progress(done,
+    total)`` is called as the results files are read."""
     manifest, tasks = Path(manifest), Path(tasks)
     man, problems, dropped = manifest_rows(manifest, MANIFEST_COLUMNS)
     man, found = _modalities(man, str(manifest))
@@ -189,7 +202,7 @@ def load_amc_runs(manifest, tasks, *, strict: bool = True) -> AmcRuns:
     runs = list(dict.fromkeys((r.system, r.output_modality, r.judge) for r in man.itertuples(index=False)))
     files = [(Path(r.resolved), r.path, runs.index((r.system, r.output_modality, r.judge)))
              for r in man.itertuples(index=False)] if table.height else []
-    rows, rubric, keyed, stats = read_results(files, table, items)
+    rows, rubric, keyed, stats = read_results(files, table, items, progress)
     problems += _summed([p for _, p in sorted(keyed, key=lambda kp: kp[0])])
     labels = pl.DataFrame([(i, *r) for i, r in enumerate(runs)], schema={"_run": pl.Int64, **{c: pl.Utf8 for c in RUN}},
                           orient="row")
@@ -203,7 +216,8 @@ def load_amc_runs(manifest, tasks, *, strict: bool = True) -> AmcRuns:
     problems += _coverage(results, table, first) if table.height else []
     stats.update(files=len(files), tasks=table.height, runs=len(runs), task_results=results.height)
     data = AmcRuns(table, items, results, rubric, tasks, manifest=man, problems=problems, stats=stats,
-                   manifest_path=manifest, dropped=dropped)
+                   manifest_path=manifest, dropped=dropped,
+                   inputs=resolved([manifest, tasks, *man["resolved"].tolist()]))
     if strict and data.errors():
         raise VoxMemDataError(data.problems, f"{sum(p.count for p in data.errors())} error(s) in Audio MultiChallenge "
                                              f"runs (manifest {str(manifest)!r}, tasks {str(tasks)!r})")

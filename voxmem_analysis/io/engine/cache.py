@@ -1,47 +1,24 @@
-"""The parsed-release cache: a loaded :class:`~voxmem_analysis.io.release.Release` kept on disk,
-reused while none of the release's files changed.  No pickle: reading an entry never runs code.
+"""The parsed-release cache: a loaded release kept on disk, reused while none of its files changed, every
+entry checked against the digests written with it before it is served.  No pickle: reading an entry
+never runs code.
 
-Where
-    ``$VOXMEM_CACHE_DIR``, else ``$XDG_CACHE_HOME/voxmem-analysis``, else
-    ``~/.cache/voxmem-analysis``; never inside the release, so read-only releases work.  The
-    folder is created private (mode 0700).  A folder owned by another user, or one that group or
-    others can write, is **refused**: one line on stderr names it and says why, and the command
-    runs without cache (someone who can write the folder could otherwise plant entries).
-Key
-    SHA-256 of the cache format, the package version, the ``Release`` layout (field names and
-    types), every scoring rule, the release's resolved path and, for every file below it, its
-    relative path, size, ``mtime_ns`` and SHA-256 of its bytes.  A changed, added or removed file
-    (even with the same size and time) is a new key.  Strict and lenient loads share an entry.
-Entry
-    A folder ``release-<key>/``: ``entry.json`` (format, key, version, layout, library versions,
-    scoring rules, meta, stats and the size, row count and schema of each frame),
-    ``problems.json`` (the problems as plain dicts) and one uncompressed Arrow IPC file per
-    frame (``frame.arrow``, ``registry.arrow``, ...).  Frames are **memory-mapped**, not copied:
-    a warm load needs no more memory than a cold one, and the pages are the operating system's
-    to drop.  Every entry is checked before use and ignored (a miss, rewritten) unless it is
-    exactly what this code writes: JSON of the right shape and types, the layout and version
-    of this code, the same key and rules, regular files only (no links, pipes or devices), each
-    Arrow file of its declared size, fully validated (``pyarrow``'s ``validate(full=True)``: a
-    crafted buffer cannot make the reader run off its memory) and of its declared schema.
-Size limit
-    At most :data:`DEFAULT_LIMIT` (2 GiB) unless ``voxmem-analysis cache --limit SIZE`` stored
-    another in ``settings.json`` of the folder.  After each write the least recently used
-    entries (a read touches its entry) are removed until the cache fits; an entry larger than
-    the limit is not written, and ``voxmem-analysis cache`` says which release was left out.
-Writing
-    Into a temporary folder next to the entries, renamed into place when whole: a concurrent
-    reader sees the old entry, no entry, or the whole new one, and two writers of one key
-    leave one whole entry.
-Clearing
-    ``voxmem-analysis cache clear`` (or delete the folder); ``--no-cache`` on any command that
-    loads a release skips the cache.  The library call ``load_release`` uses it only when asked
-    (``cache=True``).
+Where: ``$VOXMEM_CACHE_DIR``, else ``$XDG_CACHE_HOME/voxmem-analysis``, else ``~/.cache/voxmem-analysis``;
+created private (0700); a folder owned by another user or writable by others is refused (one line on
+stderr).  Key: SHA-256 of the format, version, the release class's layout, the scoring rules, the
+release's resolved path and every file below it (path, size, mtime and SHA-256 of its bytes).  Entry:
+``release-<key>/`` with ``entry.json`` (layout, versions, rules, meta, stats, each frame's size, rows,
+schema and SHA-256), ``problems.json``, one uncompressed Arrow IPC file per frame (memory-mapped, fully
+validated) and ``entry.sha256`` (the digest of ``entry.json``).  A file whose bytes do not match its
+digest makes the entry a miss (one line on stderr) and it is rewritten.  Size limit: :data:`DEFAULT_LIMIT`
+or ``cache --limit``; least recently used entries go first.  Writes go to a temporary folder renamed
+into place.
 """
 from __future__ import annotations
 
 import errno
 import hashlib
 import json
+import mmap
 import os
 import re
 import secrets
@@ -50,21 +27,32 @@ import stat
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+import polars as pl
+
+from voxmem_analysis import __version__
+from voxmem_analysis.errors import Problem
+from voxmem_analysis.io.engine.files import walk_files
+from voxmem_analysis.io.schema import COLUMN_NAMES
+
 __all__ = ["CACHE_DIR_ENV", "DEFAULT_LIMIT", "FORMAT", "Entry", "cache_dir", "refusal", "usable_dir", "release_key",
            "read_release", "write_release", "entries", "evict", "clear", "limit", "set_limit", "skipped",
-           "parse_size", "format_size"]
+           "parse_size", "format_size", "VERIFY"]
 
 #: The user's cache folder, when not the default one.
 CACHE_DIR_ENV = "VOXMEM_CACHE_DIR"
 #: The size limit of the cache when ``voxmem-analysis cache --limit`` did not set another.
 DEFAULT_LIMIT = 2 * 2**30
 #: Written into every entry and its key: another format is never read.
-FORMAT = "voxmem-release-cache/2"
+FORMAT = "voxmem-release-cache/3"
+#: Check every file of an entry against its digest before serving it (False only to measure the cost).
+VERIFY = True
 
 _MANIFEST = "entry.json"
+_SEAL = "entry.sha256"
 _PROBLEMS = "problems.json"
 _SETTINGS = "settings.json"
 _SKIPPED = "skipped.json"
@@ -75,7 +63,8 @@ _MAX_SMALL_JSON = 64 * 2**10     # settings.json, skipped.json
 _STALE_SECONDS = 3600            # a temporary folder this old was left by a process that died
 _HASH_CHUNK = 1 << 20
 _KEY = re.compile(r"^[0-9a-f]{32}$")
-# how each Release field is stored, by its annotation (an unknown one: the release is not cached)
+_HEX = re.compile(r"^[0-9a-f]{64}$")
+# how each field of the release class is stored, by its annotation (an unknown one: the release is not cached)
 _KINDS = {"Path": "path", "pl.DataFrame": "frame", "pl.DataFrame | None": "optional_frame", "dict": "json_object",
           "list[Problem]": "problems", "ScoringRules": "rules"}
 _WARNED: set[tuple[str, str]] = set()
@@ -83,6 +72,10 @@ _WARNED: set[tuple[str, str]] = set()
 
 class _NotCacheable(Exception):
     """The release cannot be stored by this format (a field or dtype it does not know)."""
+
+
+class _Damaged(Exception):
+    """A file of an entry whose bytes are not those written (its digest differs)."""
 
 
 # ----------------------------------------------------------------------------- the folder
@@ -137,33 +130,6 @@ def usable_dir(*, create: bool) -> Path | None:
         _warn(folder, why)
         return None
     return folder if folder.is_dir() else None
-
-
-# ----------------------------------------------------------------------------- the key
-def _file_digest(path: Path) -> str:
-    h = hashlib.sha256()   # hardware-accelerated on current CPUs: about 2x BLAKE2b here (README, Performance)
-    with open(path, "rb") as fh:
-        while chunk := fh.read(_HASH_CHUNK):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def release_key(root: Path, parts: tuple) -> str:
-    """Key of the release below ``root`` read with ``parts`` (version, layout, rules)."""
-    h = hashlib.sha256(repr((FORMAT, tuple(parts), str(root.resolve()))).encode())
-    from voxmem_analysis.io.files import walk_files  # symlinked folders followed, as load_release reads them
-
-    for p in walk_files(root):
-        if not p.is_file():   # a FIFO, device or broken link: named in the key (load_release reports it)
-            h.update(f"{p.relative_to(root).as_posix()}|not-a-regular-file\n".encode())
-            continue
-        try:
-            st = p.stat()
-            seal = f"{st.st_size}|{st.st_mtime_ns}|{_file_digest(p)}"
-        except OSError:  # unreadable: load_release reports it; the key changes once it can be read
-            seal = "unreadable"
-        h.update(f"{p.relative_to(root).as_posix()}|{seal}\n".encode())
-    return h.hexdigest()[:32]
 
 
 # ----------------------------------------------------------------------------- small files
@@ -247,14 +213,20 @@ def set_limit(folder: Path, n_bytes: int | None) -> None:
     else:
         settings["limit_bytes"] = int(n_bytes)
     _write_json(folder / _SETTINGS, settings)
+    _delete(folder / _SKIPPED)   # a note about the old limit says nothing true now
 
 
 def skipped(folder: Path | None = None) -> dict | None:
-    """The last release left out for being larger than the limit (``release``, ``bytes``, ``limit``, ``when``)."""
-    note = _read_json((cache_dir() if folder is None else Path(folder)) / _SKIPPED, _MAX_SMALL_JSON)
+    """The last release left out for being larger than the limit (``release``, ``bytes``, ``limit``: the
+    current limit, ``when``); None when there is none or it fits the current limit."""
+    folder = cache_dir() if folder is None else Path(folder)
+    note = _read_json(folder / _SKIPPED, _MAX_SMALL_JSON)
     ok = isinstance(note, dict) and isinstance(note.get("release"), str) and isinstance(note.get("bytes"), int) \
-        and isinstance(note.get("limit"), int) and isinstance(note.get("when"), (int, float))
-    return note if ok else None
+        and isinstance(note.get("when"), (int, float))
+    if not ok:
+        return None
+    lim = limit(folder)[0]
+    return {**note, "limit": lim} if note["bytes"] > lim else None
 
 
 def _note_skipped(folder: Path, release_path, n_bytes: int, lim: int) -> None:
@@ -381,26 +353,45 @@ def clear(folder: Path | None = None) -> tuple[int, int]:
     return len(found), sum(e.bytes for e in found)
 
 
-# ----------------------------------------------------------------------------- layout
-def _layout() -> list[tuple[str, str, str]]:
-    """``(field, annotation, kind)`` of every Release field; raises :class:`_NotCacheable` for a
-    field this format cannot store."""
-    from voxmem_analysis.io.release import Release
+# ----------------------------------------------------------------------------- the key
+def _file_digest(path: Path) -> str:
+    h = hashlib.sha256()   # hardware-accelerated on current CPUs: about 2x BLAKE2b here
+    with open(path, "rb") as fh:
+        while chunk := fh.read(_HASH_CHUNK):
+            h.update(chunk)
+    return h.hexdigest()
 
+
+def release_key(root: Path, parts: tuple) -> str:
+    """Key of the release below ``root`` read with ``parts`` (version, layout, rules)."""
+    h = hashlib.sha256(repr((FORMAT, tuple(parts), str(root.resolve()))).encode())
+    for p in walk_files(root):   # symlinked folders followed, as the reader reads them
+        if not p.is_file():   # a FIFO, device or broken link: named in the key (the reader reports it)
+            h.update(f"{p.relative_to(root).as_posix()}|not-a-regular-file\n".encode())
+            continue
+        try:
+            st = p.stat()
+            seal = f"{st.st_size}|{st.st_mtime_ns}|{_file_digest(p)}"
+        except OSError:  # unreadable: the reader reports it; the key changes once it can be read
+            seal = "unreadable"
+        h.update(f"{p.relative_to(root).as_posix()}|{seal}\n".encode())
+    return h.hexdigest()[:32]
+
+
+# ----------------------------------------------------------------------------- layout
+def _layout(cls) -> list[tuple[str, str, str]]:
+    """``(field, annotation, kind)`` of every field of the release class."""
     out = []
-    for f in fields(Release):
+    for f in fields(cls):
         kind = _KINDS.get(str(f.type))
         if kind is None:
-            raise _NotCacheable(f"Release.{f.name}: {f.type}")
+            raise _NotCacheable(f"{cls.__name__}.{f.name}: {f.type}")
         out.append((f.name, str(f.type), kind))
     return out
 
 
 def _libraries() -> dict:
-    import polars as pl
     import pyarrow as pa
-
-    from voxmem_analysis import __version__
 
     return {"voxmem_analysis": __version__, "polars": pl.__version__, "pyarrow": pa.__version__}
 
@@ -411,8 +402,8 @@ def _schema(frame) -> list[list[str]]:
 
 # ----------------------------------------------------------------------------- writing
 def write_release(key: str, release) -> bool:
-    """Store ``release`` under ``key``; ``False`` when it was not stored (cache folder refused or
-    not writable, a release this format cannot hold, or one larger than the size limit)."""
+    """Store ``release`` under ``key``; ``False`` when it was not stored (cache folder refused or not
+    writable, a release this format cannot hold, or one larger than the size limit)."""
     folder = usable_dir(create=True)
     if folder is None or not _KEY.match(key):
         return False
@@ -431,10 +422,14 @@ def write_release(key: str, release) -> bool:
         return False
     try:
         _write_frames(tmp, frames, manifest)
-        (tmp / _PROBLEMS).write_text(json.dumps(problems), encoding="utf-8")
-        (tmp / _MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+        blob = json.dumps(problems).encode("utf-8")
+        (tmp / _PROBLEMS).write_bytes(blob)
+        manifest["digests"] = {_PROBLEMS: hashlib.sha256(blob).hexdigest()}
+        text = json.dumps(manifest).encode("utf-8")
+        (tmp / _MANIFEST).write_bytes(text)
+        (tmp / _SEAL).write_text(hashlib.sha256(text).hexdigest() + "\n", encoding="ascii")
         size = _entry_bytes(tmp)
-        if size > lim or os.path.getsize(tmp / _MANIFEST) > _MAX_MANIFEST or os.path.getsize(tmp / _PROBLEMS) > _MAX_MANIFEST:
+        if size > lim or len(text) > _MAX_MANIFEST or len(blob) > _MAX_MANIFEST:
             _note_skipped(folder, release.path, size, lim)
             return False
         _sync(tmp)
@@ -449,13 +444,12 @@ def write_release(key: str, release) -> bool:
 
 def _encode(key: str, release) -> tuple[dict, list, dict]:
     """``(entry.json, problems.json, {field: frame})`` of ``release``."""
-    import polars as pl
-
-    manifest = {"format": FORMAT, "key": key, "layout": [[n, a] for n, a, _ in _layout()], "libraries": _libraries(),
+    layout = _layout(type(release))
+    manifest = {"format": FORMAT, "key": key, "layout": [[n, a] for n, a, _ in layout], "libraries": _libraries(),
                 "release": str(Path(release.path).resolve()), "values": {}, "frames": {}}
     problems: list = []
     frames = {}
-    for name, _, kind in _layout():
+    for name, _, kind in layout:
         value = getattr(release, name)
         if kind in ("frame", "optional_frame"):
             if value is None and kind == "optional_frame":
@@ -463,11 +457,11 @@ def _encode(key: str, release) -> tuple[dict, list, dict]:
             elif isinstance(value, pl.DataFrame):
                 frames[name] = value
             else:
-                raise _NotCacheable(f"Release.{name} is a {type(value).__name__}")
+                raise _NotCacheable(f"{name} is a {type(value).__name__}")
         elif kind == "json_object":
             manifest["values"][name] = json.loads(json.dumps(value))
             if manifest["values"][name] != value:   # tuples, NaN: JSON would not give it back as it is
-                raise _NotCacheable(f"Release.{name} does not survive JSON")
+                raise _NotCacheable(f"{name} does not survive JSON")
         elif kind == "problems":
             problems = [p.as_dict() for p in value]
         elif kind == "rules":
@@ -480,12 +474,9 @@ def _rules_dict(rules) -> dict:
 
 
 def _compact(s):
-    """``s`` with each distinct text stored once: a column of few distinct values longer than the
-    12 bytes Arrow keeps inline (model, file, question text...) gathered from its distinct values,
-    so that every row's view points into one small buffer.  Equal values, equal dtype; about 40%
-    less to write and to map for the verdict frame."""
-    import polars as pl
-
+    """``s`` with each distinct text stored once (a column of few distinct values longer than the 12
+    bytes Arrow keeps inline gathered from its distinct values): equal values, equal dtype, less to
+    write and to map."""
     if s.dtype != pl.String or not (s.str.len_bytes() > 12).any():
         return s
     distinct = s.unique().drop_nulls()
@@ -495,7 +486,7 @@ def _compact(s):
 
 
 def _write_frames(tmp: Path, frames: dict, manifest: dict) -> None:
-    """Each frame as an uncompressed Arrow IPC file (mappable), its size, rows and schema noted;
+    """Each frame as an uncompressed Arrow IPC file (mappable), its size, rows, schema and digest noted;
     a frame whose schema does not come back the same from the file is not cacheable."""
     for name, frame in frames.items():
         path = tmp / f"{name}.arrow"
@@ -503,12 +494,12 @@ def _write_frames(tmp: Path, frames: dict, manifest: dict) -> None:
         back = _schema_of_file(path)
         if back != _schema(frame):
             raise _NotCacheable(f"{name}: schema {back} read back as written {_schema(frame)}")
-        manifest["frames"][name] = {"bytes": path.stat().st_size, "rows": frame.height, "schema": back}
+        manifest["frames"][name] = {"bytes": path.stat().st_size, "rows": frame.height, "schema": back,
+                                    "sha256": _file_digest(path)}
 
 
 def _schema_of_file(path: Path) -> list[list[str]]:
     """The polars schema of an Arrow IPC file, from its footer (no data read)."""
-    import polars as pl
     import pyarrow as pa
 
     with pa.OSFile(str(path), "rb") as fh:
@@ -517,8 +508,7 @@ def _schema_of_file(path: Path) -> list[list[str]]:
 
 
 def _sync(folder: Path) -> None:
-    """Every file of ``folder`` and the folder itself on disk before the folder is renamed into
-    place: after a crash an entry is whole or absent, never a name over unwritten blocks."""
+    """Every file of ``folder`` and the folder itself on disk before the folder is renamed into place."""
     for p in [*folder.iterdir(), folder]:
         fd = os.open(p, os.O_RDONLY)
         try:
@@ -528,8 +518,7 @@ def _sync(folder: Path) -> None:
 
 
 def _install(tmp: Path, target: Path) -> None:
-    """Rename ``tmp`` to ``target``; an entry already there (stale, damaged or written meanwhile
-    by another process) is moved aside first."""
+    """Rename ``tmp`` to ``target``; an entry already there is moved aside first."""
     try:
         os.rename(tmp, target)
         return
@@ -541,9 +530,10 @@ def _install(tmp: Path, target: Path) -> None:
 
 
 # ----------------------------------------------------------------------------- reading
-def read_release(key: str, root: Path, rules):
-    """The release stored under ``key`` (its ``path`` set to ``root``), or ``None`` when there is
-    none, or the entry is not exactly what this code writes for ``rules`` (then it is rewritten)."""
+def read_release(key: str, root: Path, rules, cls):
+    """The release (of class ``cls``) stored under ``key``, its ``path`` set to ``root``; None when there
+    is none or the entry is not exactly what this code writes for ``rules`` -- a file whose bytes
+    differ from its digest is said in one line on stderr."""
     folder = usable_dir(create=False)
     if folder is None or not _KEY.match(key):
         return None
@@ -551,7 +541,11 @@ def read_release(key: str, root: Path, rules):
     try:
         if not stat.S_ISDIR(os.lstat(entry).st_mode):
             return None
-        release = _decode(entry, key, root, rules, limit(folder)[0])
+        release = _decode(entry, key, root, rules, limit(folder)[0], cls)
+    except _Damaged as exc:
+        print(f"warning: parsed-release cache entry {entry.name} is damaged ({exc}); the release is read afresh "
+              "and the entry rewritten", file=sys.stderr)
+        return None
     except Exception:  # noqa: BLE001 - anything wrong with an entry is a miss, never trusted
         return None
     if release is not None:
@@ -562,14 +556,47 @@ def read_release(key: str, root: Path, rules):
     return release
 
 
-def _decode(entry: Path, key: str, root: Path, rules, lim: int):
-    """The Release of a checked entry folder, or ``None``."""
-    from voxmem_analysis.io.release import Release
+def _sealed_manifest(entry: Path):
+    """``entry.json`` when its bytes are those ``entry.sha256`` names (None: no seal, another format)."""
+    seal = _read_bytes(entry / _SEAL, 128)
+    if seal is None:
+        return None
+    raw = _read_bytes(entry / _MANIFEST, _MAX_MANIFEST)
+    if raw is None:
+        raise _Damaged(_MANIFEST)
+    if VERIFY and hashlib.sha256(raw).hexdigest() != seal.strip().decode("ascii", "replace"):
+        raise _Damaged(_MANIFEST)
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):
+        raise _Damaged(_MANIFEST) from None
 
-    manifest = _read_json(entry / _MANIFEST, _MAX_MANIFEST)
-    layout = _layout()
+
+def _read_bytes(path: Path, cap: int) -> bytes | None:
+    try:
+        fd = _open_regular(path)
+    except OSError:
+        return None
+    try:
+        if os.fstat(fd).st_size > cap:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read(cap + 1)
+    finally:
+        os.close(fd)
+
+
+def _decode(entry: Path, key: str, root: Path, rules, lim: int, cls):
+    """The release of a checked entry folder, or ``None``."""
+    manifest = _sealed_manifest(entry)
+    layout = _layout(cls)
     if not _manifest_fits(manifest, key, layout, rules, lim):
         return None
+    specs = {name: manifest["frames"].get(name, "absent") for name, _, kind in layout
+             if kind in ("frame", "optional_frame")}
+    with ThreadPoolExecutor(max_workers=4) as pool:   # hashing releases the GIL: the frames are checked at once
+        mapped = dict(zip(specs, pool.map(lambda kv: None if kv[1] is None else _map_frame(entry / f"{kv[0]}.arrow", kv[1]),
+                                          specs.items())))
     values = {}
     for name, _, kind in layout:
         if kind == "path":
@@ -581,31 +608,28 @@ def _decode(entry: Path, key: str, root: Path, rules, lim: int):
             if not isinstance(values[name], dict):
                 return None
         elif kind == "problems":
-            values[name] = _decode_problems(_read_json(entry / _PROBLEMS, _MAX_MANIFEST))
-            if values[name] is None:
-                return None
+            values[name] = _decode_problems(entry / _PROBLEMS, manifest["digests"].get(_PROBLEMS))
         else:
-            spec = manifest["frames"].get(name, "absent")
-            if spec is None and kind == "optional_frame":
-                values[name] = None
-                continue
-            values[name] = _map_frame(entry / f"{name}.arrow", spec)
+            if mapped[name] is None and kind != "optional_frame":
+                return None
+            values[name] = mapped[name]
     if not _frame_columns_ok(values.get("frame")):
         return None
-    return Release(**values)
+    return cls(**values)
 
 
 def _manifest_fits(manifest, key: str, layout: list, rules, lim: int) -> bool:
     """The entry's JSON is of this format, key, layout, library versions and rules, and its frame
-    declarations are of the right types and sum to no more than the entry's size limit."""
+    declarations are of the right types and sum to no more than the size limit."""
     if not isinstance(manifest, dict):
         return False
     if (manifest.get("format") != FORMAT or manifest.get("key") != key
             or manifest.get("layout") != [[n, a] for n, a, _ in layout]
             or manifest.get("libraries") != _libraries() or manifest.get("rules") != _rules_dict(rules)):
         return False
-    frames, values = manifest.get("frames"), manifest.get("values")
-    if not isinstance(frames, dict) or not isinstance(values, dict):
+    frames, values, digests = manifest.get("frames"), manifest.get("values"), manifest.get("digests")
+    if not isinstance(frames, dict) or not isinstance(values, dict) or not isinstance(digests, dict) \
+            or not isinstance(digests.get(_PROBLEMS), str):
         return False
     declared = 0
     for name, _, kind in layout:
@@ -622,46 +646,45 @@ def _frame_spec_ok(spec) -> bool:
     def whole(v) -> bool:
         return isinstance(v, int) and not isinstance(v, bool) and v >= 0
 
-    return (isinstance(spec, dict) and set(spec) == {"bytes", "rows", "schema"} and whole(spec["bytes"])
-            and whole(spec["rows"]) and isinstance(spec["schema"], list)
+    return (isinstance(spec, dict) and set(spec) == {"bytes", "rows", "schema", "sha256"} and whole(spec["bytes"])
+            and whole(spec["rows"]) and isinstance(spec["sha256"], str) and _HEX.match(spec["sha256"]) is not None
+            and isinstance(spec["schema"], list)
             and all(isinstance(c, list) and len(c) == 2 and all(isinstance(s, str) for s in c) for c in spec["schema"]))
 
 
-def _decode_problems(raw) -> list | None:
-    """Problems from their dicts, each field of its type; ``None`` when any is not."""
-    from voxmem_analysis.errors import Problem
-
-    if not isinstance(raw, list):
-        return None
+def _decode_problems(path: Path, digest: str) -> list:
+    """Problems from their dicts, each field of its type; raises when the file is not what was written."""
+    raw = _read_bytes(path, _MAX_MANIFEST)
+    if raw is None or (VERIFY and hashlib.sha256(raw).hexdigest() != digest):
+        raise _Damaged(_PROBLEMS)
+    items = json.loads(raw)
     types = {"code": (str,), "severity": (str,), "message": (str,), "file": (str, type(None)),
              "line": (int, type(None)), "field": (str, type(None)), "count": (int,)}
     out = []
-    for d in raw:
-        if not isinstance(d, dict) or set(d) != set(types):
-            return None
-        if any(not isinstance(d[k], t) or isinstance(d[k], bool) for k, t in types.items()):
-            return None
+    for d in items if isinstance(items, list) else [None]:
+        if not isinstance(d, dict) or set(d) != set(types) or any(
+                not isinstance(d[k], t) or isinstance(d[k], bool) for k, t in types.items()):
+            raise ValueError("not a problem")
         out.append(Problem(**d))
     return out
 
 
 def _map_frame(path: Path, spec: dict):
-    """The frame in the Arrow IPC file ``path``, memory-mapped (no copy), after checking that the
-    file is a regular file of the declared size, that every buffer is valid Arrow data, and that
+    """The frame in the Arrow IPC file ``path``, memory-mapped (no copy), after checking that it is a
+    regular file of the declared size and digest, that every buffer is valid Arrow data, and that
     rows and schema are the declared ones.  Raises on any mismatch."""
-    import mmap
-
-    import polars as pl
     import pyarrow as pa
 
     fd = _open_regular(path)
     try:
         size = os.fstat(fd).st_size
         if size != spec["bytes"] or size == 0:
-            raise ValueError(f"{path.name}: {size} bytes, declared {spec['bytes']}")
+            raise _Damaged(f"{path.name}: {size} bytes, {spec['bytes']} written")
         mapped = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
     finally:
         os.close(fd)
+    if VERIFY and hashlib.sha256(mapped).hexdigest() != spec["sha256"]:
+        raise _Damaged(path.name)
     table = pa.ipc.open_file(pa.BufferReader(pa.py_buffer(mapped))).read_all()
     table.validate(full=True)
     if table.num_rows != spec["rows"]:
@@ -674,6 +697,4 @@ def _map_frame(path: Path, spec: dict):
 
 def _frame_columns_ok(frame) -> bool:
     """The verdict frame has every declared column, in order, first."""
-    from voxmem_analysis.io.schema import COLUMN_NAMES
-
     return frame is not None and tuple(frame.columns[:len(COLUMN_NAMES)]) == COLUMN_NAMES

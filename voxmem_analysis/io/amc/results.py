@@ -22,10 +22,10 @@ pipeline writes, per task (JSON Lines, plain or ``.gz``)::
 * ``pred_error`` (not null, not ``""``, not ``false``): the model gave no response; the task counts as
   failed with no item met, and each system's count of such tasks is said (a warning).
 
-Every line is read by Python's ``json`` (the lines are nested: a rubric result per item), once,
-into two raw frames -- one row per line, one row per rubric result -- and every rule is a polars
-expression over them (:data:`LINE_RULES`, :data:`ITEM_RULES`, :data:`TASK_RULES`).  A line with an
-error is left out (lenient reading) and so is its task for that system; nothing else is.
+Every line is read by Python's ``json`` (the lines are nested), into two raw frames -- one row per
+line, one per rubric result -- and every rule is a polars expression over them (:data:`LINE_RULES`,
+:data:`ITEM_RULES`, :data:`TASK_RULES`).  A line with an error is left out, and so is its task for that
+system; nothing else is.
 """
 from __future__ import annotations
 
@@ -34,26 +34,20 @@ from pathlib import Path
 
 import polars as pl
 
-from voxmem_analysis.errors import Problem
-from voxmem_analysis.io import files as rf
-from voxmem_analysis.io.amc_rules import ROW, check, duplicates
-from voxmem_analysis.io.amc_tasks import axis_of, normalized_text, task_key
-from voxmem_analysis.io.amc_values import Cells, per_distinct
-from voxmem_analysis.io.jsonl import not_unicode, parse_object
-from voxmem_analysis.io.rules import Rule, shown
+from voxmem_analysis.io.amc.tables import ROW, check_table, duplicates, flag
+from voxmem_analysis.io.amc.tasks import axis_of, json_records, normalized_text, task_key
+from voxmem_analysis.io.engine import files
+from voxmem_analysis.io.engine.records import Spec, encode, parse_object, python_frame
+from voxmem_analysis.io.engine.rules import Rule, fact, parser_rules, shown, true_or_false, unicode_rule
+from voxmem_analysis.io.engine.values import PY_WHITESPACE, Values, per_distinct
 
-__all__ = ["LINE_RULES", "ITEM_RULES", "TASK_RULES", "read_results", "no_error"]
+__all__ = ["LINE_RULES", "ITEM_RULES", "TASK_RULES", "read_results"]
 
-_LINE_FIELDS = ("id", "axis", "pass", "pred_error", "rubric_results", "synthetic")
-_ITEM_FIELDS = ("rubric_item", "criteria_met")
 #: Where a rubric result without ``rubric_item`` may hold the item's text (the task table's spellings).
 _ITEM_TEXT_ALIASES = ("rubric", "criterion", "criteria", "item", "text")
 _SHORT = 60
-
-
-def no_error(text: str | None, kind: str | None) -> bool:
-    """A ``pred_error`` value that says there was none: null, an empty text, ``false``."""
-    return kind is None or (kind == "str" and not text.strip()) or (kind == "bool" and text == "False")
+RUBRIC_ORDER = fact("rubric_order", "warning", lambda r: f"the rubric results of task {r['task']!r} list its items in "
+                    "another order than the task table; matched by text", "rubric_item")
 
 
 def _clip(text: str) -> str:
@@ -63,30 +57,23 @@ def _clip(text: str) -> str:
 
 # ----------------------------------------------------------------------------- rules
 def _text_bool(f: str, code: str, what: str) -> tuple[Rule, Rule]:
-    """A true/false field: a text true/false read as it (a warning), anything else but a boolean an error."""
-    return (Rule(code, "warning", f, 2, lambda c: (c.type(f) == "str") & _truth(c, f).is_not_null(),
-                 lambda r: f"{what} is the text {r[f]!r}; read as {str(r[f]).strip().lower()}"),
-            Rule("invalid_field", "error", f, 2, lambda c: ~c.none(f) & _truth(c, f).is_null(),
-                 lambda r: f"{what} must be true or false, got {shown(r, f)!r}"))
-
-
-def _truth(c: Cells, f: str) -> pl.Expr:
-    """A JSON boolean, or the text true/false in any case (never 0/1, never truthiness)."""
-    low = c.text(f).str.to_lowercase()
-    return (pl.when(c.type(f) == "bool").then(c.raw(f) == "True")
-            .when((c.type(f) == "str") & low.is_in(["true", "false"])).then(low == "true")
-            .otherwise(pl.lit(None, dtype=pl.Boolean)))
+    """A true/false field: a text true/false read as it (a warning), anything else but a boolean an error
+    (never 0/1, never truthiness)."""
+    return (Rule(code, "warning", f, 2, lambda v: (v.type(f) == "str") & v.boolean(f).is_not_null(),
+                 lambda r: f"{what} is the text {r[f + '.s']!r}; read as {r[f + '.s'].strip().lower()}"),
+            true_or_false(f, lambda v: ~v.none(f) & v.boolean(f).is_null(), what=what))
 
 
 LINE_RULES: tuple[Rule, ...] = (
-    Rule("missing_field", "error", "id", 1, lambda c: c.empty("id"), lambda r: "required field `id` (or `task_id`) is missing or empty"),
-    Rule("invalid_field", "error", "id", 1, lambda c: ~c.empty("id") & pl.col("d.task_id").is_null(),
+    *parser_rules(), unicode_rule(0),
+    Rule("missing_field", "error", "id", 1, lambda c: c.missing("id"), lambda r: "required field `id` (or `task_id`) is missing or empty"),
+    Rule("invalid_field", "error", "id", 1, lambda c: ~c.missing("id") & pl.col("d.task_id").is_null(),
          lambda r: f"task id {shown(r, 'id')!r} is not a text or a whole number"),
     Rule("unknown_task", "error", "id", 1, lambda c: ~pl.col("d.task_known"),
          lambda r: f"task {r['d.task_id']!r} is not in the task table"),
     Rule("axis_mismatch", "error", "axis", 2, lambda c: pl.col("d.axis").is_not_null() & (pl.col("d.axis") != pl.col("t.axis")),
          lambda r: f"task {r['d.task_id']!r} is {r['t.axis']} in the task table, but the line says {shown(r, 'axis')!r}"),
-    Rule("unknown_axis", "warning", "axis", 2, lambda c: ~c.empty("axis") & pl.col("d.axis").is_null(),
+    Rule("unknown_axis", "warning", "axis", 2, lambda c: ~c.missing("axis") & pl.col("d.axis").is_null(),
          lambda r: f"axis {shown(r, 'axis')!r} not read; task {r['d.task_id']!r} is {r['t.axis']} in the task table"),
     Rule("missing_field", "error", "rubric_results", 2, lambda c: c.none("rubric_results") & ~pl.col("d.failed"),
          lambda r: f"task {r['d.task_id']!r} has no `rubric_results` (and no pred_error)"),
@@ -94,7 +81,7 @@ LINE_RULES: tuple[Rule, ...] = (
          lambda c: ~c.none("rubric_results") & (pl.col("d.n_results").is_null()) & ~pl.col("d.failed"),
          lambda r: f"`rubric_results` must be a list of rubric results, got {r['rubric_results.t']}"),
     *_text_bool("pass", "pass_as_text", "`pass`"),
-    Rule("invalid_field", "warning", "synthetic", 2, lambda c: ~c.none("synthetic") & c.flag("synthetic").is_null(),
+    Rule("invalid_field", "warning", "synthetic", 2, lambda c: ~c.none("synthetic") & flag(c, "synthetic").is_null(),
          lambda r: f"`synthetic` should be true or false, got {shown(r, 'synthetic')!r}; read as false"),
 )
 
@@ -106,14 +93,18 @@ ITEM_RULES: tuple[Rule, ...] = (
                    f"on {_clip(r['t.text'] or '')!r})"),
     *_text_bool("criteria_met", "criteria_as_text", "`criteria_met`"),
     Rule("rubric_text_mismatch", "error", "rubric_item", 2,
-         lambda c: pl.col("t.text").is_not_null() & ~c.empty("rubric_item")
+         lambda c: pl.col("t.text").is_not_null() & ~c.missing("rubric_item")
          & (pl.col("d.text") != pl.col("t.norm")),
-         lambda r: f"rubric result {r['_pos']} of task {r['d.task_id']!r} is for {_clip(r['rubric_item'])!r}, but the "
+         lambda r: f"rubric result {r['_pos']} of task {r['d.task_id']!r} is for {_clip(_text(r, 'rubric_item'))!r}, but the "
                    f"task's item {r['_pos']} is {_clip(r['t.text'])!r}"),
 )
 
-#: A line that passed the stage-1 rules of :data:`LINE_RULES` (its task is known).
-_PASSED_STAGE_1 = ~pl.any_horizontal([pl.col(f"r{i}") for i, r in enumerate(LINE_RULES) if r.stage == 1])
+#: A line that passed the stage-0 and stage-1 rules of :data:`LINE_RULES` (read, its task known).
+_PASSED_STAGE_1 = ~pl.any_horizontal([pl.col(f"r{i}") for i, r in enumerate(LINE_RULES) if r.stage <= 1])
+
+
+def _text(r: dict, f: str) -> str:
+    return r[f] if r.get(f) is not None else r.get(f + ".s") or ""
 
 TASK_RULES: tuple[Rule, ...] = (
     Rule("rubric_count", "error", "rubric_results", 2,
@@ -128,35 +119,6 @@ TASK_RULES: tuple[Rule, ...] = (
 
 
 # ----------------------------------------------------------------------------- reading the lines
-def _line_records(path: Path, rel: str) -> tuple[list[tuple[int, dict]], list]:
-    """``(line, object)`` of each line of a results file (a JSON list of objects is read too), and the
-    keyed problems of lines that are not one."""
-    from voxmem_analysis.io.amc_tasks import json_records
-
-    text, problems = rf.read_text(path, rel)
-    keyed = [((0, 0, 0, 0, n), p) for n, p in enumerate(problems)]
-    if text is None:
-        return [], keyed
-    if text.lstrip().startswith("["):
-        recs, found = json_records(text, rel)
-        return recs or [], keyed + [((0, ROW, p.line or 0, -1, 0), p) for p in found]
-    out = []
-    for number, line in enumerate(text.split("\n"), 1):
-        line = line.rstrip("\r")
-        if not line.strip():
-            continue
-        obj, bad = parse_object(line)
-        if bad is not None:
-            keyed.append(((0, ROW, number, -1, 0), Problem(bad[0], "error", bad[1], rel, number, bad[2])))
-        elif not_unicode(obj):
-            keyed += [((0, ROW, number, -1, n), Problem("invalid_unicode", "error", f"`{f}` holds text that is not "
-                                                         "valid Unicode (an unpaired surrogate escape)", rel, number, f))
-                      for n, f in enumerate(not_unicode(obj))]
-        else:
-            out.append((number, obj))
-    return out, keyed
-
-
 def _results_value(value):
     """``rubric_results`` as a list when it is one, or a JSON list written in a text; else as it is."""
     if isinstance(value, str):
@@ -168,69 +130,79 @@ def _results_value(value):
     return value
 
 
-def _written(value) -> tuple[str | None, str | None]:
-    return (None, None) if value is None else (str(value), type(value).__name__)
+def _line(rec: dict) -> dict:
+    results = _results_value(rec.get("rubric_results"))
+    return {**rec, "id": rec["id"] if rec.get("id") is not None else rec.get("task_id"), "rubric_results": results,
+            "d.n_results": len(results) if isinstance(results, list) else None}
 
 
-def _raw_frames(files: list[tuple[Path, str]]) -> tuple[pl.DataFrame, pl.DataFrame, list]:
-    """One row per line (``_fi, _file, _line`` and each line field as ``f``, ``f.t``) and one row per
-    rubric result (``_fi, _line, _pos``, ``item.t``, ``rubric_item``, ``criteria_met``)."""
-    lines: dict[str, list] = {c: [] for c in ("_fi", "_file", "_line", "d.n_results",
-                                              *(x for f in _LINE_FIELDS for x in (f, f"{f}.t")))}
-    items: dict[str, list] = {c: [] for c in ("_fi", "_line", "_pos", "item.t",
-                                              *(x for f in _ITEM_FIELDS for x in (f, f"{f}.t")))}
-    keyed: list = []
-    for fi, (path, rel) in enumerate(files):
-        recs, found = _line_records(path, rel)
-        keyed += [((fi, *k[1:]), p) for k, p in found]
-        for number, rec in recs:
-            results = _results_value(rec.get("rubric_results"))
-            values = {**rec, "id": rec["id"] if rec.get("id") is not None else rec.get("task_id"),
-                      "rubric_results": results}
-            for f in _LINE_FIELDS:
-                text, kind = _written(values.get(f))
-                lines[f].append(text if f != "rubric_results" else None)
-                lines[f"{f}.t"].append(kind)
-            lines["_fi"].append(fi)
-            lines["_file"].append(rel)
-            lines["_line"].append(number)
-            lines["d.n_results"].append(len(results) if isinstance(results, list) else None)
-            for pos, item in enumerate(results if isinstance(results, list) else (), 1):
-                fields = item if isinstance(item, dict) else {"criteria_met": item} if isinstance(item, bool) else {}
-                if fields and fields.get("rubric_item") is None:
-                    fields = {**fields, "rubric_item": next((fields[k] for k in _ITEM_TEXT_ALIASES
-                                                             if isinstance(fields.get(k), str)), None)}
-                items["_fi"].append(fi)
-                items["_line"].append(number)
-                items["_pos"].append(pos)
-                items["item.t"].append(type(item).__name__)
-                for f in _ITEM_FIELDS:
-                    text, kind = _written(fields.get(f))
-                    items[f].append(text)
-                    items[f"{f}.t"].append(kind)
-    ints = ("_fi", "_line", "d.n_results", "_pos")
-    line_frame = pl.DataFrame(lines, schema={c: pl.Int64 if c in ints else pl.Utf8 for c in lines})
-    item_frame = pl.DataFrame(items, schema={c: pl.Int64 if c in ints else pl.Utf8 for c in items})
-    return line_frame, item_frame, keyed
+def _item(item) -> dict:
+    fields = item if isinstance(item, dict) else {"criteria_met": item} if isinstance(item, bool) else {}
+    if fields and fields.get("rubric_item") is None:
+        fields = {**fields, "rubric_item": next((fields[k] for k in _ITEM_TEXT_ALIASES if isinstance(fields.get(k), str)),
+                                                None)}
+    return {**fields, "item.t": type(item).__name__}
+
+
+LINE_SPEC = Spec({"id": "str", "axis": "str", "pass": "bool", "pred_error": "str", "rubric_results": "json",
+                  "synthetic": "bool"}, prepare=_line, plain={"d.n_results": pl.Int64})
+ITEM_SPEC = Spec({"rubric_item": "str", "criteria_met": "bool"}, plain={"item.t": pl.Utf8})
+
+
+def _entries(path: Path, rel: str) -> tuple[list, list]:
+    """``(line, object or None, parser finding)`` of each line of a results file (a JSON list of objects is
+    read too), and what reading the file found."""
+    text, problems = files.read_text(path, rel)
+    if text is None:
+        return [], problems
+    if text.lstrip().startswith("["):
+        found, more = json_records(text, rel)
+        return found or [], problems + more
+    return [(n, *parse_object(line.rstrip("\r"))) for n, line in enumerate(text.split("\n"), 1) if line.strip()], problems
+
+
+def _raw_frames(paths: list[tuple[Path, str]], progress=None) -> tuple[pl.DataFrame, pl.DataFrame, list]:
+    """One row per line (the line fields in the value encoding) and one row per rubric result."""
+    rows, keyed = [], []
+    for fi, (path, rel) in enumerate(paths):
+        if progress is not None:
+            progress(fi + 1, len(paths))
+        found, problems = _entries(path, rel)
+        keyed += [((fi, 0, 0, 0, n), p) for n, p in enumerate(problems)]
+        rows += [(fi, rel, i, line, rec, bad, True, {}) for i, (line, rec, bad) in enumerate(found)]
+    lines, recs = python_frame(rows, LINE_SPEC)
+    meta = []
+    for (fi, _, _, line, *_), rec in zip(rows, recs):
+        results = _line(rec)["rubric_results"] if isinstance(rec, dict) else None
+        for pos, item in enumerate(results if isinstance(results, list) else (), 1):
+            meta.append((fi, line, pos, _item(item)))
+    cols = encode([m[3] for m in meta], ITEM_SPEC)
+    cols.update(_fi=[m[0] for m in meta], _line=[m[1] for m in meta], _pos=[m[2] for m in meta])
+    item_frame = pl.DataFrame(cols, schema_overrides={"_fi": pl.Int64, "_line": pl.Int64, "_pos": pl.Int64,
+                                                     "rubric_item": pl.Utf8, "criteria_met": pl.Boolean,
+                                                     "item.t": pl.Utf8, "_uni": pl.List(pl.Utf8)})
+    return lines, item_frame, keyed
 
 
 # ----------------------------------------------------------------------------- checking
 def _lines_checked(lines: pl.DataFrame, tasks: pl.DataFrame) -> tuple[pl.DataFrame, list]:
     """The line frame with its task's axis and item count (``t.*``) and its readings (``d.*``), checked by
     :data:`LINE_RULES`."""
-    pairs = lines.select("id", "id.t").unique()
-    ids = {(t, k): task_key(t, k) for t, k in pairs.iter_rows()}
-    c = Cells(lines)
+    v = Values(lines.columns, LINE_SPEC.fields, lines)
+    pairs = lines.select(v.text("id").alias("a"), v.type("id").alias("b")).rows()
+    ids = {pair: task_key(*pair) for pair in set(pairs)}
+    t, text = v.type("pred_error"), v.text("pred_error")
+    no_error = v.none("pred_error") | ((t == "str") & (text.str.strip_chars(PY_WHITESPACE) == "")) \
+        | ((t == "bool") & (text == "False"))
     frame = lines.with_columns(
-        pl.Series("d.task_id", [ids[(t, k)] for t, k in lines.select("id", "id.t").iter_rows()], dtype=pl.Utf8),
-        pl.when(c.type("axis") == "str").then(per_distinct(lines, c.raw("axis"), axis_of)).alias("d.axis"),
-        pl.Series("d.failed", [not no_error(t, k) for t, k in lines.select("pred_error", "pred_error.t").iter_rows()],
-                  dtype=pl.Boolean))
+        pl.Series("d.task_id", [ids[pair] for pair in pairs], dtype=pl.Utf8),
+        pl.when(v.type("axis") == "str").then(per_distinct(lines, v.text("axis"), axis_of)).alias("d.axis"),
+        (~no_error).fill_null(True).alias("d.failed"))
     known = tasks.select(pl.col("task_id").alias("d.task_id"), pl.col("axis").alias("t.axis"),
                          pl.col("n_rubrics").alias("t.n"), pl.lit(True).alias("d.task_known"))
     frame = frame.join(known, on="d.task_id", how="left", maintain_order="left").with_columns(
         pl.col("d.task_known").fill_null(False))
-    return check(frame, LINE_RULES)
+    return check_table(frame, LINE_RULES, kinds=LINE_SPEC.fields)
 
 
 def _items_checked(items: pl.DataFrame, lines: pl.DataFrame, task_items: pl.DataFrame) -> tuple[pl.DataFrame, list]:
@@ -238,15 +210,15 @@ def _items_checked(items: pl.DataFrame, lines: pl.DataFrame, task_items: pl.Data
     items (by text where a line lists them in another order), checked by :data:`ITEM_RULES`."""
     head = lines.filter(_PASSED_STAGE_1 & ~pl.col("d.failed")).select("_fi", "_line", "_file", "d.task_id")
     frame = items.join(head, on=["_fi", "_line"], how="inner", maintain_order="left")
-    c = Cells(frame)
-    frame = frame.with_columns(per_distinct(frame, c.text("rubric_item"), normalized_text).alias("d.text"),
-                               _truth(c, "criteria_met").alias("d.met"))
+    v = Values(frame.columns, ITEM_SPEC.fields, frame)
+    frame = frame.with_columns(per_distinct(frame, v.stripped("rubric_item"), normalized_text).alias("d.text"),
+                               v.boolean("criteria_met").alias("d.met"))
     expected = task_items.select(pl.col("task_id").alias("d.task_id"), pl.col("rubric_index").alias("_pos"),
                                  pl.col("rubric_text").alias("t.text"),
                                  per_distinct(task_items, pl.col("rubric_text"), normalized_text).alias("t.norm"))
     frame, reordered = _reordered(frame, expected)
     frame = frame.join(expected, on=["d.task_id", "_pos"], how="left", maintain_order="left")
-    checked, keyed = check(frame, ITEM_RULES, offset=len(LINE_RULES), sub="_pos")
+    checked, keyed = check_table(frame, ITEM_RULES, kinds=ITEM_SPEC.fields, offset=len(LINE_RULES), sub="_pos")
     return checked, keyed + reordered
 
 
@@ -268,9 +240,7 @@ def _reordered(frame: pl.DataFrame, expected: pl.DataFrame) -> tuple[pl.DataFram
             continue
         for pos, text in zip(g["_pos"].to_list(), texts):
             moves[(fi, line, pos)] = target.index(text) + 1
-        keyed.append(((fi, ROW, line, len(LINE_RULES), 0),
-                      Problem("rubric_order", "warning", f"the rubric results of task {task!r} list its items in another "
-                              "order than the task table; matched by text", g["_file"][0], line, "rubric_item")))
+        keyed.append(((fi, ROW, line, len(LINE_RULES), 0), RUBRIC_ORDER.problem(g["_file"][0], line, task=task)))
     if not moves:
         return frame, []
     new = pl.DataFrame([(*k, v) for k, v in moves.items()], schema={"_fi": pl.Int64, "_line": pl.Int64, "_pos": pl.Int64,
@@ -288,10 +258,10 @@ def _lines_judged(lines: pl.DataFrame, items: pl.DataFrame) -> tuple[pl.DataFram
     frame = frame.join(agg, on=["_fi", "_line"], how="left", maintain_order="left").with_columns(
         pl.col("d.item_error").fill_null(False), pl.col("d.n_met").fill_null(0))
     frame = frame.with_columns(pl.when(pl.col("d.failed")).then(0).otherwise(pl.col("d.n_met")).alias("d.n_met"),
-                               _truth(Cells(frame), "pass").alias("d.pass"))
+                               Values(frame.columns, LINE_SPEC.fields, frame).boolean("pass").alias("d.pass"))
     frame = frame.with_columns((~pl.col("d.failed") & (pl.col("d.n_met") == pl.col("t.n"))
                                 & (pl.col("d.n_results") == pl.col("t.n"))).alias("d.all_met"))
-    checked, keyed = check(frame, TASK_RULES, offset=len(LINE_RULES) + len(ITEM_RULES))
+    checked, keyed = check_table(frame, TASK_RULES, kinds=LINE_SPEC.fields, offset=len(LINE_RULES) + len(ITEM_RULES))
     return checked.with_columns((pl.col("_ok") & pl.col("line_ok") & ~pl.col("d.item_error")).alias("kept")), keyed
 
 
@@ -317,8 +287,8 @@ def _repeated_tasks(judged: pl.DataFrame, items: pl.DataFrame) -> tuple[pl.DataF
     return kept.filter(pl.col("kept")).drop("_outcome", "_mets"), keyed
 
 
-def read_results(files: list[tuple[Path, str, int]], tasks: pl.DataFrame,
-                 task_items: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, list, dict]:
+def read_results(files: list[tuple[Path, str, int]], tasks: pl.DataFrame, task_items: pl.DataFrame,
+                 progress=None) -> tuple[pl.DataFrame, pl.DataFrame, list, dict]:
     """Read judged results files (``(path, name shown, run index)``; a run -- a system, its output
     modality and judge -- may have several files) against the task table.
 
@@ -326,7 +296,7 @@ def read_results(files: list[tuple[Path, str, int]], tasks: pl.DataFrame,
     (``_run, task_id, axis, n_rubrics, n_met, passed, share, pred_error, source_file, source_line``),
     one row per run x task x rubric item (``_run, task_id, rubric_index, rubric_id, criteria_met``),
     and ``lines``, ``rejected_lines``, ``duplicates_identical``."""
-    lines, items, keyed = _raw_frames([(p, rel) for p, rel, _ in files])
+    lines, items, keyed = _raw_frames([(p, rel) for p, rel, _ in files], progress)
     runs = pl.DataFrame({"_fi": list(range(len(files))), "_run": [r for _, _, r in files]},
                         schema={"_fi": pl.Int64, "_run": pl.Int64})
     lines = lines.join(runs, on="_fi", how="left", maintain_order="left")
@@ -335,16 +305,16 @@ def read_results(files: list[tuple[Path, str, int]], tasks: pl.DataFrame,
     judged, found_tasks = _lines_judged(lines, items)
     kept, found_dup = _repeated_tasks(judged, items)
     keyed += found + found_items + found_tasks + found_dup
-    unread = len({(k[0], k[2]) for k, p in keyed if p.code in ("malformed_json", "not_an_object", "invalid_unicode")})
     identical = sum(1 for _, p in found_dup if p.code == "duplicate_identical")
-    stats = {"lines": lines.height + unread, "rejected_lines": lines.height + unread - kept.height - identical,
+    stats = {"lines": lines.height, "rejected_lines": lines.height - kept.height - identical,
              "duplicates_identical": identical}
     task_rows = kept.select("_run", pl.col("d.task_id").alias("task_id"), pl.col("t.axis").alias("axis"),
                             pl.col("t.n").alias("n_rubrics"), pl.col("d.n_met").alias("n_met"),
                             pl.col("d.all_met").alias("passed"),
                             (pl.col("d.n_met") / pl.col("t.n")).alias("share"), pl.col("d.failed").alias("pred_error"),
                             pl.col("_file").alias("source_file"), pl.col("_line").alias("source_line"),
-                            _truth(Cells(kept), "synthetic").fill_null(False).alias("synthetic"))
+                            Values(kept.columns, LINE_SPEC.fields, kept).boolean("synthetic").fill_null(False)
+                            .alias("synthetic"))
     return task_rows, _rubric_rows(kept, items, task_items), keyed, stats
 
 

@@ -1,34 +1,15 @@
-"""Which lines polars' NDJSON reader reads exactly as Python's ``json`` module reads them.
+"""Which lines polars' NDJSON reader reads exactly as Python's ``json`` module reads them, decided from
+the raw bytes for every line of a file at once (numpy; no per-line Python): the *key census*.
 
-polars reads the lines with the frame's schema (text, ``Boolean``, ``Int64``): a value of another
-JSON type in a boolean or whole-number field makes the parse fail (the line goes to Python's
-``json``), a key outside the schema is skipped, a repeated key keeps its first value, and any
-value in a text field is written as text.  What polars does not tell is decided here from the
-raw bytes, for every line of a file at once (numpy; no per-line Python, no regular expression),
-by a *key census*:
-
-* a key token is a colon whose previous character other than white space is an unescaped
-  quote (inside a string every quote is escaped).  A line's key tokens must be exactly its fields
-  polars read as not null plus its ``"field": null`` (their names read from the bytes: each a field
-  of the schema, once, read by polars as null).  A key outside the schema (an extra column for
-  Python's reader), a repeated key (an error for it) or an object with keys in a text field
-  breaks the equality;
-* a line's key tokens whose value starts with a quote must be exactly its text fields polars
-  read as not null (polars writes a number, a boolean, an array or an object there as text);
-* a high surrogate escape not followed by a low one (polars makes it U+0000, Python keeps it).
-
-A line where counting is not plain (a quote after backslashes before a colon, white space before a
-colon or after it beyond one space) fails, as does any line failing a test: Python's ``json``
-reads it (a false alarm only costs time).
-
-**Sums first** (:func:`settled_by_sums`): on counted lines, a line's key tokens are at least its
-fields polars read as not null plus its ``"field": null`` (each such field comes from a key token
-of its own whose value is not null), so when the sums over all lines are equal, so is every line's
-count; and then its keys holding a string are at most its text fields read as not null (a string
-in a boolean or whole-number field makes polars' parse fail), so equal sums again settle every
-line.  The sums cost one null count per column; the per-line counts (:func:`filled`) are only
-worked out when the sums differ.  :func:`readable_lines` (one file whose every line polars read) counts the sums
-first, without finding each key token's line, and falls back to the per-line census.
+polars reads the lines with a schema: a value of another JSON type in a boolean or whole-number
+field makes the parse fail, a key outside the schema is skipped, a repeated key keeps its first
+value, any value in a text field is written as text.  A *key token* is a colon whose previous
+character other than white space is an unescaped quote.  A line is read by polars when its key
+tokens are exactly its fields polars read as not null (the fields of an object field counted too)
+plus its ``"field": null``, its keys holding a string are exactly its text fields read as not null,
+and it has no high surrogate escape without a low one.  A line where counting is not plain goes to
+Python's ``json`` (a false alarm only costs time).  The sums over a whole file settle every line
+when they are equal (:func:`settled_by_sums`); the per-line counts are worked out only otherwise.
 """
 from __future__ import annotations
 
@@ -137,11 +118,25 @@ def escapes_ok(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     return ok
 
 
+def _flat(rec: pl.DataFrame) -> tuple[list[pl.Expr], list[pl.Expr]]:
+    """Every value a row's keys hold (an object field and each of its fields) and the text ones."""
+    every, text = [], []
+    for f, t in rec.schema.items():
+        every.append(pl.col(f))
+        if isinstance(t, pl.Struct):
+            inner = [pl.col(f).struct.field(x.name) for x in t.fields]
+            every += inner
+            text += [e for e, x in zip(inner, t.fields) if x.dtype == pl.Utf8]
+        elif t == pl.Utf8:
+            text.append(pl.col(f))
+    return every, text
+
+
 def filled(rec: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """``(fields, text fields)`` of each row that polars read as not null."""
-    text = [f for f, t in rec.schema.items() if t == pl.Utf8]
-    counts = rec.select(pl.sum_horizontal([pl.col(f).is_not_null().cast(pl.Int64) for f in rec.columns]).alias("all"),
-                        pl.sum_horizontal([pl.col(f).is_not_null().cast(pl.Int64) for f in text]).alias("text"))
+    """``(values, text values)`` of each row that polars read as not null."""
+    every, text = _flat(rec)
+    counts = rec.select(pl.sum_horizontal([e.is_not_null().cast(pl.Int64) for e in every]).alias("all"),
+                        pl.sum_horizontal([e.is_not_null().cast(pl.Int64) for e in text] or [pl.lit(0)]).alias("text"))
     return counts["all"].to_numpy(), counts["text"].to_numpy()
 
 
@@ -153,10 +148,13 @@ def settled_by_sums(rec: pl.DataFrame, n_keys: np.ndarray, n_text: np.ndarray, c
     (:func:`filled`): ``extra_keys`` is each row's count of ``"field": null`` and ``extra_text`` zero."""
     if not rec.height or not counted.all():
         return False
-    nulls = {s.name: s.null_count() for s in rec.iter_columns()}   # kept by each column: no pass over the data
-    text = [f for f, t in rec.schema.items() if t == pl.Utf8]
-    n_all = rec.height * rec.width - sum(nulls.values())
-    n_str = rec.height * len(text) - sum(nulls[f] for f in text)
+    if any(isinstance(t, pl.Struct) for t in rec.schema.values()):
+        n_all, n_str = (int(x.sum()) for x in filled(rec))
+    else:
+        nulls = {s.name: s.null_count() for s in rec.iter_columns()}   # kept by each column: no pass over the data
+        text = [f for f, t in rec.schema.items() if t == pl.Utf8]
+        n_all = rec.height * rec.width - sum(nulls.values())
+        n_str = rec.height * len(text) - sum(nulls[f] for f in text)
     return int(n_keys.sum()) - n_null_names == n_all and int(n_text.sum()) == n_str
 
 

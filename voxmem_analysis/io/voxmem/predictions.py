@@ -1,36 +1,28 @@
-"""Read the harness prediction files below a release folder into the verdict frame.
+"""The harness prediction files below a release folder read into the verdict frame.
 
-Files are read in batches of at most :data:`BATCH_BYTES` of text (memory holds the frame built so
-far plus one batch): each batch becomes a raw frame (:mod:`~voxmem_analysis.io.prediction_lines`),
-is checked by the rule table (:mod:`~voxmem_analysis.io.prediction_rules`) and its lines that
-passed become frame rows (:func:`frame_rows`).  Duplicates (same model, item, budget and ablation
-condition) are found over all files at once, in file and line order: the first copy is kept, an
-identical copy is a warning, a different one an error.  Problems are listed by file and line, a
-line's own problems before its duplicate finding.
+Files are read in batches (:func:`voxmem_analysis.io.engine.records.batches`): each batch becomes a raw
+frame, is checked by the line rules (:mod:`~voxmem_analysis.io.voxmem.lines`) and its lines that passed
+become frame rows.  Duplicates (same model, item, budget and ablation condition) are found over all
+files at once, in file and line order: the first copy is kept, an identical copy is a warning, a
+different one an error.  Problems are listed by file and line, a line's own before its duplicate finding.
 """
 from __future__ import annotations
 
-import os
-from collections import deque
-from concurrent.futures import ThreadPoolExecutor
+import json
 from pathlib import Path
 
 import polars as pl
 
 from voxmem_analysis import taxonomy as tx
-from voxmem_analysis.errors import Problem
-from voxmem_analysis.io import files as rf
-from voxmem_analysis.io.bulk import extra_series
-from voxmem_analysis.io.prediction_lines import FileRead, raw_frame, read_file
-from voxmem_analysis.io.prediction_rules import Values, check
+from voxmem_analysis.io.engine import files, records
+from voxmem_analysis.io.engine.rules import fact
 from voxmem_analysis.io.schema import COLUMN_NAMES
+from voxmem_analysis.io.voxmem.lines import KNOWN_KEYS, SPEC, LineValues, check_lines
 
-__all__ = ["BUDGET_DTYPE", "BATCH_BYTES", "read_prediction_files", "frame_rows", "file_condition"]
+__all__ = ["BUDGET_DTYPE", "read_prediction_files", "extra_series"]
 
 BUDGET_DTYPE = pl.Enum(list(tx.BUDGETS))
-#: Text read before a batch is checked and turned into rows.
-BATCH_BYTES = 64 * 2**20
-#: Frame columns with a fixed type; the others take the type of their values (:func:`bulk.extra_series`).
+#: Frame columns with a fixed type; the others take the type of their values (:func:`extra_series`).
 TYPES = {
     "budget": pl.Utf8, "provider_rejected": pl.Boolean, "is_ar": pl.Boolean, "verdict": pl.Boolean, "correct": pl.Boolean,
     "scored": pl.Boolean, "allow_abstention": pl.Boolean, "synthetic": pl.Boolean, "n_audio_clips": pl.Int64,
@@ -44,13 +36,38 @@ _AS_IS = (("answer_type", "answer_type", True, False), ("answer_normalization", 
           ("judge_raw", "judge_raw", False, True))
 _TAIL = ("question_text", "gold_json", "judge_raw")
 
+EMPTY_FILE = fact("empty_file", "warning", lambda r: "file holds no predictions")
+DUPLICATE_IDENTICAL = fact("duplicate_identical", "warning",
+                           lambda r: f"({r['model']}, {r['item_id']}) already read at {r['at']}; identical copy ignored",
+                           "item_id")
+DUPLICATE_CONFLICT = fact("duplicate_conflict", "error",
+                          lambda r: f"({r['model']}, {r['item_id']}) read twice with different verdicts/responses "
+                          f"(first at {r['at']}: verdict={r['_v0']!r}; here verdict={r['verdict']!r})", "verdict")
+
+
+def extra_series(name: str, values: list) -> pl.Series:
+    """The column of a field outside the schema: Boolean when every value is true/false, Int64 when
+    every value is an integer that fits, Float64 for numbers, else text (``str`` of each value) --
+    also for integers beyond 64 bits, kept exact as text."""
+    kinds = {type(v) for v in values if v is not None}
+    try:
+        if kinds and kinds <= {bool}:
+            return pl.Series(name, values, dtype=pl.Boolean)
+        if kinds and kinds <= {int}:
+            return pl.Series(name, values, dtype=pl.Int64)
+        if kinds and kinds <= {int, float}:
+            return pl.Series(name, [None if v is None else float(v) for v in values], dtype=pl.Float64)
+    except (OverflowError, TypeError, ValueError, pl.exceptions.PolarsError):
+        pass
+    return pl.Series(name, [None if v is None else str(v) for v in values], dtype=pl.Utf8)
+
 
 def file_condition(root: Path, sub: str, path: Path, condition_from_dir: bool) -> str | None:
     """Ablation condition named by the first folder below ``root/sub`` (None outside ablation runs;
     ``""`` for a file directly in ``root/sub``: its lines must name their own condition)."""
     if not condition_from_dir:
         return None
-    parts = Path(rf.rel(path, root / sub)).parts
+    parts = Path(files.rel(path, root / sub)).parts
     return parts[0] if len(parts) > 1 else ""
 
 
@@ -66,88 +83,53 @@ class _Reading:
         self.items = items
         self.has_items = items is not None and items.height > 0
 
-    def add(self, fi: int, line: int, phase: int, problem: Problem) -> None:
+    def add(self, fi: int, line: int, phase: int, problem) -> None:
         self.keyed.append(((fi, line, phase, -2, len(self.keyed)), problem))
 
 
-def read_prediction_files(root: Path, sub: str, files: list[Path], items: pl.DataFrame | None,
-                          condition_from_dir: bool) -> tuple[pl.DataFrame, list[Problem], dict]:
-    """``(frame, problems, counts)`` of ``files`` (already listed) below ``root/sub``.
-
-    Files are read and parsed by a few threads, a few files ahead of the batch being checked."""
-    state = _Reading(len(files), items)
-    batch: list[FileRead] = []
-    size = 0
-    tasks = [(path, fi, rf.rel(path, root), file_condition(root, sub, path, condition_from_dir))
-             for fi, path in enumerate(files)]
-    with ThreadPoolExecutor(max_workers=_THREADS) as pool:
-        for path, f in zip(files, _in_order(pool, tasks)):
+def read_prediction_files(root: Path, sub: str, paths: list[Path], items: pl.DataFrame | None,
+                          condition_from_dir: bool, progress=None) -> tuple[pl.DataFrame, list, dict]:
+    """``(frame, problems, counts)`` of the prediction files ``paths`` (already listed) below ``root/sub``."""
+    state = _Reading(len(paths), items)
+    tasks = [(p, files.rel(p, root), {"_cond": file_condition(root, sub, p, condition_from_dir)}) for p in paths]
+    for batch in records.batches(tasks, SPEC, progress=progress):
+        readable = []
+        for f in batch:
             for p in f.problems:
                 state.add(f.fi, -1, 0, p)
             if f.raw is None:
                 state.stats["files_unreadable"] += 1
             elif not f.utf8:   # not UTF-8: that error alone, as when the text could not be decoded
                 state.keyed = [kp for kp in state.keyed if kp[0][0] != f.fi]
-                state.add(f.fi, -1, 0, rf.utf8_problem(path, f.rel))
+                state.add(f.fi, -1, 0, files.not_utf8(f.path, f.rel))
                 state.stats["files_unreadable"] += 1
             else:
-                batch.append(f)
-                size += len(f.raw)
-            if size >= BATCH_BYTES:
-                _read_batch(batch, state)
-                batch, size = [], 0
-    if batch:
-        _read_batch(batch, state)
+                readable.append(f)
+        if readable:
+            _read_batch(readable, state)
     frame = _drop_duplicates(_assemble(state), state)
     state.stats["rows"] = frame.height
     problems = [p for _, p in sorted(state.keyed, key=lambda kp: kp[0])]
     return frame.drop("_fi").with_columns(pl.col("budget").cast(BUDGET_DTYPE)), problems, state.stats
 
 
-_THREADS = max(1, min(4, os.cpu_count() or 1))
+def _jsonable(v):
+    return json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v
 
 
-#: Bytes on disk the reading threads may be ahead of the batch being checked (beyond ``2 * _THREADS`` files),
-#: so that they go on reading while a batch is checked.
-AHEAD_BYTES = BATCH_BYTES // 8
-_MAX_AHEAD = 64
-
-
-def _in_order(pool: ThreadPoolExecutor, tasks: list[tuple]):
-    """:func:`read_file` of each task, in order: ``2 * _THREADS`` files ahead, more (up to 64) while
-    the files ahead hold less than :data:`AHEAD_BYTES` on disk."""
-    pending: deque = deque()
-    ahead = 0
-    for task in tasks:
-        size = _disk_size(task[0])
-        pending.append((pool.submit(read_file, *task), size))
-        ahead += size
-        while len(pending) >= _MAX_AHEAD or (len(pending) >= 2 * _THREADS and ahead >= AHEAD_BYTES):
-            future, size = pending.popleft()
-            ahead -= size
-            yield future.result()
-    while pending:
-        yield pending.popleft()[0].result()
-
-
-def _disk_size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:   # reading it says why
-        return 0
-
-
-def _read_batch(batch: list[FileRead], state: _Reading) -> None:
-    raw, extras, counts = raw_frame(batch)
+def _read_batch(batch: list, state: _Reading) -> None:
+    raw, recs, counts = records.raw_frame(batch, SPEC)
     for f in batch:
         if not counts.get(f.fi):
-            state.add(f.fi, -1, 0, Problem("empty_file", "warning", "file holds no predictions", f.rel))
-    batch.clear()
+            state.add(f.fi, -1, 0, EMPTY_FILE.problem(f.rel))
     state.stats["lines"] += raw.height
-    kept, keyed, rejected = check(raw, state.items, state.has_items)
+    kept, keyed, rejected = check_lines(raw, state.items, state.has_items)
     state.keyed += keyed
     state.stats["rejected_lines"] += rejected
-    state.extras.update(extras)
+    for key, rec in recs.items():
+        ext = {k: _jsonable(v) for k, v in rec.items() if k not in KNOWN_KEYS}
+        if ext:
+            state.extras[key] = ext
     state.parts.append(frame_rows(kept))
 
 
@@ -155,7 +137,7 @@ def _read_batch(batch: list[FileRead], state: _Reading) -> None:
 def frame_rows(kept: pl.DataFrame) -> pl.DataFrame:
     """The frame rows (the verdict frame's columns, ``provider_rejected``, ``input_condition`` and the
     tail columns, with ``_fi`` and ``_odd.<column>`` for values of another JSON type) of checked lines."""
-    v = Values(kept)
+    v = LineValues(kept.columns, SPEC.fields, kept)
     c = pl.col
     is_ar = c("d.is_ar")
     src = (pl.when(~is_ar).then(c("d.op"))
@@ -170,8 +152,8 @@ def frame_rows(kept: pl.DataFrame) -> pl.DataFrame:
         c("d.verdict").alias("verdict"), pl.lit(None, dtype=pl.Boolean).alias("correct"),
         pl.lit(None, dtype=pl.Utf8).alias("status"), pl.lit(None, dtype=pl.Boolean).alias("scored"),
         c("d.allow_abstention").alias("allow_abstention"),
-        v.whole("n_audio_clips", False).alias("n_audio_clips"),
-        *[v.whole(f, True).alias(f) for f in ("session_count", "evidence_session_count", "samekey_haystack_session_count")],
+        v.whole_via("n_audio_clips", False).alias("n_audio_clips"),
+        *[v.whole_via(f, True).alias(f) for f in ("session_count", "evidence_session_count", "samekey_haystack_session_count")],
         c("response"), v.text("error").alias("error"), c("d.synthetic").fill_null(False).alias("synthetic"),
         c("_file").alias("source_file"), c("_line").alias("source_line"),
         c("d.provider_rejected").alias("provider_rejected"), c("d.cond").alias("input_condition"), c("_fi"),
@@ -182,7 +164,7 @@ def frame_rows(kept: pl.DataFrame) -> pl.DataFrame:
         cols.append(typed.alias(col))
         if f"{f}.t" in kept.columns:
             cols += [c(f"{f}.t").alias(f"_odd.{col}.t"), c(f"{f}.s").alias(f"_odd.{col}.s"),
-                     (c(f"{f}.j") if as_json else pl.lit(None, dtype=pl.Utf8)).alias(f"_odd.{col}.j")]
+                     (v.col(f"{f}.j") if as_json else pl.lit(None, dtype=pl.Utf8)).alias(f"_odd.{col}.j")]
     return kept.select(cols)
 
 
@@ -236,16 +218,14 @@ def _extra_order(rows: pl.DataFrame, extras: dict[tuple[int, int], dict]) -> lis
 def _assemble(state: _Reading) -> pl.DataFrame:
     """One frame of every batch's rows: the verdict frame's columns, then the others in order of
     first appearance, each column typed as the harness reader types it."""
-    rows = pl.concat(state.parts, how="diagonal_relaxed") if state.parts else frame_rows_empty()
+    rows = pl.concat(state.parts, how="diagonal_relaxed") if state.parts else _no_rows()
     state.parts = []
     order = _extra_order(rows, state.extras)
-    out = []
-    for name in list(COLUMN_NAMES) + order:
-        out.append(_column(rows, name, state.extras))
-    return pl.DataFrame(out).with_columns(rows["_fi"]) if out else rows
+    out = [_column(rows, name, state.extras) for name in list(COLUMN_NAMES) + order]
+    return pl.DataFrame(out).with_columns(rows["_fi"])
 
 
-def frame_rows_empty() -> pl.DataFrame:
+def _no_rows() -> pl.DataFrame:
     schema = {c: TYPES.get(c, pl.Utf8) for c in COLUMN_NAMES} | {"provider_rejected": pl.Boolean, "input_condition": pl.Utf8,
                                                                  "_fi": pl.Int64, "_has_cond": pl.Boolean}
     return pl.DataFrame(schema=schema | {c: pl.Utf8 for c in _TAIL})
@@ -282,23 +262,16 @@ def _drop_duplicates(frame: pl.DataFrame, state: _Reading) -> pl.DataFrame:
     first = cols.select(pl.struct(keys).is_first_distinct()).to_series()
     if first.all():
         return frame
-    firsts = cols.filter(first).select(*keys, pl.col("_fi").alias("_f0"), pl.col("source_line").alias("_l0"),
-                                       pl.col("source_file").alias("_file0"), pl.col("verdict").alias("_v0"),
-                                       pl.col("response").alias("_r0"))
+    firsts = cols.filter(first).select(*keys, pl.col("source_line").alias("_l0"), pl.col("source_file").alias("_file0"),
+                                       pl.col("verdict").alias("_v0"), pl.col("response").alias("_r0"))
     later = cols.filter(~first).join(firsts, on=keys, how="left", maintain_order="left", nulls_equal=True)
     for r in later.iter_rows(named=True):
-        where = f"{r['_file0']}:{r['_l0']}"
+        at = f"{r['_file0']}:{r['_l0']}"
         if r["verdict"] == r["_v0"] and r["response"] == r["_r0"]:
             state.stats["duplicates_identical"] += 1
-            p = Problem("duplicate_identical", "warning",
-                        f"({r['model']}, {r['item_id']}) already read at {where}; identical copy ignored",
-                        r["source_file"], r["source_line"], "item_id")
+            p = DUPLICATE_IDENTICAL.problem(r["source_file"], r["source_line"], at=at, **r)
         else:
             state.stats["rejected_lines"] += 1
-            p = Problem("duplicate_conflict", "error",
-                        f"({r['model']}, {r['item_id']}) read twice with different verdicts/responses "
-                        f"(first at {where}: verdict={r['_v0']!r}; here verdict={r['verdict']!r})",
-                        r["source_file"], r["source_line"], "verdict")
+            p = DUPLICATE_CONFLICT.problem(r["source_file"], r["source_line"], at=at, **r)
         state.add(r["_fi"], r["source_line"], 1, p)
     return frame.filter(first)
-

@@ -1,32 +1,39 @@
-"""The rules a harness line must follow, each defined once, as a polars expression that flags rows.
+"""The declaration of a harness prediction line: its fields, the item table's values joined to it, the
+derived columns and the rules (each a polars expression flagging lines; FORMATS.md section 1).
 
-:func:`check` takes a raw frame (:mod:`voxmem_analysis.io.prediction_lines`: one row per line, its
-values as columns, joined with the item table) and returns the problems and the rows that passed.
-:data:`RULES` is the table of :class:`~voxmem_analysis.io.rules.Rule` (the engine every reader shares,
-:mod:`voxmem_analysis.io.rules`); each rule's flag reads the line through :class:`Values`.  Problems are
-listed per line in table order, lines in file order, as the harness reader always listed them.
-
-Stages: a line that is not a JSON object (stage 0, found by the parser) or lacks a readable
-``item_id``/``model`` or holds text that is not valid Unicode (stage 1) is checked no further; an error
-in stage 2 rejects the line; stage 3 only reads the whole numbers of a line that passed.
+Stages: a line that is not a JSON object (0), or lacks a readable ``item_id``/``model`` or holds text
+that is not valid Unicode (1), is checked no further; an error at stage 2 rejects the line; stage 3
+only reads the whole numbers of a line that passed.
 """
 from __future__ import annotations
 
 import polars as pl
 
 from voxmem_analysis import taxonomy as tx
-from voxmem_analysis.io import rules as E
-from voxmem_analysis.io.prediction_lines import ODD_SUFFIXES, SCHEMA
-from voxmem_analysis.io.rules import PY_WHITESPACE, Rule, shown
-from voxmem_analysis.io.schema import ABLATION_CONDITIONS, REQUIRED_ITEM_FIELDS, normalize_condition
+from voxmem_analysis.io.engine.records import Spec
+from voxmem_analysis.io.engine.rules import PY_WHITESPACE, Rule, check, flagged, parser_rules, shown
+from voxmem_analysis.io.engine.values import Values, per_distinct
+from voxmem_analysis.io.schema import ABLATION_CONDITIONS, COLUMN_NAMES, ITEM_FIELDS, REQUIRED_ITEM_FIELDS, normalize_condition
 
-__all__ = ["RULES", "Values", "check", "item_columns", "ITEM_STR_FIELDS", "ITEM_INT_FIELDS"]
+__all__ = ["SPEC", "KNOWN_KEYS", "RULES", "LineValues", "check_lines"]
 
-#: Item-table columns the lines may take values from: text ...
+STR_FIELDS = ("item_id", "model", "question_id", "context_length", "family_id", "evidence_type", "memory_operation",
+              "subtype", "expected_response", "answer_type", "answer_normalization", "question_text", "gold_json",
+              "judge_raw", "paired_question_id", "source_operation", "system_prompt_delivery", "response", "judge",
+              "error", "input_condition")
+BOOL_FIELDS = ("verdict", "allow_abstention", "provider_rejected", "synthetic")
+INT_FIELDS = ("n_audio_clips", "session_count", "evidence_session_count", "samekey_haystack_session_count")
+#: How a harness line is read (one typed column per field of the frame; the census decides who reads it).
+SPEC = Spec({**{f: "str" for f in STR_FIELDS}, **{f: "bool" for f in BOOL_FIELDS}, **{f: "int" for f in INT_FIELDS}},
+            meta={"_cond": None})
+#: Fields a line may carry that are not extra columns (the frame's own columns and the item fields).
+KNOWN_KEYS = frozenset(COLUMN_NAMES) | frozenset(ITEM_FIELDS) | {
+    "context_length", "memory_operation", "expected_response", "question_text", "gold_json", "judge_raw",
+    "input_condition", "provider_rejected"}
+#: Item-table columns the lines may take values from: text, and whole numbers.
 ITEM_STR_FIELDS = ("question_id", "context_length", "family_id", "evidence_type", "memory_operation", "subtype",
                    "expected_response", "answer_type", "answer_normalization", "paired_question_id", "question_text",
                    "gold_json", "_source_operation")
-#: ... and whole numbers.
 ITEM_INT_FIELDS = ("session_count", "evidence_session_count", "samekey_haystack_session_count")
 _ITEM_ID = r"^(.+)_(\d+[kK])\n?$"      # Python's `$` also matches before a final newline
 _LONG_ITEM_FIELDS = ("question_text", "gold_json")
@@ -38,53 +45,13 @@ _NORMALIZERS = {"context_length": tx.normalize_budget, "evidence_type": tx.norma
                 "memory_operation": tx.normalize_operation, "subtype": tx.normalize_subtype}
 
 
-# ----------------------------------------------------------------------------- values
-class Values:
-    """Expressions over one raw frame: a field's value as the line holds it (``rec``), or as the
-    harness reader looked it up (``get``: the line's, else the item table's)."""
-
-    def __init__(self, frame: pl.DataFrame):
-        self.cols = set(frame.columns)
-
-    def odd(self, f: str, suffix: str) -> pl.Expr:
-        name = f"{f}{suffix}"
-        return pl.col(name) if name in self.cols else pl.lit(None, dtype=ODD_SUFFIXES[suffix])
-
-    def none(self, f: str) -> pl.Expr:
-        """The line has no value for ``f`` (absent or null)."""
-        return pl.col(f).is_null() & self.odd(f, ".t").is_null()
-
-    def empty(self, f: str) -> pl.Expr:
-        """``value in (None, "")``."""
-        text = pl.col(f) if SCHEMA[f] == pl.Utf8 else pl.when(self.odd(f, ".t") == "str").then(self.odd(f, ".s"))
-        return self.none(f) | (text == "").fill_null(False)
-
-    def text(self, f: str) -> pl.Expr:
-        """``str(value)`` (null when there is none)."""
-        typed = pl.col(f)
-        if SCHEMA[f] == pl.Boolean:
-            typed = pl.when(typed).then(pl.lit("True")).when(~typed).then(pl.lit("False"))
-        elif SCHEMA[f] == pl.Int64:
-            typed = typed.cast(pl.Utf8)
-        return pl.coalesce(typed, self.odd(f, ".s"))
-
-    def label(self, f: str) -> pl.Expr:
-        """The text a taxonomy normaliser reads: ``str(value)``, none for a list or dict (no label)."""
-        return pl.when(self.odd(f, ".t").is_in(["list", "dict"]).fill_null(False)).then(None).otherwise(self.text(f))
+class LineValues(Values):
+    """A line's values, or as the harness reader looked them up (``get_*``: the line's, else the item table's)."""
 
     def get_label(self, f: str) -> pl.Expr:
         return pl.when(self.none(f)).then(pl.col(f"it.{f}").cast(pl.Utf8)).otherwise(self.label(f))
 
-    def truthy(self, f: str) -> pl.Expr:
-        """``bool(value)``."""
-        typed = {pl.Utf8: pl.col(f) != "", pl.Boolean: pl.col(f), pl.Int64: pl.col(f) != 0}[SCHEMA[f]]
-        return pl.coalesce(typed, self.odd(f, ".truthy")).fill_null(False)
-
-    def get_none(self, f: str) -> pl.Expr:
-        return self.none(f) & pl.col(f"it.{f}").is_null()
-
     def get_text(self, f: str) -> pl.Expr:
-        """``str(get(f))``."""
         return pl.when(self.none(f)).then(pl.col(f"it.{f}").cast(pl.Utf8)).otherwise(self.text(f))
 
     def get_empty(self, f: str) -> pl.Expr:
@@ -96,14 +63,17 @@ class Values:
         return pl.when(self.none(f)).then(item_truthy.fill_null(False)).otherwise(self.truthy(f))
 
     def flag(self, f: str) -> tuple[pl.Expr, pl.Expr]:
-        """``(value, ok)`` of a true/false field read as :func:`prediction_lines.parse_bool` reads it."""
-        t = self.odd(f, ".t")
-        return pl.when(t.is_null()).then(pl.col(f)).otherwise(self.odd(f, ".b")), t.is_null() | self.odd(f, ".b").is_not_null()
+        """``(value, ok)`` of a true/false field: a JSON boolean, or the text true/false in any case."""
+        value = self.boolean(f)
+        return value, self.none(f) | value.is_not_null()
 
-    def whole(self, f: str, via_item: bool) -> pl.Expr:
-        """The whole number of a field (:func:`prediction_lines.as_int`), from the line or (``via_item``) the item table."""
-        own = pl.when(self.odd(f, ".t").is_null()).then(pl.col(f)).otherwise(self.odd(f, ".i"))
+    def whole_via(self, f: str, via_item: bool) -> pl.Expr:
+        own = self.whole(f)
         return pl.when(self.none(f)).then(pl.col(f"it.{f}")).otherwise(own) if via_item else own
+
+
+def _values(frame: pl.DataFrame) -> LineValues:
+    return LineValues(frame.columns, SPEC.fields, frame)
 
 
 def _safe(fn, v):
@@ -114,17 +84,17 @@ def _safe(fn, v):
         return None
 
 
+# ----------------------------------------------------------------------------- the item table
 def item_columns(frame: pl.DataFrame, items: pl.DataFrame | None) -> pl.DataFrame:
-    """``frame`` with the item table's values of each line's item (``it.<field>``, ``it.found``);
-    a repeated item_id: the last row counts."""
+    """``frame`` with the item table's values of each line's item (``it.<field>``, ``it.found``); a
+    repeated item_id: the last row counts."""
     cols = {c: pl.Utf8 for c in ITEM_STR_FIELDS} | {c: pl.Int64 for c in ITEM_INT_FIELDS}
     if items is None:
         return frame.with_columns([pl.lit(None, dtype=t).alias(f"it.{c}") for c, t in cols.items()]
                                   + [pl.lit(False).alias("it.found")])
     for f in _LONG_ITEM_FIELDS:   # copied to every row only when some line lacks the field
         if f in frame.columns and frame[f].null_count() == 0:
-            cols[f] = None
-    cols = {c: t for c, t in cols.items() if t is not None}
+            cols.pop(f)
     it = items.unique(subset="item_id", keep="last", maintain_order=True)
     it = it.select([pl.col("item_id").cast(pl.Utf8)] + [
         (_as_text(it[c]) if t == pl.Utf8 and c in it.columns else pl.col(c).cast(t, strict=False) if c in it.columns
@@ -135,7 +105,7 @@ def item_columns(frame: pl.DataFrame, items: pl.DataFrame | None) -> pl.DataFram
 
 
 def _as_text(col: pl.Series) -> pl.Expr:
-    """An item column as text, each value as ``str()`` writes it (text columns as they are)."""
+    """An item column as text, each value as ``str()`` writes it."""
     if col.dtype in (pl.Utf8, pl.Null):
         return pl.col(col.name).cast(pl.Utf8)
     table = {v: str(v) for v in col.unique().to_list() if v is not None}
@@ -145,7 +115,7 @@ def _as_text(col: pl.Series) -> pl.Expr:
 # ----------------------------------------------------------------------------- derived columns
 def _derived(frame: pl.DataFrame, has_items: bool) -> pl.DataFrame:
     """The values the rules read: the item_id's parts, the normalised labels and flags."""
-    v = Values(frame)
+    v = _values(frame)
     ids = frame.select(pl.col("item_id").unique().drop_nulls()).to_series()
     parts = ids.to_frame().select(pl.col("item_id").str.extract(_ITEM_ID, 1).alias("q"),
                                   pl.col("item_id").str.extract(_ITEM_ID, 2).alias("b"))
@@ -172,9 +142,8 @@ def _derived(frame: pl.DataFrame, has_items: bool) -> pl.DataFrame:
         "d.st": ("d.subtype", tx.normalize_subtype), "d.cond": ("d.cond_raw", normalize_condition),
         "d.src": ("d.src_raw", tx.normalize_operation)}))
     frame = _same_up_to_spelling(frame, v)
-    expected = pl.col("expected_response")
-    is_ar = pl.when(v.none("expected_response")).then(pl.col("it.expected_response")).otherwise(expected) \
-        == "insufficient_evidence"
+    is_ar = pl.when(v.none("expected_response")).then(pl.col("it.expected_response")).otherwise(
+        pl.col("expected_response")) == "insufficient_evidence"
     flags = {f: v.flag(f) for f in ("provider_rejected", "synthetic", "verdict", "allow_abstention")}
     return frame.with_columns(is_ar.fill_null(False).alias("d.is_ar"),
                               *[e.alias(f"d.{f}") for f, (e, _) in flags.items()],
@@ -200,8 +169,7 @@ def _differ(v: Values, f: str) -> pl.Expr:
 
 
 def _same_up_to_spelling(frame: pl.DataFrame, v: Values) -> pl.DataFrame:
-    """``d.mm.<field>`` stays true where the two spellings are not the same label once normalised
-    (only the rows written differently are normalised)."""
+    """``d.mm.<field>`` stays true where the two spellings are not the same label once normalised."""
     fields = [f for f in _MISMATCH_FIELDS if f in _NORMALIZERS]
     hit = frame.select([pl.col(f"d.mm.{f}").any().alias(f) for f in fields]).row(0, named=True)
     for f in (f for f in fields if hit[f]):
@@ -224,22 +192,27 @@ def _shown_get(row: dict, f: str):
 
 
 def _label(f: str, expr_col: str, labels) -> Rule:
-    return Rule("unknown_label", "error", f, 2,
-                lambda v: ~v.get_empty(f) & pl.col(expr_col).is_null(),
+    return Rule("unknown_label", "error", f, 2, lambda v: ~v.get_empty(f) & pl.col(expr_col).is_null(),
                 lambda r: f"unknown {f} {_shown_get(r, f)!r} (expected one of {', '.join(labels)})")
 
 
 def _required(f: str) -> list[Rule]:
     return [Rule("missing_field", "error", f, 1, lambda v: v.empty(f), lambda r: f"required field `{f}` is missing or empty"),
-            Rule("invalid_field", "error", f, 1, lambda v: ~v.empty(f) & v.odd(f, ".t").is_not_null(),
-                 lambda r: f"`{f}` must be a string, got {r[f + '.t']} {r[f + '.r']}")]
+            Rule("invalid_field", "error", f, 1, lambda v: ~v.empty(f) & v.odd(f),
+                 lambda r: f"`{f}` must be a string, got {r[f + '.t']} {shown(r, f)!r}")]
 
 
 def _whole(f: str, via_item: bool) -> Rule:
     return Rule("invalid_field", "warning", f, 3,
-                lambda v: ~(v.get_empty(f) if via_item else v.empty(f)) & v.whole(f, via_item).is_null(),
+                lambda v: ~(v.get_empty(f) if via_item else v.empty(f)) & v.whole_via(f, via_item).is_null(),
                 lambda r: f"`{f}` should be a whole number, got {(_shown_get(r, f) if via_item else shown(r, f))!r}; "
                 "read as missing")
+
+
+def _count(f: str) -> Rule:
+    """A count the line holds below zero (the item table's own are checked where it is read)."""
+    return Rule("invalid_field", "error", f, 2, lambda v: v.whole(f) < 0,
+                lambda r: f"`{f}` is {shown(r, f)!r}: a count cannot be negative")
 
 
 def _bool_rule(f: str, code: str, text: str) -> Rule:
@@ -266,9 +239,11 @@ def _condition_text(r: dict) -> str:
 
 _UNICODE = {"k": "field name `{}` is not valid Unicode (an unpaired surrogate escape)",
             "v": "`{}` holds text that is not valid Unicode (an unpaired surrogate escape)"}
+_COUNTS = (("n_audio_clips", False), ("session_count", True), ("evidence_session_count", True),
+           ("samekey_haystack_session_count", True))
 
 RULES: tuple[Rule, ...] = (
-    *E.parser_rules(), *_required("item_id"), *_required("model"),
+    *parser_rules(), *_required("item_id"), *_required("model"),
     Rule("invalid_unicode", "error", lambda r, e: e[1:], 1, lambda v: pl.col("_uni").list.len().fill_null(0) > 0,
          lambda r, e: _UNICODE[e[0]].format(e[1:]), each="_uni"),
     Rule("model_whitespace", "warning", "model", 2,
@@ -317,7 +292,7 @@ RULES: tuple[Rule, ...] = (
     Rule("unknown_label", "warning", "system_prompt_delivery", 2,
          lambda v: ~v.none("system_prompt_delivery") & ~pl.col("system_prompt_delivery").is_in(_DELIVERY).fill_null(False),
          lambda r: f"system_prompt_delivery {shown(r, 'system_prompt_delivery')!r} is neither 'native' nor 'folded'"),
-    Rule("invalid_field", "error", "response", 2, lambda v: v.odd("response", ".t").is_not_null(),
+    Rule("invalid_field", "error", "response", 2, lambda v: v.odd("response"),
          lambda r: f"response must be a string or null, got {r['response.t']}"),
     Rule("inconsistent_verdict", "error", "verdict", 2,
          lambda v: (pl.col("d.verdict") == True)  # noqa: E712
@@ -328,13 +303,13 @@ RULES: tuple[Rule, ...] = (
     Rule("condition_spelling", "warning", "input_condition", 2,
          lambda v: pl.col("_cond").is_not_null() & pl.col("d.cond").is_not_null() & (pl.col("d.cond") != pl.col("d.cond_raw")),
          lambda r: f"input_condition {r['d.cond_raw']!r} read as {r['d.cond']!r}"),
-    _whole("n_audio_clips", False), _whole("session_count", True), _whole("evidence_session_count", True),
-    _whole("samekey_haystack_session_count", True),
+    *[_count(f) for f, _ in _COUNTS],
+    *[_whole(f, via) for f, via in _COUNTS],
 )
 
 
 def _expected_ok(v: Values) -> pl.Expr:
-    return pl.col("d.expected_response").is_in(_EXPECTED).fill_null(False) & v.odd("expected_response", ".t").is_null()
+    return pl.col("d.expected_response").is_in(_EXPECTED).fill_null(False) & ~v.odd("expected_response")
 
 
 def _raw_budget(r: dict):
@@ -347,18 +322,18 @@ def _qid(r: dict):
 
 # ----------------------------------------------------------------------------- checking
 _UNREAD = {"question_text", "gold_json", "judge_raw", "response", "line"}   # never in a message
-#: The parser's columns, for frames of lines polars read alone.
 _PARSER_COLUMNS = {"_p0_code": pl.Utf8, "_p0_msg": pl.Utf8, "_p0_field": pl.Utf8, "_uni": pl.List(pl.Utf8)}
 
 
-def check(raw: pl.DataFrame, items: pl.DataFrame | None, has_items: bool) -> tuple[pl.DataFrame, list, int]:
-    """``(frame of the lines that passed, keyed problems, lines rejected)`` of a raw frame.
-
-    Keyed problems are ``((file index, line, 0, rule, n), Problem)``; the frame holds the raw and
-    derived columns of the lines kept (:mod:`voxmem_analysis.io.prediction_rows` makes frame rows of them)."""
+def check_lines(raw: pl.DataFrame, items: pl.DataFrame | None, has_items: bool) -> tuple[pl.DataFrame, list, int]:
+    """``(frame of the lines that passed, keyed problems, lines rejected)`` of a raw frame; keyed problems
+    are ``((file index, line, 0, rule, n), Problem)``."""
     frame = _derived(item_columns(raw, items), has_items)
     frame = frame.with_columns([pl.lit(None, dtype=t).alias(c) for c, t in _PARSER_COLUMNS.items() if c not in frame.columns])
-    frame = E.check(frame, RULES, Values(frame))
-    keyed = E.flagged(frame, RULES, lambda r, i, n: (r["_fi"], r["_line"], 0, i, n), skip=_UNREAD)
+    frame = check(frame, RULES, _values(frame))
+    keyed = flagged(frame, RULES, lambda r, i, n: (r["_fi"], r["_line"], 0, i, n), skip=_UNREAD)
     kept = frame.filter(pl.col("_ok"))
     return kept, keyed, frame.height - kept.height
+
+
+__all__ += ["per_distinct"]

@@ -1,0 +1,194 @@
+"""The rule engine of every reader: a rule is data (code, severity, field, stage, the expression flagging
+the records that break it, the message); each message is written once, here or in its reader's table.
+
+:func:`check` evaluates a table over a raw frame stage by stage (an error at one stage stops the later
+stages for that record); :func:`flagged` makes the problems of the flagged records with a sort key
+``(file, line, rule)``; :meth:`Rule.problem` makes the problem of one fact found outside a frame.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import polars as pl
+
+from voxmem_analysis.errors import Problem
+from voxmem_analysis.io.engine.values import PY_WHITESPACE, Values
+
+__all__ = ["Rule", "Keyed", "fact", "check", "flagged", "ordered", "collapse", "parser_rules", "unicode_rule", "required",
+           "true_or_false", "one_of", "first_of_key", "Shown", "shown", "PY_WHITESPACE"]
+
+#: A problem with its sort key (``(file index, line or place, rule index, n)``, any tuple that sorts).
+Keyed = tuple[tuple, Problem]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Rows where ``flag(context)`` is true break the rule; ``message(row)`` formats a flagged row.
+
+    ``field`` is the field a problem names (a callable: of the flagged row).  ``each`` names a list
+    column: a flagged row gives one problem per element, ``message(row, element)``."""
+
+    code: str
+    severity: str
+    field: str | Callable[..., str] | None
+    stage: int
+    flag: Callable[[Any], pl.Expr]
+    message: Callable[..., str]
+    each: str | None = None
+
+    def problem(self, file: str | None = None, line: int | None = None, count: int = 1, /, **row) -> Problem:
+        """The problem of one fact found outside a frame (a file, a folder, a group of rows): ``row``
+        holds what the message and field read."""
+        fld = self.field(row) if callable(self.field) else self.field
+        return Problem(self.code, self.severity, self.message(row), file, line, fld, count)
+
+
+def fact(code: str, severity: str, message: Callable[[dict], str], field: str | None = None) -> Rule:
+    """A rule of facts found outside a frame (no flag: :meth:`Rule.problem` makes its problems)."""
+    return Rule(code, severity, field, 0, lambda _: pl.lit(False), message)
+
+
+
+def check(frame, rules: tuple[Rule, ...], context: Any = None, *, gate: pl.Expr | None = None, prefix: str = "r"):
+    """``frame`` (eager or lazy) with ``<prefix><i>`` (the row breaks rule i) and ``_ok`` (no error):
+    a row with an error at one stage is checked no further; ``gate`` says which rows are checked at
+    all; ``context`` is what each rule's ``flag`` is given (default: the frame's :class:`Values`)."""
+    if context is None:
+        context = Values(frame.collect_schema().names() if isinstance(frame, pl.LazyFrame) else frame.columns)
+    frame = frame.with_columns((pl.lit(True) if gate is None else gate).fill_null(False).alias("_ok"))
+    for stage in sorted({r.stage for r in rules}):
+        idx = [i for i, r in enumerate(rules) if r.stage == stage]
+        frame = frame.with_columns([(pl.col("_ok") & rules[i].flag(context)).fill_null(False).alias(f"{prefix}{i}")
+                                    for i in idx])
+        errors = [pl.col(f"{prefix}{i}") for i in idx if rules[i].severity == "error"]
+        if errors:
+            frame = frame.with_columns((pl.col("_ok") & ~pl.any_horizontal(errors)).alias("_ok"))
+    return frame
+
+
+def flagged(frame: pl.DataFrame, rules: tuple[Rule, ...], key: Callable[[dict, int, int], tuple], *,
+            prefix: str = "r", skip=(), file: str = "_file", line: str = "_line") -> list[Keyed]:
+    """``(key(row, rule index, n), Problem)`` of every row :func:`check` flagged, rule by rule (``n``
+    numbers the problems of an ``each`` rule's row).  ``skip``: columns no message reads."""
+    out: list[Keyed] = []
+    if not frame.height:
+        return out
+    flags = [f"{prefix}{i}" for i in range(len(rules))]
+    hits = frame.select([pl.col(c).any() for c in flags]).row(0)
+    cols = [c for c in frame.columns if c not in skip and c not in flags]
+    for i, (rule, hit) in enumerate(zip(rules, hits)):
+        if not hit:
+            continue
+        for row in frame.filter(pl.col(flags[i])).select(cols).iter_rows(named=True):
+            for n, args in enumerate([(row, item) for item in row[rule.each]] if rule.each else [(row,)]):
+                fld = rule.field(*args) if callable(rule.field) else rule.field
+                out.append((key(row, i, n), Problem(rule.code, rule.severity, rule.message(*args), row[file],
+                                                    row[line], fld)))
+    return out
+
+
+def ordered(keyed: list[Keyed]) -> list[Problem]:
+    """The problems in the order of their keys (file, line, rule)."""
+    return [p for _, p in sorted(keyed, key=lambda kp: kp[0])]
+
+
+_MORE = fact("", "", lambda r: f"... and {r['n']} more like the above")
+
+
+def collapse(problems: list[Problem], limit: int = 50, *, only=None) -> list[Problem]:
+    """Problems of one code beyond ``limit`` in one file said in one line ("... and N more like the
+    above", counting them all), right after the last one shown.  ``only``: the severities this applies
+    to (default: all)."""
+    def key(p: Problem) -> tuple:
+        return (p.code, p.severity, p.file) if only is None or p.severity in only else None
+
+    groups: dict[tuple, list[Problem]] = defaultdict(list)
+    for p in problems:
+        groups[key(p)].append(p)
+    out: list[Problem] = []
+    seen: dict[tuple, int] = defaultdict(int)
+    for p in problems:
+        k = key(p)
+        if k is None or len(groups[k]) <= limit:
+            out.append(p)
+            continue
+        seen[k] += 1
+        if seen[k] <= limit:
+            out.append(p)
+        if seen[k] == limit:
+            rest = groups[k][limit:]
+            out.append(Problem(p.code, p.severity, _MORE.message({"n": len(rest)}), p.file, None, groups[k][0].field,
+                               sum(q.count for q in rest)))
+    return out
+
+
+# ----------------------------------------------------------------------------- rules of every reader
+def parser_rules(not_an_object: Callable[[dict], str] = lambda r: r["_p0_msg"]) -> tuple[Rule, Rule]:
+    """Stage 0, the parser's findings (``_p0_code``, ``_p0_msg``, ``_p0_field``): a record that is not
+    JSON, or not an object (``not_an_object`` formats its message)."""
+    return (Rule("malformed_json", "error", lambda r: r["_p0_field"], 0, lambda _: pl.col("_p0_code") == "malformed_json",
+                 lambda r: r["_p0_msg"]),
+            Rule("not_an_object", "error", None, 0, lambda _: pl.col("_p0_code") == "not_an_object", not_an_object))
+
+
+_UNICODE = {"k": "field name `{}` is not valid Unicode (an unpaired surrogate escape)",
+            "v": "`{}` holds text that is not valid Unicode (an unpaired surrogate escape)"}
+
+
+def unicode_rule(stage: int) -> Rule:
+    """A record holding a name or text that is not valid Unicode (``_uni``: ``k<name>`` / ``v<field>``)."""
+    return Rule("invalid_unicode", "error", lambda r, e: e[1:], stage, lambda _: pl.col("_uni").list.len().fill_null(0) > 0,
+                lambda r, e: _UNICODE[e[0]].format(e[1:]), each="_uni")
+
+
+def required(f: str, empty: Callable[[Values], pl.Expr], *, shown: str | None = None, stage: int = 1,
+             code: str = "missing_field") -> Rule:
+    """A required field missing or empty (``empty``: the reader's reading of "empty"; ``shown``: how the
+    message names the field, default `` `f` ``)."""
+    name = shown or f"`{f}`"
+    return Rule(code, "error", f, stage, empty, lambda r: f"required field {name} is missing or empty")
+
+
+def true_or_false(f: str, bad: Callable[[Values], pl.Expr], *, code: str = "invalid_field", stage: int = 2,
+                  what: str | None = None, also: str = "", severity: str = "error") -> Rule:
+    """A true/false field holding something else (``bad``: the flag; ``also``: other spellings read)."""
+    name = what or f"`{f}`"
+    return Rule(code, severity, f, stage, bad, lambda r: f"{name} must be true or false{also}, got {shown(r, f)!r}")
+
+
+def one_of(f: str, bad: Callable[[Values], pl.Expr], allowed, *, code: str = "unknown_label", stage: int = 2,
+           severity: str = "error") -> Rule:
+    """A field whose value is not one of ``allowed``."""
+    return Rule(code, severity, f, stage, bad, lambda r: f"`{f}` {shown(r, f)!r} is not one of {', '.join(allowed)}")
+
+
+def first_of_key(frame, key: list[str], first: dict[str, str]):
+    """``frame`` with ``_copy`` (an earlier row has the same ``key``) and, for each ``alias: column`` of
+    ``first``, that column of the first row with the key."""
+    return frame.with_columns((pl.int_range(pl.len()).over(key) > 0).alias("_copy"),
+                              *[pl.col(c).first().over(key).alias(a) for a, c in first.items()])
+
+
+# ----------------------------------------------------------------------------- showing values
+class Shown:
+    """A value whose ``repr`` is a given text (what Python wrote for a value the frame cannot hold)."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def shown(row: dict, f: str):
+    """The value a record held for ``f``, for ``repr`` in a message (its ``repr`` where the frame holds
+    one, ``f.r``; else the value the frame holds)."""
+    r = row.get(f"{f}.r")
+    if r is not None:
+        return Shown(r)
+    if row.get(f) is None and row.get(f"{f}.s") is not None:
+        return Shown(row[f"{f}.s"]) if row.get(f"{f}.t") != "str" else row[f"{f}.s"]
+    return row.get(f)
+

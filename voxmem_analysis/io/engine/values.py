@@ -1,0 +1,219 @@
+"""The one raw-value encoding of every reader, and the readings defined on it (each once).
+
+A raw frame holds, for each declared field ``f`` of kind ``str``, ``bool`` or ``int``:
+
+* ``f`` -- the value when the record holds one of that JSON type (a whole number in the 64-bit range
+  for ``int``), else null;
+* ``f.t``, ``f.s`` -- the Python type name and ``str()`` of a value of another type (``"verdict":
+  "true"``, ``"session_count": 3.0``; a CSV cell of a ``bool`` field);
+* ``f.r`` -- ``repr()`` of a text the frame cannot hold (an unpaired surrogate escape);
+* ``f.j`` -- the JSON text of a list or object value; ``f.has`` -- the key is there (when asked for).
+
+A column exists only when some record needs it (:class:`Values` reads an absent one as null).
+Readings that need Python (``int()``, ``float()``, ``bool()``) are computed once per distinct value.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+import polars as pl
+
+__all__ = ["PY_WHITESPACE", "KINDS", "I64_MIN", "I64_MAX", "SUFFIXES", "Values", "per_distinct", "valid_text", "as_int",
+           "py_float", "parse_bool", "value_of"]
+
+#: The characters Python's ``str.strip()`` removes (polars' default set lacks U+001C..U+001F).
+PY_WHITESPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+                 "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+KINDS = {"str": pl.Utf8, "bool": pl.Boolean, "int": pl.Int64}
+I64_MIN, I64_MAX = -2**63, 2**63 - 1
+SUFFIXES = {".t": pl.Utf8, ".s": pl.Utf8, ".r": pl.Utf8, ".j": pl.Utf8, ".has": pl.Boolean}
+
+
+def valid_text(s: str) -> str:
+    """``s`` as text a frame can hold (an unpaired surrogate is replaced; the record is rejected anyway)."""
+    return s if s.isascii() else s.encode("utf-8", "replace").decode("utf-8")
+
+
+def value_of(t: str | None, s: str | None):
+    """The scalar a type name and text stand for (lists and objects: their text)."""
+    if t is None:
+        return None
+    if t == "int":
+        return int(s)
+    if t == "float":
+        return float(s)
+    if t == "bool":
+        return s == "True"
+    return s
+
+
+def as_int(v) -> int | None:
+    """A whole number in the 64-bit range, or None (booleans, fractions, other texts)."""
+    if v is None or v == "" or isinstance(v, bool):
+        return None
+    out = None
+    if isinstance(v, int):
+        out = v
+    elif isinstance(v, float):
+        out = int(v) if v.is_integer() else None
+    elif isinstance(v, str) and v.strip().lstrip("-").isdigit():
+        try:
+            out = int(v.strip())
+        except ValueError:   # "--5", "²": digits to str.isdigit, not to int()
+            return None
+    return out if out is not None and I64_MIN <= out <= I64_MAX else None
+
+
+def py_float(text: str) -> float:
+    """``float(text)`` as Python reads it; NaN for a text that is no number."""
+    try:
+        return float(text)
+    except (ValueError, OverflowError):
+        return float("nan")
+
+
+def parse_bool(v) -> tuple[bool | None, bool]:
+    """``(value, ok)``: a JSON boolean or null as it is, the text ``"true"``/``"false"`` (any case,
+    spaces around) as that boolean; anything else is not ok."""
+    if isinstance(v, bool) or v is None:
+        return v, True
+    if isinstance(v, str) and v.strip().lower() in ("true", "false"):
+        return v.strip().lower() == "true", True
+    return None, False
+
+
+def per_distinct(frame: pl.DataFrame, col: pl.Expr, fn, dtype=pl.Utf8) -> pl.Expr:
+    """``fn`` of each value of ``col`` (null stays null), called once per distinct value of ``frame``; a
+    value ``fn`` cannot read (``ValueError``, ``TypeError``, ``OverflowError``) gives null."""
+    values = frame.select(col.unique().drop_nulls().alias("v"))["v"].to_list() if frame.height else []
+    table = {}
+    for v in values:
+        try:
+            table[v] = fn(v)
+        except (ValueError, TypeError, OverflowError):
+            table[v] = None
+    if not table:
+        return pl.lit(None, dtype=dtype)
+    return col.replace_strict(table, default=None, return_dtype=dtype)
+
+
+def _truthy(key: str) -> bool:
+    t, _, s = key.partition("\x00")
+    if t in ("list", "dict"):
+        return s not in ("[]", "{}")
+    return bool(value_of(t, s))
+
+
+class Values:
+    """The readings of one raw frame's fields (``kinds``: field -> kind; a field not listed is ``str``)."""
+
+    def __init__(self, columns, kinds: dict[str, str] | None = None, frame: pl.DataFrame | None = None):
+        self.cols = set(columns)
+        self.kinds = kinds or {}
+        self.frame = frame
+
+    def col(self, name: str, dtype=pl.Utf8) -> pl.Expr:
+        return pl.col(name) if name in self.cols else pl.lit(None, dtype=dtype)
+
+    def kind(self, f: str) -> str:
+        return self.kinds.get(f, "str")
+
+    def typed(self, f: str) -> pl.Expr:
+        """The column of values of the field's kind (a ``json`` field has none)."""
+        kind = self.kind(f)
+        return self.col(f, KINDS[kind]) if kind in KINDS else pl.lit(None, dtype=pl.Utf8)
+
+    def odd(self, f: str) -> pl.Expr:
+        """The record holds ``f`` with a value of another JSON type than the field's."""
+        return self.col(f"{f}.t").is_not_null()
+
+    def type(self, f: str) -> pl.Expr:
+        """The Python type name of the value (null when there is none)."""
+        typed = pl.when(self.typed(f).is_not_null()).then(pl.lit(self.kind(f)))
+        return pl.coalesce(self.col(f"{f}.t"), typed)
+
+    def none(self, f: str) -> pl.Expr:
+        """No value (absent, null, a CSV cell the row lacks)."""
+        return self.typed(f).is_null() & self.col(f"{f}.t").is_null()
+
+    def has(self, f: str) -> pl.Expr:
+        return self.col(f"{f}.has", pl.Boolean).fill_null(False)
+
+    def text(self, f: str) -> pl.Expr:
+        """``str(value)`` (null when there is none)."""
+        typed = self.typed(f)
+        if self.kind(f) == "bool":
+            typed = pl.when(typed).then(pl.lit("True")).when(~typed).then(pl.lit("False"))
+        elif self.kind(f) == "int":
+            typed = typed.cast(pl.Utf8)
+        return pl.coalesce(typed, self.col(f"{f}.s"))
+
+    def stripped(self, f: str) -> pl.Expr:
+        return self.text(f).str.strip_chars(PY_WHITESPACE)
+
+    def empty(self, f: str) -> pl.Expr:
+        """``value in (None, "")``."""
+        return self.none(f) | (self.text(f) == "").fill_null(False)
+
+    def blank(self, f: str) -> pl.Expr:
+        """A value of the field's type that is null or white space only (a value of another type is not)."""
+        return ~self.odd(f) & (self.col(f).is_null() | (self.col(f).str.strip_chars(PY_WHITESPACE) == ""))
+
+    def missing(self, f: str) -> pl.Expr:
+        """No value, a text of white space only, or NaN (a table's cell that holds nothing)."""
+        t = self.type(f)
+        return (self.none(f) | ((t == "str") & (self.stripped(f) == ""))
+                | ((t == "float") & (self.text(f) == "nan"))).fill_null(True)
+
+    def label(self, f: str) -> pl.Expr:
+        """The text a vocabulary reads: ``str(value)``, none for a list or object."""
+        return pl.when(self.col(f"{f}.t").is_in(["list", "dict"]).fill_null(False)).then(None).otherwise(self.text(f))
+
+    def boolean(self, f: str, true=("true",), false=("false",), *, numbers=()) -> pl.Expr:
+        """The boolean a value means: a JSON boolean; a text in ``true``/``false`` (any case, spaces
+        around); a number in ``numbers`` (``"int"``, ``"float"``) equal to 0 or 1; else null."""
+        t = self.type(f)
+        low = self.stripped(f).str.to_lowercase()
+        out = pl.when(t == "bool").then(self.text(f) == "True")
+        if numbers:
+            x = self.text(f).cast(pl.Float64, strict=False)
+            out = out.when(t.is_in(list(numbers)) & ((x == 0) | (x == 1))).then(x == 1)
+        return (out.when((t == "str") & low.is_in(list(true) + list(false))).then(low.is_in(list(true)))
+                .otherwise(pl.lit(None, dtype=pl.Boolean)))
+
+    def _python(self, f: str, fn, dtype) -> pl.Expr:
+        key = self.col(f"{f}.t") + pl.lit("\x00") + self.col(f"{f}.s")
+        return per_distinct(self.frame, key, fn, dtype) if self.frame is not None and f"{f}.t" in self.cols \
+            else pl.lit(None, dtype=dtype)
+
+    def truthy(self, f: str) -> pl.Expr:
+        """``bool(value)``."""
+        typed = {"str": self.col(f) != "", "bool": self.col(f, pl.Boolean),
+                 "int": self.col(f, pl.Int64) != 0}[self.kind(f)]
+        return pl.coalesce(typed, self._python(f, _truthy, pl.Boolean)).fill_null(False)
+
+    def whole(self, f: str) -> pl.Expr:
+        """:func:`as_int` of the value."""
+        odd = self._python(f, lambda k: as_int(value_of(*k.split("\x00", 1))), pl.Int64)
+        typed = self.typed(f)
+        if self.kind(f) != "int":
+            typed = per_distinct(self.frame, typed, as_int, pl.Int64) if self.frame is not None else pl.lit(None, pl.Int64)
+        return pl.coalesce(typed, odd)
+
+    def number(self, f: str) -> pl.Expr:
+        """Python's ``float`` of a text or number (NaN for a boolean, a list, a text that is no number)."""
+        readable = self.type(f).is_in(["str", "int", "float"])
+        return pl.when(readable).then(per_distinct(self.frame, self.text(f), py_float, pl.Float64)).otherwise(float("nan"))
+
+
+def json_text(v, *, ascii_only: bool = True) -> str:
+    """The JSON text of a list or object (keys sorted)."""
+    return json.dumps(v, sort_keys=True, ensure_ascii=ascii_only)
+
+
+def finite(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+__all__ += ["json_text", "finite"]
