@@ -187,21 +187,21 @@ def readable(rec: pl.DataFrame, extra_keys: np.ndarray, extra_text: np.ndarray, 
 
 # ----------------------------------------------------------------------------- one file, sums first
 def readable_lines(raw: bytes, rec: pl.DataFrame, starts: np.ndarray, ends: np.ndarray, schema: dict,
-                   whole: bool) -> np.ndarray:
-    """:func:`readable` of the rows of ``rec``, row ``i`` being the line ``raw[starts[i]:ends[i]]``.
-    ``whole``: these are all the non-blank lines of ``raw`` (polars read one row per line); then the
-    sums of the whole text decide when they settle it (the usual case: no per-line counts), else
-    the per-line :func:`census` and :func:`filled`."""
+                   whole: bool) -> tuple[np.ndarray, list[tuple[int, str]]]:
+    """``(readable, names)``: :func:`readable` of the rows of ``rec`` (row ``i`` being the line
+    ``raw[starts[i]:ends[i]]``) and the ``(row, name)`` of each ``"name": null``.  ``whole``: these are all
+    the non-blank lines of ``raw``; then the sums of the whole text decide when they settle it (the usual
+    case: no per-line counts), else the per-line :func:`census` and :func:`filled`."""
     sums = _key_sums(raw, starts, ends) if whole and len(starts) == rec.height else None
     if sums is not None:
         n_keys, n_text, names = sums
         if settled_by_sums(rec, np.array([n_keys]), np.array([n_text]), np.ones(1, dtype=bool), len(names)):
             rows = np.asarray([r for r, _ in names], dtype=np.int64)
             return readable(rec, np.bincount(rows, minlength=rec.height), np.zeros(rec.height, dtype=np.int64),
-                            np.ones(rec.height, dtype=bool), names, schema)
+                            np.ones(rec.height, dtype=bool), names, schema), names
     n_keys_row, n_text_row, counted, names = census(raw, starts, ends)
     n_all, n_str = filled(rec)
-    return readable(rec, n_keys_row - n_all, n_text_row - n_str, counted, names, schema)
+    return readable(rec, n_keys_row - n_all, n_text_row - n_str, counted, names, schema), names
 
 
 def _key_sums(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[int, int, list[tuple[int, str]]] | None:

@@ -27,7 +27,7 @@ import polars as pl
 
 from voxmem_analysis.errors import Problem
 from voxmem_analysis.io.engine import files
-from voxmem_analysis.io.engine.census import census, line_ranges, readable_lines
+from voxmem_analysis.io.engine.census import line_ranges, readable_lines
 from voxmem_analysis.io.engine.rules import fact
 from voxmem_analysis.io.engine.values import I64_MAX, I64_MIN, KINDS, SUFFIXES, valid_text
 from voxmem_analysis.textlimits import CSV_FIELD_LIMIT, csv_field_limit, read_regular
@@ -60,7 +60,9 @@ class Spec:
     typed column; ``json``: the value kept in the record only), ``polars`` (the schema polars parses,
     default the typed fields), ``prepare(record)`` (a Python record as the fields see it) and ``after``
     (polars' rows as the fields see them), ``plain`` (columns these two give as they are), ``presence``
-    (the ``.has`` columns), ``meta`` (constant columns of a file, e.g. its ablation condition)."""
+    (the ``.has`` columns), ``meta`` (constant columns of a file, e.g. its ablation condition), ``what`` (a
+    record's name in a message), ``extras`` (polars also reads the scalar fields outside the schema that
+    are not ``reserved``: the record of such a row holds them)."""
 
     fields: dict[str, str]
     polars: dict | None = None
@@ -70,6 +72,8 @@ class Spec:
     presence: bool = False
     meta: dict = field(default_factory=dict)
     what: str = "line"
+    extras: bool = False
+    reserved: frozenset = frozenset()
 
     def schema(self) -> dict:
         if self.polars is not None:
@@ -231,7 +235,8 @@ class FileRead:
     parsed: np.ndarray | None = None
     ranges: tuple = ()
     readable: np.ndarray | None = None   # rows of rec polars read as Python's json reads their line
-    nulls: list = field(default_factory=list)   # (row of rec, field) of each "field": null (when presence is asked)
+    nulls: list = field(default_factory=list)   # (row of rec, field) of each "field": null
+    extra: list = field(default_factory=list)   # the columns of rec outside the reader's schema
 
 
 def read_file(path: Path, fi: int, rel: str, spec: Spec, meta: dict | None = None) -> FileRead:
@@ -248,6 +253,10 @@ def parse_file(out: FileRead, spec: Spec) -> FileRead:
         return out
     schema = spec.schema()
     starts, ends, numbers = line_ranges(raw)
+    if spec.extras and len(starts):
+        extra = _extra_schema([raw[s:e] for s, e in zip(starts[:_INFER].tolist(), ends[:_INFER].tolist())], schema,
+                              spec.reserved)
+        out.extra, schema = list(extra), schema | extra
     try:
         rec = pl.read_ndjson(io.BytesIO(raw), schema=schema) if len(starts) else None
     except Exception:  # noqa: BLE001 - any parser complaint: the lines are parsed a group at a time
@@ -264,10 +273,28 @@ def parse_file(out: FileRead, spec: Spec) -> FileRead:
     if rec is None or not len(parsed):
         rec, parsed = pl.DataFrame(schema=schema), np.zeros(0, dtype=np.int64)
     out.rec, out.parsed, out.ranges = rec, parsed, (starts, ends, numbers)
-    out.readable = readable_lines(raw, rec, starts[parsed], ends[parsed], schema, whole)
-    if spec.presence:
-        out.nulls = census(raw, starts[parsed], ends[parsed])[3]
+    out.readable, out.nulls = readable_lines(raw, rec, starts[parsed], ends[parsed], schema, whole)
     return out
+
+
+_INFER = 100
+_SCALAR = {str: pl.Utf8, bool: pl.Boolean, int: pl.Int64}
+
+
+def _extra_schema(head: list[bytes], schema: dict, reserved) -> dict:
+    """The fields outside ``schema`` (and not ``reserved``) that the first lines Python's json reads hold as
+    text, booleans or whole numbers, each always of one type (a line holding another type is left to
+    Python's json by the parse or the census)."""
+    types: dict[str, set] = {}
+    for line in head:
+        try:
+            rec = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        for k, v in rec.items() if isinstance(rec, dict) else ():
+            if k not in schema and k not in reserved and v is not None and not _bad(k):
+                types.setdefault(k, set()).add(type(v))
+    return {k: _SCALAR[t.pop()] for k, t in types.items() if len(t) == 1 and next(iter(t)) in _SCALAR}
 
 
 def _parse_groups(lines: list[bytes], schema: dict) -> tuple[pl.DataFrame | None, np.ndarray]:
@@ -337,13 +364,16 @@ def raw_frame(batch: list[FileRead], spec: Spec) -> tuple[pl.DataFrame, dict[int
     """``(raw frame in file and line order, records by row, non-blank lines per file)`` of files read by
     :func:`read_file` (UTF-8 ones): polars' rows for the lines the census keeps, Python's for the others.
     ``records`` maps a Python row's ``(_fi, _line)`` to its parsed record (fields outside the schema)."""
-    fast, slow = [], []
+    fast, slow, records = [], [], {}
     for f in batch:
         starts, ends, numbers = f.ranges
         ok = f.readable
         rows = _present(f, spec) if spec.presence else f.rec
         rows = rows.filter(pl.Series(ok)) if not ok.all() else rows
         lines = numbers[f.parsed][ok]
+        if f.extra:
+            records.update(_extra_records(f, rows, lines))
+            rows = rows.drop(f.extra)
         fast.append(_fast_rows(rows, f, lines, spec))
         rest = np.setdiff1d(np.arange(len(starts)), f.parsed[ok], assume_unique=True)
         slow += [(f, int(numbers[i]), f.raw[starts[i]:ends[i]]) for i in rest.tolist()]
@@ -360,10 +390,9 @@ def raw_frame(batch: list[FileRead], spec: Spec) -> tuple[pl.DataFrame, dict[int
         rec, bad = parse_object(line, spec.what)
         entries_.append((f.fi, f.rel, number, number, rec, bad, not line.isascii() or _ESCAPE.search(line) is not None,
                          f.meta))
-    records: dict = {}
     if entries_:
         py, recs = python_frame(entries_, spec)
-        records = {(e[0], e[3]): r for e, r in zip(entries_, recs) if r is not None}
+        records.update({(e[0], e[3]): r for e, r in zip(entries_, recs) if r is not None})
         frame = py if frame is None else pl.concat([frame, py], how="diagonal_relaxed").sort("_fi", "_line")
     if frame is None:
         frame = pl.DataFrame(schema=_META | _PARSER)
@@ -378,6 +407,20 @@ def _fast_rows(rec: pl.DataFrame, f: FileRead, lines: np.ndarray, spec: Spec) ->
     if spec.after is not None:
         out = spec.after(out)
     return out.with_columns([pl.lit(None, dtype=t).alias(c) for c, t in (spec.plain | _PARSER).items() if c not in out.columns])
+
+
+def _extra_records(f: FileRead, rows: pl.DataFrame, lines: np.ndarray) -> dict:
+    """The fields outside the schema of polars' rows, as a record of each: the non-null values and the
+    ``"field": null`` (the census's names), in the order polars met them."""
+    nulls: dict[int, set] = {}
+    for row, name in f.nulls:
+        nulls.setdefault(int(f.ranges[2][f.parsed[row]]), set()).add(name)
+    out = {}
+    for line, values in zip(lines.tolist(), rows.select(f.extra).iter_rows()):
+        rec = {k: v for k, v in zip(f.extra, values) if v is not None or k in nulls.get(line, ())}
+        if rec:
+            out[(f.fi, line)] = rec
+    return out
 
 
 def _present(f: FileRead, spec: Spec) -> pl.DataFrame:

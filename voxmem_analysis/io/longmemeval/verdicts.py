@@ -79,8 +79,9 @@ def _after(rows: pl.DataFrame) -> pl.DataFrame:
 
 #: How a verdict is read.
 SPEC = Spec({"question_id": "str", "question_type": "str", "lab": "bool", "hypothesis": "str"},
-            polars={"question_id": pl.Utf8, "question_type": pl.Utf8, "hypothesis": pl.Utf8, "autoeval_label": _AUTO},
-            prepare=_prepare, after=_after, plain={"lab.f": pl.Utf8, "jm": pl.Utf8, "_hypj": pl.Utf8})
+            polars={"question_id": pl.Utf8, "hypothesis": pl.Utf8, "autoeval_label": _AUTO},
+            prepare=_prepare, after=_after, plain={"lab.f": pl.Utf8, "jm": pl.Utf8, "_hypj": pl.Utf8},
+            extras=True, reserved=frozenset(SCHEMA) | {"correct", "model", "label"})
 
 
 def _extras(rec: dict) -> dict:
@@ -213,7 +214,7 @@ RULES: tuple[Rule, ...] = (
          lambda r: f"question_id {_qid_shown(r)!r} is not in the question file"),
     Rule("question_mismatch", "error", "question_type", 2,
          lambda v: pl.col("_qtype").is_not_null() & ~v.blank("question_type")
-         & (pl.coalesce("question_type", v.col("question_type.s")) != pl.col("_qtype")),
+         & (pl.coalesce(v.col("question_type"), v.col("question_type.s")) != pl.col("_qtype")),
          lambda r: f"question_type is {shown(r, 'question_type')!r} here but {r['_qtype']!r} in the question file"),
     _label_rule("missing_label", "warning", "missing", lambda r: f"`{r['lab.f']}` is missing or null: ungraded, counted incorrect"),
     _label_rule("invalid_label", "error", "invalid",

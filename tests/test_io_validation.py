@@ -1,4 +1,5 @@
-"""The counts of `validate` and notebook 00, by hand on the tiny fixture and on the synthetic release."""
+"""The counts of ``validate`` and notebook 00 (``io/validation.py``), by hand on the tiny fixture and on the
+synthetic release."""
 from __future__ import annotations
 
 from voxmem_analysis import load_release

@@ -1,8 +1,9 @@
-"""The parsed-release cache (io/cache.py): a warm load gives the release a cold load gives, from
-memory-mapped Arrow files; every kind of change gives a new key; crafted or damaged entries are
-ignored and rewritten, never trusted (no code runs); the folder is private and a shared one is
-refused; the size limit evicts the least recently used; ``--no-cache``, ``cache``, ``cache clear``
-and ``cache --limit`` on the command line."""
+"""The parsed-release cache (``io/engine/cache.py``): a warm load gives the release a cold load gives, from
+memory-mapped Arrow files; every kind of change gives a new key; an entry whose bytes differ from the
+digests written with it (bytes flipped anywhere, a file set to ``[]``) is a miss said in one line and
+rewritten, so a command gives what it gives with ``--no-cache``; crafted entries are never trusted (no
+code runs); the folder is private and a shared one is refused; the size limit evicts the least recently
+used and notes about it say the current limit; ``--no-cache``, ``cache``, ``cache clear``, ``cache --limit``."""
 from __future__ import annotations
 
 import json
@@ -20,10 +21,10 @@ from polars.testing import assert_frame_equal
 
 from conftest import SYNTHETIC, harness_line, write_jsonl
 from voxmem_analysis.cli import main
+from conftest import run_cli
+from voxmem_analysis.io import Release, ScoringRules, load_release
 from voxmem_analysis.io.engine import cache
-from voxmem_analysis.io import Release, load_release
 from voxmem_analysis.io.voxmem.release import cache_key
-from voxmem_analysis.io.scoring import ScoringRules
 
 FRAMES = ("frame", "registry", "items", "judge2", "ablation")
 
@@ -80,8 +81,8 @@ def test_synthetic_release_round_trip_is_mapped_not_copied(cache_folder):
         assert str(entry / "frame.arrow") in maps and str(entry / "judge2.arrow") in maps
     # each distinct long text is stored once: well under the 600 bytes per row of the frame in memory
     assert (entry / "frame.arrow").stat().st_size / fresh.frame.height < 420
-    assert sorted(p.name for p in entry.iterdir()) == ["ablation.arrow", "entry.json", "frame.arrow", "items.arrow",
-                                                       "judge2.arrow", "problems.json", "registry.arrow"]
+    assert sorted(p.name for p in entry.iterdir()) == ["ablation.arrow", "entry.json", "entry.sha256", "frame.arrow",
+                                                       "items.arrow", "judge2.arrow", "problems.json", "registry.arrow"]
 
 
 def test_empty_release_and_nested_columns_round_trip(tmp_path, cache_folder):
@@ -97,7 +98,7 @@ def test_empty_release_and_nested_columns_round_trip(tmp_path, cache_folder):
                                                  "meta": {"k": 1}, "nothing": None}) + "\n")
     for root, height in ((empty, 0), (odd, 1)):
         fresh = load_release(root, strict=False, cache=True)
-        hit = cache.read_release(_key(root), root, ScoringRules())
+        hit = cache.read_release(_key(root), root, ScoringRules(), Release)
         assert hit is not None and hit.frame.height == height
         assert_same_release(fresh, hit)
     assert hit.items.schema == pl.Schema({"item_id": pl.String, "question_id": pl.String, "tags": pl.List(pl.String),
@@ -110,7 +111,7 @@ def test_no_pickle_in_an_entry(tiny_release, cache_folder):
     entry = _entry(tiny_release, cache_folder)
     for p in entry.iterdir():
         head = p.read_bytes()[:6]
-        assert head.startswith(b"ARROW1") if p.suffix == ".arrow" else head[:1] in (b"{", b"[")
+        assert head.startswith(b"ARROW1") if p.suffix == ".arrow" else head[:1] in (b"{", b"[") or p.suffix == ".sha256"
     manifest = json.loads((entry / "entry.json").read_text())
     assert manifest["format"] == cache.FORMAT and manifest["key"] == _key(tiny_release)
     assert manifest["release"] == str(tiny_release.resolve())
@@ -175,8 +176,8 @@ def test_every_rule_is_part_of_the_key_strictness_is_not(tiny_release, cache_fol
     assert_frame_equal(c.frame, a.frame)
     assert len(cache.entries()) == 2
     # an entry read back under other rules (same key forced) is refused: its JSON names its rules
-    assert cache.read_release(_key(tiny_release), tiny_release, harness) is None
-    assert cache.read_release(_key(tiny_release), tiny_release, ScoringRules()) is not None
+    assert cache.read_release(_key(tiny_release), tiny_release, harness, Release) is None
+    assert cache.read_release(_key(tiny_release), tiny_release, ScoringRules(), Release) is not None
 
 
 def test_cached_errors_still_raise_in_strict_mode(tmp_path, cache_folder):
@@ -223,7 +224,7 @@ def test_old_pickle_entry_with_a_valid_digest_runs_no_code(tiny_release, cache_f
         (entry / name).write_bytes(payload)
     rel = load_release(tiny_release, cache=True)
     assert rel.frame.height == 8 and not marker.exists()
-    assert cache.read_release(_key(tiny_release), tiny_release, ScoringRules()) is not None   # rewritten, whole
+    assert cache.read_release(_key(tiny_release), tiny_release, ScoringRules(), Release) is not None   # rewritten, whole
     assert not marker.exists()
     assert [e.release for e in cache.entries() if e.path == old] == [None]   # listed as unreadable, never read
     assert cache.clear(cache_folder)[0] == 2 and not old.exists()             # and cleared with the rest
@@ -351,11 +352,11 @@ def test_crafted_or_damaged_entry_is_a_miss_and_rewritten(tiny_release, cache_fo
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     CRAFTED[craft](entry, elsewhere)
-    assert cache.read_release(_key(tiny_release), tiny_release, ScoringRules()) is None
+    assert cache.read_release(_key(tiny_release), tiny_release, ScoringRules(), Release) is None
     rel = load_release(tiny_release, cache=True)
     assert_same_release(rel, good)
     assert entry.is_dir() and not entry.is_symlink()                                           # rewritten in place
-    assert_same_release(cache.read_release(_key(tiny_release), tiny_release, ScoringRules()), good)
+    assert_same_release(cache.read_release(_key(tiny_release), tiny_release, ScoringRules(), Release), good)
     assert [p.name for p in elsewhere.iterdir()] in ([], ["outside.arrow"], ["moved-entry"])   # nothing followed out
 
 
@@ -393,12 +394,12 @@ def test_folder_writable_by_others_is_refused(tiny_release, cache_folder, capsys
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"warning: parsed-release cache not used: {cache_folder} can be written by {why} "
                    f"(mode {mode:o}; `chmod 700` it to use it); running without cache"]   # once, one line
-    assert cache.read_release(_key(tiny_release), tiny_release, ScoringRules()) is None     # not read
+    assert cache.read_release(_key(tiny_release), tiny_release, ScoringRules(), Release) is None     # not read
     assert frame.stat().st_mtime_ns == before                                                 # nor written
     assert main(["cache"]) == 0 and "not used: it can be written" in capsys.readouterr().err
     assert main(["cache", "clear"]) == 2 and entry.exists()
     cache_folder.chmod(0o700)
-    assert cache.read_release(_key(tiny_release), tiny_release, ScoringRules()) is not None
+    assert cache.read_release(_key(tiny_release), tiny_release, ScoringRules(), Release) is not None
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to give the folder away")
@@ -406,7 +407,7 @@ def test_folder_owned_by_another_user_is_refused(tiny_release, cache_folder, cap
     load_release(tiny_release, cache=True)
     os.chown(cache_folder, 65534, -1)
     try:
-        assert cache.read_release(_key(tiny_release), tiny_release, ScoringRules()) is None
+        assert cache.read_release(_key(tiny_release), tiny_release, ScoringRules(), Release) is None
         assert f"{cache_folder} is owned by another user (uid 65534, you are 0)" in capsys.readouterr().err
     finally:
         os.chown(cache_folder, 0, -1)
@@ -522,7 +523,7 @@ _WRITER = """
 import sys
 from pathlib import Path
 from voxmem_analysis.io.engine import cache
-from voxmem_analysis.io import load_release
+from voxmem_analysis.io import Release, load_release
 from voxmem_analysis.io.voxmem.release import cache_key
 root = Path(sys.argv[1])
 rel = load_release(root, cache=False)
@@ -530,7 +531,7 @@ key = cache_key(root, rel.rules)
 ok = 0
 for _ in range(int(sys.argv[2])):
     ok += cache.write_release(key, rel)
-    got = cache.read_release(key, root, rel.rules)
+    got = cache.read_release(key, root, rel.rules, Release)
     assert got is None or got.frame.equals(rel.frame), "a torn entry was read"
 print(ok)
 """
@@ -545,7 +546,7 @@ def test_concurrent_writers_leave_one_whole_entry(tiny_release, cache_folder):
     assert sum(int(out) for out, _ in results) >= 8          # most writes landed; a lost race is a skipped write
     assert [e.key for e in cache.entries()] == [_key(tiny_release)]
     assert [p.name for p in cache_folder.iterdir() if p.name.startswith(".")] == []   # no temporary left
-    assert_same_release(cache.read_release(_key(tiny_release), tiny_release, ScoringRules()),
+    assert_same_release(cache.read_release(_key(tiny_release), tiny_release, ScoringRules(), Release),
                         load_release(tiny_release))
 
 
@@ -588,3 +589,70 @@ def test_cache_reads_and_writes_without_pandas(tiny_release, cache_folder):
     for expect_entries in (1, 1):   # cold (writes), then warm (maps)
         done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
         assert done.stdout.strip() == "False" and len(cache.entries()) == expect_entries
+
+
+# ----------------------------------------------------------------------------- what is served is what was written
+def _commands(root: Path, out: Path, *extra) -> tuple:
+    """What two commands give: validate (exit code, output) and a lenient export-frame (exit code, bytes)."""
+    rc, text, err = run_cli(["validate", "--data", str(root), *extra])
+    rc2, _, _ = run_cli(["export-frame", "--data", str(root), "--lenient", "--out", str(out), *extra])
+    return rc, text, rc2, out.read_bytes() if rc2 == 0 else None
+
+
+def _damaged_release(root: Path) -> Path:
+    write_jsonl(root / "predictions" / "b" / "broken.jsonl", ["{oops", harness_line(model="Model-C")])
+    return root
+
+
+def test_bytes_flipped_anywhere_in_an_entry_are_a_miss_and_the_command_gives_what_no_cache_gives(
+        tiny_release, cache_folder, tmp_path, capsys):
+    """Every file of an entry, several offsets each (first, last and seeded ones), one byte changed in place
+    (the size unchanged): the commands' results equal --no-cache, one line on stderr says the entry was
+    damaged, and the entry is whole again afterwards."""
+    import random
+
+    root = _damaged_release(tiny_release)
+    want = _commands(root, tmp_path / "ref.csv", "--no-cache")
+    _commands(root, tmp_path / "warm.csv")
+    entry = _entry(root, cache_folder)
+    names = sorted(p.name for p in entry.iterdir())
+    assert {"entry.json", "problems.json", "frame.arrow", "registry.arrow"} <= set(names)
+    rng = random.Random(31)
+    for name in names:
+        size = (entry / name).stat().st_size
+        for at in sorted({0, size - 1, *(rng.randrange(size) for _ in range(3))}):
+            blob = bytearray((entry / name).read_bytes())
+            blob[at] ^= rng.randrange(1, 256)
+            (entry / name).write_bytes(bytes(blob))
+            capsys.readouterr()
+            rc, text, err = run_cli(["validate", "--data", str(root)])
+            said = [line for line in err.splitlines() if "cache entry" in line]
+            assert said == [f"warning: parsed-release cache entry {entry.name} is damaged ({name}); the release is "
+                            "read afresh and the entry rewritten"] or name == "entry.sha256" and len(said) == 1, (name, at, err)
+            assert (rc, text) == want[:2], (name, at)
+            assert _commands(root, tmp_path / "got.csv")[2:] == want[2:], (name, at)
+            assert_same_release(cache.read_release(_key(root), root, ScoringRules(), Release), load_release(root, strict=False))
+
+
+def test_a_problems_file_emptied_is_not_a_clean_release(tiny_release, cache_folder, tmp_path):
+    root = _damaged_release(tiny_release)
+    want = _commands(root, tmp_path / "ref.csv", "--no-cache")
+    _commands(root, tmp_path / "warm.csv")
+    (_entry(root, cache_folder) / "problems.json").write_text("[]")
+    assert _commands(root, tmp_path / "got.csv") == want and want[0] == 1
+
+
+def test_the_note_about_a_release_left_out_says_the_current_limit(tmp_path, cache_folder, capsys):
+    small, big = _releases(tmp_path, 2)
+    write_jsonl(big / "predictions" / "more.jsonl", [harness_line(model=f"B{i}", response=f"{i}" + "y" * 4000)
+                                                     for i in range(20)])
+    load_release(small, cache=True)
+    cache.set_limit(cache_folder, 30 * 2**10)
+    load_release(big, cache=True)
+    assert main(["cache"]) == 0 and "over the limit of 30.0 KiB" in capsys.readouterr().out
+    assert main(["cache", "--limit", "1MiB"]) == 0
+    shown = capsys.readouterr().out
+    assert "not kept" not in shown and "over the limit of" not in shown   # the release fits the new limit
+    note = {"release": str(big), "bytes": 5 * 2**20, "limit": 30 * 2**10, "when": 0}
+    (cache_folder / "skipped.json").write_text(json.dumps(note))
+    assert main(["cache"]) == 0 and "over the limit of 1.0 MiB" in capsys.readouterr().out
