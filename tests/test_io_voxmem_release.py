@@ -1217,3 +1217,50 @@ def test_randomly_corrupted_files_lose_no_line(tmp_path_factory, lines, with_ite
             # file-level findings (an empty file, bare carriage returns read as line breaks) name no line
             file_level = p.code in ("empty_file", "cr_line_endings") and p.line is None
             assert p.file == "predictions/p.jsonl" and (p.line in numbered or file_level), p
+
+
+# ============================================================================ impossible values, what a path is
+def test_a_negative_count_in_a_line_is_an_error_of_its_line(tmp_path):
+    write_jsonl(tmp_path / "predictions" / "p.jsonl", [harness_line(), harness_line(item_id="q_00010_16k",
+                context_length="16K", session_count=-5), harness_line(item_id="q_00010_32k", context_length="32K",
+                                                                      n_audio_clips="-2")])
+    rel = load_release(tmp_path, strict=False, cache=False)
+    assert [(p.code, p.severity, p.line, p.field, p.message) for p in rel.errors()] == [
+        ("invalid_field", "error", 2, "session_count", "`session_count` is -5: a count cannot be negative"),
+        ("invalid_field", "error", 3, "n_audio_clips", "`n_audio_clips` is '-2': a count cannot be negative")]
+    assert rel.frame.height == 1 and rel.stats["rejected_lines"] == 2
+
+
+def test_impossible_and_huge_numbers_in_the_item_table_and_models_csv(tmp_path):
+    """A negative count (items) or size (models.csv) is an error naming file, line and field, read as missing;
+    1e308 is a finite number; a count that is no whole number is said to be that, not "not finite"."""
+    write_jsonl(tmp_path / "predictions" / "p.jsonl", [harness_line(), harness_line(item_id="q_00010_16k",
+                                                                                    context_length="16K")])
+    (tmp_path / "items.csv").write_text(
+        "item_id,question_id,context_length,evidence_type,memory_operation,expected_response,session_count,"
+        "evidence_session_count,history_duration_seconds\n"
+        "q_00010_8k,q_00010,8K,speaker_information,information_extraction,answer,-3,1e308,1e308\n"
+        "q_00010_16k,q_00010,16K,speaker_information,information_extraction,answer,4,2,\n")
+    (tmp_path / "models.csv").write_text("model,llm_params_b,total_params_b\nModel-A,-7,1e308\n")
+    rel = load_release(tmp_path, strict=False, cache=False)
+    found = {(p.code, p.severity, p.file, p.line, p.field): p.message for p in rel.problems if p.file != "predictions/p.jsonl"}
+    assert found == {
+        ("invalid_field", "error", "items.csv", 2, "session_count"):
+            "1 value(s) of `session_count` are negative (first: '-3' on line 2): a count cannot be negative; read as missing",
+        ("invalid_field", "warning", "items.csv", 2, "evidence_session_count"):
+            "1 value(s) of `evidence_session_count` are not whole numbers (first: '1e308' on line 2); read as missing",
+        ("invalid_field", "error", "models.csv", 2, "llm_params_b"):
+            "llm_params_b '-7' is negative: a size cannot be; read as missing"}
+    assert rel.items["history_duration_seconds"].to_list() == [1e308, None]
+    assert rel.items["session_count"].to_list() == [None, 4]
+    assert rel.registry["llm_params_b"].to_list() == [None] and rel.registry["total_params_b"].to_list() == [1e308]
+
+
+@pytest.mark.parametrize("what, make, said", [
+    ("missing", lambda p: p, "does not exist"), ("file", lambda p: (p.write_text("x"), p)[1], "is a file, not a folder"),
+    ("fifo", lambda p: os.mkfifo(p) or p, "is a FIFO, a named pipe, not a folder")])
+def test_a_release_path_that_is_no_folder_is_named_as_what_it_is(tmp_path, what, make, said):
+    path = make(tmp_path / "rel")
+    with pytest.raises(VoxMemDataError) as info:
+        load_release(path)
+    assert [(p.code, p.message) for p in info.value.problems] == [("no_release", f"release directory {str(path)!r} {said}")]

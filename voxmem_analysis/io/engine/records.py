@@ -273,7 +273,8 @@ def parse_file(out: FileRead, spec: Spec) -> FileRead:
     if rec is None or not len(parsed):
         rec, parsed = pl.DataFrame(schema=schema), np.zeros(0, dtype=np.int64)
     out.rec, out.parsed, out.ranges = rec, parsed, (starts, ends, numbers)
-    out.readable, out.nulls = readable_lines(raw, rec, starts[parsed], ends[parsed], schema, whole)
+    out.readable, nulls = readable_lines(raw, rec, starts[parsed], ends[parsed], schema, whole)
+    out.nulls = nulls if spec.presence or out.extra else []   # (kept only when read: many per file)
     return out
 
 
@@ -360,27 +361,26 @@ def _in_order(pool: ThreadPoolExecutor, tasks: list[tuple], spec: Spec):
         yield pending.popleft()[0].result()
 
 
-def raw_frame(batch: list[FileRead], spec: Spec) -> tuple[pl.DataFrame, dict[int, list], dict[int, int]]:
-    """``(raw frame in file and line order, records by row, non-blank lines per file)`` of files read by
+def raw_frame(batch: list[FileRead], spec: Spec) -> tuple[pl.DataFrame, dict[tuple, dict], dict[int, int]]:
+    """``(raw frame in file and line order, records, non-blank lines per file)`` of files read by
     :func:`read_file` (UTF-8 ones): polars' rows for the lines the census keeps, Python's for the others.
-    ``records`` maps a Python row's ``(_fi, _line)`` to its parsed record (fields outside the schema)."""
-    fast, slow, records = [], [], {}
+    ``records`` maps a row's ``(_fi, _line)`` to its parsed record (Python's rows) or to its fields outside
+    the schema (polars' rows, with ``extras``)."""
+    recs, lines, slow, records = [], [], [], {}
     for f in batch:
         starts, ends, numbers = f.ranges
         ok = f.readable
         rows = _present(f, spec) if spec.presence else f.rec
         rows = rows.filter(pl.Series(ok)) if not ok.all() else rows
-        lines = numbers[f.parsed][ok]
+        lines.append(numbers[f.parsed][ok])
         if f.extra:
-            records.update(_extra_records(f, rows, lines))
+            records.update(_extra_records(f, rows, lines[-1]))
             rows = rows.drop(f.extra)
-        fast.append(_fast_rows(rows, f, lines, spec))
+        recs.append(rows)
         rest = np.setdiff1d(np.arange(len(starts)), f.parsed[ok], assume_unique=True)
         slow += [(f, int(numbers[i]), f.raw[starts[i]:ends[i]]) for i in rest.tolist()]
-    frame = pl.concat(fast, how="diagonal_relaxed") if fast else None
-    counts = {f.fi: 0 for f in batch}
-    if frame is not None:
-        counts.update(dict(frame.group_by("_fi").len().iter_rows()))
+    frame = _fast_rows(batch, recs, lines, spec) if batch else None
+    counts = {f.fi: len(n) for f, n in zip(batch, lines)}
     entries_ = []
     for f, number, text in slow:
         line = text.decode("utf-8").rstrip("\r")
@@ -391,19 +391,23 @@ def raw_frame(batch: list[FileRead], spec: Spec) -> tuple[pl.DataFrame, dict[int
         entries_.append((f.fi, f.rel, number, number, rec, bad, not line.isascii() or _ESCAPE.search(line) is not None,
                          f.meta))
     if entries_:
-        py, recs = python_frame(entries_, spec)
-        records.update({(e[0], e[3]): r for e, r in zip(entries_, recs) if r is not None})
+        py, parsed = python_frame(entries_, spec)
+        records.update({(e[0], e[3]): r for e, r in zip(entries_, parsed) if r is not None})
         frame = py if frame is None else pl.concat([frame, py], how="diagonal_relaxed").sort("_fi", "_line")
     if frame is None:
         frame = pl.DataFrame(schema=_META | _PARSER)
     return frame, records, counts
 
 
-def _fast_rows(rec: pl.DataFrame, f: FileRead, lines: np.ndarray, spec: Spec) -> pl.DataFrame:
-    """polars' rows of one file with their meta columns (and ``.has`` from the census when asked)."""
-    out = rec.with_columns(pl.lit(f.fi, dtype=pl.Int64).alias("_fi"), pl.lit(f.rel, dtype=pl.Utf8).alias("_file"),
-                           pl.Series("_line", lines, dtype=pl.Int64), pl.Series("_seq", lines, dtype=pl.Int64),
-                           *[pl.lit(v, dtype=pl.Utf8).alias(k) for k, v in f.meta.items()])
+def _fast_rows(batch: list[FileRead], recs: list[pl.DataFrame], lines: list[np.ndarray], spec: Spec) -> pl.DataFrame:
+    """polars' rows of the files with their meta columns (each file's constants gathered once)."""
+    files_ = pl.DataFrame([(f.fi, f.rel, *(f.meta.get(m) for m in spec.meta)) for f in batch], orient="row",
+                          schema={"_fi": pl.Int64, "_file": pl.Utf8, **{m: pl.Utf8 for m in spec.meta}})
+    at = np.repeat(np.arange(len(batch)), [len(n) for n in lines])
+    line = pl.Series("_line", np.concatenate(lines) if lines else [], dtype=pl.Int64)
+    out = pl.concat([files_[at].with_columns(line, line.alias("_seq")),
+                     pl.concat(recs, how="vertical" if len({tuple(r.schema.items()) for r in recs}) == 1
+                               else "diagonal_relaxed")], how="horizontal")
     if spec.after is not None:
         out = spec.after(out)
     return out.with_columns([pl.lit(None, dtype=t).alias(c) for c, t in (spec.plain | _PARSER).items() if c not in out.columns])

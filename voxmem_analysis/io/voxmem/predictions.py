@@ -93,20 +93,17 @@ def read_prediction_files(root: Path, sub: str, paths: list[Path], items: pl.Dat
     state = _Reading(len(paths), items)
     tasks = [(p, files.rel(p, root), {"_cond": file_condition(root, sub, p, condition_from_dir)}) for p in paths]
     for batch in records.batches(tasks, SPEC, progress=progress):
-        readable = []
-        for f in batch:
+        for f in list(batch):
             for p in f.problems:
                 state.add(f.fi, -1, 0, p)
-            if f.raw is None:
+            if f.raw is None or not f.utf8:
+                batch.remove(f)
                 state.stats["files_unreadable"] += 1
-            elif not f.utf8:   # not UTF-8: that error alone, as when the text could not be decoded
+            if f.raw is not None and not f.utf8:   # not UTF-8: that error alone, as when the text could not be decoded
                 state.keyed = [kp for kp in state.keyed if kp[0][0] != f.fi]
                 state.add(f.fi, -1, 0, files.not_utf8(f.path, f.rel))
-                state.stats["files_unreadable"] += 1
-            else:
-                readable.append(f)
-        if readable:
-            _read_batch(readable, state)
+        if batch:
+            _read_batch(batch, state)
     frame = _drop_duplicates(_assemble(state), state)
     state.stats["rows"] = frame.height
     problems = [p for _, p in sorted(state.keyed, key=lambda kp: kp[0])]
@@ -118,10 +115,12 @@ def _jsonable(v):
 
 
 def _read_batch(batch: list, state: _Reading) -> None:
+    """Check a batch of files and keep their rows (the files' bytes are let go once they are a raw frame)."""
     raw, recs, counts = records.raw_frame(batch, SPEC)
     for f in batch:
         if not counts.get(f.fi):
             state.add(f.fi, -1, 0, EMPTY_FILE.problem(f.rel))
+    batch.clear()
     state.stats["lines"] += raw.height
     kept, keyed, rejected = check_lines(raw, state.items, state.has_items)
     state.keyed += keyed

@@ -31,9 +31,9 @@ ITEMS_UNREADABLE = fact("items_unreadable", "error", lambda r: f"cannot read ite
 ITEMS_NO_ID = fact("items_missing_field", "error", lambda r: "item table has no `item_id` column", "item_id")
 ITEMS_DUPLICATE = fact("items_duplicate", "error", lambda r: f"item_id repeated in item table: {r['ids']}", "item_id")
 NOT_NUMBERS = fact("invalid_field", "warning", lambda r: f"{r['n']} value(s) of `{r['col']}` are not {r['what']} (first: "
-                   f"{_short(r['first'])!r} on {r['where']}); read as missing")
+                   f"{_short(r['first'])!r} on {r['where']}); read as missing", lambda r: r["col"])
 NEGATIVE = fact("invalid_field", "error", lambda r: f"{r['n']} value(s) of `{r['col']}` are negative (first: "
-                f"{_short(r['first'])!r} on {r['where']}): a count cannot be negative; read as missing")
+                f"{_short(r['first'])!r} on {r['where']}): a count cannot be negative; read as missing", lambda r: r["col"])
 
 
 def _short(text, limit: int = 60) -> str:
