@@ -22,7 +22,7 @@ with an error are left out (so their tasks, for that run) and nothing else.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from typing import TYPE_CHECKING
@@ -35,7 +35,7 @@ from voxmem_analysis.io.amc.results import read_results
 from voxmem_analysis.io.amc.tasks import read_task_table
 from voxmem_analysis.io.engine.files import resolved
 from voxmem_analysis.io.engine.manifest import manifest_rows
-from voxmem_analysis.io.engine.rules import fact
+from voxmem_analysis.io.engine.rules import collapse, fact
 from voxmem_analysis.io.provenance import ManifestData
 
 if TYPE_CHECKING:
@@ -51,7 +51,6 @@ SHOWN_PER_FILE = 50
 _SUMMED = ("criteria_as_text", "pass_as_text", "rubric_order", "duplicate_identical", "unknown_axis")
 BAD_MODALITY = fact("manifest_bad_value", "error", lambda r: f"output_modality {r['v']!r} is not Text or Audio",
                     "output_modality")
-MORE = fact("", "", lambda r: f"... and {r['n']} more like the above")
 MISSING_TASKS = fact("missing_tasks", "error", lambda r: f"{r['label']} has no result for {r['n']} of the {r['of']} tasks "
                      "of the task table, e.g. " + ", ".join(r["lacking"][:5]), "id")
 PRED_ERROR = fact("pred_error", "warning", lambda r: f"{r['label']}: {r['n']} task(s) have a pred_error (no response), "
@@ -144,27 +143,16 @@ def _summed(problems: list[Problem]) -> list[Problem]:
     """Warnings of :data:`_SUMMED` said once per file and code (the first one, with the count of them all);
     errors of one code beyond :data:`SHOWN_PER_FILE` in one file summed up in one line."""
     out: list[Problem] = []
-    seen: dict[tuple, int] = {}
-    extra: dict[tuple, list[Problem]] = {}
+    firsts: dict[tuple, int] = {}
     for p in problems:
-        key = (p.code, p.file)
+        if p.severity == "warning" and p.code in _SUMMED and (p.code, p.file) in firsts:
+            i = firsts[(p.code, p.file)]
+            out[i] = replace(out[i], count=out[i].count + p.count)
+            continue
         if p.severity == "warning" and p.code in _SUMMED:
-            if key in seen:
-                first = out[seen[key]]
-                out[seen[key]] = Problem(first.code, first.severity, first.message, first.file, first.line, first.field,
-                                         first.count + p.count)
-                continue
-            seen[key] = len(out)
-        elif p.severity == "error":
-            n = seen.get(key, 0)
-            seen[key] = n + 1
-            if n >= SHOWN_PER_FILE:
-                extra.setdefault(key, []).append(p)
-                continue
+            firsts[(p.code, p.file)] = len(out)
         out.append(p)
-    for (code, file), ps in extra.items():
-        out.append(Problem(code, "error", MORE.message({"n": len(ps)}), file, None, ps[0].field, sum(p.count for p in ps)))
-    return out
+    return collapse(out, SHOWN_PER_FILE, ("error",))
 
 
 def _coverage(results: pl.DataFrame, tasks: pl.DataFrame, first_file: dict) -> list[Problem]:

@@ -5,13 +5,13 @@ never runs code.
 Where: ``$VOXMEM_CACHE_DIR``, else ``$XDG_CACHE_HOME/voxmem-analysis``, else ``~/.cache/voxmem-analysis``;
 created private (0700); a folder owned by another user or writable by others is refused (one line on
 stderr).  Key: SHA-256 of the format, version, the release class's layout, the scoring rules, the
-release's resolved path and every file below it (path, size, mtime and SHA-256 of its bytes).  Entry:
+release's resolved path and every file below it (path, size, mtime, SHA-256 of its bytes).  Entry:
 ``release-<key>/`` with ``entry.json`` (layout, versions, rules, meta, stats, each frame's size, rows,
 schema and SHA-256), ``problems.json``, one uncompressed Arrow IPC file per frame (memory-mapped, fully
-validated) and ``entry.sha256`` (the digest of ``entry.json``).  A file whose bytes do not match its
-digest makes the entry a miss (one line on stderr) and it is rewritten.  Size limit: :data:`DEFAULT_LIMIT`
-or ``cache --limit``; least recently used entries go first.  Writes go to a temporary folder renamed
-into place.
+validated) and ``entry.sha256`` (the digest of ``entry.json``).  A file whose bytes differ from its
+digest makes the entry a miss, said in one line on stderr, and the entry is rewritten.  Size limit:
+:data:`DEFAULT_LIMIT` or ``cache --limit``; the least recently used entries go first.  Entries are
+written into a temporary folder renamed into place: a reader sees an old entry, none, or the new one.
 """
 from __future__ import annotations
 
@@ -35,12 +35,12 @@ import polars as pl
 
 from voxmem_analysis import __version__
 from voxmem_analysis.errors import Problem
-from voxmem_analysis.io.engine.files import walk_files
+from voxmem_analysis.io.engine.files import file_digest, walk_files
 from voxmem_analysis.io.schema import COLUMN_NAMES
 
-__all__ = ["CACHE_DIR_ENV", "DEFAULT_LIMIT", "FORMAT", "Entry", "cache_dir", "refusal", "usable_dir", "release_key",
-           "read_release", "write_release", "entries", "evict", "clear", "limit", "set_limit", "skipped",
-           "parse_size", "format_size", "VERIFY"]
+__all__ = ["CACHE_DIR_ENV", "DEFAULT_LIMIT", "FORMAT", "VERIFY", "Entry", "cache_dir", "refusal", "usable_dir",
+           "release_key", "read_release", "write_release", "entries", "evict", "clear", "limit", "set_limit", "skipped",
+           "parse_size", "format_size"]
 
 #: The user's cache folder, when not the default one.
 CACHE_DIR_ENV = "VOXMEM_CACHE_DIR"
@@ -51,27 +51,18 @@ FORMAT = "voxmem-release-cache/3"
 #: Check every file of an entry against its digest before serving it (False only to measure the cost).
 VERIFY = True
 
-_MANIFEST = "entry.json"
-_SEAL = "entry.sha256"
-_PROBLEMS = "problems.json"
-_SETTINGS = "settings.json"
-_SKIPPED = "skipped.json"
+_MANIFEST, _SEAL, _PROBLEMS, _SETTINGS, _SKIPPED = "entry.json", "entry.sha256", "problems.json", "settings.json", "skipped.json"
 _PREFIX = "release-"
 _TEMP_PREFIXES = (".tmp-", ".trash-")
-_MAX_MANIFEST = 16 * 2**20      # bytes of entry.json / problems.json read at most
-_MAX_SMALL_JSON = 64 * 2**10     # settings.json, skipped.json
+_MAX_JSON = 16 * 2**20           # bytes of entry.json / problems.json read at most
 _STALE_SECONDS = 3600            # a temporary folder this old was left by a process that died
-_HASH_CHUNK = 1 << 20
 _KEY = re.compile(r"^[0-9a-f]{32}$")
-_HEX = re.compile(r"^[0-9a-f]{64}$")
 # how each field of the release class is stored, by its annotation (an unknown one: the release is not cached)
 _KINDS = {"Path": "path", "pl.DataFrame": "frame", "pl.DataFrame | None": "optional_frame", "dict": "json_object",
           "list[Problem]": "problems", "ScoringRules": "rules"}
 _WARNED: set[tuple[str, str]] = set()
-
-
-class _NotCacheable(Exception):
-    """The release cannot be stored by this format (a field or dtype it does not know)."""
+_PROBLEM_TYPES = {"code": (str,), "severity": (str,), "message": (str,), "file": (str, type(None)),
+                  "line": (int, type(None)), "field": (str, type(None)), "count": (int,)}
 
 
 class _Damaged(Exception):
@@ -80,7 +71,7 @@ class _Damaged(Exception):
 
 # ----------------------------------------------------------------------------- the folder
 def cache_dir() -> Path:
-    """The cache folder of this process (see the module docstring); it may not exist yet."""
+    """The cache folder of this process; it may not exist yet."""
     if os.environ.get(CACHE_DIR_ENV):
         return Path(os.environ[CACHE_DIR_ENV]).expanduser()
     xdg = os.environ.get("XDG_CACHE_HOME")
@@ -102,37 +93,28 @@ def refusal(folder: Path) -> str | None:
     if st.st_uid != uid:
         return f"is owned by another user (uid {st.st_uid}, you are {uid})"
     if st.st_mode & 0o022:
-        return (f"can be written by {'group and others' if st.st_mode & 0o022 == 0o022 else 'group' if st.st_mode & 0o020 else 'others'} "
-                f"(mode {stat.S_IMODE(st.st_mode):o}; `chmod 700` it to use it)")
+        who = "group and others" if st.st_mode & 0o022 == 0o022 else "group" if st.st_mode & 0o020 else "others"
+        return f"can be written by {who} (mode {stat.S_IMODE(st.st_mode):o}; `chmod 700` it to use it)"
     return None
 
 
-def _warn(folder: Path, why: str) -> None:
-    """One line on stderr, once per folder and reason in a process."""
-    if (str(folder), why) in _WARNED:
-        return
-    _WARNED.add((str(folder), why))
-    print(f"warning: parsed-release cache not used: {folder} {why}; running without cache", file=sys.stderr)
-
-
 def usable_dir(*, create: bool) -> Path | None:
-    """The cache folder when it may be used, else ``None`` (with a one-line warning when it exists
-    but is refused, or cannot be created).  ``create``: make it (mode 0700) when missing."""
+    """The cache folder when it may be used, else ``None`` (one line on stderr, once per folder and reason,
+    when it is refused or cannot be created).  ``create``: make it (mode 0700) when missing."""
     folder = cache_dir()
+    why = None
     if create and not folder.exists():
         try:
             os.makedirs(folder, mode=0o700, exist_ok=True)
         except OSError as exc:
-            _warn(folder, f"cannot be created ({exc.strerror or exc})")
-            return None
-    why = refusal(folder)
-    if why is not None:
-        _warn(folder, why)
-        return None
-    return folder if folder.is_dir() else None
+            why = f"cannot be created ({exc.strerror or exc})"
+    why = why or refusal(folder)
+    if why is not None and (str(folder), why) not in _WARNED:
+        _WARNED.add((str(folder), why))
+        print(f"warning: parsed-release cache not used: {folder} {why}; running without cache", file=sys.stderr)
+    return folder if why is None and folder.is_dir() else None
 
 
-# ----------------------------------------------------------------------------- small files
 def _open_regular(path: Path) -> int:
     """A read-only descriptor of ``path`` when it is a regular file (never a link, pipe or device)."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
@@ -142,23 +124,27 @@ def _open_regular(path: Path) -> int:
     return fd
 
 
-def _read_json(path: Path, cap: int):
-    """The JSON value in ``path``, or ``None`` when absent, not a regular file, over ``cap`` bytes
-    or not JSON."""
+def _read_bytes(path: Path, cap: int = _MAX_JSON) -> bytes | None:
+    """The bytes of a regular file of at most ``cap`` bytes, else None."""
     try:
         fd = _open_regular(path)
     except OSError:
         return None
     try:
-        if os.fstat(fd).st_size > cap:
-            return None
         with os.fdopen(fd, "rb", closefd=False) as fh:
             raw = fh.read(cap + 1)
-        return json.loads(raw) if len(raw) <= cap else None
-    except (ValueError, RecursionError, OSError):
+        return raw if len(raw) <= cap else None
+    except OSError:
         return None
     finally:
         os.close(fd)
+
+
+def _read_json(path: Path):
+    try:
+        return json.loads(_read_bytes(path) or b"null")
+    except (ValueError, RecursionError):
+        return None
 
 
 def _write_json(path: Path, value) -> None:
@@ -173,17 +159,13 @@ def _write_json(path: Path, value) -> None:
 
 # ----------------------------------------------------------------------------- settings
 def parse_size(text: str) -> int:
-    """Bytes in a size such as ``5GiB``, ``500MB``, ``2G`` (binary: K, M, G, T alone mean KiB...)
-    or ``1073741824``.  Raises ``ValueError`` naming the accepted forms."""
+    """Bytes in a size such as ``5GiB``, ``500MB``, ``2G`` (K, M, G, T alone are binary) or ``1073741824``;
+    ``ValueError`` naming the accepted forms."""
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)(i?[bB])?\s*", str(text))
-    if not m:
+    if not m or ((m.group(3) or "").lower() == "ib" and not m.group(2)):
         raise ValueError(f"not a size: {text!r} (give bytes, or a number with KiB, MiB, GiB, TiB, kB, MB, GB or TB)")
-    number, prefix, suffix = m.group(1), m.group(2).upper(), (m.group(3) or "").lower()
-    if suffix == "ib" and not prefix:
-        raise ValueError(f"not a size: {text!r} (give bytes, or a number with KiB, MiB, GiB, TiB, kB, MB, GB or TB)")
-    power = " KMGT".index(prefix) if prefix else 0
-    base = 1000 if suffix == "b" and prefix else 1024
-    return int(float(number) * base**power)
+    prefix, suffix = m.group(2).upper(), (m.group(3) or "").lower()
+    return int(float(m.group(1)) * (1000 if suffix == "b" and prefix else 1024) ** (" KMGT".index(prefix) if prefix else 0))
 
 
 def format_size(n: int) -> str:
@@ -197,7 +179,7 @@ def format_size(n: int) -> str:
 def limit(folder: Path | None = None) -> tuple[int, str]:
     """``(limit in bytes, where it comes from)``: ``settings.json`` of the folder, else the default."""
     folder = cache_dir() if folder is None else Path(folder)
-    settings = _read_json(folder / _SETTINGS, _MAX_SMALL_JSON)
+    settings = _read_json(folder / _SETTINGS)
     value = settings.get("limit_bytes") if isinstance(settings, dict) else None
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return value, f"set in {folder / _SETTINGS}"
@@ -205,33 +187,30 @@ def limit(folder: Path | None = None) -> tuple[int, str]:
 
 
 def set_limit(folder: Path, n_bytes: int | None) -> None:
-    """Store the size limit of the cache in ``folder`` (``None``: back to the default)."""
-    settings = _read_json(folder / _SETTINGS, _MAX_SMALL_JSON)
+    """Store the size limit of the cache in ``folder`` (``None``: back to the default); a note about a
+    release left out under the old limit goes."""
+    settings = _read_json(folder / _SETTINGS)
     settings = settings if isinstance(settings, dict) else {}
-    if n_bytes is None:
-        settings.pop("limit_bytes", None)
-    else:
-        settings["limit_bytes"] = int(n_bytes)
-    _write_json(folder / _SETTINGS, settings)
-    _delete(folder / _SKIPPED)   # a note about the old limit says nothing true now
+    settings.pop("limit_bytes", None)
+    _write_json(folder / _SETTINGS, settings if n_bytes is None else {**settings, "limit_bytes": int(n_bytes)})
+    _delete(folder / _SKIPPED)
 
 
 def skipped(folder: Path | None = None) -> dict | None:
-    """The last release left out for being larger than the limit (``release``, ``bytes``, ``limit``: the
-    current limit, ``when``); None when there is none or it fits the current limit."""
+    """The last release left out for being larger than the limit (``release``, ``bytes``, ``when`` and
+    ``limit``: the current limit); None when there is none or it fits the current limit."""
     folder = cache_dir() if folder is None else Path(folder)
-    note = _read_json(folder / _SKIPPED, _MAX_SMALL_JSON)
-    ok = isinstance(note, dict) and isinstance(note.get("release"), str) and isinstance(note.get("bytes"), int) \
-        and isinstance(note.get("when"), (int, float))
-    if not ok:
+    note = _read_json(folder / _SKIPPED)
+    if not (isinstance(note, dict) and isinstance(note.get("release"), str) and isinstance(note.get("bytes"), int)
+            and isinstance(note.get("when"), (int, float))):
         return None
     lim = limit(folder)[0]
     return {**note, "limit": lim} if note["bytes"] > lim else None
 
 
-def _note_skipped(folder: Path, release_path, n_bytes: int, lim: int) -> None:
+def _note_skipped(folder: Path, release_path, n_bytes: int) -> None:
     try:
-        _write_json(folder / _SKIPPED, {"release": str(Path(release_path).resolve()), "bytes": int(n_bytes), "limit": int(lim),
+        _write_json(folder / _SKIPPED, {"release": str(Path(release_path).resolve()), "bytes": int(n_bytes),
                                         "when": time.time()})
     except OSError:
         pass
@@ -240,45 +219,39 @@ def _note_skipped(folder: Path, release_path, n_bytes: int, lim: int) -> None:
 # ----------------------------------------------------------------------------- entries
 @dataclass(frozen=True)
 class Entry:
-    """One entry of the cache folder, as listed by :func:`entries`."""
+    """One entry of the cache folder: its folder, key, bytes on disk, when it was last written or read
+    (seconds since the epoch) and the release it holds (None: unreadable)."""
 
     path: Path
     key: str
     bytes: int
-    last_used: float            # seconds since the epoch: written, or last read
-    release: str | None         # the release folder it holds, as its entry.json says (None: unreadable)
+    last_used: float
+    release: str | None
 
 
 def _entry_bytes(path: Path) -> int:
-    """Bytes of the regular files in an entry folder (what it takes on disk; links count as nothing)."""
-    total = 0
+    """Bytes of the regular files in an entry folder (links count as nothing)."""
     try:
         with os.scandir(path) as it:
-            for e in it:
-                if e.is_file(follow_symlinks=False):
-                    total += e.stat(follow_symlinks=False).st_size
+            return sum(e.stat(follow_symlinks=False).st_size for e in it if e.is_file(follow_symlinks=False))
     except OSError:
-        pass
-    return total
+        return 0
 
 
 def entries(folder: Path | None = None) -> list[Entry]:
     """The entries in the cache folder, least recently used first."""
-    folder = cache_dir() if folder is None else Path(folder)
-    out = []
     try:
-        listing = list(os.scandir(folder))
+        listing = list(os.scandir(cache_dir() if folder is None else Path(folder)))
     except OSError:
         return []
-    for e in listing:
-        if not e.name.startswith(_PREFIX):
-            continue
-        path = Path(e.path)
+    out = []
+    for e in (e for e in listing if e.name.startswith(_PREFIX)):
+        path, is_dir = Path(e.path), e.is_dir(follow_symlinks=False)
         try:
-            used = os.lstat(path / _MANIFEST).st_mtime if e.is_dir(follow_symlinks=False) else e.stat(follow_symlinks=False).st_mtime
+            used = os.lstat(path / _MANIFEST).st_mtime if is_dir else e.stat(follow_symlinks=False).st_mtime
         except OSError:
             used = 0.0
-        manifest = _read_json(path / _MANIFEST, _MAX_MANIFEST) if e.is_dir(follow_symlinks=False) else None
+        manifest = _read_json(path / _MANIFEST) if is_dir else None
         release = manifest.get("release") if isinstance(manifest, dict) else None
         out.append(Entry(path, e.name[len(_PREFIX):], _entry_bytes(path), used, release if isinstance(release, str) else None))
     return sorted(out, key=lambda x: (x.last_used, x.key))
@@ -308,24 +281,23 @@ def _remove(path: Path) -> None:
 
 
 def _stale_temporaries(folder: Path, older_than: float) -> list[Path]:
-    now = time.time()
-    out = []
     try:
-        for e in os.scandir(folder):
-            if e.name.startswith(_TEMP_PREFIXES):
-                try:
-                    if now - e.stat(follow_symlinks=False).st_mtime >= older_than:
-                        out.append(Path(e.path))
-                except OSError:
-                    pass
+        found = [e for e in os.scandir(folder) if e.name.startswith(_TEMP_PREFIXES)]
     except OSError:
-        pass
+        return []
+    out = []
+    for e in found:
+        try:
+            if time.time() - e.stat(follow_symlinks=False).st_mtime >= older_than:
+                out.append(Path(e.path))
+        except OSError:
+            pass
     return out
 
 
 def evict(folder: Path, lim: int, keep: str | None = None) -> list[Entry]:
-    """Remove the least recently used entries until the cache holds at most ``lim`` bytes (never
-    the entry ``keep``), and temporary folders left by processes that died.  Returns the removed."""
+    """Remove the least recently used entries until the cache holds at most ``lim`` bytes (never the entry
+    ``keep``), and temporary folders left by processes that died.  Returns the entries removed."""
     for p in _stale_temporaries(folder, _STALE_SECONDS):
         _delete(p)
     found = entries(folder)
@@ -334,11 +306,10 @@ def evict(folder: Path, lim: int, keep: str | None = None) -> list[Entry]:
     for e in found:
         if total <= lim:
             break
-        if e.key == keep:
-            continue
-        _remove(e.path)
-        total -= e.bytes
-        removed.append(e)
+        if e.key != keep:
+            _remove(e.path)
+            total -= e.bytes
+            removed.append(e)
     return removed
 
 
@@ -353,40 +324,28 @@ def clear(folder: Path | None = None) -> tuple[int, int]:
     return len(found), sum(e.bytes for e in found)
 
 
-# ----------------------------------------------------------------------------- the key
-def _file_digest(path: Path) -> str:
-    h = hashlib.sha256()   # hardware-accelerated on current CPUs: about 2x BLAKE2b here
-    with open(path, "rb") as fh:
-        while chunk := fh.read(_HASH_CHUNK):
-            h.update(chunk)
-    return h.hexdigest()
-
-
+# ----------------------------------------------------------------------------- the key and the layout
 def release_key(root: Path, parts: tuple) -> str:
     """Key of the release below ``root`` read with ``parts`` (version, layout, rules)."""
     h = hashlib.sha256(repr((FORMAT, tuple(parts), str(root.resolve()))).encode())
     for p in walk_files(root):   # symlinked folders followed, as the reader reads them
-        if not p.is_file():   # a FIFO, device or broken link: named in the key (the reader reports it)
-            h.update(f"{p.relative_to(root).as_posix()}|not-a-regular-file\n".encode())
-            continue
-        try:
-            st = p.stat()
-            seal = f"{st.st_size}|{st.st_mtime_ns}|{_file_digest(p)}"
-        except OSError:  # unreadable: the reader reports it; the key changes once it can be read
-            seal = "unreadable"
+        seal = "not-a-regular-file"   # a FIFO, device or broken link: named in the key (the reader reports it)
+        if p.is_file():
+            try:
+                st = p.stat()
+                seal = f"{st.st_size}|{st.st_mtime_ns}|{file_digest(p)}"
+            except OSError:  # unreadable: the reader reports it; the key changes once it can be read
+                seal = "unreadable"
         h.update(f"{p.relative_to(root).as_posix()}|{seal}\n".encode())
     return h.hexdigest()[:32]
 
 
-# ----------------------------------------------------------------------------- layout
 def _layout(cls) -> list[tuple[str, str, str]]:
-    """``(field, annotation, kind)`` of every field of the release class."""
-    out = []
-    for f in fields(cls):
-        kind = _KINDS.get(str(f.type))
-        if kind is None:
-            raise _NotCacheable(f"{cls.__name__}.{f.name}: {f.type}")
-        out.append((f.name, str(f.type), kind))
+    """``(field, annotation, kind)`` of every field of the release class (``TypeError``: one this format
+    cannot store)."""
+    out = [(f.name, str(f.type), _KINDS.get(str(f.type))) for f in fields(cls)]
+    if any(kind is None for *_, kind in out):
+        raise TypeError(f"{cls.__name__} has a field this cache cannot store")
     return out
 
 
@@ -400,6 +359,10 @@ def _schema(frame) -> list[list[str]]:
     return [[name, str(dtype)] for name, dtype in frame.schema.items()]
 
 
+def _rules_dict(rules) -> dict:
+    return {f.name: getattr(rules, f.name) for f in fields(rules)}
+
+
 # ----------------------------------------------------------------------------- writing
 def write_release(key: str, release) -> bool:
     """Store ``release`` under ``key``; ``False`` when it was not stored (cache folder refused or not
@@ -410,11 +373,11 @@ def write_release(key: str, release) -> bool:
     lim, _ = limit(folder)
     try:
         manifest, problems, frames = _encode(key, release)
-    except (_NotCacheable, TypeError, ValueError):
+    except (TypeError, ValueError):
         return False
     estimate = sum(f.estimated_size() for f in frames.values())
     if estimate > 2 * lim:   # surely over the limit, even after _compact: not written at all
-        _note_skipped(folder, release.path, estimate, lim)
+        _note_skipped(folder, release.path, estimate)
         return False
     try:
         tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{key}-", dir=folder))   # mode 0700
@@ -424,13 +387,12 @@ def write_release(key: str, release) -> bool:
         _write_frames(tmp, frames, manifest)
         blob = json.dumps(problems).encode("utf-8")
         (tmp / _PROBLEMS).write_bytes(blob)
-        manifest["digests"] = {_PROBLEMS: hashlib.sha256(blob).hexdigest()}
-        text = json.dumps(manifest).encode("utf-8")
+        text = json.dumps({**manifest, "digests": {_PROBLEMS: hashlib.sha256(blob).hexdigest()}}).encode("utf-8")
         (tmp / _MANIFEST).write_bytes(text)
         (tmp / _SEAL).write_text(hashlib.sha256(text).hexdigest() + "\n", encoding="ascii")
         size = _entry_bytes(tmp)
-        if size > lim or len(text) > _MAX_MANIFEST or len(blob) > _MAX_MANIFEST:
-            _note_skipped(folder, release.path, size, lim)
+        if size > lim or len(text) > _MAX_JSON or len(blob) > _MAX_JSON:
+            _note_skipped(folder, release.path, size)
             return False
         _sync(tmp)
         _install(tmp, folder / f"{_PREFIX}{key}")
@@ -447,21 +409,17 @@ def _encode(key: str, release) -> tuple[dict, list, dict]:
     layout = _layout(type(release))
     manifest = {"format": FORMAT, "key": key, "layout": [[n, a] for n, a, _ in layout], "libraries": _libraries(),
                 "release": str(Path(release.path).resolve()), "values": {}, "frames": {}}
-    problems: list = []
-    frames = {}
+    problems, frames = [], {}
     for name, _, kind in layout:
         value = getattr(release, name)
-        if kind in ("frame", "optional_frame"):
-            if value is None and kind == "optional_frame":
-                manifest["frames"][name] = None
-            elif isinstance(value, pl.DataFrame):
-                frames[name] = value
-            else:
-                raise _NotCacheable(f"{name} is a {type(value).__name__}")
+        if kind == "optional_frame" and value is None:
+            manifest["frames"][name] = None
+        elif kind in ("frame", "optional_frame"):
+            frames[name] = value if isinstance(value, pl.DataFrame) else pl.DataFrame(value)
         elif kind == "json_object":
             manifest["values"][name] = json.loads(json.dumps(value))
             if manifest["values"][name] != value:   # tuples, NaN: JSON would not give it back as it is
-                raise _NotCacheable(f"{name} does not survive JSON")
+                raise ValueError(f"{name} does not survive JSON")
         elif kind == "problems":
             problems = [p.as_dict() for p in value]
         elif kind == "rules":
@@ -469,14 +427,9 @@ def _encode(key: str, release) -> tuple[dict, list, dict]:
     return manifest, problems, frames
 
 
-def _rules_dict(rules) -> dict:
-    return {f.name: getattr(rules, f.name) for f in fields(rules)}
-
-
 def _compact(s):
-    """``s`` with each distinct text stored once (a column of few distinct values longer than the 12
-    bytes Arrow keeps inline gathered from its distinct values): equal values, equal dtype, less to
-    write and to map."""
+    """``s`` with each distinct long text stored once (a column of few distinct values gathered from its
+    distinct values): equal values, equal dtype, less to write and to map."""
     if s.dtype != pl.String or not (s.str.len_bytes() > 12).any():
         return s
     distinct = s.unique().drop_nulls()
@@ -488,23 +441,17 @@ def _compact(s):
 def _write_frames(tmp: Path, frames: dict, manifest: dict) -> None:
     """Each frame as an uncompressed Arrow IPC file (mappable), its size, rows, schema and digest noted;
     a frame whose schema does not come back the same from the file is not cacheable."""
+    import pyarrow as pa
+
     for name, frame in frames.items():
         path = tmp / f"{name}.arrow"
         frame.with_columns([_compact(frame[c]) for c in frame.columns]).write_ipc(path, compression="uncompressed")
-        back = _schema_of_file(path)
+        with pa.OSFile(str(path), "rb") as fh:   # the schema from the footer (no data read)
+            back = _schema(pl.from_arrow(pa.Table.from_batches([], schema=pa.ipc.open_file(fh).schema)))
         if back != _schema(frame):
-            raise _NotCacheable(f"{name}: schema {back} read back as written {_schema(frame)}")
+            raise TypeError(f"{name}: schema {back} read back as written {_schema(frame)}")
         manifest["frames"][name] = {"bytes": path.stat().st_size, "rows": frame.height, "schema": back,
-                                    "sha256": _file_digest(path)}
-
-
-def _schema_of_file(path: Path) -> list[list[str]]:
-    """The polars schema of an Arrow IPC file, from its footer (no data read)."""
-    import pyarrow as pa
-
-    with pa.OSFile(str(path), "rb") as fh:
-        schema = pa.ipc.open_file(fh).schema
-    return _schema(pl.from_arrow(pa.Table.from_batches([], schema=schema)))   # (schema.empty_table() imports pandas)
+                                    "sha256": file_digest(path)}
 
 
 def _sync(folder: Path) -> None:
@@ -531,9 +478,8 @@ def _install(tmp: Path, target: Path) -> None:
 
 # ----------------------------------------------------------------------------- reading
 def read_release(key: str, root: Path, rules, cls):
-    """The release (of class ``cls``) stored under ``key``, its ``path`` set to ``root``; None when there
-    is none or the entry is not exactly what this code writes for ``rules`` -- a file whose bytes
-    differ from its digest is said in one line on stderr."""
+    """The release (of class ``cls``) stored under ``key``, its ``path`` set to ``root``; None when there is
+    none or the entry is not exactly what this code writes for ``rules`` (a damaged one is said)."""
     folder = usable_dir(create=False)
     if folder is None or not _KEY.match(key):
         return None
@@ -556,114 +502,54 @@ def read_release(key: str, root: Path, rules, cls):
     return release
 
 
-def _sealed_manifest(entry: Path):
-    """``entry.json`` when its bytes are those ``entry.sha256`` names (None: no seal, another format)."""
-    seal = _read_bytes(entry / _SEAL, 128)
-    if seal is None:
-        return None
-    raw = _read_bytes(entry / _MANIFEST, _MAX_MANIFEST)
-    if raw is None:
-        raise _Damaged(_MANIFEST)
-    if VERIFY and hashlib.sha256(raw).hexdigest() != seal.strip().decode("ascii", "replace"):
-        raise _Damaged(_MANIFEST)
-    try:
-        return json.loads(raw)
-    except (ValueError, RecursionError):
-        raise _Damaged(_MANIFEST) from None
-
-
-def _read_bytes(path: Path, cap: int) -> bytes | None:
-    try:
-        fd = _open_regular(path)
-    except OSError:
-        return None
-    try:
-        if os.fstat(fd).st_size > cap:
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            return fh.read(cap + 1)
-    finally:
-        os.close(fd)
+def _checked(path: Path, digest) -> bytes:
+    """The bytes of a file of an entry, when they are the ones its digest names."""
+    raw = _read_bytes(path)
+    if raw is None or (VERIFY and hashlib.sha256(raw).hexdigest() != digest):
+        raise _Damaged(path.name)
+    return raw
 
 
 def _decode(entry: Path, key: str, root: Path, rules, lim: int, cls):
-    """The release of a checked entry folder, or ``None``."""
-    manifest = _sealed_manifest(entry)
-    layout = _layout(cls)
-    if not _manifest_fits(manifest, key, layout, rules, lim):
+    """The release of a checked entry folder, or ``None`` (raises on anything not as written)."""
+    seal = _read_bytes(entry / _SEAL, 128)
+    if seal is None:   # no seal: not an entry of this format
         return None
-    specs = {name: manifest["frames"].get(name, "absent") for name, _, kind in layout
-             if kind in ("frame", "optional_frame")}
+    manifest = json.loads(_checked(entry / _MANIFEST, seal.strip().decode("ascii", "replace")))
+    layout = _layout(cls)
+    if (manifest.get("format"), manifest.get("key"), manifest.get("layout"), manifest.get("libraries"),
+            manifest.get("rules")) != (FORMAT, key, [[n, a] for n, a, _ in layout], _libraries(), _rules_dict(rules)):
+        return None
+    specs = {name: manifest["frames"][name] for name, _, kind in layout if kind in ("frame", "optional_frame")}
+    if sum(s["bytes"] for s in specs.values() if s) > lim:   # never written over the limit
+        return None
     with ThreadPoolExecutor(max_workers=4) as pool:   # hashing releases the GIL: the frames are checked at once
-        mapped = dict(zip(specs, pool.map(lambda kv: None if kv[1] is None else _map_frame(entry / f"{kv[0]}.arrow", kv[1]),
+        mapped = dict(zip(specs, pool.map(lambda kv: kv[1] and _map_frame(entry / f"{kv[0]}.arrow", kv[1]),
                                           specs.items())))
     values = {}
     for name, _, kind in layout:
-        if kind == "path":
-            values[name] = Path(root)
-        elif kind == "rules":
-            values[name] = rules
+        if kind in ("frame", "optional_frame"):
+            values[name] = mapped[name]
+            if mapped[name] is None and kind == "frame":
+                return None
         elif kind == "json_object":
-            values[name] = manifest["values"].get(name)
+            values[name] = manifest["values"][name]
             if not isinstance(values[name], dict):
                 return None
         elif kind == "problems":
-            values[name] = _decode_problems(entry / _PROBLEMS, manifest["digests"].get(_PROBLEMS))
+            values[name] = _problems(json.loads(_checked(entry / _PROBLEMS, manifest["digests"][_PROBLEMS])))
         else:
-            if mapped[name] is None and kind != "optional_frame":
-                return None
-            values[name] = mapped[name]
-    if not _frame_columns_ok(values.get("frame")):
-        return None
-    return cls(**values)
+            values[name] = Path(root) if kind == "path" else rules
+    frame = values.get("frame")
+    return cls(**values) if frame is not None and tuple(frame.columns[:len(COLUMN_NAMES)]) == COLUMN_NAMES else None
 
 
-def _manifest_fits(manifest, key: str, layout: list, rules, lim: int) -> bool:
-    """The entry's JSON is of this format, key, layout, library versions and rules, and its frame
-    declarations are of the right types and sum to no more than the size limit."""
-    if not isinstance(manifest, dict):
-        return False
-    if (manifest.get("format") != FORMAT or manifest.get("key") != key
-            or manifest.get("layout") != [[n, a] for n, a, _ in layout]
-            or manifest.get("libraries") != _libraries() or manifest.get("rules") != _rules_dict(rules)):
-        return False
-    frames, values, digests = manifest.get("frames"), manifest.get("values"), manifest.get("digests")
-    if not isinstance(frames, dict) or not isinstance(values, dict) or not isinstance(digests, dict) \
-            or not isinstance(digests.get(_PROBLEMS), str):
-        return False
-    declared = 0
-    for name, _, kind in layout:
-        spec = frames.get(name, "absent")
-        if kind not in ("frame", "optional_frame") or (spec is None and kind == "optional_frame"):
-            continue
-        if not _frame_spec_ok(spec):
-            return False
-        declared += spec["bytes"]
-    return declared <= lim   # never written over the limit: a larger declaration is not this code's
-
-
-def _frame_spec_ok(spec) -> bool:
-    def whole(v) -> bool:
-        return isinstance(v, int) and not isinstance(v, bool) and v >= 0
-
-    return (isinstance(spec, dict) and set(spec) == {"bytes", "rows", "schema", "sha256"} and whole(spec["bytes"])
-            and whole(spec["rows"]) and isinstance(spec["sha256"], str) and _HEX.match(spec["sha256"]) is not None
-            and isinstance(spec["schema"], list)
-            and all(isinstance(c, list) and len(c) == 2 and all(isinstance(s, str) for s in c) for c in spec["schema"]))
-
-
-def _decode_problems(path: Path, digest: str) -> list:
-    """Problems from their dicts, each field of its type; raises when the file is not what was written."""
-    raw = _read_bytes(path, _MAX_MANIFEST)
-    if raw is None or (VERIFY and hashlib.sha256(raw).hexdigest() != digest):
-        raise _Damaged(_PROBLEMS)
-    items = json.loads(raw)
-    types = {"code": (str,), "severity": (str,), "message": (str,), "file": (str, type(None)),
-             "line": (int, type(None)), "field": (str, type(None)), "count": (int,)}
+def _problems(items) -> list[Problem]:
+    """Problems from their dicts, each field of its type (``ValueError`` when one is not)."""
     out = []
     for d in items if isinstance(items, list) else [None]:
-        if not isinstance(d, dict) or set(d) != set(types) or any(
-                not isinstance(d[k], t) or isinstance(d[k], bool) for k, t in types.items()):
+        if not isinstance(d, dict) or set(d) != set(_PROBLEM_TYPES) or any(
+                not isinstance(d[k], t) or isinstance(d[k], bool) for k, t in _PROBLEM_TYPES.items()):
             raise ValueError("not a problem")
         out.append(Problem(**d))
     return out
@@ -671,15 +557,14 @@ def _decode_problems(path: Path, digest: str) -> list:
 
 def _map_frame(path: Path, spec: dict):
     """The frame in the Arrow IPC file ``path``, memory-mapped (no copy), after checking that it is a
-    regular file of the declared size and digest, that every buffer is valid Arrow data, and that
-    rows and schema are the declared ones.  Raises on any mismatch."""
+    regular file of the declared size and digest, that every buffer is valid Arrow data, and that rows
+    and schema are the declared ones.  Raises on any mismatch."""
     import pyarrow as pa
 
     fd = _open_regular(path)
     try:
-        size = os.fstat(fd).st_size
-        if size != spec["bytes"] or size == 0:
-            raise _Damaged(f"{path.name}: {size} bytes, {spec['bytes']} written")
+        if os.fstat(fd).st_size != spec["bytes"] or not spec["bytes"]:
+            raise _Damaged(path.name)
         mapped = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
     finally:
         os.close(fd)
@@ -687,14 +572,7 @@ def _map_frame(path: Path, spec: dict):
         raise _Damaged(path.name)
     table = pa.ipc.open_file(pa.BufferReader(pa.py_buffer(mapped))).read_all()
     table.validate(full=True)
-    if table.num_rows != spec["rows"]:
-        raise ValueError(f"{path.name}: {table.num_rows} rows, declared {spec['rows']}")
     frame = pl.from_arrow(table, rechunk=False)
-    if not isinstance(frame, pl.DataFrame) or _schema(frame) != spec["schema"]:
-        raise ValueError(f"{path.name}: not the declared schema")
+    if table.num_rows != spec["rows"] or not isinstance(frame, pl.DataFrame) or _schema(frame) != spec["schema"]:
+        raise ValueError(f"{path.name}: not the declared rows and schema")
     return frame
-
-
-def _frame_columns_ok(frame) -> bool:
-    """The verdict frame has every declared column, in order, first."""
-    return frame is not None and tuple(frame.columns[:len(COLUMN_NAMES)]) == COLUMN_NAMES

@@ -7,6 +7,7 @@ named); a gzip stream cut short is read up to its last complete line and the los
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import zlib
@@ -17,7 +18,7 @@ from voxmem_analysis.io.engine.rules import fact
 from voxmem_analysis.textlimits import read_regular, special_kind
 
 __all__ = ["rel", "is_prediction_name", "is_gzip_name", "walk", "walk_files", "tree", "read_bytes", "read_text",
-           "not_utf8", "user_path_problem", "resolved", "Listing"]
+           "not_utf8", "user_path_problem", "resolved", "Listing", "file_digest"]
 
 _SKIPPED_NAMES = ("readme.md", "readme.txt", "readme")
 
@@ -109,6 +110,15 @@ def walk(base: Path, root: Path) -> Listing:
         out.files += [Path(top) / n for n in names if not n.startswith(".")]
     out.files.sort(key=lambda p: rel(p, root))
     return out
+
+
+def file_digest(path: Path) -> str:
+    """SHA-256 (hex) of the bytes of ``path`` (hardware-accelerated on current CPUs: about 2x BLAKE2b)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
 
 
 def walk_files(root: Path) -> list[Path]:

@@ -1,13 +1,13 @@
-"""The one record front end of every JSON reader: files -> a raw frame (one row per record, its values in
-the encoding of :mod:`voxmem_analysis.io.engine.values`).
+"""The one record front end of every reader: files -> a raw frame, one row per record, its values in the
+encoding of :mod:`~voxmem_analysis.io.engine.values`.
 
-polars' NDJSON reader parses each file whole with the reader's schema; the key census
-(:mod:`~voxmem_analysis.io.engine.census`) keeps the rows polars read exactly as Python's ``json``
-reads their line, and Python's ``json`` reads every other line (:func:`encode`), adding what only it
-sees: ``_p0_code``/``_p0_msg``/``_p0_field`` (not JSON, not an object), ``_uni`` (names or texts that
-are not valid Unicode) and the parsed record (for fields outside the schema).  Files are read and
-parsed by a few threads, ahead of the batch being checked.  JSON documents (a list of records, a
-``{"results": [...]}`` object) are read entry by entry with their line numbers (:func:`entries`).
+JSON lines: polars parses each file whole with the reader's schema; the key census
+(:mod:`~voxmem_analysis.io.engine.census`) keeps the rows polars read exactly as Python's ``json`` reads
+their line; Python's ``json`` reads every other line (:func:`encode`), adding what only it sees:
+``_p0_code``/``_p0_msg``/``_p0_field`` (not JSON, not an object), ``_uni`` (a name or text that is not
+valid Unicode) and the record (for fields outside the schema).  Files are read by a few threads, ahead
+of the batch being checked.  JSON documents (a list of records) are read entry by entry with their
+lines; CSV and Parquet tables become the same encoding.
 """
 from __future__ import annotations
 
@@ -33,20 +33,22 @@ from voxmem_analysis.io.engine.values import I64_MAX, I64_MIN, KINDS, SUFFIXES, 
 from voxmem_analysis.textlimits import CSV_FIELD_LIMIT, csv_field_limit, read_regular
 
 __all__ = ["Spec", "FileRead", "read_file", "parse_file", "batches", "raw_frame", "encode", "python_frame", "parse_object",
-           "not_unicode", "entries", "document", "MAX_DEPTH", "too_deep", "BATCH_BYTES", "read_parquet", "TEXT_TYPES", "parquet_frame", "csv_frame", "MALFORMED_CSV"]
+           "not_unicode", "document", "MAX_DEPTH", "too_deep", "BATCH_BYTES", "read_parquet", "TEXT_TYPES",
+           "parquet_frame", "csv_frame", "NOT_AN_OBJECT"]
 
-#: Text read before a batch is checked.
+#: Text read before a batch is checked; bytes the reading threads may be ahead of it (beyond 2 files each).
 BATCH_BYTES = 64 * 2**20
-#: Bytes on disk the reading threads may be ahead of the batch being checked (beyond ``2 * THREADS`` files).
 AHEAD_BYTES = BATCH_BYTES // 8
 THREADS = max(1, min(4, os.cpu_count() or 1))
-_MAX_AHEAD = 64
-_GROUP_FLOOR = 8
 #: JSON nested deeper than this is refused (Python's parser would exhaust its stack on it).
 MAX_DEPTH = 500
+#: polars types that carry text (a pandas ``category`` column, an Arrow dictionary, an enum): read as text.
+TEXT_TYPES = (pl.Categorical, pl.Enum)
 _META = {"_fi": pl.Int64, "_file": pl.Utf8, "_line": pl.Int64, "_seq": pl.Int64}
 _PARSER = {"_p0_code": pl.Utf8, "_p0_msg": pl.Utf8, "_p0_field": pl.Utf8, "_uni": pl.List(pl.Utf8)}
 _ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")   # text a surrogate can come from (UTF-8 holds none)
+_WS = re.compile(r"\s*")
+_INFER, _SCALAR = 100, {str: pl.Utf8, bool: pl.Boolean, int: pl.Int64}
 
 NOT_AN_OBJECT = fact("not_an_object", "error", lambda r: f"{r['what']} is a JSON {r['type']}, expected an object")
 NOT_A_LIST = fact("malformed_json", "error", lambda r: f"not a JSON list of {r['items']} (expected a JSON list)")
@@ -56,13 +58,12 @@ MALFORMED_DOCUMENT = fact("malformed_json", "error", lambda r: f"not valid JSON 
 
 @dataclass(frozen=True)
 class Spec:
-    """How a reader's records are read: ``fields`` (name -> ``str``/``bool``/``int``: the encoding's
-    typed column; ``json``: the value kept in the record only), ``polars`` (the schema polars parses,
-    default the typed fields), ``prepare(record)`` (a Python record as the fields see it) and ``after``
-    (polars' rows as the fields see them), ``plain`` (columns these two give as they are), ``presence``
-    (the ``.has`` columns), ``meta`` (constant columns of a file, e.g. its ablation condition), ``what`` (a
-    record's name in a message), ``extras`` (polars also reads the scalar fields outside the schema that
-    are not ``reserved``: the record of such a row holds them)."""
+    """How a reader's records are read: ``fields`` (name -> ``str``/``bool``/``int``, or ``json``: described
+    only), ``polars`` (the schema polars parses; default the typed fields), ``prepare(record)`` and
+    ``after(rows)`` (Python's and polars' rows as the fields see them), ``plain`` (columns those give as
+    they are), ``presence`` (the ``.has`` columns), ``meta`` (a file's constant columns), ``what`` (a
+    record's name in a message), ``extras`` (polars reads too the scalar fields outside the schema that
+    are not ``reserved``; the record of such a row holds them)."""
 
     fields: dict[str, str]
     polars: dict | None = None
@@ -76,35 +77,12 @@ class Spec:
     reserved: frozenset = frozenset()
 
     def schema(self) -> dict:
-        if self.polars is not None:
-            return self.polars
-        return {f: KINDS[k] for f, k in self.fields.items() if k in KINDS}
+        return self.polars if self.polars is not None else {f: KINDS[k] for f, k in self.fields.items() if k in KINDS}
 
 
 # ----------------------------------------------------------------------------- Python's reading
-def parse_object(line: str, what: str = "line") -> tuple[dict | None, tuple | None]:
-    """``(dict, None)`` or ``(None, (code, message, field))`` for one line that must hold one object:
-    ``malformed_json`` (a repeated key names its field; deep nesting is a finding, never a crash) or
-    ``not_an_object``."""
-    try:
-        obj = json.loads(line, object_pairs_hook=_no_duplicates)
-    except _Duplicate as exc:
-        return None, ("malformed_json", f"key {exc.key!r} appears twice in one object", exc.key)
-    except json.JSONDecodeError as exc:
-        return None, ("malformed_json", f"not valid JSON ({exc.msg} at column {exc.colno})", None)
-    except RecursionError:
-        return None, ("malformed_json", "not valid JSON (nested too deeply to read)", None)
-    except ValueError as exc:  # numbers too large to convert
-        return None, ("malformed_json", f"not valid JSON ({exc})", None)
-    if not isinstance(obj, dict):
-        return None, ("not_an_object", NOT_AN_OBJECT.message({"what": what, "type": type(obj).__name__}), None)
-    return obj, None
-
-
 class _Duplicate(ValueError):
-    def __init__(self, key: str):
-        super().__init__(key)
-        self.key = key
+    pass
 
 
 def _no_duplicates(pairs):
@@ -116,25 +94,35 @@ def _no_duplicates(pairs):
     return out
 
 
-def _bad(text: str) -> bool:
+def parse_object(line: str, what: str = "line") -> tuple[dict | None, tuple | None]:
+    """``(dict, None)`` or ``(None, (code, message, field))`` of a line that must hold one object: not JSON
+    (a repeated key names its field; deep nesting is a finding, never a crash), or not an object."""
     try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
+        obj = json.loads(line, object_pairs_hook=_no_duplicates)
+    except _Duplicate as exc:
+        return None, ("malformed_json", f"key {exc.args[0]!r} appears twice in one object", exc.args[0])
+    except json.JSONDecodeError as exc:
+        return None, ("malformed_json", f"not valid JSON ({exc.msg} at column {exc.colno})", None)
+    except RecursionError:
+        return None, ("malformed_json", "not valid JSON (nested too deeply to read)", None)
+    except ValueError as exc:  # numbers too large to convert
+        return None, ("malformed_json", f"not valid JSON ({exc})", None)
+    if not isinstance(obj, dict):
+        return None, ("not_an_object", NOT_AN_OBJECT.message({"what": what, "type": type(obj).__name__}), None)
+    return obj, None
+
+
+def _bad(text: str) -> bool:
+    return not text.isascii() and valid_text(text) != text
 
 
 def not_unicode(value, where: str = "") -> list[str]:
-    """``k<name>`` / ``v<field>`` for each name or text (nested ones as ``a.b``) holding an unpaired
-    surrogate escape: valid JSON, but no text a frame can hold."""
+    """``k<name>`` / ``v<field>`` for each name or text (nested: ``a.b``) holding an unpaired surrogate."""
     out: list[str] = []
     if isinstance(value, dict):
         for k, v in value.items():
             name = f"{where}.{k}" if where else str(k)
-            if _bad(str(k)):
-                out.append("k" + name.encode("utf-8", "backslashreplace").decode("utf-8"))
-            else:
-                out += not_unicode(v, name)
+            out += ["k" + name.encode("utf-8", "backslashreplace").decode("utf-8")] if _bad(str(k)) else not_unicode(v, name)
     elif isinstance(value, list):
         for v in value:
             out += not_unicode(v, where)
@@ -144,12 +132,9 @@ def not_unicode(value, where: str = "") -> list[str]:
 
 
 def encode(records: list, spec: Spec, check_unicode: list[bool] | None = None) -> dict[str, list]:
-    """The encoding of Python records (``None``: a record that is not an object): the fields' columns
-    and ``_uni``; ``prepare`` first (see :class:`Spec`)."""
+    """The encoding of Python records (``None``: not an object) after ``prepare``: the fields' columns, ``_uni``."""
     n = len(records)
-    cols: dict[str, list] = {f: [None] * n for f, k in spec.fields.items() if k in KINDS}
-    cols.update({c: [None] * n for c in spec.plain})
-    odd: dict[str, list] = {}
+    cols: dict[str, list] = {c: [None] * n for c in [*(f for f, k in spec.fields.items() if k in KINDS), *spec.plain]}
     uni: list[list[str]] = [[] for _ in range(n)]
     for i, rec in enumerate(records):
         if not isinstance(rec, dict):
@@ -161,32 +146,27 @@ def encode(records: list, spec: Spec, check_unicode: list[bool] | None = None) -
             cols[c][i] = values.get(c)
         for f, kind in spec.fields.items():
             if spec.presence:
-                odd.setdefault(f"{f}.has", [False] * n)[i] = f in values
-            v = values.get(f)
-            if v is not None:
-                _put(cols, odd, f, kind, v, i, n)
-    cols.update(odd)
-    cols["_uni"] = uni
-    return cols
+                cols.setdefault(f"{f}.has", [False] * n)[i] = f in values
+            if values.get(f) is not None:
+                _put(cols, f, kind, values[f], i, n)
+    return {**cols, "_uni": uni}
 
 
-def _put(cols: dict, odd: dict, f: str, kind: str, v, i: int, n: int) -> None:
+def _put(cols: dict, f: str, kind: str, v, i: int, n: int) -> None:
     """Value ``v`` of field ``f`` at row ``i``: typed when of the field's kind, else described."""
-    if kind == "str" and isinstance(v, str):
-        cols[f][i] = valid_text(v)
-        if cols[f][i] != v:
-            odd.setdefault(f"{f}.r", [None] * n)[i] = repr(v)
-        return
-    if kind == "bool" and isinstance(v, bool) or (
+    def put(suffix: str, value) -> None:
+        cols.setdefault(f + suffix, [None] * n)[i] = value
+
+    if (kind == "str" and isinstance(v, str)) or (kind == "bool" and isinstance(v, bool)) or (
             kind == "int" and isinstance(v, int) and not isinstance(v, bool) and I64_MIN <= v <= I64_MAX):
-        cols[f][i] = v
-        return
-    odd.setdefault(f"{f}.t", [None] * n)[i] = type(v).__name__
-    odd.setdefault(f"{f}.s", [None] * n)[i] = valid_text(str(v))
+        put("", valid_text(v) if kind == "str" else v)
+    else:
+        put(".t", type(v).__name__)
+        put(".s", valid_text(str(v)))
     if isinstance(v, str) and valid_text(v) != v:
-        odd.setdefault(f"{f}.r", [None] * n)[i] = repr(v)
+        put(".r", repr(v))
     if isinstance(v, (dict, list)):
-        odd.setdefault(f"{f}.j", [None] * n)[i] = valid_text(json.dumps(v, sort_keys=True))
+        put(".j", valid_text(json.dumps(v, sort_keys=True)))
 
 
 def python_frame(rows: list[tuple], spec: Spec) -> tuple[pl.DataFrame, list]:
@@ -194,35 +174,26 @@ def python_frame(rows: list[tuple], spec: Spec) -> tuple[pl.DataFrame, list]:
     check unicode, meta)`` read by Python (``meta``: the file's constant columns)."""
     recs = [r[4] for r in rows]
     cols = encode(recs, spec, [r[6] for r in rows])
-    cols.update(_fi=[r[0] for r in rows], _file=[r[1] for r in rows], _seq=[r[2] for r in rows],
-                _line=[r[3] for r in rows], _p0_code=[r[5] and r[5][0] for r in rows],
-                _p0_msg=[r[5] and r[5][1] for r in rows], _p0_field=[r[5] and r[5][2] for r in rows])
-    for m in spec.meta:
-        cols[m] = [r[7].get(m) for r in rows]
-    return pl.DataFrame(cols, schema=_schema(cols, spec)), recs
+    cols.update({c: [r[i] for r in rows] for i, c in enumerate(("_fi", "_file", "_seq", "_line"))})
+    cols.update({c: [r[5] and r[5][i] for r in rows] for i, c in enumerate(("_p0_code", "_p0_msg", "_p0_field"))})
+    cols.update({m: [r[7].get(m) for r in rows] for m in spec.meta})
+    types = _META | _PARSER | spec.plain | {m: pl.Utf8 for m in spec.meta}
 
+    def dtype(c: str):
+        suffix = "." + c.rpartition(".")[2]
+        return types[c] if c in types else SUFFIXES[suffix] if suffix in SUFFIXES and c not in spec.fields else \
+            KINDS[spec.fields[c]]
 
-def _schema(cols: dict, spec: Spec) -> dict:
-    out = {}
-    for c in cols:
-        base, dot, suffix = c.rpartition(".")
-        if c in _META or c in _PARSER:
-            out[c] = (_META | _PARSER)[c]
-        elif c in spec.plain:
-            out[c] = spec.plain[c]
-        elif c in spec.meta:
-            out[c] = pl.Utf8
-        elif dot and f".{suffix}" in SUFFIXES and base in spec.fields:
-            out[c] = SUFFIXES[f".{suffix}"]
-        else:
-            out[c] = KINDS[spec.fields[c]]
-    return out
+    return pl.DataFrame(cols, schema={c: dtype(c) for c in cols}), recs
 
 
 # ----------------------------------------------------------------------------- polars' reading
 @dataclass
 class FileRead:
-    """One file read and parsed (see :func:`read_file`)."""
+    """One file read and parsed: its bytes, polars' rows (``rec``, of the lines ``parsed``), the lines'
+    ``ranges`` (starts, ends, numbers), which rows are ``readable`` (polars read them as Python's json
+    reads their line), the census's ``nulls`` ((row, field) of each ``"field": null``, when needed) and
+    the ``extra`` columns of ``rec`` outside the schema."""
 
     fi: int
     rel: str
@@ -234,24 +205,24 @@ class FileRead:
     rec: pl.DataFrame | None = None
     parsed: np.ndarray | None = None
     ranges: tuple = ()
-    readable: np.ndarray | None = None   # rows of rec polars read as Python's json reads their line
-    nulls: list = field(default_factory=list)   # (row of rec, field) of each "field": null
-    extra: list = field(default_factory=list)   # the columns of rec outside the reader's schema
+    readable: np.ndarray | None = None
+    nulls: list = field(default_factory=list)
+    extra: list = field(default_factory=list)
 
 
 def read_file(path: Path, fi: int, rel: str, spec: Spec, meta: dict | None = None) -> FileRead:
-    """Read, parse and count the keys of one file (the work of one thread: decompression, parsing and
-    counting release the GIL)."""
+    """Read, parse and count the keys of one file (a thread's work: decompression, parsing and counting
+    release the GIL)."""
     raw, problems = files.read_bytes(path, rel)
     return parse_file(FileRead(fi, rel, Path(path), meta or {}, problems, raw), spec)
 
 
 def parse_file(out: FileRead, spec: Spec) -> FileRead:
-    """``out`` (its bytes read) parsed by polars, its lines counted by the census."""
-    raw = out.raw
+    """``out`` (its bytes read) parsed by polars -- the whole file at once, else in halving groups of lines --
+    and its rows counted by the census."""
+    raw, schema = out.raw, spec.schema()
     if raw is None:
         return out
-    schema = spec.schema()
     starts, ends, numbers = line_ranges(raw)
     if spec.extras and len(starts):
         extra = _extra_schema([raw[s:e] for s, e in zip(starts[:_INFER].tolist(), ends[:_INFER].tolist())], schema,
@@ -262,30 +233,23 @@ def parse_file(out: FileRead, spec: Spec) -> FileRead:
     except Exception:  # noqa: BLE001 - any parser complaint: the lines are parsed a group at a time
         rec = None
     whole = rec is not None and rec.height == len(starts)
-    if whole:
-        parsed = np.arange(len(starts))
-    else:
+    parsed = np.arange(len(starts))
+    if not whole:
         rec, parsed = _parse_groups([raw[s:e] for s, e in zip(starts.tolist(), ends.tolist())], schema)
         try:
             raw.decode("utf-8")
         except UnicodeDecodeError:
             out.utf8 = False
-    if rec is None or not len(parsed):
-        rec, parsed = pl.DataFrame(schema=schema), np.zeros(0, dtype=np.int64)
     out.rec, out.parsed, out.ranges = rec, parsed, (starts, ends, numbers)
     out.readable, nulls = readable_lines(raw, rec, starts[parsed], ends[parsed], schema, whole)
-    out.nulls = nulls if spec.presence or out.extra else []   # (kept only when read: many per file)
+    out.nulls = nulls if spec.presence or out.extra else []   # kept only when read: many per file
     return out
 
 
-_INFER = 100
-_SCALAR = {str: pl.Utf8, bool: pl.Boolean, int: pl.Int64}
-
-
 def _extra_schema(head: list[bytes], schema: dict, reserved) -> dict:
-    """The fields outside ``schema`` (and not ``reserved``) that the first lines Python's json reads hold as
-    text, booleans or whole numbers, each always of one type (a line holding another type is left to
-    Python's json by the parse or the census)."""
+    """The fields outside ``schema`` (and not ``reserved``) the first lines hold as text, booleans or whole
+    numbers, each always of one type (a line holding another type is left to Python by the parse or the
+    census)."""
     types: dict[str, set] = {}
     for line in head:
         try:
@@ -298,10 +262,10 @@ def _extra_schema(head: list[bytes], schema: dict, reserved) -> dict:
     return {k: _SCALAR[t.pop()] for k, t in types.items() if len(t) == 1 and next(iter(t)) in _SCALAR}
 
 
-def _parse_groups(lines: list[bytes], schema: dict) -> tuple[pl.DataFrame | None, np.ndarray]:
-    """Lines parsed in groups, a rejected group halved until its bad lines stand alone."""
-    parts: list[pl.DataFrame] = []
-    index: list[np.ndarray] = []
+def _parse_groups(lines: list[bytes], schema: dict) -> tuple[pl.DataFrame, np.ndarray]:
+    """Lines parsed in groups, a rejected group halved until its bad lines stand alone (groups of 8 or fewer
+    are left to Python): ``(rows, index of the line of each row)``."""
+    parts, index = [], []
 
     def go(start: int, stop: int) -> None:
         try:
@@ -311,91 +275,74 @@ def _parse_groups(lines: list[bytes], schema: dict) -> tuple[pl.DataFrame | None
             parts.append(df)
             index.append(np.arange(start, stop))
         except Exception:  # noqa: BLE001 - any parser complaint: split, then leave it to Python's json
-            if stop - start <= _GROUP_FLOOR:
-                return
-            mid = (start + stop) // 2
-            go(start, mid)
-            go(mid, stop)
+            if stop - start > 8:
+                go(start, (start + stop) // 2)
+                go((start + stop) // 2, stop)
 
     if lines:
         go(0, len(lines))
     if not parts:
-        return None, np.zeros(0, dtype=np.int64)
+        return pl.DataFrame(schema=schema), np.zeros(0, dtype=np.int64)
     return pl.concat(parts), np.concatenate(index)
 
 
 def batches(tasks: list[tuple], spec: Spec, batch_bytes: int = BATCH_BYTES, progress=None):
-    """The files of ``tasks`` (``(path, rel, meta)``) read by a few threads, in order, in batches of at
-    most ``batch_bytes`` of text; a file that could not be read (or is not UTF-8) is a batch of its own
-    kind (``FileRead.raw`` None).  ``progress(done, total)`` is called as files are read."""
-    batch: list[FileRead] = []
-    size = 0
+    """The files of ``tasks`` (``(path, rel, meta)``) read by a few threads, in order, in batches of about
+    ``batch_bytes`` of text; ``progress(done, total)`` is called as files are read."""
+    batch, size, pending, ahead = [], 0, deque(), 0
     with ThreadPoolExecutor(max_workers=THREADS) as pool:
-        for done, f in enumerate(_in_order(pool, tasks, spec), 1):
-            if progress is not None:
-                progress(done, len(tasks))
-            batch.append(f)
-            size += len(f.raw or b"")
-            if size >= batch_bytes:
-                yield batch
-                batch, size = [], 0
+        def done():
+            nonlocal ahead
+            future, n = pending.popleft()
+            ahead -= n
+            return future.result()
+
+        for fi, (path, rel, meta) in enumerate([*tasks, (None, None, None)]):
+            if path is not None:
+                try:
+                    n = path.stat().st_size
+                except OSError:   # reading it says why
+                    n = 0
+                pending.append((pool.submit(read_file, path, fi, rel, spec, meta), n))
+                ahead += n
+            while pending and (path is None or len(pending) >= 64 or (len(pending) >= 2 * THREADS and ahead >= AHEAD_BYTES)):
+                batch.append(done())
+                size += len(batch[-1].raw or b"")
+                if progress is not None:
+                    progress(batch[-1].fi + 1, len(tasks))
+                if size >= batch_bytes:
+                    yield batch
+                    batch, size = [], 0
     if batch:
         yield batch
 
 
-def _in_order(pool: ThreadPoolExecutor, tasks: list[tuple], spec: Spec):
-    pending: deque = deque()
-    ahead = 0
-    for fi, (path, rel, meta) in enumerate(tasks):
-        try:
-            size = path.stat().st_size
-        except OSError:   # reading it says why
-            size = 0
-        pending.append((pool.submit(read_file, path, fi, rel, spec, meta), size))
-        ahead += size
-        while len(pending) >= _MAX_AHEAD or (len(pending) >= 2 * THREADS and ahead >= AHEAD_BYTES):
-            future, size = pending.popleft()
-            ahead -= size
-            yield future.result()
-    while pending:
-        yield pending.popleft()[0].result()
-
-
 def raw_frame(batch: list[FileRead], spec: Spec) -> tuple[pl.DataFrame, dict[tuple, dict], dict[int, int]]:
-    """``(raw frame in file and line order, records, non-blank lines per file)`` of files read by
-    :func:`read_file` (UTF-8 ones): polars' rows for the lines the census keeps, Python's for the others.
-    ``records`` maps a row's ``(_fi, _line)`` to its parsed record (Python's rows) or to its fields outside
-    the schema (polars' rows, with ``extras``)."""
+    """``(raw frame in file and line order, records, non-blank lines per file)`` of UTF-8 files read by
+    :func:`read_file`: polars' rows for the lines the census keeps, Python's for the others.  ``records``
+    maps a row's ``(_fi, _line)`` to its record (Python's rows) or to its fields outside the schema."""
     recs, lines, slow, records = [], [], [], {}
     for f in batch:
         starts, ends, numbers = f.ranges
-        ok = f.readable
         rows = _present(f, spec) if spec.presence else f.rec
-        rows = rows.filter(pl.Series(ok)) if not ok.all() else rows
-        lines.append(numbers[f.parsed][ok])
+        rows = rows.filter(pl.Series(f.readable)) if not f.readable.all() else rows
+        lines.append(numbers[f.parsed][f.readable])
         if f.extra:
             records.update(_extra_records(f, rows, lines[-1]))
             rows = rows.drop(f.extra)
         recs.append(rows)
-        rest = np.setdiff1d(np.arange(len(starts)), f.parsed[ok], assume_unique=True)
-        slow += [(f, int(numbers[i]), f.raw[starts[i]:ends[i]]) for i in rest.tolist()]
-    frame = _fast_rows(batch, recs, lines, spec) if batch else None
+        rest = np.setdiff1d(np.arange(len(starts)), f.parsed[f.readable], assume_unique=True)
+        slow += [(f, int(numbers[i]), f.raw[starts[i]:ends[i]].decode("utf-8").rstrip("\r")) for i in rest.tolist()]
+    frame = _fast_rows(batch, recs, lines, spec) if batch else pl.DataFrame(schema=_META | _PARSER)
     counts = {f.fi: len(n) for f, n in zip(batch, lines)}
-    entries_ = []
-    for f, number, text in slow:
-        line = text.decode("utf-8").rstrip("\r")
-        if not line.strip():
-            continue
-        counts[f.fi] += 1
-        rec, bad = parse_object(line, spec.what)
-        entries_.append((f.fi, f.rel, number, number, rec, bad, not line.isascii() or _ESCAPE.search(line) is not None,
-                         f.meta))
-    if entries_:
-        py, parsed = python_frame(entries_, spec)
-        records.update({(e[0], e[3]): r for e, r in zip(entries_, parsed) if r is not None})
-        frame = py if frame is None else pl.concat([frame, py], how="diagonal_relaxed").sort("_fi", "_line")
-    if frame is None:
-        frame = pl.DataFrame(schema=_META | _PARSER)
+    entries = [(f.fi, f.rel, n, n, *parse_object(line, spec.what), not line.isascii() or _ESCAPE.search(line) is not None,
+                f.meta) for f, n, line in slow if line.strip()]
+    if entries:
+        py, parsed = python_frame(entries, spec)
+        records.update({(e[0], e[3]): r for e, r in zip(entries, parsed) if r is not None})
+        frame = pl.concat([frame, py], how="diagonal_relaxed").sort("_fi", "_line")
+        for e in entries:
+            counts[e[0]] += 1
     return frame, records, counts
 
 
@@ -403,23 +350,26 @@ def _fast_rows(batch: list[FileRead], recs: list[pl.DataFrame], lines: list[np.n
     """polars' rows of the files with their meta columns (each file's constants gathered once)."""
     files_ = pl.DataFrame([(f.fi, f.rel, *(f.meta.get(m) for m in spec.meta)) for f in batch], orient="row",
                           schema={"_fi": pl.Int64, "_file": pl.Utf8, **{m: pl.Utf8 for m in spec.meta}})
-    at = np.repeat(np.arange(len(batch)), [len(n) for n in lines])
-    line = pl.Series("_line", np.concatenate(lines) if lines else [], dtype=pl.Int64)
-    out = pl.concat([files_[at].with_columns(line, line.alias("_seq")),
-                     pl.concat(recs, how="vertical" if len({tuple(r.schema.items()) for r in recs}) == 1
-                               else "diagonal_relaxed")], how="horizontal")
-    if spec.after is not None:
-        out = spec.after(out)
+    line = pl.Series("_line", np.concatenate(lines), dtype=pl.Int64)
+    same = len({tuple(r.schema.items()) for r in recs}) == 1
+    out = pl.concat([files_[np.repeat(np.arange(len(batch)), [len(n) for n in lines])].with_columns(line, line.alias("_seq")),
+                     pl.concat(recs, how="vertical" if same else "diagonal_relaxed")], how="horizontal")
+    out = spec.after(out) if spec.after is not None else out
     return out.with_columns([pl.lit(None, dtype=t).alias(c) for c, t in (spec.plain | _PARSER).items() if c not in out.columns])
 
 
-def _extra_records(f: FileRead, rows: pl.DataFrame, lines: np.ndarray) -> dict:
-    """The fields outside the schema of polars' rows, as a record of each: the non-null values and the
-    ``"field": null`` (the census's names), in the order polars met them."""
-    nulls: dict[int, set] = {}
+def _nulls(f: FileRead) -> dict:
+    """Each ``"field": null`` of ``f``: line -> fields."""
+    out: dict[int, set] = {}
     for row, name in f.nulls:
-        nulls.setdefault(int(f.ranges[2][f.parsed[row]]), set()).add(name)
-    out = {}
+        out.setdefault(int(f.ranges[2][f.parsed[row]]), set()).add(name)
+    return out
+
+
+def _extra_records(f: FileRead, rows: pl.DataFrame, lines: np.ndarray) -> dict:
+    """The fields outside the schema of polars' rows: the non-null values and the ``"field": null``, in the
+    order polars met them."""
+    nulls, out = _nulls(f), {}
     for line, values in zip(lines.tolist(), rows.select(f.extra).iter_rows()):
         rec = {k: v for k, v in zip(f.extra, values) if v is not None or k in nulls.get(line, ())}
         if rec:
@@ -428,86 +378,64 @@ def _extra_records(f: FileRead, rows: pl.DataFrame, lines: np.ndarray) -> dict:
 
 
 def _present(f: FileRead, spec: Spec) -> pl.DataFrame:
-    """polars' rows with ``<field>.has``: read as not null, or written ``"field": null`` (the census's names)."""
-    nulls: dict[str, list[int]] = {}
+    """polars' rows with ``<field>.has``: read as not null, or written ``"field": null``."""
+    rows = {name: [] for name in spec.fields}
     for row, name in f.nulls:
-        nulls.setdefault(name, []).append(row)
-    out = []
-    for c in spec.fields:
-        has = pl.col(c).is_not_null()
-        if nulls.get(c):
-            has = has | pl.int_range(pl.len()).is_in(nulls[c])
-        out.append(has.alias(f"{c}.has"))
-    return f.rec.with_columns(out)
+        rows.setdefault(name, []).append(row)
+    return f.rec.with_columns([(pl.col(c).is_not_null() | pl.int_range(pl.len()).is_in(rows[c])).alias(f"{c}.has")
+                               for c in spec.fields])
 
 
 # ----------------------------------------------------------------------------- JSON documents
-_WS = re.compile(r"\s*")
-
-
-def entries(text: str, start: int = 0):
-    """``(object, 1-based line)`` of each element of the JSON list at ``start``; raises
-    ``json.JSONDecodeError`` (``ValueError`` when there is no list) where the text stops being one."""
+def _entries(text: str, start: int):
+    """``(object, 1-based line)`` of each element of the JSON list at ``start``; raises where it stops being one."""
     dec = json.JSONDecoder()
-    i = _WS.match(text, start).end()
-    if text[i:i + 1] != "[":
-        raise ValueError("expected a JSON list")
-    i = _WS.match(text, i + 1).end()
+    i = _WS.match(text, _WS.match(text, start).end() + 1).end()
     line, last = 1, 0
-    if text[i:i + 1] == "]":
-        return
-    while True:
+    while text[i:i + 1] != "]":
         line += text.count("\n", last, i)
         last = i
         obj, end = dec.raw_decode(text, i)
         yield obj, line
         i = _WS.match(text, end).end()
-        ch = text[i:i + 1]
-        if ch == ",":
+        if text[i:i + 1] == ",":
             i = _WS.match(text, i + 1).end()
-        elif ch == "]":
-            return
-        else:
+        elif text[i:i + 1] != "]":
             raise json.JSONDecodeError("expected ',' or ']' after a list element", text, i)
 
 
 def document(text: str, rel: str, what: str = "JSON list", start: int = 0, items: str = "entries"
              ) -> tuple[list[tuple[int, object]], Problem | None]:
-    """The entries of a JSON list (:func:`entries`) and, when the text stops being one, the problem
+    """``(line, entry)`` of each element of a JSON list and, when the text stops being one, the problem
     saying where and how many entries were read before it (``what``: the list's name in it)."""
     out: list = []
     if text[_WS.match(text, start).end():][:1] != "[":
         return out, NOT_A_LIST.problem(rel, 1, items=items)
     try:
-        out.extend((line, obj) for obj, line in entries(text, start))
+        out.extend((line, obj) for obj, line in _entries(text, start))
     except RecursionError:
-        line = too_deep(text)
-        return out, MALFORMED_DOCUMENT.problem(rel, line, msg=f"nested deeper than {MAX_DEPTH} levels", n=len(out),
-                                               what=what)
+        return out, MALFORMED_DOCUMENT.problem(rel, too_deep(text), msg=f"nested deeper than {MAX_DEPTH} levels",
+                                               n=len(out), what=what)
     except ValueError as exc:
         return out, MALFORMED_DOCUMENT.problem(rel, getattr(exc, "lineno", None), msg=getattr(exc, "msg", str(exc)),
                                                n=len(out), what=what)
     return out, None
 
 
-
 def too_deep(text: str) -> int:
-    """The line where a JSON text first nests deeper than :data:`MAX_DEPTH` (strings aside), found by
-    one vectorised pass in chunks."""
-    depth, in_str, run, offset = 0, 0, 0, 0
-    chunk = 1 << 20
+    """The line where a JSON text first nests deeper than :data:`MAX_DEPTH` (strings aside), found by one
+    vectorised pass in chunks."""
+    depth, in_str, run, offset, chunk = 0, 0, 0, 0, 1 << 20
     for start in range(0, len(text), chunk):
         b = np.frombuffer(text[start:start + chunk].encode("utf-32-le"), dtype=np.uint32)
         idx = np.arange(len(b))
-        bs = b == 92
-        last = np.maximum.accumulate(np.where(~bs, idx, -1))
+        last = np.maximum.accumulate(np.where(b != 92, idx, -1))
         before = np.empty(len(b), dtype=np.int64)      # backslashes right before each character
         before[0] = run
         before[1:] = np.where(last[:-1] >= 0, idx[:-1] - last[:-1], run + idx[1:])
         quote = (b == 34) & (before % 2 == 0)
         inside = (in_str + np.cumsum(quote) - quote) % 2 == 1
-        step = np.where(inside, 0, np.isin(b, (91, 123)).astype(np.int64) - np.isin(b, (93, 125)))
-        level = depth + np.cumsum(step)
+        level = depth + np.cumsum(np.where(inside, 0, np.isin(b, (91, 123)).astype(np.int64) - np.isin(b, (93, 125))))
         over = np.flatnonzero(level > MAX_DEPTH)
         if len(over):
             offset = start + int(over[0])
@@ -517,64 +445,43 @@ def too_deep(text: str) -> int:
     return text.count("\n", 0, offset) + 1
 
 
-# ----------------------------------------------------------------------------- Parquet
-#: polars types that carry text (a pandas ``category`` column, an Arrow dictionary, an enum): read as text.
-TEXT_TYPES = (pl.Categorical, pl.Enum)
-
-
+# ----------------------------------------------------------------------------- Parquet and CSV
 def read_parquet(path: Path, columns: list[str] | None = None) -> pl.DataFrame:
-    """A Parquet file (a regular file only: never a wait on a FIFO), every column that carries text --
-    categorical, enum, dictionary-encoded, large string -- read as text."""
+    """A Parquet file (a regular file only: never a wait on a FIFO), every column carrying text read as text."""
     df = pl.read_parquet(io.BytesIO(read_regular(path)), columns=columns)
     return df.with_columns([pl.col(c).cast(pl.Utf8) for c, t in df.schema.items() if isinstance(t, TEXT_TYPES)])
 
 
-def _odd_cells(s: pl.Series) -> tuple[list, list]:
-    """``(type names, texts)`` of a column's values as Python writes them."""
-    if s.dtype in (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32, pl.UInt64):
-        text = s.cast(pl.Utf8).to_list()
-        return [None if v is None else "int" for v in text], text
-    values = s.to_list()
-    return [None if v is None else type(v).__name__ for v in values], [None if v is None else str(v) for v in values]
-
-
 def parquet_frame(path: Path, rel: str, spec: Spec) -> tuple[pl.DataFrame | None, list[Problem]]:
     """A Parquet table as a raw frame (``_line``: the 1-based row): a column of the field's type as it is,
-    any other written as Python writes each value (``.t``, ``.s``)."""
+    any other written as Python writes each value."""
     try:
         df = read_parquet(path)
     except Exception as exc:  # noqa: BLE001 - a damaged or foreign file is a data problem, named
         return None, [files.FILE_UNREADABLE.problem(rel, why=f"{type(exc).__name__}: {exc}")]
     cols = [pl.Series("_line", range(1, df.height + 1), dtype=pl.Int64)]
-    for f, kind in spec.fields.items():
-        if f not in df.columns:
-            continue
+    for f in (f for f in spec.fields if f in df.columns):
         s = df[f]
-        if s.dtype == KINDS.get(kind):
+        if s.dtype == KINDS.get(spec.fields[f]):
             cols.append(s)
             continue
-        t, text = _odd_cells(s)
-        cols += [pl.Series(f"{f}.t", t, dtype=pl.Utf8), pl.Series(f"{f}.s", text, dtype=pl.Utf8)]
+        text = s.cast(pl.Utf8).to_list() if s.dtype.is_integer() else [None if v is None else str(v) for v in s.to_list()]
+        kinds = ["int" if s.dtype.is_integer() else type(v).__name__ for v in s.to_list()]
+        cols += [pl.Series(f"{f}.t", [k if t is not None else None for k, t in zip(kinds, text)], dtype=pl.Utf8),
+                 pl.Series(f"{f}.s", text, dtype=pl.Utf8)]
     return pl.DataFrame(cols), []
 
 
-# ----------------------------------------------------------------------------- CSV
-MALFORMED_CSV = "row has more cells than the header"
-
-
 def _plain_csv(text: str) -> pl.DataFrame | None:
-    """Text columns and ``_line`` of a CSV text the csv module reads by splitting lines at commas (no
-    quote, CR, NUL or blank line, a distinct header, every row as many cells as the header, no cell of
+    """The cells and ``_line`` of a CSV text the csv module reads by splitting lines at commas (no quote, CR,
+    NUL or blank line, a distinct header, every row as many cells as it, no cell of
     :data:`~voxmem_analysis.textlimits.CSV_FIELD_LIMIT` characters); None for any other text."""
     if '"' in text or "\r" in text or "\x00" in text:
         return None
     lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    if len(lines) < 2 or "" in lines or len(lines[0]) >= CSV_FIELD_LIMIT:
-        return None
-    header = lines[0].split(",")
-    if len(set(header)) != len(header) or "" in header:
+    lines = lines[:-1] if lines and lines[-1] == "" else lines
+    if len(lines) < 2 or "" in lines or len(lines[0]) >= CSV_FIELD_LIMIT or len(set(header := lines[0].split(","))) != \
+            len(header) or "" in header:
         return None
     body = pl.Series("line", lines[1:], dtype=pl.Utf8)
     if (body.str.count_matches(",", literal=True) != len(header) - 1).any() or body.str.len_chars().max() >= CSV_FIELD_LIMIT:
@@ -584,25 +491,22 @@ def _plain_csv(text: str) -> pl.DataFrame | None:
 
 
 def csv_frame(text: str, rel: str, spec: Spec) -> pl.DataFrame:
-    """A CSV table as a raw frame: ``_line`` (the line where a row ends, the header being line 1), each
-    field's cell as text (a ``str`` field's column; another kind's ``.t``/``.s``); a row with more cells
-    than the header is a row with the parser's finding ``malformed_csv``."""
+    """A CSV table as a raw frame: ``_line`` (where a row ends, the header being line 1), each field's cell as
+    text (a ``str`` field's column; another kind's ``.t``/``.s``); a row with more cells than the header is
+    a row with the parser's finding ``malformed_csv``."""
     plain = _plain_csv(text)
     if plain is None:
         reader = csv.DictReader(io.StringIO(text, newline=""))
         with csv_field_limit():
             rows = [(reader.line_num, rec) for rec in reader]
-        plain = pl.DataFrame({"_line": [n for n, _ in rows],
-                              **{f: [None if None in rec else rec.get(f) for _, rec in rows] for f in spec.fields},
-                              "_p0_code": ["malformed_csv" if None in rec else None for _, rec in rows]},
-                             schema={"_line": pl.Int64, **{f: pl.Utf8 for f in spec.fields}, "_p0_code": pl.Utf8})
-        plain = plain.with_columns(pl.when(pl.col("_p0_code").is_not_null()).then(pl.lit(MALFORMED_CSV)).alias("_p0_msg"))
-    cols = [pl.col("_line"), *[pl.col(c) for c in ("_p0_code", "_p0_msg") if c in plain.columns]]
-    for f, kind in spec.fields.items():
-        if f not in plain.columns:
-            continue
-        if kind == "str":
-            cols.append(pl.col(f))
-        else:
-            cols += [pl.when(pl.col(f).is_not_null()).then(pl.lit("str")).alias(f"{f}.t"), pl.col(f).alias(f"{f}.s")]
+        plain = pl.DataFrame({"_line": [n for n, _ in rows], **{f: [None if None in r else r.get(f) for _, r in rows]
+                                                               for f in spec.fields},
+                              "_p0_code": ["malformed_csv" if None in r else None for _, r in rows],
+                              "_p0_msg": ["row has more cells than the header" if None in r else None for _, r in rows]},
+                             schema={"_line": pl.Int64, **{f: pl.Utf8 for f in spec.fields}, "_p0_code": pl.Utf8,
+                                     "_p0_msg": pl.Utf8})
+    cols = [pl.col(c) for c in ("_line", "_p0_code", "_p0_msg") if c in plain.columns]
+    for f in (f for f in spec.fields if f in plain.columns):
+        cols += [pl.col(f)] if spec.fields[f] == "str" else [
+            pl.when(pl.col(f).is_not_null()).then(pl.lit("str")).alias(f"{f}.t"), pl.col(f).alias(f"{f}.s")]
     return plain.select(cols)

@@ -1,14 +1,14 @@
-"""The rule engine of every reader: a rule is data (code, severity, field, stage, the expression flagging
-the records that break it, the message); each message is written once, here or in its reader's table.
+"""The rule engine of every reader: a rule is data (code, severity, field, stage, the expression flagging the
+records that break it, the message); each message is written once, here or in its reader's table.
 
 :func:`check` evaluates a table over a raw frame stage by stage (an error at one stage stops the later
-stages for that record); :func:`flagged` makes the problems of the flagged records with a sort key
-``(file, line, rule)``; :meth:`Rule.problem` makes the problem of one fact found outside a frame.
+stages for that record); :func:`flagged` makes the problems of the flagged records with their sort keys
+(file, line, rule); :meth:`Rule.problem` makes the problem of one fact found outside a frame.
 """
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 import polars as pl
@@ -16,19 +16,15 @@ import polars as pl
 from voxmem_analysis.errors import Problem
 from voxmem_analysis.io.engine.values import PY_WHITESPACE, Values
 
-__all__ = ["Rule", "Keyed", "fact", "check", "flagged", "ordered", "collapse", "parser_rules", "unicode_rule", "required",
-           "true_or_false", "one_of", "first_of_key", "Shown", "shown", "PY_WHITESPACE"]
-
-#: A problem with its sort key (``(file index, line or place, rule index, n)``, any tuple that sorts).
-Keyed = tuple[tuple, Problem]
+__all__ = ["Rule", "fact", "check", "flagged", "ordered", "collapse", "summary", "parser_rules", "unicode_rule",
+           "required", "true_or_false", "one_of", "first_of_key", "Shown", "shown", "PY_WHITESPACE"]
 
 
 @dataclass(frozen=True)
 class Rule:
-    """Rows where ``flag(context)`` is true break the rule; ``message(row)`` formats a flagged row.
-
-    ``field`` is the field a problem names (a callable: of the flagged row).  ``each`` names a list
-    column: a flagged row gives one problem per element, ``message(row, element)``."""
+    """Rows where ``flag(context)`` is true break the rule; ``message(row)`` formats a flagged row; ``field``
+    is the field a problem names (a callable: of the row).  ``each`` names a list column: a flagged row
+    gives one problem per element, ``message(row, element)``."""
 
     code: str
     severity: str
@@ -39,22 +35,19 @@ class Rule:
     each: str | None = None
 
     def problem(self, file: str | None = None, line: int | None = None, count: int = 1, /, **row) -> Problem:
-        """The problem of one fact found outside a frame (a file, a folder, a group of rows): ``row``
-        holds what the message and field read."""
+        """The problem of one fact found outside a frame (a file, a folder, a group of rows)."""
         fld = self.field(row) if callable(self.field) else self.field
         return Problem(self.code, self.severity, self.message(row), file, line, fld, count)
 
 
-def fact(code: str, severity: str, message: Callable[[dict], str], field: str | None = None) -> Rule:
-    """A rule of facts found outside a frame (no flag: :meth:`Rule.problem` makes its problems)."""
+def fact(code: str, severity: str, message: Callable[[dict], str], field=None) -> Rule:
+    """A rule of facts found outside a frame (its problems made by :meth:`Rule.problem`)."""
     return Rule(code, severity, field, 0, lambda _: pl.lit(False), message)
 
 
-
 def check(frame, rules: tuple[Rule, ...], context: Any = None, *, gate: pl.Expr | None = None, prefix: str = "r"):
-    """``frame`` (eager or lazy) with ``<prefix><i>`` (the row breaks rule i) and ``_ok`` (no error):
-    a row with an error at one stage is checked no further; ``gate`` says which rows are checked at
-    all; ``context`` is what each rule's ``flag`` is given (default: the frame's :class:`Values`)."""
+    """``frame`` (eager or lazy) with ``<prefix><i>`` (the row breaks rule i) and ``_ok`` (no error); ``gate``
+    says which rows are checked at all; ``context`` is what each rule's flag is given."""
     if context is None:
         context = Values(frame.collect_schema().names() if isinstance(frame, pl.LazyFrame) else frame.columns)
     frame = frame.with_columns((pl.lit(True) if gate is None else gate).fill_null(False).alias("_ok"))
@@ -69,68 +62,56 @@ def check(frame, rules: tuple[Rule, ...], context: Any = None, *, gate: pl.Expr 
 
 
 def flagged(frame: pl.DataFrame, rules: tuple[Rule, ...], key: Callable[[dict, int, int], tuple], *,
-            prefix: str = "r", skip=(), file: str = "_file", line: str = "_line") -> list[Keyed]:
-    """``(key(row, rule index, n), Problem)`` of every row :func:`check` flagged, rule by rule (``n``
-    numbers the problems of an ``each`` rule's row).  ``skip``: columns no message reads."""
-    out: list[Keyed] = []
+            prefix: str = "r", skip=()) -> list[tuple[tuple, Problem]]:
+    """``(key(row, rule index, n), Problem)`` of every row :func:`check` flagged, rule by rule (``n`` numbers
+    the problems of an ``each`` rule's row); ``skip``: columns no message reads."""
+    out: list = []
     if not frame.height:
         return out
     flags = [f"{prefix}{i}" for i in range(len(rules))]
-    hits = frame.select([pl.col(c).any() for c in flags]).row(0)
     cols = [c for c in frame.columns if c not in skip and c not in flags]
-    for i, (rule, hit) in enumerate(zip(rules, hits)):
-        if not hit:
-            continue
-        for row in frame.filter(pl.col(flags[i])).select(cols).iter_rows(named=True):
+    for i, (rule, hit) in enumerate(zip(rules, frame.select([pl.col(c).any() for c in flags]).row(0))):
+        for row in frame.filter(pl.col(flags[i])).select(cols).iter_rows(named=True) if hit else ():
             for n, args in enumerate([(row, item) for item in row[rule.each]] if rule.each else [(row,)]):
                 fld = rule.field(*args) if callable(rule.field) else rule.field
-                out.append((key(row, i, n), Problem(rule.code, rule.severity, rule.message(*args), row[file],
-                                                    row[line], fld)))
+                out.append((key(row, i, n), Problem(rule.code, rule.severity, rule.message(*args), row["_file"],
+                                                    row["_line"], fld)))
     return out
 
 
-def ordered(keyed: list[Keyed]) -> list[Problem]:
+def ordered(keyed: list) -> list[Problem]:
     """The problems in the order of their keys (file, line, rule)."""
     return [p for _, p in sorted(keyed, key=lambda kp: kp[0])]
 
 
-_MORE = fact("", "", lambda r: f"... and {r['n']} more like the above")
+def summary(first: Problem, rest: list[Problem]) -> Problem:
+    """"... and N more like the above": one problem standing for ``rest`` (counting them all)."""
+    return replace(first, message=f"... and {len(rest)} more like the above", line=None, count=sum(p.count for p in rest))
 
 
-def collapse(problems: list[Problem], limit: int = 50, *, only=None) -> list[Problem]:
-    """Problems of one code beyond ``limit`` in one file said in one line ("... and N more like the
-    above", counting them all), right after the last one shown.  ``only``: the severities this applies
-    to (default: all)."""
-    def key(p: Problem) -> tuple:
-        return (p.code, p.severity, p.file) if only is None or p.severity in only else None
-
+def collapse(problems: list[Problem], limit: int = 50, severities=("error", "warning")) -> list[Problem]:
+    """Problems of one code (of ``severities``) beyond ``limit`` in one file said in one :func:`summary`, right
+    after the last one shown."""
     groups: dict[tuple, list[Problem]] = defaultdict(list)
     for p in problems:
-        groups[key(p)].append(p)
+        groups[(p.code, p.severity, p.file)].append(p)
     out: list[Problem] = []
     seen: dict[tuple, int] = defaultdict(int)
     for p in problems:
-        k = key(p)
-        if k is None or len(groups[k]) <= limit:
+        key = (p.code, p.severity, p.file)
+        seen[key] += 1 if p.severity in severities else 0
+        if seen[key] <= limit:
             out.append(p)
-            continue
-        seen[k] += 1
-        if seen[k] <= limit:
-            out.append(p)
-        if seen[k] == limit:
-            rest = groups[k][limit:]
-            out.append(Problem(p.code, p.severity, _MORE.message({"n": len(rest)}), p.file, None, groups[k][0].field,
-                               sum(q.count for q in rest)))
+        if seen[key] == limit and len(groups[key]) > limit:
+            out.append(summary(groups[key][0], groups[key][limit:]))
     return out
 
 
 # ----------------------------------------------------------------------------- rules of every reader
-def parser_rules(not_an_object: Callable[[dict], str] = lambda r: r["_p0_msg"]) -> tuple[Rule, Rule]:
-    """Stage 0, the parser's findings (``_p0_code``, ``_p0_msg``, ``_p0_field``): a record that is not
-    JSON, or not an object (``not_an_object`` formats its message)."""
-    return (Rule("malformed_json", "error", lambda r: r["_p0_field"], 0, lambda _: pl.col("_p0_code") == "malformed_json",
-                 lambda r: r["_p0_msg"]),
-            Rule("not_an_object", "error", None, 0, lambda _: pl.col("_p0_code") == "not_an_object", not_an_object))
+def parser_rules() -> tuple[Rule, Rule]:
+    """Stage 0, the parser's findings (``_p0_code``, ``_p0_msg``, ``_p0_field``): not JSON, not an object."""
+    return tuple(Rule(code, "error", lambda r: r["_p0_field"], 0, lambda _, c=code: pl.col("_p0_code") == c,
+                      lambda r: r["_p0_msg"]) for code in ("malformed_json", "not_an_object"))
 
 
 _UNICODE = {"k": "field name `{}` is not valid Unicode (an unpaired surrogate escape)",
@@ -143,25 +124,20 @@ def unicode_rule(stage: int) -> Rule:
                 lambda r, e: _UNICODE[e[0]].format(e[1:]), each="_uni")
 
 
-def required(f: str, empty: Callable[[Values], pl.Expr], *, shown: str | None = None, stage: int = 1,
-             code: str = "missing_field") -> Rule:
-    """A required field missing or empty (``empty``: the reader's reading of "empty"; ``shown``: how the
-    message names the field, default `` `f` ``)."""
-    name = shown or f"`{f}`"
-    return Rule(code, "error", f, stage, empty, lambda r: f"required field {name} is missing or empty")
+def required(f: str, empty: Callable[[Values], pl.Expr], *, shown_as: str | None = None, stage: int = 1) -> Rule:
+    """A required field missing or empty (``empty``: the reader's reading of "empty")."""
+    return Rule("missing_field", "error", f, stage, empty, lambda r: f"required field {shown_as or f'`{f}`'} is missing or empty")
 
 
 def true_or_false(f: str, bad: Callable[[Values], pl.Expr], *, code: str = "invalid_field", stage: int = 2,
-                  what: str | None = None, also: str = "", severity: str = "error") -> Rule:
-    """A true/false field holding something else (``bad``: the flag; ``also``: other spellings read)."""
-    name = what or f"`{f}`"
-    return Rule(code, severity, f, stage, bad, lambda r: f"{name} must be true or false{also}, got {shown(r, f)!r}")
+                  what: str | None = None) -> Rule:
+    """A true/false field holding something else."""
+    return Rule(code, "error", f, stage, bad, lambda r: f"{what or f'`{f}`'} must be true or false, got {shown(r, f)!r}")
 
 
-def one_of(f: str, bad: Callable[[Values], pl.Expr], allowed, *, code: str = "unknown_label", stage: int = 2,
-           severity: str = "error") -> Rule:
+def one_of(f: str, bad: Callable[[Values], pl.Expr], allowed, *, code: str = "unknown_label", stage: int = 2) -> Rule:
     """A field whose value is not one of ``allowed``."""
-    return Rule(code, severity, f, stage, bad, lambda r: f"`{f}` {shown(r, f)!r} is not one of {', '.join(allowed)}")
+    return Rule(code, "error", f, stage, bad, lambda r: f"`{f}` {shown(r, f)!r} is not one of {', '.join(allowed)}")
 
 
 def first_of_key(frame, key: list[str], first: dict[str, str]):
@@ -171,7 +147,6 @@ def first_of_key(frame, key: list[str], first: dict[str, str]):
                               *[pl.col(c).first().over(key).alias(a) for a, c in first.items()])
 
 
-# ----------------------------------------------------------------------------- showing values
 class Shown:
     """A value whose ``repr`` is a given text (what Python wrote for a value the frame cannot hold)."""
 
@@ -183,12 +158,9 @@ class Shown:
 
 
 def shown(row: dict, f: str):
-    """The value a record held for ``f``, for ``repr`` in a message (its ``repr`` where the frame holds
-    one, ``f.r``; else the value the frame holds)."""
-    r = row.get(f"{f}.r")
-    if r is not None:
-        return Shown(r)
+    """The value a record held for ``f``, for ``repr`` in a message (its ``repr`` where the frame holds one)."""
+    if row.get(f"{f}.r") is not None:
+        return Shown(row[f"{f}.r"])
     if row.get(f) is None and row.get(f"{f}.s") is not None:
-        return Shown(row[f"{f}.s"]) if row.get(f"{f}.t") != "str" else row[f"{f}.s"]
+        return row[f"{f}.s"] if row.get(f"{f}.t") == "str" else Shown(row[f"{f}.s"])
     return row.get(f)
-

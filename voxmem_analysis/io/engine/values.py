@@ -1,26 +1,18 @@
 """The one raw-value encoding of every reader, and the readings defined on it (each once).
 
-A raw frame holds, for each declared field ``f`` of kind ``str``, ``bool`` or ``int``:
-
-* ``f`` -- the value when the record holds one of that JSON type (a whole number in the 64-bit range
-  for ``int``), else null;
-* ``f.t``, ``f.s`` -- the Python type name and ``str()`` of a value of another type (``"verdict":
-  "true"``, ``"session_count": 3.0``; a CSV cell of a ``bool`` field);
-* ``f.r`` -- ``repr()`` of a text the frame cannot hold (an unpaired surrogate escape);
-* ``f.j`` -- the JSON text of a list or object value; ``f.has`` -- the key is there (when asked for).
-
-A column exists only when some record needs it (:class:`Values` reads an absent one as null).
-Readings that need Python (``int()``, ``float()``, ``bool()``) are computed once per distinct value.
+For each declared field ``f`` of kind ``str``, ``bool`` or ``int`` a raw frame holds ``f`` (the value when
+the record holds one of that JSON type; for ``int``, a whole number in the 64-bit range), ``f.t`` and
+``f.s`` (the Python type name and ``str()`` of a value of another type: ``"verdict": "true"``, a CSV cell
+of a ``bool`` field), ``f.r`` (``repr()`` of a text the frame cannot hold: an unpaired surrogate), ``f.j``
+(the JSON text of a list or object) and ``f.has`` (the key is there, when asked for).  A ``json`` field
+has only the description of its value.  Absent columns read as null.
 """
 from __future__ import annotations
-
-import json
-import math
 
 import polars as pl
 
 __all__ = ["PY_WHITESPACE", "KINDS", "I64_MIN", "I64_MAX", "SUFFIXES", "Values", "per_distinct", "valid_text", "as_int",
-           "py_float", "parse_bool", "value_of"]
+           "py_float", "value_of"]
 
 #: The characters Python's ``str.strip()`` removes (polars' default set lacks U+001C..U+001F).
 PY_WHITESPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
@@ -36,28 +28,16 @@ def valid_text(s: str) -> str:
 
 
 def value_of(t: str | None, s: str | None):
-    """The scalar a type name and text stand for (lists and objects: their text)."""
-    if t is None:
-        return None
-    if t == "int":
-        return int(s)
-    if t == "float":
-        return float(s)
-    if t == "bool":
-        return s == "True"
-    return s
+    """The scalar a type name and text stand for (a list or object: its text)."""
+    return None if t is None else {"int": int, "float": float, "bool": lambda x: x == "True"}.get(t, str)(s)
 
 
 def as_int(v) -> int | None:
     """A whole number in the 64-bit range, or None (booleans, fractions, other texts)."""
     if v is None or v == "" or isinstance(v, bool):
         return None
-    out = None
-    if isinstance(v, int):
-        out = v
-    elif isinstance(v, float):
-        out = int(v) if v.is_integer() else None
-    elif isinstance(v, str) and v.strip().lstrip("-").isdigit():
+    out = v if isinstance(v, int) else int(v) if isinstance(v, float) and v.is_integer() else None
+    if isinstance(v, str) and v.strip().lstrip("-").isdigit():
         try:
             out = int(v.strip())
         except ValueError:   # "--5", "²": digits to str.isdigit, not to int()
@@ -73,40 +53,26 @@ def py_float(text: str) -> float:
         return float("nan")
 
 
-def parse_bool(v) -> tuple[bool | None, bool]:
-    """``(value, ok)``: a JSON boolean or null as it is, the text ``"true"``/``"false"`` (any case,
-    spaces around) as that boolean; anything else is not ok."""
-    if isinstance(v, bool) or v is None:
-        return v, True
-    if isinstance(v, str) and v.strip().lower() in ("true", "false"):
-        return v.strip().lower() == "true", True
-    return None, False
-
-
 def per_distinct(frame: pl.DataFrame, col: pl.Expr, fn, dtype=pl.Utf8) -> pl.Expr:
     """``fn`` of each value of ``col`` (null stays null), called once per distinct value of ``frame``; a
     value ``fn`` cannot read (``ValueError``, ``TypeError``, ``OverflowError``) gives null."""
-    values = frame.select(col.unique().drop_nulls().alias("v"))["v"].to_list() if frame.height else []
     table = {}
-    for v in values:
+    for v in frame.select(col.unique().drop_nulls().alias("v"))["v"].to_list() if frame.height else []:
         try:
             table[v] = fn(v)
         except (ValueError, TypeError, OverflowError):
             table[v] = None
-    if not table:
-        return pl.lit(None, dtype=dtype)
-    return col.replace_strict(table, default=None, return_dtype=dtype)
+    return col.replace_strict(table, default=None, return_dtype=dtype) if table else pl.lit(None, dtype=dtype)
 
 
 def _truthy(key: str) -> bool:
     t, _, s = key.partition("\x00")
-    if t in ("list", "dict"):
-        return s not in ("[]", "{}")
-    return bool(value_of(t, s))
+    return s not in ("[]", "{}") if t in ("list", "dict") else bool(value_of(t, s))
 
 
 class Values:
-    """The readings of one raw frame's fields (``kinds``: field -> kind; a field not listed is ``str``)."""
+    """The readings of one raw frame's fields (``kinds``: field -> kind; a field not listed is ``str``;
+    ``frame``: for the readings computed in Python, once per distinct value)."""
 
     def __init__(self, columns, kinds: dict[str, str] | None = None, frame: pl.DataFrame | None = None):
         self.cols = set(columns)
@@ -121,8 +87,7 @@ class Values:
 
     def typed(self, f: str) -> pl.Expr:
         """The column of values of the field's kind (a ``json`` field has none)."""
-        kind = self.kind(f)
-        return self.col(f, KINDS[kind]) if kind in KINDS else pl.lit(None, dtype=pl.Utf8)
+        return self.col(f, KINDS[self.kind(f)]) if self.kind(f) in KINDS else pl.lit(None, dtype=pl.Utf8)
 
     def odd(self, f: str) -> pl.Expr:
         """The record holds ``f`` with a value of another JSON type than the field's."""
@@ -130,8 +95,7 @@ class Values:
 
     def type(self, f: str) -> pl.Expr:
         """The Python type name of the value (null when there is none)."""
-        typed = pl.when(self.typed(f).is_not_null()).then(pl.lit(self.kind(f)))
-        return pl.coalesce(self.col(f"{f}.t"), typed)
+        return pl.coalesce(self.col(f"{f}.t"), pl.when(self.typed(f).is_not_null()).then(pl.lit(self.kind(f))))
 
     def none(self, f: str) -> pl.Expr:
         """No value (absent, null, a CSV cell the row lacks)."""
@@ -145,9 +109,7 @@ class Values:
         typed = self.typed(f)
         if self.kind(f) == "bool":
             typed = pl.when(typed).then(pl.lit("True")).when(~typed).then(pl.lit("False"))
-        elif self.kind(f) == "int":
-            typed = typed.cast(pl.Utf8)
-        return pl.coalesce(typed, self.col(f"{f}.s"))
+        return pl.coalesce(typed.cast(pl.Utf8), self.col(f"{f}.s"))
 
     def stripped(self, f: str) -> pl.Expr:
         return self.text(f).str.strip_chars(PY_WHITESPACE)
@@ -163,18 +125,17 @@ class Values:
     def missing(self, f: str) -> pl.Expr:
         """No value, a text of white space only, or NaN (a table's cell that holds nothing)."""
         t = self.type(f)
-        return (self.none(f) | ((t == "str") & (self.stripped(f) == ""))
-                | ((t == "float") & (self.text(f) == "nan"))).fill_null(True)
+        return (self.none(f) | ((t == "str") & (self.stripped(f) == "")) | ((t == "float") & (self.text(f) == "nan"))
+                ).fill_null(True)
 
     def label(self, f: str) -> pl.Expr:
         """The text a vocabulary reads: ``str(value)``, none for a list or object."""
         return pl.when(self.col(f"{f}.t").is_in(["list", "dict"]).fill_null(False)).then(None).otherwise(self.text(f))
 
     def boolean(self, f: str, true=("true",), false=("false",), *, numbers=()) -> pl.Expr:
-        """The boolean a value means: a JSON boolean; a text in ``true``/``false`` (any case, spaces
-        around); a number in ``numbers`` (``"int"``, ``"float"``) equal to 0 or 1; else null."""
-        t = self.type(f)
-        low = self.stripped(f).str.to_lowercase()
+        """The boolean a value means: a JSON boolean; a text in ``true``/``false`` (any case, spaces around);
+        a number of a type in ``numbers`` (``"int"``, ``"float"``) equal to 0 or 1; else null."""
+        t, low = self.type(f), self.stripped(f).str.to_lowercase()
         out = pl.when(t == "bool").then(self.text(f) == "True")
         if numbers:
             x = self.text(f).cast(pl.Float64, strict=False)
@@ -183,14 +144,13 @@ class Values:
                 .otherwise(pl.lit(None, dtype=pl.Boolean)))
 
     def _python(self, f: str, fn, dtype) -> pl.Expr:
-        key = self.col(f"{f}.t") + pl.lit("\x00") + self.col(f"{f}.s")
-        return per_distinct(self.frame, key, fn, dtype) if self.frame is not None and f"{f}.t" in self.cols \
-            else pl.lit(None, dtype=dtype)
+        if self.frame is None or f"{f}.t" not in self.cols:
+            return pl.lit(None, dtype=dtype)
+        return per_distinct(self.frame, self.col(f"{f}.t") + pl.lit("\x00") + self.col(f"{f}.s"), fn, dtype)
 
     def truthy(self, f: str) -> pl.Expr:
         """``bool(value)``."""
-        typed = {"str": self.col(f) != "", "bool": self.col(f, pl.Boolean),
-                 "int": self.col(f, pl.Int64) != 0}[self.kind(f)]
+        typed = {"str": self.col(f) != "", "bool": self.col(f, pl.Boolean), "int": self.col(f, pl.Int64) != 0}[self.kind(f)]
         return pl.coalesce(typed, self._python(f, _truthy, pl.Boolean)).fill_null(False)
 
     def whole(self, f: str) -> pl.Expr:
@@ -205,15 +165,3 @@ class Values:
         """Python's ``float`` of a text or number (NaN for a boolean, a list, a text that is no number)."""
         readable = self.type(f).is_in(["str", "int", "float"])
         return pl.when(readable).then(per_distinct(self.frame, self.text(f), py_float, pl.Float64)).otherwise(float("nan"))
-
-
-def json_text(v, *, ascii_only: bool = True) -> str:
-    """The JSON text of a list or object (keys sorted)."""
-    return json.dumps(v, sort_keys=True, ensure_ascii=ascii_only)
-
-
-def finite(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-
-
-__all__ += ["json_text", "finite"]
