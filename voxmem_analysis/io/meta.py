@@ -1,10 +1,6 @@
-"""``release.json``, read once for every reader and command: what a release says about itself, and which
-benchmark it holds.
-
-``"benchmark": "audio-multichallenge"`` marks an Audio MultiChallenge release (the same name spelled
-otherwise -- ``audio_multichallenge``, ``AMC`` -- is read as it, with a warning); no ``benchmark`` (or
-``voxmem``) is a VoxMem release; any other value is a benchmark this workbook does not read.
-"""
+"""``release.json``, read once for every reader: what a release says about itself and which benchmark it
+holds (``audio-multichallenge``, or VoxMem when absent; other spellings of the name read with a
+warning), each fault with one code."""
 from __future__ import annotations
 
 import json
@@ -47,9 +43,8 @@ def _synthetic(v) -> tuple[bool, bool]:
 
 
 def read_meta(root, *, required: bool = False) -> tuple[dict, list[Problem]]:
-    """``(meta, problems)`` of ``root/release.json``: the object it holds with ``synthetic`` read as a
-    boolean, and one problem per fault (absent -- an error only when ``required`` --, unreadable, not
-    JSON, not an object, ``synthetic`` not a boolean, the benchmark's name)."""
+    """``(meta, problems)`` of ``root/release.json`` (``synthetic`` read as a boolean), one problem per
+    fault (absent, an error only when ``required``)."""
     path = Path(root) / _NAME
     if not path.exists() and not path.is_symlink():
         return {}, [MISSING.problem(_NAME)] if required else []

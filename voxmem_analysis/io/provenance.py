@@ -1,10 +1,6 @@
-"""What every loaded input says about itself: its name, its one-line label, its problems, and ``inputs`` --
-every file and folder its readers opened, resolved through symbolic links (the command line refuses
-to write over any of them).
-
-:class:`ReleaseProvenance` is a mixin of the release classes (a class using it provides ``synthetic``,
-``problems``, ``meta`` and ``path``); :class:`ManifestData` the fields of verdicts read through a manifest.
-"""
+"""What every loaded input says about itself: name, label, problems and ``inputs`` (every file and
+folder its readers opened, resolved through links).  :class:`ReleaseProvenance` is the mixin of the
+release classes; :class:`ManifestData` the fields of verdicts read through a manifest."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -57,10 +53,8 @@ class ReleaseProvenance:
 
 @dataclass(kw_only=True)
 class ManifestData(ReleaseProvenance):
-    """The keyword fields, ``synthetic`` and ``name`` of verdicts read through a manifest (``manifest``: its
-    usable rows; ``dropped``: rows none of whose verdicts were kept; ``inputs``: the manifest, the
-    question or task table and every verdict file, resolved).  ``VERDICTS``: the frame whose
-    ``synthetic`` column is read; ``UNNAMED``: the name without a manifest path."""
+    """The fields of verdicts read through a manifest (``manifest``: the usable rows; ``dropped``; ``inputs``);
+    ``VERDICTS`` names the frame whose ``synthetic`` column is read."""
 
     VERDICTS: ClassVar[str] = "frame"
     UNNAMED: ClassVar[str] = "manifest"

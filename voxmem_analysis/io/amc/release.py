@@ -1,17 +1,7 @@
-"""An Audio MultiChallenge (AMC) release: rubric-level verdicts plus task and rubric tables (format in
-``data/README.md``, "Audio MultiChallenge release")::
-
-    release.json        {"benchmark": "audio-multichallenge", "synthetic": false, ...}
-    tasks.<ext>         task_id, axis, audio_cue, interruption, tts_subset, user_audio_seconds, turns
-    rubrics.<ext>       rubric_id, task_id, instruction_type, edit_type, exclusion
-    verdicts/**.<ext>   model, output_modality, task_id, rubric_id, passed
-    tts/**, cascaded/** optional, same columns; human_labels.<ext>, judge_labels.<ext> (+ judge),
-    response_lengths.<ext> (model, output_modality, task_id, tokens) optional
-
-A problem names file, line (JSON lines and CSV: the line, the CSV header being line 1; Parquet: the
-row) and field.  Lenient mode leaves the offending rows out -- and, for a task whose rubric verdicts
-are incomplete, all of that system's rows for the task -- and counts them in ``stats``.
-"""
+"""An Audio MultiChallenge release folder (``data/README.md``, "Audio MultiChallenge release"): task and
+rubric tables, rubric-level verdicts (``verdicts/``, optional ``tts/``, ``cascaded/``, human and judge
+labels, response lengths).  Lenient mode leaves out the offending rows (and a system's task whose
+rubric verdicts are incomplete) and counts them in ``stats``."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -78,7 +68,6 @@ def _sorted(keyed: list) -> list[Problem]:
     return [p for _, p in sorted(keyed, key=lambda kp: kp[0])]
 
 
-# ----------------------------------------------------------------------------- the tables
 def _task_rows(ok: pl.DataFrame) -> pl.DataFrame:
     v = values(ok)
     cue, inter, tts = (flag(v, f).fill_null(False) for f in ("audio_cue", "interruption", "tts_subset"))
@@ -140,7 +129,6 @@ def _read_tables(root: Path, stats: dict) -> tuple[pd.DataFrame, pd.DataFrame, l
             _records(rubrics, _RUBRIC_COLUMNS).drop(columns="_line").reset_index(drop=True), problems)
 
 
-# ----------------------------------------------------------------------------- verdicts
 def _verdict_rows(ok: pl.DataFrame, extra: tuple) -> pl.DataFrame:
     v = values(ok)
     return ok.select(*[v.stripped(f).alias(f) for f in extra], v.stripped("model").alias("model"),
@@ -273,11 +261,8 @@ def _check_judges(opt: dict) -> list[Problem]:
 
 
 def load_amc(path, *, strict: bool = True, progress=None) -> AmcRelease:
-    """Load an Audio MultiChallenge release folder into an :class:`AmcRelease`.
-
-    ``strict=True`` raises :class:`VoxMemDataError` listing every error; ``strict=False`` leaves bad rows
-    out and records each problem (with counts in ``stats``); ``progress(done, total)`` as parts are read.
-    """
+    """Load an Audio MultiChallenge release folder.  ``strict``: raise listing every error, else leave bad rows
+    out (counted in ``stats``); ``progress(done, total)`` as parts are read."""
     root = Path(path)
     bad = files.user_path_problem(root, "no_release", "release directory", folder=True)
     if bad is not None:

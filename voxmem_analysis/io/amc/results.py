@@ -1,32 +1,7 @@
-"""Judged Audio MultiChallenge results as evaluation pipelines write them: one JSON line per task.
-
-The dataset card's rubric judge returns ``{"explanation", "criteria_met"}`` for each rubric item; a
-pipeline writes, per task (JSON Lines, plain or ``.gz``)::
-
-    {"id": "...", "axis": "VOICE_EDITING", "pass": false, "pred_error": null, "model_response": "...",
-     "rubric_results": [{"rubric_item": "...", "criteria_met": true, "explanation": "..."}, ...]}
-
-* ``id`` (or ``task_id``), text or number, names a task of the task table
-  (:mod:`voxmem_analysis.io.amc_tasks`); ``axis``, when given, must be the task's (any spelling);
-* ``rubric_results`` lists one result per rubric item of the task, in the task's order (a JSON list
-  in a text is read too); each is matched to the task's item by position and checked by its
-  ``rubric_item`` text (or, without one, ``rubric``/``criterion``/``criteria``/``item``/``text``; white
-  space runs count as one space).  Results listing the task's items in
-  another order are matched by text (a warning says so); any other difference is an error naming
-  the task and the item;
-* ``criteria_met``: ``true``/``false``; the text ``"true"``/``"false"`` in any case is read as that
-  boolean (a warning; never Python's truthiness, under which ``"False"`` is true); missing, null or
-  anything else is an error (the item has no verdict);
-* ``pass``, when given, must agree with "every item met" (an error names each disagreement; neither
-  is preferred silently);
-* ``pred_error`` (not null, not ``""``, not ``false``): the model gave no response; the task counts as
-  failed with no item met, and each system's count of such tasks is said (a warning).
-
-Every line is read by Python's ``json`` (the lines are nested), into two raw frames -- one row per
-line, one per rubric result -- and every rule is a polars expression over them (:data:`LINE_RULES`,
-:data:`ITEM_RULES`, :data:`TASK_RULES`).  A line with an error is left out, and so is its task for that
-system; nothing else is.
-"""
+"""Judged Audio MultiChallenge results, one JSON line per task (``data/README.md``, "Audio MultiChallenge
+runs"): the line and rubric-result declarations, their rules (:data:`LINE_RULES`, :data:`ITEM_RULES`,
+:data:`TASK_RULES`) and the reading of a run's files.  A line with an error is left out, and so is its
+task for that run; nothing else is."""
 from __future__ import annotations
 
 import json
@@ -55,7 +30,6 @@ def _clip(text: str) -> str:
     return text if len(text) <= _SHORT else text[:_SHORT - 3] + "..."
 
 
-# ----------------------------------------------------------------------------- rules
 def _text_bool(f: str, code: str, what: str) -> tuple[Rule, Rule]:
     """A true/false field: a text true/false read as it (a warning), anything else but a boolean an error
     (never 0/1, never truthiness)."""
@@ -118,7 +92,6 @@ TASK_RULES: tuple[Rule, ...] = (
 )
 
 
-# ----------------------------------------------------------------------------- reading the lines
 def _results_value(value):
     """``rubric_results`` as a list when it is one, or a JSON list written in a text; else as it is."""
     if isinstance(value, str):
@@ -184,7 +157,6 @@ def _raw_frames(paths: list[tuple[Path, str]], progress=None) -> tuple[pl.DataFr
     return lines, item_frame, keyed
 
 
-# ----------------------------------------------------------------------------- checking
 def _lines_checked(lines: pl.DataFrame, tasks: pl.DataFrame) -> tuple[pl.DataFrame, list]:
     """The line frame with its task's axis and item count (``t.*``) and its readings (``d.*``), checked by
     :data:`LINE_RULES`."""
@@ -269,9 +241,8 @@ _LAST = len(LINE_RULES) + len(ITEM_RULES) + len(TASK_RULES)
 
 
 def _repeated_tasks(judged: pl.DataFrame, items: pl.DataFrame) -> tuple[pl.DataFrame, list]:
-    """A task judged on several lines of one run: the first line decides (kept when it has no error);
-    every later one is left out -- a warning when both are usable with the same outcome
-    (``duplicate_identical``), else an error (``duplicate_conflict``)."""
+    """A task judged on several lines of one run: the first line decides; a later one is a warning when
+    its outcome is the same (``duplicate_identical``), else an error (``duplicate_conflict``)."""
     met = items.sort("_pos").group_by("_fi", "_line").agg(pl.col("d.met").alias("_mets"))
     frame = judged.join(met, on=["_fi", "_line"], how="left", maintain_order="left").with_columns(
         pl.struct("kept", "d.failed", "_mets").alias("_outcome"))
@@ -289,13 +260,8 @@ def _repeated_tasks(judged: pl.DataFrame, items: pl.DataFrame) -> tuple[pl.DataF
 
 def read_results(files: list[tuple[Path, str, int]], tasks: pl.DataFrame, task_items: pl.DataFrame,
                  progress=None) -> tuple[pl.DataFrame, pl.DataFrame, list, dict]:
-    """Read judged results files (``(path, name shown, run index)``; a run -- a system, its output
-    modality and judge -- may have several files) against the task table.
-
-    Returns ``(tasks judged, rubric results, keyed problems, counts)``: one row per run x task kept
-    (``_run, task_id, axis, n_rubrics, n_met, passed, share, pred_error, source_file, source_line``),
-    one row per run x task x rubric item (``_run, task_id, rubric_index, rubric_id, criteria_met``),
-    and ``lines``, ``rejected_lines``, ``duplicates_identical``."""
+    """``(tasks judged, rubric results, keyed problems, counts)`` of results files ``(path, name, run index)``
+    read against the task table: one row per run x task, one per run x task x rubric item."""
     lines, items, keyed = _raw_frames([(p, rel) for p, rel, _ in files], progress)
     runs = pl.DataFrame({"_fi": list(range(len(files))), "_run": [r for _, _, r in files]},
                         schema={"_fi": pl.Int64, "_run": pl.Int64})

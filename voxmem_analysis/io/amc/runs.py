@@ -1,25 +1,7 @@
-"""Audio MultiChallenge runs as their users have them: judged results files listed in a manifest, with
-the benchmark's task table.
-
-The manifest is a small CSV, as for LongMemEval (:mod:`voxmem_analysis.io.engine.manifest`, the same
-reader)::
-
-    path,system,output_modality,judge
-    runs/gpt-4o-audio.jsonl,GPT 4o Audio Preview,Audio,o4-mini
-    runs/gpt-4o-text.jsonl.gz,GPT 4o Audio Preview,Text,o4-mini
-
-``path`` (relative to the manifest's folder) and ``system`` are required; ``output_modality`` (``Text``
-or ``Audio``, any case) and ``judge`` may be empty.  A *run* is one system x output modality x
-judge; it may span several files (one per axis, say).  The files are judged results
-(:mod:`voxmem_analysis.io.amc.results`), the task table is :mod:`voxmem_analysis.io.amc.tasks`.
-
-:func:`load_amc_runs` reads them all and names every loss: a task of the table a run lacks
-(``missing_tasks``), a task listed twice, an unknown task id, a rubric list shorter or longer than
-the task's, a rubric result without ``criteria_met``, a ``pass`` that disagrees with the rubric
-results, and each run's tasks with a ``pred_error`` (counted as failed).  Strict (default): any
-error raises :class:`~voxmem_analysis.errors.VoxMemDataError` listing them all; lenient: the lines
-with an error are left out (so their tasks, for that run) and nothing else.
-"""
+"""Audio MultiChallenge runs: judged results files listed in a manifest (``path,system[,output_modality]
+[,judge]``, read by :mod:`~voxmem_analysis.io.engine.manifest`), against the benchmark's task table.
+Every loss is named: a task a run lacks, a repeated or unknown task, a wrong rubric count, a missing
+``criteria_met``, a ``pass`` that disagrees, each run's ``pred_error`` tasks."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -59,14 +41,8 @@ PRED_ERROR = fact("pred_error", "warning", lambda r: f"{r['label']}: {r['n']} ta
 
 @dataclass
 class AmcRuns(ManifestData):
-    """Judged Audio MultiChallenge runs read through a manifest (see the module docstring).
-
-    ``results``: one row per run x task (``system, output_modality, judge, task_id, axis, n_rubrics,
-    n_met, passed, share, pred_error, source_file, source_line``, then the task table's columns);
-    ``rubric_results``: one row per run x task x rubric item (``system, output_modality, judge, task_id,
-    axis, rubric_index, rubric_id, criteria_met``); ``tasks``, ``items``: the task table and its rubric
-    items; ``tasks_path``: the task table read; the manifest's fields: :class:`ManifestData`.
-    """
+    """Judged runs read through a manifest: ``results`` (one row per run x task, then the task table's
+    columns), ``rubric_results`` (one per run x task x rubric item), the task table and its ``items``."""
 
     VERDICTS, UNNAMED = "results", "amc-runs"
 
@@ -106,9 +82,8 @@ class AmcRuns(ManifestData):
         return AmcRuns(**{**self.__dict__, **pick}), notes
 
     def as_release(self, judge: str | None = None):
-        """An :class:`~voxmem_analysis.io.amc.AmcRelease` of these runs (one judge per system, see
-        :meth:`one_judge`): ``model`` is the manifest's system, so every AMC analysis and artifact
-        (``amc_table2``) reads them as it reads a release; ``(release, notes)``."""
+        """``(AmcRelease of these runs, notes)``: one judge per system (:meth:`one_judge`), ``model`` being the
+        manifest's system, so every AMC analysis reads them as a release."""
         runs, notes = self.one_judge(judge)
         tasks = self.tasks.to_pandas()
         rubrics = self.items.select("rubric_id", "task_id", "rubric_text").to_pandas()
@@ -176,11 +151,8 @@ def _coverage(results: pl.DataFrame, tasks: pl.DataFrame, first_file: dict) -> l
 
 
 def load_amc_runs(manifest, tasks, *, strict: bool = True, progress=None) -> AmcRuns:
-    """Load the judged results files a manifest lists, against the task table (see the module docstring).
-
-    ``strict=True`` raises :class:`VoxMemDataError` listing every error; ``strict=False`` leaves the
-    lines with an error out and lists every problem in :attr:`AmcRuns.problems`; ``progress(done,
-    total)`` is called as the results files are read."""
+    """Load the judged results files a manifest lists, against the task table.  ``strict``: raise listing
+    every error, else leave the lines with an error out; ``progress(done, total)`` as files are read."""
     manifest, tasks = Path(manifest), Path(tasks)
     man, problems, dropped = manifest_rows(manifest, MANIFEST_COLUMNS)
     man, found = _modalities(man, str(manifest))

@@ -1,11 +1,5 @@
-"""The tables of an Audio MultiChallenge release: where they are, their declarations (fields and rules,
-each rule one polars expression), and the rules over several rows (a key seen before, a system x task
-lacking rubric verdicts, a system lacking tasks).
-
-A table is ``<stem>.<ext>`` at the top of the release (``jsonl``, ``csv``, each optionally ``.gz``, or
-``parquet``); a verdict part (``verdicts/``, ``tts/``, ``cascaded/``) is every table file below its
-folder, links followed.  A problem's sort key is ``(file index, phase, line, rule, n)``.
-"""
+"""The tables of an Audio MultiChallenge release: where they are, their declarations and rule tables,
+and the rules over several rows (a key seen before, incomplete rubric verdicts)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -64,7 +58,6 @@ def flag(v: Values, f: str) -> pl.Expr:
     return v.boolean(f, ("true", "1"), ("false", "0"), numbers=("int",))
 
 
-# ----------------------------------------------------------------------------- rule builders
 def _required(f: str) -> Rule:
     return required(f, lambda v: v.missing(f))
 
@@ -100,7 +93,6 @@ def _unknown_task(text: str) -> Rule:
 _READING = (*parser_rules(), Rule("malformed_csv", "error", None, 0, lambda v: pl.col("_p0_code") == "malformed_csv",
                                    lambda r: r["_p0_msg"]), unicode_rule(0))
 
-# ----------------------------------------------------------------------------- the rule tables
 TASK_RULES: tuple[Rule, ...] = (
     *_READING, _required("task_id"), _required("axis"),
     Rule("unknown_axis", "error", "axis", 2, lambda v: pl.col("d.axis").is_null(),
@@ -141,7 +133,6 @@ def verdict_rules(extra: tuple = ()) -> tuple[Rule, ...]:
     )
 
 
-# ----------------------------------------------------------------------------- derived columns
 def _label_of(allowed):
     def fn(text: str):
         t = text.lower().replace("-", "_").replace(" ", "_")
@@ -182,7 +173,6 @@ def derived(frame: pl.DataFrame, kind: str, *, tasks=(), rubrics: dict | None = 
     return frame.with_columns(cols)
 
 
-# ----------------------------------------------------------------------------- finding and reading files
 def table_suffix(name: str) -> str | None:
     """The table extension of a file name (any letter case), else None."""
     low = name.lower()
@@ -258,7 +248,6 @@ def check_table(frame: pl.DataFrame, rules: tuple[Rule, ...], *, kinds: dict | N
     return frame, flagged(frame, rules, lambda r, i, n: (r["_fi"], ROW, r["_line"], offset + i, r[sub] if sub else 0))
 
 
-# ----------------------------------------------------------------------------- rules over several rows
 def duplicates(frame: pl.DataFrame, key: list[str], rules: tuple[Rule, ...], rule_index: int,
                first: list[str]) -> tuple[pl.DataFrame, list]:
     """``(the rows first with their key, keyed problems)``: ``rules`` flag a row whose ``key`` an earlier

@@ -1,14 +1,6 @@
-"""The Audio MultiChallenge task table as its users have it: the ``ScaleAI/audiomc`` test split, read as it is
-(Parquet, JSON lines, a JSON list of objects, or CSV; each but Parquet may be ``.gz``).
-
-* ``id`` (or ``task_id``): text or a whole number (``7`` and ``"7"`` are one id);
-* ``axis``: the dataset's spelling (``INFERENCE_MEMORY`` ...), the paper's names or the letters, in any
-  case, with spaces, ``-`` or ``_``;
-* ``rubric`` (or ``rubrics``): the task's rubric items in order -- a list, or a JSON list in a text; each a
-  text or an object whose text is under one of :data:`RUBRIC_TEXT_KEYS`;
-* any other scalar column is a task attribute (``slice --by``); without ``turns``, the ``user_turn_<k>_*``
-  columns holding a value are counted.  A column of any type that carries text is read as text.
-"""
+"""The Audio MultiChallenge task table as published (``ScaleAI/audiomc`` test split: Parquet, JSON lines,
+a JSON list or CSV; ``.gz`` allowed): ``id``, ``axis`` in any spelling, the ``rubric`` items in order,
+and any other scalar column as a task attribute (``data/README.md``, "Audio MultiChallenge runs")."""
 from __future__ import annotations
 
 import csv
@@ -45,7 +37,6 @@ NO_TASKS = fact("no_tasks", "error", lambda r: "the task table holds no task")
 NOT_A_LIST = fact("not_an_object", "error", lambda r: "a JSON file here holds a list of objects (or one object per line)")
 
 
-# ----------------------------------------------------------------------------- values
 def axis_of(text: str | None) -> str | None:
     """``IM``/``IR``/``SC``/``VE`` of an axis spelling, else None."""
     if text is None:
@@ -104,7 +95,6 @@ def _item_text(item) -> tuple[str | None, str | None]:
     return None, f"is a {type(item).__name__}, not a text or an object"
 
 
-# ----------------------------------------------------------------------------- rules
 def task_table_rules(id_field: str = "id", rubric_field: str = "rubric") -> tuple[Rule, ...]:
     """The rules of a task row (the id and rubric fields named as the file names them)."""
     return (
@@ -125,11 +115,9 @@ def task_table_rules(id_field: str = "id", rubric_field: str = "rubric") -> tupl
     )
 
 
-# ----------------------------------------------------------------------------- reading the file
 def json_records(text: str, rel: str) -> tuple[list | None, list]:
-    """``(line, object or None, parser finding)`` of each entry of a JSON list (or of a ``{"data"|"rows"|
-    "tasks"|"test": [...]}`` object), and what reading found; None for a text that is not one JSON value
-    (JSON lines, as ``datasets.Dataset.to_json`` writes them even to a ``.json`` file)."""
+    """``(line, object or None, parser finding)`` of each entry of a JSON list (or a ``{"data"|"rows"|"tasks"|
+    "test": [...]}`` object) and what reading found; None for a text that is no single JSON value."""
     start = 0
     try:
         obj = json.loads(text)
@@ -191,10 +179,8 @@ def _columns_of(entries) -> tuple[list[dict | None], dict[str, pl.Series | list]
 
 
 def read_task_table(path) -> tuple[pl.DataFrame, pl.DataFrame, list]:
-    """``(tasks, rubric items, problems)`` of a task table: ``tasks`` is ``task_id, axis, n_rubrics`` then the
-    table's other columns (``turns`` counted when absent); ``rubric items`` is ``task_id, rubric_index``
-    (1-based), ``rubric_id`` (``<task>#<index>``), ``rubric_text``.  Rows with an error are left out (a
-    repeated id: the first is kept)."""
+    """``(tasks, rubric items, problems)``: ``task_id, axis, n_rubrics`` then the other columns; ``task_id,
+    rubric_index, rubric_id, rubric_text``.  Rows with an error are left out (a repeated id: the first kept)."""
     path = Path(path)
     rel = str(path)
     bad = files.user_path_problem(path, "no_tasks", "task table")

@@ -1,18 +1,12 @@
-"""The parsed-release cache: a loaded release kept on disk, reused while none of its files changed, every
-entry checked against the digests written with it before it is served.  No pickle: reading an entry
-never runs code.
+"""The parsed-release cache: a loaded release kept on disk (no pickle), reused while none of its files
+changed, every file of an entry checked against the digest written with it before it is served (a
+mismatch is a miss, said in one line on stderr, and the entry is rewritten).
 
-Where: ``$VOXMEM_CACHE_DIR``, else ``$XDG_CACHE_HOME/voxmem-analysis``, else ``~/.cache/voxmem-analysis``;
-created private (0700); a folder owned by another user or writable by others is refused (one line on
-stderr).  Key: SHA-256 of the format, version, the release class's layout, the scoring rules, the
-release's resolved path and every file below it (path, size, mtime, SHA-256 of its bytes).  Entry:
-``release-<key>/`` with ``entry.json`` (layout, versions, rules, meta, stats, each frame's size, rows,
-schema and SHA-256), ``problems.json``, one uncompressed Arrow IPC file per frame (memory-mapped, fully
-validated) and ``entry.sha256`` (the digest of ``entry.json``).  A file whose bytes differ from its
-digest makes the entry a miss, said in one line on stderr, and the entry is rewritten.  Size limit:
-:data:`DEFAULT_LIMIT` or ``cache --limit``; the least recently used entries go first.  Entries are
-written into a temporary folder renamed into place: a reader sees an old entry, none, or the new one.
-"""
+Folder: ``$VOXMEM_CACHE_DIR``, else ``$XDG_CACHE_HOME/voxmem-analysis``, else ``~/.cache/voxmem-analysis``
+(0700; one owned by another user or writable by others is refused).  Entry ``release-<key>/``:
+``entry.json`` (layout, versions, rules, values, each frame's size, rows, schema and SHA-256),
+``entry.sha256`` (its digest), ``problems.json`` and one uncompressed Arrow IPC file per frame, written
+into a temporary folder renamed into place.  The least recently used entries go over the size limit."""
 from __future__ import annotations
 
 import errno
@@ -28,7 +22,7 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 import polars as pl
@@ -61,15 +55,12 @@ _KEY = re.compile(r"^[0-9a-f]{32}$")
 _KINDS = {"Path": "path", "pl.DataFrame": "frame", "pl.DataFrame | None": "optional_frame", "dict": "json_object",
           "list[Problem]": "problems", "ScoringRules": "rules"}
 _WARNED: set[tuple[str, str]] = set()
-_PROBLEM_TYPES = {"code": (str,), "severity": (str,), "message": (str,), "file": (str, type(None)),
-                  "line": (int, type(None)), "field": (str, type(None)), "count": (int,)}
 
 
 class _Damaged(Exception):
     """A file of an entry whose bytes are not those written (its digest differs)."""
 
 
-# ----------------------------------------------------------------------------- the folder
 def cache_dir() -> Path:
     """The cache folder of this process; it may not exist yet."""
     if os.environ.get(CACHE_DIR_ENV):
@@ -157,7 +148,6 @@ def _write_json(path: Path, value) -> None:
         tmp.unlink(missing_ok=True)
 
 
-# ----------------------------------------------------------------------------- settings
 def parse_size(text: str) -> int:
     """Bytes in a size such as ``5GiB``, ``500MB``, ``2G`` (K, M, G, T alone are binary) or ``1073741824``;
     ``ValueError`` naming the accepted forms."""
@@ -216,7 +206,6 @@ def _note_skipped(folder: Path, release_path, n_bytes: int) -> None:
         pass
 
 
-# ----------------------------------------------------------------------------- entries
 @dataclass(frozen=True)
 class Entry:
     """One entry of the cache folder: its folder, key, bytes on disk, when it was last written or read
@@ -283,16 +272,9 @@ def _remove(path: Path) -> None:
 def _stale_temporaries(folder: Path, older_than: float) -> list[Path]:
     try:
         found = [e for e in os.scandir(folder) if e.name.startswith(_TEMP_PREFIXES)]
+        return [Path(e.path) for e in found if time.time() - e.stat(follow_symlinks=False).st_mtime >= older_than]
     except OSError:
         return []
-    out = []
-    for e in found:
-        try:
-            if time.time() - e.stat(follow_symlinks=False).st_mtime >= older_than:
-                out.append(Path(e.path))
-        except OSError:
-            pass
-    return out
 
 
 def evict(folder: Path, lim: int, keep: str | None = None) -> list[Entry]:
@@ -324,7 +306,6 @@ def clear(folder: Path | None = None) -> tuple[int, int]:
     return len(found), sum(e.bytes for e in found)
 
 
-# ----------------------------------------------------------------------------- the key and the layout
 def release_key(root: Path, parts: tuple) -> str:
     """Key of the release below ``root`` read with ``parts`` (version, layout, rules)."""
     h = hashlib.sha256(repr((FORMAT, tuple(parts), str(root.resolve()))).encode())
@@ -359,11 +340,6 @@ def _schema(frame) -> list[list[str]]:
     return [[name, str(dtype)] for name, dtype in frame.schema.items()]
 
 
-def _rules_dict(rules) -> dict:
-    return {f.name: getattr(rules, f.name) for f in fields(rules)}
-
-
-# ----------------------------------------------------------------------------- writing
 def write_release(key: str, release) -> bool:
     """Store ``release`` under ``key``; ``False`` when it was not stored (cache folder refused or not
     writable, a release this format cannot hold, or one larger than the size limit)."""
@@ -423,7 +399,7 @@ def _encode(key: str, release) -> tuple[dict, list, dict]:
         elif kind == "problems":
             problems = [p.as_dict() for p in value]
         elif kind == "rules":
-            manifest["rules"] = _rules_dict(value)
+            manifest["rules"] = asdict(value)
     return manifest, problems, frames
 
 
@@ -476,7 +452,6 @@ def _install(tmp: Path, target: Path) -> None:
     os.rename(tmp, target)   # another writer won meanwhile: raises, and its whole entry stays
 
 
-# ----------------------------------------------------------------------------- reading
 def read_release(key: str, root: Path, rules, cls):
     """The release (of class ``cls``) stored under ``key``, its ``path`` set to ``root``; None when there is
     none or the entry is not exactly what this code writes for ``rules`` (a damaged one is said)."""
@@ -518,7 +493,7 @@ def _decode(entry: Path, key: str, root: Path, rules, lim: int, cls):
     manifest = json.loads(_checked(entry / _MANIFEST, seal.strip().decode("ascii", "replace")))
     layout = _layout(cls)
     if (manifest.get("format"), manifest.get("key"), manifest.get("layout"), manifest.get("libraries"),
-            manifest.get("rules")) != (FORMAT, key, [[n, a] for n, a, _ in layout], _libraries(), _rules_dict(rules)):
+            manifest.get("rules")) != (FORMAT, key, [[n, a] for n, a, _ in layout], _libraries(), asdict(rules)):
         return None
     specs = {name: manifest["frames"][name] for name, _, kind in layout if kind in ("frame", "optional_frame")}
     if sum(s["bytes"] for s in specs.values() if s) > lim:   # never written over the limit
@@ -537,28 +512,16 @@ def _decode(entry: Path, key: str, root: Path, rules, lim: int, cls):
             if not isinstance(values[name], dict):
                 return None
         elif kind == "problems":
-            values[name] = _problems(json.loads(_checked(entry / _PROBLEMS, manifest["digests"][_PROBLEMS])))
+            values[name] = [Problem(**d) for d in json.loads(_checked(entry / _PROBLEMS, manifest["digests"][_PROBLEMS]))]
         else:
             values[name] = Path(root) if kind == "path" else rules
     frame = values.get("frame")
     return cls(**values) if frame is not None and tuple(frame.columns[:len(COLUMN_NAMES)]) == COLUMN_NAMES else None
 
 
-def _problems(items) -> list[Problem]:
-    """Problems from their dicts, each field of its type (``ValueError`` when one is not)."""
-    out = []
-    for d in items if isinstance(items, list) else [None]:
-        if not isinstance(d, dict) or set(d) != set(_PROBLEM_TYPES) or any(
-                not isinstance(d[k], t) or isinstance(d[k], bool) for k, t in _PROBLEM_TYPES.items()):
-            raise ValueError("not a problem")
-        out.append(Problem(**d))
-    return out
-
-
 def _map_frame(path: Path, spec: dict):
-    """The frame in the Arrow IPC file ``path``, memory-mapped (no copy), after checking that it is a
-    regular file of the declared size and digest, that every buffer is valid Arrow data, and that rows
-    and schema are the declared ones.  Raises on any mismatch."""
+    """The frame of an Arrow IPC file, memory-mapped, once its size, digest, buffers, rows and schema are
+    the declared ones (raises otherwise)."""
     import pyarrow as pa
 
     fd = _open_regular(path)

@@ -1,10 +1,6 @@
-"""Finding and opening input files, so that no file disappears silently.
-
-Folders are walked following symbolic links, each real folder once (a loop or a second link to a
-folder already read is named, not followed); a folder or file that cannot be opened is an error.
-Text is UTF-8 (a byte-order mark dropped); ``\\r\\n`` and bare ``\\r`` are line breaks (the latter
-named); a gzip stream cut short is read up to its last complete line and the loss named.
-"""
+"""Finding and opening input files, so that no file disappears silently: folders walked through links
+(each real folder once), UTF-8 text (a byte-order mark dropped, bare CR a line break, named), a gzip
+stream cut short read to its last complete line (named)."""
 from __future__ import annotations
 
 import hashlib
@@ -60,9 +56,8 @@ def _real(path: str) -> tuple[int, int] | None:
 
 
 class Listing:
-    """What :func:`walk` found below a folder: ``files`` (regular files, links to them and broken links,
-    sorted by path relative to the root; hidden names left out), ``skipped`` (links not followed),
-    ``folders`` (every folder listed) and ``problems``."""
+    """What :func:`walk` found: ``files`` (sorted by relative path; hidden names left out), ``skipped``
+    (links not followed), ``folders`` and ``problems``."""
 
     def __init__(self):
         self.files: list[Path] = []
@@ -145,7 +140,6 @@ def tree(root: Path) -> tuple[Path, ...]:
     return resolved([root, *listing.folders, *listing.files])
 
 
-# ----------------------------------------------------------------------------- paths a user names
 _WHAT = {"folder": "is a folder, not a file", "file": "is a file, not a folder"}
 
 
@@ -164,7 +158,6 @@ def user_path_problem(path: Path, code: str, what: str, *, folder: bool = False)
     return fact(code, "error", lambda r: f"{what} {r['p']!r} {why}").problem(p=str(path))
 
 
-# ----------------------------------------------------------------------------- reading
 def _gunzip(raw: bytes) -> tuple[bytes, int | None]:
     """Decompressed bytes of every gzip member, and the compressed byte where the data stopped early
     (None when the stream is complete).  Raises ``zlib.error`` for data that is not gzip."""
@@ -201,9 +194,8 @@ def _file_bytes(path: Path, name: str) -> tuple[bytes | None, int | None, list[P
 
 
 def read_bytes(path: Path, name: str) -> tuple[bytes | None, list[Problem]]:
-    """The bytes of one text file (a leading byte-order mark dropped, bare CR line breaks made ``\\n``,
-    a gzip stream cut short kept up to its last complete line) and what reading found.  The bytes are
-    not decoded here (:func:`not_utf8` names the first bad byte).  None when nothing can be read."""
+    """The bytes of one text file (BOM dropped, bare CR made ``\\n``, a cut gzip stream kept to its last
+    complete line, not decoded) and what reading found; None when nothing can be read."""
     raw, cut, unread = _file_bytes(path, name)
     if raw is None:
         return None, unread

@@ -61,9 +61,8 @@ def _target(base: Path, rel: str) -> tuple[Path | None, str | None]:
 
 
 def manifest_rows(path, columns: tuple[str, ...]):
-    """``(usable rows, problems, rows whose verdict file cannot be read)`` of a manifest: the rows as a
-    pandas frame ``*columns, manifest_line, resolved`` (``resolved``: the verdict file's absolute path;
-    empty cells None); the dropped rows as ``system, ..., manifest_line, reason``."""
+    """``(usable rows, problems, dropped rows)`` of a manifest: pandas ``*columns, manifest_line, resolved``;
+    the dropped rows (verdict file unreadable) as ``system, ..., manifest_line, reason``."""
     import pandas as pd
 
     path = Path(path)

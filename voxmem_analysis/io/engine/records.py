@@ -1,14 +1,8 @@
-"""The one record front end of every reader: files -> a raw frame, one row per record, its values in the
-encoding of :mod:`~voxmem_analysis.io.engine.values`.
-
-JSON lines: polars parses each file whole with the reader's schema; the key census
-(:mod:`~voxmem_analysis.io.engine.census`) keeps the rows polars read exactly as Python's ``json`` reads
-their line; Python's ``json`` reads every other line (:func:`encode`), adding what only it sees:
-``_p0_code``/``_p0_msg``/``_p0_field`` (not JSON, not an object), ``_uni`` (a name or text that is not
-valid Unicode) and the record (for fields outside the schema).  Files are read by a few threads, ahead
-of the batch being checked.  JSON documents (a list of records) are read entry by entry with their
-lines; CSV and Parquet tables become the same encoding.
-"""
+"""The one record front end: files -> a raw frame, one row per record, in the encoding of
+:mod:`~voxmem_analysis.io.engine.values`.  polars parses each JSON-lines file whole with the reader's
+schema; the key census keeps the rows it read exactly as Python's ``json`` would; Python reads the
+other lines (adding the parser's findings, ``_p0_*``, and ``_uni``).  JSON lists, CSV and Parquet
+tables become the same encoding."""
 from __future__ import annotations
 
 import csv
@@ -58,12 +52,9 @@ MALFORMED_DOCUMENT = fact("malformed_json", "error", lambda r: f"not valid JSON 
 
 @dataclass(frozen=True)
 class Spec:
-    """How a reader's records are read: ``fields`` (name -> ``str``/``bool``/``int``, or ``json``: described
-    only), ``polars`` (the schema polars parses; default the typed fields), ``prepare(record)`` and
-    ``after(rows)`` (Python's and polars' rows as the fields see them), ``plain`` (columns those give as
-    they are), ``presence`` (the ``.has`` columns), ``meta`` (a file's constant columns), ``what`` (a
-    record's name in a message), ``extras`` (polars reads too the scalar fields outside the schema that
-    are not ``reserved``; the record of such a row holds them)."""
+    """How a reader's records are read: ``fields`` (name -> ``str``/``bool``/``int``/``json``), the ``polars``
+    schema, ``prepare``/``after`` hooks, ``plain`` and ``meta`` columns, ``presence`` (``.has``), ``what`` a
+    record is called, ``extras`` (scalar fields outside the schema not ``reserved``, read by polars too)."""
 
     fields: dict[str, str]
     polars: dict | None = None
@@ -80,7 +71,6 @@ class Spec:
         return self.polars if self.polars is not None else {f: KINDS[k] for f, k in self.fields.items() if k in KINDS}
 
 
-# ----------------------------------------------------------------------------- Python's reading
 class _Duplicate(ValueError):
     pass
 
@@ -187,13 +177,10 @@ def python_frame(rows: list[tuple], spec: Spec) -> tuple[pl.DataFrame, list]:
     return pl.DataFrame(cols, schema={c: dtype(c) for c in cols}), recs
 
 
-# ----------------------------------------------------------------------------- polars' reading
 @dataclass
 class FileRead:
-    """One file read and parsed: its bytes, polars' rows (``rec``, of the lines ``parsed``), the lines'
-    ``ranges`` (starts, ends, numbers), which rows are ``readable`` (polars read them as Python's json
-    reads their line), the census's ``nulls`` ((row, field) of each ``"field": null``, when needed) and
-    the ``extra`` columns of ``rec`` outside the schema."""
+    """One file read and parsed: bytes, polars' rows (``rec``, of the lines ``parsed``), line ``ranges``, the
+    rows the census found ``readable``, its ``nulls`` (row, field) and the ``extra`` columns."""
 
     fi: int
     rel: str
@@ -247,9 +234,7 @@ def parse_file(out: FileRead, spec: Spec) -> FileRead:
 
 
 def _extra_schema(head: list[bytes], schema: dict, reserved) -> dict:
-    """The fields outside ``schema`` (and not ``reserved``) the first lines hold as text, booleans or whole
-    numbers, each always of one type (a line holding another type is left to Python by the parse or the
-    census)."""
+    """The fields outside ``schema`` (not ``reserved``) the first lines hold as scalars, each of one type."""
     types: dict[str, set] = {}
     for line in head:
         try:
@@ -318,9 +303,8 @@ def batches(tasks: list[tuple], spec: Spec, batch_bytes: int = BATCH_BYTES, prog
 
 
 def raw_frame(batch: list[FileRead], spec: Spec) -> tuple[pl.DataFrame, dict[tuple, dict], dict[int, int]]:
-    """``(raw frame in file and line order, records, non-blank lines per file)`` of UTF-8 files read by
-    :func:`read_file`: polars' rows for the lines the census keeps, Python's for the others.  ``records``
-    maps a row's ``(_fi, _line)`` to its record (Python's rows) or to its fields outside the schema."""
+    """``(raw frame, records, lines per file)`` of a batch: polars' rows the census keeps, Python's for the
+    others; ``records`` maps ``(_fi, _line)`` to a Python row's record or a fast row's extra fields."""
     recs, lines, slow, records = [], [], [], {}
     for f in batch:
         starts, ends, numbers = f.ranges
@@ -386,7 +370,6 @@ def _present(f: FileRead, spec: Spec) -> pl.DataFrame:
                                for c in spec.fields])
 
 
-# ----------------------------------------------------------------------------- JSON documents
 def _entries(text: str, start: int):
     """``(object, 1-based line)`` of each element of the JSON list at ``start``; raises where it stops being one."""
     dec = json.JSONDecoder()
@@ -445,7 +428,6 @@ def too_deep(text: str) -> int:
     return text.count("\n", 0, offset) + 1
 
 
-# ----------------------------------------------------------------------------- Parquet and CSV
 def read_parquet(path: Path, columns: list[str] | None = None) -> pl.DataFrame:
     """A Parquet file (a regular file only: never a wait on a FIFO), every column carrying text read as text."""
     df = pl.read_parquet(io.BytesIO(read_regular(path)), columns=columns)
@@ -473,9 +455,8 @@ def parquet_frame(path: Path, rel: str, spec: Spec) -> tuple[pl.DataFrame | None
 
 
 def _plain_csv(text: str) -> pl.DataFrame | None:
-    """The cells and ``_line`` of a CSV text the csv module reads by splitting lines at commas (no quote, CR,
-    NUL or blank line, a distinct header, every row as many cells as it, no cell of
-    :data:`~voxmem_analysis.textlimits.CSV_FIELD_LIMIT` characters); None for any other text."""
+    """The cells and ``_line`` of a CSV text that is lines split at commas (no quote, CR, NUL, blank line or
+    long cell; a distinct header; rows as wide as it), else None."""
     if '"' in text or "\r" in text or "\x00" in text:
         return None
     lines = text.split("\n")
@@ -491,9 +472,8 @@ def _plain_csv(text: str) -> pl.DataFrame | None:
 
 
 def csv_frame(text: str, rel: str, spec: Spec) -> pl.DataFrame:
-    """A CSV table as a raw frame: ``_line`` (where a row ends, the header being line 1), each field's cell as
-    text (a ``str`` field's column; another kind's ``.t``/``.s``); a row with more cells than the header is
-    a row with the parser's finding ``malformed_csv``."""
+    """A CSV table as a raw frame: ``_line`` (the header is line 1), each field's cell as text; a row wider
+    than the header carries the finding ``malformed_csv``."""
     plain = _plain_csv(text)
     if plain is None:
         reader = csv.DictReader(io.StringIO(text, newline=""))

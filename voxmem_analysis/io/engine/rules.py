@@ -1,10 +1,6 @@
-"""The rule engine of every reader: a rule is data (code, severity, field, stage, the expression flagging the
-records that break it, the message); each message is written once, here or in its reader's table.
-
-:func:`check` evaluates a table over a raw frame stage by stage (an error at one stage stops the later
-stages for that record); :func:`flagged` makes the problems of the flagged records with their sort keys
-(file, line, rule); :meth:`Rule.problem` makes the problem of one fact found outside a frame.
-"""
+"""The rule engine of every reader: a rule is data (code, severity, field, stage, the expression
+flagging the records that break it, the message), each message written once.  :func:`check` evaluates
+a table stage by stage; :func:`flagged` makes the problems with their sort keys (file, line, rule)."""
 from __future__ import annotations
 
 from collections import defaultdict
@@ -22,9 +18,8 @@ __all__ = ["Rule", "fact", "check", "flagged", "ordered", "collapse", "summary",
 
 @dataclass(frozen=True)
 class Rule:
-    """Rows where ``flag(context)`` is true break the rule; ``message(row)`` formats a flagged row; ``field``
-    is the field a problem names (a callable: of the row).  ``each`` names a list column: a flagged row
-    gives one problem per element, ``message(row, element)``."""
+    """Rows where ``flag(context)`` is true break the rule; ``message(row)`` says it; ``field`` (or a callable)
+    is the field named; ``each``: a list column, one problem per element."""
 
     code: str
     severity: str
@@ -107,7 +102,6 @@ def collapse(problems: list[Problem], limit: int = 50, severities=("error", "war
     return out
 
 
-# ----------------------------------------------------------------------------- rules of every reader
 def parser_rules() -> tuple[Rule, Rule]:
     """Stage 0, the parser's findings (``_p0_code``, ``_p0_msg``, ``_p0_field``): not JSON, not an object."""
     return tuple(Rule(code, "error", lambda r: r["_p0_field"], 0, lambda _, c=code: pl.col("_p0_code") == c,

@@ -1,12 +1,7 @@
-"""The one raw-value encoding of every reader, and the readings defined on it (each once).
-
-For each declared field ``f`` of kind ``str``, ``bool`` or ``int`` a raw frame holds ``f`` (the value when
-the record holds one of that JSON type; for ``int``, a whole number in the 64-bit range), ``f.t`` and
-``f.s`` (the Python type name and ``str()`` of a value of another type: ``"verdict": "true"``, a CSV cell
-of a ``bool`` field), ``f.r`` (``repr()`` of a text the frame cannot hold: an unpaired surrogate), ``f.j``
-(the JSON text of a list or object) and ``f.has`` (the key is there, when asked for).  A ``json`` field
-has only the description of its value.  Absent columns read as null.
-"""
+"""The one raw-value encoding of every reader, and the readings defined on it (each once).  A field
+``f`` of kind ``str``/``bool``/``int`` holds the value of that JSON type; ``f.t``/``f.s`` the type name
+and ``str()`` of a value of another type; ``f.r`` the ``repr()`` of a text a frame cannot hold; ``f.j``
+the JSON of a list or object; ``f.has`` whether the key is there.  Absent columns read as null."""
 from __future__ import annotations
 
 import polars as pl

@@ -1,12 +1,7 @@
-"""LongMemEval-format verdicts (VoiceLongMemEval, text memory benchmarks) read through a manifest into a tidy
-frame, one row per (system, budget, judge, question), with each question's type from a question file.
-
-The manifest is a CSV ``path,system[,budget][,judge]`` (paths relative to its folder); an empty
-``judge`` is the line's ``autoeval_label.model``.  Budgets written several ways for one size (``32K``,
-``32000``, ``32k``) are one budget (a warning names the spellings); other labels (``oracle``) stay as
-written.  Scoring follows the paper: a missing or unreadable label is ``ungraded`` and counts as
-incorrect (``convention="harness"`` leaves it out of the denominator).
-"""
+"""LongMemEval-format verdicts read through a manifest (``path,system[,budget][,judge]``) into a tidy
+frame, one row per system x budget x judge x question, with each question's type.  Budgets written
+several ways for one size (``32K``, ``32000``) are one budget, with a warning; a missing or unreadable
+label is ``ungraded`` (incorrect under the paper's convention)."""
 from __future__ import annotations
 
 import re
@@ -80,9 +75,8 @@ def one_budget_per_size(budgets: list) -> tuple[dict, list[tuple[str, list[str]]
 
 
 def read_label(value) -> tuple[bool | None, str | None]:
-    """``(label, how)`` of a label value: a JSON boolean as it is; the text ``"true"/"false"``,
-    ``"yes"/"no"``, ``"1"/"0"`` (any case, spaces ignored: ``"text"``) and the numbers 1/0
-    (``"number"``) as booleans; null: ``(None, "missing")``; anything else ``(None, "invalid")``."""
+    """``(label, how)`` of a label: a boolean; true/false, yes/no, 1/0 texts (``"text"``); the numbers 1/0
+    (``"number"``); null ``(None, "missing")``; else ``(None, "invalid")``."""
     if value is None:
         return None, "missing"
     if isinstance(value, bool):
@@ -105,10 +99,8 @@ def read_manifest(path) -> tuple[pd.DataFrame, list[Problem]]:
 
 @dataclass
 class LongMemEvalData(ManifestData):
-    """Verdicts read through a manifest: ``frame`` (one row per verdict, :data:`FRAME_COLUMNS` then extra
-    fields), ``questions`` (the question file read), ``manifest`` (pandas: the usable rows, with
-    ``manifest_line``, ``resolved``, ``n_rows``), ``stats`` (files, lines, rows, rejected_lines,
-    duplicates_identical, ungraded), ``dropped`` (manifest rows none of whose verdicts were kept)."""
+    """Verdicts read through a manifest: ``frame`` (one row per verdict), ``questions``, ``manifest`` (the
+    usable rows), ``stats`` and ``dropped`` (rows none of whose verdicts were kept)."""
 
     UNNAMED = "longmemeval"
 
@@ -132,12 +124,9 @@ class LongMemEvalData(ManifestData):
 
 def load_longmemeval(manifest, questions, *, strict: bool = True, convention: str = "paper",
                      type_key: str | None = None, progress=None) -> LongMemEvalData:
-    """Load the verdict files a manifest lists, with each question's type (see the module docstring).
-
-    ``questions``: the question file (:func:`read_questions`); ``strict``: raise :class:`VoxMemDataError`
-    listing every error (default), else leave out the lines with an error; ``type_key``: the field of
-    the question file holding the type; ``progress(done, total)``: called as verdict files are read.
-    """
+    """Load the verdict files a manifest lists, with each question's type from ``questions``.  ``strict``:
+    raise listing every error, else leave the lines with an error out; ``type_key``: the type's field;
+    ``progress(done, total)`` as verdict files are read."""
     if convention not in ("paper", "harness"):
         raise ValueError(f"convention must be 'paper' or 'harness', got {convention!r}")
     manifest, questions = Path(manifest), Path(questions)
@@ -214,12 +203,10 @@ def _cross_checks(frame: pl.DataFrame, questions: pl.DataFrame) -> list[Problem]
     return out
 
 
-# ----------------------------------------------------------------------------- judges
 def select_judge(frame: pl.DataFrame, judge: str | None = None,
                  dropped: list[dict] | None = None) -> tuple[pl.DataFrame, list[str]]:
-    """Keep one judge per (system, budget), so no question is counted twice: ``judge`` where it is one of
-    them, else the first judge listed.  Returns the frame and one note per choice made (several judges,
-    ``judge`` asked for but absent there, a manifest row in ``dropped`` whose verdicts were left out)."""
+    """One judge per (system, budget): ``judge`` where it is one, else the first listed; ``(frame, notes)``
+    with a note for every choice and dropped manifest row."""
     judges_met = sorted(set(frame["judge"].drop_nulls().to_list()))
     if judge is not None and judge not in judges_met:
         raise VoxMemDataError([UNKNOWN_JUDGE.problem(judge=judge, judges=judges_met)])

@@ -58,7 +58,6 @@ def question_rules(type_key: str | None) -> tuple[Rule, ...]:
     )
 
 
-# ----------------------------------------------------------------------------- layouts
 def _csv_entries(text: str, rel: str, delimiter: str, type_key: str | None) -> tuple[list, list]:
     """``(entries, problems)`` of a CSV/TSV question table (long cells read)."""
     with csv_field_limit():
@@ -119,7 +118,6 @@ def _entries(path: Path, rel: str, text: str, type_key: str | None) -> tuple[lis
     return (_object(text, rel) if stripped.startswith("{") else _list(text, rel)), []
 
 
-# ----------------------------------------------------------------------------- reading
 def read_questions(path, type_key: str | None = None) -> tuple[pl.DataFrame, list]:
     """``(question_id, question_type, is_abstention, source_line`` of each question, problems)``."""
     path = Path(path)

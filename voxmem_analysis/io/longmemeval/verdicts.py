@@ -1,11 +1,6 @@
-"""The declaration of a LongMemEval verdict (FORMATS.md section 5): its fields, derived columns and rules,
-and the verdict files a manifest lists read into one raw frame.
-
-A verdict file is JSON lines (``evaluate_qa.py``), a JSON list of the same objects, or a JSON object
-with a ``results`` list.  The label is ``autoeval_label.label``, a flat ``autoeval_label`` value or a
-``correct`` field (named in ``lab.f``); the judge model is ``autoeval_label.model`` (``jm``).  Fields
-outside the frame's columns are kept as extra columns.
-"""
+"""The declaration of a LongMemEval verdict (FORMATS.md section 5; JSON lines, a JSON list or a
+``{"results": [...]}`` object): fields, derived columns and rules, and the listed files read into one
+raw frame.  Fields outside the frame's columns are kept as extra columns."""
 from __future__ import annotations
 
 import json
@@ -94,7 +89,6 @@ def _extras(rec: dict) -> dict:
     return {(f"record_{k}" if k in SCHEMA else k): v for k, v in row.items()}
 
 
-# ----------------------------------------------------------------------------- reading
 def _layout(raw: bytes) -> str:
     """``jsonl``, ``array`` (a JSON list of verdicts) or ``results`` (an object whose ``results`` list holds them)."""
     head = raw.lstrip()[:1]
@@ -170,7 +164,6 @@ def read_verdicts(paths: list[tuple[Path, str]], keyed: list, progress=None) -> 
     return frame, {k: _extras(r) for k, r in recs.items()}, unread
 
 
-# ----------------------------------------------------------------------------- derived columns and rules
 def _values(frame) -> Values:
     return Values(frame.collect_schema().names() if isinstance(frame, pl.LazyFrame) else frame.columns, SPEC.fields)
 

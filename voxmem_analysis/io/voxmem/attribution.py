@@ -1,8 +1,6 @@
-"""The declaration of an error-attribution audit record (``<release>/attribution/**/*.jsonl[.gz]``, FORMATS.md
-section 4): ``model``, ``item_id`` and the auditor's fields, each record checked on its own by
-:data:`RULES`; duplicate records reported.  The check against the attribution population (which needs
-the verdict frame) and the classification live in :mod:`voxmem_analysis.analysis.attribution`.
-"""
+"""The declaration of an error-attribution audit record (``attribution/**/*.jsonl[.gz]``, FORMATS.md
+section 4), each record checked by :data:`RULES`, duplicates reported.  The classification lives in
+:mod:`voxmem_analysis.analysis.attribution`."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,8 +14,8 @@ from voxmem_analysis.io.engine.records import NOT_AN_OBJECT, Spec
 from voxmem_analysis.io.engine.rules import Rule, check, fact, flagged, ordered, parser_rules, shown, unicode_rule
 from voxmem_analysis.io.engine.values import Values
 
-__all__ = ["COMMITS", "SOURCES", "RELATIONS", "AUDIT_FIELDS", "AUDIT_ENUMS", "RULES", "audit_files", "check_record",
-           "check_records", "read_audit_files", "drop_duplicate_records"]
+__all__ = ["COMMITS", "SOURCES", "RELATIONS", "AUDIT_FIELDS", "AUDIT_ENUMS", "RULES", "check_records",
+           "read_audit_files", "drop_duplicate_records"]
 
 COMMITS: tuple[str, ...] = ("specific", "generic", "off_type", "none", "truncated")
 SOURCES: tuple[str, ...] = ("evidence", "other_session", "absent", "none")
@@ -62,11 +60,6 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-def audit_files(root: Path) -> list[Path]:
-    """``<root>/attribution/**/*.jsonl[.gz]`` (any letter case, links followed), sorted by relative path."""
-    return _listing(Path(root))[0]
-
-
 def _listing(root: Path) -> tuple[list[Path], list[Problem]]:
     found = files.walk(root / "attribution", root)
     return found.split(lambda p: files.is_prediction_name(p.name) and p.is_file())[0], found.problems
@@ -88,12 +81,6 @@ def _checked(frame: pl.DataFrame) -> tuple[list[dict], list]:
     cols = [good[c].to_list() for c in ("model", "item_id", "commits", "answer", "evidence_recovered", "source")]
     cols += [session, good["relation"].to_list(), good["why"].to_list(), good["_file"].to_list(), good["_line"].to_list()]
     return [dict(zip(keys, r)) for r in zip(*cols)], keyed
-
-
-def check_record(obj, file: str | None, line: int | None) -> tuple[dict | None, list[Problem]]:
-    """One audit record checked against FORMATS.md section 4: (row or None, problems naming file, line, field)."""
-    rows, problems = _check_objects([obj], file, [line])
-    return (rows[0] if rows else None), problems
 
 
 def check_records(records_: Iterable[Mapping], file: str | None = None) -> tuple[list[dict], list[Problem]]:

@@ -1,10 +1,6 @@
-"""The declaration of a harness prediction line: its fields, the item table's values joined to it, the
-derived columns and the rules (each a polars expression flagging lines; FORMATS.md section 1).
-
-Stages: a line that is not a JSON object (0), or lacks a readable ``item_id``/``model`` or holds text
-that is not valid Unicode (1), is checked no further; an error at stage 2 rejects the line; stage 3
-only reads the whole numbers of a line that passed.
-"""
+"""The declaration of a harness prediction line: its fields, the item table's values joined to it,
+the derived columns and the rules (FORMATS.md section 1).  Stages: not an object (0); no readable
+``item_id``/``model`` or invalid Unicode (1); errors that reject the line (2); whole numbers (3)."""
 from __future__ import annotations
 
 import polars as pl
@@ -84,7 +80,6 @@ def _safe(fn, v):
         return None
 
 
-# ----------------------------------------------------------------------------- the item table
 def item_columns(frame: pl.DataFrame, items: pl.DataFrame | None) -> pl.DataFrame:
     """``frame`` with the item table's values of each line's item (``it.<field>``, ``it.found``); a
     repeated item_id: the last row counts."""
@@ -112,7 +107,6 @@ def _as_text(col: pl.Series) -> pl.Expr:
     return pl.col(col.name).replace_strict(table, default=None, return_dtype=pl.Utf8)
 
 
-# ----------------------------------------------------------------------------- derived columns
 def _derived(frame: pl.DataFrame, has_items: bool) -> pl.DataFrame:
     """The values the rules read: the item_id's parts, the normalised labels and flags."""
     v = _values(frame)
@@ -185,7 +179,6 @@ def _same_up_to_spelling(frame: pl.DataFrame, v: Values) -> pl.DataFrame:
     return frame
 
 
-# ----------------------------------------------------------------------------- the rules
 def _shown_get(row: dict, f: str):
     own = shown(row, f)
     return own if own is not None or row.get(f"{f}.t") is not None else row.get(f"it.{f}")
@@ -320,7 +313,6 @@ def _qid(r: dict):
     return _shown_get(r, "question_id") if r["d.qid_own"] else r["d.qid"]
 
 
-# ----------------------------------------------------------------------------- checking
 _UNREAD = {"question_text", "gold_json", "judge_raw", "response", "line"}   # never in a message
 _PARSER_COLUMNS = {"_p0_code": pl.Utf8, "_p0_msg": pl.Utf8, "_p0_field": pl.Utf8, "_uni": pl.List(pl.Utf8)}
 

@@ -1,11 +1,6 @@
-"""The harness prediction files below a release folder read into the verdict frame.
-
-Files are read in batches (:func:`voxmem_analysis.io.engine.records.batches`): each batch becomes a raw
-frame, is checked by the line rules (:mod:`~voxmem_analysis.io.voxmem.lines`) and its lines that passed
-become frame rows.  Duplicates (same model, item, budget and ablation condition) are found over all
-files at once, in file and line order: the first copy is kept, an identical copy is a warning, a
-different one an error.  Problems are listed by file and line, a line's own before its duplicate finding.
-"""
+"""The harness prediction files of a release read into the verdict frame, batch by batch (raw frame ->
+line rules -> rows).  Duplicates (model, item, budget, ablation condition) are found over all files
+in file and line order: the first copy is kept, an identical one is a warning, another an error."""
 from __future__ import annotations
 
 import json
@@ -46,9 +41,8 @@ DUPLICATE_CONFLICT = fact("duplicate_conflict", "error",
 
 
 def extra_series(name: str, values: list) -> pl.Series:
-    """The column of a field outside the schema: Boolean when every value is true/false, Int64 when
-    every value is an integer that fits, Float64 for numbers, else text (``str`` of each value) --
-    also for integers beyond 64 bits, kept exact as text."""
+    """The column of a field outside the schema: Boolean, Int64 (fits), Float64 (numbers), else ``str`` of
+    each value (integers beyond 64 bits kept exact)."""
     kinds = {type(v) for v in values if v is not None}
     try:
         if kinds and kinds <= {bool}:
@@ -132,7 +126,6 @@ def _read_batch(batch: list, state: _Reading) -> None:
     state.parts.append(frame_rows(kept))
 
 
-# ----------------------------------------------------------------------------- rows
 def frame_rows(kept: pl.DataFrame) -> pl.DataFrame:
     """The frame rows (the verdict frame's columns, ``provider_rejected``, ``input_condition`` and the
     tail columns, with ``_fi`` and ``_odd.<column>`` for values of another JSON type) of checked lines."""
@@ -167,7 +160,6 @@ def frame_rows(kept: pl.DataFrame) -> pl.DataFrame:
     return kept.select(cols)
 
 
-# ----------------------------------------------------------------------------- the frame
 class _Text(str):
     """A value of another JSON type, standing for its ``str()`` (it makes its column text)."""
 
@@ -246,7 +238,6 @@ def _column(rows: pl.DataFrame, name: str, extras: dict) -> pl.Series:
     return extra_series(name, [extras.get(k, {}).get(name) for k in keys])
 
 
-# ----------------------------------------------------------------------------- duplicates
 def _drop_duplicates(frame: pl.DataFrame, state: _Reading) -> pl.DataFrame:
     """Keep the first row per (model, item_id, budget, input_condition); report and drop the others."""
     if not frame.height:

@@ -1,10 +1,6 @@
-"""A VoxMem release folder read into the tidy verdict frame, losing nothing (``data/README.md``).
-
-``predictions/**/*.jsonl[.gz]`` in the public harness's format, plus optional ``items.*``,
-``models.csv``, ``judge2/``, ``ablation/`` and ``release.json``.  Strict mode (default) raises
-:class:`~voxmem_analysis.errors.VoxMemDataError` listing every problem; lenient mode leaves out the
-lines that broke a rule and returns the problems, each counted.
-"""
+"""A VoxMem release folder (``data/README.md``) read into the tidy verdict frame: ``predictions/``,
+optional ``items.*``, ``models.csv``, ``judge2/``, ``ablation/``, ``release.json``, and the checks
+across them.  Strict mode raises listing every error; lenient mode leaves out the broken lines."""
 from __future__ import annotations
 
 import re
@@ -30,7 +26,7 @@ from voxmem_analysis.textlimits import special_kind
 if TYPE_CHECKING:  # pandas only on demand: Release.models, Release.pandas
     import pandas as pd
 
-__all__ = ["Release", "load_release", "read_predictions", "cache_key", "BUDGET_DTYPE"]
+__all__ = ["Release", "load_release", "cache_key", "BUDGET_DTYPE"]
 
 NO_RELEASE = "no_release"
 NO_PREDICTIONS = fact("no_predictions", "error", lambda r: r["why"])
@@ -65,7 +61,6 @@ REGISTRY_ABSENT = fact("registry_model_absent", "warning", lambda r: f"models.cs
                        "no predictions in this release: " + ", ".join(r["models"]), "model")
 
 
-# ----------------------------------------------------------------------------- files
 def _listing(root: Path, sub: str) -> tuple[list[Path], list[Problem]]:
     """``(prediction files, problems of the walk and of the files not read)`` below ``root/sub``."""
     found = files.walk(root / sub, root)
@@ -85,16 +80,6 @@ def _not_read(p: Path, root: Path) -> Problem:
     return FILE_NOT_READ.problem(files.rel(p, root), link=" (broken link)" if p.is_symlink() and not p.exists() else "")
 
 
-def read_predictions(root: Path, sub: str = "predictions", *, items: pl.DataFrame | None = None,
-                     condition_from_dir: bool = False, progress=None) -> tuple[pl.DataFrame, list[Problem], dict]:
-    """The rows that passed (before scoring), the problems and counts of every harness file below ``root/sub``."""
-    root = Path(root)
-    paths, problems = _listing(root, sub)
-    frame, more, stats = read_prediction_files(root, sub, paths, items, condition_from_dir, progress)
-    return frame, problems + more, stats
-
-
-# ----------------------------------------------------------------------------- release
 @dataclass
 class Release(ReleaseProvenance):
     """Everything read from one release directory."""
@@ -147,9 +132,8 @@ class Release(ReleaseProvenance):
         return tuple(order + sorted(present - set(order)))
 
     def models_in_64k_set(self) -> list[str]:
-        """The models reported at 64K (paper Appendix C.6, Table 14): ``in_64k_set`` in ``models.csv``
-        when any model is flagged there (a flagged model without a 64K prediction left out), else the
-        models with a *complete* 64K run (every item seen at 64K, none rejected by the provider)."""
+        """The models reported at 64K (Table 14): those flagged ``in_64k_set`` with 64K predictions, else those
+        with a complete 64K run (every item, none rejected)."""
         return list(self.derived("models_in_64k_set", self._models_in_64k_set))
 
     def _models_in_64k_set(self) -> tuple[str, ...]:
@@ -195,14 +179,8 @@ class Release(ReleaseProvenance):
 
 def load_release(path, *, strict: bool = True, rules: ScoringRules | None = None, cache: bool = False,
                  progress=None) -> Release:
-    """Load a release directory into a :class:`Release`.
-
-    ``strict``: raise :class:`VoxMemDataError` listing every error (default), else leave out the lines
-    that broke a rule and report them in ``Release.problems``.  ``rules``: the scoring convention and
-    provider-rejection rule (the paper's by default).  ``cache``: reuse / keep a parsed copy in the cache
-    folder (:mod:`voxmem_analysis.io.engine.cache`; the command line passes True unless ``--no-cache``).
-    ``progress(done, total)``: called as prediction files are read.
-    """
+    """Load a release directory.  ``strict``: raise listing every error, else leave out the lines that broke
+    a rule; ``rules``: the scoring rules; ``cache``: reuse/keep a parsed copy; ``progress(done, total)``."""
     root = Path(path)
     rules = rules or ScoringRules()
     bad = files.user_path_problem(root, NO_RELEASE, "release directory", folder=True)
@@ -293,7 +271,6 @@ def _cross_checks(frame: pl.DataFrame) -> list[Problem]:
     return out
 
 
-# ----------------------------------------------------------------------------- one identity per model
 _SPELLING = re.compile(r"[\s_\-]+")
 
 
@@ -346,9 +323,8 @@ def _names(rule, grp: pl.DataFrame, **row) -> Problem:
 
 
 def _registry_claims(frame: pl.DataFrame, models: pl.DataFrame) -> list[Problem]:
-    """What models.csv says, checked against the predictions: a model flagged ``in_64k_set`` needs 64K
-    predictions (none: error; fewer than the items seen at 64K: warning); a model listed there
-    without predictions is named."""
+    """models.csv checked against the predictions: an ``in_64k_set`` model needs (all) 64K predictions; a
+    listed model without predictions is named."""
     out: list[Problem] = []
     if not models.height:
         return out

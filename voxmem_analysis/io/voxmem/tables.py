@@ -23,7 +23,6 @@ if TYPE_CHECKING:  # pandas only on demand
 
 __all__ = ["read_items", "add_source_operation", "MODEL_COLUMNS", "read_registry", "registry_pandas"]
 
-# ----------------------------------------------------------------------------- the item table
 ITEM_NAMES = ("items.parquet", "items.csv", "items.jsonl", "items.jsonl.gz")
 _COUNTS = ("session_count", "evidence_session_count", "samekey_haystack_session_count", "filler_session_count",
            "topical_haystack_session_count", "history_audio_tokens")
@@ -72,9 +71,8 @@ def read_items(root: Path) -> tuple[pl.DataFrame | None, list, Path | None]:
 
 
 def _numeric_column(df: pl.DataFrame, col: str, dtype, name: str, problems: list) -> pl.DataFrame:
-    """``col`` as ``dtype``; values that are not numbers of that kind (text, ``NaN``, ``Infinity``, ``1e999``,
-    a count past Int64 or with a fraction) and negative counts read as missing, each kind counted in
-    one finding naming the first line."""
+    """``col`` as ``dtype``; non-numbers, fractions of counts and negatives read as missing, each kind said
+    once naming its first line."""
     before = df[col]
     text = before.cast(pl.Utf8).str.strip_chars()
     after = text.cast(dtype, strict=False)
@@ -106,7 +104,6 @@ def add_source_operation(items: pl.DataFrame | None) -> pl.DataFrame | None:
     return out.with_columns(pl.col("_source_operation").map_elements(tx.normalize_operation, return_dtype=pl.Utf8))
 
 
-# ----------------------------------------------------------------------------- models.csv
 MODEL_COLUMNS = ["model", "family", "access", "architecture", "llm_params_b", "total_params_b", "in_64k_set", "order"]
 _ACCESS = ("proprietary", "open_weight")
 _ARCH = ("audio_specialist", "omni_modal", "api")
@@ -198,10 +195,8 @@ def _unique_names(header: list[str]) -> list[str]:
 
 
 def read_registry(root: Path, present: list[str]) -> tuple[pl.DataFrame, list]:
-    """``models.csv`` as a polars frame: ``model, family, access, architecture`` (text), ``llm_params_b,
-    total_params_b, order`` (Float64, missing when empty, not a number or a negative size),
-    ``in_64k_set`` (Boolean), then any other column as text; one row per model (the first when listed
-    twice), models with predictions but no row get empty group columns; sorted by ``order``, ``model``."""
+    """``models.csv``: text columns, sizes as Float64 (missing when not a number or negative), ``in_64k_set``,
+    then the others as text; one row per model (the first), sorted by ``order``, ``model``."""
     path = root / _M
     problems: list = []
     header, rows = list(MODEL_COLUMNS), []
