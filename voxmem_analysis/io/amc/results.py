@@ -10,10 +10,10 @@ from pathlib import Path
 import polars as pl
 
 from voxmem_analysis.io.amc.tables import ROW, check_table, duplicates, flag
-from voxmem_analysis.io.amc.tasks import axis_of, json_records, normalized_text, task_key
+from voxmem_analysis.io.amc.tasks import axis_of, normalized_text, task_key
 from voxmem_analysis.io.engine import files
-from voxmem_analysis.io.engine.records import Spec, encode, parse_object, python_frame
-from voxmem_analysis.io.engine.rules import Rule, fact, parser_rules, shown, true_or_false, unicode_rule
+from voxmem_analysis.io.engine.records import Spec, encode, entry_rows, json_entries, python_frame
+from voxmem_analysis.io.engine.rules import Rule, fact, parser_rules, required, shown, true_or_false, unicode_rule
 from voxmem_analysis.io.engine.values import PY_WHITESPACE, Values, per_distinct
 
 __all__ = ["LINE_RULES", "ITEM_RULES", "TASK_RULES", "read_results"]
@@ -40,7 +40,7 @@ def _text_bool(f: str, code: str, what: str) -> tuple[Rule, Rule]:
 
 LINE_RULES: tuple[Rule, ...] = (
     *parser_rules(), unicode_rule(0),
-    Rule("missing_field", "error", "id", 1, lambda c: c.missing("id"), lambda r: "required field `id` (or `task_id`) is missing or empty"),
+    required("id", lambda c: c.missing("id"), shown_as="`id` (or `task_id`)"),
     Rule("invalid_field", "error", "id", 1, lambda c: ~c.missing("id") & pl.col("d.task_id").is_null(),
          lambda r: f"task id {shown(r, 'id')!r} is not a text or a whole number"),
     Rule("unknown_task", "error", "id", 1, lambda c: ~pl.col("d.task_known"),
@@ -128,10 +128,7 @@ def _entries(path: Path, rel: str) -> tuple[list, list]:
     text, problems = files.read_text(path, rel)
     if text is None:
         return [], problems
-    if text.lstrip().startswith("["):
-        found, more = json_records(text, rel)
-        return found or [], problems + more
-    return [(n, *parse_object(line.rstrip("\r"))) for n, line in enumerate(text.split("\n"), 1) if line.strip()], problems
+    return json_entries(text, rel, entry="entry {i}", items="tasks"), problems
 
 
 def _raw_frames(paths: list[tuple[Path, str]], progress=None) -> tuple[pl.DataFrame, pl.DataFrame, list]:
@@ -142,7 +139,7 @@ def _raw_frames(paths: list[tuple[Path, str]], progress=None) -> tuple[pl.DataFr
             progress(fi + 1, len(paths))
         found, problems = _entries(path, rel)
         keyed += [((fi, 0, 0, 0, n), p) for n, p in enumerate(problems)]
-        rows += [(fi, rel, i, line, rec, bad, True, {}) for i, (line, rec, bad) in enumerate(found)]
+        rows += entry_rows(found, fi, rel)
     lines, recs = python_frame(rows, LINE_SPEC)
     meta = []
     for (fi, _, _, line, *_), rec in zip(rows, recs):

@@ -3,8 +3,6 @@ a JSON list or CSV; ``.gz`` allowed): ``id``, ``axis`` in any spelling, the ``ru
 and any other scalar column as a task attribute (``data/README.md``, "Audio MultiChallenge runs")."""
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
 from pathlib import Path
@@ -13,15 +11,14 @@ import polars as pl
 
 from voxmem_analysis.io.amc.tables import AXES, AXIS_LABELS, check_table, repeated
 from voxmem_analysis.io.engine import files
-from voxmem_analysis.io.engine.records import (NOT_AN_OBJECT, TEXT_TYPES, Spec, document, parse_object, python_frame,
+from voxmem_analysis.io.engine.records import (TEXT_TYPES, Spec, csv_entries, entry_rows, json_entries, python_frame,
                                                read_parquet)
-from voxmem_analysis.io.engine.rules import Rule, fact, parser_rules, shown, unicode_rule
+from voxmem_analysis.io.engine.rules import Rule, fact, parser_rules, required, shown, unicode_rule
 from voxmem_analysis.io.engine.values import Values, per_distinct
 from voxmem_analysis.io.voxmem.predictions import extra_series
-from voxmem_analysis.textlimits import csv_field_limit
 
 __all__ = ["AXIS_SPELLINGS", "RUBRIC_TEXT_KEYS", "task_table_rules", "axis_of", "task_key", "rubric_items",
-           "normalized_text", "read_task_table", "json_records"]
+           "normalized_text", "read_task_table"]
 
 #: Axis spellings (upper case, runs of space, ``-``, ``_`` made one ``_``) read as each axis.
 AXIS_SPELLINGS = {**{a: a for a in AXES}, **{v.upper().replace(" ", "_"): k for k, v in AXIS_LABELS.items()}}
@@ -34,7 +31,6 @@ _SCALARS = (pl.Utf8, pl.Boolean, pl.Float32, pl.Float64, pl.Int8, pl.Int16, pl.I
 _CONTAINERS = ("data", "rows", "tasks", "test")
 
 NO_TASKS = fact("no_tasks", "error", lambda r: "the task table holds no task")
-NOT_A_LIST = fact("not_an_object", "error", lambda r: "a JSON file here holds a list of objects (or one object per line)")
 
 
 def axis_of(text: str | None) -> str | None:
@@ -99,12 +95,9 @@ def task_table_rules(id_field: str = "id", rubric_field: str = "rubric") -> tupl
     """The rules of a task row (the id and rubric fields named as the file names them)."""
     return (
         *parser_rules(), unicode_rule(0),
-        Rule("missing_field", "error", id_field, 1, lambda v: pl.col("d.task_id.raw").is_null(),
-             lambda r: "required field `id` (or `task_id`) is missing or empty"),
-        Rule("missing_field", "error", "axis", 1, lambda v: v.missing("axis"),
-             lambda r: "required field `axis` is missing or empty"),
-        Rule("missing_field", "error", rubric_field, 1, lambda v: v.missing(rubric_field),
-             lambda r: "required field `rubric` (or `rubrics`) is missing or empty"),
+        required(id_field, lambda v: pl.col("d.task_id.raw").is_null(), shown_as="`id` (or `task_id`)"),
+        required("axis", lambda v: v.missing("axis")),
+        required(rubric_field, lambda v: v.missing(rubric_field), shown_as="`rubric` (or `rubrics`)"),
         Rule("invalid_field", "error", id_field, 2, lambda v: pl.col("d.task_id").is_null(),
              lambda r: f"task id {r['d.task_id.raw']} is not a text or a whole number"),
         Rule("unknown_axis", "error", "axis", 2, lambda v: pl.col("d.axis").is_null(),
@@ -113,30 +106,6 @@ def task_table_rules(id_field: str = "id", rubric_field: str = "rubric") -> tupl
         Rule("rubric_unreadable", "error", rubric_field, 2, lambda v: pl.col("d.rubric_error").is_not_null(),
              lambda r: f"the rubric {r['d.rubric_error']}"),
     )
-
-
-def json_records(text: str, rel: str) -> tuple[list | None, list]:
-    """``(line, object or None, parser finding)`` of each entry of a JSON list (or a ``{"data"|"rows"|"tasks"|
-    "test": [...]}`` object) and what reading found; None for a text that is no single JSON value."""
-    start = 0
-    try:
-        obj = json.loads(text)
-    except (ValueError, RecursionError):
-        if not text.lstrip().startswith("["):
-            return None, []
-        obj = []
-    if isinstance(obj, dict):
-        key = next((k for k in _CONTAINERS if isinstance(obj.get(k), list)), None)
-        if key is None:
-            return None, []
-        start = re.search(r'"%s"\s*:\s*\[' % key, text).end() - 1
-    elif not isinstance(obj, list):
-        return [], [NOT_A_LIST.problem(rel, 1)]
-    found, bad = document(text, rel, start=start, items="tasks")
-    out = [(line, rec if isinstance(rec, dict) else None, None if isinstance(rec, dict) else
-            ("not_an_object", NOT_AN_OBJECT.message({"what": f"entry {i}", "type": type(rec).__name__}), None))
-           for i, (line, rec) in enumerate(found, 1)]
-    return out + ([(bad.line, None, (bad.code, bad.message, None))] if bad is not None else []), []
 
 
 def _entries(path: Path, rel: str) -> tuple[list | pl.DataFrame, list]:
@@ -155,14 +124,10 @@ def _entries(path: Path, rel: str) -> tuple[list | pl.DataFrame, list]:
         return [], problems
     stem = name.removesuffix(".gz")
     if stem.endswith(".csv"):
-        reader = csv.DictReader(io.StringIO(text, newline=""))
-        with csv_field_limit():
-            return [(reader.line_num, rec, None) for rec in reader], problems
-    if not stem.endswith(".jsonl") and (stem.endswith(".json") or text.lstrip().startswith("[")):
-        recs, found = json_records(text, rel)
-        if recs is not None:
-            return recs, problems + found
-    return [(n, *parse_object(line.rstrip("\r"))) for n, line in enumerate(text.split("\n"), 1) if line.strip()], problems
+        return csv_entries(text)[1], problems
+    containers = {k: "JSON list" for k in _CONTAINERS}
+    return json_entries(text, rel, layout="lines" if stem.endswith(".jsonl") else None, entry="entry {i}",
+                        containers=containers, items="tasks"), problems
 
 
 def _columns_of(entries) -> tuple[list[dict | None], dict[str, pl.Series | list], list[int | None], list]:
@@ -192,8 +157,7 @@ def read_task_table(path) -> tuple[pl.DataFrame, pl.DataFrame, list]:
     id_field = "id" if "id" in keys or "task_id" not in keys else "task_id"
     rubric_field = "rubric" if "rubric" in keys or "rubrics" not in keys else "rubrics"
     spec = Spec({id_field: "str", "axis": "str", rubric_field: "json"})
-    frame, _ = python_frame([(0, rel, i, line, rec, bad, True, {}) for i, (line, rec, bad)
-                             in enumerate(zip(lines, recs, findings))], spec)
+    frame, _ = python_frame(entry_rows(list(zip(lines, recs, findings)), 0, rel), spec)
     v = Values(frame.columns, spec.fields, frame)
     parsed = [rubric_items(r.get(rubric_field)) if r is not None and r.get(rubric_field) is not None else (None, None)
               for r in recs]

@@ -28,7 +28,8 @@ from voxmem_analysis.textlimits import CSV_FIELD_LIMIT, csv_field_limit, read_re
 
 __all__ = ["Spec", "FileRead", "read_file", "parse_file", "batches", "raw_frame", "encode", "python_frame", "parse_object",
            "not_unicode", "document", "MAX_DEPTH", "too_deep", "BATCH_BYTES", "read_parquet", "TEXT_TYPES",
-           "parquet_frame", "csv_frame", "NOT_AN_OBJECT"]
+           "parquet_frame", "csv_frame", "NOT_AN_OBJECT", "json_entries", "entry_rows",
+           "csv_entries", "member_start"]
 
 #: Text read before a batch is checked; bytes the reading threads may be ahead of it (beyond 2 files each).
 BATCH_BYTES = 64 * 2**20
@@ -403,6 +404,59 @@ def document(text: str, rel: str, what: str = "JSON list", start: int = 0, items
         return out, MALFORMED_DOCUMENT.problem(rel, getattr(exc, "lineno", None), msg=getattr(exc, "msg", str(exc)),
                                                n=len(out), what=what)
     return out, None
+
+
+def member_start(text: str, key: str) -> int:
+    """Index of the ``[`` of the top-level member ``key`` of a JSON object (a text known to parse)."""
+    dec = json.JSONDecoder()
+    i = _WS.match(text, text.index("{") + 1).end()
+    while True:
+        name, i = dec.raw_decode(text, i)
+        i = _WS.match(text, _WS.match(text, i).end() + 1).end()   # past the colon
+        if name == key:
+            return i
+        _, i = dec.raw_decode(text, i)
+        i = _WS.match(text, _WS.match(text, i).end() + 1).end()   # past the comma
+
+
+def json_entries(text: str, rel: str, *, layout: str | None = None, what: str = "line", entry: str = "entry",
+                 containers: dict | None = None, items: str = "entries") -> list[tuple]:
+    """``(line, object or None, parser finding or None)`` of each record of a JSON text: the entries of a JSON
+    list (``layout="list"``, or a text starting with ``[``) or of the list an object holds under a key of
+    ``containers`` (key -> the list's name), else JSON lines (``what``/``entry``: a line's/an entry's name in
+    a message, ``{i}`` its position)."""
+    start, name, head = None, "JSON list", text.lstrip()[:1]
+    if layout == "list" or (layout is None and head == "["):
+        start = 0
+    elif layout is None and head == "{" and containers:
+        try:
+            obj = json.loads(text)
+        except (ValueError, RecursionError):
+            obj = None
+        key = next((k for k in containers if isinstance(obj, dict) and isinstance(obj.get(k), list)), None)
+        if key is not None:
+            start, name = member_start(text, key), containers[key]
+    if start is None:
+        return [(n, *parse_object(line.rstrip("\r"), what)) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
+    found, bad = document(text, rel, name, start, items)
+    out = [(line, obj, None) if isinstance(obj, dict) else (line, None, ("not_an_object", NOT_AN_OBJECT.message(
+        {"what": entry.format(i=i), "type": type(obj).__name__}), None)) for i, (line, obj) in enumerate(found, 1)]
+    return out + ([(bad.line, None, (bad.code, bad.message, None))] if bad is not None else [])
+
+
+def entry_rows(entries: list[tuple], fi: int, rel: str, check_unicode: bool = True) -> list[tuple]:
+    """The rows :func:`python_frame` reads of ``(line, record, finding)`` entries of one file."""
+    return [(fi, rel, seq, line, rec, bad, check_unicode, {}) for seq, (line, rec, bad) in enumerate(entries)]
+
+
+def csv_entries(text: str, delimiter: str = ",", strip_header: bool = False) -> tuple[list[str], list[tuple]]:
+    """``(header, (line, record, None) of each row)`` of a CSV text (long cells read; ``line``: where the row
+    ends)."""
+    with csv_field_limit():
+        reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
+        if strip_header:
+            reader.fieldnames = [f.strip() for f in (reader.fieldnames or [])]
+        return list(reader.fieldnames or []), [(reader.line_num, rec, None) for rec in reader]
 
 
 def too_deep(text: str) -> int:

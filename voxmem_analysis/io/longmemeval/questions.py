@@ -3,19 +3,16 @@ JSON object ``{question_id: question_type}``, JSON lines, CSV or TSV; ``.gz`` al
 rules.  The type is ``question_type``, else ``type``, or the field ``type_key`` names."""
 from __future__ import annotations
 
-import csv
-import io
 import json
 from pathlib import Path
 
 import polars as pl
 
 from voxmem_analysis.io.engine.files import read_text, user_path_problem
-from voxmem_analysis.io.engine.records import NOT_AN_OBJECT, Spec, document, parse_object, python_frame, too_deep
+from voxmem_analysis.io.engine.records import Spec, csv_entries, entry_rows, json_entries, python_frame, too_deep
 from voxmem_analysis.io.engine.rules import (PY_WHITESPACE, Rule, check, fact, first_of_key, flagged, ordered,
                                              parser_rules)
 from voxmem_analysis.io.engine.values import Values
-from voxmem_analysis.textlimits import csv_field_limit
 
 __all__ = ["read_questions", "question_rules", "QUESTIONS_SCHEMA"]
 
@@ -58,31 +55,7 @@ def question_rules(type_key: str | None) -> tuple[Rule, ...]:
     )
 
 
-def _csv_entries(text: str, rel: str, delimiter: str, type_key: str | None) -> tuple[list, list]:
-    """``(entries, problems)`` of a CSV/TSV question table (long cells read)."""
-    with csv_field_limit():
-        reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
-        fields = [f.strip() for f in (reader.fieldnames or [])]
-        has_type = (type_key in fields) if type_key else ("question_type" in fields or "type" in fields)
-        missing = [f for f, ok in (("question_id", "question_id" in fields), (type_key or "question_type", has_type))
-                   if not ok]
-        if missing:
-            return [], [MISSING_COLUMNS.problem(rel, 1, missing=missing, fields=fields, key=type_key)]
-        reader.fieldnames = fields
-        return [(reader.line_num, rec, None) for rec in reader], []
-
-
-def _json_lines(text: str) -> list:
-    out = []
-    for number, line in enumerate(text.split("\n"), 1):
-        line = line.rstrip("\r")
-        if line.strip():
-            rec, bad = parse_object(line, "question entry")
-            out.append((number, rec, bad))
-    return out
-
-
-def _object(text: str, rel: str) -> list:
+def _object(text: str) -> list:
     """``{question_id: question_type}`` or ``{question_id: {"question_type": ...}}``."""
     try:
         obj = json.loads(text)
@@ -98,24 +71,22 @@ def _object(text: str, rel: str) -> list:
     return out
 
 
-def _list(text: str, rel: str) -> list:
-    found, bad = document(text, rel, items="questions")
-    out = [(line, obj if isinstance(obj, dict) else None, None if isinstance(obj, dict) else
-            ("not_an_object", NOT_AN_OBJECT.message({"what": "question entry", "type": type(obj).__name__}), None))
-           for line, obj in found]
-    return out + ([(bad.line, None, (bad.code, bad.message, None))] if bad is not None else [])
-
-
 def _entries(path: Path, rel: str, text: str, type_key: str | None) -> tuple[list, list]:
     """``(entries (line, record or None, parser finding), problems)`` of any supported layout."""
     name = path.name.lower().removesuffix(".gz")
     stripped = text.lstrip()
     if name.endswith((".csv", ".tsv")) or (not name.endswith((".json", ".jsonl", ".ndjson"))
                                             and not stripped.startswith(("[", "{"))):
-        return _csv_entries(text, rel, "\t" if name.endswith(".tsv") else ",", type_key)
+        fields, rows = csv_entries(text, "\t" if name.endswith(".tsv") else ",", strip_header=True)
+        has_type = (type_key in fields) if type_key else ("question_type" in fields or "type" in fields)
+        missing = [f for f, ok in (("question_id", "question_id" in fields), (type_key or "question_type", has_type))
+                   if not ok]
+        return ([], [MISSING_COLUMNS.problem(rel, 1, missing=missing, fields=fields, key=type_key)]) if missing else (rows, [])
     if name.endswith((".jsonl", ".ndjson")) or (stripped.startswith("{") and not name.endswith(".json")):
-        return _json_lines(text), []
-    return (_object(text, rel) if stripped.startswith("{") else _list(text, rel)), []
+        return json_entries(text, rel, layout="lines", what="question entry"), []
+    if stripped.startswith("{"):
+        return _object(text), []
+    return json_entries(text, rel, layout="list", entry="question entry", items="questions"), []
 
 
 def read_questions(path, type_key: str | None = None) -> tuple[pl.DataFrame, list]:
@@ -133,7 +104,7 @@ def read_questions(path, type_key: str | None = None) -> tuple[pl.DataFrame, lis
     problems += found
     spec = Spec({"question_id": "str", "qt": "str"}, prepare=lambda r: {
         **({"question_id": r["question_id"]} if "question_id" in r else {}), "qt": _type_of(r, type_key)})
-    raw, _ = python_frame([(0, rel, seq, line, rec, bad, False, {}) for seq, (line, rec, bad) in enumerate(entries)], spec)
+    raw, _ = python_frame(entry_rows(entries, 0, rel, check_unicode=False), spec)
     v = Values(raw.columns, spec.fields)
     rules = question_rules(type_key)
     text_of = {f: pl.coalesce(pl.col(f), v.col(f"{f}.s")).str.strip_chars(PY_WHITESPACE) for f in spec.fields}

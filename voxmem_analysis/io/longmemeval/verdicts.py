@@ -4,15 +4,14 @@ raw frame.  Fields outside the frame's columns are kept as extra columns."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import polars as pl
 
 from voxmem_analysis.io.engine import files, records
-from voxmem_analysis.io.engine.records import NOT_AN_OBJECT, Spec
-from voxmem_analysis.io.engine.rules import (PY_WHITESPACE, Rule, check, first_of_key, flagged, parser_rules, shown,
-                                             unicode_rule)
+from voxmem_analysis.io.engine.records import Spec
+from voxmem_analysis.io.engine.rules import (PY_WHITESPACE, Rule, check, first_of_key, flagged, parser_rules, required,
+                                             shown, unicode_rule)
 from voxmem_analysis.io.engine.values import Values, valid_text
 from voxmem_analysis.io.voxmem.predictions import extra_series
 
@@ -35,7 +34,6 @@ LABEL_TRUE: tuple[str, ...] = ("true", "yes", "1")
 LABEL_FALSE: tuple[str, ...] = ("false", "no", "0")
 _KNOWN_FIELDS = {"question_id", "hypothesis", "autoeval_label"}
 _AUTO = pl.Struct({"model": pl.Utf8, "label": pl.Boolean})
-_WS = re.compile(r"\s*")
 
 
 def jsonable(v):
@@ -104,35 +102,6 @@ def _layout(raw: bytes) -> str:
     return "jsonl"
 
 
-def _results_start(text: str) -> int:
-    """Index of the ``[`` of the top-level ``results`` member of a JSON object (text known to parse)."""
-    dec = json.JSONDecoder()
-    ws = _WS
-    i = ws.match(text, text.index("{") + 1).end()
-    while True:
-        key, i = dec.raw_decode(text, i)
-        i = ws.match(text, ws.match(text, i).end() + 1).end()   # the colon
-        if key == "results":
-            return i
-        _, i = dec.raw_decode(text, i)
-        i = ws.match(text, ws.match(text, i).end() + 1).end()   # the comma
-
-
-def _document_rows(text: str, fi: int, rel: str, layout: str) -> list[tuple]:
-    """The entries of a JSON list or results document as front-end rows (an entry that is no object, or
-    where the document stops being JSON, a row with the parser's finding)."""
-    found, bad = records.document(text, rel, "results list" if layout == "results" else "JSON list",
-                                  _results_start(text) if layout == "results" else 0)
-    rows = []
-    for seq, (line, obj) in enumerate(found):
-        finding = None if isinstance(obj, dict) else (
-            "not_an_object", NOT_AN_OBJECT.message({"what": "verdict entry", "type": type(obj).__name__}), None)
-        rows.append((fi, rel, seq, line, obj if isinstance(obj, dict) else None, finding, True, {}))
-    if bad is not None:
-        rows.append((fi, rel, len(found), bad.line, None, (bad.code, bad.message, None), True, {}))
-    return rows
-
-
 def read_verdicts(paths: list[tuple[Path, str]], keyed: list, progress=None) -> tuple[pl.DataFrame, dict, set[int]]:
     """``(raw frame, extras by (_fi, _seq), files not read)`` of the verdict files ``(path, name shown)``
     of a manifest; what reading a file found goes to ``keyed``; ``progress(done, total)`` as files are read."""
@@ -153,7 +122,8 @@ def read_verdicts(paths: list[tuple[Path, str]], keyed: list, progress=None) -> 
         elif _layout(raw) == "jsonl":
             reads.append(records.parse_file(records.FileRead(fi, rel, path, {}, [], raw), SPEC))
         else:
-            rows += _document_rows(text, fi, rel, _layout(raw))
+            rows += records.entry_rows(records.json_entries(text, rel, entry="verdict entry",
+                                                            containers={"results": "results list"}), fi, rel)
     frame, recs, _ = records.raw_frame(reads, SPEC) if reads else (None, {}, {})
     if rows:
         more, doc_recs = records.python_frame(rows, SPEC)
@@ -200,9 +170,7 @@ def _label_rule(code: str, severity: str, how: str, message) -> Rule:
 #: Each rule of one verdict, once; problems of a verdict in this order.
 RULES: tuple[Rule, ...] = (
     *parser_rules(),
-    Rule("missing_field", "error", "question_id", 1,
-         lambda v: v.blank("question_id") | v.col("question_id.t").is_in(["dict", "list", "bool"]),
-         lambda r: "required field `question_id` is missing or empty"),
+    required("question_id", lambda v: v.blank("question_id") | v.col("question_id.t").is_in(["dict", "list", "bool"])),
     Rule("unknown_question", "error", "question_id", 2, lambda _: pl.col("_qtype").is_null(),
          lambda r: f"question_id {_qid_shown(r)!r} is not in the question file"),
     Rule("question_mismatch", "error", "question_type", 2,

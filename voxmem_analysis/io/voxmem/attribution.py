@@ -11,7 +11,8 @@ import polars as pl
 from voxmem_analysis.errors import Problem
 from voxmem_analysis.io.engine import files, records
 from voxmem_analysis.io.engine.records import NOT_AN_OBJECT, Spec
-from voxmem_analysis.io.engine.rules import Rule, check, fact, flagged, ordered, parser_rules, shown, unicode_rule
+from voxmem_analysis.io.engine.rules import (Rule, check, fact, flagged, ordered, parser_rules, required, shown,
+                                             true_or_false, unicode_rule)
 from voxmem_analysis.io.engine.values import Values
 
 __all__ = ["COMMITS", "SOURCES", "RELATIONS", "AUDIT_FIELDS", "AUDIT_ENUMS", "RULES", "check_records",
@@ -44,14 +45,12 @@ def _enum_rule(f: str, allowed: tuple[str, ...]) -> Rule:
 #: Each rule of an audit record, once; problems of a record in this order.
 RULES: tuple[Rule, ...] = (
     *parser_rules(), unicode_rule(1),
-    *[Rule("missing_field", "error", f, 1, lambda v, f=f: v.blank(f) | v.odd(f),
-           lambda r, f=f: f"required field `{f}` is missing or empty") for f in ("model", "item_id")],
+    *[required(f, lambda v, f=f: v.blank(f) | v.odd(f)) for f in ("model", "item_id")],
     *[Rule("missing_field", "error", f, 1, lambda v, f=f: ~v.has(f), lambda r, f=f: f"audit field `{f}` is missing")
       for f in AUDIT_FIELDS],
     *[_enum_rule(f, allowed) for f, allowed in AUDIT_ENUMS.items()],
-    Rule("invalid_value", "error", "evidence_recovered", 1,
-         lambda v: v.has("evidence_recovered") & pl.col("evidence_recovered").is_null(),
-         lambda r: f"`evidence_recovered` must be true or false, got {shown(r, 'evidence_recovered')!r}"),
+    true_or_false("evidence_recovered", lambda v: v.has("evidence_recovered") & pl.col("evidence_recovered").is_null(),
+                  code="invalid_value", stage=1),
     Rule("invalid_value", "error", "source_session", 1,   # a whole number beyond 64 bits is a session number too
          lambda v: v.odd("source_session") & (v.col("source_session.t") != "int"),
          lambda r: f"`source_session` must be a session number or null, got {shown(r, 'source_session')!r}"),

@@ -7,7 +7,7 @@ import polars as pl
 
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.io.engine.records import Spec
-from voxmem_analysis.io.engine.rules import PY_WHITESPACE, Rule, check, flagged, parser_rules, shown
+from voxmem_analysis.io.engine.rules import PY_WHITESPACE, Rule, check, flagged, parser_rules, required, shown, unicode_rule
 from voxmem_analysis.io.engine.values import Values, per_distinct
 from voxmem_analysis.io.schema import ABLATION_CONDITIONS, COLUMN_NAMES, ITEM_FIELDS, REQUIRED_ITEM_FIELDS, normalize_condition
 
@@ -190,7 +190,7 @@ def _label(f: str, expr_col: str, labels) -> Rule:
 
 
 def _required(f: str) -> list[Rule]:
-    return [Rule("missing_field", "error", f, 1, lambda v: v.empty(f), lambda r: f"required field `{f}` is missing or empty"),
+    return [required(f, lambda v: v.empty(f)),
             Rule("invalid_field", "error", f, 1, lambda v: ~v.empty(f) & v.odd(f),
                  lambda r: f"`{f}` must be a string, got {r[f + '.t']} {shown(r, f)!r}")]
 
@@ -230,15 +230,12 @@ def _condition_text(r: dict) -> str:
     return f"input_condition {text}: expected one of {', '.join(ABLATION_CONDITIONS)}"
 
 
-_UNICODE = {"k": "field name `{}` is not valid Unicode (an unpaired surrogate escape)",
-            "v": "`{}` holds text that is not valid Unicode (an unpaired surrogate escape)"}
 _COUNTS = (("n_audio_clips", False), ("session_count", True), ("evidence_session_count", True),
            ("samekey_haystack_session_count", True))
 
 RULES: tuple[Rule, ...] = (
     *parser_rules(), *_required("item_id"), *_required("model"),
-    Rule("invalid_unicode", "error", lambda r, e: e[1:], 1, lambda v: pl.col("_uni").list.len().fill_null(0) > 0,
-         lambda r, e: _UNICODE[e[0]].format(e[1:]), each="_uni"),
+    unicode_rule(1),
     Rule("model_whitespace", "warning", "model", 2,
          lambda v: pl.col("model") != pl.col("model").str.strip_chars(PY_WHITESPACE),
          lambda r: f"model name {r['model']!r} has leading or trailing spaces: it is a different model from the name "
