@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from conftest import harness_line, run_cli
-from voxmem_analysis.commands._guards import manifest_inputs
 from voxmem_analysis.errors import VoxMemDataError
 from voxmem_analysis.io import load_amc, load_amc_runs, load_longmemeval, load_release
 from voxmem_analysis.io.amc.tables import spec as amc_spec
@@ -330,7 +329,7 @@ CASES = {   # name: (inputs, library call -> comparable text, command line)
     "lme_questions": (_lme, lambda p: _frame_text(read_questions(p["qcsv"])[0]) + _frame_text(
         load_longmemeval(p["m"], p["qcsv"]).frame),
         lambda p: ["slice", "--manifest", str(p["m"]), "--questions", str(p["qcsv"]), "--by", "question_type"]),
-    "guards_manifest": (_lme, lambda p: repr(manifest_inputs(str(p["m"]), str(p["q"]))),
+    "guards_manifest": (_lme, lambda p: repr(load_longmemeval(p["m"], p["q"], strict=False).inputs),
                         lambda p: ["slice", "--manifest", str(p["m"]), "--questions", str(p["q"]), "--out",
                                    str(p["root"] / (p["root"] / "manifest.csv").read_text().splitlines()[2].split(",")[0])]),
     "amc_runs": (_amc_run, lambda p: "".join(_frame_text(getattr(load_amc_runs(p["m"], p["tasks"]), part))

@@ -8,7 +8,7 @@ import polars as pl
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.io.engine.records import Spec
 from voxmem_analysis.io.engine.rules import PY_WHITESPACE, Rule, check, flagged, parser_rules, required, shown, unicode_rule
-from voxmem_analysis.io.engine.values import Values, per_distinct
+from voxmem_analysis.io.engine.values import Values
 from voxmem_analysis.io.schema import ABLATION_CONDITIONS, COLUMN_NAMES, ITEM_FIELDS, REQUIRED_ITEM_FIELDS, normalize_condition
 
 __all__ = ["SPEC", "KNOWN_KEYS", "RULES", "LineValues", "check_lines"]
@@ -324,5 +324,3 @@ def check_lines(raw: pl.DataFrame, items: pl.DataFrame | None, has_items: bool) 
     kept = frame.filter(pl.col("_ok"))
     return kept, keyed, frame.height - kept.height
 
-
-__all__ += ["per_distinct"]
