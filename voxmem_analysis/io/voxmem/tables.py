@@ -79,8 +79,9 @@ def _numeric_column(df: pl.DataFrame, col: str, dtype, name: str, problems: list
     if dtype == pl.Float64:
         after = pl.select(pl.when(after.is_finite()).then(after).otherwise(None)).to_series()
     bad = before.is_not_null() & (text != "") & after.is_null()
+    finite = text.cast(pl.Float64, strict=False).is_finite().fill_null(False)
     negative = (after < 0).fill_null(False) if col in _COUNTS else pl.Series([False] * df.height)
-    for mask, rule, what in ((bad, NOT_NUMBERS, "whole numbers" if dtype == pl.Int64 else "finite numbers"),
+    for mask, rule, what in ((bad & ~finite, NOT_NUMBERS, "finite numbers"), (bad & finite, NOT_NUMBERS, "whole numbers"),
                              (negative, NEGATIVE, "")):
         lost = int(mask.sum())
         if not lost:
