@@ -148,7 +148,7 @@ def amc_corruption(draw):
     return files, jsonl, raw
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=amc_corruption())
 def test_amc_random_corruption_read_consistently(tmp_path_factory, case):
     files, jsonl, raw = case

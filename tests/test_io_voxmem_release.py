@@ -938,7 +938,7 @@ def _clean(tmp_path_factory):
     return load_release(root, cache=False).frame
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(bad=corruption())
 def test_corrupted_lines_are_named_exactly_or_left_out_exactly(tmp_path_factory, bad):
     clean = _clean(tmp_path_factory)

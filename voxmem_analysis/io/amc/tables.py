@@ -232,9 +232,8 @@ def read_rows(tables: list[tuple[Path, str]], fields, rules, kind: str, **known)
     raw = pl.concat(frames, how="diagonal_relaxed") if frames else None
     if raw is None or not raw.height:
         raw = pl.DataFrame(schema={"_fi": pl.Int64, "_file": pl.Utf8, "_line": pl.Int64, **spec(fields).schema()})
-    for c, t in (("_p0_code", pl.Utf8), ("_p0_msg", pl.Utf8), ("_p0_field", pl.Utf8), ("_uni", pl.List(pl.Utf8))):
-        if c not in raw.columns:
-            raw = raw.with_columns(pl.lit(None, dtype=t).alias(c))
+    raw = raw.with_columns([pl.lit(None, dtype=t).alias(c) for c, t in (("_p0_code", pl.Utf8), ("_p0_msg", pl.Utf8),
+                            ("_p0_field", pl.Utf8), ("_uni", pl.List(pl.Utf8))) if c not in raw.columns])
     frame, found = check_table(derived(raw, kind, **known), rules)
     ok = frame.filter(pl.col("_ok"))
     return ok, keyed + found, frame.height - ok.height

@@ -7,7 +7,7 @@ from __future__ import annotations
 import polars as pl
 
 __all__ = ["PY_WHITESPACE", "KINDS", "I64_MIN", "I64_MAX", "SUFFIXES", "Values", "per_distinct", "valid_text", "as_int",
-           "py_float", "value_of"]
+           "py_float", "value_of", "reading"]
 
 #: The characters Python's ``str.strip()`` removes (polars' default set lacks U+001C..U+001F).
 PY_WHITESPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
@@ -65,6 +65,16 @@ def _truthy(key: str) -> bool:
     return s not in ("[]", "{}") if t in ("list", "dict") else bool(value_of(t, s))
 
 
+def reading(fn):
+    """A reading built once per field and arguments (the expressions are immutable; building them is the cost)."""
+    def built(self, *args, **kw):
+        key = (fn.__name__, args, tuple(kw.items()))
+        if key not in self.memo:
+            self.memo[key] = fn(self, *args, **kw)
+        return self.memo[key]
+    return built
+
+
 class Values:
     """The readings of one raw frame's fields (``kinds``: field -> kind; a field not listed is ``str``;
     ``frame``: for the readings computed in Python, once per distinct value)."""
@@ -73,32 +83,40 @@ class Values:
         self.cols = set(columns)
         self.kinds = kinds or {}
         self.frame = frame
+        self.memo: dict = {}
 
+    @reading
     def col(self, name: str, dtype=pl.Utf8) -> pl.Expr:
         return pl.col(name) if name in self.cols else pl.lit(None, dtype=dtype)
 
     def kind(self, f: str) -> str:
         return self.kinds.get(f, "str")
 
+    @reading
     def typed(self, f: str) -> pl.Expr:
         """The column of values of the field's kind (a ``json`` field has none)."""
         return self.col(f, KINDS[self.kind(f)]) if self.kind(f) in KINDS else pl.lit(None, dtype=pl.Utf8)
 
+    @reading
     def odd(self, f: str) -> pl.Expr:
         """The record holds ``f`` with a value of another JSON type than the field's."""
         return self.col(f"{f}.t").is_not_null()
 
+    @reading
     def type(self, f: str) -> pl.Expr:
         """The Python type name of the value (null when there is none)."""
         return pl.coalesce(self.col(f"{f}.t"), pl.when(self.typed(f).is_not_null()).then(pl.lit(self.kind(f))))
 
+    @reading
     def none(self, f: str) -> pl.Expr:
         """No value (absent, null, a CSV cell the row lacks)."""
         return self.typed(f).is_null() & self.col(f"{f}.t").is_null()
 
+    @reading
     def has(self, f: str) -> pl.Expr:
         return self.col(f"{f}.has", pl.Boolean).fill_null(False)
 
+    @reading
     def text(self, f: str) -> pl.Expr:
         """``str(value)`` (null when there is none)."""
         typed = self.typed(f)
@@ -106,27 +124,33 @@ class Values:
             typed = pl.when(typed).then(pl.lit("True")).when(~typed).then(pl.lit("False"))
         return pl.coalesce(typed.cast(pl.Utf8), self.col(f"{f}.s"))
 
+    @reading
     def stripped(self, f: str) -> pl.Expr:
         return self.text(f).str.strip_chars(PY_WHITESPACE)
 
+    @reading
     def empty(self, f: str) -> pl.Expr:
         """``value in (None, "")``."""
         return self.none(f) | (self.text(f) == "").fill_null(False)
 
+    @reading
     def blank(self, f: str) -> pl.Expr:
         """A value of the field's type that is null or white space only (a value of another type is not)."""
         return ~self.odd(f) & (self.col(f).is_null() | (self.col(f).str.strip_chars(PY_WHITESPACE) == ""))
 
+    @reading
     def missing(self, f: str) -> pl.Expr:
         """No value, a text of white space only, or NaN (a table's cell that holds nothing)."""
         t = self.type(f)
         return (self.none(f) | ((t == "str") & (self.stripped(f) == "")) | ((t == "float") & (self.text(f) == "nan"))
                 ).fill_null(True)
 
+    @reading
     def label(self, f: str) -> pl.Expr:
         """The text a vocabulary reads: ``str(value)``, none for a list or object."""
         return pl.when(self.col(f"{f}.t").is_in(["list", "dict"]).fill_null(False)).then(None).otherwise(self.text(f))
 
+    @reading
     def boolean(self, f: str, true=("true",), false=("false",), *, numbers=()) -> pl.Expr:
         """The boolean a value means: a JSON boolean; a text in ``true``/``false`` (any case, spaces around);
         a number of a type in ``numbers`` (``"int"``, ``"float"``) equal to 0 or 1; else null."""
@@ -143,11 +167,13 @@ class Values:
             return pl.lit(None, dtype=dtype)
         return per_distinct(self.frame, self.col(f"{f}.t") + pl.lit("\x00") + self.col(f"{f}.s"), fn, dtype)
 
+    @reading
     def truthy(self, f: str) -> pl.Expr:
         """``bool(value)``."""
         typed = {"str": self.col(f) != "", "bool": self.col(f, pl.Boolean), "int": self.col(f, pl.Int64) != 0}[self.kind(f)]
         return pl.coalesce(typed, self._python(f, _truthy, pl.Boolean)).fill_null(False)
 
+    @reading
     def whole(self, f: str) -> pl.Expr:
         """:func:`as_int` of the value."""
         odd = self._python(f, lambda k: as_int(value_of(*k.split("\x00", 1))), pl.Int64)
@@ -156,6 +182,7 @@ class Values:
             typed = per_distinct(self.frame, typed, as_int, pl.Int64) if self.frame is not None else pl.lit(None, pl.Int64)
         return pl.coalesce(typed, odd)
 
+    @reading
     def number(self, f: str) -> pl.Expr:
         """Python's ``float`` of a text or number (NaN for a boolean, a list, a text that is no number)."""
         readable = self.type(f).is_in(["str", "int", "float"])

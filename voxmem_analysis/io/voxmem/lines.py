@@ -8,7 +8,7 @@ import polars as pl
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.io.engine.records import Spec
 from voxmem_analysis.io.engine.rules import PY_WHITESPACE, Rule, check, flagged, parser_rules, required, shown, unicode_rule
-from voxmem_analysis.io.engine.values import Values
+from voxmem_analysis.io.engine.values import Values, reading
 from voxmem_analysis.io.schema import ABLATION_CONDITIONS, COLUMN_NAMES, ITEM_FIELDS, REQUIRED_ITEM_FIELDS, normalize_condition
 
 __all__ = ["SPEC", "KNOWN_KEYS", "RULES", "LineValues", "check_lines"]
@@ -44,25 +44,31 @@ _NORMALIZERS = {"context_length": tx.normalize_budget, "evidence_type": tx.norma
 class LineValues(Values):
     """A line's values, or as the harness reader looked them up (``get_*``: the line's, else the item table's)."""
 
+    @reading
     def get_label(self, f: str) -> pl.Expr:
         return pl.when(self.none(f)).then(pl.col(f"it.{f}").cast(pl.Utf8)).otherwise(self.label(f))
 
+    @reading
     def get_text(self, f: str) -> pl.Expr:
         return pl.when(self.none(f)).then(pl.col(f"it.{f}").cast(pl.Utf8)).otherwise(self.text(f))
 
+    @reading
     def get_empty(self, f: str) -> pl.Expr:
         return pl.when(self.none(f)).then(pl.col(f"it.{f}").cast(pl.Utf8).fill_null("") == "").otherwise(self.empty(f))
 
+    @reading
     def get_truthy(self, f: str) -> pl.Expr:
         item = pl.col(f"it.{f}")
         item_truthy = (item != "") if f not in ITEM_INT_FIELDS else (item != 0)
         return pl.when(self.none(f)).then(item_truthy.fill_null(False)).otherwise(self.truthy(f))
 
+    @reading
     def flag(self, f: str) -> tuple[pl.Expr, pl.Expr]:
         """``(value, ok)`` of a true/false field: a JSON boolean, or the text true/false in any case."""
         value = self.boolean(f)
         return value, self.none(f) | value.is_not_null()
 
+    @reading
     def whole_via(self, f: str, via_item: bool) -> pl.Expr:
         own = self.whole(f)
         return pl.when(self.none(f)).then(pl.col(f"it.{f}")).otherwise(own) if via_item else own
