@@ -46,7 +46,7 @@ def check(frame, rules: tuple[Rule, ...], context: Any = None, *, gate: pl.Expr 
     eager = isinstance(frame, pl.DataFrame)
     if context is None:
         context = Values(frame.columns if eager else frame.collect_schema().names())
-    frame = frame.lazy().with_columns((pl.lit(True) if gate is None else gate).fill_null(False).alias("_ok"))
+    frame = frame.with_columns((pl.lit(True) if gate is None else gate).fill_null(False).alias("_ok"))
     for stage in sorted({r.stage for r in rules}):
         idx = [i for i, r in enumerate(rules) if r.stage == stage]
         frame = frame.with_columns([(pl.col("_ok") & rules[i].flag(context)).fill_null(False).alias(f"{prefix}{i}")
@@ -54,7 +54,7 @@ def check(frame, rules: tuple[Rule, ...], context: Any = None, *, gate: pl.Expr 
         errors = [pl.col(f"{prefix}{i}") for i in idx if rules[i].severity == "error"]
         if errors:
             frame = frame.with_columns((pl.col("_ok") & ~pl.any_horizontal(errors)).alias("_ok"))
-    return frame.collect() if eager else frame
+    return frame
 
 
 def flagged(frame: pl.DataFrame, rules: tuple[Rule, ...], key: Callable[[dict, int, int], tuple], *,

@@ -100,17 +100,18 @@ class Values:
     @reading
     def odd(self, f: str) -> pl.Expr:
         """The record holds ``f`` with a value of another JSON type than the field's."""
-        return self.col(f"{f}.t").is_not_null()
+        return self.col(f"{f}.t").is_not_null() if f"{f}.t" in self.cols else pl.lit(False)
 
     @reading
     def type(self, f: str) -> pl.Expr:
         """The Python type name of the value (null when there is none)."""
-        return pl.coalesce(self.col(f"{f}.t"), pl.when(self.typed(f).is_not_null()).then(pl.lit(self.kind(f))))
+        own = pl.when(self.typed(f).is_not_null()).then(pl.lit(self.kind(f)))
+        return pl.coalesce(self.col(f"{f}.t"), own) if f"{f}.t" in self.cols else own
 
     @reading
     def none(self, f: str) -> pl.Expr:
         """No value (absent, null, a CSV cell the row lacks)."""
-        return self.typed(f).is_null() & self.col(f"{f}.t").is_null()
+        return self.typed(f).is_null() & ~self.odd(f)
 
     @reading
     def has(self, f: str) -> pl.Expr:
@@ -122,7 +123,7 @@ class Values:
         typed = self.typed(f)
         if self.kind(f) == "bool":
             typed = pl.when(typed).then(pl.lit("True")).when(~typed).then(pl.lit("False"))
-        return pl.coalesce(typed.cast(pl.Utf8), self.col(f"{f}.s"))
+        return pl.coalesce(typed.cast(pl.Utf8), self.col(f"{f}.s")) if f"{f}.s" in self.cols else typed.cast(pl.Utf8)
 
     @reading
     def stripped(self, f: str) -> pl.Expr:
@@ -141,6 +142,8 @@ class Values:
     @reading
     def missing(self, f: str) -> pl.Expr:
         """No value, a text of white space only, or NaN (a table's cell that holds nothing)."""
+        if f"{f}.t" not in self.cols:   # every value of the field's kind
+            return (self.none(f) | (self.stripped(f) == "")).fill_null(True) if self.kind(f) == "str" else self.none(f)
         t = self.type(f)
         return (self.none(f) | ((t == "str") & (self.stripped(f) == "")) | ((t == "float") & (self.text(f) == "nan"))
                 ).fill_null(True)
@@ -148,6 +151,8 @@ class Values:
     @reading
     def label(self, f: str) -> pl.Expr:
         """The text a vocabulary reads: ``str(value)``, none for a list or object."""
+        if f"{f}.t" not in self.cols:
+            return self.text(f)
         return pl.when(self.col(f"{f}.t").is_in(["list", "dict"]).fill_null(False)).then(None).otherwise(self.text(f))
 
     @reading
