@@ -126,6 +126,7 @@ def encode(records: list, spec: Spec, check_unicode: list[bool] | None = None) -
     """The encoding of Python records (``None``: not an object) after ``prepare``: the fields' columns, ``_uni``."""
     n = len(records)
     cols: dict[str, list] = {c: [None] * n for c in [*(f for f, k in spec.fields.items() if k in KINDS), *spec.plain]}
+    cols.update({f"{f}.has": [False] * n for f in spec.fields} if spec.presence else {})
     uni: list[list[str]] = [[] for _ in range(n)]
     for i, rec in enumerate(records):
         if not isinstance(rec, dict):
@@ -137,7 +138,7 @@ def encode(records: list, spec: Spec, check_unicode: list[bool] | None = None) -
             cols[c][i] = values.get(c)
         for f, kind in spec.fields.items():
             if spec.presence:
-                cols.setdefault(f"{f}.has", [False] * n)[i] = f in values
+                cols[f"{f}.has"][i] = f in values
             if values.get(f) is not None:
                 _put(cols, f, kind, values[f], i, n)
     return {**cols, "_uni": uni}
