@@ -6,7 +6,9 @@ them) and each command (``table table15`` and ``export-frame``), runs ``--repeat
 
 * ``--no-cache``: parse the release, no cache involved (the baseline);
 * cold: the cache emptied first, so the command parses the release and writes its entry;
-* warm: the entry is there; its frames are memory-mapped.
+* warm: the entry is there; every file of it checked against its digest, the frames memory-mapped;
+* unverified: the same without the digests checked (``cache.VERIFY = False`` in the process): the
+  cost of checking is warm / unverified.
 
 Prints medians of wall time and peak resident memory (``/usr/bin/time``'s maximum RSS, which
 counts the mapped pages of the entry a warm run touches), the ratios warm / ``--no-cache`` and
@@ -29,6 +31,8 @@ from bench_load import BIN, predictions, replicate, timed  # noqa: E402  (the re
 
 COMMANDS = {"table15": ["table", "table15"], "export-frame": ["export-frame"]}
 CLI = [str(BIN / "voxmem-analysis")]
+UNVERIFIED = [sys.executable, "-c", "import sys\nfrom voxmem_analysis.io.engine import cache\ncache.VERIFY = False\n"
+              "from voxmem_analysis.cli import main\nraise SystemExit(main(sys.argv[1:]))"]
 CODE: str | None = None
 
 
@@ -50,12 +54,13 @@ def bench(n: int, name: str, repeat: int, work: Path) -> dict:
     cmd = [*CLI, *COMMANDS[name], "--data", str(root)]
     if name == "export-frame":
         cmd += ["--out", str(work / "frame.parquet")]
-    runs: dict[str, list[tuple[float, float, float]]] = {"no-cache": [], "cold": [], "warm": []}
+    runs: dict[str, list[tuple[float, float, float]]] = {"no-cache": [], "cold": [], "warm": [], "unverified": []}
     for _ in range(repeat):
         runs["no-cache"].append(timed(cmd + ["--no-cache"], env))
         clear(env)
         runs["cold"].append(timed(cmd, env))
         runs["warm"].append(timed(cmd, env))
+        runs["unverified"].append(timed(UNVERIFIED + cmd[len(CLI):], env))
     size = entry_bytes(folder)
     med = {k: tuple(statistics.median(r[i] for r in v) for i in range(3)) for k, v in runs.items()}
     return {"scale": n, "command": name, "predictions": predictions(root), "entry": size, **med}
@@ -63,12 +68,13 @@ def bench(n: int, name: str, repeat: int, work: Path) -> dict:
 
 def report(rows: list[dict]) -> None:
     print(f"\n{'scale':>5} {'command':>12} {'predictions':>11} | {'no-cache s':>10} {'MiB':>6} | {'cold s':>7} {'MiB':>6} "
-          f"{'x':>5} {'mem x':>5} | {'warm s':>7} {'MiB':>6} {'x':>5} {'mem x':>5} | {'entry MiB':>9} {'B/pred':>6}")
+          f"{'x':>5} {'mem x':>5} | {'warm s':>7} {'MiB':>6} {'x':>5} {'mem x':>5} | {'unverified s':>12} "
+          f"{'warm/unv':>8} | {'entry MiB':>9} {'B/pred':>6}")
     for r in rows:
-        (nw, nm, _), (cw, cm, _), (ww, wm, _) = r["no-cache"], r["cold"], r["warm"]
+        (nw, nm, _), (cw, cm, _), (ww, wm, _), (uw, _, _) = r["no-cache"], r["cold"], r["warm"], r["unverified"]
         print(f"{r['scale']:>4}x {r['command']:>12} {r['predictions']:>11,} | {nw:>10.2f} {nm:>6.0f} | {cw:>7.2f} {cm:>6.0f} "
-              f"{cw / nw:>5.2f} {cm / nm:>5.2f} | {ww:>7.2f} {wm:>6.0f} {ww / nw:>5.2f} {wm / nm:>5.2f} | "
-              f"{r['entry'] / 2**20:>9.1f} {r['entry'] / r['predictions']:>6.0f}")
+              f"{cw / nw:>5.2f} {cm / nm:>5.2f} | {ww:>7.2f} {wm:>6.0f} {ww / nw:>5.2f} {wm / nm:>5.2f} | {uw:>12.2f} "
+              f"{ww / uw:>8.2f} | {r['entry'] / 2**20:>9.1f} {r['entry'] / r['predictions']:>6.0f}")
 
 
 def main() -> None:

@@ -1,31 +1,42 @@
-"""Time the readers of the other inputs on both paths: row by row (``bulk=False``) and columnar.
+"""Time the readers of the other inputs (one path each): the Audio MultiChallenge release and runs, the
+error-attribution audit records and LongMemEval verdicts, at 1x and on copies replicated ``--scale``
+times (built once under benchmarks/.cache/; every id prefixed per copy, so a copy is as clean as the
+original).  Prints the best of ``--repeat`` runs; ``--save FILE`` keeps them and ``--against FILE``
+prints new/old per input; ``--code DIR`` times another checkout's package (e.g. the code before a
+change).  Not a test: the numbers depend on the machine and its load.  All inputs are synthetic.
 
-    .venv/bin/python benchmarks/bench_load_parts.py [--repeat 3] [--scale 10]
-
-Readers: the Audio MultiChallenge release (``load_amc`` on data/synthetic-amc), the
-error-attribution audit records (``read_audit_files`` on data/synthetic's attribution/) and
-LongMemEval verdicts (``load_longmemeval`` on data/examples/longmemeval), each at 1x and on a copy
-replicated ``--scale`` times (built once under benchmarks/.cache/; every id is prefixed per copy,
-so the copy is as clean as the original).  Prints the median of ``--repeat`` runs per path and
-the ratio (row by row / columnar: above 1 the columnar path is faster).  Not a test: the numbers
-depend on the machine and its load.  All inputs are synthetic.
+    .venv/bin/python benchmarks/bench_load_parts.py --code /path/to/old --save /tmp/before.json
+    .venv/bin/python benchmarks/bench_load_parts.py --against /tmp/before.json
 """
 from __future__ import annotations
 
 import argparse
 import csv
+import importlib
 import io
 import json
 import shutil
-import statistics
+import sys
 import time
 from pathlib import Path
 
-import voxmem_analysis.io.attribution as attribution_io
-import voxmem_analysis.io.longmemeval as longmemeval_io
-from voxmem_analysis.io.amc import load_amc
-from voxmem_analysis.io.attribution import read_audit_files
-from voxmem_analysis.io.longmemeval import load_longmemeval
+if "--code" in sys.argv:          # another checkout's voxmem_analysis (e.g. the code before a change)
+    sys.path.insert(0, sys.argv[sys.argv.index("--code") + 1])
+
+
+def _reader(name: str, *old: str):
+    """A loader from ``voxmem_analysis.io`` (or, in older code, from the module that held it)."""
+    for module in ("voxmem_analysis.io", *old):
+        found = getattr(importlib.import_module(module), name, None)
+        if found is not None:
+            return found
+    raise ImportError(name)
+
+
+load_amc = _reader("load_amc", "voxmem_analysis.io.amc")
+load_amc_runs = _reader("load_amc_runs", "voxmem_analysis.io.amc_runs")
+load_longmemeval = _reader("load_longmemeval", "voxmem_analysis.io.longmemeval")
+read_audit_files = _reader("read_audit_files", "voxmem_analysis.io.voxmem.attribution", "voxmem_analysis.io.attribution")
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = Path(__file__).resolve().parent / ".cache"
@@ -93,54 +104,47 @@ def longmemeval_copy(scale: int) -> Path:
 
 
 # ----------------------------------------------------------------------------- timing
-def _median(fn, repeat: int) -> float:
-    times = []
+def best(fn, repeat: int) -> float:
+    out = []
     for _ in range(repeat):
         t0 = time.perf_counter()
         fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+        out.append(time.perf_counter() - t0)
+    return min(out)
 
 
-def readers(scale: int) -> list[tuple[str, str, object]]:
+def readers(scale: int) -> list[tuple[str, object]]:
     amc, att, lme = ROOT / "data" / "synthetic-amc", ROOT / "data" / "synthetic", ROOT / "data" / "examples" / "longmemeval"
-    cases = [("1x", amc, att, lme)]
-    if scale > 1:
-        cases.append((f"{scale}x", amc_copy(scale), attribution_copy(scale), longmemeval_copy(scale)))
-    out = []
+    runs = ROOT / "data" / "examples" / "amc_run"
+    cases = [("1x", amc, att, lme)] + ([(f"{scale}x", amc_copy(scale), attribution_copy(scale), longmemeval_copy(scale))]
+                                       if scale > 1 else [])
+    out = [("load_amc_runs 1x", lambda: load_amc_runs(runs / "manifest.csv", runs / "tasks.jsonl", strict=False))]
     for label, a, b, c in cases:
-        out.append(("load_amc", label, lambda bulk, a=a: load_amc(a, bulk=bulk)))
-        out.append(("read_audit_files", label, lambda bulk, b=b: read_audit_files(b, bulk=bulk)))
-        out.append(("load_longmemeval", label, lambda bulk, c=c: load_longmemeval(
-            c / "manifest.csv", c / "questions.json", bulk=bulk)))
+        out += [(f"load_amc {label}", lambda a=a: load_amc(a, strict=False)),
+                (f"read_audit_files {label}", lambda b=b: read_audit_files(b)),
+                (f"load_longmemeval {label}", lambda c=c: load_longmemeval(c / "manifest.csv", c / "questions.json",
+                                                                           strict=False))]
     return out
-
-
-def _forced(fn):
-    """``fn(True)`` with the columnar path taken for files of any size (by default the attribution
-    and LongMemEval readers take it only for files of BULK_MIN_LINES lines or more)."""
-    saved = attribution_io.BULK_MIN_LINES, longmemeval_io.BULK_MIN_LINES
-    attribution_io.BULK_MIN_LINES = longmemeval_io.BULK_MIN_LINES = 0
-    try:
-        return fn(True)
-    finally:
-        attribution_io.BULK_MIN_LINES, longmemeval_io.BULK_MIN_LINES = saved
 
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--scale", type=int, default=10)
+    ap.add_argument("--save")
+    ap.add_argument("--against")
+    ap.add_argument("--code", help="folder holding the voxmem_analysis package to time")
     args = ap.parse_args(argv)
-    print("SYNTHETIC inputs; median of", args.repeat, "runs (wall s); ratio = row by row / columnar")
-    print("'default' is bulk=True as shipped; 'forced' takes the columnar path for every file")
-    print(f"{'reader':18} {'size':>5} {'row by row':>11} {'default':>9} {'ratio':>6} {'forced':>9} {'ratio':>6}")
-    for name, label, fn in readers(args.scale):
-        fn(True)   # warm: imports, file cache
-        slow = _median(lambda: fn(False), args.repeat)
-        fast = _median(lambda: fn(True), args.repeat)
-        forced = fast if name == "load_amc" else _median(lambda: _forced(fn), args.repeat)
-        print(f"{name:18} {label:>5} {slow:11.4f} {fast:9.4f} {slow / fast:6.2f} {forced:9.4f} {slow / forced:6.2f}")
+    old = json.loads(Path(args.against).read_text()) if args.against else {}
+    res = {}
+    print(f"SYNTHETIC inputs; best of {args.repeat} runs (wall ms)")
+    for name, fn in readers(args.scale):
+        fn()   # warm: imports, file cache
+        res[name] = best(fn, args.repeat)
+        print(f"{name:28s} {res[name] * 1000:9.1f}" + (f"   old {old[name] * 1000:9.1f}   new/old {res[name] / old[name]:.2f}"
+                                                      if name in old else ""))
+    if args.save:
+        Path(args.save).write_text(json.dumps(res))
 
 
 if __name__ == "__main__":

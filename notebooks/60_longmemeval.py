@@ -33,7 +33,7 @@ from voxmem_analysis.analysis import verdicts as G
 from voxmem_analysis import output
 from voxmem_analysis.paths import resolve
 from voxmem_analysis.reproduce.provenance import OutputFolder
-from voxmem_analysis.io.longmemeval import load_longmemeval, select_judge
+from voxmem_analysis.io import load_longmemeval, select_judge
 from voxmem_analysis.plots import verdicts as P
 
 data = load_longmemeval(resolve(manifest), resolve(questions), strict=True)

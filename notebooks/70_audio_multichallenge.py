@@ -29,7 +29,7 @@ n_boot = 10_000
 # %%
 from voxmem_analysis import output
 from voxmem_analysis.analysis import amc as A
-from voxmem_analysis.io.amc import load_amc
+from voxmem_analysis.io import load_amc
 from voxmem_analysis.paths import resolve
 from voxmem_analysis.reproduce.provenance import OutputFolder
 from voxmem_analysis.plots import amc as P

@@ -20,7 +20,7 @@ SYNTHETIC = REPO / "data" / "synthetic"
 @pytest.fixture(scope="session", autouse=True)
 def _cache_outside_home(tmp_path_factory):
     """The parsed-release cache of every test (and of the commands tests start) goes to a temporary
-    folder, never to the user's ~/.cache (VOXMEM_CACHE_DIR, see voxmem_analysis.io.cache)."""
+    folder, never to the user's ~/.cache (VOXMEM_CACHE_DIR, see voxmem_analysis.io.engine.cache)."""
     import os
 
     old = os.environ.get("VOXMEM_CACHE_DIR")

@@ -1,5 +1,5 @@
 """Inputs for the recorded readings of the LongMemEval and error-attribution readers
-(``tests/test_reader_recorded_lme.py``): hand-made bad inputs and seeded random corruptions of the
+(``tests/test_io_longmemeval.py``, ``tests/test_io_voxmem_attribution.py``): hand-made bad inputs and seeded random corruptions of the
 shipped LongMemEval example and of the synthetic release's audit records, and :func:`reading`, the
 JSON-able snapshot of what a reader gave (frames, problems, counts).
 
@@ -137,7 +137,7 @@ def _array_layout(text: str) -> str:
 
 
 def _big(n_copies: int, corrupt_seed: int | None):
-    """Every verdict file repeated to over BULK_MIN_LINES lines (question ids made unique by copy), for
+    """Every verdict file repeated (question ids made unique by copy), for
     the columnar path; the questions repeated alike; optionally seeded corruptions."""
     def build(tmp: Path):
         root = lme_copy(tmp)
@@ -378,11 +378,11 @@ def _problems(problems, tmp: str) -> list:
     return [[p.code, p.severity, _path(p.file, tmp), p.line, p.field, _path(p.message, tmp), p.count] for p in problems]
 
 
-def lme_reading(name: str, tmp: Path, bulk: bool = True) -> dict:
+def lme_reading(name: str, tmp: Path) -> dict:
     """What ``load_longmemeval(strict=False)`` gives for case ``name`` (paths under ``tmp`` as ``<tmp>``)."""
-    from voxmem_analysis.io.longmemeval import load_longmemeval
+    from voxmem_analysis.io import load_longmemeval
     manifest, questions, kw = LME_CASES[name](tmp)
-    data = load_longmemeval(manifest, questions, strict=False, bulk=bulk, **kw)
+    data = load_longmemeval(manifest, questions, strict=False, **kw)
     t = str(tmp)
     man = data.manifest.drop(columns=["resolved"])
     return {"frame": _frame(data.frame), "questions": _frame(data.questions), "manifest": _frame(man),
@@ -395,14 +395,14 @@ def _audit_records() -> list[str]:
     return _lines(AUDIT)
 
 
-def _audit_case(edit=None, files=None, bulk_copies: int = 1):
-    """A release folder with ``attribution/`` files: the synthetic audit records (``bulk_copies`` times,
+def _audit_case(edit=None, files=None, copies: int = 1):
+    """A release folder with ``attribution/`` files: the synthetic audit records (``copies`` times,
     item ids made unique), edited by ``edit(lines)``; ``files`` maps other names to bytes or text."""
     def build(tmp: Path) -> Path:
         root = tmp / "rel"
         (root / "attribution").mkdir(parents=True)
         lines = []
-        for c in range(bulk_copies):
+        for c in range(copies):
             for ln in _audit_records():
                 lines.append(ln if c == 0 else ln.replace('"item_id": "', f'"item_id": "c{c}_', 1))
         if edit is not None:
@@ -481,17 +481,17 @@ ATTR_CASES = {
                                       "notes.txt": "x"}),
     "gz_cut": _audit_case(None, {"b.jsonl.gz": gzip.compress("\n".join(_audit_records()[:300]).encode())[:2000]}),
     "not_utf8": _audit_case(None, {"b.jsonl": b'{"model": "a\xff"}\n'}),
-    "big_clean": _audit_case(bulk_copies=3),
-    "big_corrupt": _audit_case(_aseeded(99, 5), bulk_copies=3),
+    "big_clean": _audit_case(copies=3),
+    "big_corrupt": _audit_case(_aseeded(99, 5), copies=3),
     **{f"seeded_{s}": _audit_case(_aseeded(s)) for s in range(30)},
 }
 
 
-def attr_reading(name: str, tmp: Path, bulk: bool = True) -> dict:
+def attr_reading(name: str, tmp: Path) -> dict:
     """What ``read_audit_files`` and ``drop_duplicate_records`` give for case ``name``."""
-    from voxmem_analysis.io.attribution import drop_duplicate_records, read_audit_files
+    from voxmem_analysis.io.voxmem.attribution import drop_duplicate_records, read_audit_files
     root = ATTR_CASES[name](tmp)
-    rows, problems = read_audit_files(root, bulk=bulk)
+    rows, problems = read_audit_files(root)
     kept = drop_duplicate_records(rows, problems)
     cells = json.dumps([[_cell(r[k]) for k in r] for r in rows], sort_keys=True, default=repr)
     return {"n_rows": len(rows), "rows_sha256": hashlib.sha256(cells.encode()).hexdigest(), "head": json.loads(cells)[:3],
@@ -500,7 +500,7 @@ def attr_reading(name: str, tmp: Path, bulk: bool = True) -> dict:
 
 def records_reading() -> dict:
     """``check_records`` of in-memory records of every shape."""
-    from voxmem_analysis.io.attribution import check_records
+    from voxmem_analysis.io.voxmem.attribution import check_records
     recs = [json.loads(ln) for ln in _audit_records()[:5]]
     recs += [5, None, [], {}, dict(recs[0], commits="x", source_session=2.0), dict(recs[1], answer=3)]
     rows, problems = check_records(recs, "mem")

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from voxmem_analysis.analysis import amc as A
-from voxmem_analysis.io.amc import is_amc_release, load_amc
+from voxmem_analysis.io import is_amc_release, load_amc
 
 AMC_DATA = Path(__file__).resolve().parents[1] / "data" / "synthetic-amc"
 

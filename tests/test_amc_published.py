@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from voxmem_analysis.io.amc import load_amc
+from voxmem_analysis.io import load_amc
 from voxmem_analysis.reproduce.published import AMC_ARTIFACTS, published
 from voxmem_analysis.reproduce.scoreboard import reproduction_table
 
@@ -111,7 +111,7 @@ def test_runner_passes_the_amc_release(tmp_path):
 def test_reproduction_csv_for_an_amc_release_from_the_notebook_tables(tmp_path):
     from conftest import write_artifact_tables
 
-    from voxmem_analysis.io.amc import load_amc
+    from voxmem_analysis.io import load_amc
     from voxmem_analysis.reproduce.mode import release_info
     from voxmem_analysis.reproduce.published import AMC_ARTIFACTS
     from voxmem_analysis.reproduce.scoreboard import reproduction_from_files, summarize, write_csv

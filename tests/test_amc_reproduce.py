@@ -64,8 +64,8 @@ def test_paper_release_scores_voxmem_and_amc_numbers(tmp_path):
 
     from conftest import write_artifact_tables
 
-    from voxmem_analysis.io.amc import load_amc
-    from voxmem_analysis.io.release import load_release
+    from voxmem_analysis.io import load_amc
+    from voxmem_analysis.io import load_release
     from voxmem_analysis.reproduce.mode import release_info
 
     # what notebooks 10-40 (on the paper's release) and 70 (on the bundled AMC release) write

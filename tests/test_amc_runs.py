@@ -15,8 +15,8 @@ from statsmodels.stats.proportion import proportion_confint
 from voxmem_analysis.analysis.amc_runs import amc_compare, amc_judges, amc_slice, task_frame
 from voxmem_analysis.cli import main
 from voxmem_analysis.errors import VoxMemDataError
-from voxmem_analysis.io.amc_runs import load_amc_runs
-from voxmem_analysis.io.amc_tasks import read_task_table
+from voxmem_analysis.io import load_amc_runs
+from voxmem_analysis.io.amc.tasks import read_task_table
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "examples" / "amc_run"
 
@@ -250,7 +250,7 @@ def _release(tmp_path) -> Path:
 
 def test_release_verdicts_gzipped_linked_or_empty_are_read_or_named(tmp_path):
     from tests.test_amc import verdict_csv
-    from voxmem_analysis.io.amc import load_amc
+    from voxmem_analysis.io import load_amc
 
     root = _release(tmp_path)
     whole = load_amc(root).verdicts

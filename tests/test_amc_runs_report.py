@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from voxmem_analysis.io.amc_runs import load_amc_runs
+from voxmem_analysis.io import load_amc_runs
 from voxmem_analysis.reproduce.amc_runs import write_amc_runs_report
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "data" / "examples" / "amc_run"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from voxmem_analysis.errors import VoxMemDataError
-from voxmem_analysis.io.amc import load_amc
+from voxmem_analysis.io import load_amc
 from tests.test_amc import RUBRICS, TASKS, verdict_csv, write_release
 
 

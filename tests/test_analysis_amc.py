@@ -10,7 +10,7 @@ import pytest
 from voxmem_analysis.analysis import amc as A
 from voxmem_analysis.analysis.amc import amc_table2
 from voxmem_analysis.io.amc import load_amc
-from voxmem_analysis.io.amc_runs import load_amc_runs
+from voxmem_analysis.io import load_amc_runs
 from voxmem_analysis.stats import holm
 
 ROOT = Path(__file__).resolve().parents[1]

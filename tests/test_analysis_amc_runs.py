@@ -14,7 +14,7 @@ import pytest
 from voxmem_analysis.analysis import amc as A
 from voxmem_analysis.analysis.amc_runs import amc_compare, amc_slice, task_frame
 from voxmem_analysis.cli import main
-from voxmem_analysis.io.amc_runs import load_amc_runs
+from voxmem_analysis.io import load_amc_runs
 from voxmem_analysis.stats import holm
 
 ITEMS = {"t1": ["a", "b"], "t2": ["c"], "t3": ["d", "e"], "t4": ["f", "g", "h"]}

@@ -7,7 +7,7 @@ from pathlib import Path
 import polars as pl
 
 from conftest import run_cli
-from voxmem_analysis.io.amc_runs import load_amc_runs
+from voxmem_analysis.io import load_amc_runs
 
 AMC = Path(__file__).resolve().parent.parent / "data" / "examples" / "amc_run"
 RUNS = ["--manifest", AMC / "manifest.csv", "--tasks", AMC / "tasks.jsonl"]

@@ -17,7 +17,7 @@ from voxmem_analysis.analysis.selection import section
 from voxmem_analysis.cli import DEBUG_ENV, main
 from voxmem_analysis.errors import (USAGE_ERRORS, AnalysisInputError, InputError, MissingDataError, Problem,
                                     ResourceLimitError, StatsInputError, UnknownNameError, VoxMemDataError)
-from voxmem_analysis.io.release import load_release
+from voxmem_analysis.io import load_release
 from voxmem_analysis.stats import wilson_interval
 
 

@@ -12,7 +12,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from voxmem_analysis.analysis import verdicts as G  # noqa: E402
-from voxmem_analysis.io.longmemeval import load_longmemeval, select_judge  # noqa: E402
+from voxmem_analysis.io import load_longmemeval, select_judge  # noqa: E402
 from voxmem_analysis.plots import verdicts as P  # noqa: E402
 
 FIX = Path(__file__).parent / "fixtures" / "longmemeval"

@@ -13,7 +13,7 @@ from tests.conftest import SYNTHETIC, harness_line, write_jsonl
 from voxmem_analysis.analysis.items import gold_answer, item_table
 from voxmem_analysis.analysis.paired import compare_models
 from voxmem_analysis.cli import main
-from voxmem_analysis.io.release import load_release
+from voxmem_analysis.io import load_release
 
 
 @pytest.fixture(scope="module")

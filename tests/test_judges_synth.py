@@ -136,7 +136,7 @@ def test_rank_rho_matches_scipy():
 
 def test_release_roundtrip_reproduces_the_paper(made, inputs, tmp_path):
     """Written as a release directory, loaded, and computed by the registered artifacts."""
-    from voxmem_analysis.io.release import load_release
+    from voxmem_analysis.io import load_release
 
     items, _, models = inputs
     pu, j2 = made

@@ -28,7 +28,7 @@ def test_example_matches_its_generator(tmp_path):
 
 
 def test_example_loads_and_is_marked_synthetic():
-    from voxmem_analysis.io.longmemeval import load_longmemeval
+    from voxmem_analysis.io import load_longmemeval
 
     d = load_longmemeval(EXAMPLE / "manifest.csv", EXAMPLE / "questions.json")
     assert d.synthetic and d.label().startswith("SYNTHETIC DATA")

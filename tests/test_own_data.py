@@ -93,7 +93,7 @@ def test_report_mode_by_release_identity(tmp_path):
 
 
 def test_release_info_in_analysis_mode():
-    from voxmem_analysis.io.release import load_release
+    from voxmem_analysis.io import load_release
     from voxmem_analysis.reproduce.mode import release_info
 
     info, problems = release_info(load_release(EXAMPLE), EXAMPLE)
@@ -107,7 +107,7 @@ def test_release_info_in_analysis_mode():
 
 
 def test_describe_runs_counts_match_the_frame():
-    from voxmem_analysis.io.release import load_release
+    from voxmem_analysis.io import load_release
 
     rel = load_release(EXAMPLE)
     recs = describe_runs(rel)
@@ -153,7 +153,7 @@ def test_table15_in_the_papers_order_with_integer_counts():
     assert out["Overall"].iloc[-1] == 799 and isinstance(out["Overall"].iloc[-1], int)
     # the synthetic release's Table 15 in the paper's order (published.csv lists its rows in print order)
     from voxmem_analysis.artifacts import compute
-    from voxmem_analysis.io.release import load_release
+    from voxmem_analysis.io import load_release
     from voxmem_analysis.reproduce.published import published
 
     ours = paper_order_table15(compute("table15", load_release(SYNTHETIC)).reset_index())

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from voxmem_analysis import output
-from voxmem_analysis.io.fingerprint import release_fingerprint
+from voxmem_analysis.io import release_fingerprint
 from voxmem_analysis.reproduce.provenance import (PROVENANCE_FILE, Finding, OutputFolder, findings, grouped,
                                                   notebook_source, read_records)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from voxmem_analysis.io.amc_runs import load_amc_runs
+from voxmem_analysis.io import load_amc_runs
 from voxmem_analysis.output import figure_caption, read_findings
 from voxmem_analysis.reproduce.amc_findings import paired_by_axis, paired_overall, systems_overall
 from voxmem_analysis.reproduce.amc_runs import rubric_rates, write_amc_runs_report

@@ -217,7 +217,7 @@ VOXMEM_FILES = ["predictions/a/p_8k.jsonl", "predictions/a/p_64k.jsonl.gz", "pre
 @given(change=corruption(VOXMEM_FILES))
 def test_voxmem_release_corrupted_at_random(change):
     from voxmem_analysis.errors import files_not_read_in_full
-    from voxmem_analysis.io.release import load_release
+    from voxmem_analysis.io import load_release
 
     with corrupted(voxmem_release, change, _voxmem_commands) as (root, said):
         rc, text = said[1]
@@ -334,7 +334,7 @@ def _attribution_release(root: Path) -> Path:
 @settings(_SETTINGS, max_examples=30)
 @given(change=corruption(["attribution/audit_64k.jsonl", "attribution/more.jsonl.gz"]))
 def test_attribution_records_corrupted_at_random(change):
-    from voxmem_analysis.io.attribution import read_audit_files
+    from voxmem_analysis.io.voxmem.attribution import read_audit_files
 
     with corrupted(_attribution_release, change, lambda root: [(["validate", "--data", str(root)], None)]) as (root, _):
         if change[1] in ("loop", "fifo"):

@@ -76,7 +76,7 @@ def _fake_run(tiny_release, repro, *, n_boot=20):
     """A reproduce output of the tiny release as the notebooks would leave it: Table 15 in long form
     and three figures, each recorded in provenance.json, and run.json naming the notebook's record."""
     from voxmem_analysis import artifacts, load_release, output
-    from voxmem_analysis.io.fingerprint import release_fingerprint
+    from voxmem_analysis.io import release_fingerprint
     from voxmem_analysis.reproduce.provenance import OutputFolder, read_records
 
     release = load_release(tiny_release)

@@ -25,7 +25,7 @@ EXAMPLE = ROOT / "data" / "examples" / "my_eval"
 
 @pytest.fixture(scope="module")
 def synthetic():
-    from voxmem_analysis.io.release import load_release
+    from voxmem_analysis.io import load_release
 
     return load_release(SYNTHETIC)
 
@@ -64,7 +64,7 @@ def test_the_explorer_widget_leaves_real_data_unlabelled(tiny_release, monkeypat
     import IPython.display
 
     from voxmem_analysis.analysis import explore as E
-    from voxmem_analysis.io.release import load_release
+    from voxmem_analysis.io import load_release
     from voxmem_analysis.plots.slices import slice_dot_plot
 
     release = load_release(tiny_release)
@@ -189,7 +189,7 @@ def test_report_caption_of_figure_8_on_a_32k_only_run(tmp_path):
 
     from voxmem_analysis import artifacts
     from voxmem_analysis.analysis import results as R
-    from voxmem_analysis.io.release import load_release
+    from voxmem_analysis.io import load_release
     from voxmem_analysis.output import figure_caption, save_figure
     from voxmem_analysis.reproduce.report import captions
 
@@ -267,7 +267,7 @@ def test_table15_subset_of_paper_models_keeps_the_paper_order(synthetic):
 
 def test_table15_other_models_in_models_csv_order(synthetic):
     from voxmem_analysis.artifacts import compute
-    from voxmem_analysis.io.release import load_release
+    from voxmem_analysis.io import load_release
 
     t = compute("table15", synthetic, budget="32K")             # 15 models: 5 are not in the paper's Table 15
     ms = [r for r in t.index if not (r.startswith("Mean ") or r == "n")]

@@ -11,12 +11,9 @@ __all__ = ["load_release", "Release", "ScoringRules", "VoxMemDataError", "Missin
 
 
 def __getattr__(name):  # lazy: `import voxmem_analysis` stays instant (CLI start-up, notebooks)
-    if name in ("load_release", "Release"):
-        from voxmem_analysis.io import release as loading
-        return getattr(loading, name)
-    if name == "ScoringRules":
-        from voxmem_analysis.io.scoring import ScoringRules
-        return ScoringRules
+    if name in ("load_release", "Release", "ScoringRules"):
+        from voxmem_analysis import io
+        return getattr(io, name)
     if name in ("VoxMemDataError", "MissingDataError", "InputError", "Problem"):
         from voxmem_analysis import errors
         return getattr(errors, name)

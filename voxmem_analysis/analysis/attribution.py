@@ -25,7 +25,7 @@ from voxmem_analysis.analysis.attribution_rules import (AUDIT_FIELDS, COMMITS, C
                                                         make_refusal_detector, rule_table, rules_markdown)
 from voxmem_analysis.artifacts import artifact
 from voxmem_analysis.errors import AnalysisInputError, MissingDataError, Problem, VoxMemDataError
-from voxmem_analysis.io.attribution import check_records, drop_duplicate_records, read_audit_files
+from voxmem_analysis.io.voxmem.attribution import check_records, drop_duplicate_records, read_audit_files
 
 __all__ = [
     "AUDIT_FIELDS", "COMMITS", "SOURCES", "RELATIONS", "NON_SPECIFIC_COMMITS", "VERDICT_ANSWER_TYPES",

@@ -17,7 +17,7 @@ import pandas as pd
 
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.errors import AnalysisInputError
-from voxmem_analysis.io.attribution import AUDIT_ENUMS, AUDIT_FIELDS, COMMITS, RELATIONS, SOURCES
+from voxmem_analysis.io.voxmem.attribution import AUDIT_ENUMS, AUDIT_FIELDS, COMMITS, RELATIONS, SOURCES
 
 __all__ = [
     "AUDIT_FIELDS", "COMMITS", "SOURCES", "RELATIONS", "NON_SPECIFIC_COMMITS", "VERDICT_ANSWER_TYPES",

@@ -502,7 +502,7 @@ def judge_budget(release, budget: str | None = None) -> str:
 
 def compare_judges(release, *, budget: str | None = None, production_family: str | None = "Gemini",
                    n_boot: int = 10_000, seed: int = 0) -> JudgeComparison:
-    """:func:`compare_judge_frames` on a :class:`~voxmem_analysis.io.release.Release`
+    """:func:`compare_judge_frames` on a :class:`~voxmem_analysis.io.Release`
     (``release.frame`` vs ``release.judge2``, family from ``release.models``) at :func:`judge_budget`
     (``budget="all"``: every budget)."""
     if getattr(release, "judge2", None) is None:

@@ -1,6 +1,6 @@
 """Main results: accuracy by model, evidence type, operation and budget (paper §4, App. D.1–D.3).
 
-Every function takes a :class:`~voxmem_analysis.io.release.Release` and returns a tidy pandas
+Every function takes a :class:`~voxmem_analysis.io.Release` and returns a tidy pandas
 DataFrame; the ``@artifact`` functions at the bottom reshape them into the paper's printed tables.
 
 * **Accuracy** = ``correct / scored`` in percent (the release's ``scored`` column: provider

@@ -1,6 +1,6 @@
 """Context-length scaling: Figure 6, Table 18 and Appendix D.5.
 
-Every function takes a :class:`~voxmem_analysis.io.release.Release` and returns a tidy DataFrame.
+Every function takes a :class:`~voxmem_analysis.io.Release` and returns a tidy DataFrame.
 Budgets: ``baseline`` and ``comparison`` ``None`` take the paper's 8K and 64K when run, else the
 shortest and the longest budget (:func:`scaling_plan`); the models are those run at both.
 

@@ -6,7 +6,7 @@ import sys
 import time
 
 from voxmem_analysis.errors import InputError
-from voxmem_analysis.io import cache
+from voxmem_analysis.io.engine import cache
 
 
 def _size(text: str | None):

@@ -10,7 +10,7 @@ import pandas as pd
 
 from voxmem_analysis.commands._guards import check_outputs, release_inputs
 from voxmem_analysis.errors import InputError
-from voxmem_analysis.io.release import load_release
+from voxmem_analysis.io import load_release
 from voxmem_analysis.reproduce.scoreboard import reproduction_table
 from voxmem_analysis.synth import amc as synth_amc
 from voxmem_analysis.synth.check import calibration_report

@@ -1,18 +1,16 @@
-"""What every loaded release says about itself: its name, its one-line label, its problems.
-
-:class:`ReleaseProvenance` is a mixin of the release classes (:class:`~voxmem_analysis.io.release.Release`,
-:class:`~voxmem_analysis.io.amc.AmcRelease`; :class:`ManifestData`: LongMemEvalData, AmcRuns).
-A class using it provides ``synthetic`` and ``problems``, and ``meta`` and ``path`` unless it
-defines its own ``name``.
-"""
+"""What every loaded input says about itself: name, label, problems and ``inputs`` (every file and
+folder its readers opened, resolved through links).  :class:`ReleaseProvenance` is the mixin of the
+release classes; :class:`ManifestData` the fields of verdicts read through a manifest."""
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+import polars as pl
+
 from voxmem_analysis.errors import Problem
+from voxmem_analysis.io.engine.files import tree
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -24,22 +22,25 @@ SYNTHETIC_TAG = "SYNTHETIC DATA - not real model output"
 
 
 class ReleaseProvenance:
-    """``name``, ``label()``, ``errors()`` and ``warnings()`` of a loaded release."""
+    """``name``, ``label()``, ``errors()``, ``warnings()`` and ``inputs`` of a loaded release."""
 
     @property
     def name(self) -> str:
         """``name`` in ``release.json``, else the folder's name."""
         return str(self.meta.get("name") or self.path.name)
 
+    @property
+    def inputs(self) -> tuple[Path, ...]:
+        """Every file and folder of the release (the folder itself, what is below it, links followed),
+        each resolved through symbolic links."""
+        found = self.__dict__.get("_inputs")
+        if found is None:
+            found = self.__dict__["_inputs"] = tree(self.path)
+        return found
+
     def label(self) -> str:
         """One-line provenance label used on figures and reports."""
         return f"{SYNTHETIC_TAG if self.synthetic else 'data'}: {self.name}"
-
-    @property
-    def inputs(self) -> list[Path]:
-        """Every file and folder read, resolved through links (PROVISIONAL: walks the input paths; the
-        readers' own record replaces it)."""
-        return walk_inputs([getattr(self, "path", None)])
 
     def errors(self) -> list[Problem]:
         """The problems of severity ``error``."""
@@ -52,9 +53,8 @@ class ReleaseProvenance:
 
 @dataclass(kw_only=True)
 class ManifestData(ReleaseProvenance):
-    """The keyword fields, ``synthetic`` and ``name`` of verdicts read through a manifest (``manifest``: its
-    usable rows; ``dropped``: rows none of whose verdicts were kept).  ``VERDICTS``: the frame whose
-    ``synthetic`` column is read; ``UNNAMED``: the name without a manifest path."""
+    """The fields of verdicts read through a manifest (``manifest``: the usable rows; ``dropped``; ``inputs``);
+    ``VERDICTS`` names the frame whose ``synthetic`` column is read."""
 
     VERDICTS: ClassVar[str] = "frame"
     UNNAMED: ClassVar[str] = "manifest"
@@ -64,13 +64,11 @@ class ManifestData(ReleaseProvenance):
     stats: dict = field(default_factory=dict)
     manifest_path: Path | None = None
     dropped: list[dict] = field(default_factory=list)
+    inputs: tuple[Path, ...] = ()
 
     @property
     def synthetic(self) -> bool:
-        """True when any verdict says ``"synthetic": true`` (the shipped examples do; a text ``true``/``1``
-        in any case counts too)."""
-        import polars as pl
-
+        """True when any verdict says ``"synthetic": true`` (a text ``true``/``1`` in any case too)."""
         frame = getattr(self, self.VERDICTS)
         col = frame["synthetic"] if "synthetic" in frame.columns else pl.Series([], dtype=pl.Boolean)
         if col.dtype == pl.Utf8:
@@ -78,35 +76,8 @@ class ManifestData(ReleaseProvenance):
         return bool(col.cast(pl.Boolean, strict=False).fill_null(False).any())
 
     @property
-    def inputs(self) -> list[Path]:
-        """The manifest, the question or task table and every file it lists, resolved (PROVISIONAL, as above)."""
-        listed = list(self.manifest["resolved"]) if "resolved" in getattr(self.manifest, "columns", ()) else []
-        return walk_inputs([self.manifest_path, getattr(self, "questions_path", None),
-                            getattr(self, "tasks_path", None), *listed])
-
-    @property
     def name(self) -> str:
         m = self.manifest_path
         if m is None:
             return self.UNNAMED
         return f"{m.parent.name}/{m.name}" if m.parent.name else m.name
-
-
-def walk_inputs(paths) -> list[Path]:
-    """PROVISIONAL: ``paths`` and everything under them (links followed, each folder once), resolved."""
-    def real(path) -> Path:
-        try:
-            return Path(path).resolve()
-        except (OSError, RuntimeError):   # a link loop: the path as written
-            return Path(os.path.abspath(path))
-
-    found: set[Path] = set()
-    for given in paths:
-        if given is None or not os.path.lexists(given):
-            continue
-        found.add(real(given))
-        for top, dirs, files in os.walk(given, followlinks=True) if os.path.isdir(given) else ():
-            folders = [real(Path(top, n)) for n in dirs]
-            dirs[:] = [n for n, r in zip(dirs, folders) if r not in found]   # a link loop is walked once
-            found.update(folders + [real(Path(top, n)) for n in files])
-    return sorted(found)

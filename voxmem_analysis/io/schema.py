@@ -1,21 +1,12 @@
-"""Column specifications of the tidy verdict frame.
-
-One row per prediction (model x item).  Every table and figure of the
-workbook is derived from this frame; its columns are declared here, once,
-with their type and meaning (``voxmem-analysis export-frame`` writes it).
-
-ID columns come first.  Columns named in :data:`REQUIRED_FIELDS` must be in
-each harness line (or be filled from the item table); the others are filled
-with nulls when absent.  Fields the harness writes that are not listed here
-are kept as extra columns after these.
-"""
+"""Column specifications of the tidy verdict frame (one row per model x item): each column once, with
+its type and meaning.  :data:`REQUIRED_FIELDS` must be in each harness line (or the item table); other
+fields a line carries follow as extra columns."""
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-__all__ = ["Column", "FRAME_COLUMNS", "COLUMN_NAMES", "REQUIRED_FIELDS", "ABLATION_CONDITIONS", "normalize_condition",
-           "describe_columns"]
+__all__ = ["Column", "FRAME_COLUMNS", "COLUMN_NAMES", "REQUIRED_FIELDS", "ABLATION_CONDITIONS", "normalize_condition"]
 
 
 @dataclass(frozen=True)
@@ -85,10 +76,3 @@ def normalize_condition(value) -> str | None:
         return None
     key = re.sub(r"[^a-z0-9]+", "_", value.strip().lower()).strip("_")
     return _CONDITION_ALIASES.get(key)
-
-
-def describe_columns() -> str:
-    """Markdown table of the frame's columns (used by the docs and ``--help``)."""
-    lines = ["| column | type | meaning |", "| --- | --- | --- |"]
-    lines += [f"| `{c.name}` | {c.dtype} | {c.description} |" for c in FRAME_COLUMNS]
-    return "\n".join(lines)

@@ -21,8 +21,7 @@ both conventions, so a user can compare them stratum by stratum.
 Provider rejections are rejections *before inference* (C.4): the request never reached the
 model.  A content filter applied to the model's *output* (``finish_reason: content_filter``,
 "the response was filtered") happens after inference and counts as incorrect: an error
-matching :data:`OUTPUT_FILTER_PATTERN` is never a rejection, whatever else it says.
-"""
+matching :data:`OUTPUT_FILTER_PATTERN` is never a rejection, whatever else it says."""
 from __future__ import annotations
 
 import re

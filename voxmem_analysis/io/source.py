@@ -14,13 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from voxmem_analysis.errors import InputError, Problem, VoxMemDataError
-from voxmem_analysis.io.amc import load_amc
-from voxmem_analysis.io.amc_meta import benchmark_problems, release_benchmark
-from voxmem_analysis.io.amc_runs import load_amc_runs
+from voxmem_analysis.io.amc import load_amc, load_amc_runs
+from voxmem_analysis.io.engine.files import resolved
 from voxmem_analysis.io.longmemeval import load_longmemeval
-from voxmem_analysis.io.provenance import walk_inputs
-from voxmem_analysis.io.release import load_release
+from voxmem_analysis.io.meta import benchmark_problems, release_benchmark
 from voxmem_analysis.io.scoring import DEFAULT_REJECTION_PATTERN, ScoringRules
+from voxmem_analysis.io.voxmem.release import load_release
 
 __all__ = ["KINDS", "KIND_NAMES", "Source", "source_kind", "open_source"]
 
@@ -36,9 +35,9 @@ _NO_INPUT = ("give either --data DIR, or --manifest FILE with --questions FILE (
 @dataclass(frozen=True)
 class Source:
     """An opened input: ``kind`` (:data:`KINDS`), ``data`` (the loader's object: a
-    :class:`~voxmem_analysis.io.release.Release`, :class:`~voxmem_analysis.io.amc.AmcRelease`,
-    :class:`~voxmem_analysis.io.longmemeval.LongMemEvalData` or :class:`~voxmem_analysis.io.amc_runs.AmcRuns`)
-    and ``named``, the files the user gave beside a manifest (walked with the loader's inputs)."""
+    :class:`~voxmem_analysis.io.Release`, :class:`~voxmem_analysis.io.AmcRelease`,
+    :class:`~voxmem_analysis.io.LongMemEvalData` or :class:`~voxmem_analysis.io.AmcRuns`)
+    and ``named``, the files the user named beside a manifest."""
 
     kind: str
     data: object
@@ -69,8 +68,9 @@ class Source:
 
     @property
     def inputs(self) -> list[Path]:
-        """Every file and folder read (the loader's record and the paths named), resolved through links."""
-        return sorted(set(self.data.inputs) | set(walk_inputs(self.named)))
+        """Every file and folder the readers opened (the loader's record, and the paths named), resolved
+        through links."""
+        return sorted(set(self.data.inputs) | set(resolved(self.named)))
 
 
 def _usable(path, option: str, *, folder: bool) -> None:
@@ -127,16 +127,15 @@ def open_source(*, data=None, manifest=None, questions=None, tasks=None, strict:
     ``convention`` also LongMemEval), ``type_key`` the question type's field (LongMemEval), ``cache`` the
     parsed-release cache (VoxMem).  ``progress(done, total)``: reported while reading.
     """
-    # NOTE: the loaders' ``progress`` keyword is being added by the readers' rewrite; until it lands
-    # ``progress`` is accepted here (commands already pass a terminal bar) and not yet handed on.
     kind = source_kind(data=data, manifest=manifest, questions=questions, tasks=tasks)
     if kind == "voxmem":
         rules = ScoringRules(rejection_pattern=rejection_pattern or DEFAULT_REJECTION_PATTERN, convention=convention)
-        loaded = load_release(data, strict=strict, rules=rules, cache=cache)
+        loaded = load_release(data, strict=strict, rules=rules, cache=cache, progress=progress)
     elif kind == "amc_release":
-        loaded = load_amc(data, strict=strict)
+        loaded = load_amc(data, strict=strict, progress=progress)
     elif kind == "longmemeval":
-        loaded = load_longmemeval(manifest, questions, strict=strict, convention=convention, type_key=type_key)
+        loaded = load_longmemeval(manifest, questions, strict=strict, convention=convention, type_key=type_key,
+                                  progress=progress)
     else:
-        loaded = load_amc_runs(manifest, tasks, strict=strict)
+        loaded = load_amc_runs(manifest, tasks, strict=strict, progress=progress)
     return Source(kind, loaded, tuple(str(p) for p in (manifest, questions, tasks) if p))

@@ -12,14 +12,8 @@ __all__ = ["status_counts", "design_counts", "problem_summary", "problems_frame"
 
 
 def status_counts(release) -> pd.DataFrame:
-    """Predictions per model x budget (rows ``"Model|Budget"``, in display order) and status.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``graded, ungraded, failed, provider_rejected, total`` (counts); only the
-        model x budget combinations present.  Counted in polars: the verdict frame is not copied.
-    """
+    """Predictions per model x budget (rows ``"Model|Budget"``, display order) and status: ``graded,
+    ungraded, failed, provider_rejected, total``, counted in polars."""
     order = {m: i for i, m in enumerate(release.model_order())}
     per = (release.frame.group_by("model", "budget", "status").len()
            .with_columns(pl.col("model").replace_strict(order, default=None, return_dtype=pl.Int64).alias("_m"))

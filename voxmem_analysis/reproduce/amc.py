@@ -69,7 +69,7 @@ def table2_misprints(pub: pd.DataFrame | None = None) -> dict[tuple[str, str, st
 
 
 def release_info(release) -> dict:
-    """What run.json records about an AMC release (``release`` of :func:`voxmem_analysis.io.amc.load_amc`)."""
+    """What run.json records about an AMC release (``release`` of :func:`voxmem_analysis.io.load_amc`)."""
     return {"path": str(Path(release.path).resolve()), "name": release.name,
             "synthetic": bool(release.synthetic), "label": release.label(),
             "description": str(release.meta.get("description") or ""),
@@ -88,7 +88,7 @@ def amc_scoreboard(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFr
     from voxmem_analysis.reproduce.scoreboard import mark_paper_inconsistent, reproduction_table
 
     if isinstance(release, (str, Path)):
-        from voxmem_analysis.io.amc import load_amc
+        from voxmem_analysis.io import load_amc
 
         release = load_amc(release, strict=False)
     pub = published(benchmark="amc")

@@ -150,7 +150,7 @@ def _figures(stage: Path, tables: dict, synthetic: bool) -> list[dict]:
 
 def write_amc_runs_report(data, out, *, seed: int = 0, n_boot: int = 10_000, judge: str | None = None,
                           stream=None) -> AmcRunsReport:
-    """Write the report of ``data`` (judged runs read leniently: :func:`voxmem_analysis.io.amc_runs.load_amc_runs`
+    """Write the report of ``data`` (judged runs read leniently: :func:`voxmem_analysis.io.load_amc_runs`
     with ``strict=False``; the lines with an error are left out and named) into ``out``; notes of the
     output folder on ``stream`` (default stderr)."""
     t0 = time.perf_counter()

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from voxmem_analysis import __version__
-from voxmem_analysis.io.fingerprint import release_fingerprint
+from voxmem_analysis.io import release_fingerprint
 from voxmem_analysis.paths import resolve
 from voxmem_analysis.writing import atomic_text
 

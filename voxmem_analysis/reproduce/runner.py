@@ -30,8 +30,8 @@ from pathlib import Path
 from voxmem_analysis import writing
 from voxmem_analysis.errors import InputError
 from voxmem_analysis.io.amc import load_amc
-from voxmem_analysis.io.fingerprint import release_fingerprint
-from voxmem_analysis.io.release import load_release
+from voxmem_analysis.io import release_fingerprint
+from voxmem_analysis.io import load_release
 from voxmem_analysis.paths import resolve
 from voxmem_analysis.reproduce import report
 from voxmem_analysis.reproduce import scoreboard as sb

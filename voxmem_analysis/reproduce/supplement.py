@@ -25,7 +25,7 @@ from pathlib import Path
 
 from voxmem_analysis import __version__
 from voxmem_analysis.errors import OutputFolderError
-from voxmem_analysis.io.fingerprint import release_fingerprint
+from voxmem_analysis.io import release_fingerprint
 from voxmem_analysis.output import SYNTHETIC_LABEL, latex_cells, read_long, table_to_latex, write_long
 from voxmem_analysis.reproduce.provenance import (IGNORED_PARAMETERS, findings, grouped, has_digests,
                                                   notebook_source, read_records)

@@ -582,7 +582,7 @@ def known_misprints() -> set:
 def calibration_report(path, *, n_boot: int = 0) -> pd.DataFrame:
     """Every published AMC number next to the number recomputed from the release at ``path``
     (``reproduction.csv`` columns of :mod:`voxmem_analysis.reproduce.scoreboard`)."""
-    from voxmem_analysis.io.amc import load_amc
+    from voxmem_analysis.io import load_amc
     from voxmem_analysis.reproduce.scoreboard import reproduction_table
 
     return reproduction_table(load_amc(path), _targets(), n_boot=n_boot)
