@@ -12,7 +12,7 @@ import re
 import sys
 
 from voxmem_analysis import __version__
-from voxmem_analysis.commands._parsers import OWN_PARSERS, Parser, build
+from voxmem_analysis.commands._parsers import Parser, build
 from voxmem_analysis.errors import USAGE_ERRORS, VoxMemDataError
 
 __all__ = ["main", "build_parser", "cli_message"]
@@ -32,7 +32,7 @@ def build_parser() -> tuple[Parser, dict]:
     parser = Parser(prog="voxmem-analysis", description="Analysis and reproduction workbook for the VoxMem benchmark.")
     parser.add_argument("--version", action="version", version=f"voxmem-analysis {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    parsers = build(sub, lambda name, s: _command_module(name).register(s))
+    parsers = build(sub)
     return parser, parsers
 
 
@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     if extra:   # the subcommand's own usage, and the option it resembles
         parsers[args.command].unknown(extra)
     try:
-        module = _command_module(args.command if args.command in OWN_PARSERS else args.module)
+        module = _command_module(args.module)
         return int(module.run(args) or 0)
     except BrokenPipeError:  # e.g. `voxmem-analysis table ... | head`
         return 0

@@ -305,13 +305,68 @@ COMMANDS = {
         "print one of the paper's tables/figure tables (see --list; NAME --help for its options)",
         "Print one of the paper's tables (table NAME --data DIR; NAME --help lists its parameters). amc_table2 "
         "--manifest FILE --tasks FILE lays out judged Audio MultiChallenge runs as the paper's Table 2.",
-        (_opt("-h", "--help", action="store_true", help="show this help (NAME --help: the artifact's options)"),
+        (Opt("-h", kw={"flags": ("-h", "--help"), "action": "store_true",
+                       "help": "show this help (NAME --help: the artifact's options)"}),
          _opt("name", nargs="?", help="artifact name, e.g. table15, fig5, table18"), *TABLE_GENERAL,
          _opt("--list", action="store_true", help="list the artifact names"),
          _opt("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS))),
 }
-#: Commands that declare their own parser (``register(sub)`` in their module).
-OWN_PARSERS = ("reproduce", "supplement")
+COMMANDS["reproduce"] = Command(
+    "execute every notebook and write figures, tables, reproduction.csv and a report",
+    "Execute every notebook (papermill, in parallel), write OUT/figures, OUT/tables, OUT/notebooks, "
+    "OUT/reproduction.csv, OUT/audit.csv and OUT/report/index.html. The output is built beside OUT and swapped in "
+    "when complete (one run per folder; Ctrl-C leaves OUT as it was). Exit code 1 if a notebook or task failed.",
+    (_opt("--data", metavar="DIR", help="release directory (see data/README.md)"),
+     _opt("--manifest", metavar="FILE", default=None,
+          help="with --tasks: judged Audio MultiChallenge results files (path,system[,output_modality][,judge]); "
+               "writes an analysis report of these runs (no notebooks; the paper's Table 2 as reference)"),
+     _opt("--tasks", metavar="FILE", default=None,
+          help="with --manifest: the Audio MultiChallenge task table (ScaleAI/audiomc test split as Parquet, JSON "
+               "lines, JSON or CSV)"),
+     _opt("--judge", metavar="NAME", default=None,
+          help="with --manifest: the judge to use where a system was graded by several (default: the first listed)"),
+     _opt("--out", required=True, metavar="DIR", help="output folder (created)"),
+     _opt("--jobs", type=int, default=None, metavar="N", help="notebooks run in parallel (default: cores)"),
+     _opt("--n-boot", type=n_boot_arg, default=10_000, metavar="N", help="bootstrap resamples (default 10000)"),
+     _opt("--seed", type=int, default=0, metavar="N", help="seed of every bootstrap (default 0)"),
+     _opt("--only", metavar="NAME,...", help="run only these notebooks (e.g. 10_main_results,20)"),
+     _opt("--notebooks", metavar="DIR", help="folder of notebooks (default: the repository's notebooks/)"),
+     Opt("-p", kw={"flags": ("-p", "--parameter"), "dest": "parameter", "action": "append", "default": [],
+                   "metavar": "NAME=VALUE",
+                   "help": "set a parameter in the notebooks that declare it (VALUE is a Python literal or a string)"}),
+     _opt("--timeout", type=float, default=900, metavar="SEC", help="per-cell time-out (default 900)"),
+     _opt("--no-progress", action="store_true", help="no progress bar (one line per finished notebook)"),
+     _opt("--quiet", action="store_true", help="no progress at all (the summary at the end only)"),
+     _opt("--list", action="store_true", help="list the notebooks and their parameters, run nothing"),
+     _opt("--report-only", action="store_true", help="rebuild OUT/report/index.html from OUT, run nothing"),
+     _opt("--compare-published", action="store_true",
+          help="also on a release that is not the paper's: the reproduction scoreboard (reproduction.csv) and the "
+               "paper audit (default: only for the paper's calibrated release)"),
+     _opt("--include-examples", action="store_true",
+          help="also run the notebooks on bundled examples (the LongMemEval notebook 60)"),
+     _opt("--keep-going", action=argparse.BooleanOptionalAction, default=True,
+          help="a failing notebook stops nothing else and is reported in the new output (default); --no-keep-going: "
+               "the first failure stops the run and the previous output stays as it was"),
+     _opt("--embed", action="store_true",
+          help="inline the figures into report/index.html (base64) so the one file can be shared")))
+COMMANDS["supplement"] = Command(
+    "bundle LaTeX tables, PDF figures and every number into a folder and a zip",
+    "Write OUT/voxmem_supplement/ (tableN.tex, figureN.pdf, voxmem_numbers.csv, README.md) and "
+    "OUT/voxmem_supplement.zip.",
+    (_opt("--data", required=True, metavar="DIR", help="release directory (see data/README.md)"),
+     _opt("--out", required=True, metavar="DIR", help="where the folder and the zip are written"),
+     _opt("--from", dest="from_dir", metavar="DIR",
+          help="take the figures from this `reproduce` output (same data, seed, n-boot) instead of running the "
+               "notebooks"),
+     _opt("--seed", type=int, default=None, metavar="N",
+          help="bootstrap seed of the run (default 0; with --from: checked against the run's)"),
+     _opt("--n-boot", type=n_boot_arg, default=None, metavar="N",
+          help="bootstrap resamples of the run (default 10000; with --from: checked against the run's)"),
+     _opt("--allow-mixed", action="store_true",
+          help="package outputs made otherwise than the rest of the run (a notebook re-run by hand with other "
+               "parameters) instead of refusing; the README lists them"),
+     _opt("--jobs", type=int, default=None, metavar="N", help="notebooks run in parallel (default: cores)"),
+     _opt("--no-progress", action="store_true", help="no progress bar")))
 
 
 def did_you_mean(word: str, choices) -> str:
@@ -338,17 +393,14 @@ class Parser(argparse.ArgumentParser):
 
 def _add(p, opt: Opt, groups: dict) -> None:
     target = groups.setdefault(opt.group, p.add_argument_group(opt.group)) if opt.group else p
-    target.add_argument(*(["-h", "--help"] if opt.flag == "-h" else [opt.flag]), **opt.kw)
+    kw = dict(opt.kw)
+    target.add_argument(*kw.pop("flags", (opt.flag,)), **kw)
 
 
-def build(sub, register_own) -> dict[str, argparse.ArgumentParser]:
-    """Add every command to ``sub`` (argparse subparsers); ``register_own(name, sub)`` adds the commands of
-    :data:`OWN_PARSERS`.  Returns ``{command: parser}``."""
+def build(sub) -> dict[str, argparse.ArgumentParser]:
+    """Add every command to ``sub`` (argparse subparsers).  Returns ``{command: parser}``."""
     parsers = {}
-    for name in sorted([*COMMANDS, *OWN_PARSERS]):
-        if name in OWN_PARSERS:
-            parsers[name] = register_own(name, sub)
-            continue
+    for name in sorted(COMMANDS):
         c = COMMANDS[name]
         fmt = argparse.RawDescriptionHelpFormatter if c.epilog else argparse.HelpFormatter
         p = sub.add_parser(name, help=c.help, description=c.description, epilog=c.epilog, formatter_class=fmt,
@@ -362,8 +414,8 @@ def build(sub, register_own) -> dict[str, argparse.ArgumentParser]:
 
 
 def options_of(command: str) -> list[Opt]:
-    """The options of ``command`` (none for a command that declares its own parser)."""
-    return [OPTIONS[o] if isinstance(o, str) else o for o in COMMANDS[command].options] if command in COMMANDS else []
+    """The options of ``command``."""
+    return [OPTIONS[o] if isinstance(o, str) else o for o in COMMANDS[command].options]
 
 
 def _given(args, opt: Opt) -> bool:

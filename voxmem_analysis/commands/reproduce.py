@@ -5,7 +5,6 @@ import pandas) are imported when the command runs.
 """
 from __future__ import annotations
 
-import argparse
 import ast
 import functools
 import json
@@ -14,52 +13,11 @@ import sys
 from pathlib import Path
 
 from voxmem_analysis.commands._common import open_args, report_release
-from voxmem_analysis.commands._guards import check_outputs, command_inputs, n_boot_arg
+from voxmem_analysis.commands._guards import check_outputs, command_inputs
 from voxmem_analysis.errors import InputError, OutputLockedError
 from voxmem_analysis.reproduce.atomic import acquire_lock, lock_path, release_lock
 from voxmem_analysis.reproduce.notebook import (AMC_EXAMPLE, LONGMEMEVAL_EXAMPLE, NOTEBOOKS_DIR, declared_parameters,
                                                 discover, select)
-
-
-def register(sub) -> None:
-    p = sub.add_parser("reproduce", help="execute every notebook and write figures, tables, reproduction.csv and a report",
-                       description="Execute every notebook (papermill, in parallel), write OUT/figures, OUT/tables, "
-                                   "OUT/notebooks, OUT/reproduction.csv, OUT/audit.csv and OUT/report/index.html. "
-                                   "The output is built beside OUT and swapped in when complete (one run per "
-                                   "folder; Ctrl-C leaves OUT as it was). Exit code 1 if a notebook or task failed.")
-    p.add_argument("--data", metavar="DIR", help="release directory (see data/README.md)")
-    p.add_argument("--manifest", metavar="FILE", default=None,
-                   help="with --tasks: judged Audio MultiChallenge results files (path,system[,output_modality][,judge]); "
-                        "writes an analysis report of these runs (no notebooks; the paper's Table 2 as reference)")
-    p.add_argument("--tasks", metavar="FILE", default=None,
-                   help="with --manifest: the Audio MultiChallenge task table (ScaleAI/audiomc test split as Parquet, "
-                        "JSON lines, JSON or CSV)")
-    p.add_argument("--judge", metavar="NAME", default=None,
-                   help="with --manifest: the judge to use where a system was graded by several (default: the first listed)")
-    p.add_argument("--out", required=True, metavar="DIR", help="output folder (created)")
-    p.add_argument("--jobs", type=int, default=None, metavar="N", help="notebooks run in parallel (default: cores)")
-    p.add_argument("--n-boot", type=n_boot_arg, default=10_000, metavar="N", help="bootstrap resamples (default 10000)")
-    p.add_argument("--seed", type=int, default=0, metavar="N", help="seed of every bootstrap (default 0)")
-    p.add_argument("--only", metavar="NAME,...", help="run only these notebooks (e.g. 10_main_results,20)")
-    p.add_argument("--notebooks", metavar="DIR", help="folder of notebooks (default: the repository's notebooks/)")
-    p.add_argument("-p", "--parameter", action="append", default=[], metavar="NAME=VALUE",
-                   help="set a parameter in the notebooks that declare it (VALUE is a Python literal or a string)")
-    p.add_argument("--timeout", type=float, default=900, metavar="SEC", help="per-cell time-out (default 900)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar (one line per finished notebook)")
-    p.add_argument("--quiet", action="store_true", help="no progress at all (the summary at the end only)")
-    p.add_argument("--list", action="store_true", help="list the notebooks and their parameters, run nothing")
-    p.add_argument("--report-only", action="store_true", help="rebuild OUT/report/index.html from OUT, run nothing")
-    p.add_argument("--compare-published", action="store_true",
-                   help="also on a release that is not the paper's: the reproduction scoreboard (reproduction.csv) "
-                        "and the paper audit (default: only for the paper's calibrated release)")
-    p.add_argument("--include-examples", action="store_true",
-                   help="also run the notebooks on bundled examples (the LongMemEval notebook 60)")
-    p.add_argument("--keep-going", action=argparse.BooleanOptionalAction, default=True,
-                   help="a failing notebook stops nothing else and is reported in the new output (default); "
-                        "--no-keep-going: the first failure stops the run and the previous output stays as it was")
-    p.add_argument("--embed", action="store_true",
-                   help="inline the figures into report/index.html (base64) so the one file can be shared")
-    p.set_defaults(func=run)
 
 
 def _literal(text: str):

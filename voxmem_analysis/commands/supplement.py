@@ -7,31 +7,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from voxmem_analysis.commands._guards import check_outputs, command_inputs, input_clash, n_boot_arg
+from voxmem_analysis.commands._guards import check_outputs, command_inputs, input_clash
 from voxmem_analysis.errors import OutputFolderError
 
 FOLDER = "voxmem_supplement"   # reproduce.supplement.FOLDER (that module imports pandas)
-
-
-def register(sub) -> None:
-    p = sub.add_parser("supplement", help="bundle LaTeX tables, PDF figures and every number into a folder and a zip",
-                       description="Write OUT/voxmem_supplement/ (tableN.tex, figureN.pdf, voxmem_numbers.csv, "
-                                   "README.md) and OUT/voxmem_supplement.zip.")
-    p.add_argument("--data", required=True, metavar="DIR", help="release directory (see data/README.md)")
-    p.add_argument("--out", required=True, metavar="DIR", help="where the folder and the zip are written")
-    p.add_argument("--from", dest="from_dir", metavar="DIR",
-                   help="take the figures from this `reproduce` output (same data, seed, n-boot) instead of "
-                        "running the notebooks")
-    p.add_argument("--seed", type=int, default=None, metavar="N",
-                   help="bootstrap seed of the run (default 0; with --from: checked against the run's)")
-    p.add_argument("--n-boot", type=n_boot_arg, default=None, metavar="N",
-                   help="bootstrap resamples of the run (default 10000; with --from: checked against the run's)")
-    p.add_argument("--allow-mixed", action="store_true",
-                   help="package outputs made otherwise than the rest of the run (a notebook re-run by hand with "
-                        "other parameters) instead of refusing; the README lists them")
-    p.add_argument("--jobs", type=int, default=None, metavar="N", help="notebooks run in parallel (default: cores)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=run)
 
 
 def run(args) -> int:
