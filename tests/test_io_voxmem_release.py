@@ -837,7 +837,7 @@ def test_a_lenient_command_names_what_it_left_out(tmp_path, capsys):
 
 
 def test_reproduce_reports_the_release_findings_before_running(tmp_path, capsys):
-    from voxmem_analysis.commands._shared import report_release
+    from voxmem_analysis.commands._common import report_release
 
     root = _release(tmp_path)
     write_jsonl(root / "predictions" / "model-b" / "p.jsonl", ["{broken", harness_line(model="Model-B")])
