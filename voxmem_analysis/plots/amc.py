@@ -30,10 +30,11 @@ def _short(labels, lines: int = 2) -> list[str]:
 
 
 def plot_grouped(table: pd.DataFrame, columns, *, xlabel: str, title: str, colors=_PAIR):
-    """Horizontal grouped bars: one group per row of ``table``, one bar per column."""
+    """Horizontal grouped bars: one group per system row of ``table`` (the ``Mean`` row left out), one bar per
+    column."""
     import matplotlib.pyplot as plt
 
-    rows = [r for r in table.index if "|" in str(r)]
+    rows = [r for r in table.index if str(r) != "Mean"]
     data = table.loc[rows, list(columns)]
     with paper_style():
         fig, ax = plt.subplots(figsize=(6.4, 0.34 * len(rows) + 1.2))
