@@ -28,3 +28,19 @@ def test_audio_cue_figure_of_a_run_without_modalities():
     assert [x.get_text() for x in fig.axes[0].get_yticklabels()] == ["sys-1", "sys-2"]
     assert "(n=12)" in fig.axes[0].get_title(loc="left") and "(n=30)" in fig.axes[0].get_title(loc="left")
     plt.close(fig)
+
+
+def test_length_figure_draws_systems_without_a_modality():
+    from voxmem_analysis.plots.amc import plot_length
+
+    t = pd.DataFrame({"Mean tokens": [100.0, 200.0, 300.0], "ARS": [50.0, 60.0, 70.0]},
+                     index=["A|Text", "B|Audio", "C"])
+    cor = pd.DataFrame({"estimate": [1.0, 1.0], "ci_low": [float("nan")] * 2, "ci_high": [float("nan")] * 2,
+                        "p": [0.0, 0.0], "n": [3, 3]}, index=["Pearson r", "Spearman rho"])
+    fig = plot_length(pd.concat([t, cor]))
+    ax = fig.axes[0]
+    drawn = {c.get_label(): len(c.get_offsets()) for c in ax.collections}
+    assert drawn == {"Text output": 1, "Audio output": 1, "output modality not given": 1}
+    key = next(x.get_text() for x in ax.texts if x.get_text().startswith(" 1"))
+    assert key.splitlines() == [" 1  A (T)", " 2  B (A)", " 3  C"]
+    plt.close(fig)

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from voxmem_analysis.plots.amc import AXIS_COLORS
-from voxmem_analysis.plots.style import HEATMAP_CMAP, fit_label, fit_labels, paper_style
+from voxmem_analysis.plots.style import HEATMAP_CMAP, fit_label, fit_labels, styled
 
 __all__ = ["plot_apr_ars", "plot_differences", "plot_rubric_rates", "SYSTEM_COLORS"]
 
@@ -92,6 +92,7 @@ def _n_label(table: pd.DataFrame, axis: str) -> str:
     return f"\n({n.pop()} tasks)" if len(n) == 1 else ""
 
 
+@styled
 def plot_apr_ars(table: pd.DataFrame, *, axis_names: dict | None = None):
     """APR (left) and ARS (right), %, with their 95% intervals: one row per axis (the ``overall`` row
     last), one dot per system.  Columns: ``system, axis, apr, apr_ci_low, apr_ci_high, ars, ars_ci_low,
@@ -100,19 +101,18 @@ def plot_apr_ars(table: pd.DataFrame, *, axis_names: dict | None = None):
 
     systems = list(dict.fromkeys(table["system"].astype(str)))
     axes = _axis_order(table["axis"])
-    with paper_style():
-        fig, panels = plt.subplots(1, 2, sharey=True, figsize=(7.6, 1.6 + len(axes) * (0.3 + 0.16 * len(systems))
-                                                                 + 0.2 * ((len(systems) + 2) // 3)))
-        for ax, col, name in zip(panels, ("apr", "ars"), ("APR: tasks passed (%)", "ARS: rubric items met per task (%)")):
-            _bands(ax, len(axes))
-            _interval_panel(ax, table, axes, systems, col, group_col="axis", key_col="system", style=_system_style)
-            ax.set_xlim(-3, 103)
-            ax.set_xlabel(name)
-            _separate_overall(ax, axes)
-        panels[0].set_yticklabels([fit_label(_axis_label(a, axis_names), 24) + _n_label(table, a) for a in axes])
-        handles, _ = panels[0].get_legend_handles_labels()
-        bottom = _legend_below(fig, handles, fit_labels(systems, 40, 2), title="system")
-        fig.tight_layout(rect=(0, bottom, 1, 1))
+    fig, panels = plt.subplots(1, 2, sharey=True, figsize=(7.6, 1.6 + len(axes) * (0.3 + 0.16 * len(systems))
+                                                             + 0.2 * ((len(systems) + 2) // 3)))
+    for ax, col, name in zip(panels, ("apr", "ars"), ("APR: tasks passed (%)", "ARS: rubric items met per task (%)")):
+        _bands(ax, len(axes))
+        _interval_panel(ax, table, axes, systems, col, group_col="axis", key_col="system", style=_system_style)
+        ax.set_xlim(-3, 103)
+        ax.set_xlabel(name)
+        _separate_overall(ax, axes)
+    panels[0].set_yticklabels([fit_label(_axis_label(a, axis_names), 24) + _n_label(table, a) for a in axes])
+    handles, _ = panels[0].get_legend_handles_labels()
+    bottom = _legend_below(fig, handles, fit_labels(systems, 40, 2), title="system")
+    fig.tight_layout(rect=(0, bottom, 1, 1))
     return fig
 
 
@@ -120,6 +120,7 @@ def _pair_label(a: str, b: str) -> str:
     return f"{fit_label(a, 30, 2)}\n\u2212 {fit_label(b, 30, 2)}"
 
 
+@styled
 def plot_differences(table: pd.DataFrame, *, axis_names: dict | None = None):
     """Paired differences first minus second system (pp) in APR (left) and ARS (right), with their 95%
     intervals: one row per pair, one dot per axis (``overall`` in black); a dot whose interval
@@ -131,24 +132,23 @@ def plot_differences(table: pd.DataFrame, *, axis_names: dict | None = None):
     pairs = list(dict.fromkeys(t["pair"]))
     axes = _axis_order(t["axis"])
     colors = [AXIS_COLORS.get(a, "#333333") if a != _OVERALL else "#000000" for a in axes]
-    with paper_style():
-        fig, panels = plt.subplots(1, 2, sharey=True, figsize=(7.6, 1.6 + len(pairs) * (0.35 + 0.14 * len(axes))))
-        for ax, col, name in zip(panels, ("apr", "ars"), ("APR difference (pp)", "ARS difference (pp)")):
-            renamed = t.rename(columns={f"{col}_diff_ci_low": "d_ci_low", f"{col}_diff_ci_high": "d_ci_high",
-                                        f"{col}_diff": "d"})
-            _bands(ax, len(pairs))
-            _interval_panel(ax, renamed, pairs, axes, "d", group_col="pair", key_col="axis",
-                            style=lambda i: (colors[i], "o"))
-            _hollow_if_zero_inside(ax, renamed, pairs, axes)
-            ax.axvline(0, color="#555555", linewidth=0.8)
-            span = np.nanmax(np.abs(renamed[["d_ci_low", "d_ci_high", "d"]].to_numpy(dtype=float)), initial=1.0)
-            ax.set_xlim(-min(100, span * 1.08 + 2), min(100, span * 1.08 + 2))
-            ax.set_xlabel(name)
-        panels[0].set_yticklabels(pairs)
-        handles, _ = panels[0].get_legend_handles_labels()
-        bottom = _legend_below(fig, handles, [_axis_label(a, axis_names) for a in axes],
-                               title="axis (hollow: the interval includes 0)")
-        fig.tight_layout(rect=(0, bottom, 1, 1))
+    fig, panels = plt.subplots(1, 2, sharey=True, figsize=(7.6, 1.6 + len(pairs) * (0.35 + 0.14 * len(axes))))
+    for ax, col, name in zip(panels, ("apr", "ars"), ("APR difference (pp)", "ARS difference (pp)")):
+        renamed = t.rename(columns={f"{col}_diff_ci_low": "d_ci_low", f"{col}_diff_ci_high": "d_ci_high",
+                                    f"{col}_diff": "d"})
+        _bands(ax, len(pairs))
+        _interval_panel(ax, renamed, pairs, axes, "d", group_col="pair", key_col="axis",
+                        style=lambda i: (colors[i], "o"))
+        _hollow_if_zero_inside(ax, renamed, pairs, axes)
+        ax.axvline(0, color="#555555", linewidth=0.8)
+        span = np.nanmax(np.abs(renamed[["d_ci_low", "d_ci_high", "d"]].to_numpy(dtype=float)), initial=1.0)
+        ax.set_xlim(-min(100, span * 1.08 + 2), min(100, span * 1.08 + 2))
+        ax.set_xlabel(name)
+    panels[0].set_yticklabels(pairs)
+    handles, _ = panels[0].get_legend_handles_labels()
+    bottom = _legend_below(fig, handles, [_axis_label(a, axis_names) for a in axes],
+                           title="axis (hollow: the interval includes 0)")
+    fig.tight_layout(rect=(0, bottom, 1, 1))
     return fig
 
 
@@ -164,6 +164,7 @@ def _hollow_if_zero_inside(ax, rows: pd.DataFrame, pairs: list, axes: list) -> N
                     color="white", zorder=4, clip_on=False)
 
 
+@styled
 def plot_rubric_rates(table: pd.DataFrame, *, axis_names: dict | None = None):
     """Share of rubric items met (%) per system (rows) and axis (columns, ``overall`` last), each cell
     with its counts.  Columns: ``system, axis, n_items, n_met, rate``."""
@@ -173,23 +174,22 @@ def plot_rubric_rates(table: pd.DataFrame, *, axis_names: dict | None = None):
     axes = _axis_order(table["axis"])
     grid = table.assign(system=table["system"].astype(str), axis=table["axis"].astype(str)).set_index(["system", "axis"])
     rate = np.array([[grid["rate"].get((s, a), np.nan) for a in axes] for s in systems], dtype=float)
-    with paper_style():
-        fig, ax = plt.subplots(figsize=(1.6 + 1.15 * len(axes) + 1.6, 0.9 + 0.5 * len(systems)))
-        im = ax.imshow(np.ma.masked_invalid(rate), cmap=HEATMAP_CMAP, vmin=0, vmax=100, aspect="auto")
-        for i, s in enumerate(systems):
-            for j, a in enumerate(axes):
-                if (s, a) not in grid.index:
-                    continue
-                r = grid.loc[(s, a)]
-                ax.text(j, i, f"{r['rate']:.1f}%\n{int(r['n_met'])}/{int(r['n_items'])}", ha="center", va="center",
-                        fontsize=7, color="white" if r["rate"] > 60 else "#222222")
-        ax.set_xticks(np.arange(len(axes)), [_axis_label(a, axis_names).replace(": ", "\n") for a in axes])
-        ax.set_yticks(np.arange(len(systems)), fit_labels(systems, 30, 2))
-        ax.tick_params(length=0)
-        for side in ("top", "right", "left", "bottom"):
-            ax.spines[side].set_visible(False)
-        if _OVERALL in axes and len(axes) > 1:
-            ax.axvline(axes.index(_OVERALL) - 0.5, color="white", linewidth=3)
-        fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02).set_label("rubric items met (%)")
-        fig.tight_layout()
+    fig, ax = plt.subplots(figsize=(1.6 + 1.15 * len(axes) + 1.6, 0.9 + 0.5 * len(systems)))
+    im = ax.imshow(np.ma.masked_invalid(rate), cmap=HEATMAP_CMAP, vmin=0, vmax=100, aspect="auto")
+    for i, s in enumerate(systems):
+        for j, a in enumerate(axes):
+            if (s, a) not in grid.index:
+                continue
+            r = grid.loc[(s, a)]
+            ax.text(j, i, f"{r['rate']:.1f}%\n{int(r['n_met'])}/{int(r['n_items'])}", ha="center", va="center",
+                    fontsize=7, color="white" if r["rate"] > 60 else "#222222")
+    ax.set_xticks(np.arange(len(axes)), [_axis_label(a, axis_names).replace(": ", "\n") for a in axes])
+    ax.set_yticks(np.arange(len(systems)), fit_labels(systems, 30, 2))
+    ax.tick_params(length=0)
+    for side in ("top", "right", "left", "bottom"):
+        ax.spines[side].set_visible(False)
+    if _OVERALL in axes and len(axes) > 1:
+        ax.axvline(axes.index(_OVERALL) - 0.5, color="white", linewidth=3)
+    fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02).set_label("rubric items met (%)")
+    fig.tight_layout()
     return fig

@@ -12,8 +12,7 @@ import pandas as pd
 
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.errors import InputError
-from voxmem_analysis.plots.results import reserve_footer
-from voxmem_analysis.plots.style import CLASS_COLORS, paper_style
+from voxmem_analysis.plots.style import CLASS_COLORS, reserve_footer, styled
 
 __all__ = ["class_bars", "figure7", "figure10"]
 
@@ -77,6 +76,7 @@ def _legend(fig) -> None:
     fig.legend(handles=handles, loc="outside upper center", ncol=len(handles), frameon=False)
 
 
+@styled
 def figure7(data: pd.DataFrame, *, title: str | None = None):
     """Figure 7: class shares by memory operation (left) and by evidence type (right).
 
@@ -92,18 +92,18 @@ def figure7(data: pd.DataFrame, *, title: str | None = None):
     panels = [b for b in ("operation", "evidence_type") if b in set(data["by"])]
     if not panels:
         raise InputError("data has no rows with by='operation' or by='evidence_type'")
-    with paper_style():
-        fig, axes = plt.subplots(1, len(panels), figsize=(4.3 * len(panels) + 0.6, 2.4), constrained_layout=True,
-                                 squeeze=False)
-        reserve_footer(fig)
-        for ax, b in zip(axes[0], panels):
-            class_bars(data[data["by"] == b], ax=ax, title=_TITLES[b])
-        _legend(fig)
-        if title:
-            fig.suptitle(title)
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.3 * len(panels) + 0.6, 2.4), constrained_layout=True,
+                             squeeze=False)
+    reserve_footer(fig)
+    for ax, b in zip(axes[0], panels):
+        class_bars(data[data["by"] == b], ax=ax, title=_TITLES[b])
+    _legend(fig)
+    if title:
+        fig.suptitle(title)
     return fig
 
 
+@styled
 def figure10(data: pd.DataFrame, *, title: str | None = None):
     """Figure 10: class shares by question subtype (rows labelled with their operation).
 
@@ -117,15 +117,14 @@ def figure10(data: pd.DataFrame, *, title: str | None = None):
     _check(data)
     labels = [f"{tx.OPERATION_LABELS[tx.SUBTYPE_OPERATION[g]]} \u00b7 {lab}" if g in tx.SUBTYPE_OPERATION else lab
               for g, lab in zip(data["group"], data["label"])]
-    with paper_style():
-        fig, ax = plt.subplots(figsize=(6.4, 0.36 * len(data) + 1.3), constrained_layout=True)
-        reserve_footer(fig)
-        class_bars(data, ax=ax, row_labels=labels, title=_TITLES["subtype"])
-        ops = [tx.SUBTYPE_OPERATION.get(g) for g in data["group"]]
-        for i in range(1, len(ops)):
-            if ops[i] != ops[i - 1]:
-                ax.axhline(i - 0.5, color="#999999", lw=0.7, ls=":")
-        _legend(fig)
-        if title:
-            fig.suptitle(title)
+    fig, ax = plt.subplots(figsize=(6.4, 0.36 * len(data) + 1.3), constrained_layout=True)
+    reserve_footer(fig)
+    class_bars(data, ax=ax, row_labels=labels, title=_TITLES["subtype"])
+    ops = [tx.SUBTYPE_OPERATION.get(g) for g in data["group"]]
+    for i in range(1, len(ops)):
+        if ops[i] != ops[i - 1]:
+            ax.axhline(i - 0.5, color="#999999", lw=0.7, ls=":")
+    _legend(fig)
+    if title:
+        fig.suptitle(title)
     return fig
