@@ -2,8 +2,10 @@
 only per row, and the drop with its paired bootstrap interval."""
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import MultipleLocator
 
 from voxmem_analysis.plots.style import fit_label, styled
 
@@ -29,8 +31,6 @@ def _positions(rows) -> np.ndarray:
 def ablation_bars(data: pd.DataFrame, *, ax=None, show_drop: bool = True):
     """Grouped bars of full-audio and transcript-only accuracy per row, the drop and its interval above each
     (``show_drop``); returns the Axes."""
-    import matplotlib.pyplot as plt
-
     if ax is None:
         _, ax = plt.subplots(figsize=(6.2, 3.4))
     rows = list(data["row"])
@@ -58,8 +58,6 @@ def ablation_bars(data: pd.DataFrame, *, ax=None, show_drop: bool = True):
 def ablation_drop(data: pd.DataFrame, *, ax=None):
     """The drop (full audio − transcript only, pp) per row with its paired bootstrap interval and the exact
     McNemar p; returns the Axes."""
-    import matplotlib.pyplot as plt
-
     if ax is None:
         _, ax = plt.subplots(figsize=(3.4, 3.4))
     rows = list(data["row"])
@@ -84,8 +82,6 @@ def ablation_drop(data: pd.DataFrame, *, ax=None):
 def make_room_above(ax, *, bottom: float = 0.0, ticks_to: float = 100.0, rounds: int = 3) -> None:
     """Raise the top of ``ax``'s y axis until the drop labels of :func:`ablation_bars` stand inside it and below its
     legend (ticks stay at 0-``ticks_to``), measured on the laid-out figure."""
-    from matplotlib.ticker import MultipleLocator
-
     labels = [t for t in ax.texts if t.get_gid() == _DROP_GID]
     legend = ax.get_legend()
     for _ in range(rounds):
@@ -111,8 +107,6 @@ def make_room_above(ax, *, bottom: float = 0.0, ticks_to: float = 100.0, rounds:
 @styled
 def ablation_figure(data: pd.DataFrame, *, title: str | None = None):
     """Bars and drop side by side (a long ``title`` wrapped to the bar panel's width); returns the Figure."""
-    import matplotlib.pyplot as plt
-
     fig, (a, b) = plt.subplots(1, 2, figsize=(10.0, 3.8), gridspec_kw={"width_ratios": [2.1, 1]})
     ablation_bars(data, ax=a)
     a.set_title(fit_label(title or "Full audio vs transcript only", width=60))

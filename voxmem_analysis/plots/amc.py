@@ -1,12 +1,11 @@
-"""Figures of the Audio MultiChallenge paper (Figures 5-9), drawn from the artifact tables.
-
-Each function takes the DataFrame returned by the matching artifact of
-:mod:`voxmem_analysis.analysis.amc` and returns a matplotlib Figure; nothing is computed here.
-"""
+"""Figures of the Audio MultiChallenge paper (Figures 5-9), drawn from the tables of
+:mod:`voxmem_analysis.analysis.amc`."""
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.lines import Line2D
 
 from voxmem_analysis.analysis.findings import MIN_CORRELATION_POINTS
 from voxmem_analysis.plots.style import fit_labels, from_zero, place_labels, styled
@@ -19,8 +18,7 @@ _PAIR = ("#D55E00", "#56B4E9", "#009E73")
 
 
 def _short(labels, lines: int = 2) -> list[str]:
-    """``"Model|Text"`` as ``"Model (T)"``, each fitted to ``lines`` lines of 40 characters, no two
-    alike (:func:`~voxmem_analysis.plots.style.fit_labels`; the full names stay in the figure's CSV)."""
+    """``"Model|Text"`` as ``"Model (T)"``, fitted to ``lines`` lines of 40 characters, no two alike."""
     names = []
     for label in labels:
         model, _, mod = str(label).partition("|")
@@ -32,8 +30,6 @@ def _short(labels, lines: int = 2) -> list[str]:
 def plot_grouped(table: pd.DataFrame, columns, *, xlabel: str, title: str, colors=_PAIR):
     """Horizontal grouped bars: one group per system row of ``table`` (the ``Mean`` row left out), one bar per
     column."""
-    import matplotlib.pyplot as plt
-
     rows = [r for r in table.index if str(r) != "Mean"]
     data = table.loc[rows, list(columns)]
     fig, ax = plt.subplots(figsize=(6.4, 0.34 * len(rows) + 1.2))
@@ -63,13 +59,13 @@ def plot_audio_cue(table: pd.DataFrame, *, metric: str = "APR"):
 
 
 def plot_rubric_types(table: pd.DataFrame, types, *, title: str):
-    """Figures 6 and 7: ARS by rubric type (``types`` = the type columns of the table)."""
+    """Figures 6 and 7: ARS by rubric type (``types``: the type columns)."""
     counts = ", ".join(f"{t} n={int(table.iloc[0][f'{t} n'])}" for t in types if f"{t} n" in table.columns)
     return plot_grouped(table, list(types), xlabel="ARS (%)", title=f"{title}\n(tasks: {counts})")
 
 
 def _bin_labels(part: pd.DataFrame, cols, min_n: int) -> list[str]:
-    """x labels: the bin, its task count, and the count per axis (IM/IR/SC/VE), ``*`` below ``min_n``."""
+    """x labels: the bin, its tasks and the tasks per axis (``*`` below ``min_n``)."""
     out = []
     for i in part.index:
         per = "/".join(f"{int(part.loc[i, f'{c} n'])}" + ("*" if part.loc[i, f"{c} n"] < min_n else "")
@@ -79,9 +75,8 @@ def _bin_labels(part: pd.DataFrame, cols, min_n: int) -> list[str]:
 
 
 def _draw_bin_panel(ax, part: pd.DataFrame, cols, min_n: int) -> None:
-    """One panel of Figure 8: a line per axis; points resting on fewer than ``min_n`` tasks are
-    drawn as open grey markers joined by dotted lines, and a bin whose total is below ``min_n``
-    is shaded grey."""
+    """One panel of Figure 8: a line per axis; points on fewer than ``min_n`` tasks open, grey and dotted, a bin with
+    fewer in all shaded."""
     x = np.arange(len(part))
     for c in cols:
         y = part[c].to_numpy(dtype=float)
@@ -102,16 +97,8 @@ def _draw_bin_panel(ax, part: pd.DataFrame, cols, min_n: int) -> None:
 
 @styled
 def plot_bins(table: pd.DataFrame, *, min_n: int = 5):
-    """Figure 8: APR by (a) turn count and (b) cumulative user-audio bin, one line per axis.
-
-    Under each x label: the bin's task count ``n`` and the count per axis (IM/IR/SC/VE, ``*`` when
-    below ``min_n``).  A point resting on fewer than ``min_n`` tasks is an open grey marker (joined
-    by a dotted line, not the solid one); a bin with fewer than ``min_n`` tasks in all is shaded.
-    Empty bins are not drawn.
-    """
-    import matplotlib.pyplot as plt
-    from matplotlib.lines import Line2D
-
+    """Figure 8: APR by (a) turn count and (b) cumulative user-audio bin, one line per axis, the tasks under each
+    x label; points on fewer than ``min_n`` tasks marked, empty bins left out."""
     cols = [c for c in ("IM", "IR", "SC", "VE", "All") if c in table.columns]
     fig, panels = plt.subplots(1, 2, figsize=(10.0, 3.9), sharey=True)
     for ax, var, name in zip(panels, ("turns", "duration"), ("(a) turn count", "(b) cumulative user audio")):
@@ -136,8 +123,6 @@ def plot_bins(table: pd.DataFrame, *, min_n: int = 5):
 def plot_length(table: pd.DataFrame):
     """Figure 9: ARS vs mean response length per system (numbered, named in a key), with the Pearson and Spearman
     rows."""
-    import matplotlib.pyplot as plt
-
     corr_rows = [i for i in ("Pearson r", "Spearman rho") if i in table.index]
     pts, cor = table.drop(index=corr_rows), table.loc[corr_rows]
     x, y = pts["Mean tokens"].to_numpy(dtype=float), pts["ARS"].to_numpy(dtype=float)

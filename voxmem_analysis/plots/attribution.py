@@ -1,12 +1,9 @@
-"""Figures of error attribution at 64K: Figure 7 (by operation and by evidence type) and Figure 10 (by subtype).
-
-Each function takes the DataFrame :func:`voxmem_analysis.analysis.attribution.class_proportions`
-returned (one row per group: ``by, group, label``, one percent column per class,
-``n_cells``, ``n_errors``), only draws it and returns the Figure.  Class colours come
-from :data:`voxmem_analysis.plots.style.CLASS_COLORS`, labels from the taxonomy.
-"""
+"""Figures of error attribution (Figure 7 by operation and evidence type, Figure 10 by subtype), drawn from
+:func:`voxmem_analysis.analysis.attribution.class_proportions` rows."""
 from __future__ import annotations
 
+import matplotlib.patches as mpatches
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
@@ -28,12 +25,8 @@ def _check(data: pd.DataFrame) -> None:
 
 def class_bars(data: pd.DataFrame, *, ax=None, title: str | None = None, min_label: float = 4.0,
                show_counts: bool = True, row_labels=None):
-    """One panel of stacked horizontal bars: the class shares (%) of each row of
-    :func:`voxmem_analysis.analysis.attribution.class_proportions` (top to bottom; ``row_labels`` overrides
-    the labels), segments under ``min_label`` % unlabelled, "cells / errors" at the right with
-    ``show_counts``; returns the Axes."""
-    import matplotlib.pyplot as plt
-
+    """Stacked horizontal bars of the class shares (%) per row (``row_labels`` override the labels), segments under
+    ``min_label`` % unlabelled, "cells / errors" at the right (``show_counts``); returns the Axes."""
     _check(data)
     if ax is None:
         _, ax = plt.subplots(figsize=(6.0, 0.42 * len(data) + 0.8))
@@ -70,24 +63,14 @@ def class_bars(data: pd.DataFrame, *, ax=None, title: str | None = None, min_lab
 
 
 def _legend(fig) -> None:
-    import matplotlib.patches as mpatches
-
     handles = [mpatches.Patch(color=CLASS_COLORS[c], label=tx.ATTRIBUTION_LABELS[c]) for c in tx.ATTRIBUTION_CLASSES]
     fig.legend(handles=handles, loc="outside upper center", ncol=len(handles), frameon=False)
 
 
 @styled
 def figure7(data: pd.DataFrame, *, title: str | None = None):
-    """Figure 7: class shares by memory operation (left) and by evidence type (right).
-
-    Parameters
-    ----------
-    data : DataFrame
-        ``pd.concat`` of :func:`class_proportions` outputs with ``by="operation"`` and
-        ``by="evidence_type"`` (told apart by the ``by`` column).
-    """
-    import matplotlib.pyplot as plt
-
+    """Figure 7: class shares by memory operation (left) and evidence type (right), from the stacked
+    ``class_proportions`` rows of both (told apart by ``by``)."""
     _check(data)
     panels = [b for b in ("operation", "evidence_type") if b in set(data["by"])]
     if not panels:
@@ -105,15 +88,7 @@ def figure7(data: pd.DataFrame, *, title: str | None = None):
 
 @styled
 def figure10(data: pd.DataFrame, *, title: str | None = None):
-    """Figure 10: class shares by question subtype (rows labelled with their operation).
-
-    Parameters
-    ----------
-    data : DataFrame
-        :func:`class_proportions` output with ``by="subtype"``.
-    """
-    import matplotlib.pyplot as plt
-
+    """Figure 10: class shares by question subtype, rows labelled with their operation."""
     _check(data)
     labels = [f"{tx.OPERATION_LABELS[tx.SUBTYPE_OPERATION[g]]} \u00b7 {lab}" if g in tx.SUBTYPE_OPERATION else lab
               for g, lab in zip(data["group"], data["label"])]

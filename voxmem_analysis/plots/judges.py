@@ -2,6 +2,7 @@
 frames."""
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
@@ -27,8 +28,6 @@ def _family_colors(families) -> dict:
 def judge_scatter(data: pd.DataFrame, *, ax=None, highlight_family: str | None = "Gemini", label_models: bool = True):
     """Per-model accuracy under the production judge (x) vs the second judge (y) from ``JudgeComparison.per_model``,
     coloured by family (``highlight_family`` first, black-edged), the identity line dashed; returns the Axes."""
-    import matplotlib.pyplot as plt
-
     if ax is None:
         _, ax = plt.subplots(figsize=(4.6, 4.4))
     df = data.copy()
@@ -64,8 +63,6 @@ def judge_scatter(data: pd.DataFrame, *, ax=None, highlight_family: str | None =
 def judge_slices(data: pd.DataFrame, *, ax=None):
     """Table 13 (``agreement_table``) as paired dots: a row per slice, the two judges' accuracies joined, Δ,
     agreement and κ at the right; returns the Axes."""
-    import matplotlib.pyplot as plt
-
     if ax is None:
         _, ax = plt.subplots(figsize=(5.6, 3.6))
     df = data.reset_index(drop=True)

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+import seaborn as sns
+from matplotlib import colors
+from matplotlib.lines import Line2D
+from matplotlib.patches import Rectangle
 
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.analysis.findings import MIN_CORRELATION_POINTS
@@ -27,8 +32,6 @@ def _annotated_heatmap(ax, grid: pd.DataFrame, labels: np.ndarray, *, cmap: str,
                        vrange: tuple[float, float], fontsize: float) -> None:
     """``seaborn.heatmap`` of ``grid`` annotated with ``labels`` (seaborn picks black or white text per cell), without
     its forced draw of the figure; axes bare."""
-    import seaborn as sns
-
     with without_canvas_draw(ax.figure):
         sns.heatmap(grid, annot=labels, fmt="", cmap=cmap, vmin=vrange[0], vmax=vrange[1], cbar=False,
                     ax=ax, annot_kws={"fontsize": fontsize}, xticklabels=False, yticklabels=False)
@@ -39,7 +42,7 @@ def _annotated_heatmap(ax, grid: pd.DataFrame, labels: np.ndarray, *, cmap: str,
 
 
 def _cell_of(text) -> tuple[int, int]:
-    """(row, column) of a seaborn annotation, whose anchor is the cell centre (j + .5, i + .5)."""
+    """(row, column) of a seaborn annotation (anchored at the cell centre)."""
     x, y = text.get_position()
     return int(np.floor(y)), int(np.floor(x))
 
@@ -64,9 +67,6 @@ def evidence_heatmaps(data: pd.DataFrame, *, budgets: Sequence[str] | None = Non
     """Figure 4 from :func:`~voxmem_analysis.analysis.results.evidence_panels`: one heatmap per budget, models ×
     evidence types, group means below a thick line; a model not run at a budget shows grey "–" cells; values
     beyond ``vrange`` (the paper's 0-70 %) take the end colour and an arrow on the bar."""
-    import matplotlib.pyplot as plt
-    from matplotlib import colors
-
     bs = _budgets_in(data, budgets)
     # row order: union over budgets, as the analysis ordered it (proprietary first, means last)
     model_rows = list(dict.fromkeys(data.loc[data["kind"] == "model", "row"]))
@@ -132,10 +132,6 @@ def operation_heatmap(data: pd.DataFrame, *, budget: str | None = None, ax=None,
     """Figure 5 from :func:`~voxmem_analysis.analysis.results.operation_evidence`: the operation × evidence heatmap
     of one ``budget`` (required when ``data`` holds several), the question count under each score, the
     Speech-Semantics IE cell hatched as excluded by design; on ``ax`` when given."""
-    import matplotlib.pyplot as plt
-    from matplotlib import colors
-    from matplotlib.patches import Rectangle
-
     bs = _budgets_in(data, None)
     if budget is None:
         if len(bs) != 1:
@@ -191,10 +187,7 @@ def operation_heatmap(data: pd.DataFrame, *, budget: str | None = None, ax=None,
 @styled
 def operation_heatmaps(data: pd.DataFrame, *, budgets: Sequence[str] | None = None, show_n: bool = True,
                        vrange: tuple[float, float] = ACC_RANGE, cmap: str = HEATMAP_CMAP, title: str | None = None):
-    """Figure 8: :func:`operation_heatmap` side by side for several budgets (one shared colour bar)."""
-    import matplotlib.pyplot as plt
-    from matplotlib import colors
-
+    """Figure 8: :func:`operation_heatmap` side by side per budget, one colour bar."""
     bs = _budgets_in(data, budgets)
     fig, axes = plt.subplots(1, len(bs), figsize=(3.5 * len(bs) + 0.8, 3.3), squeeze=False,
                              constrained_layout=True, sharey=True)
@@ -223,9 +216,6 @@ def answerable_refusal_scatter(data: pd.DataFrame, *, summary: pd.DataFrame | No
                                ax=None, title: str | None = None):
     """Table 16 as a scatter: answerable vs AR accuracy per model coloured by ``groups`` (model → access group), ρ
     of ``summary`` in the title (none over fewer than ``MIN_CORRELATION_POINTS`` models), the always-abstain bound."""
-    import matplotlib.pyplot as plt
-    from matplotlib.lines import Line2D
-
     groups = groups or {}
     fig = None
     if ax is None:

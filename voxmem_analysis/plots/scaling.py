@@ -1,12 +1,11 @@
-"""Figures of context-length scaling: Figure 6, the Table 18 forest plot and the D.5 scatter.
-
-Each function takes the DataFrame an analysis of :mod:`voxmem_analysis.analysis.scaling` returned,
-only draws it and returns the Figure.
-"""
+"""Figures of context-length scaling (Figure 6, the Table 18 forest plot, the D.5 scatter, the length model),
+drawn from the frames of :mod:`voxmem_analysis.analysis.scaling`."""
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
 
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.analysis.findings import MIN_CORRELATION_POINTS
@@ -42,12 +41,8 @@ def _spread(y: np.ndarray, gap: float) -> np.ndarray:
 
 @styled
 def evidence_scaling_lines(data: pd.DataFrame, *, include_overall: bool = True, title: str | None = None):
-    """Figure 6 from :func:`voxmem_analysis.analysis.scaling.evidence_scaling`: mean accuracy (left) and
-    retention relative to the ``reference_budget`` (right) against a log2 budget axis, one line per evidence
-    type (+ the pooled Overall, dashed, with ``include_overall``); the retention panel has a line at 1 and
-    shows gains as gains."""
-    import matplotlib.pyplot as plt
-
+    """Figure 6: mean accuracy (left) and retention relative to the ``reference_budget`` (right) per evidence type
+    (``include_overall``: the pooled Overall, dashed) against a log2 budget axis, the no-change line at 1."""
     bs = [b for b in tx.BUDGETS if b in set(data["budget"].astype(str))]
     if not bs:
         raise InputError("no budget to draw: the data is empty")
@@ -96,8 +91,7 @@ def evidence_scaling_lines(data: pd.DataFrame, *, include_overall: bool = True, 
 
 
 def _legend_on_top(fig, ax, title: str | None) -> None:
-    """One legend row above the panels, headed by ``title`` (a suptitle and an "outside"
-    legend would share the top strip)."""
+    """One legend row above the panels, headed by ``title``."""
     handles, labels = ax.get_legend_handles_labels()
     leg = fig.legend(handles, labels, loc="outside upper center", ncol=len(labels), frameon=False,
                      title=title or None)
@@ -107,15 +101,8 @@ def _legend_on_top(fig, ax, title: str | None) -> None:
 
 @styled
 def change_forest(data: pd.DataFrame, *, title: str | None = None):
-    """Table 18 forest plot: drop (pp) and retention with 95% intervals, evidence rows then per model.
-
-    Parameters
-    ----------
-    data : DataFrame
-        :func:`voxmem_analysis.analysis.scaling.paired_change` output.
-    """
-    import matplotlib.pyplot as plt
-
+    """Table 18 as a forest plot (:func:`~voxmem_analysis.analysis.scaling.paired_change`): drop (pp) and retention with
+    their intervals, the evidence types then the models."""
     ev = data[data["level"] == "evidence_type"]
     pm = data[data["level"] == "model"]
     labels, colors, ys, y = [], [], [], 0.0
@@ -169,19 +156,9 @@ def change_forest(data: pd.DataFrame, *, title: str | None = None):
 
 @styled
 def sensitivity_scatter(data: pd.DataFrame, *, correlations: pd.DataFrame | None = None, title: str | None = None):
-    """Appendix D.5: retention and the change in points vs 8K accuracy over model × evidence cells, ρ annotated.
-
-    Parameters
-    ----------
-    data : DataFrame
-        :func:`voxmem_analysis.analysis.scaling.cell_changes` output.
-    correlations : DataFrame, optional
-        :func:`voxmem_analysis.analysis.scaling.sensitivity_correlations` output: ρ with its interval
-        resampling models (none over fewer than ``MIN_CORRELATION_POINTS`` cells); the change panel
-        names the coupling and gives ``change_vs_mean``.
-    """
-    import matplotlib.pyplot as plt
-
+    """Appendix D.5: retention and the change in points vs the baseline accuracy over model × evidence cells
+    (:func:`~voxmem_analysis.analysis.scaling.cell_changes`), ρ and its model-resampled interval from
+    ``correlations`` (none over fewer than ``MIN_CORRELATION_POINTS`` cells; the change named as coupled)."""
     corr = {} if correlations is None else {r["measure"]: r for _, r in correlations.iterrows()}
     b0 = str(data["baseline_budget"].iloc[0]) if "baseline_budget" in data and len(data) else "8K"
     b1 = str(data["comparison_budget"].iloc[0]) if "comparison_budget" in data and len(data) else "64K"
@@ -239,9 +216,8 @@ def _rho_note(r) -> str:
 
 
 def ratio_limits(values, *, around: tuple[float, float] = (0.95, 1.0), margin: float = 0.03) -> tuple[float, float]:
-    """Limits of a log ratio axis: every finite positive value in ``values`` (points and interval
-    ends) and the span ``around`` (the no-change line 1 with a little room), widened by ``margin``
-    (a factor) on both sides."""
+    """Limits of a log ratio axis holding every finite positive value and the span ``around`` (1 with a little room),
+    widened by the factor ``margin``."""
     v = np.asarray(values, dtype=float)
     v = v[np.isfinite(v) & (v > 0)]
     lo = min([around[0], *v.tolist()])
@@ -250,10 +226,7 @@ def ratio_limits(values, *, around: tuple[float, float] = (0.95, 1.0), margin: f
 
 
 def set_ratio_axis(ax, lo: float, hi: float) -> None:
-    """A log x axis from ``lo`` to ``hi`` with round ticks that cannot overprint
-    (:func:`~voxmem_analysis.plots.style.log_ticks`), written plainly (0.8, 1, 1.5), no minor ticks."""
-    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
-
+    """A log x axis from ``lo`` to ``hi`` with round ticks that cannot overprint, written plainly, no minor ticks."""
     ax.set_xscale("log")
     ax.set_xlim(lo, hi)
     ax.xaxis.set_major_locator(FixedLocator(log_ticks(lo, hi)))
@@ -264,11 +237,8 @@ def set_ratio_axis(ax, lo: float, hi: float) -> None:
 
 @styled
 def odds_ratio_forest(data: pd.DataFrame, *, title: str | None = None):
-    """The ``scaling_model`` figure from :func:`voxmem_analysis.analysis.scaling_model.scaling_model`: the
-    odds ratio per doubling with its interval per evidence type, ``overall`` bold below a rule, on a log axis
-    spanning every value and 1 (dotted) with round ticks; a row that could not be estimated says so."""
-    import matplotlib.pyplot as plt
-
+    """The length model's odds ratio per doubling with its interval per evidence type and overall (bold, below a
+    rule) on a log axis holding every value and 1; a row that cannot be estimated says so."""
     rows = list(data.itertuples(index=False))
     fig, ax = plt.subplots(figsize=(5.0, 0.26 * len(rows) + 1.75), constrained_layout=True)
     reserve_footer(fig)

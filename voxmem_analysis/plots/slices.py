@@ -1,11 +1,6 @@
-"""The subtype explorer's figure: a dot plot of accuracy slices with their intervals.
-
-:func:`slice_dot_plot` draws a :func:`voxmem_analysis.analysis.explore.explore_slices` table as it is
-given: rows and colours follow the order of its ``by`` columns (their categories when they
-are categorical, else first appearance), labels come from
-:func:`voxmem_analysis.analysis.explore.slice_label` (the taxonomy), colours from
-:mod:`voxmem_analysis.plots.style`.  The pooled line and the title are passed in.
-"""
+"""The subtype explorer's figures: dot plots of :func:`voxmem_analysis.analysis.explore.explore_slices` tables, rows and
+colours in the order of their ``by`` columns, labels from the taxonomy.  matplotlib and seaborn are imported where
+they draw: the ``slice`` command imports this module at start-up."""
 from __future__ import annotations
 
 import numpy as np
@@ -13,9 +8,8 @@ import pandas as pd
 
 from voxmem_analysis.analysis.explore import column_name, parse_by, slice_label
 from voxmem_analysis.errors import InputError
-from voxmem_analysis.plots.verdicts import SERIES_COLORS
-from voxmem_analysis.plots.style import (EVIDENCE_COLORS, GROUP_COLORS, OPERATION_COLORS, PERCENT_LIMITS, styled,
-                                         without_canvas_draw)
+from voxmem_analysis.plots.style import (EVIDENCE_COLORS, GROUP_COLORS, OPERATION_COLORS, PERCENT_LIMITS, SERIES_COLORS,
+                                         styled, without_canvas_draw)
 
 __all__ = ["PALETTES", "SINGLE_COLOR", "slice_dot_plot", "slice_facets"]
 
@@ -47,10 +41,8 @@ def _value(v):
 
 @styled
 def slice_dot_plot(data: pd.DataFrame, by, *, overall: float | None = None, title: str | None = None, ax=None):
-    """Dot plot of the ``level == "slice"`` rows of :func:`voxmem_analysis.analysis.explore.explore_slices`
-    (or ``slice_accuracy``) with their intervals: the first ``by`` column gives the rows, the others the
-    colours (dodged); ``overall`` (pooled %) a dashed line.  The x axis keeps dots at 0 % and 100 % off its
-    lines; the legend sits right of the axes.  Returns the Axes (one ``errorbar`` container per colour)."""
+    """Dot plot of the ``slice`` rows with their intervals: the first ``by`` column gives the rows, the others the
+    (dodged) colours, ``overall`` (pooled %) a dashed line, the legend right of the axes; returns the Axes."""
     import matplotlib.pyplot as plt
 
     cols = parse_by(by)
@@ -112,10 +104,8 @@ POOLED_PER_PANEL = "all pooled (each panel's own)"
 @styled
 def slice_facets(data: pd.DataFrame, by, *, col: str = "budget", overall: dict | None = None,
                  col_wrap: int | None = None, height: float | None = None, title: str | None = None):
-    """Small multiples of :func:`slice_dot_plot` (a seaborn ``FacetGrid``), one panel per value of ``col``
-    (default ``budget``) of the stacked ``data``, rows shared; ``overall``: each panel's pooled accuracy
-    (its dashed line); ``col_wrap`` (default 2 x 2 for four panels, else one row of at most three),
-    ``height``, ``title``.  Returns the grid (``.figure``, ``.axes_dict``)."""
+    """:func:`slice_dot_plot` per value of ``col`` (a seaborn ``FacetGrid``, rows shared; ``overall``: each panel's pooled
+    accuracy); returns the grid."""
     import seaborn as sns
 
     if col not in data.columns:

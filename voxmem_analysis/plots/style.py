@@ -1,5 +1,6 @@
 """The shared look and layout of every figure: the style (scoped, no global state left behind), the palettes,
-labels that fit, round log ticks, labels placed beside their points, a footer kept free for the SYNTHETIC stamp."""
+labels that fit, round log ticks, labels placed beside their points, a footer kept free for the SYNTHETIC stamp.
+matplotlib is imported where it draws: the ``slice`` command imports this module at start-up."""
 from __future__ import annotations
 
 import contextlib
@@ -10,7 +11,7 @@ import re
 import numpy as np
 
 __all__ = ["paper_style", "styled", "without_canvas_draw", "fit_label", "fit_labels", "log_ticks", "LABEL_WIDTH",
-           "EVIDENCE_COLORS", "OPERATION_COLORS", "CLASS_COLORS", "ROLE_COLORS", "GROUP_COLORS", "HEATMAP_CMAP",
+           "EVIDENCE_COLORS", "OPERATION_COLORS", "SERIES_COLORS", "CLASS_COLORS", "ROLE_COLORS", "GROUP_COLORS", "HEATMAP_CMAP",
            "ACC_RANGE", "PERCENT_LIMITS", "FOOTER_IN", "from_zero", "colorbar_extend", "reserve_footer", "place_labels"]
 
 #: Colour-blind-safe (Okabe-Ito) colours per evidence type.
@@ -32,6 +33,8 @@ ROLE_COLORS = {
     "topical_haystack_sessions": "#56B4E9", "filler_sessions": "#C8C8C8", "unknown_sessions": "#FFFFFF",
 }
 GROUP_COLORS = {"proprietary": "#D55E00", "open_weight": "#0072B2", "unknown": "#777777"}
+#: Okabe-Ito colours, cycled over series (systems, models).
+SERIES_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#F0E442", "#000000")
 #: Sequential map for accuracy heatmaps, and the range it spans (percent).
 HEATMAP_CMAP = "YlGnBu"
 ACC_RANGE = (0.0, 70.0)

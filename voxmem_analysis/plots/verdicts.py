@@ -2,15 +2,15 @@
 names as they appear in the data, and returns the Figure (or draws on ``ax=``)."""
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+import seaborn as sns
+from matplotlib.colors import TwoSlopeNorm
 
-from voxmem_analysis.plots.style import fit_labels, reserve_footer, styled, without_canvas_draw
+from voxmem_analysis.plots.style import SERIES_COLORS, fit_labels, reserve_footer, styled, without_canvas_draw
 
-__all__ = ["SERIES_COLORS", "accuracy_dots", "scaling_curves", "comparison_matrix", "significance_mark"]
-
-#: Okabe-Ito colours, cycled over series (systems).
-SERIES_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#F0E442", "#000000")
+__all__ = ["accuracy_dots", "scaling_curves", "comparison_matrix", "significance_mark"]
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<")
 _SPECIAL = ("overall", "macro")
 
@@ -36,11 +36,8 @@ def _facets(data: pd.DataFrame, facet: str | None) -> list:
 def accuracy_dots(data: pd.DataFrame, *, category: str = "question_type", series: str = "system",
                   value: str = "accuracy", facet: str | None = "budget", ax=None, title: str | None = None,
                   xlim=(-2, 102), legend: bool = True):
-    """Dot plot of :func:`voxmem_analysis.analysis.verdicts.slice_accuracy`: accuracy per ``category``
-    (rows; ``overall``/``macro`` below a separator) and ``series`` (colours) with interval bars, one panel per
-    ``facet`` value (or on ``ax``); returns the Figure."""
-    import matplotlib.pyplot as plt
-
+    """Dot plot of ``slice_accuracy``: accuracy per ``category`` (``overall``/``macro`` below a rule) and ``series``
+    with interval bars, a panel per ``facet`` value (or on ``ax``)."""
     cats = [c for c in _series(data, category) if c not in _SPECIAL]
     cats += [c for c in _SPECIAL if c in set(data[category])]
     systems = _series(data, series)
@@ -104,10 +101,7 @@ def _dots(ax, data, cats, systems, category, series, value) -> None:
 @styled
 def scaling_curves(data: pd.DataFrame, *, budget: str = "budget", series: str = "system", panel: str = "question_type",
                    value: str = "accuracy", ncols: int = 4, title: str | None = None):
-    """Accuracy against budget from :func:`voxmem_analysis.analysis.verdicts.scaling_table`: one panel per
-    category (``overall`` last), one line per series, Wilson bars; budgets in the order they appear."""
-    import matplotlib.pyplot as plt
-
+    """Accuracy against budget (``scaling_table``): a panel per category (``overall`` last), a line per series."""
     panels = [p for p in _series(data, panel) if p not in _SPECIAL] + [p for p in _SPECIAL if p in set(data[panel])]
     budgets = _series(data, budget)
     x = {b: i for i, b in enumerate(budgets)}
@@ -150,12 +144,8 @@ def scaling_curves(data: pd.DataFrame, *, budget: str = "budget", series: str = 
 @styled
 def comparison_matrix(data: pd.DataFrame, *, p_value: str = "p_holm", facet: str | None = "budget", ax=None,
                       title: str | None = None, limit: float | None = None):
-    """Heatmap of :func:`voxmem_analysis.analysis.verdicts.compare_systems`: cell (a, b) the difference a − b
-    (pp), (b, a) its negative, marks from ``p_value`` (:func:`significance_mark`); one panel per ``facet``
-    value, a colour half-range ``limit`` (default: the largest difference, at least 10) shared by all."""
-    import matplotlib.pyplot as plt
-    from matplotlib.colors import TwoSlopeNorm
-
+    """Heatmap of ``compare_systems``: cell (a, b) the difference a − b (pp), marks from ``p_value``; a panel per
+    ``facet`` value, the colour half-range ``limit`` (default the largest difference, at least 10) shared."""
     facets = [None] if ax is not None else _facets(data, facet)
     diffs = data["diff"].to_numpy(float)
     lim = limit or max(10.0, float(np.nanmax(np.abs(diffs))) if np.isfinite(diffs).any() else 10.0)
@@ -185,9 +175,6 @@ def comparison_matrix(data: pd.DataFrame, *, p_value: str = "p_holm", facet: str
 
 
 def _matrix(ax, data, systems, p_value, cmap, norm):
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
     n = len(systems)
     pos = {s: i for i, s in enumerate(systems)}
     M = np.full((n, n), np.nan)
