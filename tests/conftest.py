@@ -136,3 +136,24 @@ def write_artifact_tables(release, out: Path, names, **params) -> Path:
     for name in dict.fromkeys(names):
         output.save_table(artifacts.compute(name, release, **params), out, name, formats=("csv",), show=False)
     return out
+
+
+@pytest.fixture(scope="session")
+def budget_subset(tmp_path_factory):
+    """``budget_subset(("8K", "16K"))``: three models of ``data/synthetic`` at those budgets only, with the
+    second judge and the ablation (built once per session; :mod:`shapes`)."""
+    import shapes
+    from voxmem_analysis import load_release
+
+    built = {}
+
+    def build(budgets: tuple):
+        if budgets not in built:
+            name = "subset_" + "_".join(budgets)
+            models = {m: m for m in ("Gemini-3.1-Pro", "Gemma-4-E4B-it", "Qwen3-Omni-30B-A3B")}
+            shapes.SHAPES[name] = shapes.Shape(f"three models at {', '.join(budgets)}", models, budgets=budgets,
+                                               every=12, parts=("judge2", "ablation"))
+            built[budgets] = load_release(shapes.build(name, tmp_path_factory.mktemp(name)))
+        return built[budgets]
+
+    return build

@@ -135,7 +135,7 @@ def test_a_stamp_that_would_cover_a_label_moves_below_the_figure():
 def test_a_stamp_in_a_free_corner_stays_where_it_was():
     fig, ax = plt.subplots(figsize=(4.0, 3.0), constrained_layout=True)
     ax.plot([0, 1], [0, 1])
-    from voxmem_analysis.plots.results import reserve_footer
+    from voxmem_analysis.plots.style import reserve_footer
 
     reserve_footer(fig)
     output.stamp_synthetic(fig)

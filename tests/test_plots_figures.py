@@ -17,6 +17,7 @@ from voxmem_analysis.analysis.selection import describe_shared_set  # noqa: E402
 from voxmem_analysis.plots import amc as PA  # noqa: E402
 from voxmem_analysis.plots import results as PR  # noqa: E402
 from voxmem_analysis.plots import scaling as PS  # noqa: E402
+from voxmem_analysis.plots import style  # noqa: E402
 from voxmem_analysis.plots.style import colorbar_extend  # noqa: E402
 
 TYPES = ("speech_semantics", "speaker_information", "paralinguistic_information", "environmental_sound", "overall")
@@ -86,7 +87,7 @@ def test_amc_figure9_labels_of_crowded_points_lead_to_their_point():
     for a in [t for t in ax.texts if hasattr(t, "xy") and t.get_text().isdigit()]:
         k = int(a.get_text()) - 1
         if a.arrow_patch is None:                    # a label without a leader is nearer its own point than any other
-            assert PR._nearest(a.get_window_extent(r), pts) == k
+            assert style._nearest(a.get_window_extent(r), pts) == k
         else:
             assert np.allclose(a.xy, _fig9(12).iloc[k][["Mean tokens", "ARS"]].to_numpy(float))
     crowded = [a for a in ax.texts if hasattr(a, "xy") and a.get_text() in ("1", "2", "3")]

@@ -1,9 +1,5 @@
-"""Analyses: a loaded release (or a label-free verdict frame) in, pandas DataFrames out.
+"""Analyses: a loaded release (or a label-free verdict frame) in, pandas DataFrames out; no plotting here.
 
-The one accuracy group-by (``accuracy``) and the choice of predictions it runs on (``selection``);
-VoxMem tables (``results``, ``scaling``, ``judges``, ``ablation``, ``attribution`` with its rule
-engine ``attribution_rules``, ``design``), the subtype explorer (``explore``) and label-free verdict
-analyses (``verdicts``) shared with LongMemEval-format data; ``findings`` turns their tables into the
-sentences notebooks and the report state (computed from this release, next to the paper's own
-finding).  No plotting here.
-"""
+``selection`` and ``accuracy`` are the base; the paper's tables live in ``results``, ``scaling``, ``judges``,
+``ablation``, ``attribution``, ``design`` and ``amc``; ``verdicts`` holds the label-free engines; ``findings``
+turns tables into sentences."""

@@ -1,15 +1,6 @@
-"""Transcript-only ablation: paper Table 2 (§3.3), with the paired tests the paper lacks.
-
-One model answers the answerable items of one budget (8K in the paper) twice, under the
-no-abstention instruction (App. F.4): with the audio history (``full_audio``) and with each user
-turn replaced by its synthesis text (``transcript_only``).  Items are paired on ``question_id``;
-an item under one condition only is listed in :attr:`AblationResult.unpaired` and counted, a pair
-with a provider rejection is counted and left out, failed and ungraded predictions count as wrong,
-refusal items, other budgets and unknown conditions are left out and counted, and
-``allow_abstention = true`` is a warning.  Rows: the four evidence types, ``All`` and
-``Audio-native`` (§3.3: 46.2 → 4.4); per row the accuracies, the drop ``delta_pp`` (full −
-transcript) with its paired bootstrap interval (items resampled) and the exact McNemar p.
-"""
+"""Transcript-only ablation (Table 2, §3.3) with the paired tests the paper lacks: one model answers the
+answerable items of one budget with the audio history (``full_audio``) and with its transcript
+(``transcript_only``), paired on ``question_id``; what cannot be paired is counted and said, never dropped."""
 from __future__ import annotations
 
 import re
@@ -20,19 +11,14 @@ import pandas as pd
 import polars as pl
 
 from voxmem_analysis import taxonomy as tx
-from voxmem_analysis.analysis.selection import part_budget
+from voxmem_analysis.analysis.selection import noted, part_budget
 from voxmem_analysis.artifacts import artifact
 from voxmem_analysis.errors import AnalysisInputError, MissingDataError, Problem, VoxMemDataError
 from voxmem_analysis.stats import ci_level_alias, mcnemar_exact, paired_bootstrap
 
-__all__ = [
-    "CONDITIONS", "ROW_LABELS", "AblationPairs", "AblationResult", "ablation_pairs",
-    "ablation_table", "wide_table2", "printed_table2", "transcript_ablation", "transcript_ablation_release",
-    "table2",
-]
+__all__ = ["ROW_LABELS", "AblationPairs", "AblationResult", "ablation_pairs", "ablation_table", "wide_table2",
+           "transcript_ablation", "transcript_ablation_release", "table2"]
 
-#: The two input conditions: (baseline, comparison).
-CONDITIONS: tuple[str, str] = ("full_audio", "transcript_only")
 _GROUPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("speaker_information", tx.EVIDENCE_LABELS["speaker_information"], ("speaker_information",)),
     ("paralinguistic_information", tx.EVIDENCE_LABELS["paralinguistic_information"], ("paralinguistic_information",)),
@@ -45,22 +31,18 @@ _GROUPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 ROW_LABELS: tuple[str, ...] = tuple(label for _, label, _ in _GROUPS)
 _NEEDED = ("model", "question_id", "budget", "evidence_type", "is_ar", "status", "correct", "input_condition")
 _DEFAULT_BUDGET = "8K"
+_CONDITIONS = {"full_audio": "full_audio", "full": "full_audio", "audio": "full_audio",
+               "transcript_only": "transcript_only", "transcript": "transcript_only", "text_only": "transcript_only"}
 
 
 def _condition(value: object) -> str | None:
-    if value is None:
-        return None
-    k = re.sub(r"[^a-z0-9]+", "_", str(value).strip().lower()).strip("_")
-    aliases = {"full_audio": "full_audio", "full": "full_audio", "audio": "full_audio",
-               "transcript_only": "transcript_only", "transcript": "transcript_only", "text_only": "transcript_only"}
-    return aliases.get(k)
+    return None if value is None else _CONDITIONS.get(re.sub(r"[^a-z0-9]+", "_", str(value).strip().lower()).strip("_"))
 
 
 @dataclass
 class AblationPairs:
-    """Paired verdicts of one model: ``pairs`` (polars; ``question_id, evidence_type,
-    correct_full, correct_transcript``, scored pairs only), ``unpaired`` (pandas;
-    ``model, question_id, evidence_type, present_in``), ``problems``."""
+    """One model's scored pairs (polars; ``question_id, evidence_type, correct_full, correct_transcript``), the
+    ``unpaired`` questions (pandas; ``model, question_id, evidence_type, present_in``) and the ``problems``."""
 
     model: str
     pairs: pl.DataFrame
@@ -70,17 +52,8 @@ class AblationPairs:
 
 
 def ablation_pairs(ablation, *, model: str | None = None, budget: str | None = _DEFAULT_BUDGET) -> AblationPairs:
-    """Pair the full-audio and transcript-only verdicts of one model on ``question_id``.
-
-    Parameters
-    ----------
-    ablation : polars.DataFrame or pandas.DataFrame
-        Tidy verdict frame with an ``input_condition`` column (``Release.ablation``).
-    model : str, optional
-        The model; required only when the frame holds several.
-    budget : str or None
-        Budget to keep (``"8K"``); ``None`` keeps all (then question ids must be unique).
-    """
+    """Pair one ``model``'s (required when the frame holds several) full-audio and transcript-only verdicts of a
+    frame with ``input_condition`` (``Release.ablation``) at ``budget`` (``None``: all)."""
     if ablation is None:
         raise MissingDataError("no ablation frame given (the release has no ablation runs)", code="no_ablation",
                                field="ablation")
@@ -99,7 +72,6 @@ def ablation_pairs(ablation, *, model: str | None = None, budget: str | None = _
                                 f"{k} ablation row(s) ran with allow_abstention=true; the paper's ablation uses the "
                                 "no-abstention instruction (Appendix F.4), so refusals may lower both conditions",
                                 None, None, "allow_abstention", k))
-
     full = df.filter(pl.col("_cond") == "full_audio").select(
         "question_id", "evidence_type", pl.col("status").alias("status_full"),
         pl.col("correct").fill_null(False).alias("correct_full"))
@@ -135,8 +107,7 @@ def ablation_pairs(ablation, *, model: str | None = None, budget: str | None = _
 
 def _model_rows(ablation: pl.DataFrame, model: str | None, budget: str | None,
                 problems: list[Problem]) -> tuple[str, pl.DataFrame]:
-    """``(model, its rows)``: one model's answerable rows at ``budget`` under a known condition (``_cond``);
-    what is left out is counted in ``problems``."""
+    """``(model, its answerable rows at budget under a known condition ``_cond``)``; what is left out is counted."""
     models = sorted(ablation.get_column("model").drop_nulls().unique().to_list())
     if model is None:
         if len(models) != 1:
@@ -170,16 +141,22 @@ def _model_rows(ablation: pl.DataFrame, model: str | None, budget: str | None,
         raise VoxMemDataError([Problem("duplicate_prediction", "error",
                                        f"{dup.height} (question_id, input_condition) key(s) occur more than once, "
                                        f"e.g. ({first['question_id']}, {first['_cond']})", None, None, "question_id", dup.height)])
-
     return model, df
 
 
 @ci_level_alias
 def ablation_table(paired: AblationPairs, *, seed: int = 0, n_boot: int = 10_000,
                    ci_level: float = 0.95) -> pd.DataFrame:
-    """Table 2 in long format: ``row, group, n`` (paired scored items), ``full_audio, transcript_only`` (%),
-    ``delta_pp`` (full − transcript) with ``ci_low, ci_high``, the discordant ``n_full_only,
-    n_transcript_only``, the exact McNemar ``p_value``, ``n_boot, seed, ci_level, warnings``."""
+    """Table 2, long: rows the four evidence types, ``All`` and ``Audio-native``; each row's paired bootstrap
+    resamples items (the pooled rows within evidence types).
+
+    Returns
+    -------
+    DataFrame
+        ``row, group, n`` (scored pairs), ``full_audio, transcript_only`` (%), ``delta_pp`` (full − transcript)
+        with ``ci_low, ci_high``, ``n_full_only, n_transcript_only`` (discordant), ``p_value`` (exact McNemar),
+        ``n_boot, seed, ci_level, warnings``.
+    """
     ev = paired.pairs.get_column("evidence_type").to_numpy()
     yf = paired.pairs.get_column("correct_full").to_numpy().astype(bool)
     yt = paired.pairs.get_column("correct_transcript").to_numpy().astype(bool)
@@ -195,7 +172,6 @@ def ablation_table(paired: AblationPairs, *, seed: int = 0, n_boot: int = 10_000
                "transcript_only": 100.0 * t.mean() if n else np.nan}
         row["delta_pp"] = row["full_audio"] - row["transcript_only"]
         if n:
-            # strata keep each evidence type's size fixed in the pooled rows
             strata = ev[m] if len(members) > 1 else None
             boot = paired_bootstrap(f.astype(float), t.astype(float), "drop", n_boot=n_boot, seed=seed, ci_level=ci_level,
                                     strata=strata).iloc[0]
@@ -211,8 +187,7 @@ def ablation_table(paired: AblationPairs, *, seed: int = 0, n_boot: int = 10_000
 
 
 def wide_table2(long: pd.DataFrame) -> pd.DataFrame:
-    """Table 2 as printed, plus the paired test and interval:
-    ``n, Full Audio, Transcript Only, Δ, McNemar p, Δ CI low, Δ CI high``."""
+    """Table 2 as printed plus the paired test: ``n, Full Audio, Transcript Only, Δ, McNemar p, Δ 95% CI low/high``."""
     lvl = int(round(100 * float(long["ci_level"].iloc[0]))) if len(long) else 95
     return pd.DataFrame({
         "n": long["n"].to_numpy(),
@@ -225,24 +200,9 @@ def wide_table2(long: pd.DataFrame) -> pd.DataFrame:
     }, index=pd.Index(long["row"].to_list(), name="Evidence Type"))
 
 
-def printed_table2(wide: pd.DataFrame) -> pd.DataFrame:
-    """Table 2 as strings at the paper's precision (one decimal), p-values to two
-    significant digits (``<0.001`` below)."""
-    out = pd.DataFrame(index=wide.index)
-    for c in wide.columns:
-        vals = wide[c].to_numpy()
-        if c == "n":
-            out[c] = [str(int(v)) for v in vals]
-        elif c == "McNemar p":
-            out[c] = ["" if v != v else ("<0.001" if v < 1e-3 else f"{v:.2g}") for v in vals]
-        else:
-            out[c] = ["" if v != v else f"{v:.1f}" for v in vals]
-    return out
-
-
 @dataclass
 class AblationResult:
-    """Table 2 for one model: ``table`` (long), ``unpaired``, ``problems``."""
+    """Table 2 of one model: ``table`` (:func:`ablation_table`), ``unpaired``, ``problems``, ``budget``."""
 
     model: str
     table: pd.DataFrame
@@ -257,31 +217,15 @@ class AblationResult:
 @ci_level_alias
 def transcript_ablation(ablation, *, model: str | None = None, budget: str | None = _DEFAULT_BUDGET,
                         seed: int = 0, n_boot: int = 10_000, ci_level: float = 0.95) -> AblationResult:
-    """Full audio vs transcript only for one model (Table 2), from an ablation frame.
-
-    Parameters
-    ----------
-    ablation : polars.DataFrame or pandas.DataFrame
-        ``Release.ablation``: tidy verdict rows with ``input_condition``.
-    model : str, optional
-        Required when the frame holds several models.
-    budget : str, default "8K"
-    seed, n_boot, ci_level
-        Paired bootstrap of the drop (``numpy.random.default_rng(seed)``; each row uses the
-        seed afresh; pooled rows resample within evidence types).
-
-    Returns
-    -------
-    AblationResult
-    """
+    """Table 2 of one model (:func:`ablation_pairs`, :func:`ablation_table`) from an ablation frame."""
     paired = ablation_pairs(ablation, model=model, budget=budget)
     return AblationResult(paired.model, ablation_table(paired, seed=seed, n_boot=n_boot, ci_level=ci_level),
                           paired.unpaired, list(paired.problems))
 
 
 def transcript_ablation_release(release, *, budget: str | None = None, **kwargs) -> AblationResult:
-    """:func:`transcript_ablation` on ``release.ablation`` at ``budget``; ``None``: the paper's 8K when the
-    ablation ran there, else the budget it ran at most (the result's ``budget`` says which)."""
+    """:func:`transcript_ablation` of ``release.ablation`` at ``budget`` (``None``: the paper's 8K when the ablation
+    ran there, else the budget it ran at most; the result's ``budget`` says which)."""
     if getattr(release, "ablation", None) is None:
         raise MissingDataError("the release has no ablation runs (ablation/<condition>/**/*.jsonl)",
                                code="no_ablation", field="ablation")
@@ -292,6 +236,6 @@ def transcript_ablation_release(release, *, budget: str | None = None, **kwargs)
 @artifact("table2", title="Table 2: transcript-only ablation at 8K", needs=("ablation",))
 def table2(release, *, seed: int = 0, n_boot: int = 10_000, model: str | None = None,
            budget: str | None = None) -> pd.DataFrame:
-    """Table 2: acoustic-evidence validation (full audio vs transcript only, answerable items, at the
-    budget of :func:`transcript_ablation_release`: 8K in the paper)."""
-    return transcript_ablation_release(release, model=model, budget=budget, seed=seed, n_boot=n_boot).wide()
+    """Table 2 (:func:`wide_table2`) at the budget of :func:`transcript_ablation_release` (8K in the paper)."""
+    res = transcript_ablation_release(release, model=model, budget=budget, seed=seed, n_boot=n_boot)
+    return noted(res.wide(), "budget", res.budget, budget, _DEFAULT_BUDGET, "the budget the ablation ran at most")

@@ -1,12 +1,5 @@
-"""The one accuracy group-by every accuracy of the package rests on.
-
-Accuracy of a set of verdicts is ``100 * n_correct / n`` where ``n`` counts the *scored*
-verdicts (the paper's denominator: provider-rejected predictions are out, failed and
-ungraded ones count as incorrect) and a null ``correct`` on a scored verdict counts as 0.
-:func:`accuracy_table` computes it per group; :mod:`~voxmem_analysis.analysis.results`
-(and through it :mod:`~voxmem_analysis.analysis.scaling`), :mod:`~voxmem_analysis.analysis.explore`
-and the label-free :mod:`~voxmem_analysis.analysis.verdicts` (:func:`accuracy_by_code`) call it.
-"""
+"""The one accuracy group-by every accuracy rests on: ``100 * n_correct / n`` over the *scored* verdicts (the
+paper's denominator: provider rejections out, failed and ungraded answers wrong), a null verdict counting 0."""
 from __future__ import annotations
 
 import numpy as np
@@ -24,27 +17,15 @@ def to_polars(frame) -> pl.DataFrame:
 
 def accuracy_table(frame, by: list[str], *, value: str = "correct", scored: str = "scored",
                    sort: bool = True) -> pd.DataFrame:
-    """Accuracy per group, with the paper's denominator (scored predictions only).
+    """Accuracy per group of ``by`` (``[]``: one pooled row), with the paper's denominator.
 
-    Parameters
-    ----------
-    frame : polars or pandas DataFrame
-        One row per verdict, with the ``by``, ``value`` and ``scored`` columns.
-    by : list of str
-        Grouping columns (``[]``: one pooled row).
-    value, scored : str
-        The verdict (boolean; null counts as incorrect) and whether the row is in the denominator
-        (boolean).  A numeric ``value`` (a score per verdict, e.g. 0/1 as floats) is summed as it is,
-        null counting as 0, and ``n_correct`` is then a float.
-    sort : bool
-        Sort the rows by ``by`` (default); otherwise groups come in order of first appearance.
+    ``value``: the verdict (boolean, null wrong; a numeric score is summed as it is, ``n_correct`` then a float);
+    ``scored``: whether the row is in the denominator; ``sort``: rows by ``by`` (else first appearance).
 
     Returns
     -------
     pandas.DataFrame
-        The ``by`` columns, then ``n_correct`` (count), ``n`` (scored predictions),
-        ``accuracy`` (percent, ``100 * n_correct / n``; NaN when ``n == 0``), ``n_excluded``
-        (predictions left out of the denominator, e.g. provider-rejected).
+        ``*by, n_correct, n`` (scored rows), ``accuracy`` (%; NaN when ``n == 0``), ``n_excluded``.
     """
     f = to_polars(frame)
     missing = [c for c in [*by, value, scored] if c not in f.columns]
@@ -70,11 +51,8 @@ def accuracy_table(frame, by: list[str], *, value: str = "correct", scored: str 
 
 def accuracy_by_code(value: np.ndarray, scored: np.ndarray, code: np.ndarray,
                      n_groups: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`accuracy_table` on arrays: rows grouped by an integer ``code`` in ``0 .. n_groups - 1``.
-
-    Returns ``(n_correct, n, n_excluded)`` arrays of length ``n_groups`` (float, int, int; a group
-    without rows has zeros).  ``value`` is numeric (nulls already 0), ``scored`` boolean.
-    """
+    """:func:`accuracy_table` on arrays grouped by an integer ``code`` in ``0 .. n_groups - 1``: ``(n_correct, n,
+    n_excluded)`` arrays (zeros for an empty group)."""
     table = accuracy_table(pl.DataFrame({"_g": np.asarray(code, dtype=np.int64),
                                          "_v": np.asarray(value, dtype=float),
                                          "_s": np.asarray(scored, dtype=bool)}), ["_g"], value="_v", scored="_s")

@@ -1,20 +1,8 @@
-"""Audio MultiChallenge (AMC) metrics and the paper's Tables 2-5 / Figures 5-9 as artifacts.
+"""Audio MultiChallenge metrics and the paper's Tables 2-5 and Figures 5-9 as artifacts (AMC paper §3.1, App. A.4).
 
-Definitions (AMC paper §3.1 and App. A.4)
------------------------------------------
-For a system (model x output modality) and a set of tasks T, each task t having rubric items
-i = 1..n_t with binary verdicts r_{t,i}:
-
-* **APR** (Average Pass Rate) = 100 * mean over t of [all r_{t,i} = 1] -- a task passes only if
-  every one of its rubric items passes.
-* **ARS** (Average Rubric Score) = 100 * mean over t of (sum_i r_{t,i} / n_t) -- every task
-  weighs the same, whatever its number of rubric items.
-
-Intervals (beyond the paper): Wilson score interval for APR (a binomial proportion over
-tasks); percentile bootstrap over tasks for ARS, the tasks drawn within their axis (seeded; the same
-interval as :func:`voxmem_analysis.analysis.amc_runs.amc_slice`).  Every function takes an :class:`~voxmem_analysis.io.amc.AmcRelease` or a tidy verdict
-frame and returns a DataFrame; the ``@artifact`` functions reshape them into the printed tables.
-"""
+APR (Average Pass Rate) is the % of tasks whose every rubric item passes, with the Wilson interval; ARS (Average
+Rubric Score) the mean over tasks of the share of items passed, with the task bootstrap (tasks drawn within their
+axis) of :func:`voxmem_analysis.analysis.amc_runs.amc_slice`."""
 from __future__ import annotations
 
 import numpy as np
@@ -28,7 +16,7 @@ from voxmem_analysis.analysis.verdicts import BootstrapSettings, slice_accuracy
 from voxmem_analysis.stats import ci_level_alias, cohen_kappa, holm, mcnemar_exact, spearman, wilson_interval
 
 __all__ = [
-    "task_scores", "apr_ars", "per_axis", "judge_agreement", "macro_f1", "tts_comparison",
+    "task_scores", "apr_ars", "judge_agreement", "macro_f1", "tts_comparison",
     "cascaded_comparison", "audio_cue_scores", "rubric_type_scores", "apr_by_bins",
     "length_correlation", "DURATION_BINS", "correlation_interval",
 ]
@@ -50,7 +38,7 @@ def _verdicts(data, part: str = "verdicts") -> pd.DataFrame:
 
 
 def task_scores(frame: pd.DataFrame, keys=SYSTEM) -> pd.DataFrame:
-    """One row per ``keys`` x task: ``n_rubrics``, ``n_passed``, ``passed`` (all items), ``share``."""
+    """One row per ``keys`` x task: ``n_rubrics, n_passed, passed`` (every item), ``share``."""
     g = frame.groupby(list(keys) + ["task_id"], sort=False)["passed"]
     out = g.agg(n_rubrics="size", n_passed="sum").reset_index()
     out["passed"] = out["n_passed"] == out["n_rubrics"]
@@ -59,9 +47,8 @@ def task_scores(frame: pd.DataFrame, keys=SYSTEM) -> pd.DataFrame:
 
 
 def _ars_interval(scores: pd.DataFrame, keys: list[str], run: BootstrapSettings) -> pd.DataFrame:
-    """ARS interval (%) of each ``keys`` group: the task bootstrap of :func:`voxmem_analysis.analysis.amc_runs.amc_slice`
-    (tasks drawn within their axis, the benchmark's design; every group resampled afresh with ``run``'s seed), so a
-    system's overall ARS has one interval wherever it is printed."""
+    """ARS interval (%) per ``keys`` group: the task bootstrap of ``amc_slice`` (tasks within their axis), so a system's
+    ARS has one interval wherever it is printed."""
     by = keys if "axis" in keys or "axis" not in scores else [*keys, "axis"]
     t = slice_accuracy(scores, by, value="share", scored=None, item="task_id", interval="bootstrap",
                        type_col="axis" if "axis" in by else None, separate=[k for k in by if k != "axis"] or None,
@@ -74,11 +61,13 @@ def _ars_interval(scores: pd.DataFrame, keys: list[str], run: BootstrapSettings)
 @ci_level_alias
 def apr_ars(data, *, part: str = "verdicts", by=(), tasks=None, seed: int = 0, n_boot: int = 10_000,
             ci_level: float = 0.95, keys=SYSTEM) -> pd.DataFrame:
-    """APR and ARS (percent) per system and ``by`` group, with Wilson and bootstrap intervals.
+    """APR and ARS (%) per system and ``by`` group, with Wilson and task-bootstrap intervals (``n_boot=0``: none);
+    ``tasks``: these task ids only.
 
-    Columns: ``keys + by``, ``n_tasks``, ``passes``, ``APR``, ``APR_lo``, ``APR_hi``, ``ARS``,
-    ``ARS_lo``, ``ARS_hi``.  ``tasks``: restrict to these task ids.  ``n_boot=0`` skips the
-    bootstrap (``ARS_lo``/``ARS_hi`` NaN).
+    Returns
+    -------
+    DataFrame
+        ``*keys, *by, n_tasks, passes, APR, APR_lo, APR_hi, ARS, ARS_lo, ARS_hi``.
     """
     frame = _verdicts(data, part)
     if tasks is not None:
@@ -101,11 +90,6 @@ def apr_ars(data, *, part: str = "verdicts", by=(), tasks=None, seed: int = 0, n
     return out[grp + ["n_tasks", "passes", "APR", "APR_lo", "APR_hi", "ARS", "ARS_lo", "ARS_hi"]]
 
 
-def per_axis(data, *, part: str = "verdicts", seed: int = 0, n_boot: int = 10_000) -> pd.DataFrame:
-    """:func:`apr_ars` per system x axis (``axis`` = IM, IR, SC, VE)."""
-    return apr_ars(data, part=part, by=["axis"], seed=seed, n_boot=n_boot)
-
-
 def _row_label(model: str, modality: str) -> str:
     """``model|modality``, or the model alone when the modality is not known (no stray separator)."""
     return f"{model}|{modality}" if modality else str(model)
@@ -113,8 +97,7 @@ def _row_label(model: str, modality: str) -> str:
 
 @artifact("amc_table2", title="AMC Table 2: APR / ARS (%) per model and output modality, per-axis APR")
 def amc_table2(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFrame:
-    """Rows ``model|modality`` in release order; columns ``APR``, ``ARS``, ``IM``, ``IR``,
-    ``SC``, ``VE`` (as printed) and the intervals ``APR lo/hi`` (Wilson), ``ARS lo/hi`` (bootstrap)."""
+    """Rows ``model|modality``; columns ``APR, ARS, IM, IR, SC, VE`` (as printed), ``APR lo/hi`` (Wilson), ``ARS lo/hi``."""
     overall = apr_ars(release, seed=seed, n_boot=n_boot)
     axes = apr_ars(release, by=["axis"], n_boot=0).pivot_table(index=SYSTEM, columns="axis", values="APR", sort=False)
     rows = []
@@ -126,7 +109,6 @@ def amc_table2(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("row")
 
 
-# ----------------------------------------------------------------------------- Table 3
 def macro_f1(reference, predicted) -> float:
     """Mean of the F1 scores of class 1 and class 0 (``reference`` = the human labels)."""
     ref, pred = np.asarray(reference, dtype=bool), np.asarray(predicted, dtype=bool)
@@ -140,7 +122,7 @@ def macro_f1(reference, predicted) -> float:
 
 
 def judge_agreement(release) -> pd.DataFrame:
-    """Per judge: ``n`` paired labels, ``agreement``, Cohen's ``kappa`` and ``macro_f1`` against the human labels."""
+    """Per judge against the human labels: ``judge, n, agreement`` (%), ``kappa, macro_f1``."""
     if release.judges is None or release.human is None:
         raise MissingDataError("the release has no judge_labels / human_labels", code="missing_part",
                                file="judge_labels")
@@ -158,23 +140,24 @@ def judge_agreement(release) -> pd.DataFrame:
 @artifact("amc_table3", title="AMC Table 3: LLM judge agreement with humans (Cohen's kappa, macro F1)",
           needs=("judges",))
 def amc_table3(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFrame:
-    """Rows judges (release order); columns ``κ``, ``Macro F1`` (as printed), ``n``, ``Agreement (%)``."""
+    """Rows judges; columns ``κ``, ``Macro F1`` (as printed), ``n``, ``Agreement (%)``."""
     a = judge_agreement(release)
     return pd.DataFrame({"κ": a["kappa"].to_numpy(), "Macro F1": a["macro_f1"].to_numpy(), "n": a["n"].to_numpy(),
                          "Agreement (%)": a["agreement"].to_numpy()}, index=pd.Index(a["judge"], name="Judge"))
 
 
-# ----------------------------------------------------------------------------- Table 4
 def _passes(frame: pd.DataFrame) -> pd.DataFrame:
     return task_scores(frame)[SYSTEM + ["task_id", "passed"]]
 
 
 def tts_comparison(release) -> pd.DataFrame:
-    """Human vs TTS user audio on the TTS subset: per system and per axis x modality (pooled).
+    """Human vs TTS user audio on the TTS subset, per system and per axis × modality (pooled).
 
-    Columns: ``row`` (``model|modality`` or ``<axis name>|modality``), ``n`` (tasks x systems),
-    ``human``, ``tts`` (APR %), ``relative`` (100 * (tts / human - 1)), ``n01``/``n10``
-    (discordant tasks) and ``p_value`` (exact McNemar, per-system rows only).
+    Returns
+    -------
+    DataFrame
+        ``row`` (``model|modality`` or ``<axis>|modality``), ``n`` (tasks × systems), ``human, tts`` (APR %),
+        ``relative`` (100 (tts / human − 1)), ``n01, n10`` (discordant tasks), ``p_value`` (exact McNemar, systems).
     """
     tts = _verdicts(release, "tts")
     subset = set(release.tasks.loc[release.tasks["tts_subset"], "task_id"])
@@ -205,9 +188,8 @@ def _t4_row(label: str, g: pd.DataFrame, mc) -> dict:
 @artifact("amc_table4", title="AMC Table 4: APR (%) on human vs TTS user audio, per model and per axis",
           needs=("tts",))
 def amc_table4(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFrame:
-    """Rows ``model|modality`` (4a) then ``<axis>|modality`` (4b, pooled over that modality's
-    systems); columns ``Human APR``, ``TTS APR``, ``Relative`` (as printed), ``n``, ``p (McNemar)``,
-    ``p (Holm)`` (Holm over the McNemar tests of 4a, one per system) and ``Holm family`` (which tests)."""
+    """Rows ``model|modality`` (4a) then ``<axis>|modality`` (4b); columns ``Human APR, TTS APR, Relative`` (as printed),
+    ``n``, ``p (McNemar)``, ``p (Holm)`` (over 4a's tests) and ``Holm family``."""
     c = tts_comparison(release)
     p = c["p_value"].to_numpy(dtype=float)
     tested = ~np.isnan(p)
@@ -219,15 +201,18 @@ def amc_table4(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFrame:
                         index=pd.Index(c["row"], name="row"))
 
 
-# ----------------------------------------------------------------------------- Table 5
 #: End-to-end systems Table 5 shows without a cascaded counterpart (Text output).
 E2E_REFERENCE = ("GPT 4o Audio Preview", "GPT Realtime")
 
 
 def cascaded_comparison(release, *, e2e_only=E2E_REFERENCE) -> pd.DataFrame:
-    """Cascaded (ASR + LLM) vs end-to-end (Text output) APR on the subset (``a``) and the
-    excluded audio-specific tasks (``b``).  Columns ``panel``, ``model``, ``n``, ``e2e``,
-    ``cascaded``, ``relative``; ``e2e`` NaN when the model has no end-to-end Text run."""
+    """Cascaded (ASR + LLM) vs end-to-end (Text output) APR on the subset (``a``) and the audio-specific rest (``b``).
+
+    Returns
+    -------
+    DataFrame
+        ``panel, model, n, e2e`` (NaN without an end-to-end Text run), ``cascaded, relative``.
+    """
     casc = _verdicts(release, "cascaded")
     tasks = release.tasks
     e2e = _passes(release.verdicts[release.verdicts["output_modality"] == "Text"])
@@ -249,17 +234,15 @@ def cascaded_comparison(release, *, e2e_only=E2E_REFERENCE) -> pd.DataFrame:
 @artifact("amc_table5", title="AMC Table 5: cascaded (ASR + LLM) vs end-to-end APR (%), 385- and 67-task subsets",
           needs=("cascaded",))
 def amc_table5(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFrame:
-    """Rows ``a|model`` (tasks without audio cues or interruptions) and ``b|model`` (the
-    audio-specific rest); columns ``E2E APR``, ``Cascaded APR``, ``Relative``, ``n``."""
+    """Rows ``a|model`` and ``b|model``; columns ``E2E APR``, ``Cascaded APR``, ``Relative``, ``n``."""
     c = cascaded_comparison(release)
     return pd.DataFrame({"E2E APR": c["e2e"].to_numpy(), "Cascaded APR": c["cascaded"].to_numpy(),
                          "Relative": c["relative"].to_numpy(), "n": c["n"].to_numpy()},
                         index=pd.Index(c["panel"] + "|" + c["model"], name="row"))
 
 
-# ----------------------------------------------------------------------------- Figures 5-7
 def audio_cue_scores(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFrame:
-    """Inference Memory APR/ARS per system, audio-cue vs semantic tasks (:func:`apr_ars` columns + ``kind``)."""
+    """Inference Memory :func:`apr_ars` per system for audio-cue and semantic tasks (column ``kind``)."""
     frame = release.frame()
     frame = frame[frame["axis"] == "IM"].assign(kind=lambda d: np.where(d["audio_cue"], "Audio-cue", "Semantic"))
     return apr_ars(frame, by=["kind"], seed=seed, n_boot=n_boot)
@@ -267,8 +250,7 @@ def audio_cue_scores(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.Data
 
 @artifact("amc_fig5", title="AMC Figure 5: Inference Memory APR / ARS (%), audio-cue vs semantic tasks")
 def amc_fig5(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFrame:
-    """Rows ``model|modality`` and ``Mean``; columns APR/ARS of both kinds, their task counts
-    and ``ARS relative change`` (100 * (audio-cue / semantic - 1); the paper quotes -36.5 on average)."""
+    """Rows ``model|modality`` and ``Mean``; APR/ARS of both kinds, their task counts and ``ARS relative change``."""
     s = audio_cue_scores(release, seed=seed, n_boot=n_boot)
     w = s.pivot_table(index=SYSTEM, columns="kind", values=["APR", "ARS", "n_tasks"], sort=False)
     out = pd.DataFrame({f"{k} {m}": w[(m, k)] for k in ("Audio-cue", "Semantic") for m in ("APR", "ARS")})
@@ -281,12 +263,13 @@ def amc_fig5(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFrame:
 
 
 def rubric_type_scores(release, column: str, axis: str) -> pd.DataFrame:
-    """ARS (%) per system by a rubric attribute (``instruction_type`` on IR, ``edit_type`` on VE).
+    """ARS (%) per system by a rubric attribute (``instruction_type`` on IR, ``edit_type`` on VE): per type, the mean
+    over the tasks with such an item of the share of those items passed.
 
-    A task's score for a type is the share of its rubric items *of that type* satisfied; the
-    type's ARS is the mean over the tasks having at least one such item (rubric-level
-    classification, so one task can count under several types).  Columns: ``model``,
-    ``output_modality``, ``type``, ``n_tasks``, ``n_rubrics``, ``ARS``.
+    Returns
+    -------
+    DataFrame
+        ``model, output_modality, type, n_tasks, n_rubrics, ARS``.
     """
     frame = release.frame()
     frame = frame[(frame["axis"] == axis) & frame[column].notna() & (frame[column].astype(str) != "")]
@@ -317,11 +300,10 @@ def amc_fig6(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFrame:
 
 @artifact("amc_fig7", title="AMC Figure 7: Voice Editing ARS (%) by edit type")
 def amc_fig7(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFrame:
-    """Rows ``model|modality``; columns ``Mid-utterance``, ``Prior-turn``, ``Unedited`` and task counts."""
+    """Rows ``model|modality``; columns ``Mid-utterance``, ``Prior-turn``, ``Unedited`` and their task counts."""
     return _type_table(release, "edit_type", "VE", ("mid_utterance", "prior_turn", "unedited"))
 
 
-# ----------------------------------------------------------------------------- Figure 8
 def _duration_bin(seconds: pd.Series) -> pd.Series:
     labels = [b[0] for b in DURATION_BINS]
     edges = [b[1] for b in DURATION_BINS] + [np.inf]
@@ -329,11 +311,13 @@ def _duration_bin(seconds: pd.Series) -> pd.Series:
 
 
 def apr_by_bins(release) -> pd.DataFrame:
-    """APR (%) pooled over systems by turn count and by cumulative user-audio bin, per axis and all.
+    """APR (%) pooled over systems by turn count and by cumulative user-audio bin, per axis and all (tasks without
+    the value left out, counted in ``attrs["missing"]``).
 
-    Columns: ``variable`` (``turns`` / ``duration``), ``bin``, ``axis`` (``IM`` … or ``All``),
-    ``n_tasks`` (tasks in the bin), ``n`` (task x system pairs), ``APR``.  Tasks without turn
-    count or duration are left out of that panel (counted in ``attrs["missing"]``).
+    Returns
+    -------
+    DataFrame
+        ``variable`` (``turns``/``duration``), ``bin, axis`` (or ``All``), ``n_tasks, n`` (task × system), ``APR``.
     """
     sc = task_scores(release.verdicts).merge(release.tasks, on="task_id")
     rows, missing = [], {}
@@ -355,8 +339,7 @@ def apr_by_bins(release) -> pd.DataFrame:
 
 @artifact("amc_fig8", title="AMC Figure 8: APR (%) by turn count and by cumulative user-audio duration, per axis")
 def amc_fig8(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFrame:
-    """Rows ``turns|<k>`` and ``duration|<bin>``; columns ``IM`` ``IR`` ``SC`` ``VE`` ``All`` (APR
-    pooled over systems) and ``<axis> n`` (tasks in the bin)."""
+    """Rows ``turns|<k>`` and ``duration|<bin>``; columns ``IM IR SC VE All`` (APR) and ``<axis> n`` (tasks)."""
     b = apr_by_bins(release)
     b["row"] = b["variable"] + "|" + b["bin"]
     apr = b.pivot_table(index="row", columns="axis", values="APR", sort=False)[list(AXES) + ["All"]]
@@ -365,7 +348,6 @@ def amc_fig8(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFrame:
     return pd.concat([apr, n], axis=1)
 
 
-# ----------------------------------------------------------------------------- Figure 9
 @ci_level_alias
 def correlation_interval(r: float, n: int, *, method: str, ci_level: float = 0.95) -> tuple[float, float]:
     """Fisher-z interval: Pearson ``se = 1/sqrt(n-3)``; Spearman Bonett-Wright ``sqrt((1+r^2/2)/(n-3))``."""
@@ -378,11 +360,8 @@ def correlation_interval(r: float, n: int, *, method: str, ci_level: float = 0.9
 
 @ci_level_alias
 def length_correlation(release, *, ci_level: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per system ARS and mean response length (tokens), and their Pearson / Spearman correlation.
-
-    Returns ``(points, correlations)``: points ``model, output_modality, ARS, mean_tokens``;
-    correlations one row per method with ``estimate, ci_low, ci_high, p_value, n``.
-    """
+    """``(points, correlations)``: per system ARS and mean response length (``model, output_modality, ARS,
+    mean_tokens``), and their Pearson and Spearman correlations (``method, estimate, ci_low, ci_high, p_value, n``)."""
     if release.lengths is None:
         raise MissingDataError("the release has no response_lengths", code="missing_part", file="response_lengths")
     ars = apr_ars(release, n_boot=0)[SYSTEM + ["ARS"]]
@@ -401,8 +380,8 @@ def length_correlation(release, *, ci_level: float = 0.95) -> tuple[pd.DataFrame
 @artifact("amc_fig9", title="AMC Figure 9: ARS (%) vs mean response length (tokens), Pearson and Spearman",
           needs=("lengths",))
 def amc_fig9(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFrame:
-    """Rows ``model|modality`` (columns ``Mean tokens``, ``ARS``) then ``Pearson r`` and
-    ``Spearman rho`` (columns ``estimate``, ``ci_low``, ``ci_high``, ``p``, ``n``)."""
+    """Rows ``model|modality`` (``Mean tokens``, ``ARS``), then ``Pearson r`` and ``Spearman rho`` (``estimate, ci_low,
+    ci_high, p, n``)."""
     pts, cor = length_correlation(release)
     a = pd.DataFrame({"Mean tokens": pts["mean_tokens"].to_numpy(), "ARS": pts["ARS"].to_numpy()},
                      index=[_row_label(m, o) for m, o in zip(pts["model"], pts["output_modality"])])

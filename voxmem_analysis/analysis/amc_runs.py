@@ -1,12 +1,6 @@
-"""APR and ARS of Audio MultiChallenge runs by any slice, paired comparisons, judge agreement.
-
-Every function takes the task-level frame of :func:`task_frame` (one row per system x task: ``passed``, every
-rubric item met; ``share``, the share of items met), from a release or from judged runs, and returns a tidy
-DataFrame (AMC paper §3.1, App. A.4).  APR has the Wilson interval; ARS the percentile interval of a task bootstrap
-that draws the tasks within their axis (the benchmark's design), in every table: :func:`amc_slice`,
-:func:`amc_compare` and the Table 2 layout (:func:`voxmem_analysis.analysis.amc.apr_ars`).  Paired comparisons: exact
-McNemar on task pass and paired intervals of the APR and ARS differences, Holm over every row printed.
-"""
+"""APR and ARS of Audio MultiChallenge runs (judged runs or a release) by any slice, paired comparisons of systems
+and judge agreement, over the task frame of :func:`task_frame`; APR with the Wilson interval, ARS with a task
+bootstrap drawing tasks within their axis, everywhere the same."""
 from __future__ import annotations
 
 import pandas as pd
@@ -17,8 +11,8 @@ from voxmem_analysis.analysis.verdicts import BootstrapSettings, compare_systems
 from voxmem_analysis.analysis.verdicts.compare import P_ADJUST_FAMILIES, holm_columns
 from voxmem_analysis.errors import AnalysisInputError
 
-__all__ = ["SYSTEM_COLUMNS", "PRED_ERROR_SCORING", "system_label", "task_frame", "amc_slice", "amc_compare", "amc_judges",
-           "default_by"]
+__all__ = ["SYSTEM_COLUMNS", "PRED_ERROR_SCORING", "system_label", "task_frame", "amc_slice", "amc_compare",
+           "amc_judges"]
 
 #: Columns naming a system (never pooled into an overall row).
 SYSTEM_COLUMNS = ("system", "model", "output_modality", "judge")
@@ -37,12 +31,18 @@ PRED_ERROR_SCORING = ("as-judged", "zero")
 
 
 def task_frame(data, judge: str | None = None, pred_error: str = "as-judged") -> tuple[pl.DataFrame, list[str]]:
-    """One row per system x task: ``system`` (:func:`system_label`), ``model``, ``output_modality``,
-    ``task_id``, ``axis``, ``n_rubrics``, ``n_met``, ``passed``, ``share``, then the task's other
-    columns; and notes (judges chosen; tasks with a ``pred_error`` and what :data:`PRED_ERROR_SCORING` changes).
-    ``data``: judged runs (one judge per system, ``judge`` if it graded it) or an Audio MultiChallenge release.
+    """One row per system × task, and notes (the judges chosen; tasks with a ``pred_error`` and what each scoring gives).
+
+    ``data``: judged runs (one judge per system: ``judge`` where it graded it) or an Audio MultiChallenge release;
     ``pred_error``: ``"as-judged"`` keeps the judge's rubric results of a task without a response (it passes only
-    when every item is met; it stays counted in the run's ``pred_error`` count), ``"zero"`` scores it 0 items met."""
+    when every item is met), ``"zero"`` scores it 0 items met.
+
+    Returns
+    -------
+    (polars.DataFrame, list of str)
+        ``system`` (:func:`system_label`), ``model, output_modality, task_id, axis, n_rubrics, n_met, passed, share``,
+        then the task's other columns.
+    """
     if pred_error not in PRED_ERROR_SCORING:
         raise AnalysisInputError(f"pred_error must be one of {PRED_ERROR_SCORING}, got {pred_error!r}", "pred_error")
     if getattr(data, "benchmark", None) == "amc-runs" and hasattr(data, "one_judge"):
@@ -68,8 +68,8 @@ def task_frame(data, judge: str | None = None, pred_error: str = "as-judged") ->
 
 
 def _pred_error_notes(frame: pl.DataFrame, pred_error: str) -> list[str]:
-    """Per system with tasks without a response: how many, the rubric items the judge marked met on them, and the
-    system's ARS and APR under each scoring (:data:`PRED_ERROR_SCORING`)."""
+    """Per system with tasks without a response: how many, the items the judge marked met on them, ARS and APR
+    under each scoring."""
     per = (frame.group_by("system", maintain_order=True)
            .agg(n=pl.col("pred_error").sum(), met=pl.col("n_met").filter(pl.col("pred_error")).sum(),
                 items=pl.col("n_rubrics").filter(pl.col("pred_error")).sum(),
@@ -87,10 +87,6 @@ def _pred_error_notes(frame: pl.DataFrame, pred_error: str) -> list[str]:
     return out
 
 
-def default_by(frame: pl.DataFrame) -> list[str]:
-    return ["system", "axis"]
-
-
 def _type_col(by: list[str]) -> str | None:
     rest = [c for c in by if c not in SYSTEM_COLUMNS]
     return rest[-1] if rest else None
@@ -98,12 +94,15 @@ def _type_col(by: list[str]) -> str | None:
 
 def amc_slice(frame, by, *, n_boot: int = 10_000, seed: int = 0, ci_level: float = 0.95,
               progress=None) -> pd.DataFrame:
-    """APR (Wilson) and ARS (task bootstrap) per slice of a task frame (:func:`task_frame`).
+    """APR (Wilson) and ARS (task bootstrap) per slice of a :func:`task_frame` ``by`` its columns; with a task column
+    among them each system's ``overall`` row pools its levels (systems are never pooled).
 
-    ``by``: columns (``system``, ``axis``, any task column).  With a task column among them, each
-    system's ``overall`` row pools its levels (the paper's overall APR and ARS); systems are never
-    pooled.  Columns: ``*by, level, n_tasks, n_passed, apr, apr_ci_low, apr_ci_high, ars,
-    ars_ci_low, ars_ci_high, ars_interval, n_boot, seed`` (percent)."""
+    Returns
+    -------
+    DataFrame
+        ``*by, level, n_tasks, n_passed, apr, apr_ci_low, apr_ci_high, ars, ars_ci_low, ars_ci_high, ars_interval,
+        n_boot, seed`` (%).
+    """
     by = [c.strip() for c in by.split(",")] if isinstance(by, str) else list(by)
     missing = [c for c in by if c not in frame.columns]
     if missing:
@@ -131,15 +130,17 @@ def amc_slice(frame, by, *, n_boot: int = 10_000, seed: int = 0, ci_level: float
 
 def amc_compare(frame, *, systems=None, by_axis: bool = True, n_boot: int = 10_000, seed: int = 0,
                 ci_level: float = 0.95, alpha: float = 0.05, family: str = "all", progress=None) -> pd.DataFrame:
-    """Every pair of systems on the tasks both have, overall and (``by_axis``) per axis.
+    """Every pair of systems on the tasks both have, overall and (``by_axis``) per axis: exact McNemar on task pass, the
+    paired task bootstrap (within axes) of the APR and ARS differences (first minus second, pp), Holm over every row
+    (``family="per-slice"``: within each axis and the overall rows).
 
-    Columns: ``axis`` (``overall`` or the axis), ``system_a, system_b, n_tasks`` (tasks both have),
-    ``only_a, only_b``, ``apr_a, apr_b, apr_diff, apr_diff_ci_low, apr_diff_ci_high, apr_diff_ci_flag``,
-    ``a_pass_b_fail, a_fail_b_pass`` (the discordant tasks), ``p_mcnemar`` (exact, two-sided), ``p_holm``,
-    ``n_family``, ``holm_family``, ``reject`` (Holm at ``alpha`` over every row, or with ``family="per-slice"``
-    over the pairs of each axis and of the overall rows), ``ars_a, ars_b, ars_diff, ars_diff_ci_low,
-    ars_diff_ci_high, ars_diff_ci_flag``, ``n_boot, seed``.  Differences are first minus second (pp); the
-    paired task bootstrap draws the tasks within their axis (the benchmark's design), as :func:`amc_slice` does."""
+    Returns
+    -------
+    DataFrame
+        ``axis, system_a, system_b, n_tasks, only_a, only_b, apr_a, apr_b, apr_diff, apr_diff_ci_low,
+        apr_diff_ci_high, apr_diff_ci_flag, a_pass_b_fail, a_fail_b_pass, p_mcnemar, p_holm, n_family, holm_family,
+        reject, ars_a, ars_b, ars_diff, ars_diff_ci_low, ars_diff_ci_high, ars_diff_ci_flag, n_boot, seed``.
+    """
     if family not in P_ADJUST_FAMILIES:
         raise AnalysisInputError(f"family must be one of {P_ADJUST_FAMILIES}, got {family!r}", "family")
     parts = []
@@ -181,10 +182,8 @@ def _paired(apr: pd.DataFrame, ars: pd.DataFrame) -> pd.DataFrame:
 
 
 def amc_judges(rubric_results) -> pd.DataFrame:
-    """Agreement of every pair of judges that graded the same responses (the same system), rubric item
-    by rubric item, per axis and overall (:func:`judge_agreement_pairs`): ``system, judge_a, judge_b,
-    axis, level, n, acc_a, acc_b, diff, agreement, kappa, n11, n10, n01, n00, only_a, only_b,
-    n_excluded`` (``acc``: % of items met by each judge)."""
+    """Agreement of every pair of judges that graded the same system, rubric item by item, per axis and overall
+    (:func:`~voxmem_analysis.analysis.verdicts.judge_agreement_pairs`; ``acc``: % of items met)."""
     frame = rubric_results
     if isinstance(frame, pl.DataFrame):
         label = pl.struct("system", "output_modality").map_elements(

@@ -1,14 +1,7 @@
-"""Error attribution at 64K (paper App. D.5 "Population"/"Exclusions", E.1-E.5, F.5; §4.4 Finding 6).
-
-An auditor reads each wrong, committed answer and returns a factual record (``FORMATS.md`` §4); the
-class is derived here, in code, by the fixed, ordered rule table of
-:mod:`voxmem_analysis.analysis.attribution_rules` (Table 19, App. E.2; ``rules_markdown()`` prints it,
-the first matching rule decides).  Population (App. D.5): the 64K budget, the audio-native evidence
-types, answerable items, the 64K model set; refusals, empty generations and truncated answers are
-removed first, in that order, and counted; every other incorrect prediction needs an audit record
-(one lacking it is counted as ``missing_record``, never dropped).  This module holds the population,
-Table 20, the class shares of Figures 7 and 10 and their artifacts, which name ``<release>/attribution/``
-when the release has none.
+"""Error attribution at 64K (App. D.5, E.1-E.5; §4.4 Finding 6): the population of wrong, committed answers
+(refusals, empty generations and truncated answers removed first, in that order, and counted), each classed from
+its audit record by the rule table of :mod:`.attribution_rules`; Table 20 and the class shares of Figures 7 and 10.
+An incorrect prediction without an audit record is counted as ``missing_record``, never dropped.
 """
 from __future__ import annotations
 
@@ -42,12 +35,8 @@ MIN_ERRORS = 5
 STAGES: tuple[str, ...] = ("correct", "refusal", "empty", "truncated", "attributed", "missing_record")
 
 
-# ----------------------------------------------------------------------------- frames
 def _to_pandas(frame) -> pd.DataFrame:
-    if isinstance(frame, pd.DataFrame):
-        df = frame.copy()
-    else:
-        df = frame.to_pandas()
+    df = frame.copy() if isinstance(frame, pd.DataFrame) else frame.to_pandas()
     if "budget" in df.columns:  # each distinct value normalised once (a frame has a handful)
         codes, uniques = pd.factorize(df["budget"].astype(object), use_na_sentinel=True)
         labels = np.array([tx.normalize_budget(v) for v in uniques] + [None], dtype=object)
@@ -56,12 +45,8 @@ def _to_pandas(frame) -> pd.DataFrame:
 
 
 def select_models(frame, models=None) -> list[str]:
-    """The systems of the attribution population.
-
-    ``models`` may be a list of names, a registry DataFrame with ``model`` and ``in_64k_set``
-    columns (the flagged ones, or all at 64K if none is flagged), or ``None`` (every model
-    with predictions at 64K, in order of first appearance).
-    """
+    """The systems of the attribution population: ``models`` (names), the flagged ``in_64k_set`` models of a
+    registry frame (all at 64K when none is flagged), or ``None`` (every model at 64K, in order of appearance)."""
     df = _to_pandas(frame)
     at64 = list(dict.fromkeys(df.loc[df["budget"] == BUDGET, "model"].tolist()))
     if models is None:
@@ -84,10 +69,7 @@ def _population_attempts(frame, models) -> pd.DataFrame:
                if c not in df.columns]
     if missing:
         raise AnalysisInputError(f"verdict frame lacks column(s) {missing}", missing[0])
-    if "is_ar" in df.columns:
-        answerable = ~df["is_ar"].fillna(False).astype(bool)
-    else:
-        answerable = df["operation"] != "answer_refusal"
+    answerable = ~df["is_ar"].fillna(False).astype(bool) if "is_ar" in df.columns else df["operation"] != "answer_refusal"
     chosen = select_models(df, models)
     keep = (df["budget"] == BUDGET) & df["evidence_type"].isin(tx.AUDIO_NATIVE) & answerable & df["model"].isin(chosen)
     keep &= df["status"] != "provider_rejected"
@@ -106,13 +88,17 @@ def _blank(v) -> bool:
 
 def population_frame(frame, audit: pd.DataFrame | None = None, *, models=None,
                      refusal_detector: Callable[[object], bool] = is_refusal) -> pd.DataFrame:
-    """One row per attempt of the attribution population (``frame``: the verdict frame; ``audit``: the
-    records of :func:`load_audit_records`, ``None`` for none; ``models`` as :func:`select_models`) with the
-    stage it ends in, then the audit fields: ``model, item_id, evidence_type, operation, subtype,
-    answer_type, status, correct, response, stage, has_record``.  ``stage`` (:data:`STAGES`, in order):
-    ``correct``; ``refusal`` (``refusal_detector`` matches and no record says an answer was committed;
-    ``detector_overridden`` marks hits a record overrules); ``empty`` (failed or blank); ``truncated``
-    (``commits == "truncated"``); ``attributed`` (a record exists); ``missing_record``."""
+    """One row per attempt of the attribution population (``audit``: :func:`load_audit_records`' records;
+    ``models``: :func:`select_models`) with the first of :data:`STAGES` it ends in: ``correct``; ``refusal``
+    (``refusal_detector`` matches and no record says an answer was committed); ``empty`` (failed or blank);
+    ``truncated``; ``attributed`` (a record exists); ``missing_record``.
+
+    Returns
+    -------
+    DataFrame
+        ``model, item_id, evidence_type, operation, subtype, answer_type, status, correct, response``, the audit
+        fields, ``has_record``, ``detector_overridden`` (a refusal hit a record overrules), ``stage``.
+    """
     pop = _population_attempts(frame, models)
     if audit is None or len(audit) == 0:
         audit = pd.DataFrame(columns=["model", "item_id", *AUDIT_FIELDS])
@@ -120,19 +106,24 @@ def population_frame(frame, audit: pd.DataFrame | None = None, *, models=None,
     pop = pop.merge(rec, on=["model", "item_id"], how="left", indicator=True)
     pop["has_record"] = pop.pop("_merge") == "both"
     detector = pop["response"].map(lambda r: (not _blank(r)) and bool(refusal_detector(r)))
-    # The auditor's record, when there is one, decides whether an answer was committed: a
-    # hedged but committed answer ("I can't say for sure, but it was three") matches the
-    # detector yet has a record with commits != "none"; it is attributed, not excluded.
+    # a hedged but committed answer ("I can't say for sure, but it was three") matches the detector, yet its
+    # record says an answer was committed: it is attributed, not excluded
     committed = pop["has_record"] & pop["commits"].isin(["specific", "generic", "off_type", "truncated"])
     refusal = detector & ~committed
     pop["detector_overridden"] = detector & committed
     empty = (pop["status"] == "failed") | pop["response"].map(_blank)
     truncated = pop["has_record"] & (pop["commits"] == "truncated")
-    stage = np.select(
-        [pop["correct"], refusal, empty, truncated, pop["has_record"]],
-        ["correct", "refusal", "empty", "truncated", "attributed"], default="missing_record")
-    pop["stage"] = stage
+    pop["stage"] = np.select([pop["correct"], refusal, empty, truncated, pop["has_record"]],
+                             ["correct", "refusal", "empty", "truncated", "attributed"], default="missing_record")
     return pop
+
+
+def _stage_counts(pop: pd.DataFrame) -> dict[str, int]:
+    s = pop["stage"]
+    return {"attempts": len(pop), "incorrect": int((s != "correct").sum()), "refusals": int((s == "refusal").sum()),
+            "empty": int((s == "empty").sum()), "truncated": int((s == "truncated").sum()),
+            "attributed": int((s == "attributed").sum()), "missing_record": int((s == "missing_record").sum()),
+            "unused_record": int((s.isin(["refusal", "empty"]) & pop["has_record"]).sum())}
 
 
 _STAGE_DESCRIPTIONS = {
@@ -150,34 +141,23 @@ _STAGE_DESCRIPTIONS = {
 def attribution_population(frame, audit: pd.DataFrame | None = None, *, models=None,
                            refusal_detector: Callable[[object], bool] = is_refusal,
                            by: str | None = None) -> pd.DataFrame:
-    """Counts of the attribution population and its exclusions (App. D.5).
+    """Counts of the attribution population and its exclusions (App. D.5); with ``by`` (``"model"`` or
+    ``"evidence_type"``) one block per value.
 
     Returns
     -------
     DataFrame
-        ``stage, count, description`` with stages ``attempts, incorrect, refusals, empty,
-        truncated, attributed, missing_record, unused_record``; with ``by`` (``"model"`` or
-        ``"evidence_type"``) one block per value, with that column first.
+        ``[by,] stage`` (``attempts, incorrect, refusals, empty, truncated, attributed, missing_record,
+        unused_record``), ``count``, ``description``.
     """
     pop = population_frame(frame, audit, models=models, refusal_detector=refusal_detector)
-
-    def counts(p: pd.DataFrame) -> list[tuple[str, int]]:
-        s = p["stage"]
-        return [
-            ("attempts", len(p)), ("incorrect", int((s != "correct").sum())),
-            ("refusals", int((s == "refusal").sum())), ("empty", int((s == "empty").sum())),
-            ("truncated", int((s == "truncated").sum())), ("attributed", int((s == "attributed").sum())),
-            ("missing_record", int((s == "missing_record").sum())),
-            ("unused_record", int((s.isin(["refusal", "empty"]) & p["has_record"]).sum())),
-        ]
-
     if by is None:
-        return pd.DataFrame([(k, n, _STAGE_DESCRIPTIONS[k]) for k, n in counts(pop)],
+        return pd.DataFrame([(k, n, _STAGE_DESCRIPTIONS[k]) for k, n in _stage_counts(pop).items()],
                             columns=["stage", "count", "description"])
     if by not in ("model", "evidence_type"):
         raise AnalysisInputError(f"by must be None, 'model' or 'evidence_type', got {by!r}", "by")
     order = select_models(frame, models) if by == "model" else list(tx.AUDIO_NATIVE)
-    rows = [(g, k, n, _STAGE_DESCRIPTIONS[k]) for g in order for k, n in counts(pop[pop[by] == g])]
+    rows = [(g, k, n, _STAGE_DESCRIPTIONS[k]) for g in order for k, n in _stage_counts(pop[pop[by] == g]).items()]
     return pd.DataFrame(rows, columns=[by, "stage", "count", "description"])
 
 
@@ -186,16 +166,15 @@ _ERROR_COLUMNS = ("model", "item_id", "evidence_type", "operation", "subtype", "
 
 def attributed_errors(frame, audit: pd.DataFrame | None, *, models=None,
                       refusal_detector: Callable[[object], bool] = is_refusal) -> pd.DataFrame:
-    """One row per attributed error with its class and the rule that decided it.
+    """One row per attributed error, in population order.
 
     Returns
     -------
     DataFrame
-        ``model, item_id, evidence_type, operation, subtype, answer_type, class, rule`` and
-        the audit fields (``commits ... why``), in population order.
+        ``model, item_id, evidence_type, operation, subtype, answer_type, class, rule`` (the rule that decided
+        it) and the audit fields (``commits ... why``).
     """
-    pop = population_frame(frame, audit, models=models, refusal_detector=refusal_detector)
-    return _classify_attributed(pop)
+    return _classify_attributed(population_frame(frame, audit, models=models, refusal_detector=refusal_detector))
 
 
 def _classify_attributed(pop: pd.DataFrame) -> pd.DataFrame:
@@ -208,8 +187,7 @@ def _classify_attributed(pop: pd.DataFrame) -> pd.DataFrame:
 
 #: Audit relations that place an answer at another point of the same state trajectory (E.3).
 WRONG_TIME_RELATIONS: tuple[str, ...] = ("earlier_state", "later_state")
-#: Row labels of :func:`population_table` (the paper's, ``data/paper/published.csv``), plus
-#: ``Missing record``, which the paper does not print (it is 0 when every error is audited).
+#: Row labels of :func:`population_table` (the paper's, and ``Missing record``: 0 when every error is audited).
 POPULATION_ROWS: tuple[str, ...] = (
     "Answerable audio-native items", "Systems", "Attempts", "Incorrect", "Refusals", "Empty", "Truncated",
     "Attributed", "Missing record", "Not attributable", "Operation", "Wrong time point",
@@ -218,36 +196,19 @@ POPULATION_ROWS: tuple[str, ...] = (
 
 def population_table(frame, audit: pd.DataFrame | None, *, models=None,
                      refusal_detector: Callable[[object], bool] = is_refusal) -> pd.DataFrame:
-    """The attribution population and the counts the paper quotes about it (App. D.5, E.2, E.3, E.5), index
-    :data:`POPULATION_ROWS`, columns ``n`` and ``pct`` (of the attributed errors, for ``Not attributable``
-    and ``Operation`` only): items, systems, attempts, incorrect, the three exclusions, attributed, missing
-    records, the *Not attributable* (E.2) and *Operation* (E.5) errors and those whose ``relation`` is in
-    :data:`WRONG_TIME_RELATIONS` (E.3).  Arguments as :func:`population_frame`."""
+    """The attribution population and the counts the paper quotes about it (App. D.5, E.2, E.3, E.5): index
+    :data:`POPULATION_ROWS`, columns ``n`` and ``pct`` (of the attributed errors, for ``Not attributable`` and
+    ``Operation`` only; ``Wrong time point``: a ``relation`` in :data:`WRONG_TIME_RELATIONS`)."""
     pop = population_frame(frame, audit, models=models, refusal_detector=refusal_detector)
     err = _classify_attributed(pop)
-    stage = pop["stage"]
-    n_att = int((stage == "attributed").sum())
-    n_na = int((err["class"] == "not_attributable").sum())
-    n_op = int((err["class"] == "operation").sum())
-
-    def pct(k: int) -> float:
-        return round(100.0 * k / n_att, 1) if n_att else np.nan
-
-    counts = {
-        "Answerable audio-native items": int(pop["item_id"].nunique()),
-        "Systems": int(pop["model"].nunique()),
-        "Attempts": len(pop),
-        "Incorrect": int((stage != "correct").sum()),
-        "Refusals": int((stage == "refusal").sum()),
-        "Empty": int((stage == "empty").sum()),
-        "Truncated": int((stage == "truncated").sum()),
-        "Attributed": n_att,
-        "Missing record": int((stage == "missing_record").sum()),
-        "Not attributable": n_na,
-        "Operation": n_op,
-        "Wrong time point": int(err["relation"].isin(WRONG_TIME_RELATIONS).sum()),
-    }
-    shares = {"Not attributable": pct(n_na), "Operation": pct(n_op)}
+    st = _stage_counts(pop)
+    n_na, n_op = int((err["class"] == "not_attributable").sum()), int((err["class"] == "operation").sum())
+    counts = dict(zip(POPULATION_ROWS, [
+        int(pop["item_id"].nunique()), int(pop["model"].nunique()), st["attempts"], st["incorrect"], st["refusals"],
+        st["empty"], st["truncated"], st["attributed"], st["missing_record"], n_na, n_op,
+        int(err["relation"].isin(WRONG_TIME_RELATIONS).sum())]))
+    shares = {k: round(100.0 * v / st["attributed"], 1) if st["attributed"] else np.nan
+              for k, v in (("Not attributable", n_na), ("Operation", n_op))}
     out = pd.DataFrame({"n": [counts[r] for r in POPULATION_ROWS],
                         "pct": [shares.get(r, np.nan) for r in POPULATION_ROWS]},
                        index=pd.Index(list(POPULATION_ROWS), name="Population"))
@@ -264,9 +225,8 @@ def _cell_counts(errors: pd.DataFrame, by: str) -> pd.DataFrame:
 
 
 def table20(errors: pd.DataFrame, *, min_errors: int = MIN_ERRORS) -> pd.DataFrame:
-    """Table 20: attributed errors by subtype, by audio-native evidence type and in total; columns ``Op.``,
-    the five classes, ``Total`` and ``Cells`` (subtype rows: model × evidence cells with at least
-    ``min_errors`` errors, the paper's 5)."""
+    """Table 20: attributed errors by subtype, by audio-native evidence type and in total; columns ``Op.``, the
+    five classes, ``Total`` and ``Cells`` (subtype rows: model × evidence cells with ``min_errors`` errors or more)."""
     classes = list(tx.ATTRIBUTION_CLASSES)
     labels = [tx.ATTRIBUTION_LABELS[c] for c in classes]
     rows, index = [], []
@@ -300,14 +260,19 @@ _BY_GROUPS = {
 
 def class_proportions(errors: pd.DataFrame, by: str = "operation", *, min_errors: int = MIN_ERRORS,
                       average: str = "macro") -> pd.DataFrame:
-    """Share of each attribution class among the errors of each group ``by`` (operation, evidence type or
-    subtype; Figures 7 and 10): one row per group, ``by, group, label``, one column per class, ``n_cells,
-    n_errors, n_errors_all, average``.
+    """Share (%) of each attribution class among the errors of each group ``by`` (``operation``,
+    ``evidence_type`` or ``subtype``; Figures 7 and 10).
 
-    ``average="macro"`` (the paper's): the mean over the group's model × evidence cells with at least
-    ``min_errors`` errors of their class proportions (``n_errors``: those cells' errors); ``"pooled"``: the
-    class counts over all the group's errors divided by their number (Table 20's proportions); ``"count"``:
-    those counts themselves."""
+    ``average="macro"`` (the paper's): the mean over the group's model × evidence cells with ``min_errors``
+    errors or more of their class shares; ``"pooled"``: the shares of all the group's errors; ``"count"``: the
+    counts.
+
+    Returns
+    -------
+    DataFrame
+        ``by, group, label``, one column per class, ``n_cells, n_errors`` (of the cells averaged),
+        ``n_errors_all, average``.
+    """
     if by not in _BY_GROUPS:
         raise AnalysisInputError(f"by must be one of {', '.join(_BY_GROUPS)}, got {by!r}", "by")
     if average not in ("macro", "pooled", "count"):
@@ -336,9 +301,8 @@ def class_proportions(errors: pd.DataFrame, by: str = "operation", *, min_errors
     return pd.DataFrame(rows, columns=["by", "group", "label", *classes, "n_cells", "n_errors", "n_errors_all", "average"])
 
 
-# ----------------------------------------------------------------------------- audit records
 def finish_audit(rows: list[dict], problems: list[Problem], frame, models, strict: bool) -> pd.DataFrame:
-    """Checked rows -> the audit frame: duplicates and records outside the population reported and left out."""
+    """Checked records as the audit frame; duplicates and records outside the population reported and left out."""
     kept = drop_duplicate_records(rows, problems)
     if frame is not None:
         att = _population_attempts(frame, models)
@@ -369,22 +333,26 @@ def finish_audit(rows: list[dict], problems: list[Problem], frame, models, stric
 
 def audit_records_frame(records: Iterable[Mapping], *, frame=None, models=None, strict: bool = True,
                         file: str | None = None) -> tuple[pd.DataFrame, list[Problem]]:
-    """Validate in-memory audit records (same checks as :func:`load_audit_records`; ``line`` = 1-based position)."""
+    """:func:`load_audit_records` of in-memory records (``line``: the 1-based position)."""
     rows, problems = check_records(records, file)
     return finish_audit(rows, problems, frame, models, strict), problems
 
 
 def load_audit_records(release_dir, *, frame=None, models=None, strict: bool = True) -> tuple[pd.DataFrame, list[Problem]]:
-    """Read ``<release>/attribution/**/*.jsonl[.gz]`` (one audit record per line): ``(records, problems)``
-    with columns ``model, item_id, commits, answer, evidence_recovered, source, source_session, relation,
-    why, source_file, source_line``.  Given ``frame``, every record must belong to an incorrect prediction of
-    the population (``models``: :func:`select_models`).  ``strict`` raises ``VoxMemDataError`` listing every
-    problem (file, line, field); otherwise the offending records are left out and the problems returned."""
+    """``(records, problems)`` of ``<release>/attribution/**/*.jsonl[.gz]``; given ``frame``, a record must belong
+    to an incorrect prediction of the population.  ``strict``: :class:`VoxMemDataError` listing every problem
+    (file, line, field); else the offending records left out.
+
+    Returns
+    -------
+    (DataFrame, list of Problem)
+        ``model, item_id, commits, answer, evidence_recovered, source, source_session, relation, why,
+        source_file, source_line``.
+    """
     rows, problems = read_audit_files(release_dir)
     return finish_audit(rows, problems, frame, models, strict), problems
 
 
-# ----------------------------------------------------------------------------- artifacts
 #: The artifacts that read ``<release>/attribution/`` (named in the missing-folder error).
 ATTRIBUTION_ARTIFACTS: tuple[str, ...] = ("table20", "fig7", "fig10", "population")
 
@@ -400,7 +368,7 @@ def _release_audit(release) -> tuple[list[str], pd.DataFrame]:
         raise MissingDataError(summary, "folder missing; expected attribution/**/*.jsonl[.gz], one audit record per "
                                "line (FORMATS.md section 4)", code="no_attribution_folder", file="attribution/")
     models = release.models_in_64k_set()
-    # read leniently (the notebook's call, so one reading serves both), then as strictly as strict=True
+    # read leniently (as the notebook does: one reading serves both), then fail as strict=True would
     audit, problems = load_audit_records(path, frame=release.frame, models=models, strict=False)
     errors = [p for p in problems if p.severity == "error"]
     if errors:
@@ -419,8 +387,7 @@ def class_proportions_by(errors: pd.DataFrame, bys: Sequence[str], **kwargs) -> 
 
 
 def figure_table(errors: pd.DataFrame, bys: Sequence[str]) -> pd.DataFrame:
-    """Figure 7 / Figure 10 as a table: macro % per attribution class (one decimal, as printed), then
-    the cells and errors behind each group (rows: the groups of :func:`class_proportions_by`)."""
+    """Figure 7 / 10 as a table: macro % per class (one decimal, as printed), ``Cells`` and ``Errors`` per group."""
     df = class_proportions_by(errors, bys)
     classes = list(tx.ATTRIBUTION_CLASSES)
     out = df[classes].round(1)

@@ -1,11 +1,5 @@
-"""The attribution rule engine: the fixed, ordered rule table (Table 19, Appendix E.2) and refusal detection.
-
-:func:`classify` turns one audit record (plus the item's subtype and answer type) into
-an attribution class by the first rule of :data:`RULES` whose condition holds;
-:func:`rules_markdown` / :func:`rule_table` print the table;  :func:`is_refusal` and
-:func:`make_refusal_detector` recognise responses that decline to answer.  The rules are
-explained in :mod:`voxmem_analysis.analysis.attribution`, whose docstring carries the table.
-"""
+"""The attribution rule engine: the ordered rule table of Table 19 / Appendix E.2 (:data:`RULES`, the first rule
+that holds decides an audit record's class; :func:`rules_markdown` prints it) and refusal detection."""
 from __future__ import annotations
 
 import re
@@ -25,7 +19,6 @@ __all__ = [
     "rules_markdown", "is_refusal", "make_refusal_detector",
 ]
 
-# ----------------------------------------------------------------------------- vocabulary
 NON_SPECIFIC_COMMITS: frozenset[str] = frozenset({"none", "generic", "off_type"})
 #: Answer types whose answer is a same-or-different verdict (E.2 ii).
 VERDICT_ANSWER_TYPES: frozenset[str] = frozenset({"yes_no", "boolean", "binary", "same_different"})
@@ -38,8 +31,6 @@ _NUMBER_RE = re.compile(
     r"|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|twenty|thirty|once|twice|thrice|none)\b", re.I)
 
 
-
-# ----------------------------------------------------------------------------- rules
 @dataclass(frozen=True)
 class AuditContext:
     """One audit record plus the item facts a rule may look at (normalised)."""
@@ -133,7 +124,7 @@ RULES: tuple[Rule, ...] = (
 
 
 def rules_markdown() -> str:
-    """The rule table as Markdown (identical to the one in this module's docstring)."""
+    """The rule table as Markdown."""
     lines = ["| # | rule | condition (audit record; first match wins) | class | paper |",
              "| --- | --- | --- | --- | --- |"]
     for i, r in enumerate(RULES, 1):
@@ -148,58 +139,31 @@ def rule_table() -> pd.DataFrame:
                         columns=["order", "rule", "condition", "attribution_class", "paper_reference"])
 
 
-def _as_bool(v) -> bool | None:
-    if isinstance(v, (bool, np.bool_)):
-        return bool(v)
-    return None
-
-
 def _context(record: Mapping, subtype, answer_type) -> AuditContext:
     for f in ("commits", "source", "relation"):
         v = record.get(f)
         if v not in AUDIT_ENUMS[f]:
             raise AnalysisInputError(f"audit field {f!r} has unknown value {v!r} (expected one of "
                                      f"{', '.join(AUDIT_ENUMS[f])})", f)
-    rec = _as_bool(record.get("evidence_recovered"))
-    if rec is None:
+    rec = record.get("evidence_recovered")
+    if not isinstance(rec, (bool, np.bool_)):
         raise AnalysisInputError(f"audit field 'evidence_recovered' must be a boolean, got "
                                  f"{record.get('evidence_recovered')!r}", "evidence_recovered")
     st = tx.normalize_subtype(subtype) if subtype is not None else None
     if subtype is not None and st is None:
         raise AnalysisInputError(f"unknown subtype {subtype!r}", "subtype")
     answer = record.get("answer")
-    return AuditContext(record["commits"], None if answer is None else str(answer), rec, record["source"],
+    return AuditContext(record["commits"], None if answer is None else str(answer), bool(rec), record["source"],
                         record.get("source_session"), record["relation"], record.get("why"), st,
                         None if answer_type is None or (isinstance(answer_type, float) and np.isnan(answer_type))
                         else str(answer_type))
 
 
 def classify(record: Mapping, *, subtype: str | None, answer_type: str | None = None) -> tuple[str, str]:
-    """Class of one wrong, committed answer from its audit record.
-
-    Parameters
-    ----------
-    record : mapping
-        The auditor's record (``commits, answer, evidence_recovered, source, source_session,
-        relation, why``); extra keys are ignored.
-    subtype : str
-        The item's subtype (any spelling :func:`taxonomy.normalize_subtype` accepts).  It
-        decides whether the retrieval key is a cue (binding vs localization).
-    answer_type : str, optional
-        The item's answer type (``number`` makes a count question, ``yes_no`` a verdict).
-
-    Returns
-    -------
-    (attribution_class, rule_name)
-        ``attribution_class`` is one of :data:`taxonomy.ATTRIBUTION_CLASSES`; ``rule_name``
-        the first rule of :data:`RULES` whose condition held.
-
-    Raises
-    ------
-    AnalysisInputError
-        For a truncated record (an exclusion, not a class), an unknown enum value or a
-        non-boolean ``evidence_recovered``.
-    """
+    """``(attribution class, rule name)`` of one wrong, committed answer: the first rule of :data:`RULES` that
+    holds for its audit ``record``; the item's ``subtype`` decides whether the retrieval key is a cue, its
+    ``answer_type`` whether it is a count or a verdict question.  A truncated record (an exclusion, not a class),
+    an unknown value or a non-boolean ``evidence_recovered`` is an :class:`AnalysisInputError`."""
     ctx = _context(record, subtype, answer_type)
     if ctx.commits == "truncated":
         raise AnalysisInputError("truncated answers are excluded before attribution (App. D.5); they have no class",
@@ -210,10 +174,8 @@ def classify(record: Mapping, *, subtype: str | None, answer_type: str | None = 
     raise AssertionError("the last rule always applies")  # pragma: no cover
 
 
-# ----------------------------------------------------------------------------- refusals
-#: Default refusal patterns (case-insensitive): evidence-based abstentions and
-#: capability/policy refusals.  A flat denial that anything was heard ("there was no
-#: background sound") is *not* a refusal: the auditor records it as ``commits = none``.
+#: Refusal patterns (case-insensitive): evidence-based abstentions and capability/policy refusals.  A flat denial
+#: that anything was heard ("there was no background sound") is not one: the audit records ``commits = none``.
 REFUSAL_PATTERNS: tuple[str, ...] = (
     r"\binsufficient (?:evidence|information|context|data)\b",
     r"\bnot (?:enough|sufficient) (?:information|evidence|context|details?|data)\b",
@@ -248,12 +210,6 @@ _DEFAULT_DETECTOR = make_refusal_detector()
 
 
 def is_refusal(text, patterns: Iterable[str] | None = None) -> bool:
-    """True when ``text`` declines to answer (evidence- or capability-based refusal).
-
-    Examples: "insufficient evidence", "It cannot be determined from our conversations",
-    "There is not enough information", "I cannot hear audio", "I have no access to previous
-    conversations", "I don't know".  ``None`` or blank text is not a refusal (it is an empty
-    generation).  Pass ``patterns`` (or build a detector with :func:`make_refusal_detector`)
-    to override the rule.
-    """
+    """True when ``text`` declines to answer ("insufficient evidence", "I cannot hear audio", "I don't know");
+    blank text is an empty generation, not a refusal.  ``patterns`` replace :data:`REFUSAL_PATTERNS`."""
     return (_DEFAULT_DETECTOR if patterns is None else make_refusal_detector(patterns))(text)

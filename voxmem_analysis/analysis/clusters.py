@@ -1,16 +1,14 @@
-"""Resampling clusters (``--cluster {item,family}``): a *family* is an answerable source question with the
-answer-refusal variant(s) that replay its history (799 questions in 669 families in the paper's release), read from
-``family_id`` or else ``paired_question_id`` (:func:`question_families`).  :func:`attach_cluster` adds the column a
-bootstrap resamples by: questions (Appendix D.4) or whole families, and the output states the unit and the design
-effect.
-"""
+"""Resampling clusters (``--cluster {item,family}``): a family is an answerable question with the answer-refusal
+variants that replay its history (from ``family_id``, else ``paired_question_id``); a bootstrap resamples
+questions or whole families and states the unit and the design effect."""
 from __future__ import annotations
 
 import pandas as pd
 
 from voxmem_analysis.errors import AnalysisInputError, Problem, VoxMemDataError
 
-__all__ = ["CLUSTERS", "check_cluster", "question_families", "attach_cluster", "cluster_column"]
+__all__ = ["CLUSTERS", "ABSTENTION_SUFFIX", "check_cluster", "question_families", "attach_cluster", "cluster_column",
+           "with_abstention_families"]
 
 #: Accepted resampling units.
 CLUSTERS = ("item", "family")
@@ -24,24 +22,13 @@ def check_cluster(cluster: str) -> str:
 
 
 def question_families(source) -> pd.DataFrame:
-    """One row per question: ``question_id, family`` (see the module docstring).
-
-    Parameters
-    ----------
-    source : Release or DataFrame
-        A release (its verdict frame is read) or a pandas/polars frame with ``question_id``
-        and ``family_id`` and/or ``paired_question_id``.
+    """One row per question of a release (its verdict frame) or a frame with ``question_id`` and ``family_id`` and/or
+    ``paired_question_id``; a question listed in two families is a :class:`VoxMemDataError`.
 
     Returns
     -------
     DataFrame
-        ``question_id``, ``family`` (the family id; a refusal question without ``family_id``
-        takes its source's id, any other question its own).
-
-    Raises
-    ------
-    VoxMemDataError
-        A question listed with two different families.
+        ``question_id, family`` (a refusal question without ``family_id`` takes its source's id, any other its own).
     """
     fr = getattr(source, "frame", source)
     cols = [c for c in ("question_id", "family_id", "paired_question_id") if c in fr.columns]
@@ -72,13 +59,8 @@ def cluster_column(cluster: str, item: str = "question_id") -> str | None:
 
 
 def attach_cluster(pred: pd.DataFrame, source, cluster: str, *, item: str = "question_id") -> pd.DataFrame:
-    """Add the ``family`` column to ``pred`` when ``cluster="family"`` (unchanged for ``"item"``).
-
-    Raises
-    ------
-    VoxMemDataError
-        A question of ``pred`` has no family in ``source``.
-    """
+    """``pred`` with the ``family`` column for ``cluster="family"`` (unchanged for ``"item"``); a question without a
+    family is a :class:`VoxMemDataError`."""
     if check_cluster(cluster) == "item":
         return pred
     fam = question_families(source).rename(columns={"question_id": item})
@@ -95,17 +77,10 @@ ABSTENTION_SUFFIX = "_abs"
 
 
 def with_abstention_families(frame, *, item: str = "question_id", column: str = "family") -> pd.DataFrame:
-    """LongMemEval verdicts (pandas or polars) with a ``family`` column: ``X_abs`` joins ``X``.
-
-    LongMemEval derives each abstention question from an answerable one and gives it the
-    source's id plus ``_abs`` -- the same structure as VoxMem's refusal families.
-    """
+    """LongMemEval verdicts (pandas or polars) with a ``family`` column: the abstention question ``X_abs`` joins ``X``."""
     df = frame.to_pandas() if hasattr(frame, "to_pandas") and not isinstance(frame, pd.DataFrame) else frame.copy()
     if item not in df.columns:
         raise AnalysisInputError(f"cannot form families: the data has no {item!r} column", item)
     ids = df[item].astype(str)
     df[column] = ids.where(~ids.str.endswith(ABSTENTION_SUFFIX), ids.str[: -len(ABSTENTION_SUFFIX)])
     return df
-
-
-__all__ += ["ABSTENTION_SUFFIX", "with_abstention_families"]

@@ -1,11 +1,8 @@
-"""Benchmark design: history scale (Figure 2(a), App. B.6), nested-history checks, the question
-composition (§3, Table 3) and the model registry (Tables 12 and 14).
+"""Benchmark design: history scale (Figure 2(a), App. B.6), the nested-history checks, the question composition
+(§3) and the model registry (Tables 12 and 14), from the item table or, without one, the prediction lines.
 
-An item is a question × budget with one history.  Everything comes from the item table (FORMATS §2)
-or, without one, from the item fields on the prediction lines; the audio clips per prompt are the
-median over models of the harness's ``n_audio_clips``.  Minutes = ``history_duration_seconds / 60``;
-quartiles are numpy's linear percentiles.  Session roles (§3.2, App. B.5): evidence, same-key
-haystack (at most 1/2/4/8 at 8K/16K/32K/64K), topical haystack and filler.
+An item is a question × budget with one history; its audio clips per prompt are the median over models of the
+harness's ``n_audio_clips``.
 """
 from __future__ import annotations
 
@@ -39,19 +36,13 @@ QUANTITIES: dict[str, str] = {
     "filler_sessions": "filler_session_count",
 }
 QUANTITY_LABELS: dict[str, str] = {
-    "sessions": "Sessions",
-    "audio_clips": "Audio clips",
-    "audio_minutes": "Minutes of audio",
-    "reference_tokens": "Reference tokens",
-    "evidence_sessions": "Evidence sessions",
-    "samekey_haystack_sessions": "Same-key haystack sessions",
-    "topical_haystack_sessions": "Topical haystack sessions",
-    "filler_sessions": "Filler sessions",
-}
+    "sessions": "Sessions", "audio_clips": "Audio clips", "audio_minutes": "Minutes of audio",
+    "reference_tokens": "Reference tokens", "evidence_sessions": "Evidence sessions",
+    "samekey_haystack_sessions": "Same-key haystack sessions", "topical_haystack_sessions": "Topical haystack sessions",
+    "filler_sessions": "Filler sessions"}
 #: The session-role quantities, bottom to top of a stacked bar.
-ROLE_QUANTITIES: tuple[str, ...] = (
-    "evidence_sessions", "samekey_haystack_sessions", "topical_haystack_sessions", "filler_sessions",
-)
+ROLE_QUANTITIES: tuple[str, ...] = ("evidence_sessions", "samekey_haystack_sessions", "topical_haystack_sessions",
+                                    "filler_sessions")
 #: The sessions of a history that no role count of the release accounts for (:func:`session_roles`).
 UNKNOWN_ROLE = "unknown_sessions"
 UNKNOWN_ROLE_LABEL = "Sessions of unknown role"
@@ -72,11 +63,11 @@ _ITEM_ID = r"^(?P<q>.+)_(?P<b>\d+[kK])$"
 _SCALE_COLUMNS = ["budget", "quantity", "label", "n_items", "mean", "median", "q1", "q3", "iqr", "min", "max"]
 _NEST_COLUMNS = ["question_id", "rules", "n_rules", "detail"]
 _QUESTION_FIELDS = ("question_text", "gold_json", "evidence_type", "memory_operation", "subtype", "expected_response")
-
-
-# ============================================================================ helpers
-def _check_budgets(budgets) -> list[str]:
-    return tx.normalize_budgets(budgets)
+#: Counts that never shrink from a shorter history to a longer one (:func:`nesting_check`), and the rule of each.
+_GROWING = {"session_count": "sessions_decrease", "samekey_haystack_session_count": "role_decrease",
+            "topical_haystack_session_count": "role_decrease", "filler_session_count": "role_decrease",
+            "history_audio_tokens": "audio_decrease", "history_duration_seconds": "audio_decrease"}
+_LINE_COUNTS = ("session_count", "evidence_session_count", "samekey_haystack_session_count")
 
 
 def _items_with_keys(release) -> pl.DataFrame | None:
@@ -101,6 +92,16 @@ def _items_with_keys(release) -> pl.DataFrame | None:
                               pl.Series("budget", budget, dtype=pl.Utf8))
 
 
+def _line_items(release) -> pd.DataFrame:
+    """Without an item table: one row per item from the prediction lines (``item_id, question_id, budget`` and
+    the session counts they carry)."""
+    fr = release.frame
+    return (fr.group_by("item_id")
+            .agg(pl.col("question_id").first(), pl.col("budget").cast(pl.Utf8).first(),
+                 *[pl.col(c).drop_nulls().first() for c in _LINE_COUNTS if c in fr.columns])
+            .to_pandas())
+
+
 def _clips_per_item(release) -> pd.DataFrame:
     fr = release.frame
     if not fr.height or "n_audio_clips" not in fr.columns:
@@ -112,11 +113,15 @@ def _clips_per_item(release) -> pd.DataFrame:
     return g.to_pandas()
 
 
-# ============================================================================ history scale
 def history_items(release) -> pd.DataFrame:
-    """One row per item (budget order, then ``item_id``): ``item_id, question_id, budget``, the
-    quantities of :data:`QUANTITIES` (NaN where the release does not say) and ``audio_clips_values`` (distinct
-    ``n_audio_clips`` over the models that saw the item: 1 when they agree, 0 when none was given)."""
+    """One row per item (budget order, then ``item_id``).
+
+    Returns
+    -------
+    DataFrame
+        ``item_id, question_id, budget``, the quantities of :data:`QUANTITIES` (NaN where the release does not
+        say), ``audio_clips_values`` (distinct ``n_audio_clips`` over the models: 1 when they agree, 0 for none).
+    """
     items = _items_with_keys(release)
     if items is not None:
         cols = {"item_id": items["item_id"].cast(pl.Utf8).to_list(), "question_id": items["question_id"].to_list(),
@@ -128,12 +133,7 @@ def history_items(release) -> pd.DataFrame:
                 cols[q] = [np.nan] * items.height
         df = pd.DataFrame(cols)
     else:
-        fr = release.frame
-        have = [c for c in ("session_count", "evidence_session_count", "samekey_haystack_session_count") if c in fr.columns]
-        g = (fr.group_by("item_id")
-             .agg(pl.col("question_id").first(), pl.col("budget").cast(pl.Utf8).first(),
-                  *[pl.col(c).drop_nulls().first() for c in have])
-             .to_pandas())
+        g = _line_items(release)
         df = g[["item_id", "question_id", "budget"]].copy()
         for q, src in QUANTITIES.items():
             df[q] = pd.to_numeric(g[src], errors="coerce") if src in g.columns else np.nan
@@ -150,9 +150,14 @@ def history_items(release) -> pd.DataFrame:
 
 
 def history_scale(release, *, budgets: Iterable[str] | None = None) -> pd.DataFrame:
-    """Figure 2(a): per budget × quantity the release gives, ``budget, quantity, label, n_items, mean,
-    median, q1, q3, iqr, min, max`` (budgets without items and quantities no item reports left out)."""
-    bs = _check_budgets(budgets)
+    """Figure 2(a): per budget × quantity the release gives (linear quartiles).
+
+    Returns
+    -------
+    DataFrame
+        ``budget, quantity, label, n_items, mean, median, q1, q3, iqr, min, max``.
+    """
+    bs = tx.normalize_budgets(budgets)
     hi = history_items(release)
     rows = []
     for b in bs:
@@ -168,10 +173,15 @@ def history_scale(release, *, budgets: Iterable[str] | None = None) -> pd.DataFr
 
 
 def session_roles(release, *, budgets: Iterable[str] | None = None, scale: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Mean sessions per history by role and budget: ``budget, role, label, n_items, mean_sessions, share``
-    (of *all* the sessions: the role's mean over the mean session count).  The sessions of the roles a
-    release does not report form :data:`UNKNOWN_ROLE`, last (none when every role is reported); without a
-    session count the shares are over the roles reported.  ``scale``: a :func:`history_scale` to reuse."""
+    """Mean sessions per history by role (§3.2) and budget; the sessions of roles the release does not report form
+    :data:`UNKNOWN_ROLE`, last.  ``scale``: a :func:`history_scale` to reuse.
+
+    Returns
+    -------
+    DataFrame
+        ``budget, role, label, n_items, mean_sessions, share`` (of all the sessions; without a session count, of
+        the roles reported).
+    """
     sc = history_scale(release, budgets=budgets) if scale is None else scale
     sub = sc[sc["quantity"].isin(ROLE_QUANTITIES)].copy()
     sub["quantity"] = pd.Categorical(sub["quantity"], categories=list(ROLE_QUANTITIES), ordered=True)
@@ -198,10 +208,8 @@ def session_roles(release, *, budgets: Iterable[str] | None = None, scale: pd.Da
     return pd.concat(parts, ignore_index=True)
 
 
-# ============================================================================ nesting
 def _decreases(values: list, budgets: list[str]) -> list[str]:
-    out = []
-    prev = None
+    out, prev = [], None
     for v, b in zip(values, budgets):
         if v is None or (isinstance(v, float) and np.isnan(v)):
             continue
@@ -225,31 +233,24 @@ def _canon_json(v):
 
 
 def nesting_check(release) -> pd.DataFrame:
-    """Check the nested design of App. B.6 on every question (:data:`NESTING_RULES`, each where its columns
-    exist): sessions, every non-evidence role and the audio never shrink from 8K to 64K, same-key haystack
-    within 1/2/4/8, the evidence and the question the same at every budget (absent budgets skipped; without
-    an item table, the prediction lines' counts).  One row per question breaking a rule: ``question_id,
-    rules, n_rules, detail`` (empty when all hold)."""
+    """The nested design of App. B.6, each rule of :data:`NESTING_RULES` where its columns exist: sessions, every
+    non-evidence role and the audio never shrink from 8K to 64K, at most 1/2/4/8 same-key haystack sessions, the
+    evidence and the question the same at every budget.
+
+    Returns
+    -------
+    DataFrame
+        One row per question breaking a rule: ``question_id, rules, n_rules, detail`` (empty when all hold).
+    """
     items = _items_with_keys(release)
-    if items is not None:
-        df = items.to_pandas()
-    else:
-        fr = release.frame
-        df = (fr.group_by("item_id")
-              .agg(pl.col("question_id").first(), pl.col("budget").cast(pl.Utf8).first(),
-                   *[pl.col(c).drop_nulls().first() for c in ("session_count", "evidence_session_count",
-                                                                "samekey_haystack_session_count") if c in fr.columns])
-              .to_pandas())
+    df = items.to_pandas() if items is not None else _line_items(release)
     if df.empty:
         return pd.DataFrame(columns=_NEST_COLUMNS)
     df["_b"] = df["budget"].map({b: i for i, b in enumerate(tx.BUDGETS)})
     df = df.sort_values(["question_id", "_b", "item_id"], kind="stable")
-    numeric = {c: pd.to_numeric(df[c], errors="coerce") for c in
-               ("session_count", "evidence_session_count", "samekey_haystack_session_count",
-                "topical_haystack_session_count", "filler_session_count", "history_audio_tokens",
-                "history_duration_seconds") if c in df.columns}
-    for c, s in numeric.items():
-        df[c] = s
+    for c in [*_GROWING, "evidence_session_count"]:
+        if c in df.columns:
+            df[c] = pd.to_numeric(df[c], errors="coerce")
     rows = []
     # each question's rows as plain lists (a DataFrame slice per question cost about 1 ms each)
     cols = {c: df[c].tolist() for c in df.columns}
@@ -261,17 +262,9 @@ def nesting_check(release) -> pd.DataFrame:
         def add(rule, msg):
             found.setdefault(rule, []).append(msg)
 
-        if "session_count" in g:
-            for d in _decreases(g["session_count"], bs):
-                add("sessions_decrease", f"sessions {d}")
-        for c in ("samekey_haystack_session_count", "topical_haystack_session_count", "filler_session_count"):
-            if c in g:
-                for d in _decreases(g[c], bs):
-                    add("role_decrease", f"{c} {d}")
-        for c in ("history_audio_tokens", "history_duration_seconds"):
-            if c in g:
-                for d in _decreases(g[c], bs):
-                    add("audio_decrease", f"{c} {d}")
+        for c, rule in _GROWING.items():
+            for d in _decreases(g[c], bs) if c in g else ():
+                add(rule, f"{'sessions' if c == 'session_count' else c} {d}")
         if "samekey_haystack_session_count" in g:
             for v, b in zip(g["samekey_haystack_session_count"], bs):
                 if pd.notna(v) and v > SAMEKEY_CAP[b]:
@@ -298,15 +291,14 @@ def nesting_check(release) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=_NEST_COLUMNS)
 
 
-# ============================================================================ composition
 def question_table(release) -> pd.DataFrame:
-    """One row per question: ``question_id, evidence_type, operation, subtype, is_ar,
-    source_operation, answer_type, n_budgets``.
+    """One row per question, labelled by its first item in budget order, from the item table (an AR question's
+    source operation is its ``paired_question_id``'s operation, else the prediction lines'), else the predictions.
 
-    From the item table when there is one (labels normalised; an AR question's source
-    operation is the operation of its ``paired_question_id``, else the one the prediction
-    lines carry), else from the prediction frame.  The first item of a question (in budget
-    order) gives its labels; :func:`nesting_check` reports questions whose labels differ.
+    Returns
+    -------
+    DataFrame
+        ``question_id, evidence_type, operation, subtype, is_ar, source_operation, answer_type, n_budgets``.
     """
     items = _items_with_keys(release)
     fr = release.frame
@@ -352,11 +344,10 @@ def question_table(release) -> pd.DataFrame:
 
 
 def benchmark_composition(release) -> pd.DataFrame:
-    """The design counts of §3 / Table 3, index ``"<group>|<row>"``: ``Operation|IE`` ... ``Operation|AR``,
-    ``AR source|...``, ``Subtype|...`` (answerable), ``Answer type|...``, ``Routes|IE`` ... (subtype × evidence
-    cells with an answerable question: 6 / 12 / 12 in the paper), ``Total|Answerable``, ``Total|AR``,
-    ``Total|All`` (of the item table, else of the predictions) and ``Total|Evaluated`` when fewer questions
-    have a prediction (said in ``attrs["note"]``); columns the four evidence types and ``Total``."""
+    """The design counts of §3 / Table 3: rows ``Operation|IE`` ..., ``AR source|...``, ``Subtype|...``
+    (answerable), ``Answer type|...``, ``Routes|IE`` ... (subtype × evidence cells with an answerable question),
+    ``Total|Answerable``, ``Total|AR``, ``Total|All`` and ``Total|Evaluated`` when fewer questions have a
+    prediction (said in ``attrs["note"]``); columns the four evidence types and ``Total``."""
     q = question_table(release)
     evs = list(tx.EVIDENCE_TYPES)
     cols = [tx.EVIDENCE_LABELS[e] for e in evs]
@@ -402,7 +393,6 @@ def benchmark_composition(release) -> pd.DataFrame:
     return out
 
 
-# ============================================================================ model registry
 #: ``models.csv`` columns accepted for Table 12's "Hugging Face Repo / API Model String" (first non-empty wins).
 REPO_COLUMNS: tuple[str, ...] = ("hf_repo_or_api", "hugging_face_repo", "hf_repo", "repo", "api_model_string",
                                  "api_model", "model_string", "checkpoint")
@@ -418,14 +408,13 @@ def _group_of(access: str, architecture: str) -> str:
 
 
 def model_registry(release) -> pd.DataFrame:
-    """The Table 12 registry, tidy: ``model, group, group_label, family, repo, llm_params_b,
-    total_params_b, in_64k_set, n_items_64k``.
+    """The Table 12 registry by group (Audio-specialist, Omni-modal, Proprietary, other), in the registry's order.
 
-    Groups (Audio-specialist / Omni-modal / Proprietary, then ``other``) in that order, models
-    in the registry's order within each group.  ``repo`` is the first non-empty of
-    :data:`REPO_COLUMNS` (None when ``models.csv`` has none of them); ``in_64k_set`` is
-    :meth:`Release.models_in_64k_set`; ``n_items_64k`` the distinct items the model has a
-    prediction for at 64K.
+    Returns
+    -------
+    DataFrame
+        ``model, group, group_label, family, repo`` (the first of :data:`REPO_COLUMNS` given), ``llm_params_b,
+        total_params_b, in_64k_set, n_items_64k`` (distinct items with a 64K prediction).
     """
     reg = release.models.copy()
     in64 = set(release.models_in_64k_set())
@@ -453,8 +442,7 @@ def _params(v) -> str:
 
 
 def status_64k(release) -> pd.DataFrame:
-    """Table 14, tidy: ``model, in_64k_set, n_items_64k`` — the 64K set first, then the rest,
-    registry order within each."""
+    """Table 14, tidy: ``model, in_64k_set, n_items_64k``, the 64K set first, registry order within each."""
     reg = model_registry(release)
     df = reg[["model", "in_64k_set", "n_items_64k"]].copy()
     df["_k"] = ~df["in_64k_set"]
@@ -463,12 +451,10 @@ def status_64k(release) -> pd.DataFrame:
     return df.sort_values(["_k", "_i"], kind="stable").drop(columns=["_k", "_i"]).reset_index(drop=True)
 
 
-# ============================================================================ artifacts
 @artifact("table12", title="Table 12: evaluated systems (model registry), by group")
 def table12(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFrame:
-    """Index ``Model``; columns ``Group``, ``Family``, ``Hugging Face Repo / API Model String``
-    (only when ``models.csv`` has such a column, :data:`REPO_COLUMNS`), ``LLM``, ``LLM+Enc.``
-    (parameters as printed, ``"7.6B"``; ``"—"`` when not given)."""
+    """Columns ``Group``, ``Family``, ``Hugging Face Repo / API Model String`` (when ``models.csv`` has one of
+    :data:`REPO_COLUMNS`), ``LLM``, ``LLM+Enc.`` (parameters as printed, ``"7.6B"``, ``"—"`` when not given)."""
     reg = model_registry(release)
     out = pd.DataFrame({"Group": reg["group_label"].to_numpy(), "Family": reg["family"].fillna("").to_numpy()},
                        index=pd.Index(reg["model"], name="Model"))
@@ -481,28 +467,23 @@ def table12(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFrame:
 
 @artifact("table14", title="Table 14: the 64K model set (completed 64K run)")
 def table14(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFrame:
-    """Index ``Model``; ``64K Status`` (``✓`` in the 64K set, ``×`` otherwise) and ``64K items``
-    (distinct items with a 64K prediction)."""
+    """Columns ``64K Status`` (``✓`` in the 64K set, ``×`` otherwise) and ``64K items``."""
     st = status_64k(release)
-    out = pd.DataFrame({"64K Status": np.where(st["in_64k_set"], "\u2713", "\u00d7"),
-                        "64K items": st["n_items_64k"].astype(int).to_numpy()},
-                       index=pd.Index(st["model"], name="Model"))
-    return out
+    return pd.DataFrame({"64K Status": np.where(st["in_64k_set"], "\u2713", "\u00d7"),
+                         "64K items": st["n_items_64k"].astype(int).to_numpy()}, index=pd.Index(st["model"], name="Model"))
 
 
 @artifact("fig2a", title="Figure 2(a): history scale per budget (sessions, audio clips, minutes, roles)")
 def fig2a(release, *, seed: int = 0, n_boot: int = 10_000, budgets=None) -> pd.DataFrame:
-    """Rows ``"<quantity>|<budget>"`` (quantities in :data:`QUANTITIES` order); columns ``Items``,
-    ``Mean``, ``Median``, ``Q1``, ``Q3``, ``Min``, ``Max``."""
+    """Rows ``"<quantity>|<budget>"``; columns ``Items, Mean, Median, Q1, Q3, Min, Max``."""
     sc = history_scale(release, budgets=budgets)
     sc["_q"] = sc["quantity"].map({q: i for i, q in enumerate(QUANTITIES)})
     sc["_b"] = sc["budget"].map({b: i for i, b in enumerate(tx.BUDGETS)})
     sc = sc.sort_values(["_q", "_b"])
-    out = pd.DataFrame({"Items": sc["n_items"].astype(int).to_numpy(), "Mean": sc["mean"].to_numpy(),
-                        "Median": sc["median"].to_numpy(), "Q1": sc["q1"].to_numpy(), "Q3": sc["q3"].to_numpy(),
-                        "Min": sc["min"].to_numpy(), "Max": sc["max"].to_numpy()},
-                       index=pd.Index([f"{lab}|{b}" for lab, b in zip(sc["label"], sc["budget"])], name="Quantity, budget"))
-    return out
+    return pd.DataFrame({"Items": sc["n_items"].astype(int).to_numpy(), "Mean": sc["mean"].to_numpy(),
+                         "Median": sc["median"].to_numpy(), "Q1": sc["q1"].to_numpy(), "Q3": sc["q3"].to_numpy(),
+                         "Min": sc["min"].to_numpy(), "Max": sc["max"].to_numpy()},
+                        index=pd.Index([f"{lab}|{b}" for lab, b in zip(sc["label"], sc["budget"])], name="Quantity, budget"))
 
 
 @artifact("composition", title="Benchmark composition (§3, Table 3): questions by evidence type, operation, subtype, answer type")

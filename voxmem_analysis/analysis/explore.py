@@ -1,17 +1,12 @@
-"""The subtype explorer: accuracy with a 95% interval for any grouping of the verdict frame.
-
-Everything ``notebooks/50_subtype_explorer.py`` computes lives here (the figure is
-:func:`voxmem_analysis.plots.slices.slice_dot_plot`): the selection (:func:`select_rows`,
-:func:`explorer_budget`), the slices (:func:`explore_slices`, :func:`explore_by_budget`,
-:func:`pooled_accuracy`), display helpers and the JupyterLab :func:`widget`.  The denominator is the
-paper's: provider-rejected predictions leave it, failed and ungraded ones count as wrong.
-"""
+"""The subtype explorer (notebook 50): accuracy with a 95% interval for any grouping of the verdict frame, the
+selection, display labels and orders, and the JupyterLab :func:`widget`."""
 from __future__ import annotations
 
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+import polars as pl
 
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.output import stamp_synthetic
@@ -60,10 +55,8 @@ _ALL = (None, "", "all")
 _TAIL = (OVERALL, MACRO)
 
 
-# ----------------------------------------------------------------------------- arguments
 def parse_by(by) -> list[str]:
-    """The grouping columns of ``by`` (comma-separated or a list): ``"subtype, evidence_type"`` ->
-    ``["subtype", "evidence_type"]``; none named raises ``AnalysisInputError``."""
+    """The grouping columns of ``by`` (comma-separated or a list); none named is an error."""
     cols = [c.strip() for c in by.split(",")] if isinstance(by, str) else [str(c).strip() for c in by]
     cols = [c for c in cols if c]
     if not cols:
@@ -72,21 +65,14 @@ def parse_by(by) -> list[str]:
 
 
 def parse_models(models) -> list[str] | None:
-    """The model names of ``models`` (``"A,B"`` or a list); ``None`` when every model is meant (``None``,
-    ``""`` or ``"all"``)."""
+    """The model names of ``models`` (``"A,B"`` or a list); ``None`` for every model (``None``, ``""``, ``"all"``)."""
     if isinstance(models, str):
-        if models.strip() in _ALL:
-            return None
-        return [m.strip() for m in models.split(",") if m.strip()] or None
-    if models is None:
-        return None
-    return [str(m) for m in models] or None
+        return None if models.strip() in _ALL else [m.strip() for m in models.split(",") if m.strip()] or None
+    return None if models is None else [str(m) for m in models] or None
 
 
 def _parse_budget(budget) -> str | None:
-    if isinstance(budget, str) and budget.strip().lower() in ("", "all"):
-        return None
-    if budget is None:
+    if budget is None or (isinstance(budget, str) and budget.strip().lower() in ("", "all")):
         return None
     b = tx.normalize_budget(budget)
     if b is None:
@@ -98,20 +84,14 @@ def _frame_of(release_or_frame):
     return getattr(release_or_frame, "frame", release_or_frame)
 
 
-def _is_polars(frame) -> bool:
-    return type(frame).__module__.startswith("polars")
-
-
 def _model_order(release_or_frame) -> list | None:
     get = getattr(release_or_frame, "model_order", None)
     return list(get()) if callable(get) else None
 
 
-# ----------------------------------------------------------------------------- selection
 def explorer_budget(release, budget="auto", models=None) -> tuple[str | None, str]:
-    """The explorer's budget and why: ``"auto"`` takes the paper's 32K when run, else the budget run by the
-    most models (:func:`~voxmem_analysis.analysis.selection.fig5_budget`); ``None``/``"all"``: every budget
-    pooled; any other budget as requested.  Returns ``(budget or None, reason)``."""
+    """``(budget or None, why)``: ``"auto"``: the paper's 32K when run, else the budget run by the most models;
+    ``None``/``"all"``: every budget pooled; any other budget as requested."""
     if isinstance(budget, str) and budget.strip().lower() == "auto":
         b = fig5_budget(release, None, models=parse_models(models))
         return b, budget_note(b, None, "32K", "the budget run by the most models")
@@ -120,13 +100,10 @@ def explorer_budget(release, budget="auto", models=None) -> tuple[str | None, st
 
 
 def select_rows(frame, budget=None, models=None):
-    """The verdicts (polars or pandas, returned alike) of one ``budget`` (any spelling
-    :func:`~voxmem_analysis.taxonomy.normalize_budget` accepts; ``None``/``""``/``"all"``: every budget) and
-    of ``models`` (:func:`parse_models`).  An unknown budget, or a model the frame does not hold at all,
-    raises ``AnalysisInputError`` (a model without verdicts at ``budget`` just adds no rows)."""
-    b = _parse_budget(budget)
-    ms = parse_models(models)
-    polars = _is_polars(frame)
+    """The verdicts (polars or pandas, returned alike) of one ``budget`` (``None``/``"all"``: every budget) and of
+    ``models`` (:func:`parse_models`); an unknown budget or model is an error."""
+    b, ms = _parse_budget(budget), parse_models(models)
+    polars = isinstance(frame, pl.DataFrame)
     if ms is not None:
         have = set(frame["model"].unique().to_list() if polars else frame["model"].unique())
         unknown = [m for m in ms if m not in have]
@@ -134,8 +111,6 @@ def select_rows(frame, budget=None, models=None):
             raise AnalysisInputError(f"unknown model(s) {unknown}; the frame has: {', '.join(sorted(map(str, have)))}",
                                      "models")
     if polars:
-        import polars as pl
-
         if b is not None:
             frame = frame.filter(pl.col("budget").cast(pl.Utf8) == b)
         if ms is not None:
@@ -149,18 +124,13 @@ def select_rows(frame, budget=None, models=None):
 
 
 def pooled_accuracy(release_or_frame, *, budget=None, models=None) -> float:
-    """Accuracy (%) of every selected verdict pooled (the plot's dashed line): ``100 * correct / scored``,
-    null ``correct`` wrong, unscored rows out, NaN when nothing is scored; ``release_or_frame`` a Release or a
-    verdict frame, ``budget`` and ``models`` as in :func:`select_rows`."""
+    """Accuracy (%) of every selected verdict pooled (the plot's dashed line; NaN when nothing is scored)."""
     f = select_rows(_frame_of(release_or_frame), budget, models)
     return float(accuracy_table(f, [])["accuracy"].iloc[0])
 
 
-# ----------------------------------------------------------------------------- labels / order
 def slice_label(column: str, value) -> str:
-    """Display label of ``value`` in ``column``: the taxonomy's label (``slice_label("subtype",
-    "cue_to_fact") == "Cue-to-Fact"``), ``overall`` / ``macro`` kept, other values as ``str``, a missing one
-    as ``"missing"``."""
+    """Display label of ``value`` in ``column`` (``"cue_to_fact"`` -> ``"Cue-to-Fact"``; ``"missing"`` for none)."""
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return "missing"
     if isinstance(value, str) and value in _TAIL:
@@ -174,10 +144,9 @@ def column_name(column: str) -> str:
 
 
 def level_orders(values: Mapping[str, Sequence], *, model_order: Sequence | None = None) -> dict[str, list]:
-    """Display order of the values of each column of ``values`` (duplicates allowed): taxonomy columns in
-    taxonomy order (:data:`ORDERS`), ``model`` in ``model_order``, others as
-    :func:`voxmem_analysis.analysis.verdicts.level_order` (numbers ascending); unknown values after the known,
-    then ``overall`` and ``macro``; nulls dropped."""
+    """Display order of the values of each column: :data:`ORDERS`, ``model_order`` for ``model``, else
+    :func:`~voxmem_analysis.analysis.verdicts.level_order`; unknown values after the known, then ``overall`` and
+    ``macro``; nulls dropped."""
     out: dict[str, list] = {}
     for col, vals in values.items():
         vals = list(vals)
@@ -193,36 +162,35 @@ def level_orders(values: Mapping[str, Sequence], *, model_order: Sequence | None
     return out
 
 
-# ----------------------------------------------------------------------------- the slices
 def explore_by_budget(release, by, *, models=None, interval: str = "auto", n_boot: int = 10_000,
                       seed: int = 0) -> tuple[pd.DataFrame, dict[str, float]]:
-    """:func:`explore_slices` at every budget the selected models were run at (the facet plot): the tables
-    stacked with a ``budget`` column and each budget's pooled accuracy.  Raises ``MissingDataError`` when the
-    models were run at one budget only (its one panel would repeat the figure of that budget)."""
+    """``(tables, pooled)``: :func:`explore_slices` at every budget the models were run at, stacked with a
+    ``budget`` column, and each budget's pooled accuracy; :class:`MissingDataError` for one budget only."""
     budgets = budgets_run(release, parse_models(models))
     if len(budgets) < 2:
         raise MissingDataError(f"the figure by budget would only repeat the one above: the selected models were run "
                                f"at {budgets[0] if budgets else 'no budget'} only", code="repeats_figure",
                                field="budget")
-    per_budget = [explore_slices(release, by, budget=b, models=models, interval=interval, n_boot=n_boot,
-                                 seed=seed).assign(budget=b)
-                  for b in budgets]
-    facets = pd.concat(per_budget, ignore_index=True)
+    facets = pd.concat([explore_slices(release, by, budget=b, models=models, interval=interval, n_boot=n_boot,
+                                       seed=seed).assign(budget=b) for b in budgets], ignore_index=True)
     pooled = {b: pooled_accuracy(release, budget=b, models=models) for b in facets["budget"].unique()}
     return facets, pooled
 
 
 def explore_slices(release_or_frame, by, *, budget=None, models=None, interval: str = "auto", n_boot: int = 10_000,
                    seed: int = 0, model_order: Sequence | None = None) -> pd.DataFrame:
-    """Accuracy per slice of the selected verdicts, in display order.
+    """Accuracy per slice of the verdicts :func:`select_rows` selects, in display order.
 
-    ``by``: the columns to slice by (``"subtype,evidence_type"``: rows of the plot, then its colours);
-    ``budget``, ``models`` as in :func:`select_rows`; ``interval``: Wilson per slice or a percentile bootstrap
-    resampling questions (``"auto"``: the bootstrap where a question repeats in a slice); ``n_boot``, ``seed``;
-    ``model_order`` (default the release's).  Returns the columns of
-    :func:`voxmem_analysis.analysis.verdicts.slice_accuracy`, each ``by`` column an ordered ``Categorical``
-    (:func:`level_orders`).  Raises ``AnalysisInputError`` for a bad argument and ``MissingDataError`` when
-    nothing is selected (naming the budgets the data has)."""
+    ``by``: the columns to slice by (rows of the plot, then its colours); ``interval``: Wilson, a bootstrap
+    resampling questions, or ``"auto"`` (the bootstrap where a question repeats in a slice); ``model_order``:
+    default the release's.  :class:`MissingDataError` when nothing is selected.
+
+    Returns
+    -------
+    DataFrame
+        The columns of :func:`~voxmem_analysis.analysis.verdicts.slice_accuracy`, each ``by`` column an ordered
+        ``Categorical`` (:func:`level_orders`).
+    """
     cols = parse_by(by)
     frame = select_rows(_frame_of(release_or_frame), budget, models)
     if len(frame) == 0:
@@ -240,7 +208,6 @@ def explore_slices(release_or_frame, by, *, budget=None, models=None, interval: 
     return table.sort_values(cols, kind="stable").reset_index(drop=True)
 
 
-# ----------------------------------------------------------------------------- titles, names, tables
 def _models_text(models) -> str:
     ms = parse_models(models)
     return ", ".join(ms) if ms else "all models"
@@ -254,27 +221,20 @@ def slice_title(by, *, budget=None, models=None) -> str:
 
 
 def slice_caption(by, *, budget=None, models=None, interval: str = "auto", why: str | None = None) -> str:
-    """Table caption: :func:`slice_title` plus ``" (%, 95% wilson interval)"`` and, when the budget was not
-    the paper's, ``why`` (:func:`explorer_budget`'s reason)."""
+    """:func:`slice_title` plus ``" (%, 95% <interval> interval)"`` and ``why`` the budget was taken, when it was
+    not the paper's."""
     note = f"; budget: {why}" if why and why not in ("the paper's", "as requested", "every budget pooled") else ""
     return f"{slice_title(by, budget=budget, models=models)} (%, 95% {interval} interval{note})"
 
 
 def output_name(by, budget=None) -> str:
-    """File stem of the outputs: ``explorer_<by columns>_<budget or all>`` in lower case.
-
-    Examples
-    --------
-    >>> output_name("subtype,evidence_type", "32K")
-    'explorer_subtype_evidence_type_32k'
-    """
+    """File stem of the outputs: ``output_name("subtype,evidence_type", "32K") == "explorer_subtype_evidence_type_32k"``."""
     b = _parse_budget(budget)
     return "explorer_" + "_".join([*parse_by(by), str(b or "all").lower()])
 
 
 def labelled_table(table: pd.DataFrame, by) -> pd.DataFrame:
-    """The table as printed: the ``by`` columns folded into an index of ``"Cue-to-Fact / Speaker Identity"``
-    labels (:func:`slice_label` joined by ``" / "``; its name: the columns joined alike)."""
+    """The table as printed: the ``by`` columns folded into an index of ``"Cue-to-Fact / Speaker Identity"``."""
     cols = parse_by(by)
     shown = table.drop(columns=cols)
     shown.index = pd.Index([" / ".join(slice_label(c, v) for c, v in zip(cols, vals))
@@ -282,7 +242,6 @@ def labelled_table(table: pd.DataFrame, by) -> pd.DataFrame:
     return shown
 
 
-# ----------------------------------------------------------------------------- interactive
 def grouping_choices(columns: Sequence[str], current=None) -> list[str]:
     """The :data:`GROUPINGS` whose columns are all in ``columns``; ``current`` first if not among them."""
     have = set(columns)
@@ -294,11 +253,9 @@ def grouping_choices(columns: Sequence[str], current=None) -> list[str]:
 
 def widget(release, *, draw: Callable, by: str = "subtype,evidence_type", budget=None, models=None,
            interval: str = "auto", n_boot: int = 10_000, seed: int = 0):
-    """Drop-downs (grouping, budget, model, interval) that recompute with :func:`explore_slices` and
-    :func:`pooled_accuracy` and redraw with ``draw(table, by, overall=..., title=...)`` (e.g.
-    :func:`voxmem_analysis.plots.slices.slice_dot_plot`); a synthetic release's figure gets the SYNTHETIC DATA
-    label as every saved figure does.  Returns the ``ipywidgets.VBox`` (drawn once; ``.children[0].children``
-    are the four drop-downs)."""
+    """Drop-downs (grouping, budget, model, interval) that recompute :func:`explore_slices` and redraw with
+    ``draw(table, by, overall=..., title=...)`` (e.g. :func:`voxmem_analysis.plots.slices.slice_dot_plot`), a
+    synthetic release's figure stamped SYNTHETIC DATA; returns the ``ipywidgets.VBox``."""
     import ipywidgets as widgets
     from IPython.display import display
 

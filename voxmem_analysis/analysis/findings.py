@@ -1,18 +1,10 @@
-"""Findings as sentences: what this release's tables show, next to what the paper reports.
+"""Findings as sentences: what this release's tables show (with their counts), next to what the paper reports.
 
-Each function takes a table an analysis returned and returns a :class:`Finding`: the sentence about
-*this* release and the paper's own finding ("The paper reports ...").  Nothing assumes the paper's
-direction, every sentence gives its counts, and each kind of claim is made only when its rule holds,
-else the sentence says what cannot be detected with the counts at hand (:data:`ALPHA`, two-sided):
-
-* "highest / lowest / widest" between evidence types or cells: the two compared ranked in the same
-  order in significantly many models (exact sign test), or for one model an exact test on the items;
-* "same / opposite order": an exact permutation test on the ranks (no correlation is stated over
-  fewer than :data:`MIN_CORRELATION_POINTS` points); "no relation" never: "not detectable with n";
-* "falls / rises / differs": the interval excludes zero; intervals respect the unit that was sampled
-  (items shared by models, models owning several cells);
-* "most frequent" error class: by count, the runner-up tested (exact binomial), the mean over cells
-  named where it differs; a change correlated with its own baseline is named as coupled.
+A claim is made only when its rule holds at :data:`ALPHA` (two-sided), else the sentence says what cannot be
+detected with the counts at hand: "highest / lowest" needs an exact sign test over models (one model: an exact
+test on its items); "same / opposite order" an exact permutation test on the ranks, never over fewer than
+:data:`MIN_CORRELATION_POINTS` points; "falls / rises" an interval excluding zero that resamples the sampled unit;
+"most frequent" is by count, the runner-up tested; a change correlated with its own baseline is named as coupled.
 """
 from __future__ import annotations
 
@@ -42,8 +34,7 @@ _EXACT_MAX = 8
 
 @dataclass(frozen=True)
 class Finding:
-    """One finding: ``release`` (sentences computed from this release's tables), ``paper`` (the paper's
-    own finding, "The paper reports ...", or None beyond the paper) and a short ``topic``."""
+    """``topic``, ``release`` (the sentences about this release) and ``paper`` (the paper's own finding, or None)."""
 
     topic: str
     release: str
@@ -61,9 +52,7 @@ class Finding:
 
 # ----------------------------------------------------------------------------- rules
 def exact_rank_p(x, y) -> float:
-    """Two-sided exact permutation p of Spearman's ρ between ``x`` and ``y`` (mid-ranks for ties):
-    the share of the n! orderings of ``y`` whose |ρ| is at least the observed one; NaN beyond n = 8
-    or when a side is constant."""
+    """Two-sided exact permutation p of Spearman's ρ (mid-ranks); NaN beyond n = 8 or for a constant side."""
     from scipy.stats import rankdata
 
     rx, ry = rankdata(np.asarray(x, float)), rankdata(np.asarray(y, float))
@@ -78,8 +67,7 @@ def exact_rank_p(x, y) -> float:
 
 
 def sign_test(a, b) -> tuple[int, int, float]:
-    """``(wins, losses, p)``: how often ``a`` exceeds ``b`` pairwise and the exact two-sided sign-test p
-    (ties left out; NaN when every pair ties)."""
+    """``(wins, losses, p)``: how often ``a`` exceeds ``b`` pairwise and the exact two-sided sign-test p (ties out)."""
     from scipy.stats import binomtest
 
     d = np.asarray(a, float) - np.asarray(b, float)
@@ -101,8 +89,8 @@ def _fisher_p(k1: int, n1: int, k2: int, n2: int) -> float:
 
 
 def _lead(acc_a: np.ndarray, acc_b: np.ndarray, n_a: float, n_b: float) -> tuple[bool, str]:
-    """Whether ``a`` is detectably above ``b``, and the evidence in words: over two or more models an
-    exact sign test of their per-model accuracies; for one model Fisher's exact test on its items."""
+    """Whether ``a`` is detectably above ``b`` and the evidence in words: an exact sign test over models, or for one
+    model Fisher's exact test on its items."""
     if len(acc_a) == 1:
         if not (_finite(n_a) and _finite(n_b) and n_a and n_b):
             return False, "no item counts"
@@ -283,8 +271,8 @@ def _by_budget(at: list[tuple[str, tuple, float]]) -> str:
 
 
 def _separations(checks: list[tuple[str, str, str, bool, str]], verb: str) -> str:
-    """Whether each budget's leader is detectably ``verb`` the next: ``checks`` are ``(budget, leader,
-    next, detectable, evidence)``; only the budgets where it is not are named, with their evidence."""
+    """Where a budget's leader is not detectably ``verb`` the next type (``checks``: ``(budget, leader, next,
+    detectable, evidence)``), with the evidence."""
     failed = [c for c in checks if not c[3]]
     which = "highest" if verb == "above" else "lowest"
     if not checks or (not failed and len(checks) == 1):
@@ -300,9 +288,7 @@ def _separations(checks: list[tuple[str, str, str, bool, str]], verb: str) -> st
 
 def evidence_types(panels: pd.DataFrame) -> Finding:
     """Which evidence type is best and worst remembered at each budget, from Figure 4's panels
-    (:func:`voxmem_analysis.analysis.results.evidence_panels`: ``budget, row, kind, evidence_type, accuracy, n``;
-    the unweighted mean over the ``kind == "model"`` rows of each budget).  A leader is called detectably
-    above the next type by :func:`_lead` (models, or one model's items)."""
+    (:func:`~voxmem_analysis.analysis.results.evidence_panels`; the mean over each budget's models)."""
     models = panels[panels["kind"] == "model"]
     tops, lows, counts, up, down, nq = [], [], {}, [], [], {}
     for b in [b for b in tx.BUDGETS if b in set(models["budget"].astype(str))]:
@@ -347,10 +333,8 @@ def evidence_types(panels: pd.DataFrame) -> Finding:
 
 
 def operation_evidence(oe: pd.DataFrame, per_model: pd.DataFrame | None = None) -> Finding:
-    """The easiest and hardest answerable operation x evidence cell and the widest spread within one
-    operation, from Figure 5's cells (:func:`voxmem_analysis.analysis.results.operation_evidence`; one
-    budget).  ``per_model`` (:func:`~voxmem_analysis.analysis.results.accuracy` by operation and evidence
-    type at that budget) lets the spread be tested (:func:`_lead`); without it the sentence says so."""
+    """The easiest and hardest answerable operation × evidence cell and the widest spread within one operation, from
+    Figure 5's cells; ``per_model`` (accuracy by operation and evidence type) lets the spread be tested."""
     cells = oe[(oe["operation"] != "answer_refusal") & oe["accuracy"].notna()]
     if cells.empty:
         return Finding("Operation x evidence", "No answerable operation x evidence cell could be computed.",
@@ -388,10 +372,7 @@ def _order(values: pd.Series) -> str:
 
 
 def refusal_profile(oe: pd.DataFrame) -> Finding:
-    """Answer-refusal accuracy by evidence type against the answerable order, from Figure 5's cells
-    (``operation == "answer_refusal"`` against the mean of the answerable operations per type).  Whether
-    the two orders agree or run opposite is decided on the ranks by :func:`exact_rank_p`; with fewer than
-    :data:`MIN_CORRELATION_POINTS` types no correlation is stated."""
+    """Answer-refusal accuracy by evidence type, its order against the answerable one decided on the ranks."""
     ok = oe["accuracy"].notna()
     ar_rows = oe[(oe["operation"] == "answer_refusal") & ok].set_index("evidence_type")
     ar = ar_rows["accuracy"]
@@ -428,9 +409,8 @@ def refusal_profile(oe: pd.DataFrame) -> Finding:
 
 
 def answerable_vs_refusal(summary: pd.DataFrame, table: pd.DataFrame | None = None) -> Finding:
-    """Whether answerable and refusal accuracy rank the models alike, from Table 16's summary
-    (:func:`voxmem_analysis.analysis.results.answerable_refusal_summary`); with ``table`` (Table 16's
-    per-model rows) and at most eight models the p-value is the exact permutation p."""
+    """Whether answerable and refusal accuracy rank the models alike, from Table 16's summary (with ``table`` and at
+    most eight models: the exact permutation p)."""
     r = summary.iloc[0]
     k, b = int(r["n_models"]), r["budget"]
     if k < MIN_CORRELATION_POINTS or not _finite(r["rho"]):
@@ -456,9 +436,8 @@ def answerable_vs_refusal(summary: pd.DataFrame, table: pd.DataFrame | None = No
 
 # ----------------------------------------------------------------------------- context length (notebook 20)
 def length_change(pc: pd.DataFrame) -> Finding:
-    """Whether accuracy falls or rises from the baseline to the comparison budget, by how much, in how many
-    models, and which evidence type keeps most, from Table 18's long frame
-    (:func:`voxmem_analysis.analysis.scaling.paired_change`)."""
+    """Whether accuracy falls or rises from the baseline to the comparison budget, in how many models, and which
+    evidence type keeps most, from :func:`~voxmem_analysis.analysis.scaling.paired_change`."""
     ev = pc[pc["level"] == "evidence_type"].set_index("key")
     if "overall" not in ev.index:
         return Finding("Context length", "No paired change could be computed.", _PAPER_LENGTH)
@@ -489,10 +468,8 @@ def _rho(r) -> str:
 
 
 def baseline_sensitivity(corr: pd.DataFrame) -> Finding:
-    """How change and retention relate to the baseline accuracy over model x evidence cells, from
-    Appendix D.5's correlations (:func:`voxmem_analysis.analysis.scaling.sensitivity_correlations`: rows
-    ``retention``, ``change``, ``change_vs_mean``; intervals resampling models).  The change contains the
-    baseline, so its correlation with it is named as coupled and read against the mean of both budgets."""
+    """How change and retention relate to the baseline accuracy over model × evidence cells (D.5's correlations; the
+    change named as coupled to the baseline and read against the mean of both budgets)."""
     rows = corr.set_index("measure")
     n = int(rows["n"].max()) if len(rows) else 0
     k = int(rows["n_models"].max()) if "n_models" in rows and len(rows) else 0
@@ -530,8 +507,7 @@ def baseline_sensitivity(corr: pd.DataFrame) -> Finding:
 
 
 def odds_per_doubling(smod: pd.DataFrame) -> Finding:
-    """The odds ratio of a correct answer per doubling of the history, from the length model
-    (:func:`voxmem_analysis.analysis.scaling_model.scaling_model`).  Beyond the paper: no paper finding."""
+    """The odds ratio of a correct answer per doubling of the history (the length model; beyond the paper)."""
     rows = smod.set_index("evidence_type")
     if "overall" not in rows.index or not _finite(rows.loc["overall", "odds_ratio"]):
         return Finding("Length model", "The odds-ratio model could not be fitted.")
@@ -563,9 +539,8 @@ def _than(a: str, b: str, r) -> str:
 
 
 def judge_agreement(summary: pd.DataFrame, table: pd.DataFrame) -> Finding:
-    """Agreement, κ and where the judges part, on each measure, from
-    :class:`voxmem_analysis.analysis.judges.JudgeComparison`'s ``summary`` and ``table`` (intervals resampling
-    items: a gap is claimed only when its interval excludes zero)."""
+    """Agreement, κ and where the judges part on each measure, from ``JudgeComparison.summary`` and ``.table`` (a gap
+    claimed only when its item-resampled interval excludes zero)."""
     s = dict(zip(summary["statistic"], summary["estimate"]))
     t = table.set_index("slice")
     if "All items" not in t.index or not int(s.get("n_scored", 0) or 0):
@@ -601,8 +576,7 @@ def judge_agreement(summary: pd.DataFrame, table: pd.DataFrame) -> Finding:
 
 
 def capability_refusals(disagreements: pd.DataFrame) -> Finding:
-    """How many AR predictions only the second judge credits are capability refusals, from
-    ``JudgeComparison.disagreements`` (``stratum, direction, n, n_capability_refusal``)."""
+    """How many AR predictions only the second judge credits are capability refusals."""
     d = disagreements[(disagreements["stratum"] == "AR") & (disagreements["direction"] == "second_only")]
     n = int(d["n"].sum()) if len(d) else 0
     if not n:
@@ -616,9 +590,7 @@ def capability_refusals(disagreements: pd.DataFrame) -> Finding:
 
 # ----------------------------------------------------------------------------- transcript ablation (notebook 31)
 def transcript_ablation(table: pd.DataFrame) -> Finding:
-    """What replacing the audio by its transcript does to the audio-native items and to speech semantics,
-    from :class:`voxmem_analysis.analysis.ablation.AblationResult`'s ``table`` (``delta_pp`` = full −
-    transcript with its paired interval and McNemar p)."""
+    """What replacing the audio by its transcript does on the audio-native items and on speech semantics (Table 2)."""
     t = table.set_index("group")
     parts = []
     for group in ("audio_native", "speech_semantics"):
@@ -638,8 +610,7 @@ def transcript_ablation(table: pd.DataFrame) -> Finding:
 
 # ----------------------------------------------------------------------------- benchmark design (notebook 05)
 def composition(comp: pd.DataFrame) -> Finding:
-    """The questions of this release, from :func:`voxmem_analysis.analysis.design.benchmark_composition`
-    (rows ``Total|All``, ``Total|Answerable``, ``Total|AR``, ``Operation|IE`` ...; ``Total`` and the types)."""
+    """The questions of this release (:func:`~voxmem_analysis.analysis.design.benchmark_composition`)."""
     def cell(row, col="Total"):
         return int(comp.loc[row, col]) if row in comp.index and _finite(comp.loc[row, col]) else 0
 
@@ -657,8 +628,7 @@ def composition(comp: pd.DataFrame) -> Finding:
 
 
 def history_growth(scale: pd.DataFrame) -> Finding:
-    """How sessions, audio clips and minutes per history grow from budget to budget, from Figure 2(a)'s
-    data (:func:`voxmem_analysis.analysis.design.history_scale`: ``budget, quantity, label, n_items, mean``)."""
+    """How sessions, audio clips and minutes per history grow from the shortest to the longest budget (Figure 2(a))."""
     present = [b for b in tx.BUDGETS if b in set(scale["budget"].astype(str))]
     if len(present) < 2:
         one = present[0] if present else "no budget"
@@ -681,8 +651,7 @@ def history_growth(scale: pd.DataFrame) -> Finding:
 
 
 def evidence_share(roles: pd.DataFrame) -> Finding:
-    """The share of evidence sessions at the shortest and the longest budget, from
-    :func:`voxmem_analysis.analysis.design.session_roles` (``budget, role, n_items, mean_sessions, share``)."""
+    """The share of evidence sessions at the shortest and the longest budget (session roles)."""
     ev = roles[roles["role"] == "evidence_sessions"]
     ev = ev.set_index(ev["budget"].astype(str))
     present = [b for b in tx.BUDGETS if b in ev.index]
@@ -730,10 +699,8 @@ def _most_frequent(label: str, counts: dict[str, float], macro: dict[str, float]
 
 
 def error_profile(shares: pd.DataFrame, counts: pd.DataFrame) -> Finding:
-    """The most frequent error class of each memory operation and evidence type, by count (``counts``:
-    :func:`voxmem_analysis.analysis.attribution.class_proportions_by` with ``average="count"``), with the
-    runner-up tested and the paper's mean over cells (``shares``: Figure 7's macro shares) named where its
-    first class differs."""
+    """The most frequent error class of each operation and evidence type by count (``counts``: class counts), the
+    runner-up tested, and the mean over cells (``shares``: Figure 7's) named where its first class differs."""
     classes = [c for c in tx.ATTRIBUTION_CLASSES if c in counts.columns]
     macro = shares.set_index(["by", "group"])
     parts = []

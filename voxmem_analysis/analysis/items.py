@@ -1,11 +1,5 @@
-"""Item drill-down (``voxmem-analysis items``): which items a model got right or wrong, and what it answered.
-
-:func:`item_table` lists one VoxMem model's predictions at one budget (item, subtype, evidence type,
-operation, gold answer, response, verdict and scoring status, paper App. C.4); ``wrong=True`` keeps the
-incorrect *scored* items.  :func:`amc_task_items` lists judged Audio MultiChallenge tasks, one row per task x
-system x rubric item, with the system's response, the rubric verdict and the judge's explanation, read
-back from the results files.
-"""
+"""Item drill-down (``voxmem-analysis items``): the items a VoxMem model got right or wrong at one budget with its
+answer, and judged Audio MultiChallenge tasks with each rubric verdict and the judge's explanation."""
 from __future__ import annotations
 
 import gzip
@@ -17,7 +11,7 @@ import pandas as pd
 import polars as pl
 
 from voxmem_analysis.analysis.amc_runs import system_label
-from voxmem_analysis.analysis.selection import check_budgets, check_models
+from voxmem_analysis.analysis.selection import budget_note, check_budgets, check_models, most_run_budget
 from voxmem_analysis.analysis.subsets import filter_where
 from voxmem_analysis.errors import AnalysisInputError
 
@@ -43,10 +37,13 @@ def gold_answer(gold_json) -> str | None:
 
 def item_table(release, *, model: str, budget: str, wrong: bool = False, by: Sequence[str] | None = None,
                where: str | None = None) -> pd.DataFrame:
-    """One model's items at one budget (see the module docstring), sorted by ``by`` then item id.
+    """One model's predictions at one budget, sorted by ``by`` (its columns first) then item id; ``wrong``: the
+    incorrect scored ones only; ``where``: :func:`~voxmem_analysis.analysis.subsets.filter_where`.
 
-    ``by`` (e.g. ``["subtype"]``) sorts the rows so each group's items are together; its
-    columns are put first.
+    Returns
+    -------
+    DataFrame
+        ``*by``, :data:`ITEM_COLUMNS` (``gold``: the reference answer, ``verdict``, ``status``: App. C.4).
     """
     b = check_budgets([budget])[0]
     check_models(release, [model])
@@ -61,9 +58,7 @@ def item_table(release, *, model: str, budget: str, wrong: bool = False, by: Seq
     if unknown:
         raise AnalysisInputError(f"unknown column(s) in --by: {', '.join(unknown)}; e.g. subtype, evidence_type, "
                                  "operation", "by")
-    cols = list(dict.fromkeys([*by, *ITEM_COLUMNS]))
-    out = out.select(cols).sort([*by, "item_id"])
-    return out.to_pandas()
+    return out.select(list(dict.fromkeys([*by, *ITEM_COLUMNS]))).sort([*by, "item_id"]).to_pandas()
 
 
 def _sql_literal(v) -> str:
@@ -72,32 +67,32 @@ def _sql_literal(v) -> str:
 
 def cell_items(release, table: pd.DataFrame, by, *, model: str | None = None, budget: str | None = None,
                cell: str | Sequence | None = None, wrong: bool = True) -> tuple[str, pd.DataFrame]:
-    """The items behind one slice of an explorer table (``explore.explore_slices``), for one model.
+    """The items of one model behind one slice of an explorer table (``explore.explore_slices``):
+    ``(title, item_table(...))``.
 
-    ``cell`` gives the values of the ``by`` columns (``"counting,speaker_information"``);
-    default: the slice with the lowest accuracy.  ``model`` defaults to the release's first
-    model, ``budget`` to 32K.  Returns ``(title, item_table(...))``.
+    ``cell``: the values of the ``by`` columns (``"counting,speaker_information"``; default: the slice with the
+    lowest accuracy); ``model``: default the release's first; ``budget``: default the paper's 32K when the model
+    was run there, else the longest budget it was run at (the title says which).
     """
     cols = [c.strip() for c in (by.split(",") if isinstance(by, str) else by) if c.strip()]
-    slices = table[table["level"] == "slice"]
     if cell is None:
-        row = slices.sort_values("accuracy", kind="stable").iloc[0]
+        row = table[table["level"] == "slice"].sort_values("accuracy", kind="stable").iloc[0]
         values = [row[c] for c in cols]
     else:
         values = [v.strip() for v in cell.split(",")] if isinstance(cell, str) else list(cell)
         if len(values) != len(cols):
             raise AnalysisInputError(f"cell {cell!r} needs one value per column of by={cols}", "cell")
-    model = model or release.model_order()[0]
-    b = budget or "32K"
-    where = " AND ".join(f"{c} = {_sql_literal(v)}" for c, v in zip(cols, values) if c not in ("model", "budget"))
-    if "model" in cols:
-        model = str(values[cols.index("model")])
-    if "budget" in cols:
-        b = str(values[cols.index("budget")])
+    chosen = dict(zip(cols, values))
+    model = str(chosen.get("model", model or release.model_order()[0]))
+    b, why = str(chosen.get("budget", budget or "")), ""
+    if not b:
+        b = most_run_budget(release, paper="32K", models=[model])
+        if b != "32K":
+            why = f" ({budget_note(b, None, '32K', 'the longest it was run at', absent=f'{model} was not run at')})"
+    where = " AND ".join(f"{c} = {_sql_literal(v)}" for c, v in chosen.items() if c not in ("model", "budget"))
     items = item_table(release, model=model, budget=b, wrong=wrong, where=where or None)
     what = "incorrect scored items" if wrong else "items"
-    title = f"{model} at {b}, {', '.join(f'{c} = {v}' for c, v in zip(cols, values))}: {len(items)} {what}"
-    return title, items
+    return f"{model} at {b}{why}, {', '.join(f'{c} = {v}' for c, v in chosen.items())}: {len(items)} {what}", items
 
 
 #: Columns of :func:`amc_task_items`, in order.
@@ -106,7 +101,7 @@ AMC_ITEM_COLUMNS = ("task_id", "axis", "system", "judge", "task_passed", "n_met"
 
 
 def _lines(path: Path, wanted: set[int]) -> dict[int, dict]:
-    """The JSON objects on lines ``wanted`` (1-based) of a results file (plain or gzip)."""
+    """The JSON objects on lines ``wanted`` (1-based) of a results file (plain or gzip; ``{}`` for no object)."""
     raw = path.read_bytes()
     text = (gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw).decode("utf-8", errors="replace")
     out = {}
@@ -133,8 +128,8 @@ def _written(records: dict, key: tuple) -> tuple[str | None, list]:
 
 
 def _said(written: list, index: int | None, text: str | None) -> dict:
-    """The judge's result for rubric item ``index`` of a line: the one naming its text (a line may list the
-    items in another order), else the one at its position."""
+    """The judge's result for rubric item ``index``: the one naming its text (a line may list them in another
+    order), else the one at its position."""
     results = [w for w in written if isinstance(w, dict)]
     norm = " ".join(str(text).split()).casefold() if text else None
     named = [w for w in results if norm and " ".join(str(w.get("rubric_item", "")).split()).casefold() == norm]
@@ -147,12 +142,10 @@ def _said(written: list, index: int | None, text: str | None) -> dict:
 def amc_task_items(runs, *, systems: Sequence[str] | None = None, axes: Sequence[str] | None = None,
                    failed: bool = False, where: str | None = None,
                    judge: str | None = None) -> tuple[pd.DataFrame, list[str]]:
-    """One row per task x system x rubric item of judged Audio MultiChallenge runs (one judge per system,
-    ``judge`` where it graded it): :data:`AMC_ITEM_COLUMNS`.  ``response`` and each item's ``explanation``
-    are read back from the results files (``source_file``, ``source_line``); a task without a response
-    (``pred_error``) has one row with no rubric item.  ``systems`` (a name, or ``name (Modality)``), ``axes``
-    (IM, IR, SC, VE) and ``failed`` (tasks not passed) select; ``where`` filters the rows
-    (:func:`~voxmem_analysis.analysis.subsets.filter_where`).  Returns ``(table, notes)``: the judges chosen."""
+    """One row per task x system x rubric item of judged Audio MultiChallenge runs (one judge per system, ``judge``
+    where it graded it), ``response`` and ``explanation`` read back from the results files (a task without a
+    response: one row, no rubric item).  ``systems`` (``name`` or ``name (Modality)``), ``axes`` and ``failed``
+    select; ``where`` filters the rows.  Returns ``(table with :data:`AMC_ITEM_COLUMNS`, notes on the judges)``."""
     one, notes = runs.one_judge(judge)
     res = one.results.with_columns(pl.struct("system", "output_modality").map_elements(
         lambda r: system_label(r["system"], r["output_modality"]), return_dtype=pl.Utf8).alias("label"))

@@ -1,21 +1,8 @@
-"""Judge cross-validation: paper Table 13 and Appendix C.5.
+"""Judge cross-validation (Table 13, Appendix C.5): the production judge's verdicts paired with a second
+judge's re-scoring of the same responses on ``(model, item_id)`` at one budget.
 
-The production judge's verdicts (``Release.frame``) are paired with a second judge's re-scoring of
-the same responses (``Release.judge2``) on ``(model, item_id)`` at one budget (the paper's 8K when
-the second judge scored it, else the budget it scored most: :func:`judge_budget`).
-
-* A pair is scored unless either side is ``provider_rejected``; ``failed`` and ``ungraded`` count
-  as incorrect (Appendix C.4).  Predictions one judge alone scored are listed in
-  :attr:`JudgePairs.unmatched` and counted in the problems, never dropped silently.
-* Table 13 (:func:`agreement_table`): per slice (``All items``, the four evidence types, the
-  answerable items of IE/MSR/TET, ``AR``) the accuracy under each judge, ``delta_pp`` = second −
-  production, percent agreement and Cohen's κ.  Every model answers the same items, so the
-  predictions are not independent: the intervals of Δ, agreement and κ resample items (all
-  models' predictions of a drawn question together; percentile bootstrap, ``n_boot``, ``seed``).
-* Appendix C.5 (:func:`judge_summary`): the Spearman ρ of the per-model accuracies, the mean
-  absolute per-model difference, family favoritism (production − second accuracy on the production
-  judge's family minus the same on the others, pooled over predictions) and the disagreements by
-  stratum and direction with the capability refusals among them (:data:`CAPABILITY_REFUSAL_PATTERN`).
+A pair is scored unless either side is ``provider_rejected``; predictions one judge alone scored are listed and
+counted, never dropped.  Every model answers the same items, so the intervals of Table 13 resample items.
 """
 from __future__ import annotations
 
@@ -27,7 +14,7 @@ import pandas as pd
 import polars as pl
 
 from voxmem_analysis import taxonomy as tx
-from voxmem_analysis.analysis.selection import part_budget
+from voxmem_analysis.analysis.selection import noted, part_budget
 from voxmem_analysis.artifacts import artifact
 from voxmem_analysis.errors import AnalysisInputError, MissingDataError, Problem, UnknownNameError, VoxMemDataError
 from voxmem_analysis.stats import cohen_kappa, iter_bootstrap_counts, spearman
@@ -37,14 +24,12 @@ __all__ = [
     "CAPABILITY_REFUSAL_PATTERN", "SLICE_LABELS", "JUDGE_LABELS", "JudgePairs", "JudgeComparison",
     "is_capability_refusal", "judge_label", "match_judges", "agreement_table", "wide_table13",
     "per_model_agreement", "judge_summary", "disagreements", "compare_judge_frames",
-    "compare_judges", "judge_budget", "table13", "judges", "judges_table", "printed_table13", "printed_judges",
+    "compare_judges", "judge_budget", "table13", "judges", "judges_table", "printed_judges",
 ]
 
-#: Capability / access refusals ("I cannot hear audio", "I do not have access to previous
-#: conversations"): a refusal on grounds of what the model can do, not of the evidence
-#: (Appendix C.4 counts these incorrect on AR items).  Case-insensitive; matched anywhere
-#: in the response.  An evidence-based abstention ("the conversation does not contain
-#: enough information") and a bare "I don't know" do not match.
+#: Capability / access refusals ("I cannot hear audio", "I do not have access to previous conversations"),
+#: which Appendix C.4 counts incorrect on AR items; an evidence-based abstention or a bare "I don't know" does
+#: not match.
 CAPABILITY_REFUSAL_PATTERN = (
     r"(?i)("
     # no access to earlier conversations / history
@@ -75,16 +60,12 @@ SLICE_LABELS: tuple[str, ...] = (
     tx.OPERATION_LABELS["answer_refusal"],
 )
 
-#: Display names of judges whose API strings differ from the paper's spelling.  Unknown
-#: judges are shown as they appear in the data.
-JUDGE_LABELS = {
-    "gemini-3.7-flash": "Gemini-3.7-Flash",
-    "gpt-5.6-luna": "GPT-5.6-Luna",
-}
+#: Display names of judges whose API strings differ from the paper's spelling (others as in the data).
+JUDGE_LABELS = {"gemini-3.7-flash": "Gemini-3.7-Flash", "gpt-5.6-luna": "GPT-5.6-Luna"}
 
 _DEFAULT_BUDGET = "8K"
 _NEEDED = ("model", "item_id", "budget", "evidence_type", "operation", "is_ar", "status", "correct")
-_KEEP = ("question_id", "source_operation", "response", "judge")
+_KEEP = ("question_id", "source_operation", "response")
 
 
 def is_capability_refusal(text: object) -> bool:
@@ -100,7 +81,6 @@ def judge_label(name: object) -> str:
     return JUDGE_LABELS.get(s.lower(), s)
 
 
-# ----------------------------------------------------------------------------- input
 def _as_polars(frame, what: str) -> pl.DataFrame:
     if frame is None:
         raise MissingDataError(f"{what} frame is missing", code="missing_input")
@@ -122,12 +102,8 @@ def _budget_filter(frame: pl.DataFrame, budget: str | None) -> pl.DataFrame:
 
 
 def _judge_name(frame: pl.DataFrame, fallback: str) -> str:
-    if "judge" not in frame.columns:
-        return fallback
-    names = frame.get_column("judge").drop_nulls()
-    if names.len() == 0:
-        return fallback
-    return str(names.mode().sort()[0])
+    names = frame.get_column("judge").drop_nulls() if "judge" in frame.columns else pl.Series([], dtype=pl.Utf8)
+    return str(names.mode().sort()[0]) if names.len() else fallback
 
 
 def _check_unique(frame: pl.DataFrame, what: str) -> None:
@@ -140,13 +116,10 @@ def _check_unique(frame: pl.DataFrame, what: str) -> None:
             f"e.g. ({first['model']}, {first['item_id']}) x{first['k']}", None, None, "item_id", dup.height)])
 
 
-# ----------------------------------------------------------------------------- pairing
 @dataclass
 class JudgePairs:
-    """Production and second-judge verdicts paired on ``(model, item_id)``: ``pairs`` (polars, one row per
-    matched prediction, ``status_1/2``, ``correct_1/2``, ``scored``), ``unmatched`` (pandas, ``model, item_id,
-    budget, present_in``), the judges' display names and the ``problems`` (unmatched, status or response
-    mismatches)."""
+    """Verdicts paired on ``(model, item_id)``: ``pairs`` (polars; ``status_1/2``, ``correct_1/2``, ``scored``),
+    ``unmatched`` (pandas; ``model, item_id, budget, present_in``), the judges' names and the ``problems``."""
 
     pairs: pl.DataFrame
     unmatched: pd.DataFrame
@@ -162,29 +135,20 @@ class JudgePairs:
 
 
 def match_judges(production, second, *, budget: str | None = _DEFAULT_BUDGET) -> JudgePairs:
-    """Pair the production and second judge's tidy verdict frames (polars or pandas) on ``(model,
-    item_id)`` at ``budget`` (``None``: every budget)."""
+    """Pair the production and second judge's verdict frames (polars or pandas) at ``budget`` (``None``: all)."""
     p = _budget_filter(_as_polars(production, "production"), budget)
     s = _budget_filter(_as_polars(second, "second-judge"), budget)
     _check_unique(p, "production")
     _check_unique(s, "second-judge")
-    name1 = judge_label(_judge_name(p, "judge 1"))
-    name2 = judge_label(_judge_name(s, "judge 2"))
-    if name1 == name2:
-        name2 = f"{name2} (2)"
-
+    name1, name2 = judge_label(_judge_name(p, "judge 1")), judge_label(_judge_name(s, "judge 2"))
+    name2 = f"{name2} (2)" if name1 == name2 else name2
     keep = [c for c in _KEEP if c in p.columns]
-    left = p.select(
-        "model", "item_id", pl.col("budget").cast(pl.Utf8), "evidence_type", "operation", "is_ar", *keep,
-        pl.col("status").alias("status_1"), pl.col("correct").fill_null(False).alias("correct_1"),
-    )
-    if "judge" in left.columns:
-        left = left.drop("judge")
+    left = p.select("model", "item_id", pl.col("budget").cast(pl.Utf8), "evidence_type", "operation", "is_ar", *keep,
+                    pl.col("status").alias("status_1"), pl.col("correct").fill_null(False).alias("correct_1"))
     right_cols = [pl.col("status").alias("status_2"), pl.col("correct").fill_null(False).alias("correct_2")]
     if "response" in s.columns:
         right_cols.append(pl.col("response").alias("response_2"))
     right = s.select("model", "item_id", *right_cols)
-
     pairs = left.join(right, on=["model", "item_id"], how="inner")
     rejected = (pl.col("status_1") == "provider_rejected") | (pl.col("status_2") == "provider_rejected")
     pairs = pairs.with_columns((~rejected).alias("scored"))
@@ -199,52 +163,39 @@ def match_judges(production, second, *, budget: str | None = _DEFAULT_BUDGET) ->
         pl.lit("second").alias("present_in"))
     unmatched = pl.concat([only_p, only_s]).sort("present_in", "model", "item_id").to_pandas()
 
-    problems: list[Problem] = []
-    for where, sub in (("production", only_p), ("second", only_s)):
-        if sub.height:
-            other = "second judge" if where == "production" else "production judge"
-            problems.append(Problem(
-                f"unmatched_{where}", "warning",
-                f"{sub.height} prediction(s) scored by the {'production' if where == 'production' else 'second'} "
-                f"judge only (no {other} verdict), left out of every comparison and listed in `unmatched`",
-                None, None, "item_id", sub.height))
-    mismatch = pairs.filter((pl.col("status_1") == "provider_rejected") != (pl.col("status_2") == "provider_rejected"))
-    if mismatch.height:
-        problems.append(Problem(
-            "rejection_mismatch", "warning",
-            f"{mismatch.height} pair(s) provider-rejected under one judge's frame only; left out of n",
-            None, None, "status", mismatch.height))
+    rejected_one = (pl.col("status_1") == "provider_rejected") != (pl.col("status_2") == "provider_rejected")
+    counts = [("unmatched_production", only_p.height, "item_id", "prediction(s) scored by the production judge only "
+               "(no second judge verdict), left out of every comparison and listed in `unmatched`"),
+              ("unmatched_second", only_s.height, "item_id", "prediction(s) scored by the second judge only (no "
+               "production judge verdict), left out of every comparison and listed in `unmatched`"),
+              ("rejection_mismatch", pairs.filter(rejected_one).height, "status",
+               "pair(s) provider-rejected under one judge's frame only; left out of n")]
     if "response_2" in pairs.columns:
-        diff = pairs.filter(pl.col("response").fill_null("") != pl.col("response_2").fill_null(""))
-        if diff.height:
-            problems.append(Problem(
-                "response_mismatch", "warning",
-                f"{diff.height} pair(s) whose response differs between the two judges' frames "
-                "(the second judge should re-score the same responses)", None, None, "response", diff.height))
+        counts.append(("response_mismatch", pairs.filter(
+            pl.col("response").fill_null("") != pl.col("response_2").fill_null("")).height, "response",
+            "pair(s) whose response differs between the two judges' frames (the second judge should re-score "
+            "the same responses)"))
+    problems = [Problem(code, "warning", f"{k} {text}", None, None, fld, k) for code, k, fld, text in counts if k]
     cols = ["model", "item_id", "question_id", "budget", "evidence_type", "operation", "is_ar",
             "source_operation", "response", "status_1", "status_2", "correct_1", "correct_2", "scored"]
     pairs = pairs.select(cols).sort("model", "item_id")
     return JudgePairs(pairs, unmatched, name1, name2, tx.normalize_budget(budget) if budget else None, problems)
 
 
-# ----------------------------------------------------------------------------- statistics
 def _pair_stats(y1: np.ndarray, y2: np.ndarray) -> dict:
-    n = len(y1)
-    if n == 0:
+    if not len(y1):
         nan = float("nan")
         return dict(n=0, judge1=nan, judge2=nan, delta_pp=nan, agreement=nan, kappa=nan,
                     n_production_only=0, n_second_only=0)
     k = cohen_kappa(y1, y2).iloc[0]
     a1, a2 = 100.0 * y1.mean(), 100.0 * y2.mean()
-    return dict(
-        n=n, judge1=a1, judge2=a2, delta_pp=a2 - a1, agreement=100.0 * float(k["agreement"]),
-        kappa=float(k["kappa"]), n_production_only=int(k["n10"]), n_second_only=int(k["n01"]),
-    )
+    return dict(n=len(y1), judge1=a1, judge2=a2, delta_pp=a2 - a1, agreement=100.0 * float(k["agreement"]),
+                kappa=float(k["kappa"]), n_production_only=int(k["n10"]), n_second_only=int(k["n01"]))
 
 
 def _item_intervals(items: np.ndarray, y1: np.ndarray, y2: np.ndarray, n_boot: int, seed: int) -> dict:
-    """95% percentile intervals of Δ (pp), agreement (%) and κ resampling ``items`` (every prediction of
-    a drawn item comes along), with the number of items; NaN with fewer than two items."""
+    """95% percentile intervals of Δ (pp), agreement (%) and κ resampling ``items`` (all predictions of a drawn
+    item together) and ``n_items``; NaN with fewer than two items."""
     codes, names = pd.factorize(items, sort=True)
     out = {"n_items": len(names)}
     keys = ("delta", "agreement", "kappa")
@@ -290,26 +241,27 @@ def _ys(pairs: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 
 def agreement_table(matched: JudgePairs, *, n_boot: int = 10_000, seed: int = 0) -> pd.DataFrame:
-    """Table 13 in long format, one row per slice: ``slice, n, judge1, judge2, delta_pp, agreement, kappa,
-    n_production_only, n_second_only``, the item-resampled intervals ``delta_ci_low/high``,
-    ``agreement_ci_low/high``, ``kappa_ci_low/high`` with ``n_items`` (the items resampled; the question,
-    else the item id), then ``judge1_name, judge2_name``."""
+    """Table 13, long: one row per slice of :data:`SLICE_LABELS`.
+
+    Returns
+    -------
+    DataFrame
+        ``slice, n, judge1, judge2`` (accuracies %), ``delta_pp, agreement, kappa, n_production_only,
+        n_second_only, n_items`` (questions resampled), ``delta_ci_low/high, agreement_ci_low/high,
+        kappa_ci_low/high, judge1_name, judge2_name``.
+    """
     sc = matched.scored
     y1, y2 = _ys(sc)
     items = sc.select(pl.coalesce(pl.col("question_id").cast(pl.Utf8), pl.col("item_id").cast(pl.Utf8))).to_series()
     items = items.to_numpy().astype(str)
     rows = [{"slice": label, **_pair_stats(y1[mask], y2[mask]),
              **_item_intervals(items[mask], y1[mask], y2[mask], n_boot, seed)} for label, mask in _slice_masks(sc)]
-    df = pd.DataFrame(rows)
-    df["judge1_name"] = matched.judge1
-    df["judge2_name"] = matched.judge2
-    return df
+    return pd.DataFrame(rows).assign(judge1_name=matched.judge1, judge2_name=matched.judge2)
 
 
 def wide_table13(long: pd.DataFrame) -> pd.DataFrame:
-    """Table 13 as printed: index = slice labels, columns ``n, <judge 1>, <judge 2>, Δ (pp), Agreement, κ``,
-    then (beyond the paper) ``items`` and the 95% intervals resampling items: ``Δ CI low/high``,
-    ``κ CI low/high``."""
+    """Table 13 as printed: columns ``n, <judge 1>, <judge 2>, Δ (pp), Agreement, κ``, then ``items`` and the
+    intervals resampling them, ``Δ CI low/high, κ CI low/high``."""
     j1, j2 = long["judge1_name"].iloc[0], long["judge2_name"].iloc[0]
     return pd.DataFrame({
         "n": long["n"].to_numpy(), j1: long["judge1"].to_numpy(), j2: long["judge2"].to_numpy(),
@@ -323,49 +275,39 @@ def wide_table13(long: pd.DataFrame) -> pd.DataFrame:
 def _model_meta(models) -> pd.DataFrame:
     if models is None:
         return pd.DataFrame(columns=["model", "family", "order"])
-    if isinstance(models, pl.DataFrame):
-        models = models.to_pandas()
-    m = models.copy()
-    for c in ("family", "order"):
-        if c not in m.columns:
-            m[c] = np.nan
-    return m[["model", "family", "order"]]
+    m = models.to_pandas() if isinstance(models, pl.DataFrame) else models
+    return m.reindex(columns=["model", "family", "order"])
 
 
 def per_model_agreement(matched: JudgePairs, models=None) -> pd.DataFrame:
-    """Per-model comparison: ``model, family, n, judge1, judge2, delta_pp, agreement, kappa,
-    n_production_only, n_second_only, judge1_name, judge2_name`` (accuracies and agreement
-    in %), in the registry's display order (then by production accuracy, descending)."""
-    sc = matched.scored
-    rows = []
-    for (model,), sub in sc.group_by(["model"], maintain_order=True):
-        y1, y2 = _ys(sub)
-        rows.append({"model": model, **_pair_stats(y1, y2)})
+    """Per model, in the registry's order (then by production accuracy, highest first).
+
+    Returns
+    -------
+    DataFrame
+        ``model, family, n, judge1, judge2, delta_pp, agreement, kappa, n_production_only, n_second_only,
+        judge1_name, judge2_name`` (accuracies and agreement in %).
+    """
+    rows = [{"model": model, **_pair_stats(*_ys(sub))}
+            for (model,), sub in matched.scored.group_by(["model"], maintain_order=True)]
     df = pd.DataFrame(rows, columns=["model", "n", "judge1", "judge2", "delta_pp", "agreement", "kappa",
                                      "n_production_only", "n_second_only"])
-    meta = _model_meta(models)
-    df = df.merge(meta, on="model", how="left")
+    df = df.merge(_model_meta(models), on="model", how="left")
     df = df.sort_values(["order", "judge1", "model"], ascending=[True, False, True], na_position="last")
-    df["judge1_name"] = matched.judge1
-    df["judge2_name"] = matched.judge2
-    cols = ["model", "family", "n", "judge1", "judge2", "delta_pp", "agreement", "kappa",
-            "n_production_only", "n_second_only", "judge1_name", "judge2_name"]
-    return df[cols].reset_index(drop=True)
-
-
-def _spearman(x: np.ndarray, y: np.ndarray) -> float:
-    return float(spearman(x, y)["rho"].iloc[0])
+    df = df.assign(judge1_name=matched.judge1, judge2_name=matched.judge2)
+    return df[["model", "family", "n", "judge1", "judge2", "delta_pp", "agreement", "kappa",
+               "n_production_only", "n_second_only", "judge1_name", "judge2_name"]].reset_index(drop=True)
 
 
 def judge_summary(matched: JudgePairs, models=None, *, production_family: str | None = "Gemini") -> pd.DataFrame:
-    """Appendix C.5 quantities, long format: ``statistic, estimate, n, description``.
+    """Appendix C.5 quantities: agreement, κ, the Spearman ρ and mean absolute difference of the per-model
+    accuracies, family favoritism (production − second on ``production_family``'s predictions minus the same on
+    the others), the AR pairs only the second judge credits and the unmatched predictions.
 
-    ``statistic`` is one of ``n_scored, agreement, kappa, spearman_rho,
-    mean_abs_model_diff_pp, family_diff_pp, others_diff_pp, favoritism_pp,
-    ar_second_only, ar_second_only_capability_refusals, n_unmatched_production,
-    n_unmatched_second``.  Differences are production - second for the family terms (the
-    paper's "scores ... 0.13 pp lower" is ``family_diff_pp = -0.13``).  ``n`` is the
-    number of predictions (or models, for the per-model statistics) behind each estimate.
+    Returns
+    -------
+    DataFrame
+        ``statistic, estimate, n`` (predictions, or models, behind it), ``description``.
     """
     sc = matched.scored
     y1, y2 = _ys(sc)
@@ -375,7 +317,8 @@ def judge_summary(matched: JudgePairs, models=None, *, production_family: str | 
         ("n_scored", float(overall["n"]), overall["n"], "scored pairs (neither side provider-rejected)"),
         ("agreement", overall["agreement"], overall["n"], "percent of scored pairs with the same verdict"),
         ("kappa", overall["kappa"], overall["n"], "Cohen's kappa over all scored pairs"),
-        ("spearman_rho", _spearman(pm["judge1"].to_numpy(float), pm["judge2"].to_numpy(float)), len(pm),
+        ("spearman_rho", float(spearman(pm["judge1"].to_numpy(float), pm["judge2"].to_numpy(float))["rho"].iloc[0]),
+         len(pm),
          "Spearman correlation of the per-model accuracies under the two judges"),
         ("mean_abs_model_diff_pp", float(np.mean(np.abs(pm["delta_pp"]))) if len(pm) else float("nan"), len(pm),
          "mean over models of |judge2 - judge1| accuracy (pp)"),
@@ -412,18 +355,18 @@ def judge_summary(matched: JudgePairs, models=None, *, production_family: str | 
 
 
 def disagreements(matched: JudgePairs, *, by: str | None = None) -> pd.DataFrame:
-    """Cross-tab of the scored pairs on which the judges disagree.
+    """The scored pairs the judges disagree on, every combination listed (zero counts included).
 
-    Returns ``[by,] stratum, direction, n, n_capability_refusal`` with ``stratum`` in
-    (``answerable``, ``AR``), ``direction`` in (``production_only``, ``second_only``),
-    every combination present (zero counts included).  ``n_capability_refusal`` counts the
-    production responses matching :data:`CAPABILITY_REFUSAL_PATTERN`.
+    Returns
+    -------
+    DataFrame
+        ``[by,] stratum`` (``answerable``/``AR``), ``direction`` (``production_only``/``second_only``), ``n``,
+        ``n_capability_refusal`` (responses matching :data:`CAPABILITY_REFUSAL_PATTERN`).
     """
     sc = matched.scored
     y1, y2 = _ys(sc)
     ar = sc.get_column("is_ar").fill_null(False).to_numpy().astype(bool)
-    resp = sc.get_column("response").to_list()
-    cap = np.array([is_capability_refusal(r) for r in resp], dtype=bool)
+    cap = np.array([is_capability_refusal(r) for r in sc.get_column("response").to_list()], dtype=bool)
     groups: list[tuple[object, np.ndarray]]
     if by is None:
         groups = [(None, np.ones(sc.height, dtype=bool))]
@@ -433,20 +376,13 @@ def disagreements(matched: JudgePairs, *, by: str | None = None) -> pd.DataFrame
         vals = sc.get_column(by).to_numpy()
         order = list(tx.EVIDENCE_TYPES) if by == "evidence_type" else sorted({v for v in vals if v is not None})
         groups = [(v, vals == v) for v in order]
-    rows = []
-    for g, gm in groups:
-        for stratum, sm in (("answerable", ~ar), ("AR", ar)):
-            for direction, dm in (("production_only", y1 & ~y2), ("second_only", ~y1 & y2)):
-                m = gm & sm & dm
-                row = {"stratum": stratum, "direction": direction, "n": int(m.sum()),
-                       "n_capability_refusal": int((m & cap).sum())}
-                if by is not None:
-                    row = {by: g, **row}
-                rows.append(row)
+    rows = [{**({by: g} if by is not None else {}), "stratum": stratum, "direction": direction,
+             "n": int((gm & sm & dm).sum()), "n_capability_refusal": int((gm & sm & dm & cap).sum())}
+            for g, gm in groups for stratum, sm in (("answerable", ~ar), ("AR", ar))
+            for direction, dm in (("production_only", y1 & ~y2), ("second_only", ~y1 & y2))]
     return pd.DataFrame(rows)
 
 
-# ----------------------------------------------------------------------------- one call
 @dataclass
 class JudgeComparison:
     """Everything of Table 13 and Appendix C.5 for one pair of judges (all pandas)."""
@@ -477,12 +413,8 @@ class JudgeComparison:
 def compare_judge_frames(production, second, *, models=None, budget: str | None = _DEFAULT_BUDGET,
                          production_family: str | None = "Gemini", n_boot: int = 10_000,
                          seed: int = 0) -> JudgeComparison:
-    """Compare two judges' verdict frames (see :func:`match_judges` for the inputs; ``n_boot`` and
-    ``seed``: the item bootstrap of Table 13's intervals).
-
-    ``models`` is the model registry (``model, family[, order]``); without it the family
-    favoritism terms are NaN-free only if ``production_family`` is ``None``.
-    """
+    """Table 13 and Appendix C.5 for two judges' verdict frames (:func:`match_judges`); ``models``: the registry
+    (``model, family[, order]``) the family terms need; ``n_boot``, ``seed``: Table 13's item bootstrap."""
     matched = match_judges(production, second, budget=budget)
     return JudgeComparison(
         table=agreement_table(matched, n_boot=n_boot, seed=seed),
@@ -502,9 +434,8 @@ def judge_budget(release, budget: str | None = None) -> str:
 
 def compare_judges(release, *, budget: str | None = None, production_family: str | None = "Gemini",
                    n_boot: int = 10_000, seed: int = 0) -> JudgeComparison:
-    """:func:`compare_judge_frames` on a :class:`~voxmem_analysis.io.Release`
-    (``release.frame`` vs ``release.judge2``, family from ``release.models``) at :func:`judge_budget`
-    (``budget="all"``: every budget)."""
+    """:func:`compare_judge_frames` of a release's frame and ``judge2`` at :func:`judge_budget` (``"all"``: every
+    budget)."""
     if getattr(release, "judge2", None) is None:
         raise MissingDataError("the release has no second-judge predictions (judge2/**/*.jsonl)", code="no_judge2",
                                field="judge2")
@@ -513,33 +444,26 @@ def compare_judges(release, *, budget: str | None = None, production_family: str
                                 production_family=production_family, n_boot=n_boot, seed=seed)
 
 
-# ----------------------------------------------------------------------------- artifacts
 @artifact("table13", title="Table 13: cross-judge agreement at 8K", needs=("judge2",))
 def table13(release, *, seed: int = 0, n_boot: int = 10_000, budget: str | None = None) -> pd.DataFrame:
-    """Table 13: cross-judge agreement per slice at :func:`judge_budget` (8K in the paper), with
-    intervals resampling items (``n_boot``, ``seed``)."""
-    return compare_judges(release, budget=budget, n_boot=n_boot, seed=seed).wide()
+    """Table 13 (:func:`wide_table13`) at :func:`judge_budget` (8K in the paper)."""
+    cmp = compare_judges(release, budget=budget, n_boot=n_boot, seed=seed)
+    return noted(cmp.wide(), "budget", cmp.budget, budget, _DEFAULT_BUDGET, "the budget the second judge scored most")
 
 
 @artifact("judges", title="Appendix C.5: judge cross-validation figures", needs=("judge2",))
 def judges(release, *, seed: int = 0, n_boot: int = 10_000, budget: str | None = None,
            production_family: str = "Gemini") -> pd.DataFrame:
-    """The Appendix C.5 figures as printed (labels of ``data/paper/published.csv``).
-
-    Rows ``All`` (``n``, ``Agreement`` %, ``κ``, ``Spearman rho``, ``Mean abs diff (pp)``),
-    ``<family> family`` and ``Other families`` (``n`` and ``Δ (pp)``), ``<family>
-    favoritism`` (``Δ (pp)``), ``AR`` (``Second judge only``, ``Capability refusals``) and
-    ``Unmatched`` (``Second judge only``, ``Production only``: predictions with one
-    judge's verdict only).  Here, as in Table 13, ``Δ (pp)`` is second - production: the
-    paper's "0.13 pp lower under the production judge" is ``+0.13``; favoritism is
-    ``Δ(other families) - Δ(family)`` (= ``favoritism_pp`` of :func:`judge_summary`).
-    No resampling here (``seed``/``n_boot`` only reach Table 13's intervals, not shown)."""
+    """The Appendix C.5 figures as printed (:func:`judges_table`; no resampling)."""
     return judges_table(compare_judges(release, budget=budget, production_family=production_family, n_boot=1,
                                        seed=seed), production_family=production_family)
 
 
 def judges_table(cmp: JudgeComparison, *, production_family: str = "Gemini") -> pd.DataFrame:
-    """The Appendix C.5 figures as printed (:func:`judges`) from a :func:`compare_judges` result."""
+    """Appendix C.5 from a :func:`compare_judges` result: rows ``All`` (``n, Agreement, κ, Spearman rho, Mean abs
+    diff (pp)``), ``<family> family``, ``Other families`` (``n``, ``Δ (pp)`` = second − production, as Table 13),
+    ``<family> favoritism`` (``Δ (pp)``), ``AR`` (``Second judge only, Capability refusals``), ``Unmatched``
+    (``Second judge only, Production only``)."""
     s = dict(zip(cmp.summary["statistic"], cmp.summary["estimate"]))
     n = dict(zip(cmp.summary["statistic"], cmp.summary["n"]))
     cols = ["n", "Agreement", "\u03ba", "Spearman rho", "Mean abs diff (pp)", "\u0394 (pp)",
@@ -564,28 +488,8 @@ def _fmt_num(v, fmt: str) -> str:
     return format(v, fmt)
 
 
-def printed_table13(wide: pd.DataFrame) -> pd.DataFrame:
-    """Table 13 as the paper prints it (strings): ``n`` with thousands separators,
-    accuracies and Δ to one decimal (Δ signed), agreement with a percent sign, κ to three."""
-    out = pd.DataFrame(index=wide.index)
-    for c in wide.columns:
-        col = wide[c]
-        if c == "n":
-            out[c] = [_fmt_num(int(v), ",") for v in col]
-        elif c == "\u0394 (pp)":
-            out[c] = [_fmt_num(v, "+.1f") for v in col]
-        elif c == "Agreement":
-            out[c] = [_fmt_num(v, ".1f") + "%" for v in col]
-        elif c == "\u03ba":
-            out[c] = [_fmt_num(v, ".3f") for v in col]
-        else:
-            out[c] = [_fmt_num(v, ".1f") for v in col]
-    return out
-
-
 def printed_judges(wide: pd.DataFrame) -> pd.DataFrame:
-    """The :func:`judges` table as strings at the paper's precision (counts as integers,
-    agreement and differences to two decimals, κ and ρ to three)."""
+    """The :func:`judges` table as strings at the paper's precision."""
     digits = {"Agreement": ".2f", "\u03ba": ".3f", "Spearman rho": ".3f", "Mean abs diff (pp)": ".2f",
               "\u0394 (pp)": ".2f"}
     out = pd.DataFrame(index=wide.index)

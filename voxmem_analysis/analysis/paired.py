@@ -1,13 +1,4 @@
-"""Paired comparison of models on VoxMem data (``voxmem-analysis compare --data DIR``).
-
-:func:`compare_models` compares every pair of the given models at one budget, on the items
-*both* were scored on (answerable and refusal items alike, unless ``answerable_only``): the
-accuracy difference (pp) with a seeded paired item bootstrap interval, the exact McNemar
-p-value of the discordant pairs and Holm's adjustment across the pairs.  The computation is
-:func:`voxmem_analysis.analysis.verdicts.compare_systems` (itself built on
-:func:`voxmem_analysis.stats.paired_bootstrap_frame`, :func:`voxmem_analysis.stats.mcnemar_exact`
-and :func:`voxmem_analysis.stats.holm`) applied to the release's verdict frame.
-"""
+"""Paired comparison of models on VoxMem data (``voxmem-analysis compare --data DIR``)."""
 from __future__ import annotations
 
 from typing import Sequence
@@ -27,20 +18,10 @@ def compare_models(release, models: Sequence[str], budget: str, *, answerable_on
                    n_boot: int = 10_000, seed: int = 0, alpha: float = 0.05, cluster: str = "item",
                    interval: str = "percentile", mc_se: bool = False, progress=None,
                    family: str = "all") -> pd.DataFrame:
-    """Every pair of ``models`` at ``budget`` on the items both were scored on.
-
-    Returns the table of :func:`~voxmem_analysis.analysis.verdicts.compare_systems` (one row
-    per pair ``model_a``, ``model_b`` in the order given): scored items of each, the common items, the
-    accuracies on them, ``diff`` = ``acc_a - acc_b`` (pp) with its bootstrap interval, the
-    discordant counts ``a_right_b_wrong`` / ``a_wrong_b_right``, ``p_mcnemar`` (exact,
-    two-sided) and ``p_holm`` (Holm over the pairs).  Items only one model was scored on are
-    counted (``only_a``, ``only_b``) and left out.  ``cluster="family"`` resamples question
-    families (a refusal question with its source) in the bootstrap and adds ``cluster`` and
-    ``diff_design_effect`` (:mod:`voxmem_analysis.analysis.clusters`).  ``interval="bca"`` gives
-    BCa endpoints; ``mc_se=True`` adds ``interval``, ``diff_ci_low_mc_se`` and ``diff_ci_high_mc_se``
-    (the Monte-Carlo standard error of each endpoint), as in ``compare_systems``; ``progress``: see
-    :class:`~voxmem_analysis.stats.BootstrapSettings`; ``family``: Holm's family (one budget: every pair either way).
-    """
+    """Every pair of ``models`` at ``budget`` on the items both were scored on (refusal items too unless
+    ``answerable_only``): :func:`~voxmem_analysis.analysis.verdicts.compare_systems` of the release's verdicts, its
+    columns ``system_a/b`` named ``model_a/b``.  ``cluster="family"`` resamples question families; ``interval``,
+    ``mc_se``, ``progress`` as its :class:`~voxmem_analysis.stats.BootstrapSettings`; ``family``: Holm's family."""
     b = check_budgets([budget])[0]
     check_models(release, models)
     ms = list(models)

@@ -1,7 +1,5 @@
-"""How small a difference can a release detect?  :func:`observed_discordance` measures the share of items two
-compared sides disagree on (models at one budget, or a model between two budgets), and :func:`release_power` the
-minimum detectable difference at it, normal and exact (:mod:`voxmem_analysis.stats.power`).
-"""
+"""How small a difference can a release detect: the observed discordance of paired comparisons and the minimum
+detectable difference at it (:mod:`voxmem_analysis.stats.power`)."""
 from __future__ import annotations
 
 from itertools import combinations
@@ -10,91 +8,95 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from voxmem_analysis.analysis.selection import check_models, run_budgets, scored_predictions
+from voxmem_analysis.analysis.scaling import scaling_plan
+from voxmem_analysis.analysis.selection import (budget_note, budgets_run, check_models, most_run_budget, run_budgets,
+                                                scored_predictions)
 from voxmem_analysis.errors import AnalysisInputError, MissingDataError
 from voxmem_analysis.stats.power import power_summary
 
-__all__ = ["observed_discordance", "release_power"]
+__all__ = ["observed_discordance", "release_power", "power_budgets"]
+
+
+def power_budgets(release, compare: str = "models", budget: str | None = None, comparison: str | None = None,
+                  models: Sequence[str] | None = None) -> tuple[list[str], str]:
+    """The budgets a comparison runs at and why: ``compare="models"``: ``budget``, else the paper's 8K when run,
+    else the budget run by the most models; ``"budgets"``: ``budget`` against ``comparison``, else the paper's 8K
+    against 64K when run, else the shortest against the longest (:func:`~voxmem_analysis.analysis.scaling.scaling_plan`)."""
+    if compare not in ("models", "budgets"):
+        raise AnalysisInputError(f"compare must be 'models' or 'budgets', got {compare!r}", "compare")
+    present = budgets_run(release, models)
+    if compare == "models":
+        b = most_run_budget(release, budget, paper="8K", models=models)
+        return [b], f"{b} ({budget_note(b, budget, '8K', 'the budget run by the most models', present)})"
+    if len(present) < 2:
+        raise MissingDataError(f"comparing budgets needs two; the release was run at {', '.join(present)} only",
+                               code="one_budget", field="context_length")
+    plan = scaling_plan(release, baseline=budget, comparison=comparison, models=models)
+    why = [f"{b} ({budget_note(b, asked, paper, other, present)})" for b, asked, paper, other in (
+        (plan.baseline, budget, "8K", "the shortest budget run"),
+        (plan.comparison, comparison, "64K", "the longest budget run"))]
+    return [plan.baseline, plan.comparison], " against ".join(why)
 
 
 def _pair_row(first: pd.Series, second: pd.Series, **keys) -> dict:
     both = first.index.intersection(second.index)
     x, y = first.loc[both].to_numpy(bool), second.loc[both].to_numpy(bool)
-    n10, n01 = int((x & ~y).sum()), int((~x & y).sum())
-    n = int(len(both))
-    return {**keys, "n": n, "n10": n10, "n01": n01,
-            "discordance": (n10 + n01) / n if n else np.nan,
+    n10, n01, n = int((x & ~y).sum()), int((~x & y).sum()), len(both)
+    return {**keys, "n": n, "n10": n10, "n01": n01, "discordance": (n10 + n01) / n if n else np.nan,
             "difference": (n10 - n01) / n if n else np.nan}
 
 
-def observed_discordance(release, *, compare: str = "models", budget: str = "8K",
-                         comparison: str = "64K", models: Sequence[str] | None = None) -> pd.DataFrame:
+def observed_discordance(release, *, compare: str = "models", budget: str | None = None,
+                         comparison: str | None = None, models: Sequence[str] | None = None) -> pd.DataFrame:
     """Discordance of every paired comparison of a kind, on the items both sides were scored on.
 
-    Parameters
-    ----------
-    release : Release
-    compare : {"models", "budgets"}
-        ``"models"``: every pair of models run at ``budget``; ``"budgets"``: every model run
-        at ``budget`` and ``comparison``, the first against the second.
-    budget, comparison : str
-        Budgets (``comparison`` only for ``compare="budgets"``).
-    models : list of str, optional
+    ``compare="models"``: every pair of models run at ``budget``; ``"budgets"``: every model run at ``budget``
+    and ``comparison``, the first against the second (budgets ``None``: :func:`power_budgets`).
 
     Returns
     -------
     DataFrame
-        ``a, b`` (models, or budgets), ``model`` (for budgets), ``n`` (items both scored),
-        ``n10, n01`` (a right & b wrong, the reverse), ``discordance`` = (n10 + n01) / n and
-        ``difference`` = (n10 - n01) / n (shares).
+        ``a, b`` (models, or budgets), ``budget`` (models) or ``model`` (budgets), ``n`` (items both scored),
+        ``n10, n01`` (a right & b wrong, the reverse), ``discordance`` = (n10 + n01) / n, ``difference`` =
+        (n10 - n01) / n (shares); ``attrs["budgets"]`` says which budgets and why.
     """
-    if compare not in ("models", "budgets"):
-        raise AnalysisInputError(f"compare must be 'models' or 'budgets', got {compare!r}", "compare")
-    need = [budget] if compare == "models" else [budget, comparison]
-    if any(b is None for b in need):
-        raise MissingDataError("the release has no " + ("budget" if compare == "models" else "two budgets")
-                               + " to compare", "pass --budget (and --comparison) budgets that were run",
-                               code="budget_not_run", field="context_length")
-    ms = check_models(release, models)
+    need, why = power_budgets(release, compare, budget, comparison, models)
     rb = run_budgets(release)
-    ms = [m for m in ms if set(need) <= set(rb[m])]
+    ms = [m for m in check_models(release, models) if set(need) <= set(rb[m])]
     if len(ms) < (2 if compare == "models" else 1):
         raise MissingDataError(f"no {'pair of models' if compare == 'models' else 'model'} was run at "
                                f"{' and '.join(need)}", "pass --budget (and --comparison) budgets that were run",
                                code="budget_not_run", field="context_length")
     pred = scored_predictions(release, models=ms, budgets=need, pairing="none")
-    series = {(m, b): g.set_index("question_id")["correct"] for (m, b), g in pred.groupby(["model", "budget"])}
-    rows = []
+    series = {key: g.set_index("question_id")["correct"] for key, g in pred.groupby(["model", "budget"])}
     if compare == "models":
-        for ma, mb in combinations(ms, 2):
-            if (ma, budget) in series and (mb, budget) in series:
-                rows.append(_pair_row(series[(ma, budget)], series[(mb, budget)], a=ma, b=mb, budget=budget))
+        rows = [_pair_row(series[(a, need[0])], series[(b, need[0])], a=a, b=b, budget=need[0])
+                for a, b in combinations(ms, 2) if (a, need[0]) in series and (b, need[0]) in series]
     else:
-        for m in ms:
-            if (m, budget) in series and (m, comparison) in series:
-                rows.append(_pair_row(series[(m, budget)], series[(m, comparison)], a=budget, b=comparison,
-                                      model=m))
-    return pd.DataFrame(rows)
+        rows = [_pair_row(series[(m, need[0])], series[(m, need[1])], a=need[0], b=need[1], model=m)
+                for m in ms if (m, need[0]) in series and (m, need[1]) in series]
+    out = pd.DataFrame(rows)
+    out.attrs["budgets"] = why
+    return out
 
 
-def release_power(release, *, compare: str = "models", budget: str = "8K", comparison: str = "64K",
+def release_power(release, *, compare: str = "models", budget: str | None = None, comparison: str | None = None,
                   models: Sequence[str] | None = None, target: float | None = None, alpha: float = 0.05,
                   power: float = 0.8) -> pd.DataFrame:
     """Minimum detectable difference at the release's median observed discordance and item count.
 
-    Each number says which method gives it (:mod:`voxmem_analysis.stats.power`): ``mdd_normal`` from
-    Connor's normal approximation, ``mdd_exact`` and ``power_exact_at_mdd_normal`` from the exact
-    McNemar test the workbook runs (``compare``); the exact test is conservative, so at the normal
-    MDD its power is below the target (0.78 instead of 0.80 between the synthetic release's models).
+    ``mdd_normal`` is Connor's normal approximation, ``mdd_exact`` and ``power_exact_at_mdd_normal`` the exact
+    McNemar test ``compare`` runs (conservative: at the normal MDD its power is below the target).
 
     Returns
     -------
     DataFrame
-        One row: ``compare, comparisons`` (pairs measured), ``discordance_min``,
-        ``discordance_max`` and the columns of :func:`voxmem_analysis.stats.power.power_summary`
-        at the median ``discordance`` and median ``n``.
+        One row: ``compare, comparisons`` (pairs measured), the columns of
+        :func:`voxmem_analysis.stats.power.power_summary` at the median ``discordance`` and ``n``,
+        ``discordance_min, discordance_max`` and ``budgets`` (which budgets were compared, and why).
     """
     d = observed_discordance(release, compare=compare, budget=budget, comparison=comparison, models=models)
+    why = d.attrs["budgets"]
     d = d[d["n"] > 0]
     if d.empty:
         raise MissingDataError("no paired comparison has an item scored on both sides", None,
@@ -108,4 +110,5 @@ def release_power(release, *, compare: str = "models", budget: str = "8K", compa
     out.insert(0, "comparisons", len(d))
     out.insert(0, "compare", compare)
     out["discordance_min"], out["discordance_max"] = float(d["discordance"].min()), float(d["discordance"].max())
+    out["budgets"] = why
     return out

@@ -1,13 +1,13 @@
-"""Which predictions enter an accuracy: labels, partial releases, budgets taken from the data, item selection.
+"""Which predictions enter an accuracy: labels, partial releases, the budgets taken from the data and the
+pairing rule (Appendix C.6).
 
-The pairing rule (paper Appendix C.6) is described in :mod:`voxmem_analysis.analysis.results`.
-Every budget a notebook or command defaults to is the paper's when the release has it and one
-taken from the release otherwise (:func:`comparison_budget`, :func:`baseline_budget`,
-:func:`fig5_budget`, :func:`part_budget`); :func:`budget_note` says which was used.
+A budget a notebook or command defaults to is the paper's when the release has it, else one taken from the
+release; :func:`budget_note` says which was used.
 """
 from __future__ import annotations
 
 import contextlib
+import sys
 from typing import Iterable, Sequence
 
 import pandas as pd
@@ -20,23 +20,20 @@ __all__ = [
     "PAIRINGS", "OVERALL", "GROUP_LABELS", "GROUP_ORDER", "MissingDataError", "section", "skip_reason",
     "evidence_label", "mean_row_label", "check_budgets", "check_models", "fmt_budgets", "order_frame",
     "run_budgets", "models_at_budget", "budgets_run", "require_budgets", "comparison_budget", "baseline_budget",
-    "fig5_budget", "describe_budgets", "shared_set", "fig8_panels", "describe_shared_set", "no_budget_error",
-    "missing_source_operations", "models_at_or_fail", "scored_predictions", "scored_frame", "part_budget",
-    "budget_note",
+    "fig5_budget", "most_run_budget", "describe_budgets", "shared_set", "fig8_panels", "describe_shared_set",
+    "no_budget_error", "missing_source_operations", "models_at_or_fail", "scored_predictions", "scored_frame",
+    "part_budget", "budget_note", "noted",
 ]
 
 PAIRINGS = ("all_budgets", "shared", "none")
-#: Code used in long frames for the pooled level of a grouping column ("Overall" when printed).
+#: Code of the pooled level of a grouping column in long frames ("Overall" when printed).
 OVERALL = "overall"
-#: Printed names of the access groups.
 GROUP_LABELS = {"proprietary": "proprietary", "open_weight": "open-weight", "all": "all"}
-#: Order of the access groups in tables and figures.
 GROUP_ORDER = ("proprietary", "open_weight")
 _ID_COLUMNS = ["model", "question_id", "item_id", "budget", "evidence_type", "operation", "is_ar",
                "source_operation", "status", "scored", "correct"]
 
 
-# ============================================================================ labels
 def evidence_label(code: str) -> str:
     """Paper's full name of an evidence type (``"Overall"`` for :data:`OVERALL`)."""
     return "Overall" if code == OVERALL else tx.EVIDENCE_LABELS.get(code, code)
@@ -47,30 +44,15 @@ def mean_row_label(group: str, n_models: int) -> str:
     return f"Mean {GROUP_LABELS.get(group, group)} ({n_models})"
 
 
-# ============================================================================ partial releases
 def skip_reason(exc: BaseException) -> str:
-    """The one-line reason of a :class:`~voxmem_analysis.errors.MissingDataError` (or, for any other
-    error, its first line)."""
-    reason = getattr(exc, "reason", None)
-    if reason:
-        return reason
-    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    """The one-line reason of a :class:`MissingDataError` (of any other error, its first line)."""
+    return getattr(exc, "reason", None) or (str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
 
 
 @contextlib.contextmanager
 def section(title: str, *, stream=None):
-    """Run a notebook section; if the release lacks an optional part it needs, print why and carry on.
-
-    Only :class:`~voxmem_analysis.errors.MissingDataError` is caught.  Bad data
-    (:class:`~voxmem_analysis.errors.VoxMemDataError`), a bad argument
-    (:class:`~voxmem_analysis.errors.InputError`) and bugs propagate: the notebook fails and says
-    why.  The printed line is ``"<title>: skipped — <reason>"``::
-
-        with section("Table 15"):
-            display(table15(release, budget=budget))
-    """
-    import sys
-
+    """A notebook section that prints ``"<title>: skipped — <reason>"`` and carries on when the release lacks
+    an optional part it needs (:class:`MissingDataError`); every other error propagates."""
     try:
         yield
     except MissingDataError as exc:
@@ -78,35 +60,28 @@ def section(title: str, *, stream=None):
 
 
 def fmt_budgets(bs) -> str:
-    bs = list(bs)
-    return ", ".join(bs) if bs else "none"
+    return ", ".join(bs) or "none"
 
-
-# ============================================================================ argument checks and ordering
 
 def check_budgets(budgets) -> list[str]:
     return tx.normalize_budgets(budgets)
 
 
 def check_models(release, models) -> list[str]:
+    """``models`` (a name or a list; ``None``: all) in the release's order; an unknown name is an error."""
     order = release.model_order()
     if models is None:
         return order
-    if isinstance(models, str):
-        models = [models]
+    models = [models] if isinstance(models, str) else models
     unknown = [m for m in models if m not in order]
     if unknown:
         raise AnalysisInputError(f"unknown model(s) {', '.join(map(repr, unknown))}: not in the release, which has "
                                  f"{', '.join(order)}", "models")
-    wanted = set(models)
-    return [m for m in order if m in wanted]
+    return [m for m in order if m in set(models)]
 
 
 def run_budgets(release) -> dict[str, tuple[str, ...]]:
-    """Budgets each model was run at (C.6): at least one scored prediction there; 64K only for the 64K set.
-
-    Returns ``{model: ("8K", "16K", ...)}`` in the paper's model order.
-    """
+    """``{model: budgets}`` each model was run at (C.6: a scored prediction there; 64K only for the 64K set)."""
     derived = getattr(release, "derived", None)
     if derived is not None:
         return dict(derived("run_budgets", lambda: _run_budgets(release)))
@@ -114,18 +89,12 @@ def run_budgets(release) -> dict[str, tuple[str, ...]]:
 
 
 def _run_budgets(release) -> dict[str, tuple[str, ...]]:
-    fr = release.frame
-    present = (fr.filter(pl.col("scored")).select("model", pl.col("budget").cast(pl.Utf8))
+    present = (release.frame.filter(pl.col("scored")).select("model", pl.col("budget").cast(pl.Utf8))
                .unique().group_by("model").agg(pl.col("budget")))
     have = {r["model"]: set(r["budget"]) for r in present.iter_rows(named=True)}
     in64 = set(release.models_in_64k_set())
-    out = {}
-    for m in release.model_order():
-        bs = have.get(m, set())
-        if m not in in64:
-            bs = bs - {"64K"}
-        out[m] = tuple(b for b in tx.BUDGETS if b in bs)
-    return out
+    return {m: tuple(b for b in tx.BUDGETS if b in have.get(m, set()) and (b != "64K" or m in in64))
+            for m in release.model_order()}
 
 
 def models_at_budget(release, budget: str, models: Sequence[str] | None = None) -> list[str]:
@@ -135,7 +104,7 @@ def models_at_budget(release, budget: str, models: Sequence[str] | None = None) 
 
 
 def budgets_run(release, models: Sequence[str] | None = None) -> list[str]:
-    """Budgets (paper order) at which at least one of ``models`` (default all) was run (:func:`run_budgets`)."""
+    """Budgets (paper order) at which at least one of ``models`` (default all) was run."""
     rb = run_budgets(release)
     have = {b for m in check_models(release, models) for b in rb.get(m, ())}
     return [b for b in tx.BUDGETS if b in have]
@@ -150,8 +119,7 @@ def require_budgets(release, models=None) -> list[str]:
 
 
 def comparison_budget(release, budget: str | None = None, *, models: Sequence[str] | None = None) -> str:
-    """The budget of the paper's 64K artifacts: ``budget`` if given, else 64K if any model was run
-    at 64K, else the longest budget present."""
+    """The budget of the paper's 64K artifacts: ``budget``, else 64K when run, else the longest budget run."""
     if budget is not None:
         return check_budgets([budget])[0]
     present = require_budgets(release, models)
@@ -159,53 +127,62 @@ def comparison_budget(release, budget: str | None = None, *, models: Sequence[st
 
 
 def baseline_budget(release, budget: str | None = None, *, models: Sequence[str] | None = None) -> str:
-    """The baseline of scaling comparisons: ``budget`` if given, else 8K if present, else the shortest."""
+    """The baseline of scaling comparisons: ``budget``, else 8K when run, else the shortest budget run."""
     if budget is not None:
         return check_budgets([budget])[0]
     present = require_budgets(release, models)
     return "8K" if "8K" in present else present[0]
 
 
-def fig5_budget(release, budget: str | None = None, *, models: Sequence[str] | None = None) -> str:
-    """Figure 5's budget: ``budget`` if given, else 32K if present, else the budget run by the most
-    models (the longer one on ties)."""
+def most_run_budget(release, budget: str | None = None, *, paper: str,
+                    models: Sequence[str] | None = None) -> str:
+    """``budget``, else ``paper`` when run, else the budget run by the most models (the longer on ties)."""
     if budget is not None:
         return check_budgets([budget])[0]
     present = require_budgets(release, models)
-    if "32K" in present:
-        return "32K"
+    if paper in present:
+        return paper
     counts = {b: len(models_at_budget(release, b, models)) for b in present}
     return max(present, key=lambda b: (counts[b], tx.BUDGETS.index(b)))
 
 
+def fig5_budget(release, budget: str | None = None, *, models: Sequence[str] | None = None) -> str:
+    """Figure 5's budget: :func:`most_run_budget` with the paper's 32K."""
+    return most_run_budget(release, budget, paper="32K", models=models)
+
+
 def budget_note(chosen: str, requested, paper: str, otherwise: str, present=None, *,
                 absent: str = "no model was run at") -> str:
-    """Why ``chosen`` was used: ``"as requested"``, ``"the paper's"`` or ``"no model was run at <paper>;
-    <otherwise>"`` (``absent`` words the first half; ``present``: the budgets the data has, to flag a
-    requested budget it lacks)."""
+    """Why ``chosen`` was used: ``"as requested"`` (``present``: the budgets run, to flag one it lacks),
+    ``"the paper's"`` or ``"<absent> <paper>; <otherwise>"``."""
     if requested is not None:
         return "as requested" + ("" if present is None or chosen in present else f"; no model was run at {chosen}")
     return "the paper's" if chosen == paper else f"{absent} {paper}; {otherwise}"
 
 
+def noted(table: pd.DataFrame, what: str, chosen: str, requested, paper: str, otherwise: str) -> pd.DataFrame:
+    """``table`` with ``attrs["note"]`` naming the budget ``what`` took from the release when it is not the
+    paper's (the paper's title names the paper's budget; ``voxmem-analysis table`` prints the note)."""
+    if requested is None and chosen != paper:
+        said = table.attrs.get("note")
+        table.attrs["note"] = (f"{said}; " if said else "") + f"{what} {chosen}: {budget_note(chosen, None, paper, otherwise)}"
+    return table
+
+
 def part_budget(frame, budget: str | None = None, *, paper: str = "8K") -> str:
     """The budget of an optional part run at one budget in the paper (the second judge, the ablation):
-    ``budget`` if given, else ``paper`` when ``frame`` has rows there, else the budget with the most rows
-    (the shorter on ties; ``paper`` when ``frame`` is empty or None)."""
+    ``budget``, else ``paper`` when ``frame`` has rows there (or is empty), else the budget with the most rows
+    (the shorter on ties)."""
     if budget is not None:
         return check_budgets([budget])[0]
     if frame is None or len(frame) == 0 or "budget" not in frame.columns:
         return paper
     col = frame["budget"]
     values = col.cast(pl.Utf8).to_list() if isinstance(col, pl.Series) else col.astype(str).tolist()
-    counts: dict[str, int] = {}
-    for v in values:
-        b = tx.normalize_budget(v)
-        if b is not None:
-            counts[b] = counts.get(b, 0) + 1
-    if paper in counts or not counts:
+    counts = pd.Series([tx.normalize_budget(v) for v in values], dtype=object).value_counts()
+    if paper in counts.index or counts.empty:
         return paper
-    return max(counts, key=lambda b: (counts[b], -tx.BUDGETS.index(b)))
+    return max(counts.index, key=lambda b: (counts[b], -tx.BUDGETS.index(b)))
 
 
 def describe_budgets(release, *, comparison: str | None = None, fig5: str | None = None,
@@ -226,15 +203,9 @@ def describe_budgets(release, *, comparison: str | None = None, fig5: str | None
 
 
 def shared_set(release, budget: str | None = None, models: Sequence[str] | None = None) -> tuple[list[str], list[str]]:
-    """Figure 8's model set and shared budgets: the models run at ``budget`` (the 64K set) and the
-    budgets every one of them was run at (all four on the paper's release).
-
-    Raises :class:`MissingDataError` when no model was run at ``budget``.
-    """
+    """Figure 8's models (those run at the comparison ``budget``) and the budgets every one of them was run at."""
     b = comparison_budget(release, budget, models=models)
-    ms = models_at_budget(release, b, models)
-    if not ms:
-        raise no_budget_error(release, [b], models, hint="pass budget= one of them")
+    ms = models_at_or_fail(release, b, models)
     rb = run_budgets(release)
     common = set.intersection(*(set(rb[m]) for m in ms))
     return ms, [x for x in tx.BUDGETS if x in common]
@@ -242,14 +213,8 @@ def shared_set(release, budget: str | None = None, models: Sequence[str] | None 
 
 def fig8_panels(release, budget: str | None, fig5: str, models: Sequence[str] | None = None
                 ) -> tuple[list[str], list[str], list[str]]:
-    """Figure 8's model set, shared budgets and panels: ``(models, shared, drawn)``.
-
-    The models and shared budgets are :func:`shared_set`'s (``budget``: the comparison budget);
-    the panels are the shared budgets but Figure 5's budget ``fig5`` (drawn there on all models),
-    which stays when it is the comparison budget itself.  Raises :class:`MissingDataError` when
-    Figure 8 would only repeat Figure 5: a single panel, at Figure 5's budget, of the models
-    Figure 5 shows (a release run at one budget).
-    """
+    """Figure 8's ``(models, shared budgets, panels drawn)``: the shared budgets but Figure 5's ``fig5`` (unless it
+    is the comparison budget).  :class:`MissingDataError` when Figure 8 would only repeat Figure 5."""
     ms, shared = shared_set(release, budget, models)
     b = comparison_budget(release, budget, models=models)
     drawn = [x for x in shared if x != fig5 or x == b]
@@ -260,9 +225,8 @@ def fig8_panels(release, budget: str | None, fig5: str, models: Sequence[str] | 
 
 
 def describe_shared_set(models: Sequence[str], shared: Sequence[str], budget: str, drawn=None) -> str:
-    """Figure 8's item set: ``"10 models run at 64K; questions judged at 8K, 16K, 32K, 64K by every one"``.
-    With ``drawn`` (the panels; the title names nothing it does not draw) the budgets that are not drawn
-    are left out: ``"10 models run at 64K (8K, 16K, 64K shown); questions judged at every budget ..."``."""
+    """``"10 models run at 64K; questions judged at 8K, 16K, 32K, 64K by every one"``; with ``drawn`` (the panels)
+    naming only what is drawn: ``"10 models run at 64K (8K, 16K, 64K shown); questions judged at every budget ..."``."""
     k = len(models)
     who = "every one" if k != 1 else "it"
     if drawn is not None and list(drawn) != list(shared):
@@ -278,12 +242,16 @@ def no_budget_error(release, budgets, models, *, reason: str | None = None, hint
                             + (f"; {hint}" if hint else ""), code="budget_not_run", field="context_length")
 
 
-def missing_source_operations(release, *, models: Sequence[str] | None = None) -> str | None:
-    """Why Table 17's by-source-operation columns cannot be computed, or ``None`` when they can.
+def models_at_or_fail(release, budget: str, models=None) -> list[str]:
+    ms = models_at_budget(release, budget, models)
+    if not ms:
+        raise no_budget_error(release, [budget], models, hint="pass budget= one of them")
+    return ms
 
-    The source operation of a refusal (AR) item is that of its paired answerable question; it is
-    known only from an item table with ``paired_question_id`` (or a ``source_operation`` field).
-    """
+
+def missing_source_operations(release, *, models: Sequence[str] | None = None) -> str | None:
+    """Why Table 17's by-source-operation columns cannot be computed (an AR item's source operation is its
+    paired question's, known only from ``paired_question_id`` or ``source_operation``), or ``None``."""
     fr = release.frame.filter(pl.col("is_ar") & pl.col("scored"))
     if models is not None:
         fr = fr.filter(pl.col("model").is_in(check_models(release, models)))
@@ -295,28 +263,22 @@ def missing_source_operations(release, *, models: Sequence[str] | None = None) -
     return None
 
 
-def models_at_or_fail(release, budget: str, models=None) -> list[str]:
-    ms = models_at_budget(release, budget, models)
-    if not ms:
-        raise no_budget_error(release, [budget], models, hint="pass budget= one of them")
-    return ms
-
-
 def scored_predictions(release, *, models: Sequence[str] | None = None, budgets: Iterable[str] | None = None,
                        pairing: str = "all_budgets", shared_budgets: Iterable[str] | None = None) -> pd.DataFrame:
-    """The scored predictions that enter the accuracies after the pairing rule (``"all_budgets"``,
-    ``"shared"`` with ``shared_budgets``, ``"none"``; :mod:`voxmem_analysis.analysis.results`), as pandas:
-    one row per (model, item) kept of ``models`` (a model only at the budgets it was run at) and ``budgets``
-    (the rule still looks at every budget a model was run at): ``model, question_id, item_id, budget,
-    evidence_type, operation, is_ar, source_operation, status, scored, correct``."""
+    """The scored predictions that enter the accuracies after the pairing rule, one row per (model, item) of
+    ``models`` at ``budgets`` (a model only where it was run): ``model, question_id, item_id, budget,
+    evidence_type, operation, is_ar, source_operation, status, scored, correct``.
+
+    ``pairing``: ``"all_budgets"`` (the paper's: each model on the questions judged at every budget it was run
+    at), ``"shared"`` (one question set judged at ``shared_budgets`` for every model) or ``"none"``.
+    """
     return scored_frame(release, models=models, budgets=budgets, pairing=pairing,
                         shared_budgets=shared_budgets).to_pandas()
 
 
 def scored_frame(release, *, models: Sequence[str] | None = None, budgets: Iterable[str] | None = None,
                  pairing: str = "all_budgets", shared_budgets: Iterable[str] | None = None) -> pl.DataFrame:
-    """:func:`scored_predictions` as a polars frame, computed once per release and arguments: the
-    analyses work on it in polars up to their final table."""
+    """:func:`scored_predictions` as a polars frame, computed once per release and arguments."""
     if pairing not in PAIRINGS:
         raise AnalysisInputError(f"pairing must be one of {', '.join(PAIRINGS)}, got {pairing!r}", "pairing")
     models = check_models(release, models)
@@ -357,16 +319,14 @@ def _scored_frame(release, models: list[str], budgets: list[str], pairing: str, 
             .sort(ranks, maintain_order=True, nulls_last=True))
 
 
+_ORDERS = {"model": None, "budget": list(tx.BUDGETS), "operation": [*tx.OPERATIONS, OVERALL],
+           "source_operation": [*tx.OPERATIONS, OVERALL], "evidence_type": [*tx.EVIDENCE_TYPES, OVERALL],
+           "group": [*GROUP_ORDER, "unknown", "all"]}
+
+
 def order_frame(df: pd.DataFrame, models: list[str]) -> pd.DataFrame:
     """``df`` sorted (stably) in the paper's order of every key column it has (models as in ``models``)."""
-    orders = {
-        "model": models,
-        "budget": list(tx.BUDGETS),
-        "operation": [*tx.OPERATIONS, OVERALL],
-        "source_operation": [*tx.OPERATIONS, OVERALL],
-        "evidence_type": [*tx.EVIDENCE_TYPES, OVERALL],
-        "group": [*GROUP_ORDER, "unknown", "all"],
-    }
+    orders = {**_ORDERS, "model": models}
     cols = [c for c in orders if c in df.columns]
 
     def key(s):

@@ -1,11 +1,5 @@
-"""Selecting the verdicts a command-line slice or drill-down is about, and saying what it pools.
-
-:func:`filter_where` (``--where``: one boolean expression, parsed by :mod:`voxmem_analysis.analysis.where`
-and evaluated by polars on the in-memory frame; every failure a clear :class:`AnalysisInputError` naming the
-expression), :func:`select_verdicts` (models, budgets, answerable-only and ``where`` in one call),
-:func:`empty_selection` (why nothing was selected, and what there is), :func:`pooling_notes` (what a table
-sliced ``by`` some columns pools, and what that does to its intervals).
-"""
+"""Selecting the verdicts a command-line slice or drill-down is about (``--model``, ``--budget``, ``--where``),
+and saying what it pools."""
 from __future__ import annotations
 
 from typing import Sequence
@@ -20,7 +14,8 @@ __all__ = ["filter_where", "select_verdicts", "empty_selection", "pooling_notes"
 
 
 def filter_where(frame: pl.DataFrame, where: str | None) -> pl.DataFrame:
-    """``frame`` filtered by a polars SQL ``WHERE`` clause; :class:`AnalysisInputError` quoting the clause if it fails."""
+    """``frame`` filtered by ``--where`` (:mod:`.where`: parsed, re-written, then run by polars SQL on the frame);
+    :class:`AnalysisInputError` quoting the expression when it is refused or fails."""
     if not where:
         return frame
     shown = repr(where) if len(where) <= 200 else repr(where[:200]) + f" ({len(where):,} characters)"
@@ -48,11 +43,8 @@ def _budgets(budget) -> list[str] | None:
 
 def select_verdicts(frame: pl.DataFrame, *, models: Sequence[str] | str | None = None, budget=None,
                     where: str | None = None, answerable_only: bool = False) -> pl.DataFrame:
-    """The verdicts of ``models`` (list or comma-separated) at ``budget`` (one or a list), filtered
-    by ``where``, without the answer-refusal items when ``answerable_only``.
-
-    :class:`AnalysisInputError` for an unknown model or budget (listing the known ones).
-    """
+    """The verdicts of ``models`` (a list or comma-separated) at ``budget`` (one or a list), filtered by ``where``,
+    without the answer-refusal items when ``answerable_only``; an unknown model or budget is an error."""
     ms = [m.strip() for m in models.split(",")] if isinstance(models, str) else models
     if ms:
         have = set(frame["model"].unique().to_list())
@@ -71,8 +63,7 @@ def select_verdicts(frame: pl.DataFrame, *, models: Sequence[str] | str | None =
 
 def empty_selection(frame: pl.DataFrame, *, models=None, budget=None, where: str | None = None,
                     answerable_only: bool = False) -> str:
-    """Why :func:`select_verdicts` selected nothing, naming what the data has: the budgets the selected
-    models were run at, or how many verdicts ``where`` was given."""
+    """Why :func:`select_verdicts` selected nothing, naming what the data has."""
     fr = select_verdicts(frame, models=models)
     present = [b for b in tx.BUDGETS if b in set(fr["budget"].cast(pl.Utf8).to_list())]
     whose = "the selected models were" if models else "the data was"

@@ -1,9 +1,6 @@
-"""``--where``: a boolean expression over a frame's columns, parsed into a syntax tree and re-written.
-
-The text is never handed to an SQL engine as it is: :func:`parse_where` tokenizes it, bounds its size
-and depth, parses it with the grammar below and accepts only what it allows; :func:`render` writes the
-tree back as SQL (columns double-quoted, strings re-escaped), and only that text runs, as the ``WHERE``
-clause of a query on the in-memory frame: no sub-query, table function or file can be reached.
+"""``--where``: one boolean expression over a frame's columns, parsed by the grammar below into a syntax tree and
+written back as SQL (columns quoted, strings re-escaped): only that text runs, as the ``WHERE`` clause of a query
+on the in-memory frame, so no sub-query, table function or file can be reached.
 
 Grammar (keywords in any case)::
 
@@ -23,9 +20,7 @@ Grammar (keywords in any case)::
                | "(" expr ")"
 
 Refused with the reason: comments, ``;``, a sub-query, an unknown function or column, a function without
-arguments, text longer than :data:`MAX_LENGTH`, more than :data:`MAX_TOKENS` tokens, :data:`MAX_OPERATORS`
-operators or :data:`MAX_ARITHMETIC` arithmetic ones (all checked before parsing), nesting deeper than
-:data:`MAX_DEPTH` (brackets, before parsing; a chain of different operators, after).
+arguments, and text beyond the limits below (size checked before parsing).
 """
 from __future__ import annotations
 
@@ -176,19 +171,18 @@ class _Parser:
             raise WhereError(f"unexpected {self.where()}")
         return node
 
-    def or_(self) -> Node:
-        node = self.and_()
-        while self.word("or"):
-            self.take()
-            node = Node("binary", "OR", (node, self.and_()))
+    def chain(self, operand, *ops: str) -> Node:
+        """``operand (op operand)*``, left-leaning; ``ops``: operators, or keywords (lower case)."""
+        node = operand()
+        while self.op(*ops) or self.word(*ops):
+            node = Node("binary", self.take()[1].upper(), (node, operand()))
         return node
 
+    def or_(self) -> Node:
+        return self.chain(self.and_, "or")
+
     def and_(self) -> Node:
-        node = self.not_()
-        while self.word("and"):
-            self.take()
-            node = Node("binary", "AND", (node, self.not_()))
-        return node
+        return self.chain(self.not_, "and")
 
     def not_(self) -> Node:
         if self.word("not"):
@@ -242,16 +236,10 @@ class _Parser:
         return items
 
     def sum_(self) -> Node:
-        node = self.product()
-        while self.op("+", "-", "||"):
-            node = Node("binary", self.take()[1], (node, self.product()))
-        return node
+        return self.chain(self.product, "+", "-", "||")
 
     def product(self) -> Node:
-        node = self.unary()
-        while self.op("*", "/", "%"):
-            node = Node("binary", self.take()[1], (node, self.unary()))
-        return node
+        return self.chain(self.unary, "*", "/", "%")
 
     def unary(self) -> Node:
         if self.op("-", "+"):

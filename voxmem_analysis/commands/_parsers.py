@@ -259,8 +259,8 @@ COMMANDS = {
          _opt("--power", type=float, default=0.8, help="power (default 0.8)"),
          _opt("--compare", "V", choices=("models", "budgets"), default="models",
               help="with --data: discordance between models at --budget (default) or between budgets per model"),
-         _opt("--budget", "V", default="8K", help="with --data: the budget (default 8K)"),
-         _opt("--comparison", "V", default="64K", help="with --data and --compare budgets: the second budget"),
+         _opt("--budget", "V", default=None, help="with --data: the budget (default: 8K if run, else from the data)"),
+         _opt("--comparison", "V", default=None, help="with --compare budgets: the second (default: 64K, else the longest)"),
          *_TABLE_OUT),
         epilog="columns: mdd_normal_pp  minimum detectable difference, normal approximation (Connor 1987), points\n"
                "         power_exact_at_mdd_normal  power of the exact McNemar test at that difference\n"

@@ -1,15 +1,13 @@
-"""Figure of the transcript-only ablation (Table 2).
-
-Draws the long table of :func:`voxmem_analysis.analysis.ablation.transcript_ablation` and computes
-nothing: grouped bars (full audio vs transcript only per row) and the drop with its paired
-bootstrap interval.
-"""
+"""Figure of the transcript-only ablation (Table 2), drawn from ``AblationResult.table``: full audio vs transcript
+only per row, and the drop with its paired bootstrap interval."""
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import MultipleLocator
 
-from voxmem_analysis.plots.style import fit_label, paper_style
+from voxmem_analysis.plots.style import fit_label, styled
 
 __all__ = ["CONDITION_COLORS", "ablation_bars", "ablation_drop", "ablation_figure", "make_room_above"]
 
@@ -29,19 +27,10 @@ def _positions(rows) -> np.ndarray:
     return np.array(pos)
 
 
+@styled
 def ablation_bars(data: pd.DataFrame, *, ax=None, show_drop: bool = True):
-    """Grouped bars of full-audio and transcript-only accuracy per row of Table 2.
-
-    ``data``: ``AblationResult.table`` (``row, n, full_audio, transcript_only, delta_pp,
-    ci_low, ci_high``).  With ``show_drop``, the drop and its bootstrap interval are
-    written above each group."""
-    with paper_style():
-        return _ablation_bars(data, ax=ax, show_drop=show_drop)
-
-
-def _ablation_bars(data: pd.DataFrame, *, ax=None, show_drop: bool = True):
-    import matplotlib.pyplot as plt
-
+    """Grouped bars of full-audio and transcript-only accuracy per row, the drop and its interval above each
+    (``show_drop``); returns the Axes."""
     if ax is None:
         _, ax = plt.subplots(figsize=(6.2, 3.4))
     rows = list(data["row"])
@@ -65,16 +54,10 @@ def _ablation_bars(data: pd.DataFrame, *, ax=None, show_drop: bool = True):
     return ax
 
 
+@styled
 def ablation_drop(data: pd.DataFrame, *, ax=None):
-    """The drop (full audio - transcript only, pp) per row with its paired bootstrap
-    interval (horizontal whiskers) and the exact McNemar p-value."""
-    with paper_style():
-        return _ablation_drop(data, ax=ax)
-
-
-def _ablation_drop(data: pd.DataFrame, *, ax=None):
-    import matplotlib.pyplot as plt
-
+    """The drop (full audio − transcript only, pp) per row with its paired bootstrap interval and the exact
+    McNemar p; returns the Axes."""
     if ax is None:
         _, ax = plt.subplots(figsize=(3.4, 3.4))
     rows = list(data["row"])
@@ -97,13 +80,8 @@ def _ablation_drop(data: pd.DataFrame, *, ax=None):
 
 
 def make_room_above(ax, *, bottom: float = 0.0, ticks_to: float = 100.0, rounds: int = 3) -> None:
-    """Raise the top of ``ax``'s y axis until the drop labels of :func:`ablation_bars` stand inside
-    it and below its legend (ticks stay at 0-``ticks_to``); nothing moves when they already do.
-
-    Measured on the laid-out figure (a draw without rendering), since a label's height in data
-    units depends on the axes' size."""
-    from matplotlib.ticker import MultipleLocator
-
+    """Raise the top of ``ax``'s y axis until the drop labels of :func:`ablation_bars` stand inside it and below its
+    legend (ticks stay at 0-``ticks_to``), measured on the laid-out figure."""
     labels = [t for t in ax.texts if t.get_gid() == _DROP_GID]
     legend = ax.get_legend()
     for _ in range(rounds):
@@ -126,17 +104,14 @@ def make_room_above(ax, *, bottom: float = 0.0, ticks_to: float = 100.0, rounds:
         ax.set_yticks([v for v in ax.get_yticks() if bottom <= v <= ticks_to])
 
 
+@styled
 def ablation_figure(data: pd.DataFrame, *, title: str | None = None):
-    """Bars and drop side by side; returns the Figure.  A long ``title`` (a long model name) is
-    wrapped to the bar panel's width; the bar panel's y axis grows to hold its drop labels."""
-    import matplotlib.pyplot as plt
-
-    with paper_style():
-        fig, (a, b) = plt.subplots(1, 2, figsize=(10.0, 3.8), gridspec_kw={"width_ratios": [2.1, 1]})
-        ablation_bars(data, ax=a)
-        a.set_title(fit_label(title or "Full audio vs transcript only", width=60))
-        ablation_drop(data, ax=b)
-        b.set_title("Drop with paired bootstrap interval")
-        fig.tight_layout()
-        make_room_above(a)
+    """Bars and drop side by side (a long ``title`` wrapped to the bar panel's width); returns the Figure."""
+    fig, (a, b) = plt.subplots(1, 2, figsize=(10.0, 3.8), gridspec_kw={"width_ratios": [2.1, 1]})
+    ablation_bars(data, ax=a)
+    a.set_title(fit_label(title or "Full audio vs transcript only", width=60))
+    ablation_drop(data, ax=b)
+    b.set_title("Drop with paired bootstrap interval")
+    fig.tight_layout()
+    make_room_above(a)
     return fig

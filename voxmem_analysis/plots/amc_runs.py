@@ -1,22 +1,16 @@
-"""Figures of the Audio MultiChallenge runs report: APR and ARS per system and axis, the paired
-differences between systems, the rubric items met per system and axis.
-
-Each function draws the table it is given (the columns of
-:func:`voxmem_analysis.analysis.amc_runs.amc_slice` / :func:`~voxmem_analysis.analysis.amc_runs.amc_compare`,
-or any table with the columns its docstring names; other columns are ignored) and returns a Figure.
-"""
+"""Figures of the Audio MultiChallenge runs report: APR and ARS per system and axis, the paired differences between
+systems and the rubric items met, drawn from :mod:`voxmem_analysis.analysis.amc_runs`' tables."""
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 from voxmem_analysis.plots.amc import AXIS_COLORS
-from voxmem_analysis.plots.style import HEATMAP_CMAP, fit_label, fit_labels, paper_style
+from voxmem_analysis.plots.style import HEATMAP_CMAP, SERIES_COLORS, fit_label, fit_labels, styled
 
-__all__ = ["plot_apr_ars", "plot_differences", "plot_rubric_rates", "SYSTEM_COLORS"]
+__all__ = ["plot_apr_ars", "plot_differences", "plot_rubric_rates"]
 
-#: Okabe-Ito colours for systems, in the order given (repeated, with another marker, past eight).
-SYSTEM_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#F0E442", "#000000")
 _MARKERS = ("o", "s", "D", "^")
 _OVERALL = "overall"
 
@@ -41,8 +35,7 @@ def _dodge(k: int, width: float = 0.72) -> np.ndarray:
 
 def _interval_panel(ax, rows: pd.DataFrame, groups: list, keys, col: str, *, group_col: str, key_col: str,
                     style) -> None:
-    """Dots with horizontal intervals (``col``, ``col_ci_low``, ``col_ci_high``): one row per group,
-    one dodged dot per key; ``style(i)`` the (colour, marker) of key ``i``."""
+    """Dots with horizontal intervals of ``col``: a row per group, a dodged dot per key (``style(i)``: colour, marker)."""
     lo, hi = f"{col}_ci_low", f"{col}_ci_high"
     offsets = _dodge(len(keys))
     for i, key in enumerate(keys):
@@ -52,21 +45,12 @@ def _interval_panel(ax, rows: pd.DataFrame, groups: list, keys, col: str, *, gro
         x = part[col].to_numpy(dtype=float)
         err = np.vstack([x - part[lo].to_numpy(dtype=float), part[hi].to_numpy(dtype=float) - x])
         color, marker = style(i)
-        ax.errorbar(x, y, xerr=np.clip(np.nan_to_num(err), 0, None), fmt=marker, ms=4.5, color=color, ecolor=color, elinewidth=1.2,
-                    capsize=2, label=str(key), clip_on=False, zorder=3)
+        ax.errorbar(x, y, xerr=np.clip(np.nan_to_num(err), 0, None), fmt=marker, ms=4.5, color=color, ecolor=color,
+                    elinewidth=1.2, capsize=2, label=str(key), clip_on=False, zorder=3)
     ax.set_yticks(np.arange(len(groups)))
     ax.set_ylim(len(groups) - 0.5, -0.5)
     ax.grid(axis="x", color="#e5e5e5", linewidth=0.6)
     ax.set_axisbelow(True)
-
-
-def _system_style(i: int) -> tuple[str, str]:
-    return SYSTEM_COLORS[i % len(SYSTEM_COLORS)], _MARKERS[(i // len(SYSTEM_COLORS)) % len(_MARKERS)]
-
-
-def _separate_overall(ax, groups: list) -> None:
-    if _OVERALL in groups and len(groups) > 1:
-        ax.axhline(groups.index(_OVERALL) - 0.5, color="#999999", linewidth=0.6)
 
 
 def _legend_below(fig, handles, labels, *, title: str) -> float:
@@ -85,70 +69,60 @@ def _bands(ax, n: int) -> None:
 
 
 def _n_label(table: pd.DataFrame, axis: str) -> str:
-    """``(12 tasks)`` when every system has that many tasks on ``axis`` (``n_tasks``), else ''."""
+    """``(12 tasks)`` when every system has that many tasks on ``axis``, else ''."""
     if "n_tasks" not in table.columns:
         return ""
     n = set(table.loc[table["axis"].astype(str) == axis, "n_tasks"].dropna().astype(int))
     return f"\n({n.pop()} tasks)" if len(n) == 1 else ""
 
 
+@styled
 def plot_apr_ars(table: pd.DataFrame, *, axis_names: dict | None = None):
-    """APR (left) and ARS (right), %, with their 95% intervals: one row per axis (the ``overall`` row
-    last), one dot per system.  Columns: ``system, axis, apr, apr_ci_low, apr_ci_high, ars, ars_ci_low,
-    ars_ci_high``; ``axis_names``: a display name per axis code."""
-    import matplotlib.pyplot as plt
-
+    """APR (left) and ARS (right), %, with their intervals: a row per axis (``overall`` last), a dot per system
+    (``amc_slice`` columns; ``axis_names``: a display name per axis code)."""
     systems = list(dict.fromkeys(table["system"].astype(str)))
     axes = _axis_order(table["axis"])
-    with paper_style():
-        fig, panels = plt.subplots(1, 2, sharey=True, figsize=(7.6, 1.6 + len(axes) * (0.3 + 0.16 * len(systems))
-                                                                 + 0.2 * ((len(systems) + 2) // 3)))
-        for ax, col, name in zip(panels, ("apr", "ars"), ("APR: tasks passed (%)", "ARS: rubric items met per task (%)")):
-            _bands(ax, len(axes))
-            _interval_panel(ax, table, axes, systems, col, group_col="axis", key_col="system", style=_system_style)
-            ax.set_xlim(-3, 103)
-            ax.set_xlabel(name)
-            _separate_overall(ax, axes)
-        panels[0].set_yticklabels([fit_label(_axis_label(a, axis_names), 24) + _n_label(table, a) for a in axes])
-        handles, _ = panels[0].get_legend_handles_labels()
-        bottom = _legend_below(fig, handles, fit_labels(systems, 40, 2), title="system")
-        fig.tight_layout(rect=(0, bottom, 1, 1))
+    fig, panels = plt.subplots(1, 2, sharey=True, figsize=(7.6, 1.6 + len(axes) * (0.3 + 0.16 * len(systems))
+                                                             + 0.2 * ((len(systems) + 2) // 3)))
+    for ax, col, name in zip(panels, ("apr", "ars"), ("APR: tasks passed (%)", "ARS: rubric items met per task (%)")):
+        _bands(ax, len(axes))
+        _interval_panel(ax, table, axes, systems, col, group_col="axis", key_col="system",   # past eight: next marker
+                        style=lambda i: (SERIES_COLORS[i % 8], _MARKERS[(i // 8) % len(_MARKERS)]))
+        ax.set(xlim=(-3, 103), xlabel=name)
+        if _OVERALL in axes and len(axes) > 1:
+            ax.axhline(axes.index(_OVERALL) - 0.5, color="#999999", linewidth=0.6)
+    panels[0].set_yticklabels([fit_label(_axis_label(a, axis_names), 24) + _n_label(table, a) for a in axes])
+    handles, _ = panels[0].get_legend_handles_labels()
+    bottom = _legend_below(fig, handles, fit_labels(systems, 40, 2), title="system")
+    fig.tight_layout(rect=(0, bottom, 1, 1))
     return fig
 
 
-def _pair_label(a: str, b: str) -> str:
-    return f"{fit_label(a, 30, 2)}\n\u2212 {fit_label(b, 30, 2)}"
-
-
+@styled
 def plot_differences(table: pd.DataFrame, *, axis_names: dict | None = None):
-    """Paired differences first minus second system (pp) in APR (left) and ARS (right), with their 95%
-    intervals: one row per pair, one dot per axis (``overall`` in black); a dot whose interval
-    includes zero is hollow.  Columns: ``axis, system_a, system_b, apr_diff, apr_diff_ci_low,
-    apr_diff_ci_high, ars_diff, ars_diff_ci_low, ars_diff_ci_high``."""
-    import matplotlib.pyplot as plt
-
-    t = table.assign(pair=[_pair_label(str(a), str(b)) for a, b in zip(table["system_a"], table["system_b"])])
+    """Paired differences (first − second system, pp) in APR and ARS with their intervals (``amc_compare`` columns): a
+    row per pair, a dot per axis (``overall`` black), hollow where the interval includes zero."""
+    t = table.assign(pair=[f"{fit_label(str(a), 30, 2)}\n\u2212 {fit_label(str(b), 30, 2)}"
+                           for a, b in zip(table["system_a"], table["system_b"])])
     pairs = list(dict.fromkeys(t["pair"]))
     axes = _axis_order(t["axis"])
     colors = [AXIS_COLORS.get(a, "#333333") if a != _OVERALL else "#000000" for a in axes]
-    with paper_style():
-        fig, panels = plt.subplots(1, 2, sharey=True, figsize=(7.6, 1.6 + len(pairs) * (0.35 + 0.14 * len(axes))))
-        for ax, col, name in zip(panels, ("apr", "ars"), ("APR difference (pp)", "ARS difference (pp)")):
-            renamed = t.rename(columns={f"{col}_diff_ci_low": "d_ci_low", f"{col}_diff_ci_high": "d_ci_high",
-                                        f"{col}_diff": "d"})
-            _bands(ax, len(pairs))
-            _interval_panel(ax, renamed, pairs, axes, "d", group_col="pair", key_col="axis",
-                            style=lambda i: (colors[i], "o"))
-            _hollow_if_zero_inside(ax, renamed, pairs, axes)
-            ax.axvline(0, color="#555555", linewidth=0.8)
-            span = np.nanmax(np.abs(renamed[["d_ci_low", "d_ci_high", "d"]].to_numpy(dtype=float)), initial=1.0)
-            ax.set_xlim(-min(100, span * 1.08 + 2), min(100, span * 1.08 + 2))
-            ax.set_xlabel(name)
-        panels[0].set_yticklabels(pairs)
-        handles, _ = panels[0].get_legend_handles_labels()
-        bottom = _legend_below(fig, handles, [_axis_label(a, axis_names) for a in axes],
-                               title="axis (hollow: the interval includes 0)")
-        fig.tight_layout(rect=(0, bottom, 1, 1))
+    fig, panels = plt.subplots(1, 2, sharey=True, figsize=(7.6, 1.6 + len(pairs) * (0.35 + 0.14 * len(axes))))
+    for ax, col, name in zip(panels, ("apr", "ars"), ("APR difference (pp)", "ARS difference (pp)")):
+        renamed = t.rename(columns={f"{col}_diff_ci_low": "d_ci_low", f"{col}_diff_ci_high": "d_ci_high",
+                                    f"{col}_diff": "d"})
+        _bands(ax, len(pairs))
+        _interval_panel(ax, renamed, pairs, axes, "d", group_col="pair", key_col="axis",
+                        style=lambda i: (colors[i], "o"))
+        _hollow_if_zero_inside(ax, renamed, pairs, axes)
+        ax.axvline(0, color="#555555", linewidth=0.8)
+        span = np.nanmax(np.abs(renamed[["d_ci_low", "d_ci_high", "d"]].to_numpy(dtype=float)), initial=1.0)
+        ax.set(xlim=(-min(100, span * 1.08 + 2), min(100, span * 1.08 + 2)), xlabel=name)
+    panels[0].set_yticklabels(pairs)
+    handles, _ = panels[0].get_legend_handles_labels()
+    bottom = _legend_below(fig, handles, [_axis_label(a, axis_names) for a in axes],
+                           title="axis (hollow: the interval includes 0)")
+    fig.tight_layout(rect=(0, bottom, 1, 1))
     return fig
 
 
@@ -164,32 +138,29 @@ def _hollow_if_zero_inside(ax, rows: pd.DataFrame, pairs: list, axes: list) -> N
                     color="white", zorder=4, clip_on=False)
 
 
+@styled
 def plot_rubric_rates(table: pd.DataFrame, *, axis_names: dict | None = None):
-    """Share of rubric items met (%) per system (rows) and axis (columns, ``overall`` last), each cell
-    with its counts.  Columns: ``system, axis, n_items, n_met, rate``."""
-    import matplotlib.pyplot as plt
-
+    """Share of rubric items met (%) per system and axis (``overall`` last), each cell with its counts (columns
+    ``system, axis, n_items, n_met, rate``)."""
     systems = list(dict.fromkeys(table["system"].astype(str)))
     axes = _axis_order(table["axis"])
     grid = table.assign(system=table["system"].astype(str), axis=table["axis"].astype(str)).set_index(["system", "axis"])
     rate = np.array([[grid["rate"].get((s, a), np.nan) for a in axes] for s in systems], dtype=float)
-    with paper_style():
-        fig, ax = plt.subplots(figsize=(1.6 + 1.15 * len(axes) + 1.6, 0.9 + 0.5 * len(systems)))
-        im = ax.imshow(np.ma.masked_invalid(rate), cmap=HEATMAP_CMAP, vmin=0, vmax=100, aspect="auto")
-        for i, s in enumerate(systems):
-            for j, a in enumerate(axes):
-                if (s, a) not in grid.index:
-                    continue
-                r = grid.loc[(s, a)]
-                ax.text(j, i, f"{r['rate']:.1f}%\n{int(r['n_met'])}/{int(r['n_items'])}", ha="center", va="center",
-                        fontsize=7, color="white" if r["rate"] > 60 else "#222222")
-        ax.set_xticks(np.arange(len(axes)), [_axis_label(a, axis_names).replace(": ", "\n") for a in axes])
-        ax.set_yticks(np.arange(len(systems)), fit_labels(systems, 30, 2))
-        ax.tick_params(length=0)
-        for side in ("top", "right", "left", "bottom"):
-            ax.spines[side].set_visible(False)
-        if _OVERALL in axes and len(axes) > 1:
-            ax.axvline(axes.index(_OVERALL) - 0.5, color="white", linewidth=3)
-        fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02).set_label("rubric items met (%)")
-        fig.tight_layout()
+    fig, ax = plt.subplots(figsize=(1.6 + 1.15 * len(axes) + 1.6, 0.9 + 0.5 * len(systems)))
+    im = ax.imshow(np.ma.masked_invalid(rate), cmap=HEATMAP_CMAP, vmin=0, vmax=100, aspect="auto")
+    for i, s in enumerate(systems):
+        for j, a in enumerate(axes):
+            if (s, a) not in grid.index:
+                continue
+            r = grid.loc[(s, a)]
+            ax.text(j, i, f"{r['rate']:.1f}%\n{int(r['n_met'])}/{int(r['n_items'])}", ha="center", va="center",
+                    fontsize=7, color="white" if r["rate"] > 60 else "#222222")
+    ax.set_xticks(np.arange(len(axes)), [_axis_label(a, axis_names).replace(": ", "\n") for a in axes])
+    ax.set_yticks(np.arange(len(systems)), fit_labels(systems, 30, 2))
+    ax.tick_params(length=0)
+    ax.spines[:].set_visible(False)
+    if _OVERALL in axes and len(axes) > 1:
+        ax.axvline(axes.index(_OVERALL) - 0.5, color="white", linewidth=3)
+    fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02).set_label("rubric items met (%)")
+    fig.tight_layout()
     return fig

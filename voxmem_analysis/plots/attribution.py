@@ -1,19 +1,15 @@
-"""Figures of error attribution at 64K: Figure 7 (by operation and by evidence type) and Figure 10 (by subtype).
-
-Each function takes the DataFrame :func:`voxmem_analysis.analysis.attribution.class_proportions`
-returned (one row per group: ``by, group, label``, one percent column per class,
-``n_cells``, ``n_errors``), only draws it and returns the Figure.  Class colours come
-from :data:`voxmem_analysis.plots.style.CLASS_COLORS`, labels from the taxonomy.
-"""
+"""Figures of error attribution (Figure 7 by operation and evidence type, Figure 10 by subtype), drawn from
+:func:`voxmem_analysis.analysis.attribution.class_proportions` rows."""
 from __future__ import annotations
 
+import matplotlib.patches as mpatches
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.errors import InputError
-from voxmem_analysis.plots.results import reserve_footer
-from voxmem_analysis.plots.style import CLASS_COLORS, paper_style
+from voxmem_analysis.plots.style import CLASS_COLORS, reserve_footer, styled
 
 __all__ = ["class_bars", "figure7", "figure10"]
 
@@ -29,12 +25,8 @@ def _check(data: pd.DataFrame) -> None:
 
 def class_bars(data: pd.DataFrame, *, ax=None, title: str | None = None, min_label: float = 4.0,
                show_counts: bool = True, row_labels=None):
-    """One panel of stacked horizontal bars: the class shares (%) of each row of
-    :func:`voxmem_analysis.analysis.attribution.class_proportions` (top to bottom; ``row_labels`` overrides
-    the labels), segments under ``min_label`` % unlabelled, "cells / errors" at the right with
-    ``show_counts``; returns the Axes."""
-    import matplotlib.pyplot as plt
-
+    """Stacked horizontal bars of the class shares (%) per row (``row_labels`` override the labels), segments under
+    ``min_label`` % unlabelled, "cells / errors" at the right (``show_counts``); returns the Axes."""
     _check(data)
     if ax is None:
         _, ax = plt.subplots(figsize=(6.0, 0.42 * len(data) + 0.8))
@@ -71,61 +63,43 @@ def class_bars(data: pd.DataFrame, *, ax=None, title: str | None = None, min_lab
 
 
 def _legend(fig) -> None:
-    import matplotlib.patches as mpatches
-
     handles = [mpatches.Patch(color=CLASS_COLORS[c], label=tx.ATTRIBUTION_LABELS[c]) for c in tx.ATTRIBUTION_CLASSES]
     fig.legend(handles=handles, loc="outside upper center", ncol=len(handles), frameon=False)
 
 
+@styled
 def figure7(data: pd.DataFrame, *, title: str | None = None):
-    """Figure 7: class shares by memory operation (left) and by evidence type (right).
-
-    Parameters
-    ----------
-    data : DataFrame
-        ``pd.concat`` of :func:`class_proportions` outputs with ``by="operation"`` and
-        ``by="evidence_type"`` (told apart by the ``by`` column).
-    """
-    import matplotlib.pyplot as plt
-
+    """Figure 7: class shares by memory operation (left) and evidence type (right), from the stacked
+    ``class_proportions`` rows of both (told apart by ``by``)."""
     _check(data)
     panels = [b for b in ("operation", "evidence_type") if b in set(data["by"])]
     if not panels:
         raise InputError("data has no rows with by='operation' or by='evidence_type'")
-    with paper_style():
-        fig, axes = plt.subplots(1, len(panels), figsize=(4.3 * len(panels) + 0.6, 2.4), constrained_layout=True,
-                                 squeeze=False)
-        reserve_footer(fig)
-        for ax, b in zip(axes[0], panels):
-            class_bars(data[data["by"] == b], ax=ax, title=_TITLES[b])
-        _legend(fig)
-        if title:
-            fig.suptitle(title)
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.3 * len(panels) + 0.6, 2.4), constrained_layout=True,
+                             squeeze=False)
+    reserve_footer(fig)
+    for ax, b in zip(axes[0], panels):
+        class_bars(data[data["by"] == b], ax=ax, title=_TITLES[b])
+    _legend(fig)
+    if title:
+        fig.suptitle(title)
     return fig
 
 
+@styled
 def figure10(data: pd.DataFrame, *, title: str | None = None):
-    """Figure 10: class shares by question subtype (rows labelled with their operation).
-
-    Parameters
-    ----------
-    data : DataFrame
-        :func:`class_proportions` output with ``by="subtype"``.
-    """
-    import matplotlib.pyplot as plt
-
+    """Figure 10: class shares by question subtype, rows labelled with their operation."""
     _check(data)
     labels = [f"{tx.OPERATION_LABELS[tx.SUBTYPE_OPERATION[g]]} \u00b7 {lab}" if g in tx.SUBTYPE_OPERATION else lab
               for g, lab in zip(data["group"], data["label"])]
-    with paper_style():
-        fig, ax = plt.subplots(figsize=(6.4, 0.36 * len(data) + 1.3), constrained_layout=True)
-        reserve_footer(fig)
-        class_bars(data, ax=ax, row_labels=labels, title=_TITLES["subtype"])
-        ops = [tx.SUBTYPE_OPERATION.get(g) for g in data["group"]]
-        for i in range(1, len(ops)):
-            if ops[i] != ops[i - 1]:
-                ax.axhline(i - 0.5, color="#999999", lw=0.7, ls=":")
-        _legend(fig)
-        if title:
-            fig.suptitle(title)
+    fig, ax = plt.subplots(figsize=(6.4, 0.36 * len(data) + 1.3), constrained_layout=True)
+    reserve_footer(fig)
+    class_bars(data, ax=ax, row_labels=labels, title=_TITLES["subtype"])
+    ops = [tx.SUBTYPE_OPERATION.get(g) for g in data["group"]]
+    for i in range(1, len(ops)):
+        if ops[i] != ops[i - 1]:
+            ax.axhline(i - 0.5, color="#999999", lw=0.7, ls=":")
+    _legend(fig)
+    if title:
+        fig.suptitle(title)
     return fig

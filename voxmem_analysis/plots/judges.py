@@ -1,16 +1,14 @@
-"""Figures of the judge cross-validation (Table 13, Appendix C.5).
-
-Each function draws the DataFrame an analysis of :mod:`voxmem_analysis.analysis.judges` returned
-and computes nothing.
-"""
+"""Figures of the judge cross-validation (Table 13, Appendix C.5), drawn from :mod:`voxmem_analysis.analysis.judges`'
+frames."""
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from voxmem_analysis.plots.style import fit_labels, from_zero, paper_style
+from voxmem_analysis.plots.style import fit_labels, from_zero, place_labels, styled
 
-__all__ = ["FAMILY_PALETTE", "judge_scatter", "judge_slices", "judge_figure"]
+__all__ = ["FAMILY_PALETTE", "judge_scatter", "judge_slices"]
 
 #: Colours assigned to families in order of first appearance (Okabe-Ito, then greys).
 FAMILY_PALETTE = ("#D55E00", "#0072B2", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#8C564B",
@@ -26,19 +24,10 @@ def _family_colors(families) -> dict:
     return {f: FAMILY_PALETTE[i % len(FAMILY_PALETTE)] for i, f in enumerate(seen)}
 
 
+@styled
 def judge_scatter(data: pd.DataFrame, *, ax=None, highlight_family: str | None = "Gemini", label_models: bool = True):
-    """Per-model accuracy under the production judge (x) vs the second judge (y).
-
-    ``data``: :attr:`JudgeComparison.per_model` (``model, family, judge1, judge2`` and
-    ``judge1_name``, ``judge2_name``).  Dots coloured by family (``highlight_family``
-    first, drawn with a black edge), the identity line dashed."""
-    with paper_style():
-        return _judge_scatter(data, ax=ax, highlight_family=highlight_family, label_models=label_models)
-
-
-def _judge_scatter(data: pd.DataFrame, *, ax=None, highlight_family: str | None = "Gemini", label_models: bool = True):
-    import matplotlib.pyplot as plt
-
+    """Per-model accuracy under the production judge (x) vs the second judge (y) from ``JudgeComparison.per_model``,
+    coloured by family (``highlight_family`` first, black-edged), the identity line dashed; returns the Axes."""
     if ax is None:
         _, ax = plt.subplots(figsize=(4.6, 4.4))
     df = data.copy()
@@ -65,23 +54,15 @@ def _judge_scatter(data: pd.DataFrame, *, ax=None, highlight_family: str | None 
     ax.set_ylabel(f"Accuracy (%), {j2}")
     legend = ax.legend(loc="upper left", fontsize=6, frameon=False, ncol=1, title="Family", title_fontsize=6.5)
     if label_models:
-        from voxmem_analysis.plots.results import place_labels
-
         place_labels(ax, df["judge1"].to_numpy(float), df["judge2"].to_numpy(float), fit_labels(df["model"]),
                      fontsize=5.5, avoid=(legend,))
     return ax
 
 
+@styled
 def judge_slices(data: pd.DataFrame, *, ax=None):
-    """Table 13 as paired dots: one row per slice, the two judges' accuracies joined by a
-    line, agreement and κ written at the right.  ``data``: :func:`agreement_table` (long)."""
-    with paper_style():
-        return _judge_slices(data, ax=ax)
-
-
-def _judge_slices(data: pd.DataFrame, *, ax=None):
-    import matplotlib.pyplot as plt
-
+    """Table 13 (``agreement_table``) as paired dots: a row per slice, the two judges' accuracies joined, Δ,
+    agreement and κ at the right; returns the Axes."""
     if ax is None:
         _, ax = plt.subplots(figsize=(5.6, 3.6))
     df = data.reset_index(drop=True)
@@ -107,17 +88,3 @@ def _judge_slices(data: pd.DataFrame, *, ax=None):
     ax.set_axisbelow(True)
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), fontsize=7, frameon=False, ncol=2)
     return ax
-
-
-def judge_figure(per_model: pd.DataFrame, table: pd.DataFrame, *, highlight_family: str | None = "Gemini"):
-    """Both panels side by side (scatter, slices); returns the Figure."""
-    import matplotlib.pyplot as plt
-
-    with paper_style():
-        fig, (a, b) = plt.subplots(1, 2, figsize=(10.5, 4.4), gridspec_kw={"width_ratios": [1, 1.25]})
-        judge_scatter(per_model, ax=a, highlight_family=highlight_family)
-        a.set_title("Per-model accuracy under the two judges")
-        judge_slices(table, ax=b)
-        b.set_title("Table 13 slices", pad=18)
-        fig.tight_layout()
-    return fig

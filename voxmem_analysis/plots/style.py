@@ -1,14 +1,18 @@
-"""Shared look of every figure: one context manager, fixed palettes, no global state left behind."""
+"""The shared look and layout of every figure: the style (scoped, no global state left behind), the palettes,
+labels that fit, round log ticks, labels placed beside their points, a footer kept free for the SYNTHETIC stamp.
+matplotlib is imported where it draws: the ``slice`` command imports this module at start-up."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import re
 
+import numpy as np
 
-__all__ = ["paper_style", "without_canvas_draw", "fit_label", "fit_labels", "log_ticks", "LABEL_WIDTH", "EVIDENCE_COLORS",
-           "OPERATION_COLORS", "CLASS_COLORS", "ROLE_COLORS", "GROUP_COLORS", "HEATMAP_CMAP", "ACC_RANGE", "PERCENT_LIMITS",
-           "from_zero", "colorbar_extend"]
+__all__ = ["paper_style", "styled", "without_canvas_draw", "fit_label", "fit_labels", "log_ticks", "LABEL_WIDTH",
+           "EVIDENCE_COLORS", "OPERATION_COLORS", "SERIES_COLORS", "CLASS_COLORS", "ROLE_COLORS", "GROUP_COLORS", "HEATMAP_CMAP",
+           "ACC_RANGE", "PERCENT_LIMITS", "FOOTER_IN", "from_zero", "colorbar_extend", "reserve_footer", "place_labels"]
 
 #: Colour-blind-safe (Okabe-Ito) colours per evidence type.
 EVIDENCE_COLORS = {
@@ -29,11 +33,15 @@ ROLE_COLORS = {
     "topical_haystack_sessions": "#56B4E9", "filler_sessions": "#C8C8C8", "unknown_sessions": "#FFFFFF",
 }
 GROUP_COLORS = {"proprietary": "#D55E00", "open_weight": "#0072B2", "unknown": "#777777"}
+#: Okabe-Ito colours, cycled over series (systems, models).
+SERIES_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#F0E442", "#000000")
 #: Sequential map for accuracy heatmaps, and the range it spans (percent).
 HEATMAP_CMAP = "YlGnBu"
 ACC_RANGE = (0.0, 70.0)
 #: Limits of a 0-100 % axis with room at both ends: a point at 0 % or 100 % stays off the axis line.
 PERCENT_LIMITS = (-3.0, 103.0)
+#: Height (inches) kept free at the bottom of every figure for the synthetic-data stamp.
+FOOTER_IN = 0.2
 
 
 def from_zero(top: float, pad: float = 0.03) -> tuple[float, float]:
@@ -43,12 +51,11 @@ def from_zero(top: float, pad: float = 0.03) -> tuple[float, float]:
 
 def colorbar_extend(values, vrange) -> str:
     """``extend=`` of a colour bar over ``vrange`` for ``values``: an arrow at each end the data pass."""
-    import numpy as np
-
     v = np.asarray(values, dtype=float)
     v = v[np.isfinite(v)]
     low, high = bool(v.size and v.min() < vrange[0]), bool(v.size and v.max() > vrange[1])
     return "both" if low and high else "min" if low else "max" if high else "neither"
+
 
 _RC = {
     "figure.dpi": 110, "savefig.dpi": 200, "font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9,
@@ -67,22 +74,28 @@ def paper_style(**overrides):
         yield
 
 
+def styled(func):
+    """``func`` drawn inside :func:`paper_style`."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        with paper_style():
+            return func(*args, **kwargs)
+    return wrapper
+
+
+def reserve_footer(fig, inches: float = FOOTER_IN) -> None:
+    """Keep a strip at the bottom of a constrained-layout figure free (for ``output.stamp_synthetic``)."""
+    eng = fig.get_layout_engine()
+    if eng is not None and hasattr(eng, "set"):
+        f = inches / fig.get_figheight()
+        eng.set(rect=(0, f, 1, 1 - f))
+
+
 @contextlib.contextmanager
 def without_canvas_draw(fig):
-    """Inside the block ``fig.canvas`` is a bare ``FigureCanvasBase``: ``draw()`` does nothing and
-    there is no ``get_renderer`` (text is still measured: ``fig`` makes a renderer on demand).
-    The figure's own canvas (with its callbacks and manager) is back on exit.
-
-    For seaborn calls that force a full draw of the figure (``fig.canvas.draw()``) where that
-    draw changes nothing in what is finally drawn, and costs a render of every panel drawn so
-    far (annotations included):
-
-    * ``seaborn.heatmap`` draws to test whether the tick labels it set overlap (and rotates them
-      if so): called with ``xticklabels=False, yticklabels=False`` (the callers set their own
-      ticks afterwards) there is nothing to test;
-    * ``FacetGrid.add_legend`` draws twice to measure its legend, which is measurable without
-      rendering.
-    """
+    """Inside the block ``fig.canvas`` is a bare ``FigureCanvasBase`` whose ``draw()`` does nothing: for seaborn
+    calls that force a full draw that changes nothing drawn (``heatmap``'s tick-label overlap test, with tick
+    labels off; ``FacetGrid.add_legend`` measuring its legend).  The figure's own canvas is back on exit."""
     from matplotlib.backend_bases import FigureCanvasBase
 
     canvas = fig.canvas
@@ -115,14 +128,8 @@ def _wrap(text: str, width: int) -> list[str]:
 
 
 def fit_label(text, width: int = LABEL_WIDTH, lines: int = 2) -> str:
-    """``text`` as a label of at most ``lines`` lines of ``width`` characters.
-
-    A longer name is wrapped after a separator (``-``, ``_``, ``.``, ``/``, space); when it still
-    does not fit, its middle is cut (``"Gemini-3.1-Pro-Preview-native-" / "\u2026context-2026-01-15-exp"``),
-    so that both its start and its end, where versions and dates are, stay.  The full name stays
-    in the data drawn (the CSV ``output.save_figure`` writes beside the figure).  A name of
-    ``width`` characters or fewer is returned as it is.
-    """
+    """``text`` in at most ``lines`` lines of ``width`` characters: wrapped after a separator (``-_./`` or space),
+    else cut in the middle (``"…"``) so that its start and its end (versions, dates) stay."""
     text = str(text)
     if len(text) <= width:
         return text
@@ -144,8 +151,7 @@ def _tail(text: str, n: int) -> str:
 
 
 def fit_labels(names, width: int = LABEL_WIDTH, lines: int = 2) -> list[str]:
-    """:func:`fit_label` of each name; names whose fitted labels would be the same are wrapped
-    whole instead (every line of ``width``, none cut), so no two labels of a figure read alike."""
+    """:func:`fit_label` of each name; names whose labels would read alike are wrapped whole instead."""
     names = [str(n) for n in names]
     fitted = [fit_label(n, width, lines) for n in names]
     seen: dict[str, set] = {}
@@ -160,15 +166,9 @@ def _decade(m: int, e: int) -> float:
 
 
 def log_ticks(lo: float, hi: float, *, max_ticks: int = 6, min_gap: float = 0.12) -> list[float]:
-    """Round tick values for a log axis from ``lo`` to ``hi`` (both > 0) that cannot overprint.
-
-    Candidates: multiples of a round step (0.01 ... 0.5: narrow ranges around 1, as odds and
-    retention ratios are) and round values per decade (1-2-3-5, 1-2-5, 1-3, 1, then every 2nd,
-    3rd ... decade).  Of the candidate sets with 2 to ``max_ticks`` values inside the axis whose
-    neighbours are at least ``min_gap`` of the axis width apart (in log units), the one with the
-    most values is taken (the first listed on a tie).  1 is among them whenever the axis shows
-    it (every candidate set holds 1).  Returns ``[]`` for an empty or invalid range.
-    """
+    """Round ticks for a log axis from ``lo`` to ``hi`` that cannot overprint: of the candidate sets (multiples of a
+    round step; 1-2-3-5 ... per decade; every k-th decade) with 2 to ``max_ticks`` values inside, neighbours at
+    least ``min_gap`` of the axis apart, the one with the most values (1 among them whenever shown)."""
     if not (0 < lo < hi) or not math.isfinite(hi):
         return []
     span = math.log10(hi) - math.log10(lo)
@@ -191,3 +191,61 @@ def log_ticks(lo: float, hi: float, *, max_ticks: int = 6, min_gap: float = 0.12
         if min(gaps) >= min_gap * span:
             best = inside
     return best
+
+
+def place_labels(ax, x, y, labels, *, fontsize: float = 6.5, pad_pt: float = 4.0, color: str = "#222222",
+                 avoid=()) -> None:
+    """Write ``labels`` beside the points ``(x, y)``, overlapping no other label, marker or ``avoid`` artist, inside the
+    axes: for each point (top first) the first of eight positions at growing distances that fits; a label beside
+    its point is nearer to it than to any other, one further away hangs on a leader line."""
+    import matplotlib.transforms as mtrans
+
+    fig = ax.figure
+    fig.draw_without_rendering()   # lays the figure out (its layout engine) without rasterizing it
+    r = fig.canvas.get_renderer()
+    to_disp = ax.transData
+    pts = to_disp.transform(np.column_stack([x, y]))
+    dpi_scale = fig.dpi / 72.0
+    mk = 4.0 * dpi_scale
+    taken = [mtrans.Bbox.from_extents(px - mk, py - mk, px + mk, py + mk) for px, py in pts]
+    taken += [a.get_window_extent(r) for a in avoid]
+    axbox = ax.get_window_extent(r)
+    dirs = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1)]
+    gaps = np.hypot(*(pts[:, None, :] - pts[None, :, :]).transpose(2, 0, 1)) + np.eye(len(pts)) * 1e9
+    for k in np.argsort(-np.asarray(y, float), kind="stable"):
+        px, py = pts[k]
+        t = ax.text(0, 0, labels[k], fontsize=fontsize, color=color, transform=None)
+        w, h = (lambda b: (b.width, b.height))(t.get_window_extent(r))
+        best = None
+        crowded = len(pts) > 1 and gaps[k].min() < 2 * mk   # markers touching: label away, on a visible leader
+        for dist in (2.2, 3.6, 5.2, 7.0, 9.0, 11.5, 14.0) if crowded else (1.0, 2.2, 3.6, 5.2, 7.0, 9.0, 11.5, 14.0):
+            for dx, dy in dirs:
+                off = pad_pt * dpi_scale * dist
+                cx = px + dx * (off + (w / 2 if dx else 0))
+                cy = py + dy * (off + (h / 2 if dy else 0))
+                box = mtrans.Bbox.from_extents(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+                inside = (box.x0 >= axbox.x0 and box.x1 <= axbox.x1 and box.y0 >= axbox.y0 and box.y1 <= axbox.y1)
+                near = dist > 1 or _nearest(box, pts) == k   # a label beside a point must be nearest to its own
+                if inside and near and not any(box.overlaps(o) for o in taken):
+                    best = (cx, cy, box, dist)
+                    break
+            if best:
+                break
+        t.remove()
+        if best is None:
+            cx, cy = px + pad_pt * dpi_scale + w / 2, py
+            box, dist = mtrans.Bbox.from_extents(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2), 1.0
+        else:
+            cx, cy, box, dist = best
+        taken.append(box)
+        tx_, ty_ = to_disp.inverted().transform((cx, cy))
+        ax.annotate(labels[k], (x[k], y[k]), xytext=(tx_, ty_), textcoords="data", ha="center", va="center",
+                    fontsize=fontsize, color=color,
+                    arrowprops=dict(arrowstyle="-", lw=0.5, color="#777777", shrinkA=0, shrinkB=0) if dist > 1 else None)
+
+
+def _nearest(box, pts: np.ndarray) -> int:
+    """Index of the point (display px) nearest to ``box`` (distance 0 inside it)."""
+    dx = np.maximum(np.maximum(box.x0 - pts[:, 0], pts[:, 0] - box.x1), 0)
+    dy = np.maximum(np.maximum(box.y0 - pts[:, 1], pts[:, 1] - box.y1), 0)
+    return int(np.argmin(np.hypot(dx, dy)))

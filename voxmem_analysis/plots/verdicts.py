@@ -1,34 +1,22 @@
-"""Figures for the label-free analyses of :mod:`voxmem_analysis.analysis.verdicts`.
-
-Each function takes the DataFrame an analysis returned (``data=``), only draws it, and
-returns the Figure (or draws on ``ax=`` when given).  Category and series names are drawn
-as they appear in the data; nothing assumes VoxMem's labels.
-"""
+"""Figures of the label-free analyses (:mod:`voxmem_analysis.analysis.verdicts`): each draws the frame it is given,
+names as they appear in the data, and returns the Figure (or draws on ``ax=``)."""
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+import seaborn as sns
+from matplotlib.colors import TwoSlopeNorm
 
-from voxmem_analysis.plots.style import fit_labels, paper_style, without_canvas_draw
+from voxmem_analysis.plots.style import SERIES_COLORS, fit_labels, reserve_footer, styled, without_canvas_draw
 
-__all__ = ["SERIES_COLORS", "accuracy_dots", "scaling_curves", "comparison_matrix", "significance_mark"]
-
-#: Okabe-Ito colours, cycled over series (systems).
-SERIES_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#F0E442", "#000000")
+__all__ = ["accuracy_dots", "scaling_curves", "comparison_matrix", "significance_mark"]
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<")
 _SPECIAL = ("overall", "macro")
 
 
 def _series(data: pd.DataFrame, col: str) -> list:
     return list(dict.fromkeys(data[col].tolist()))
-
-
-def _footer(fig) -> None:
-    try:
-        from voxmem_analysis.plots.results import reserve_footer
-    except ImportError:  # pragma: no cover - results plots are optional here
-        return
-    reserve_footer(fig)
 
 
 def significance_mark(p: float) -> str:
@@ -44,43 +32,40 @@ def _facets(data: pd.DataFrame, facet: str | None) -> list:
     return _series(data, facet)
 
 
+@styled
 def accuracy_dots(data: pd.DataFrame, *, category: str = "question_type", series: str = "system",
                   value: str = "accuracy", facet: str | None = "budget", ax=None, title: str | None = None,
                   xlim=(-2, 102), legend: bool = True):
-    """Dot plot of :func:`voxmem_analysis.analysis.verdicts.slice_accuracy`: accuracy per ``category``
-    (rows; ``overall``/``macro`` below a separator) and ``series`` (colours) with interval bars, one panel per
-    ``facet`` value (or on ``ax``); returns the Figure."""
-    import matplotlib.pyplot as plt
-
+    """Dot plot of ``slice_accuracy``: accuracy per ``category`` (``overall``/``macro`` below a rule) and ``series``
+    with interval bars, a panel per ``facet`` value (or on ``ax``)."""
     cats = [c for c in _series(data, category) if c not in _SPECIAL]
     cats += [c for c in _SPECIAL if c in set(data[category])]
     systems = _series(data, series)
     facets = [None] if ax is not None else _facets(data, facet)
-    with paper_style():
+    if ax is None:
+        h = 0.36 * len(cats) * max(1, len(systems)) ** 0.5 + 1.5
+        fig, axes = plt.subplots(1, len(facets), figsize=(3.9 * len(facets) + 1.6, h), sharey=True,
+                                 squeeze=False, constrained_layout=True)
+        reserve_footer(fig)
+        axs = list(axes[0])
+    else:
+        fig, axs = ax.figure, [ax]
+    for a, fv in zip(axs, facets):
+        part = data if fv is None else data[data[facet] == fv]
+        _dots(a, part, cats, systems, category, series, value)
+        a.set_xlim(*xlim)
+        if fv is not None:
+            a.set_title(f"{facet} {fv}", fontsize=9)
+    if title:
+        (fig.suptitle if len(axs) > 1 else axs[0].set_title)(title, fontsize=9)
+    if legend:
+        handles, labels = axs[0].get_legend_handles_labels()
         if ax is None:
-            h = 0.36 * len(cats) * max(1, len(systems)) ** 0.5 + 1.5
-            fig, axes = plt.subplots(1, len(facets), figsize=(3.9 * len(facets) + 1.6, h), sharey=True,
-                                     squeeze=False, constrained_layout=True)
-            _footer(fig)
-            axs = list(axes[0])
+            fig.legend(handles, labels, loc="outside upper center", ncol=min(len(systems), 4), frameon=False,
+                       fontsize=8)
         else:
-            fig, axs = ax.figure, [ax]
-        for a, fv in zip(axs, facets):
-            part = data if fv is None else data[data[facet] == fv]
-            _dots(a, part, cats, systems, category, series, value)
-            a.set_xlim(*xlim)
-            if fv is not None:
-                a.set_title(f"{facet} {fv}", fontsize=9)
-        if title:
-            (fig.suptitle if len(axs) > 1 else axs[0].set_title)(title, fontsize=9)
-        if legend:
-            handles, labels = axs[0].get_legend_handles_labels()
-            if ax is None:
-                fig.legend(handles, labels, loc="outside upper center", ncol=min(len(systems), 4), frameon=False,
-                           fontsize=8)
-            else:
-                ax.legend(handles, labels, loc="lower left", bbox_to_anchor=(0, 1.0), ncol=min(len(systems), 3),
-                          frameon=False, fontsize=7.5)
+            ax.legend(handles, labels, loc="lower left", bbox_to_anchor=(0, 1.0), ncol=min(len(systems), 3),
+                      frameon=False, fontsize=7.5)
     return fig
 
 
@@ -113,93 +98,83 @@ def _dots(ax, data, cats, systems, category, series, value) -> None:
     ax.set_axisbelow(True)
 
 
+@styled
 def scaling_curves(data: pd.DataFrame, *, budget: str = "budget", series: str = "system", panel: str = "question_type",
                    value: str = "accuracy", ncols: int = 4, title: str | None = None):
-    """Accuracy against budget from :func:`voxmem_analysis.analysis.verdicts.scaling_table`: one panel per
-    category (``overall`` last), one line per series, Wilson bars; budgets in the order they appear."""
-    import matplotlib.pyplot as plt
-
+    """Accuracy against budget (``scaling_table``): a panel per category (``overall`` last), a line per series."""
     panels = [p for p in _series(data, panel) if p not in _SPECIAL] + [p for p in _SPECIAL if p in set(data[panel])]
     budgets = _series(data, budget)
     x = {b: i for i, b in enumerate(budgets)}
     systems = _series(data, series)
     ncols = min(ncols, len(panels))
     nrows = int(np.ceil(len(panels) / ncols))
-    with paper_style():
-        fig, axes = plt.subplots(nrows, ncols, figsize=(1.9 * ncols + 0.6, 1.85 * nrows + 0.9), sharey=True,
-                                 squeeze=False, constrained_layout=True)
-        _footer(fig)
-        k = len(systems)
-        names = fit_labels(systems)
-        off = 0.1
-        for a, p in zip(axes.flat, panels):
-            for j, s in enumerate(systems):
-                sub = data[(data[panel] == p) & (data[series] == s)]
-                if sub.empty:
-                    continue
-                xs = np.array([x[b] for b in sub[budget]], dtype=float) + (j - (k - 1) / 2) * off
-                y = sub[value].to_numpy(float)
-                err = np.vstack([y - sub[f"{value}_ci_low"].to_numpy(float), sub[f"{value}_ci_high"].to_numpy(float) - y])
-                a.errorbar(xs, y, yerr=err, color=SERIES_COLORS[j % len(SERIES_COLORS)],
-                           marker=_MARKERS[j % len(_MARKERS)], ms=4, lw=1.3, capsize=2, label=names[j])
-            a.set_title(str(p).capitalize() if p in _SPECIAL else str(p), fontsize=8, fontweight="bold" if p in _SPECIAL else None)
-            a.set_xticks(range(len(budgets)), [str(b) for b in budgets])
-            a.set_xlim(-0.4, len(budgets) - 0.6)
-            a.set_ylim(-3, 103)
-            a.grid(axis="y", color="#e5e5e5", lw=0.6)
-            a.set_axisbelow(True)
-        for a in axes.flat[len(panels):]:
-            a.axis("off")
-        for a in axes[:, 0]:
-            a.set_ylabel("Accuracy (%)")
-        handles, labels = axes.flat[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside upper center", ncol=min(k, 4), frameon=False, fontsize=8)
-        if title:
-            fig.suptitle(title, fontsize=9)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(1.9 * ncols + 0.6, 1.85 * nrows + 0.9), sharey=True,
+                             squeeze=False, constrained_layout=True)
+    reserve_footer(fig)
+    k = len(systems)
+    names = fit_labels(systems)
+    off = 0.1
+    for a, p in zip(axes.flat, panels):
+        for j, s in enumerate(systems):
+            sub = data[(data[panel] == p) & (data[series] == s)]
+            if sub.empty:
+                continue
+            xs = np.array([x[b] for b in sub[budget]], dtype=float) + (j - (k - 1) / 2) * off
+            y = sub[value].to_numpy(float)
+            err = np.vstack([y - sub[f"{value}_ci_low"].to_numpy(float), sub[f"{value}_ci_high"].to_numpy(float) - y])
+            a.errorbar(xs, y, yerr=err, color=SERIES_COLORS[j % len(SERIES_COLORS)],
+                       marker=_MARKERS[j % len(_MARKERS)], ms=4, lw=1.3, capsize=2, label=names[j])
+        a.set_title(str(p).capitalize() if p in _SPECIAL else str(p), fontsize=8, fontweight="bold" if p in _SPECIAL else None)
+        a.set_xticks(range(len(budgets)), [str(b) for b in budgets])
+        a.set_xlim(-0.4, len(budgets) - 0.6)
+        a.set_ylim(-3, 103)
+        a.grid(axis="y", color="#e5e5e5", lw=0.6)
+        a.set_axisbelow(True)
+    for a in axes.flat[len(panels):]:
+        a.axis("off")
+    for a in axes[:, 0]:
+        a.set_ylabel("Accuracy (%)")
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper center", ncol=min(k, 4), frameon=False, fontsize=8)
+    if title:
+        fig.suptitle(title, fontsize=9)
     return fig
 
 
+@styled
 def comparison_matrix(data: pd.DataFrame, *, p_value: str = "p_holm", facet: str | None = "budget", ax=None,
                       title: str | None = None, limit: float | None = None):
-    """Heatmap of :func:`voxmem_analysis.analysis.verdicts.compare_systems`: cell (a, b) the difference a − b
-    (pp), (b, a) its negative, marks from ``p_value`` (:func:`significance_mark`); one panel per ``facet``
-    value, a colour half-range ``limit`` (default: the largest difference, at least 10) shared by all."""
-    import matplotlib.pyplot as plt
-    from matplotlib.colors import TwoSlopeNorm
-
+    """Heatmap of ``compare_systems``: cell (a, b) the difference a − b (pp), marks from ``p_value``; a panel per
+    ``facet`` value, the colour half-range ``limit`` (default the largest difference, at least 10) shared."""
     facets = [None] if ax is not None else _facets(data, facet)
     diffs = data["diff"].to_numpy(float)
     lim = limit or max(10.0, float(np.nanmax(np.abs(diffs))) if np.isfinite(diffs).any() else 10.0)
     norm = TwoSlopeNorm(vcenter=0.0, vmin=-lim, vmax=lim)
     systems = list(dict.fromkeys([*data["system_a"], *data["system_b"]]))
     n = len(systems)
-    with paper_style():
-        if ax is None:
-            fig, axes = plt.subplots(1, len(facets), figsize=((1.0 * n + 1.6) * len(facets) + 1.0, 0.85 * n + 1.9),
-                                     squeeze=False, constrained_layout=True)
-            _footer(fig)
-            axs = list(axes[0])
-        else:
-            fig, axs = ax.figure, [ax]
-        cmap = plt.get_cmap("RdBu")
-        im = None
-        for a, fv in zip(axs, facets):
-            part = data if fv is None else data[data[facet] == fv]
-            im = _matrix(a, part, systems, p_value, cmap, norm)
-            if fv is not None:
-                a.set_title(f"{facet} {fv}", fontsize=9)
-        cb = fig.colorbar(im, ax=axs, shrink=0.8)
-        cb.set_label("row − column (pp)")
-        fig.text(0.01, 0.0, f"marks: {p_value} < 0.05 *, < 0.01 **, < 0.001 ***", fontsize=7, ha="left", va="bottom")
-        if title:
-            fig.suptitle(title, fontsize=9)
+    if ax is None:
+        fig, axes = plt.subplots(1, len(facets), figsize=((1.0 * n + 1.6) * len(facets) + 1.0, 0.85 * n + 1.9),
+                                 squeeze=False, constrained_layout=True)
+        reserve_footer(fig)
+        axs = list(axes[0])
+    else:
+        fig, axs = ax.figure, [ax]
+    cmap = plt.get_cmap("RdBu")
+    im = None
+    for a, fv in zip(axs, facets):
+        part = data if fv is None else data[data[facet] == fv]
+        im = _matrix(a, part, systems, p_value, cmap, norm)
+        if fv is not None:
+            a.set_title(f"{facet} {fv}", fontsize=9)
+    cb = fig.colorbar(im, ax=axs, shrink=0.8)
+    cb.set_label("row − column (pp)")
+    fig.text(0.01, 0.0, f"marks: {p_value} < 0.05 *, < 0.01 **, < 0.001 ***", fontsize=7, ha="left", va="bottom")
+    if title:
+        fig.suptitle(title, fontsize=9)
     return fig
 
 
 def _matrix(ax, data, systems, p_value, cmap, norm):
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
     n = len(systems)
     pos = {s: i for i, s in enumerate(systems)}
     M = np.full((n, n), np.nan)

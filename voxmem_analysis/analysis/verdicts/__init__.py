@@ -1,16 +1,8 @@
-"""Analyses that assume no benchmark's labels: slicing, paired system comparison, scaling, judges.
+"""Analyses that assume no benchmark's labels (VoxMem and LongMemEval frames alike): slices, paired comparisons,
+scaling and judge agreement over a long frame and the names of its columns, each returning a tidy DataFrame.
 
-Every function takes a long frame (polars or pandas, one row per verdict: VoxMem's ``Release.frame`` and the
-LongMemEval frame alike) and the *names* of its columns, and returns a tidy pandas DataFrame.  Conventions:
-accuracy is ``100 * sum(value) / n`` over the ``scored`` rows (a null value counts 0), through
-:func:`voxmem_analysis.analysis.accuracy.accuracy_by_code`; percent and percentage points, retention a ratio;
-columns ``n``, ``n_correct``, ``<stat>_ci_low`` / ``<stat>_ci_high``, ``<stat>_ci_flag``, ``ci_level``,
-``interval``, ``change`` = comparison - baseline.  Items are the resampling unit of every bootstrap and the
-pairing unit of comparisons; every slice, pair or group is resampled afresh with the seed, so any row can be
-reproduced from its own data.  The type column (:data:`TYPE_COLUMNS`) is pooled into ``overall`` rows and averaged
-into ``macro`` rows.  Bootstrap settings are one :class:`~voxmem_analysis.stats.BootstrapSettings` (``settings=``).
-No sign of a change is assumed.
-"""
+Accuracy is ``100 * sum(value) / n`` over the ``scored`` rows; items are the resampling and pairing unit, every
+row resampled afresh with the seed; the type column is pooled into ``overall`` rows and averaged into ``macro``."""
 from __future__ import annotations
 
 from voxmem_analysis.analysis.verdicts._frames import INTERVALS, MACRO, OVERALL, TYPE_COLUMNS, level_order

@@ -1,11 +1,4 @@
-"""The shared frame helpers of the label-free analyses: columns, level orders, groups, checks.
-
-Every analysis of :mod:`voxmem_analysis.analysis.verdicts` takes a long frame (polars or pandas)
-and column names; :func:`to_pandas` takes the columns it needs, :func:`numeric_values` reads the
-value and scored columns, :func:`groups_of` iterates groups in first-appearance order and
-:func:`sort_levels` sorts a result in each column's :func:`level_order`.  Argument errors go
-through :func:`fail` (:class:`~voxmem_analysis.errors.AnalysisInputError`).
-"""
+"""The frame helpers of the label-free analyses: column checks, level orders, groups in first-appearance order."""
 from __future__ import annotations
 
 from typing import Sequence
@@ -51,14 +44,9 @@ def is_null(v) -> bool:
 
 
 def level_order(values) -> list:
-    """The display order of a column's values.
-
-    Categorical (e.g. VoxMem's ``budget`` Enum): category order.  Booleans: False, True.
-    Numbers: ascending.  Values of a known vocabulary (VoxMem budgets, evidence types,
-    operations, subtypes; LongMemEval question types): that vocabulary's order.  Budget-like
-    labels (``8k``, ``115k``, ``1.5M``): numeric order.  Anything else: first appearance.
-    Nulls last.
-    """
+    """The display order of a column's values: a categorical's categories, False before True, numbers ascending,
+    a known vocabulary's order (budgets, evidence types, operations, subtypes, LongMemEval question types),
+    budget-like labels (``8k``, ``1.5M``) by size, else first appearance; nulls last."""
     s = values if isinstance(values, pd.Series) else pd.Series(list(values), dtype=object)
     has_null = bool(s.isna().any())
     if isinstance(s.dtype, pd.CategoricalDtype):
@@ -86,7 +74,7 @@ def level_order(values) -> list:
 
 
 def objectify(df: pd.DataFrame, cols: Sequence[str]) -> dict[str, list]:
-    """Record each column's level order, then make it plain object dtype with None for nulls."""
+    """Each column's level order, then the column as object dtype with None for nulls (in place)."""
     orders = {}
     for c in cols:
         orders[c] = level_order(df[c])
@@ -95,7 +83,7 @@ def objectify(df: pd.DataFrame, cols: Sequence[str]) -> dict[str, list]:
 
 
 def sort_levels(df: pd.DataFrame, cols: Sequence[str], orders: dict[str, list], tail: Sequence[str] = (OVERALL, MACRO)) -> pd.DataFrame:
-    """Stable sort by ``cols`` in their level order; ``overall``/``macro`` after the levels."""
+    """Stable sort by ``cols`` in their level order, ``overall``/``macro`` after the levels."""
     if df.empty or not cols:
         return df.reset_index(drop=True)
     keys = {}
@@ -120,7 +108,7 @@ def sort_levels(df: pd.DataFrame, cols: Sequence[str], orders: dict[str, list], 
 
 
 def numeric_values(df: pd.DataFrame, value: str, scored: str | None) -> tuple[np.ndarray, np.ndarray]:
-    """(value as float with nulls -> 0, scored mask)."""
+    """``(value as float, nulls 0; scored mask)``."""
     col = df[value]
     try:
         v = col.astype("Float64").to_numpy(dtype=float, na_value=np.nan)
@@ -184,7 +172,7 @@ def check_unique(df: pd.DataFrame, keys: list[str], hint: str) -> None:
 
 
 def cluster_of(df: pd.DataFrame, item: str, cluster: str | None, what: str = "cluster") -> pd.Series | None:
-    """item -> cluster (``what``) label (one per item, none missing), or None without the column."""
+    """item -> its ``cluster`` label (one per item, none missing), or None without the column."""
     if cluster is None:
         return None
     if df[cluster].isna().any():

@@ -31,46 +31,23 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
                     systems: Sequence | None = None, alpha: float = 0.05, family: str = "all",
                     cluster: str | None = None, strata: str | None = None,
                     settings: BootstrapSettings = BootstrapSettings()) -> pd.DataFrame:
-    """Every pair of systems at the same budget (any ``groups``), on the items both have scored.
+    """Every pair of systems within each ``groups`` value (e.g. each budget), on the items both scored.
 
-    Parameters
-    ----------
-    frame : polars or pandas DataFrame
-        One row per (system, groups, item) (duplicates are an error: select one judge first).
-    system, item, value, scored : str
-        Column names.
-    groups : str or list of str, optional
-        Columns within which pairs are formed (e.g. ``"budget"``, or ``["budget", "judge"]``); None compares over
-        the whole frame.
-    systems : sequence, optional
-        Systems to compare and their order (default: every system, in :func:`level_order`).
-    alpha : float
-        Family-wise level of the ``reject`` column (Holm).
-    family : {"all", "per-slice"}
-        The Holm family: every row of the table (default: a reader scans them all for a small ``p_holm``), or
-        the pairs at the same budget (and the same ``groups`` values).  The column ``holm_family`` names it.
-    cluster, strata : str, optional
-        Item-level columns: the bootstrap draws whole clusters (e.g. a question family; adds ``cluster`` and
-        ``diff_design_effect``), or draws items within strata (the design's, e.g. the axis of Audio MultiChallenge
-        tasks).
-    settings : BootstrapSettings
-        The paired bootstrap's ``n_boot, seed, ci_level, progress``; ``interval``: the endpoints of the
-        interval of ``diff`` (``"bca"``: bias-corrected and accelerated, any but the default adds the
-        column ``interval``); ``mc_se``: add ``interval``, ``diff_ci_low_mc_se`` and ``diff_ci_high_mc_se``
-        (the Monte-Carlo standard error of each endpoint) and ``diff_ci_resolution`` (the step of the values the
-        difference can take at the endpoints).
+    ``frame``: one row per (system, groups, item) (several judges: select one, or add ``judge`` to ``groups``);
+    ``systems``: which to compare, in that order (default all, :func:`level_order`); ``family``: Holm over every
+    row (``"all"``) or within each group (``"per-slice"``), the ``reject`` column at ``alpha``; ``cluster`` /
+    ``strata``: item-level columns the paired bootstrap draws whole clusters of or draws within; ``settings``: the
+    bootstrap's ``n_boot, seed, ci_level, progress``, its endpoints (``interval``) and ``mc_se``.
 
     Returns
     -------
     pandas.DataFrame
-        One row per (groups, system_a, system_b), ``a`` before ``b`` in system order: ``n_a, n_b`` (scored items),
-        ``n_common``, ``only_a, only_b`` (scored by one only: counted, left out), ``n_correct_a, n_correct_b, acc_a,
-        acc_b`` (on the common items, %), ``diff = acc_a - acc_b`` (pp) and its paired bootstrap interval
-        ``diff_ci_low, diff_ci_high`` (:func:`voxmem_analysis.stats.paired_bootstrap_frame`, the two systems as the
-        two conditions), ``diff_ci_flag`` (the stats layer's ``ci_flag``), ``a_right_b_wrong, a_wrong_b_right``,
-        ``p_mcnemar`` (exact, two-sided), ``p_holm``, ``n_family``, ``holm_family``, ``reject``, ``n_boot, seed``,
-        ``p_cochran, n_cochran`` (Cochran's Q over every system of the group on the items all scored, with three
-        systems or more: read the pairwise tests when it rejects).
+        ``*groups, system_a, system_b, n_a, n_b`` (scored), ``n_common, only_a, only_b, n_correct_a, n_correct_b,
+        acc_a, acc_b`` (on the common items, %), ``diff`` (acc_a − acc_b, pp) with ``diff_ci_low, diff_ci_high,
+        diff_ci_flag``, ``a_right_b_wrong, a_wrong_b_right, p_mcnemar`` (exact), ``p_holm, n_family, holm_family,
+        reject, n_boot, seed, p_cochran, n_cochran`` (Cochran's Q over three systems or more); with ``cluster``
+        ``cluster, diff_design_effect``; with ``mc_se`` or BCa ``interval`` (and ``diff_ci_low_mc_se,
+        diff_ci_high_mc_se, diff_ci_resolution``).
     """
     cfg = settings.check()
     if family not in P_ADJUST_FAMILIES:
@@ -113,8 +90,7 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
 
 def _pairs(df: pd.DataFrame, gcols: list[str], system: str, item: str, sys_order: list, binary: bool,
            per_item: dict[str, pd.Series | None]) -> tuple[list[dict], list[pd.DataFrame]]:
-    """One row per pair of systems within each group, and the long frames of their common items (for the bootstrap,
-    with the ``per_item`` labels given: ``_cluster``, ``_strata``)."""
+    """One row per pair within each group, and the long frames of their common items for the bootstrap."""
     rows: list[dict] = []
     long_parts: list[pd.DataFrame] = []
     sc = df[df["_s"]]
@@ -184,11 +160,7 @@ def holm_columns(out: pd.DataFrame, fam_cols: list[str], alpha: float, p: str = 
 
 
 def _require_pairs(df: pd.DataFrame, gcols: list[str], system: str, systems: Sequence) -> None:
-    """Raise :class:`AnalysisInputError` unless some group (budget) holds two of ``systems``.
-
-    A comparison of fewer than two systems has no pair: an empty table would look like a
-    result, so it is an error that names the systems found.
-    """
+    """An error unless some group holds two of ``systems`` (an empty table would look like a result)."""
     wanted = set(systems)
     found = sorted({str(x) for x in df[system].dropna() if x in wanted})
     if len(found) < 2:

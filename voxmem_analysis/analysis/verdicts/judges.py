@@ -20,31 +20,16 @@ def judge_agreement(frame_a, frame_b, *, keys: Sequence[str], by: Sequence[str] 
                     value: str = "correct", scored: str | None = "scored", type_col: str | None = "auto") -> pd.DataFrame:
     """Agreement between two judges' verdicts on the same responses, per slice.
 
-    Parameters
-    ----------
-    frame_a, frame_b : polars or pandas DataFrame
-        The two judges' verdict frames.
-    keys : list of str
-        Columns identifying the same verdict in both (e.g. ``["system", "budget",
-        "question_id"]``); unique within each frame.
-    by : str or list of str, optional
-        Slicing columns, taken from ``frame_a`` (e.g. ``"question_type"``).
-    value, scored : str
-        As in :func:`slice_accuracy`; a pair counts when both sides are scored.
-    type_col : str, "auto" or None
-        As in :func:`slice_accuracy`: the ``overall`` rows pool it.
+    ``keys``: the columns naming the same verdict in both frames (unique in each); ``by``: slicing columns of
+    ``frame_a``; ``value``, ``scored``, ``type_col`` as in :func:`slice_accuracy` (a pair counts when both sides are
+    scored).
 
     Returns
     -------
     pandas.DataFrame
-        ``*by, level, n, acc_a, acc_b, diff, agreement, kappa, n11, n10, n01, n00,
-        only_a, only_b, n_excluded``: ``n`` scored pairs; accuracies and agreement in %;
-        ``diff = acc_a - acc_b`` (pp; first minus second, as ``diff`` of
-        :func:`compare_systems`); ``kappa`` Cohen's (NaN when undefined);
-        ``n10``: credited by ``a`` only, ``n01``: by ``b`` only; ``only_a`` / ``only_b``:
-        verdicts without a counterpart in the other frame (reported, not used; ``only_b`` is
-        attributed to a slice only when ``frame_b`` has the ``by`` columns);
-        ``n_excluded``: matched pairs unscored on either side.
+        ``*by, level, n`` (scored pairs), ``acc_a, acc_b, diff`` (a − b), ``agreement`` (%), ``kappa`` (Cohen's),
+        ``n11, n10, n01, n00`` (``n10``: credited by a only), ``only_a, only_b`` (verdicts without a counterpart;
+        ``only_b`` in a slice only when ``frame_b`` has the ``by`` columns), ``n_excluded`` (pairs unscored).
     """
     keys, by = as_list(keys), as_list(by)
     if not keys:
@@ -111,14 +96,8 @@ def judge_agreement(frame_a, frame_b, *, keys: Sequence[str], by: Sequence[str] 
 def judge_agreement_pairs(frame, *, judge: str = "judge", within: Sequence[str] = ("system", "budget"),
                           item: str = "question_id", by: Sequence[str] | str | None = ("question_type",),
                           value: str = "correct", scored: str | None = "scored") -> pd.DataFrame:
-    """:func:`judge_agreement` for every pair of judges found within each ``within`` group.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``*within, judge_a, judge_b`` then the columns of :func:`judge_agreement`; empty
-        when no group has two judges.
-    """
+    """``*within, judge_a, judge_b`` and :func:`judge_agreement` for every pair of judges within each ``within`` group
+    (empty when no group has two judges)."""
     within, by = as_list(within), as_list(by)
     df = to_pandas(frame, [*within, judge, item, *by, value, scored])
     orders = objectify(df, [*within, judge])

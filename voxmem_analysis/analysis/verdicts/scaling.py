@@ -35,46 +35,22 @@ def scaling_table(frame, *, system: str = "system", type_col: str | None = "ques
                   budget: str = "budget", baseline, value: str = "correct", scored: str | None = "scored",
                   budgets: Sequence | None = None, groups: Sequence[str] | None = None, cluster: str | None = None,
                   settings: BootstrapSettings = BootstrapSettings()) -> pd.DataFrame:
-    """Accuracy at each budget, and change / retention relative to the baseline budget.
+    """Accuracy at each budget, and the paired change and retention against the ``baseline`` budget.
 
-    Parameters
-    ----------
-    frame : polars or pandas DataFrame
-        One row per (system, budget, item).
-    system, type_col, item, budget, value, scored : str
-        Column names (``type_col=None``: pooled rows only).
-    baseline
-        The baseline budget (a value of ``budget``; case-insensitive match).
-    budgets : sequence, optional
-        Budgets to report and their order (default: all, in :func:`level_order`).
-    groups : list of str, optional
-        Further key columns (e.g. ``["judge"]``).
-    cluster : str, optional
-        Item-level cluster column (e.g. a question family): the paired bootstrap draws whole
-        clusters (``overall`` rows stratified by type only if no cluster spans two types) and
-        the columns ``cluster`` and ``change_design_effect`` are added.
-    settings : BootstrapSettings
-        The paired bootstrap's ``n_boot, seed, ci_level, interval, progress``.
+    ``frame``: one row per (system, budget, item); ``baseline``: a value of ``budget`` (any case); ``budgets``: those
+    reported, in order (default all); ``groups``: further keys (e.g. ``["judge"]``); ``type_col``: per-type rows and
+    their pooled ``overall`` (None: pooled rows only); ``cluster``: an item-level column the paired bootstrap draws
+    whole; ``settings``: its ``n_boot, seed, ci_level, interval, progress``.  Each system is compared on its own items
+    scored at both budgets, both rescored on every draw; pooled rows resample items within types.
 
     Returns
     -------
     pandas.DataFrame
-        One row per (groups, system, type, budget), the pooled type labelled ``overall``
-        (``level`` = ``slice`` / ``overall``).  Columns: ``n, n_correct, accuracy,
-        accuracy_ci_low, accuracy_ci_high`` (all scored items at that budget, Wilson, %); for budgets other than the
-        baseline, on the items scored at **both** budgets: ``n_paired``,
-        ``acc_baseline_paired``, ``acc_paired`` (%), ``change`` = ``acc_paired -
-        acc_baseline_paired`` (pp) with ``change_ci_low, change_ci_high``, ``retention`` =
-        ``acc_paired / acc_baseline_paired`` with ``retention_ci_low, retention_ci_high``
-        and ``retention_n_invalid`` (resamples where the baseline accuracy was 0);
-        ``baseline_budget``, ``ci_level``, ``n_boot``, ``seed``.  Baseline rows have null paired columns.
-
-    Notes
-    -----
-    Intervals: :func:`voxmem_analysis.stats.paired_bootstrap_frame` per comparison budget
-    with ``aggregate=None`` (each system on its own paired items; both budgets rescored on
-    the same draw); per-type rows resample the type's items, ``overall`` rows resample items
-    within types (``strata``).  No sign is assumed: change may be positive, retention > 1.
+        ``*groups, system, type, budget, level, n, n_correct, accuracy, accuracy_ci_low, accuracy_ci_high`` (all
+        scored items, Wilson, %), then on the items scored at both budgets (null at the baseline): ``n_paired,
+        acc_baseline_paired, acc_paired, change`` (pp) with ``change_ci_low, change_ci_high``, ``retention`` with
+        ``retention_ci_low, retention_ci_high, retention_n_invalid``; ``baseline_budget, ci_level, n_boot, seed``
+        (with ``cluster``: ``cluster, change_design_effect``).
     """
     cfg = settings.check()
     gcols = as_list(groups)
@@ -132,8 +108,7 @@ def scaling_table(frame, *, system: str = "system", type_col: str | None = "ques
 
 
 def _paired_changes(df: pd.DataFrame, base, b, gcols: list[str], columns: dict, cfg: BootstrapSettings) -> list:
-    """The paired bootstrap of ``b`` against ``base``: per type (with a type column), then pooled over types
-    (items resampled within types); ``[]`` when no item is scored at both budgets."""
+    """The paired bootstrap of ``b`` against ``base``, per type and pooled over types (``[]``: no item at both)."""
     budget, type_col, tname, cluster = columns["budget"], columns["type_col"], columns["tname"], columns["cluster"]
     tcols = [type_col] if type_col else []
     sub = df[df[budget].isin([base, b])]
@@ -170,18 +145,13 @@ def _match_level(wanted, levels: list, column: str):
 
 def scaling_correlations(table: pd.DataFrame, *, system: str = "system", type_col: str = "question_type",
                          budget: str = "budget", groups: Sequence[str] | None = None) -> pd.DataFrame:
-    """Appendix D.5: Spearman correlations over system x type cells of a :func:`scaling_table`.
-
-    For each comparison budget (and ``groups``), over the per-type cells (``level ==
-    "slice"``; the pooled rows are left out): ``retention`` vs baseline accuracy and
-    ``change`` vs baseline accuracy, baseline accuracy being ``acc_baseline_paired`` (on the
-    same paired items as the change).
+    """Appendix D.5 over the per-type cells of a :func:`scaling_table`: Spearman ρ of ``retention`` and of ``change``
+    against the baseline accuracy on the same paired items, per comparison budget (and ``groups``).
 
     Returns
     -------
     pandas.DataFrame
-        ``*groups, budget, baseline_budget, x, y, n, n_dropped, rho, p_value`` (``n`` = cells used;
-        ``n_dropped`` = cells with an undefined value, e.g. retention with a zero baseline).
+        ``*groups, budget, baseline_budget, x, y, n`` (cells used), ``n_dropped`` (undefined cells), ``rho, p_value``.
     """
     gcols = as_list(groups)
     need = [*gcols, system, type_col, budget, "level", "acc_baseline_paired", "change", "retention", "baseline_budget"]

@@ -29,50 +29,24 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
                    item: str | None = None, type_col: str | None = "auto", cluster: str | None = None,
                    separate: str | Sequence[str] | None = None,
                    settings: BootstrapSettings = BootstrapSettings()) -> pd.DataFrame:
-    """Accuracy per slice of a verdict frame, with the overall row and the macro-average.
+    """Accuracy per slice of a verdict frame, with the pooled ``overall`` rows and the ``macro`` average.
 
-    Parameters
-    ----------
-    frame : polars or pandas DataFrame
-        One row per verdict.
-    by : str or list of str
-        Columns to slice by (``"system,question_type"`` is split on commas).
-    value, scored : str
-        The 0/1 (or, for a bootstrap, numeric) column, null counting 0; the boolean column of the rows in the
-        denominator (others counted in ``n_excluded``; None: every row).
-    interval : {"auto", "wilson", "bootstrap"}
-        Wilson score interval, or the percentile interval of an item (cluster) bootstrap (needs ``item``; each
-        slice resampled afresh).  "auto": per row, the bootstrap where an item occurs more than once in it
-        (several systems or budgets pooled: their verdicts are not independent), Wilson otherwise.
-    item : str, optional
-        The resampling unit of the bootstrap, needed for the macro interval.
-    type_col : str, "auto" or None
-        Column of ``by`` pooled into ``overall`` and averaged into ``macro`` rows; "auto": the last of ``by`` in
-        :data:`TYPE_COLUMNS`.
-    cluster : str, optional
-        Each item's cluster (e.g. a question family): bootstrap rows draw whole clusters (stratified by type only
-        where no cluster spans two types) and ``cluster``, ``design_effect`` (cluster over item replicate
-        variance; NaN for Wilson rows) are added.
-    separate : str or list of str, optional
-        Columns of ``by`` whose values no overall or macro row mixes (those rows are left out when they would).
-    settings : BootstrapSettings
-        ``ci_level``; the bootstrap's ``n_boot, seed, progress``; ``interval``: percentile or BCa endpoints of the
-        bootstrap and macro rows (:func:`voxmem_analysis.stats.bootstrap.bootstrap_interval`); ``mc_se``: add
-        ``accuracy_ci_low_mc_se, accuracy_ci_high_mc_se`` (each endpoint's Monte-Carlo standard error) and
-        ``accuracy_ci_resolution`` (the step of the values the accuracy takes there); NaN for Wilson rows.
+    ``by``: columns to slice by (a comma-separated string is split); ``value``: the 0/1 (for a bootstrap, numeric)
+    column, null counting 0; ``scored``: the boolean column of the denominator (None: every row); ``interval``:
+    ``"wilson"``, ``"bootstrap"`` (items, or their ``cluster``, resampled afresh per row; needs ``item``) or ``"auto"``
+    (the bootstrap where an item occurs more than once in a row, Wilson otherwise); ``type_col``: the column of
+    ``by`` pooled into ``overall`` and averaged into ``macro`` rows (``"auto"``: the last of :data:`TYPE_COLUMNS`);
+    ``separate``: columns whose values no pooled row mixes; ``settings``: ``ci_level``, the bootstrap's ``n_boot,
+    seed, progress``, its endpoints (``interval``: percentile or BCa) and ``mc_se``.
 
     Returns
     -------
     pandas.DataFrame
-        ``*by, level, n_correct, n, n_excluded, accuracy, accuracy_ci_low, accuracy_ci_high, interval,
-        accuracy_ci_flag`` (%).  ``level``: ``slice`` (each combination of ``by`` present), ``overall`` (the
-        types pooled, per combination of the other columns; without a type column one row, every ``by`` column
-        ``"overall"``), ``macro`` (the unweighted mean of the type accuracies; ``n_correct`` null).  ``interval``:
-        ``wilson``, ``bootstrap``, ``bootstrap (strata: <type_col>)`` (overall and macro rows draw items within
-        types), ``none`` (a macro row without ``item``); ``bca`` joins the parentheses for BCa endpoints.
-        ``accuracy_ci_flag``: why an interval may not cover (every resample the same value, replaced by the Wilson
-        bound; few events, as the coverage study finds, :func:`voxmem_analysis.stats.endpoints.coverage_flag`);
-        empty otherwise.
+        ``*by, level`` (``slice``, ``overall``, ``macro``), ``n_correct`` (null for macro rows), ``n, n_excluded,
+        accuracy, accuracy_ci_low, accuracy_ci_high`` (%), ``interval`` (``wilson``, ``bootstrap (strata: ...;
+        cluster: ...)``, ``none``), ``accuracy_ci_flag`` (why an interval may not cover, else empty); with ``mc_se``
+        ``accuracy_ci_low_mc_se, accuracy_ci_high_mc_se, accuracy_ci_resolution``; with ``cluster``
+        ``cluster, design_effect``.
     """
     by, cfg = as_list(by), settings
     if interval not in INTERVALS:
@@ -111,7 +85,7 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
 
 @dataclass(frozen=True)
 class _Slicing:
-    """What every row of one :func:`slice_accuracy` call shares: the rows, their values and resampling units."""
+    """What every row of one :func:`slice_accuracy` call shares."""
 
     df: pd.DataFrame
     v: np.ndarray               # value per row, nulls as 0
@@ -213,8 +187,8 @@ def _boot_row(d: _Slicing, idx: np.ndarray, strata_col: str | None = None) -> tu
 
 @dataclass(frozen=True)
 class _UnitSums:
-    """Per resampling unit (item, or cluster) and cell: the sum of the values ``W`` and the scored count ``M`` of
-    its rows (units without a scored row left out), and its stratum."""
+    """Per resampling unit and cell: the value sum ``W``, the scored count ``M`` (units without a scored row left out)
+    and the stratum."""
 
     W: np.ndarray
     M: np.ndarray
@@ -238,22 +212,20 @@ class _UnitSums:
         return cls(W[keep], M[keep], st)
 
     def resampled(self, run: BootstrapSettings) -> tuple[np.ndarray, np.ndarray]:
-        """Resampled ``(W, M)`` sums per cell (:func:`~voxmem_analysis.stats.resampling.resampled_sums`: one draw
-        shared by every cell, and by every later call on as many units with the same strata and seed)."""
+        """Resampled ``(W, M)`` per cell: one draw shared by every cell (and every call with as many units, strata and seed)."""
         k = self.W.shape[1]
         check_bootstrap_memory(run.n_boot, 2 * k, arrays=2, what="the item bootstrap")
         out = resampled_sums(np.hstack([self.W, self.M]), run, strata=self.strata)
         return out[:, :k], out[:, k:]
 
     def jackknife(self, ok: np.ndarray | None = None) -> np.ndarray:
-        """Accuracy (%) with each unit left out in turn; with several cells, the mean over the cells ``ok``."""
+        """Accuracy (%) with each unit left out in turn (several cells: the mean over the cells ``ok``)."""
         with np.errstate(divide="ignore", invalid="ignore"):
             acc = 100.0 * (self.W.sum(axis=0) - self.W) / (self.M.sum(axis=0) - self.M)
         return acc[:, 0] if ok is None else np.mean(acc[:, ok], axis=1)
 
     def law(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """The exact bootstrap distribution of one cell's accuracy (%) when every unit has as many scored rows
-        and integer sums (:func:`~voxmem_analysis.stats.endpoints.sum_distribution`); else None."""
+        """The exact bootstrap law of one cell's accuracy when every unit has as many scored rows and integer sums."""
         m = self.M[:, 0]
         if self.W.shape[1] != 1 or not (m == m[0]).all() or not np.array_equal(self.W, np.round(self.W)):
             return None
@@ -302,9 +274,7 @@ def _item_strata(items: np.ndarray, types: np.ndarray, item: str, type_col: str)
 
 
 def _interval(reps: np.ndarray, cfg: BootstrapSettings, estimate: float, jackknife, order=None, law=None) -> dict:
-    """The interval columns of the replicates (non-finite ones dropped), by
-    :func:`voxmem_analysis.stats.bootstrap.bootstrap_interval`; ``jackknife`` (a callable giving the
-    leave-one-unit-out values) is called for BCa only."""
+    """The interval columns of the replicates (``jackknife``: called for BCa only)."""
     jack = jackknife() if cfg.interval == "bca" else None
     r = endpoint_interval(reps, estimate, ci_level=cfg.ci_level, method=cfg.interval, jackknife=jack, order=order,
                           lattice=law)

@@ -1,0 +1,23 @@
+"""The context-length model on releases without the paper's 8K or 64K: budgets from the release, said in a note."""
+from __future__ import annotations
+
+import pytest
+
+from voxmem_analysis import artifacts
+from voxmem_analysis.analysis import scaling_model as SM
+from voxmem_analysis.errors import MissingDataError
+
+
+def test_scaling_model_runs_without_64k_and_says_which_budgets(budget_subset):
+    rel = budget_subset(("8K", "16K"))
+    sm = SM.scaling_model(rel)
+    assert set(sm["budgets"]) == {"8K, 16K"} and set(sm["reference_budget"]) == {"8K"}
+    table = artifacts.compute("scaling_model", rel)
+    assert table.index[-1] == "Overall" and table["models"].iloc[-1] == 3
+    assert table.attrs["note"] == "comparison 16K: no model was run at 64K; the longest budget run"
+    assert "note" not in artifacts.compute("scaling_model", rel, baseline="8K", comparison="16K").attrs
+
+
+def test_scaling_model_on_one_budget_says_it_needs_two(budget_subset):
+    with pytest.raises(MissingDataError, match="scaling needs two budgets"):
+        SM.scaling_model(budget_subset(("32K",)))
