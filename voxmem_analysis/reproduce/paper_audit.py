@@ -1,40 +1,15 @@
-"""Consistency audit of the paper's own published numbers.
+"""Consistency audit of the paper's own published numbers (``audit.csv``): :func:`audit_published` checks the
+identities that must hold among them (weighted means, sums, differences, ratios, integer counts), one row each:
+``identity, artifact, description, relation, lhs, rhs, delta (lhs - rhs), tolerance, holds, detail``.
 
-:func:`audit_published` checks identities that must hold among the numbers in
-``data/paper/published.csv`` — weighted means, sums, differences, ratios, and
-count-level (integer) consistency — and returns one row per identity:
-
-``identity, artifact, description, relation, lhs, rhs, delta, tolerance, holds, detail``
-
-``delta = lhs - rhs``.  ``relation`` says how ``holds`` is decided:
-
-* ``=``  : ``|delta| <= tolerance``;
-* ``<=`` : ``delta <= tolerance``;  ``<`` / ``>``: strict comparison of lhs and rhs;
-* ``overlap``: lhs and rhs are integer counts reconstructed from rounded percentages
-  (each may be a range ``lo..hi``, shown in ``detail``); holds if the ranges intersect.
-  ``delta`` is then the gap between the ranges (0 if they intersect).
-
-Rounding rule ("holds within rounding")
-----------------------------------------
-A number printed with ``d`` digits after the point stands for any true value
-within half a unit of its last digit, ``h = 0.5 * 10**-d`` (counts are exact,
-``h = 0``).  For an identity ``lhs = f(x1, ..., xk)`` the tolerance is
-
-    h(lhs) + max |f(x') - f(x)|  over all x' with |x'_i - x_i| <= h(x_i),
-
-evaluated exactly at the corners of that box (every ``f`` used here — weighted
-means, sums, differences, ratios of positive numbers — is monotone in each
-argument, so the extremes sit at corners; for more than 12 inputs the
-per-argument changes are summed, which is exact for the linear ``f`` used there).
-
-Count-level ("GRIM") rule: a percentage ``p`` printed with half-unit ``h`` that is
-the accuracy of one run over ``n`` items must equal ``100 k / n`` for an integer
-``k`` with ``|100 k / n - p| <= h`` (bounds inclusive, so any rounding of an exact
-half is accepted).  It is applied only where the paper states the denominator
-exactly: Table 2 (one model, 669 items at 8K), Tables 15/16 and the 64K row of
-Table 17 (Table 14: every 64K model completed all 799 items, so a mean over ten
-models is ``K / (10 n)``).  It is not applied to 8K–32K means over fifteen models,
-where provider rejections (Table 13: 7 at 8K) change individual denominators.
+``relation``: ``=`` holds when ``|delta| <= tolerance``; ``<=`` when ``delta <= tolerance``; ``<``, ``>`` strictly;
+``overlap``: two ranges of integer counts reconstructed from rounded percentages intersect (``delta``: their gap).
+A number printed with ``d`` decimals stands for any value within ``h = 0.5 * 10**-d`` (counts: 0); the tolerance
+of ``lhs = f(x)`` is ``h(lhs) + max |f(x') - f(x)|`` over the box ``|x'_i - x_i| <= h(x_i)``, at its corners
+(every ``f`` here is monotone in each argument; beyond 12 inputs the per-argument changes are summed, exact for
+the linear ones used).  Count level ("GRIM"): a percentage over ``n`` items must be ``100 k / n`` for an integer
+``k`` within ``h``; applied only where the paper states ``n`` exactly (Table 2: one model, 669 items; Tables 15,
+16 and the 64K row of Table 17: every 64K model ran all 799 items), not to 8K-32K means (provider rejections).
 """
 from __future__ import annotations
 
@@ -44,6 +19,8 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import pandas as pd
+
+from voxmem_analysis.reproduce.published import published as published_numbers
 
 __all__ = ["audit_published", "AUDIT_COLUMNS", "half_unit", "grim_counts"]
 
@@ -215,8 +192,7 @@ def _sum_ranges(ranges: Sequence[tuple[int, int] | None]) -> tuple[int, int] | N
 def audit_published(published: pd.DataFrame | None = None) -> pd.DataFrame:
     """Check the identities among the paper's published numbers; one row per identity."""
     if published is None:
-        from voxmem_analysis.reproduce.published import published as _published
-        published = _published()
+        published = published_numbers()
     a = _Audit(published)
     _table15_16(a)
     _table18(a)

@@ -29,7 +29,7 @@ from voxmem_analysis.paths import resolve
 from voxmem_analysis.writing import atomic_text
 
 __all__ = ["PROVENANCE_FILE", "FORMAT", "OutputFolder", "read_records", "write_records", "merge_records",
-           "notebook_source", "Finding", "findings", "grouped", "IGNORED_PARAMETERS", "file_digest", "has_digests"]
+           "notebook_source", "params_text", "Finding", "findings", "grouped", "IGNORED_PARAMETERS", "file_digest", "has_digests"]
 
 PROVENANCE_FILE = "provenance.json"
 FORMAT = "voxmem-provenance/2"
@@ -179,6 +179,11 @@ def merge_records(out, parts: list[dict[str, dict]]) -> dict[str, dict]:
         merged.update(p)
     write_records(out, merged)
     return merged
+
+
+def params_text(params: dict) -> str:
+    """``n_boot=10000, seed=0``: the parameters that say what was computed (not where things are), or ``none``."""
+    return ", ".join(f"{k}={v!r}" for k, v in sorted(params.items()) if k not in IGNORED_PARAMETERS) or "none"
 
 
 def notebook_source(records: dict[str, dict], notebook: str) -> dict | None:

@@ -19,8 +19,8 @@ from voxmem_analysis.output import read_findings
 from voxmem_analysis.reproduce.provenance import grouped
 from voxmem_analysis.reproduce.published import published
 from voxmem_analysis.reproduce.reference import accuracy_reference, retention_reference
-from voxmem_analysis.reproduce.report_html import (display_path, natural_key, num, read_csv, render, signed,
-                                                   table_view, truthy)
+from voxmem_analysis.reproduce.notebook import display_path
+from voxmem_analysis.reproduce.report_html import natural_key, num, read_csv, render, signed, table_view, truthy
 from voxmem_analysis.reproduce.report_outputs import (captions, figures_view, paper_order_table15, provenance_flags,
                                                       provenance_view, registry_title, tables_view)
 

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter, defaultdict, deque
+from collections import defaultdict, deque
 from pathlib import Path
 
 import jinja2
 from markupsafe import Markup, escape
 
-from voxmem_analysis.output import P_SCIENTIFIC_BELOW, cell_formats, is_missing, read_long, table_to_markdown
+from voxmem_analysis.output import P_SCIENTIFIC_BELOW, cell_formats, is_missing, read_long, scientific, table_to_markdown
+from voxmem_analysis.reproduce.notebook import display_path, outputs_brief
 
-__all__ = ["render", "num", "signed", "display_path", "read_csv", "read_table", "truthy", "table_view", "table_html",
+__all__ = ["render", "num", "signed", "read_csv", "read_table", "truthy", "table_view", "table_html",
            "key_columns_first", "html_number", "natural_key", "MAX_TABLE_ROWS", "OPEN_ROWS", "KEY_COLUMNS"]
 
-_REPO_ROOT = Path(__file__).resolve().parents[2]
 MAX_TABLE_ROWS = 40
 OPEN_ROWS = 20   # tables this short are shown open
 
@@ -79,16 +79,6 @@ def signed(v, digits: int = 2) -> Markup:
     return Markup("+") + s if positive and s else s
 
 
-def display_path(p: str | None) -> str:
-    if not p:
-        return "?"
-    path = Path(p)
-    try:
-        return path.resolve().relative_to(_REPO_ROOT).as_posix()
-    except ValueError:
-        return str(path)
-
-
 def read_csv(path: Path):
     import pandas as pd
 
@@ -147,8 +137,7 @@ def html_number(value, decimals: int = 1, kind: str = "number") -> Markup:
     if not math.isfinite(v):
         return Markup("\u2212\u221e" if v < 0 else ("\u221e" if v > 0 else ""))
     if kind == "p" and 0 < v < P_SCIENTIFIC_BELOW:
-        mant, exp = f"{v:.1e}".split("e")
-        return _sci(f"{mant[:-2] if mant.endswith('.0') else mant}e{exp}")
+        return _sci("{}e{}".format(*scientific(v)))
     text = f"{abs(round(v)):d}" if kind == "count" else f"{abs(v):.{max(decimals, 3) if kind == 'p' else decimals}f}"
     return Markup(("\u2212" if v < 0 and float(text) != 0 else "") + text)
 
@@ -188,12 +177,6 @@ def table_html(df, digits: int = 1, decimals: dict | None = None, max_rows: int 
     return _ENV.get_template("macros.html").module.table(table_view(df, digits, decimals, max_rows))
 
 
-def _brief(outputs: list[str]) -> str:
-    """``12 (figures 3, tables 9)``: the outputs of a notebook counted by folder."""
-    kinds = Counter(o.split("/", 1)[0] if "/" in o else "other" for o in outputs)
-    return f"{len(outputs)}" + (" (" + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) + ")" if kinds else "")
-
-
 def _headline(err: dict) -> str:
     where = f"cell {err.get('cell_index')}" if err.get("cell_index") is not None else "kernel"
     return f"{where}: {err.get('ename')}: {err.get('evalue')}"[:200]
@@ -208,7 +191,7 @@ def _note(nb: dict) -> str:
 
 _ENV.globals.update(open_rows=OPEN_ROWS, table_html=table_html,
                     markdown=lambda df, digits: table_to_markdown(df, digits=digits))
-_ENV.filters.update(path=display_path, basename=lambda p: Path(str(p)).name, brief=_brief, headline=_headline,
+_ENV.filters.update(path=display_path, basename=lambda p: Path(str(p)).name, brief=outputs_brief, headline=_headline,
                     note=_note, percent=lambda v: html_number(v, 1),
                     code=lambda text: Markup(re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(text)))),  # `x`
                     breakable=lambda text: Markup(str(escape(text)).replace("_", "_<wbr>")))  # wraps at _

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from voxmem_analysis import artifacts
 from voxmem_analysis.output import figure_caption
-from voxmem_analysis.reproduce.provenance import IGNORED_PARAMETERS, findings, grouped, notebook_source, read_records
+from voxmem_analysis.reproduce.provenance import findings, grouped, notebook_source, params_text, read_records
 from voxmem_analysis.reproduce.published import printed_decimals, published
 from voxmem_analysis.reproduce.report_html import (OPEN_ROWS, key_columns_first, natural_key, read_table,
                                                    table_view)
@@ -251,10 +251,6 @@ def provenance_flags(out: Path, run: dict):
     return by_file, found, None
 
 
-def _params_text(params: dict) -> str:
-    return ", ".join(f"{k}={v!r}" for k, v in sorted(params.items()) if k not in IGNORED_PARAMETERS) or "none"
-
-
 def provenance_view(out: Path, found: list, unreadable: str | None) -> dict:
     """What made the outputs: per notebook its parameters, release (name, fingerprint) and package
     version, as recorded in ``OUT/provenance.json``; then every output made otherwise than the rest."""
@@ -263,7 +259,7 @@ def provenance_view(out: Path, found: list, unreadable: str | None) -> dict:
     for n in sorted({r.get("notebook") for r in records.values() if r.get("notebook")}):
         src = notebook_source(records, n) or {}
         rel = src.get("release") or {}
-        rows.append({"notebook": n, "params": _params_text(src.get("parameters") or {}), "release": rel.get("name"),
+        rows.append({"notebook": n, "params": params_text(src.get("parameters") or {}), "release": rel.get("name"),
                      "path": rel.get("path"), "fingerprint": str(rel.get("fingerprint"))[:23],
                      "version": src.get("version"), "files": sum(r.get("notebook") == n for r in records.values())})
     return {"unreadable": unreadable, "rows": rows, "found": grouped(found) if found else []}

@@ -2,15 +2,11 @@
 from __future__ import annotations
 
 import sys
-from collections import Counter
 from pathlib import Path
 
+from voxmem_analysis.reproduce.notebook import outputs_brief
+
 __all__ = ["print_summary"]
-
-
-def _outputs_brief(outputs: list[str]) -> str:
-    kinds = Counter(o.split("/", 1)[0] if "/" in o else "other" for o in outputs)
-    return f"{len(outputs)} (" + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) + ")" if outputs else "0"
 
 
 def _notebook_rows(summary, w) -> None:
@@ -21,7 +17,7 @@ def _notebook_rows(summary, w) -> None:
     w(f"{'-' * width}  {'-' * 7}  {'-' * 7}  {'-' * 30}\n")
     for r in rows:
         status = r.status.upper() if r.status == "failed" else r.status
-        w(f"{r.name:<{width}}  {status:<7}  {r.seconds:>7.1f}  {_outputs_brief(r.outputs)}\n")
+        w(f"{r.name:<{width}}  {status:<7}  {r.seconds:>7.1f}  {outputs_brief(r.outputs)}\n")
         if r.status == "skipped":
             w(f"{'':<{width}}    {r.reason}\n")
         elif r.status == "ok" and r.sections_skipped:
