@@ -20,6 +20,7 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
+from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.reproduce.published import published as published_numbers
 
 __all__ = ["audit_published", "AUDIT_COLUMNS", "half_unit", "grim_counts"]
@@ -27,12 +28,11 @@ __all__ = ["audit_published", "AUDIT_COLUMNS", "half_unit", "grim_counts"]
 AUDIT_COLUMNS = ("identity", "artifact", "description", "relation", "lhs", "rhs", "delta",
                  "tolerance", "holds", "detail")
 
-EV = ("Speech Semantics", "Speaker Identity", "Paralinguistic Cues", "Environmental Sound")
+EV = tuple(tx.EVIDENCE_LABELS[e] for e in tx.EVIDENCE_TYPES)
 AUDIO_NATIVE = EV[1:]
-OPS3 = ("IE", "MSR", "TET")
-SUBTYPES = ("Context-to-Cue", "Cue-to-Fact", "Counting", "Matching", "Aggregation",
-            "Latest state", "Historical state", "Evolution")
-CLASSES = ("Recog.", "Bind.", "Oper.", "Unsup.", "N.a.")
+OPS3 = tuple(tx.OPERATION_LABELS[o] for o in tx.ANSWERABLE_OPERATIONS)
+SUBTYPES = tuple(tx.SUBTYPE_LABELS[s] for s in tx.SUBTYPES)
+CLASSES = tuple(tx.ATTRIBUTION_LABELS[c] for c in tx.ATTRIBUTION_CLASSES)
 PROPRIETARY_64K = ("Gemini-3.1-Pro", "Gemini-3.8-Flash", "Gemini-2.5-Pro")
 OPEN_64K = ("Ultravox-v0.6-Llama-3.1-8B", "Qwen3-Omni-30B-A3B", "Gemma-4-E4B-it",
             "Audio-Flamingo-Next", "Baichuan-Audio-7B", "Baichuan-Omni-1.5-7B", "FireRedAudio-9B")
@@ -64,7 +64,7 @@ class _Audit:
     def __init__(self, pub: pd.DataFrame):
         pub = pub.copy()
         if "decimals" not in pub.columns:
-            pub["decimals"] = [_default_decimals(v, u) for v, u in zip(pub["value"], pub["unit"])]
+            pub["decimals"] = [_DEFAULT_DECIMALS.get(u, 1) for u in pub["unit"]]
         self._idx = {(a, r, c): (float(v), half_unit(d, u), int(d))
                      for a, r, c, v, d, u in zip(pub["artifact"], pub["row"], pub["column"],
                                                  pub["value"], pub["decimals"], pub["unit"])}
@@ -77,9 +77,6 @@ class _Audit:
         except KeyError:
             raise KeyError(f"published.csv has no ({artifact!r}, {row!r}, {column!r})") from None
         return _P(v, h, f"{artifact}[{row} | {column}]={v:.{d}f}")
-
-    def has(self, artifact: str, row: str, column: str) -> bool:
-        return (artifact, row, column) in self._idx
 
     # --- recording ----------------------------------------------------------------------
     def _add(self, identity, artifact, description, relation, lhs, rhs, tolerance, holds, detail):
@@ -103,16 +100,9 @@ class _Audit:
 
     def cmp(self, identity: str, artifact: str, description: str, lhs_value: float, relation: str,
             rhs_value: float, detail: str, tolerance: float = 0.0):
-        if relation == "<=":
-            holds = lhs_value - rhs_value <= tolerance + _EPS
-        elif relation == "<":
-            holds = lhs_value < rhs_value
-        elif relation == ">":
-            holds = lhs_value > rhs_value
-        else:  # pragma: no cover
-            raise ValueError(relation)
-        self._add(identity, artifact, description, relation, lhs_value, rhs_value, tolerance,
-                  holds, detail)
+        holds = {"<=": lhs_value - rhs_value <= tolerance + _EPS, "<": lhs_value < rhs_value,
+                 ">": lhs_value > rhs_value}[relation]
+        self._add(identity, artifact, description, relation, lhs_value, rhs_value, tolerance, holds, detail)
 
     def overlap(self, identity: str, artifact: str, description: str,
                 lhs: tuple[int, int], rhs: tuple[int, int], detail: str):
@@ -138,10 +128,6 @@ class _Audit:
 
 
 # --- helpers ---------------------------------------------------------------------------------
-def _default_decimals(value: float, unit: str) -> int:
-    return _DEFAULT_DECIMALS.get(unit, 1)
-
-
 def _rng(r: tuple[int, int]) -> str:
     return str(r[0]) if r[0] == r[1] else f"{r[0]}..{r[1]}"
 

@@ -35,8 +35,7 @@ _ENV = jinja2.Environment(loader=jinja2.PackageLoader("voxmem_analysis.reproduce
 
 
 def render(template: str, **context) -> str:
-    """The page ``template`` (a file of ``reproduce/templates``) filled with ``context``: every text of an
-    ``.html`` template escaped, a Markdown one (``.md``) as it is."""
+    """The template ``template`` filled with ``context`` (the texts of an ``.html`` one escaped)."""
     return _ENV.get_template(template).render(**context)
 
 
@@ -47,9 +46,8 @@ def _sci(text: str) -> Markup:
 
 
 def num(v, digits: int = 3) -> Markup:
-    """A number of the report's own tables (published vs reproduced, audit): whole numbers as
-    integers, others to at most ``digits`` decimals (trailing zeros dropped), numbers too small for
-    that with two significant digits (``0.0042``, ``7.3×10<sup>−20</sup>``); a real minus sign."""
+    """A number of the scoreboard and audit tables: whole numbers as integers, others to at most ``digits``
+    decimals, smaller ones with two significant digits (``0.0042``, ``7.3×10<sup>−20</sup>``); a real minus."""
     if v is None or v == "":
         return Markup("")
     try:
@@ -91,10 +89,8 @@ def read_csv(path: Path):
 
 
 def read_table(path: Path):
-    """A table of ``OUT/tables`` (``NAME.csv``) for display, its numbers typed as the notebook wrote them:
-    the CSV gives the shape and labels, ``NAME.long.csv`` (when there) the exact values, so a count
-    stays an ``int`` and an accuracy of 50.0 a ``float`` (a CSV alone reads both as 50).  None when the
-    CSV cannot be read."""
+    """A table of ``OUT/tables`` for display: the CSV's shape and labels, the exact values of ``NAME.long.csv``
+    where there (a count an ``int``, an accuracy of 50.0 a ``float``); None when the CSV cannot be read."""
     df = read_csv(path)
     long = Path(path).with_name(Path(path).stem + ".long.csv")
     if df is None or df.shape[1] < 2 or not long.is_file():
@@ -126,9 +122,8 @@ def natural_key(name) -> tuple:
 
 
 def html_number(value, decimals: int = 1, kind: str = "number") -> Markup:
-    """One number of a report table (the plan of :func:`voxmem_analysis.output.cell_formats`): a count as
-    an integer, a p-value below 0.001 as ``7.3×10<sup>−20</sup>``, otherwise ``decimals`` decimals; a
-    real minus sign.  Cells of class ``num`` never wrap (report.css)."""
+    """One number of a report table as :func:`voxmem_analysis.output.cell_formats` plans it (a p-value below 0.001
+    as ``7.3×10<sup>−20</sup>``); a real minus sign."""
     if is_missing(value):
         return Markup("")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -153,11 +148,9 @@ def _is_number(v) -> bool:
 
 
 def table_view(df, digits: int = 1, decimals: dict | None = None, max_rows: int | None = MAX_TABLE_ROWS) -> dict:
-    """``df`` (as read from a table's CSV; the first column holds the row labels) as the template's table:
-    ``head``, ``rows`` of ``(is_number, text)``, ``n`` rows and ``more`` left out.  Numbers as the LaTeX and
-    Markdown files print them (:func:`voxmem_analysis.output.cell_formats`: counts as integers, percentages
-    to ``digits`` decimals, ratios to 3, an interval with its estimate's decimals; ``decimals``: per column,
-    e.g. the paper's printed precision), at most ``max_rows`` rows (None: all)."""
+    """``df`` (first column: the row labels) as the template's table: ``head``, ``rows`` of ``(is_number, text)``
+    as the LaTeX and Markdown files print them (``decimals``: per column), ``n`` rows, ``more`` left out beyond
+    ``max_rows`` (None: all)."""
     shown = df if max_rows is None else df.head(max_rows)
     rows = []
     if shown.shape[1]:
