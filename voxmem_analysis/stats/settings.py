@@ -30,9 +30,9 @@ def check_n_boot_seed(n_boot: Any, seed: Any) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class BootstrapSettings:
-    """``n_boot`` resamples drawn with ``numpy.random.default_rng(seed)``; intervals at ``ci_level`` with
-    ``interval`` endpoints (:data:`INTERVALS`); ``mc_se``: report each endpoint's Monte-Carlo error;
-    ``progress``: None, or ``progress(done, total)`` called as blocks of resamples of one bootstrap complete."""
+    """``n_boot`` resamples drawn with ``numpy.random.default_rng(seed)``, intervals at ``ci_level`` with
+    ``interval`` endpoints (:data:`INTERVALS`), ``mc_se``: each endpoint's Monte-Carlo error reported,
+    ``progress``: None or ``progress(done, total)`` after each block of resamples."""
 
     n_boot: int = 10_000
     seed: int = 0
@@ -42,8 +42,7 @@ class BootstrapSettings:
     progress: Callable[[int, int], Any] | None = None
 
     def check(self, interval_name: str | None = "interval") -> BootstrapSettings:
-        """The settings, checked (:class:`~voxmem_analysis.errors.StatsInputError` naming the bad one);
-        ``interval_name``: what the caller calls the endpoints (None: it has none)."""
+        """The settings, checked (``interval_name``: what the caller calls the endpoints; None: it has none)."""
         n_boot, seed = check_n_boot_seed(self.n_boot, self.seed)
         ci_level = check_ci_level(self.ci_level)
         require(interval_name is None or self.interval in INTERVALS,
