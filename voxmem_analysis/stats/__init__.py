@@ -24,14 +24,9 @@ from voxmem_analysis.stats.power import (POWER_METHODS, items_needed, minimum_de
 from voxmem_analysis.stats.tests import cochran_q, holm, mcnemar_exact
 
 __all__ = [
-    # bootstrap
-    "paired_bootstrap", "paired_bootstrap_matrix", "paired_bootstrap_frame", "bootstrap_means",
-    "iter_bootstrap_counts", "shared_bootstrap_counts", "BootstrapMeans", "Statistic", "STATISTICS", "difference", "ratio",
-    "mean_difference", "mean_ratio", "mean_level", "INTERVALS", "BootstrapSettings", "PairedSettings",
-    # intervals, tests, correlation, agreement
-    "wilson_interval", "mcnemar_exact", "holm", "cochran_q", "spearman", "cohen_kappa",
-    # power
-    "paired_power", "minimum_detectable_difference", "items_needed", "power_summary", "POWER_METHODS",
-    # errors; the deprecated ``ci=`` keyword of functions taking ``ci_level=``
-    "StatsInputError", "ci_level_alias", "frame_columns",
+    "paired_bootstrap", "paired_bootstrap_matrix", "paired_bootstrap_frame", "bootstrap_means", "iter_bootstrap_counts",
+    "shared_bootstrap_counts", "BootstrapMeans", "Statistic", "STATISTICS", "difference", "ratio", "mean_difference",
+    "mean_ratio", "mean_level", "INTERVALS", "BootstrapSettings", "PairedSettings", "wilson_interval", "mcnemar_exact",
+    "holm", "cochran_q", "spearman", "cohen_kappa", "paired_power", "minimum_detectable_difference", "items_needed",
+    "power_summary", "POWER_METHODS", "StatsInputError", "ci_level_alias", "frame_columns",
 ]

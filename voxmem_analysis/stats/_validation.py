@@ -11,7 +11,8 @@ import pandas as pd
 
 from voxmem_analysis.errors import StatsInputError
 
-__all__ = ["StatsInputError", "require", "check_ci_level", "ci_level_alias", "paired_vectors", "frame_columns"]
+__all__ = ["StatsInputError", "require", "check_ci_level", "ci_level_alias", "paired_vectors", "frame_columns",
+           "whole_number"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -20,6 +21,13 @@ def require(condition: Any, message: str, *, field: str | None = None) -> None:
     """Raise :class:`StatsInputError` with ``message`` (``field``: the argument or column) unless ``condition``."""
     if not condition:
         raise StatsInputError(message, field=field)
+
+
+def whole_number(value: Any, name: str, *, low: int = 1, high: float = float("inf"), why: str = "") -> int:
+    """``value`` as an int in ``[low, high)``, else :class:`StatsInputError` ("NAME must be a positive integer")."""
+    require(isinstance(value, (int, np.integer)) and not isinstance(value, bool) and low <= value < high,
+            f"{name} must be a {'positive' if low > 0 else 'non-negative'} integer{why}, got {value!r}", field=name)
+    return int(value)
 
 
 def as_float_vector(x: Any, name: str) -> np.ndarray:
@@ -34,8 +42,7 @@ def as_float_matrix(x: Any, name: str) -> np.ndarray:
     arr = _to_numpy(x, name)
     if arr.ndim == 1:
         arr = arr[:, None]
-    require(arr.ndim == 2, f"{name} must be a 2-D (n_items, k) array, got shape {arr.shape}",
-            field=name)
+    require(arr.ndim == 2, f"{name} must be a 2-D (n_items, k) array, got shape {arr.shape}", field=name)
     return arr
 
 
@@ -53,8 +60,7 @@ def _to_numpy(x: Any, name: str) -> np.ndarray:
                            dtype=float).reshape(arr.shape)
         except (TypeError, ValueError) as exc:
             raise StatsInputError(f"{name} must be numeric or boolean; {exc}", field=name) from None
-    require(arr.dtype.kind in "biuf",
-            f"{name} must be numeric or boolean, got dtype {arr.dtype}", field=name)
+    require(arr.dtype.kind in "biuf", f"{name} must be numeric or boolean, got dtype {arr.dtype}", field=name)
     return arr.astype(float, copy=True)
 
 
@@ -128,6 +134,5 @@ def check_binary(arr: np.ndarray, name: str) -> None:
     """The non-missing entries of ``arr`` must be 0/1."""
     ok = np.isnan(arr) | (arr == 0) | (arr == 1)
     bad = arr[~ok]
-    require(bad.size == 0,
-            f"{name} must be binary (0/1 or bool, NaN for missing); found {bad.size} other "
+    require(bad.size == 0, f"{name} must be binary (0/1 or bool, NaN for missing); found {bad.size} other "
             f"value(s), e.g. {bad[:3].tolist()}", field=name)

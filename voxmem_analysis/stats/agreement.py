@@ -14,14 +14,8 @@ __all__ = ["cohen_kappa"]
 
 @ci_level_alias
 def cohen_kappa(a: Any, b: Any, *, ci_level: float = 0.95) -> pd.DataFrame:
-    """Raw agreement and Cohen's kappa of two binary ratings of the same items (e.g. two judges).
-
-    Parameters
-    ----------
-    a, b : array-like of bool or 0/1, shape (n,)
-        The two raters' ratings; a pair with a missing rating (NaN, None) is dropped and counted.
-    ci_level : float, default 0.95
-        Level of the kappa interval (``ci=`` is its deprecated name).
+    """Raw agreement and Cohen's kappa of two binary ratings ``a``, ``b`` (0/1 or bool) of the same items, e.g. two
+    judges; a pair with a missing rating is dropped and counted (``ci=``: the deprecated name of ``ci_level``).
 
     Returns
     -------

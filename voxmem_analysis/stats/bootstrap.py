@@ -35,10 +35,6 @@ __all__ = [
 ]
 
 
-def _finite_or_nan(x: float) -> float:
-    return float(x) if np.isfinite(x) else float("nan")
-
-
 _RESULT_COLUMNS = ["statistic", "estimate", "ci_low", "ci_high", "n", "n_series", "n_invalid",
                    "n_boot", "seed", "ci_level", "interval", "ci_low_mc_se", "ci_high_mc_se", "ci_resolution",
                    "ci_flag", "cluster", "n_clusters", "design_effect"]
@@ -57,22 +53,9 @@ def _accuracies(A: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         return A[:, :k] / A[:, 2 * k:], A[:, k:2 * k] / A[:, 2 * k:]
 
 
-def _unit_sums(A: np.ndarray, clusters: np.ndarray | None) -> np.ndarray:
-    """The rows of ``A`` summed within each resampling unit (the cluster when given)."""
-    return A if clusters is None else pd.DataFrame(A).groupby(clusters, sort=True).sum().to_numpy()
-
-
-def _sum_columns(sl: slice, k: int) -> np.ndarray:
-    """Columns of the stacked sums ``[B*M | C*M | M]`` of the series ``sl``."""
-    idx = np.arange(k)[sl]
-    return np.concatenate([idx, k + idx, 2 * k + idx])
-
-
 @dataclasses.dataclass(frozen=True)
 class _BcaInputs:
-    """What BCa needs besides the replicates: the float jackknife accuracies and, where the scores are counts, the
-    integer sums of every resample, of the sample and of every unit, on which a statistic with an exact form is
-    ordered against its estimate and jackknifed exactly (:mod:`.exact`)."""
+    """BCa's jackknife and, on counts, the integer sums of resamples, sample and units for exact decisions."""
 
     sums: np.ndarray
     total: np.ndarray
@@ -83,7 +66,7 @@ class _BcaInputs:
 
     @classmethod
     def build(cls, A: np.ndarray, sums: np.ndarray, k: int, clusters: np.ndarray | None) -> _BcaInputs:
-        units = _unit_sums(A, clusters)
+        units = A if clusters is None else pd.DataFrame(A).groupby(clusters, sort=True).sum().to_numpy()
         return cls(sums, A.sum(axis=0), units, k, exact_sums(units, units.shape[0]),
                    _accuracies(units.sum(axis=0)[None, :] - units, k))
 
@@ -92,7 +75,8 @@ class _BcaInputs:
         jack = s(self.jack[0][:, sl], self.jack[1][:, sl])
         if not self.exact or s.exact is None:
             return jack, None
-        cols = _sum_columns(sl, self.k)
+        idx = np.arange(self.k)[sl]
+        cols = np.concatenate([idx, self.k + idx, 2 * self.k + idx])   # of [B*M | C*M | M]
         kk = cols.size // 3
         order = exact_order(reps, est, s.exact, self.sums[:, cols], self.total[cols], kk)
         if flat_jackknife(jack):      # equal up to rounding: noise over noise is no acceleration
@@ -103,8 +87,7 @@ class _BcaInputs:
 def _paired_core(B: np.ndarray, Cm: np.ndarray, M: np.ndarray, run: PairedSettings, *, series: Sequence[Any],
                  strata: np.ndarray | None, clusters: np.ndarray | None = None,
                  cluster_name: str = "item") -> list[dict]:
-    """The engine of the three entry points: result rows (dicts).  With ``clusters`` whole clusters are drawn, and the
-    item-level bootstrap (same seed) gives the design effect: the replicates' variance over the item-level one."""
+    """The engine's result rows; with ``clusters``, the item-level run (same seed) gives the design effect."""
     keep = M.any(axis=1)
     if not keep.any():   # the data lacks pairs: a partial release, not a bad argument
         raise MissingDataError("no item is judged at both conditions for any series; nothing to bootstrap",
@@ -136,7 +119,8 @@ def _paired_core(B: np.ndarray, Cm: np.ndarray, M: np.ndarray, run: PairedSettin
     lattice = clusters is None and bool(np.array_equal(scores, np.round(scores)))
 
     def one(s: Statistic, sl: slice) -> dict:
-        est = _finite_or_nan(s(est_b[:, sl], est_c[:, sl])[0])
+        est = float(s(est_b[:, sl], est_c[:, sl])[0])
+        est = est if np.isfinite(est) else float("nan")
         reps = s(rep_b[:, sl], rep_c[:, sl])
         jk, order = (None, None) if bca is None else bca.parts(s, sl, reps, est)
         linear = clusters is None and s.linear is not None and bool(M[:, sl].all())
@@ -177,9 +161,7 @@ def _span(s: Statistic) -> tuple[float, float] | None:
 
 
 def _linear_law(s: Statistic, B: np.ndarray, C: np.ndarray, strata: np.ndarray | None):
-    """The exact bootstrap law ``(values, probabilities)`` of a linear statistic with weights 0 or +-w of integer scores
-    judged on every unit (``w / (n k)`` times a sum of per-unit integers, :func:`.endpoints.sum_distribution`);
-    None for any other."""
+    """Exact bootstrap law of a 0/+-w-weighted linear statistic of integer scores judged on every unit, or None."""
     if s.linear is None:
         return None
     w = max(abs(s.linear[0]), abs(s.linear[1]))
@@ -191,8 +173,7 @@ def _linear_law(s: Statistic, B: np.ndarray, C: np.ndarray, strata: np.ndarray |
 
 
 def _events(s: Statistic, b: np.ndarray, c: np.ndarray) -> tuple[float, float]:
-    """The two event counts a 0/1 statistic's coverage depends on (discordant pairs each way for a difference,
-    successes and failures for a level)."""
+    """The two event counts a 0/1 statistic's coverage rests on (discordant pairs, or successes and failures)."""
     if s.linear[0] and s.linear[1]:
         return float(np.sum(b > c)), float(np.sum(b < c))
     x = b if s.linear[0] else c
@@ -205,11 +186,9 @@ def _finite_var(reps: np.ndarray) -> float:
 
 
 @ci_level_alias
-def paired_bootstrap_matrix(baseline: Any, comparison: Any, mask: Any = None, *,
-                            statistics: Any = ("drop", "retention"),
-                            aggregate: str | None = "mean", series: Sequence[Any] | None = None,
-                            n_boot: int = 10_000, seed: int = 0, ci_level: float = 0.95,
-                            strata: Any = None, clusters: Any = None,
+def paired_bootstrap_matrix(baseline: Any, comparison: Any, mask: Any = None, *, statistics: Any = ("drop", "retention"),
+                            aggregate: str | None = "mean", series: Sequence[Any] | None = None, n_boot: int = 10_000,
+                            seed: int = 0, ci_level: float = 0.95, strata: Any = None, clusters: Any = None,
                             interval: str = "percentile") -> pd.DataFrame:
     """Paired item bootstrap of statistics of ``k`` series measured at two conditions.
 
@@ -244,42 +223,34 @@ def paired_bootstrap_matrix(baseline: Any, comparison: Any, mask: Any = None, *,
         endpoints), ``ci_flag`` (why the interval may not cover, or empty: :func:`.endpoints.edge_interval`,
         :func:`.endpoints.coverage_flag`), ``cluster, n_clusters``, ``design_effect`` (1 for items).
     """
-    B = as_float_matrix(baseline, "baseline")
-    Cm = as_float_matrix(comparison, "comparison")
-    require(B.shape == Cm.shape, f"baseline and comparison must have the same shape, got "
-            f"{B.shape} and {Cm.shape}", field="comparison")
+    B, Cm = as_float_matrix(baseline, "baseline"), as_float_matrix(comparison, "comparison")
+    require(B.shape == Cm.shape, f"baseline and comparison must have the same shape, got {B.shape} and {Cm.shape}",
+            field="comparison")
     require(not (np.isinf(B).any() or np.isinf(Cm).any()),
-            "baseline and comparison must be finite scores (NaN = not judged), found inf",
-            field="baseline")
+            "baseline and comparison must be finite scores (NaN = not judged), found inf", field="baseline")
     M = combine_mask(mask, B.shape, ~np.isnan(B) & ~np.isnan(Cm))
     run = _checked(PairedSettings(statistics=statistics, aggregate=aggregate, n_boot=n_boot, seed=seed,
                                   ci_level=ci_level, interval=interval))
     k = B.shape[1]
     labels = list(range(k)) if series is None else list(series)
-    require(len(labels) == k, f"series must give one label per column ({k}), got "
-            f"{len(labels)}", field="series")
-    codes = strata_codes(strata, B.shape[0])
-    ccodes = strata_codes(clusters, B.shape[0])
-    rows = _paired_core(B, Cm, M, run, series=labels, strata=codes, clusters=ccodes,
-                        cluster_name="item" if clusters is None else "cluster")
+    require(len(labels) == k, f"series must give one label per column ({k}), got {len(labels)}", field="series")
+    rows = _paired_core(B, Cm, M, run, series=labels, strata=strata_codes(strata, B.shape[0]),
+                        clusters=strata_codes(clusters, B.shape[0]), cluster_name="item" if clusters is None else "cluster")
     cols = (["series"] if aggregate is None else []) + _RESULT_COLUMNS
     return pd.DataFrame(rows, columns=cols)
 
 
 @ci_level_alias
-def paired_bootstrap(x: Any, y: Any, statistic: Any = "difference", *, n_boot: int = 10_000,
-                     seed: int = 0, ci_level: float = 0.95, strata: Any = None, clusters: Any = None,
+def paired_bootstrap(x: Any, y: Any, statistic: Any = "difference", *, n_boot: int = 10_000, seed: int = 0,
+                     ci_level: float = 0.95, strata: Any = None, clusters: Any = None,
                      interval: str = "percentile") -> pd.DataFrame:
     """:func:`paired_bootstrap_matrix` of two per-item score vectors (``x`` baseline, ``y`` comparison; a pair with
     NaN dropped), ``statistic`` its ``statistics`` (``"difference"``: ``mean(x) - mean(y)``); its columns but
     ``n_series``."""
-    xv = as_float_vector(x, "x")
-    yv = as_float_vector(y, "y")
-    require(xv.shape == yv.shape, f"x and y must have the same length, got {xv.size} and "
-            f"{yv.size}", field="y")
-    out = paired_bootstrap_matrix(xv[:, None], yv[:, None], statistics=statistic,
-                                  aggregate="mean", n_boot=n_boot, seed=seed, ci_level=ci_level,
-                                  strata=strata, clusters=clusters, interval=interval)
+    xv, yv = as_float_vector(x, "x"), as_float_vector(y, "y")
+    require(xv.shape == yv.shape, f"x and y must have the same length, got {xv.size} and {yv.size}", field="y")
+    out = paired_bootstrap_matrix(xv[:, None], yv[:, None], statistics=statistic, aggregate="mean", n_boot=n_boot,
+                                  seed=seed, ci_level=ci_level, strata=strata, clusters=clusters, interval=interval)
     return out.drop(columns="n_series")
 
 
@@ -301,19 +272,17 @@ def _pivot_pairs(df: pd.DataFrame, *, item: str, series: str, condition: str, va
     uniq, counts = np.unique(key, return_counts=True)
     if (counts > 1).any():
         dup = int(uniq[np.argmax(counts > 1)])
-        raise_dup = (f"data has {int((counts > 1).sum())} duplicated ({item}, {series}, "
-                     f"{condition}) combination(s), e.g. ({ilabels[dup // 2 // n_s]!r}, "
-                     f"{slabels[dup // 2 % n_s]!r}, {comparison if dup % 2 else baseline!r}); "
-                     "each item must appear once per series and condition")
-        require(False, raise_dup, field=item)
+        require(False, f"data has {int((counts > 1).sum())} duplicated ({item}, {series}, {condition}) "
+                f"combination(s), e.g. ({ilabels[dup // 2 // n_s]!r}, {slabels[dup // 2 % n_s]!r}, "
+                f"{comparison if dup % 2 else baseline!r}); each item must appear once per series and condition",
+                field=item)
     vals = _to_float_column(sub[value], value)
     if judged is not None:
         ok = _to_float_column(sub[judged], judged)
-        require(np.isin(ok[~np.isnan(ok)], (0.0, 1.0)).all(),
-                f"judged column {judged!r} must be boolean", field=judged)
+        require(np.isin(ok[~np.isnan(ok)], (0.0, 1.0)).all(), f"judged column {judged!r} must be boolean",
+                field=judged)
         vals = np.where(ok == 1.0, vals, np.nan)
-    B = np.full((n_i, n_s), np.nan)
-    Cm = np.full((n_i, n_s), np.nan)
+    B, Cm = np.full((n_i, n_s), np.nan), np.full((n_i, n_s), np.nan)
     B[icode[~is_c], scode[~is_c]] = vals[~is_c]
     Cm[icode[is_c], scode[is_c]] = vals[is_c]
     codes, ccodes = (None if col is None else _per_item_codes(sub[col], icode, n_i, col, what)
@@ -321,8 +290,7 @@ def _pivot_pairs(df: pd.DataFrame, *, item: str, series: str, condition: str, va
     return B, Cm, ~np.isnan(B) & ~np.isnan(Cm), ilabels, slabels, codes, ccodes
 
 
-def _per_item_codes(col: pd.Series, icode: np.ndarray, n_i: int, name: str,
-                    what: str) -> np.ndarray:
+def _per_item_codes(col: pd.Series, icode: np.ndarray, n_i: int, name: str, what: str) -> np.ndarray:
     """One code per item from an item-level column (must be constant within an item)."""
     first = constant_within(col.to_numpy(), icode, f"{what} column {name!r} must be constant within an item; {{n}} "
                             "item(s) have several values", name, dropna=False)
@@ -336,15 +304,14 @@ def _to_float_column(col: pd.Series, name: str) -> np.ndarray:
         arr = col.astype("Float64").to_numpy(dtype=float, na_value=np.nan)
     except (TypeError, ValueError):
         arr = None
-    require(arr is not None, f"column {name!r} must be boolean or numeric (null = not "
-            f"judged), got dtype {col.dtype}", field=name)
+    require(arr is not None, f"column {name!r} must be boolean or numeric (null = not judged), got dtype {col.dtype}",
+            field=name)
     require(not np.isinf(arr).any(), f"column {name!r} contains infinite values", field=name)
     return arr
 
 
-def paired_bootstrap_frame(data: Any, *, item: str = "question_id", series: str = "model",
-                           condition: str = "budget", value: str = "correct",
-                           baseline: Any = "8K", comparison: Any = "64K",
+def paired_bootstrap_frame(data: Any, *, item: str = "question_id", series: str = "model", condition: str = "budget",
+                           value: str = "correct", baseline: Any = "8K", comparison: Any = "64K",
                            groups: str | Sequence[str] | None = None, strata: str | None = None,
                            judged: str | None = None, cluster: str | None = None,
                            settings: PairedSettings = PairedSettings()) -> pd.DataFrame:
@@ -375,44 +342,34 @@ def paired_bootstrap_frame(data: Any, *, item: str = "question_id", series: str 
         columns of :func:`paired_bootstrap_matrix`.  Items and series are pivoted in sorted order (no dependence on
         row order); a series with no pair in a group is left out of it.
     """
-    for name, v in (("item", item), ("series", series), ("condition", condition),
-                    ("value", value)):
-        require(isinstance(v, str), f"{name} must be a column name (str), got {v!r}",
-                field=name)
-    require(baseline != comparison, f"baseline and comparison must differ, got {baseline!r} "
-            "twice", field="comparison")
+    for name, v in (("item", item), ("series", series), ("condition", condition), ("value", value)):
+        require(isinstance(v, str), f"{name} must be a column name (str), got {v!r}", field=name)
+    require(baseline != comparison, f"baseline and comparison must differ, got {baseline!r} twice", field="comparison")
     group_cols = [] if groups is None else ([groups] if isinstance(groups, str) else list(groups))
     run = _checked(settings)
     reserved = set(_RESULT_COLUMNS) | ({series} if run.aggregate is None else set())
     clash = [g for g in group_cols if g in reserved]
     require(not clash, f"group column(s) {clash} clash with output columns", field="groups")
-    needed = list(dict.fromkeys([item, series, condition, value, *group_cols]
-                                + [c for c in (strata, judged, cluster) if c]))
-    df = frame_columns(data, needed)
+    df = frame_columns(data, [item, series, condition, value, *group_cols, strata, judged, cluster])
     present = pd.unique(df[condition].dropna())
     for which, lvl in (("baseline", baseline), ("comparison", comparison)):
         require((df[condition] == lvl).any(), f"{which} {lvl!r} does not occur in column "
                 f"{condition!r}; values present: {sorted(present.tolist(), key=str)}", field=which)
 
-    if group_cols:
-        parts = [(k if isinstance(k, tuple) else (k,), g) for k, g in
-                 df.groupby(group_cols, sort=True, dropna=False, observed=True)]
-    else:
-        parts = [((), df)]
+    parts = df.groupby(group_cols, sort=True, dropna=False, observed=True) if group_cols else [((), df)]
     rows: list[dict] = []
     for key, part in parts:
+        key = key if isinstance(key, tuple) else (key,)
         B, Cm, M, _, slabels, codes, ccodes = _pivot_pairs(
-            part, item=item, series=series, condition=condition, value=value,
-            baseline=baseline, comparison=comparison, judged=judged, strata=strata,
-            cluster=cluster)
+            part, item=item, series=series, condition=condition, value=value, baseline=baseline,
+            comparison=comparison, judged=judged, strata=strata, cluster=cluster)
         has = M.any(axis=0)
         if not has.any():
             continue
         B, Cm, M = B[:, has], Cm[:, has], M[:, has]
         labels = [slabels[j] for j in np.flatnonzero(has)]
-        got = _paired_core(B, Cm, M, run, series=labels, strata=codes, clusters=ccodes,
-                           cluster_name=cluster or "item")
-        for r in got:
+        for r in _paired_core(B, Cm, M, run, series=labels, strata=codes, clusters=ccodes,
+                              cluster_name=cluster or "item"):
             if run.aggregate is None:
                 r[series] = r.pop("series")
             rows.append({**dict(zip(group_cols, key)), **r})

@@ -14,14 +14,8 @@ __all__ = ["spearman"]
 
 @ci_level_alias
 def spearman(x: Any, y: Any, *, ci_level: float = 0.95) -> pd.DataFrame:
-    """Spearman rank correlation with its p-value and Fisher-z interval, incomplete pairs dropped.
-
-    Parameters
-    ----------
-    x, y : array-like of float, shape (n,)
-        Paired observations; a pair with NaN or None on either side is dropped and counted.
-    ci_level : float, default 0.95
-        Level of the interval (``ci=`` is its deprecated name).
+    """Spearman rank correlation of paired observations ``x``, ``y`` with its p-value and Fisher-z interval; a pair
+    with NaN or None is dropped and counted (``ci=``: the deprecated name of ``ci_level``).
 
     Returns
     -------
@@ -50,8 +44,7 @@ def spearman(x: Any, y: Any, *, ci_level: float = 0.95) -> pd.DataFrame:
             warnings.simplefilter("ignore", UserWarning)
             res = pg.corr(xs, ys, method="spearman")
             rho = float(np.clip(res["r"].iloc[0], -1.0, 1.0))
-            p = 0.0 if abs(rho) == 1.0 else float(res["p_val"].iloc[0] if "p_val" in res
-                                                  else res["p-val"].iloc[0])
+            p = 0.0 if abs(rho) == 1.0 else float(res["p_val"].iloc[0] if "p_val" in res else res["p-val"].iloc[0])
             if n >= 4:
                 lo, hi = (float(v) for v in pg.compute_esci(stat=rho, nx=n, ny=n, eftype="r",
                                                              confidence=ci_level, decimals=15))

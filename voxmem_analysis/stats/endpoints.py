@@ -49,8 +49,7 @@ def _resolution(valid: np.ndarray, lo: float, hi: float) -> float:
 
 
 def _beta(b: int, q: float, level_var: float | None) -> tuple[float, float]:
-    """The Beta law of the level at which another run of ``b`` replicates reads its endpoint: ``Beta(h, b + 1 - h)``,
-    ``h = (b - 1) q + 1`` numpy's position, or with ``level_var`` one of that mean and variance (BCa's estimated level)."""
+    """Beta law of the level another run of ``b`` reads the endpoint at (``level_var``: BCa's estimated level)."""
     h = (b - 1) * q + 1
     if level_var is None:
         return h, b + 1 - h
@@ -69,9 +68,7 @@ def _window(b: int, shape: tuple[float, float]) -> tuple[int, int]:
 
 
 def _order_weights(shape: tuple[float, float], b: int, lo: int, hi: int) -> np.ndarray:
-    """Probability that the level falls in ``((i - 1) / b, i / b]``, ``i = lo + 1 .. hi``: differences of the
-    regularized incomplete beta, or from a spread of :data:`_MIDPOINT_SD` order statistics the density at the
-    cell's midpoint (relative error under 1e-3, seven times faster)."""
+    """P(level in ``((i-1)/b, i/b]``): incomplete-beta differences, or midpoint densities when spread (1e-3 rel.)."""
     from scipy.special import betainc, betaln
 
     a1, b1 = shape
@@ -174,9 +171,7 @@ def bca_level_variances(got, endpoints: tuple[float, float], ci_level: float, la
 
 
 def _exact_percentile_mc_se(values: np.ndarray, pmf: np.ndarray, q: float, b: int) -> float:
-    """The exact Monte-Carlo error of the ``q`` percentile endpoint of ``b`` replicates of a lattice law: numpy reads
-    ``X_(j) + f (X_(j+1) - X_(j))`` at ``(b - 1) q = j + f``, and ``X_(j) <= x_i`` when at least ``j + 1`` of the
-    ``b`` draws are (a binomial count; exactly ``j + 1``: the endpoint interpolates across the border)."""
+    """Exact MC error of numpy's ``q`` percentile of ``b`` draws from a lattice law (binomial order statistics)."""
     from scipy.stats import binom
 
     cdf = np.minimum(np.cumsum(pmf), 1.0)
@@ -209,9 +204,7 @@ _COARSE_LATTICE = 200
 
 def _simulated_bca_mc_se(values: np.ndarray, pmf: np.ndarray, est: float, a: float, ci_level: float,
                          b: int) -> list[float]:
-    """Standard deviation of each BCa endpoint over :data:`_SIMULATED_COUNTS` runs of ``b`` replicates drawn from the
-    exact law (``values``, ``pmf``), each with its own ``z0``: on a coarse lattice the delta method misses the
-    joint law of ``z0`` and the counts at a border.  Seeded (``default_rng(0)``): the same table every run."""
+    """SD of each BCa endpoint over seeded runs of ``b`` draws from the exact law, each with its own ``z0``."""
     from scipy.stats import norm
 
     keep = pmf > 1e-15
@@ -235,8 +228,7 @@ def _simulated_bca_mc_se(values: np.ndarray, pmf: np.ndarray, est: float, a: flo
 
 
 def _multinomial_runs(rng: np.random.Generator, b: int, p: np.ndarray, runs: int) -> np.ndarray:
-    """``runs`` multinomial(b, p) draws (rows), as conditional binomials of all runs at once (faster than
-    ``Generator.multinomial`` row by row)."""
+    """``runs`` multinomial(b, p) rows, drawn as conditional binomials of all runs at once."""
     out = np.empty((runs, p.size), dtype=np.int64)
     left, rest = np.full(runs, b, dtype=np.int64), 1.0
     for j, pj in enumerate(p[:-1]):

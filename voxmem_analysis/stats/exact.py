@@ -52,10 +52,8 @@ def fraction_accuracies(rows: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarra
     return frac(ints[:, :k], den), frac(ints[:, k:2 * k], den)
 
 
-def _exact_rows(func: Callable[[np.ndarray, np.ndarray], Any], rows: np.ndarray,
-                k: int) -> tuple[list, np.ndarray]:
-    """The statistic on each distinct row of integer sums, exactly (None where undefined: a zero denominator), and
-    each row's index among the distinct ones."""
+def _exact_rows(func: Callable[[np.ndarray, np.ndarray], Any], rows: np.ndarray, k: int) -> tuple[list, np.ndarray]:
+    """The statistic on each distinct row of integer sums (None: undefined), and each row's distinct index."""
     uniq, inv = np.unique(rows, axis=0, return_inverse=True)
     values: list = [None] * uniq.shape[0]
     ok = np.flatnonzero((uniq[:, 2 * k:3 * k] != 0).all(axis=1))

@@ -47,11 +47,6 @@ class ExchangeableGEE:
 
         return 2 * norm.sf(np.abs(self.params / self.bse))
 
-    def table(self) -> pd.DataFrame:
-        """One row per coefficient: ``coef``, ``robust_se``, ``z``, ``p_value``."""
-        return pd.DataFrame({"coef": self.params, "robust_se": self.bse, "z": self.params / self.bse,
-                             "p_value": self.pvalues}, index=pd.Index(self.names, name="term"))
-
 
 # ----------------------------------------------------------------------------- design
 def model_design(doublings, models) -> tuple[np.ndarray, tuple[str, ...]]:
@@ -109,8 +104,7 @@ def _glm_start(y: np.ndarray, X: np.ndarray, maxiter: int = 100, tol: float = 1e
 
 
 class _Clusters:
-    """Integer cluster codes with sizes; sums of rows per cluster in one ``np.add.reduceat`` over
-    the rows ordered by cluster (no reordering when they already are, as in ``fit_doubling_gee``)."""
+    """Cluster codes and sizes; per-cluster row sums by one ``np.add.reduceat`` over rows ordered by cluster."""
 
     def __init__(self, groups) -> None:
         codes, _ = pd.factorize(pd.Series(np.asarray(groups, dtype=object)), sort=True)
@@ -133,8 +127,7 @@ def _moments(X: np.ndarray, y: np.ndarray, params: np.ndarray) -> tuple[np.ndarr
 
 
 def _cluster_terms(cl: _Clusters, a: np.ndarray, e: np.ndarray, rho: float) -> tuple[np.ndarray, np.ndarray]:
-    """``B = sum_i D_i' V_i^-1 D_i`` and the per-cluster scores ``u_i = D_i' V_i^-1 r_i`` (rows),
-    with ``R_i^-1 = [I - c_i J] / (1 - rho)``, ``c_i = rho / (1 - rho + n_i rho)``."""
+    """``B = sum_i D_i' V_i^-1 D_i`` and the cluster scores ``u_i`` (rows), ``R_i^-1 = [I - c_i J] / (1 - rho)``."""
     c = rho / (1.0 - rho) / (1.0 + rho * (cl.sizes - 1))
     a_sum, e_sum = cl.sum(a), cl.sum(e)
     bmat = a.T @ a / (1.0 - rho) - (a_sum * c[:, None]).T @ a_sum

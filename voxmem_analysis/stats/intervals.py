@@ -13,14 +13,8 @@ __all__ = ["wilson_interval"]
 
 @ci_level_alias
 def wilson_interval(successes: Any, n: Any, *, ci_level: float = 0.95) -> pd.DataFrame:
-    """Wilson score interval of binomial proportions (vectorised).
-
-    Parameters
-    ----------
-    successes, n : int or array-like of int
-        Successes and trials, broadcast together.
-    ci_level : float, default 0.95
-        Level (``ci=`` is its deprecated name).
+    """Wilson score interval of the proportions ``successes / n`` (ints or arrays, broadcast together; ``ci=``: the
+    deprecated name of ``ci_level``).
 
     Returns
     -------
@@ -39,8 +33,7 @@ def wilson_interval(successes: Any, n: Any, *, ci_level: float = 0.95) -> pd.Dat
     try:
         x, m = np.broadcast_arrays(x, m)
     except ValueError:
-        require(False, f"successes and n cannot be broadcast together: lengths {x.size} and "
-                f"{m.size}", field="n")
+        require(False, f"successes and n cannot be broadcast together: lengths {x.size} and " f"{m.size}", field="n")
     require(np.isfinite(x).all() and np.isfinite(m).all(),
             "successes and n must be finite (no NaN)", field="successes")
     require((x == np.round(x)).all() and (m == np.round(m)).all(),

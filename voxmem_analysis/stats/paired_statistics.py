@@ -129,8 +129,7 @@ def resolve_statistics(statistics: Any) -> list[Statistic]:
                 "statistics must be a name, a Statistic, a callable, a sequence of these or a "
                 f"mapping name -> callable; got {type(statistics).__name__}", field="statistics")
         items = [(None, v) for v in statistics]
-    require(len(items) > 0, "statistics is empty; give at least one statistic",
-            field="statistics")
+    require(len(items) > 0, "statistics is empty; give at least one statistic", field="statistics")
     out: list[Statistic] = []
     for label, s in items:
         if isinstance(s, str):
@@ -146,6 +145,5 @@ def resolve_statistics(statistics: Any) -> list[Statistic]:
             s = dataclasses.replace(s, name=label)
         out.append(s)
     names = [s.name for s in out]
-    require(len(set(names)) == len(names), f"statistic names must be unique, got {names}",
-            field="statistics")
+    require(len(set(names)) == len(names), f"statistic names must be unique, got {names}", field="statistics")
     return out

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from voxmem_analysis.stats._validation import require
+from voxmem_analysis.stats._validation import require, whole_number
 
 __all__ = ["paired_power", "minimum_detectable_difference", "items_needed", "power_summary", "POWER_METHODS",
            "mcnemar_critical_values"]
@@ -44,12 +44,6 @@ def _check_difference(difference: Any, psi: float) -> float:
     require(0 < d <= psi and d < 1, f"difference must lie in (0, discordance] = (0, {psi:.4g}] (the first side "
             f"cannot win more items than the two disagree on), got {difference!r}", field="difference")
     return d
-
-
-def _check_n(n: Any) -> int:
-    require(isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 1,
-            f"n must be a positive integer, got {n!r}", field="n")
-    return int(n)
 
 
 def _check_method(method: Any) -> str:
@@ -101,7 +95,7 @@ def paired_power(difference: float, n: int, discordance: float, *, alpha: float 
     ``exact`` (module docstring)."""
     psi, alpha, _ = _check(discordance, alpha, 0.5)
     d = _check_difference(difference, psi)
-    n = _check_n(n)
+    n = whole_number(n, "n")
     if _check_method(method) == "exact":
         return _exact_power(d, n, psi, alpha)
     from statsmodels.stats.power import normal_power_het  # lazy: statsmodels imports slowly
@@ -117,13 +111,12 @@ def minimum_detectable_difference(n: int, discordance: float, *, alpha: float = 
     from scipy.optimize import brentq
 
     psi, alpha, power = _check(discordance, alpha, power)
-    n = _check_n(n)
+    n = whole_number(n, "n")
     method = _check_method(method)
     top = psi * (1 - 1e-9)
     if paired_power(top, n, psi, alpha=alpha, method=method) < power:
         return float("nan")
-    return float(brentq(lambda d: paired_power(d, n, psi, alpha=alpha, method=method) - power, 1e-9, top,
-                        xtol=1e-12))
+    return float(brentq(lambda d: paired_power(d, n, psi, alpha=alpha, method=method) - power, 1e-9, top, xtol=1e-12))
 
 
 def items_needed(difference: float, discordance: float, *, alpha: float = 0.05, power: float = 0.8,
@@ -144,8 +137,7 @@ def items_needed(difference: float, discordance: float, *, alpha: float = 0.05, 
 
 
 def _exact_items(d: float, psi: float, alpha: float, power: float, start: int) -> int:
-    """Smallest ``n`` with exact power >= ``power`` (:func:`items_needed`); the powers of several sizes are one
-    matrix product over their discordant counts ``D`` (the rejection given ``D`` does not depend on ``n``)."""
+    """Smallest ``n`` of exact power >= ``power``; powers of several sizes are one product over the counts ``D``."""
     from scipy.stats import binom
 
     pi = (psi + d) / (2 * psi)
@@ -182,7 +174,7 @@ def power_summary(n: int, discordance: float, *, target: float | None = None, al
     """
     psi, alpha, power = _check(discordance, alpha, power)
     mdd = minimum_detectable_difference(n, psi, alpha=alpha, power=power)
-    row = {"n": _check_n(n), "discordance": psi, "alpha": alpha, "power": power, "mdd_normal": mdd,
+    row = {"n": whole_number(n, "n"), "discordance": psi, "alpha": alpha, "power": power, "mdd_normal": mdd,
            "power_exact_at_mdd_normal": (paired_power(mdd, n, psi, alpha=alpha, method="exact")
                                          if np.isfinite(mdd) else float("nan")),
            "mdd_exact": minimum_detectable_difference(n, psi, alpha=alpha, power=power, method="exact")}

@@ -10,7 +10,7 @@ from typing import Any, Iterable, Iterator, NamedTuple
 import numpy as np
 import pandas as pd
 
-from voxmem_analysis.stats._validation import as_float_matrix, require
+from voxmem_analysis.stats._validation import as_float_matrix, require, whole_number
 from voxmem_analysis.stats.resources import check_bootstrap_memory
 from voxmem_analysis.stats.settings import BootstrapSettings, check_n_boot_seed
 
@@ -44,17 +44,13 @@ def iter_bootstrap_counts(n_units: int, *, n_boot: int = 10_000, seed: int = 0,
     multinomial(n, 1/n), drawn as ``n`` uniform int32 indices counted by ``bincount``, in blocks of at most 1,000
     rows and 4 million draws, strata in sorted order: ``C`` depends only on ``n_units, n_boot, seed``, strata.
     """
-    require(isinstance(n_units, (int, np.integer)) and 1 <= n_units < 2**31,
-            f"n_units must be a positive integer, got {n_units!r}", field="n_units")
+    n_units = whole_number(n_units, "n_units", high=2**31)
     n_boot, seed = check_n_boot_seed(n_boot, seed)
-    n_units = int(n_units)
     if clusters is not None:
-        yield from _cluster_counts(n_units, n_boot=n_boot, seed=seed, strata=strata,
-                                   clusters=clusters)
+        yield from _cluster_counts(n_units, n_boot=n_boot, seed=seed, strata=strata, clusters=clusters)
         return
     codes = strata_codes(strata, n_units)
-    members = None if codes is None else [np.flatnonzero(codes == s)
-                                          for s in range(int(codes.max()) + 1)]
+    members = None if codes is None else [np.flatnonzero(codes == s) for s in range(int(codes.max()) + 1)]
     rng = np.random.default_rng(seed)
     block = int(max(1, min(_BLOCK_ROWS, _BLOCK_CELLS // n_units)))
     for start in range(0, n_boot, block):
@@ -82,11 +78,10 @@ def shared_bootstrap_counts(n_units: int, *, n_boot: int = 10_000, seed: int = 0
     """The blocks of :func:`iter_bootstrap_counts`, drawn once per process and shared read-only (an analysis slicing
     by model asks for the same matrix once per model); at most :data:`_SHARED_COUNTS_BYTES` kept (least recently
     used out), a matrix over half of it drawn afresh."""
-    require(isinstance(n_units, (int, np.integer)) and 1 <= n_units < 2**31,
-            f"n_units must be a positive integer, got {n_units!r}", field="n_units")
+    n_units = whole_number(n_units, "n_units", high=2**31)
     n_boot, seed = check_n_boot_seed(n_boot, seed)
-    codes = strata_codes(strata, int(n_units))
-    size = int(n_boot) * int(n_units) * 8
+    codes = strata_codes(strata, n_units)
+    size = n_boot * n_units * 8
     if size > _SHARED_COUNTS_BYTES // 2:
         return iter_bootstrap_counts(n_units, n_boot=n_boot, seed=seed, strata=codes)
     key = (int(n_units), n_boot, seed, None if codes is None else codes.astype(np.int64).tobytes())
@@ -104,8 +99,7 @@ def shared_bootstrap_counts(n_units: int, *, n_boot: int = 10_000, seed: int = 0
     return blocks
 
 
-def _cluster_counts(n_units: int, *, n_boot: int, seed: int, strata: Any,
-                    clusters: Any) -> Iterator[np.ndarray]:
+def _cluster_counts(n_units: int, *, n_boot: int, seed: int, strata: Any, clusters: Any) -> Iterator[np.ndarray]:
     """Count matrix blocks of whole clusters, expanded to their units."""
     ccodes = strata_codes(clusters, n_units)
     require(ccodes is not None, "clusters must give one label per unit", field="clusters")
@@ -135,8 +129,7 @@ def resampled_sums(A: np.ndarray, run: BootstrapSettings, *, strata: np.ndarray 
     r = 0
     if clusters is not None:  # C @ A == Cc @ (A summed within clusters): far fewer columns
         A = pd.DataFrame(A).groupby(clusters, sort=True).sum().to_numpy()
-        strata = None if strata is None else pd.Series(strata).groupby(
-            clusters, sort=True).first().to_numpy()
+        strata = None if strata is None else pd.Series(strata).groupby( clusters, sort=True).first().to_numpy()
     with one_blas_thread():
         for C in shared_bootstrap_counts(A.shape[0], n_boot=run.n_boot, seed=run.seed, strata=strata):
             out[r:r + C.shape[0]] = C @ A
@@ -175,8 +168,7 @@ def bootstrap_means(values: Any, mask: Any = None, *, n_boot: int = 10_000, seed
     """Bootstrap of the masked column means of a per-item matrix (NaN = missing; ``mask`` ANDed): rows resampled
     (within ``strata``), ``(C W) / (C M)`` in one product; rows without an observation dropped first."""
     V = as_float_matrix(values, "values")
-    require(not np.isinf(V).any(), "values must be finite (NaN = missing), found inf",
-            field="values")
+    require(not np.isinf(V).any(), "values must be finite (NaN = missing), found inf", field="values")
     M = combine_mask(mask, V.shape, ~np.isnan(V))
     n_boot, seed = check_n_boot_seed(n_boot, seed)
     codes = strata_codes(strata, V.shape[0])

@@ -6,9 +6,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable
 
-import numpy as np
-
-from voxmem_analysis.stats._validation import check_ci_level, require
+from voxmem_analysis.stats._validation import check_ci_level, require, whole_number
 from voxmem_analysis.stats.resources import check_n_boot
 
 __all__ = ["BootstrapSettings", "PairedSettings", "INTERVALS", "check_n_boot_seed"]
@@ -18,14 +16,9 @@ INTERVALS = ("percentile", "bca")
 
 
 def check_n_boot_seed(n_boot: Any, seed: Any) -> tuple[int, int]:
-    require(isinstance(n_boot, (int, np.integer)) and not isinstance(n_boot, bool)
-            and n_boot >= 1, f"n_boot must be a positive integer, got {n_boot!r}",
-            field="n_boot")
-    check_n_boot(n_boot)
-    require(isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0,
-            f"seed must be a non-negative integer (it is passed to numpy.random.default_rng "
-            f"and reported in the output), got {seed!r}", field="seed")
-    return int(n_boot), int(seed)
+    n_boot = check_n_boot(whole_number(n_boot, "n_boot"))
+    why = " (it is passed to numpy.random.default_rng and reported in the output)"
+    return n_boot, whole_number(seed, "seed", low=0, why=why)
 
 
 @dataclass(frozen=True)

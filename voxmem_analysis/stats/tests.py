@@ -13,12 +13,8 @@ __all__ = ["mcnemar_exact", "holm", "cochran_q"]
 
 
 def mcnemar_exact(x: Any, y: Any) -> pd.DataFrame:
-    """Exact McNemar test of two paired binary outcomes (e.g. correct at 8K and at 64K).
-
-    Parameters
-    ----------
-    x, y : array-like of bool or 0/1, shape (n,)
-        Outcomes of the same items; a pair with a missing value is dropped and counted.
+    """Exact McNemar test of two paired binary outcomes ``x``, ``y`` of the same items (e.g. correct at 8K and at
+    64K); a pair with a missing value is dropped and counted.
 
     Returns
     -------
@@ -39,11 +35,9 @@ def mcnemar_exact(x: Any, y: Any) -> pd.DataFrame:
     n11 = int(ok.sum()) - n00 - n01 - n10
     from statsmodels.stats.contingency_tables import mcnemar  # lazy: ~2 s to import
 
-    res = mcnemar(np.array([[n00, n01], [n10, n11]]), exact=True)
-    stat = min(n01, n10)
-    p = float(min(1.0, res.pvalue))
-    return pd.DataFrame({"n": [int(ok.sum())], "n_dropped": [int((~ok).sum())],
-                         "n01": [n01], "n10": [n10], "statistic": [stat], "p_value": [p]})
+    p = float(min(1.0, mcnemar(np.array([[n00, n01], [n10, n11]]), exact=True).pvalue))
+    return pd.DataFrame({"n": [int(ok.sum())], "n_dropped": [int((~ok).sum())], "n01": [n01], "n10": [n10],
+                         "statistic": [min(n01, n10)], "p_value": [p]})
 
 
 def holm(p_values: Any, *, alpha: float = 0.05) -> pd.DataFrame:
@@ -64,31 +58,19 @@ def holm(p_values: Any, *, alpha: float = 0.05) -> pd.DataFrame:
     require(isinstance(alpha, (float, int)) and 0 < float(alpha) < 1,
             f"alpha must lie strictly between 0 and 1, got {alpha!r}", field="alpha")
     ok = ~np.isnan(p)
-    require(((p[ok] >= 0) & (p[ok] <= 1)).all(), "p_values must lie in [0, 1]",
-            field="p_values")
-    adj = np.full(p.shape, np.nan)
-    q = p[ok]
-    m = q.size
-    if m:
-        order = np.argsort(q, kind="stable")
-        scaled = (m - np.arange(m)) * q[order]
-        stepped = np.minimum(1.0, np.maximum.accumulate(scaled))
-        out = np.empty(m)
-        out[order] = stepped
+    require(((p[ok] >= 0) & (p[ok] <= 1)).all(), "p_values must lie in [0, 1]", field="p_values")
+    adj, q = np.full(p.shape, np.nan), p[ok]
+    if q.size:
+        order, out = np.argsort(q, kind="stable"), np.empty(q.size)
+        out[order] = np.minimum(1.0, np.maximum.accumulate((q.size - np.arange(q.size)) * q[order]))
         adj[ok] = out
     reject = np.where(np.isnan(adj), False, adj <= float(alpha))
     return pd.DataFrame({"p_value": p, "p_adjusted": adj, "reject": reject.astype(bool)})
 
 
 def cochran_q(outcomes: Any, labels: Any = None) -> pd.DataFrame:
-    """Cochran's Q: do ``k >= 3`` conditions (e.g. models) have equal success rates on the same items?
-
-    Parameters
-    ----------
-    outcomes : array-like of bool or 0/1, shape (n_items, k)
-        Each item's outcome under each condition; an item with a missing value is dropped and counted.
-    labels : sequence of length k, optional
-        Condition names, for messages.
+    """Cochran's Q: do ``k >= 3`` conditions (the columns of ``outcomes``, 0/1, e.g. models) have equal success rates
+    on the same items (rows)?  An item with a missing value is dropped and counted; ``labels``: the columns' names.
 
     Returns
     -------
@@ -102,10 +84,9 @@ def cochran_q(outcomes: Any, labels: Any = None) -> pd.DataFrame:
     """
     M = as_float_matrix(outcomes, "outcomes")
     k = M.shape[1]
-    require(k >= 3, f"Cochran's Q compares 3 or more conditions; outcomes has {k} column(s) "
-            "(use mcnemar_exact for two)", field="outcomes")
-    require(labels is None or len(labels) == k, f"labels must name the {k} columns",
-            field="labels")
+    require(k >= 3, f"Cochran's Q compares 3 or more conditions; outcomes has {k} column(s) (use mcnemar_exact for "
+            "two)", field="outcomes")
+    require(labels is None or len(labels) == k, f"labels must name the {k} columns", field="labels")
     for j in range(k):
         check_binary(M[:, j], f"outcomes[:, {j if labels is None else labels[j]!r}]")
     ok = ~np.isnan(M).any(axis=1)
@@ -116,10 +97,8 @@ def cochran_q(outcomes: Any, labels: Any = None) -> pd.DataFrame:
     if n and ((row_tot > 0) & (row_tot < k)).any():
         import pingouin as pg  # lazy: ~3 s to import
 
-        long = pd.DataFrame({"item": np.repeat(np.arange(n), k), "cond": np.tile(np.arange(k), n),
-                             "y": X.ravel()})
+        long = pd.DataFrame({"item": np.repeat(np.arange(n), k), "cond": np.tile(np.arange(k), n), "y": X.ravel()})
         res = pg.cochran(data=long, dv="y", within="cond", subject="item")
-        stat, p = float(res["Q"].iloc[0]), float(res["p_unc"].iloc[0] if "p_unc" in res
-                                                else res["p-unc"].iloc[0])
+        stat, p = float(res["Q"].iloc[0]), float(res["p_unc"].iloc[0] if "p_unc" in res else res["p-unc"].iloc[0])
     return pd.DataFrame({"n": [n], "n_dropped": [int((~ok).sum())], "k": [k], "dof": [k - 1],
                          "statistic": [stat], "p_value": [p]})
