@@ -310,8 +310,7 @@ class StagedOutput:
         visible = [p for p in self.out.iterdir() if not p.name.startswith(".")] if self.out.is_dir() else []
         own = [p.name for p in visible if p.is_dir() and p.name not in RUNNER_FOLDERS]
         if not self.previous and (own or len(visible) > _MAX_FOREIGN_FILES):
-            raise OutputFolderError(
-                f"--out {str(self.out)!r} holds no earlier reproduce run (no run.json) but "
+            raise OutputFolderError( f"--out {str(self.out)!r} holds no earlier reproduce run (no run.json) but "
                 + (f"folders of its own ({_some(sorted(own), 3)})" if own else f"{len(visible)} files")
                 + "; reproduce fills an output folder of its own: choose a new or empty folder")
         if self.only and self.previous and self.previous.get("data_dir") not in (None, self.data):

@@ -172,8 +172,7 @@ def is_paper_release(path) -> bool:
 
 
 def _amc_release_dir(data_dir, include_examples: bool) -> str | None:
-    """``data_dir`` when it is an Audio MultiChallenge release, else the bundled synthetic one on the paper's
-    release or with examples included (else None)."""
+    """The AMC release a notebook runs on: ``data_dir``'s, or the bundled one (paper's release, examples) or None."""
     if is_amc(data_dir):
         return str(data_dir)
     bundled = include_examples or is_paper_release(data_dir)
@@ -232,8 +231,7 @@ def plan_parameters(declared: dict, *, data_dir: str, out_dir: str, seed: int, n
 
 # ----------------------------------------------------------------------------- one notebook
 def _script_line(script: str, cell_source: str) -> int | None:
-    """Line of ``script`` where the cell with ``cell_source`` starts: the whole cell matched as a block (a line
-    repeated elsewhere does not mislead), else its first non-blank line alone."""
+    """Line of ``script`` where the cell starts: the whole cell matched as a block, else its first line alone."""
     src = [l.rstrip() for l in cell_source.splitlines()]
     while src and not src[0]:
         src.pop(0)
@@ -358,8 +356,7 @@ def nothing_written(result: NotebookResult) -> str | None:
 
 
 def _execute(src, dst, params, cwd, log_path, timeout) -> None:
-    """papermill in a new kernel working in ``cwd``; the kernel's standard error (it inherits this process's
-    descriptor 2) goes to ``log_path``."""
+    """papermill in a new kernel working in ``cwd``, its standard error (this process's fd 2) in ``log_path``."""
     import logging
 
     import papermill as pm

@@ -21,6 +21,7 @@ from typing import Callable, Sequence
 import pandas as pd
 
 from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.reproduce.published import MODELS_64K, OPEN_64K, PROPRIETARY_64K
 from voxmem_analysis.reproduce.published import published as published_numbers
 
 __all__ = ["audit_published", "AUDIT_COLUMNS", "half_unit", "grim_counts"]
@@ -33,10 +34,6 @@ AUDIO_NATIVE = EV[1:]
 OPS3 = tuple(tx.OPERATION_LABELS[o] for o in tx.ANSWERABLE_OPERATIONS)
 SUBTYPES = tuple(tx.SUBTYPE_LABELS[s] for s in tx.SUBTYPES)
 CLASSES = tuple(tx.ATTRIBUTION_LABELS[c] for c in tx.ATTRIBUTION_CLASSES)
-PROPRIETARY_64K = ("Gemini-3.1-Pro", "Gemini-3.8-Flash", "Gemini-2.5-Pro")
-OPEN_64K = ("Ultravox-v0.6-Llama-3.1-8B", "Qwen3-Omni-30B-A3B", "Gemma-4-E4B-it",
-            "Audio-Flamingo-Next", "Baichuan-Audio-7B", "Baichuan-Omni-1.5-7B", "FireRedAudio-9B")
-MODELS_64K = PROPRIETARY_64K + OPEN_64K
 _EPS = 1e-9
 _DEFAULT_DECIMALS = {"pct": 1, "ratio": 3, "kappa": 3, "rho": 2, "p": 2, "count": 0}
 
@@ -95,8 +92,7 @@ class _Audit:
         tol = (lhs.half if lhs_half is None else lhs_half) + slack
         delta = lhs.value - rhs
         detail = f"{lhs.label} vs {formula} = {rhs:.4f}; inputs: " + ", ".join(a.label for a in args)
-        self._add(identity, artifact, description, "=", lhs.value, rhs, tol,
-                  abs(delta) <= tol + _EPS, detail)
+        self._add(identity, artifact, description, "=", lhs.value, rhs, tol, abs(delta) <= tol + _EPS, detail)
 
     def cmp(self, identity: str, artifact: str, description: str, lhs_value: float, relation: str,
             rhs_value: float, detail: str, tolerance: float = 0.0):
@@ -113,8 +109,7 @@ class _Audit:
                               delta=float(sign * gap), tolerance=0.0, holds=gap == 0,
                               detail=f"lhs {_rng(lhs)} vs rhs {_rng(rhs)}; {detail}"))
 
-    def grim(self, identity: str, artifact: str, description: str, p: _P, n: int,
-             label_n: str) -> list[int]:
+    def grim(self, identity: str, artifact: str, description: str, p: _P, n: int, label_n: str) -> list[int]:
         ks = grim_counts(p.value, n, p.half)
         nearest = min(range(n + 1), key=lambda k: abs(100.0 * k / n - p.value))
         rhs = 100.0 * nearest / n
@@ -251,8 +246,7 @@ def _table18(a: _Audit) -> None:
         col = r if r != "Overall" else "Overall"
         a.eq(f"table18.n[{r}]", "table18", "Table 18 n = Table 15 question count",
              a.p("table18", r, "n"), lambda x: x, [a.p("table15", "n", col)], "Table 15 n")
-        a.eq(f"table18.64k_eq_table15[{r}]", "table18",
-             "Table 18 64K = Table 15 'Mean all (10)'",
+        a.eq(f"table18.64k_eq_table15[{r}]", "table18", "Table 18 64K = Table 15 'Mean all (10)'",
              a.p("table18", r, "64K"), lambda x: x, [a.p("table15", "Mean all (10)", col)],
              "Table 15 Mean all (10)")
         a.eq(f"table18.drop[{r}]", "table18", "Table 18 drop = 8K − 64K",
@@ -334,8 +328,7 @@ def _table2(a: _Audit) -> None:
     for r in rows + ("All",):
         kf, kt = k[(r, "Full Audio")], k[(r, "Transcript Only")]
         if r == "Speech Semantics" and not kt:  # use the count implied by the All row instead
-            kt = [x - sum(min(k[(q, "Transcript Only")]) for q in rows[:3])
-                  for x in k[("All", "Transcript Only")]]
+            kt = [x - sum(min(k[(q, "Transcript Only")]) for q in rows[:3]) for x in k[("All", "Transcript Only")]]
         d = a.p("table2", r, "Δ")
         diffs = sorted({100.0 * (x - y) / n[r] for x in kf for y in kt})
         if not diffs:
@@ -355,8 +348,7 @@ def _table13_judges(a: _Audit) -> None:
              " + ".join(grp))
         w = [a.p("table13", r, "n").value for r in grp]
         for c in ("Gemini-3.7-Flash", "GPT-5.6-Luna", "Agreement"):
-            a.eq(f"table13.all_weighted[{name}|{c}]", "table13",
-                 f"Table 13 All = n-weighted mean of the {name} rows",
+            a.eq(f"table13.all_weighted[{name}|{c}]", "table13", f"Table 13 All = n-weighted mean of the {name} rows",
                  a.p("table13", "All", c), _wmean(w), [a.p("table13", r, c) for r in grp],
                  "Σ n·x / 11,978")
     for r in ("All",) + ev_rows + op_rows:

@@ -9,7 +9,6 @@ without a record, or whose bytes are no longer those recorded.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 from collections import Counter
@@ -17,12 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from voxmem_analysis import __version__
+from voxmem_analysis.io import fingerprint
 from voxmem_analysis.io.fingerprint import release_fingerprint
 from voxmem_analysis.paths import resolve
 from voxmem_analysis.writing import atomic_text
 
 __all__ = ["PROVENANCE_FILE", "FORMAT", "OutputFolder", "read_records", "write_records", "merge_records",
-           "notebook_source", "params_text", "Finding", "findings", "grouped", "IGNORED_PARAMETERS", "file_digest", "has_digests"]
+           "notebook_source", "params_text", "Finding", "findings", "grouped", "IGNORED_PARAMETERS", "file_digest",
+           "has_digests"]
 
 PROVENANCE_FILE = "provenance.json"
 FORMAT = "voxmem-provenance/2"
@@ -94,14 +95,10 @@ class OutputFolder(os.PathLike):
 
 def file_digest(path) -> str | None:
     """SHA-256 (hex) of the bytes of ``path``; None when it cannot be read."""
-    h = hashlib.sha256()
     try:
-        with open(path, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                h.update(block)
+        return fingerprint.file_digest(path)
     except OSError:
         return None
-    return h.hexdigest()
 
 
 def has_digests(records: dict[str, dict]) -> bool:
@@ -163,9 +160,7 @@ def update_records(out, new: dict[str, dict]) -> None:
 
 def merge_records(out, parts: list[dict[str, dict]]) -> dict[str, dict]:
     """The records of several staging folders, in order (a later one wins), written to ``OUT``."""
-    merged: dict[str, dict] = {}
-    for p in parts:
-        merged.update(p)
+    merged = {k: v for p in parts for k, v in p.items()}
     write_records(out, merged)
     return merged
 

@@ -23,6 +23,7 @@ from voxmem_analysis import taxonomy as tx
 __all__ = [
     "COLUMNS", "ARTIFACTS", "UNITS", "COMPARATORS", "KINDS", "ROW_LABELS", "COLUMN_LABELS",
     "PACKAGE_CSV", "REPO_CSV", "AMC_ARTIFACTS", "BENCHMARKS", "published", "lookup", "normalize_label", "sync",
+    "MODELS_64K", "PROPRIETARY_64K", "OPEN_64K",
 ]
 
 COLUMNS: tuple[str, ...] = (
@@ -45,23 +46,21 @@ _EV = tuple(tx.EVIDENCE_LABELS[e] for e in tx.EVIDENCE_TYPES)
 _OPS = tuple(tx.OPERATION_LABELS[o] for o in tx.OPERATIONS)
 _SUB = tuple(tx.SUBTYPE_LABELS[s] for s in tx.SUBTYPES)
 _CLS = tuple(tx.ATTRIBUTION_LABELS[c] for c in tx.ATTRIBUTION_CLASSES)
-_MODELS_64K = (
-    "Gemini-3.1-Pro", "Gemini-3.8-Flash", "Gemini-2.5-Pro", "Qwen3-Omni-30B-A3B",
-    "Gemma-4-E4B-it", "Ultravox-v0.6-Llama-3.1-8B", "Audio-Flamingo-Next", "Baichuan-Audio-7B",
-    "FireRedAudio-9B", "Baichuan-Omni-1.5-7B",
-)
+#: The paper's 64K model set (Table 15), proprietary then open-weight.
+PROPRIETARY_64K = ("Gemini-3.1-Pro", "Gemini-3.8-Flash", "Gemini-2.5-Pro")
+OPEN_64K = ("Ultravox-v0.6-Llama-3.1-8B", "Qwen3-Omni-30B-A3B", "Gemma-4-E4B-it", "Audio-Flamingo-Next",
+            "Baichuan-Audio-7B", "Baichuan-Omni-1.5-7B", "FireRedAudio-9B")
+MODELS_64K = PROPRIETARY_64K + OPEN_64K
 _BEST_32K = ("Qwen3.8-Omni-Flash", "Gemini-3.1-Pro", "Gemini-3.8-Flash")
-_T18_COLS = ("n", "8K", "64K", "drop", "drop_lo", "drop_hi", "retention", "retention_lo",
-             "retention_hi")
+_T18_COLS = ("n", "8K", "64K", "drop", "drop_lo", "drop_hi", "retention", "retention_lo", "retention_hi")
 
 #: Allowed row labels per artifact.
 ROW_LABELS: dict[str, frozenset[str]] = {
     "table2": frozenset(_EV + ("All", "Audio-native")),
     "table13": frozenset(("All",) + _EV + _OPS),
     "judges": frozenset(("All", "Gemini family", "Other families", "Gemini favoritism", "AR")),
-    "table15": frozenset(_MODELS_64K + ("Mean proprietary (3)", "Mean open-weight (7)",
-                                        "Mean all (10)", "n")),
-    "table16": frozenset(_MODELS_64K + ("n", "All", "Always abstain")),
+    "table15": frozenset(MODELS_64K + ("Mean proprietary (3)", "Mean open-weight (7)", "Mean all (10)", "n")),
+    "table16": frozenset(MODELS_64K + ("n", "All", "Always abstain")),
     "table17": frozenset(tx.BUDGETS + ("AR items",)),
     "table18": frozenset(_EV + ("Overall",)),
     "fig5": frozenset(_OPS),

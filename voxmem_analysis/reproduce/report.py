@@ -35,8 +35,7 @@ def _status(row) -> tuple[int, str, str]:
 
 
 def _artifacts(recs: list[dict]) -> list[dict]:
-    """One group per artifact of the reproduction rows ``recs``, worst first, its failing rows first (``issues``:
-    rows outside tolerance, not reproduced or inconsistent in the paper)."""
+    """One group per artifact of the reproduction rows ``recs``, worst first, failing rows first."""
     groups: dict[str, list[dict]] = {}
     for r in recs:
         groups.setdefault(str(r["artifact"]), []).append(r)
@@ -140,8 +139,7 @@ _ORDER = {"paper": ("run", "findings", "reproduction", "audit", "validation", "f
 
 
 def _sections(mode: str, run: dict, out: Path, embed: bool) -> tuple[list[dict], list]:
-    """The page's sections in order, each with what its template (``report/ANCHOR.html``) shows beyond run.json;
-    and the outputs not made like the rest."""
+    """The page's sections in order with what their templates show beyond run.json; the outputs made otherwise."""
     flags, found, bad_record = provenance_flags(out, run)
     caps = captions(out)
     build = {

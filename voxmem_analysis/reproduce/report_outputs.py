@@ -16,8 +16,7 @@ from voxmem_analysis import artifacts
 from voxmem_analysis.output import figure_caption
 from voxmem_analysis.reproduce.provenance import findings, grouped, notebook_source, params_text, read_records
 from voxmem_analysis.reproduce.published import printed_decimals, published
-from voxmem_analysis.reproduce.report_html import (OPEN_ROWS, key_columns_first, natural_key, read_table,
-                                                   table_view)
+from voxmem_analysis.reproduce.report_html import (OPEN_ROWS, key_columns_first, natural_key, read_table, table_view)
 
 __all__ = ["captions", "paper_order_table15", "figures_view", "tables_view", "table_files", "figure_files",
            "registry_title", "provenance_flags", "provenance_view", "SUPPLEMENTARY"]

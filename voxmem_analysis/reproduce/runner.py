@@ -107,9 +107,7 @@ _STARTED = None   # in a worker: the queue it announces each notebook on (set by
 
 
 def _worker_init(threads: int, started, scratch: str) -> None:
-    """Set up a worker (its kernels inherit its environment): thread pools of ``threads`` (polars, BLAS),
-    ``PYTHONHASHSEED=0``, kernel files in ``scratch``; SIGINT and SIGHUP left to the runner, SIGTERM (or the
-    runner gone) ends its kernels and itself."""
+    """A worker: its threads, hash seed and kernel folder; SIGTERM (or its runner gone) ends its kernels and it."""
     global _STARTED
     _STARTED = started
     os.environ["PYTHONHASHSEED"] = "0"
@@ -222,7 +220,7 @@ def _remove_previous_outputs(out: Path, previous: dict, names: set[str] | None) 
 
 
 def _task_order(paths: list[Path], previous: dict) -> list[Path]:
-    """Longest notebook first (as the previous run measured it, else 3 s a figure plus start-up): no idle worker."""
+    """``work()``: a file it cannot write stops the run, another error is a failed task (``{"error": ...}``)."""
     last = {nb["name"]: nb.get("seconds", 0) for nb in previous.get("notebooks", [])}
 
     def guess(p: Path) -> float:
@@ -336,10 +334,8 @@ def _unwritable(what: str, exc: OSError) -> "_Stop":
     return _Stop(f"stopped: {why}", why, None)
 
 
-def _execute_all(out: Path, paths: list[Path], data: Path, opts: RunOptions, jobs: int, previous: dict,
-                 read_release):
-    """Every notebook on the pool (longest first) while this process reads the release: ``(results by name, the
-    release or the exception reading it raised)``; whatever stops it ends the workers and their kernels first."""
+def _execute_all(out: Path, paths: list[Path], data: Path, opts: RunOptions, jobs: int, previous: dict, read_release):
+    """Every notebook on the pool while the release is read: ``(results by name, release or its exception)``."""
     threads = max(1, (os.cpu_count() or 1) // jobs)
     results: dict[str, NotebookResult] = {}
     owner: dict[str, str] = {}
@@ -479,8 +475,7 @@ def _scoreboard(out: Path, summary: RunSummary) -> None:
 
 
 class _Progress:
-    """The progress on standard error: on a terminal a bar with the time and the notebooks running, and a line as
-    each ends; otherwise a line per finished notebook; nothing when ``quiet``."""
+    """Progress on standard error: a bar on a terminal, else a line per notebook; nothing when ``quiet``."""
 
     def __init__(self, total: int, opts: RunOptions):
         self.bar, self.n, self.total, self.running = None, 0, total, []

@@ -190,8 +190,7 @@ def _figures(src: Path, folder: Path, caps: dict, res: SupplementResult) -> list
 
 def _check_source(src: Path, data: Path, seed: int | None, n_boot: int | None, allow_mixed: bool,
                   res: SupplementResult) -> tuple[dict, dict]:
-    """run.json and provenance records of ``src``; :class:`OutputFolderError` for a folder made from other data
-    or settings than asked, or holding outputs made otherwise than the rest (unless ``allow_mixed``)."""
+    """run.json and records of ``src``; :class:`OutputFolderError` when made otherwise than asked or mixed."""
     try:
         run = json.loads((src / "run.json").read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError) as exc:
