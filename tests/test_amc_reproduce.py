@@ -13,7 +13,7 @@ import pytest
 from voxmem_analysis.cli import main
 from voxmem_analysis.reproduce import notebook as N
 from voxmem_analysis.reproduce import scoreboard as rp
-from voxmem_analysis.reproduce.amc import table2_misprints
+from voxmem_analysis.reproduce.scoreboard import table2_misprints
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER = ROOT / "data" / "synthetic"
@@ -129,7 +129,7 @@ def test_reproduce_on_an_amc_release_skips_the_voxmem_notebooks(tmp_path, capsys
     rep = pd.read_csv(out / "reproduction.csv", keep_default_na=False, na_values=[""])
     assert len(rep) == 214 and (rep["status"] == "paper_inconsistent").sum() == 1
     # the scoreboard computed from the release (not from the notebook's files) is the same
-    from voxmem_analysis.reproduce.amc import amc_scoreboard
+    from voxmem_analysis.reproduce.scoreboard import amc_scoreboard
 
     direct = amc_scoreboard(AMC_DATA, n_boot=20)
     assert direct.attrs["artifact_errors"] == {} and direct["status"].tolist() == rep["status"].tolist()

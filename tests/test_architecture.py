@@ -9,10 +9,13 @@
 * (f) no use of another package's private names (``pd._config``, ``from pkg._mod import ...``,
   ``getattr(obj, "_name")``), no method of another package's object replaced, no stub put in
   ``sys.modules``: speed comes from doing less, not from internals;
-* (g) the library reads only the environment variables a user is told about (:data:`ALLOWED_ENV`).
+* (g) the library reads only the environment variables a user is told about (:data:`ALLOWED_ENV`);
+* (h) the import graph (module- and function-level imports) has no cycle between modules;
+* (i) at most :data:`MAX_INNER_IMPORTS` internal imports sit inside functions across the package, each
+  where the command line's start-up needs it and saying so in a ``# start-up: ...`` comment.
 
-The ``*_elsewhere`` tests check the modules listed in :data:`OWNED_ELSEWHERE` separately (the readers),
-so that a failure there names them.
+The ``*_elsewhere`` tests check the modules listed in :data:`OWNED_ELSEWHERE` separately (the areas
+reshaped in parallel), so that a failure there names them.
 
 The layers are those of CONTRIBUTING.md.  Nothing is imported or run: the tests read files.
 """
@@ -45,9 +48,13 @@ MAX_FUNCTION_LINES = 80
 MAX_PARAMETERS = 12
 MAX_PRIVATE_IMPORTS = 2
 
-#: Modules other helpers rewrite while issue 21 is open (the runner, the readers, the cache, the
-#: artifact memo): their findings are checked by the ``*_elsewhere`` tests, ``xfail`` until merged.
-OWNED_ELSEWHERE: tuple[str, ...] = ("io/",)
+#: Areas other helpers reshape while issue 29 is open (the readers, the analyses, the plots, the commands):
+#: their findings are checked by the ``*_elsewhere`` tests.
+OWNED_ELSEWHERE: tuple[str, ...] = ("io/", "analysis/", "plots/", "commands/")
+#: Internal imports allowed inside functions, across the package (start-up needs only).
+MAX_INNER_IMPORTS = 20
+#: The comment an internal import inside a function carries, on its line or the line above.
+STARTUP_REASON = "# start-up:"
 
 #: Environment variables the library may read, each one told to the user (README, ``--help``):
 #: the repository root, the traceback of an internal error, the cache folder, the bootstrap's limits.
@@ -386,6 +393,135 @@ def private_imports() -> list[str]:
     return out
 
 
+# ----------------------------------------------------------------------------- the import graph
+def _module_targets(path: Path, node: ast.Import | ast.ImportFrom, package: Path) -> list[str]:
+    """The modules of the package an import statement names (``from pkg import sub``: the submodule)."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names if a.name.split(".")[0] == NAME]
+    mod = _resolve(node, _dotted(path, package), path.name == "__init__.py")
+    if mod.split(".")[0] != NAME:
+        return []
+    base = package.parent.joinpath(*mod.split("."))
+    subs = [f"{mod}.{a.name}" for a in node.names
+            if (base / a.name).is_dir() or (base / f"{a.name}.py").exists()]
+    return subs if len(subs) == len(node.names) else [mod, *subs]
+
+
+@functools.lru_cache(maxsize=None)
+def _parents(path: Path) -> dict[ast.AST, ast.AST]:
+    return {child: parent for parent in _nodes(path) for child in ast.iter_child_nodes(parent)}
+
+
+def _in_function(node: ast.AST, parents: dict) -> bool:
+    while node in parents:
+        node = parents[node]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return True
+    return False
+
+
+def _internal_imports(package: Path = PACKAGE):
+    """``(path, import node, target modules, inside a function)`` of every import of the package's modules."""
+    for path in _modules(package):
+        parents = _parents(path)
+        for node in _nodes(path):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                targets = _module_targets(path, node, package)
+                if targets:
+                    yield path, node, targets, _in_function(node, parents)
+
+
+def import_graph(package: Path = PACKAGE) -> dict[str, dict[str, int]]:
+    """``{module: {module it imports: line}}`` (relative paths), module- and function-level imports alike.
+    The package root's imports inside functions are its lazy public facade (``__getattr__``): counted by
+    :func:`inner_imports`, not edges (every module may import ``__version__`` from the root)."""
+    files = {_dotted(p, package): _rel(p, package) for p in _modules(package)}
+    graph: dict[str, dict[str, int]] = {rel: {} for rel in files.values()}
+    for path, node, targets, inner in _internal_imports(package):
+        here = _rel(path, package)
+        if inner and here == "__init__.py":
+            continue
+        for t in targets:
+            while t not in files and "." in t:
+                t = t.rsplit(".", 1)[0]
+            if files.get(t, here) != here:
+                graph[here].setdefault(files[t], node.lineno)
+    return graph
+
+
+def _components(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while not comp or comp[-1] != v:
+                comp.append(stack.pop())
+                on.discard(comp[-1])
+            if len(comp) > 1:
+                out.append(comp)
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def import_cycles(package: Path = PACKAGE) -> list[str]:
+    """One line per set of modules that import each other in a circle, the circle shown with the line of each
+    import: ``reproduce/amc.py:88 -> reproduce/scoreboard.py:211 -> reproduce/amc.py`` (modules of
+    :data:`OWNED_ELSEWHERE` last, so that a circle through another area is named from ours)."""
+    graph, out = import_graph(package), []
+    for comp in _components(graph):
+        start = min(comp, key=lambda m: (m.startswith(OWNED_ELSEWHERE), m))
+        paths, queue = {start: [start]}, [start]
+        while queue:                       # shortest way around the circle, breadth first
+            v = queue.pop(0)
+            for w in sorted(graph[v]):
+                if w == start:
+                    circle = paths[v] + [start]
+                    out.append(" -> ".join(f"{a}:{graph[a][b]}" for a, b in zip(circle, circle[1:])) + f" -> {start}")
+                    queue = []
+                    break
+                if w in comp and w not in paths:
+                    paths[w] = paths[v] + [w]
+                    queue.append(w)
+    return sorted(out)
+
+
+def inner_imports(package: Path = PACKAGE) -> list[tuple[str, bool]]:
+    """``("path:line import ...", says why)`` of every internal import inside a function: ``says why`` when
+    the import's (last) line, or a comment line right above it, carries :data:`STARTUP_REASON`."""
+    out = []
+    for path, node, _targets, inner in _internal_imports(package):
+        if inner:
+            lines = path.read_text(encoding="utf-8").splitlines()
+            above = lines[node.lineno - 2].strip() if node.lineno > 1 else ""
+            said = STARTUP_REASON in lines[node.end_lineno - 1] or (above.startswith("#") and STARTUP_REASON in above)
+            out.append((f"{_rel(path, package)}:{node.lineno} {ast.unparse(node)}", said))
+    return out
+
+
+def inner_import_findings(package: Path = PACKAGE, limit: int = MAX_INNER_IMPORTS) -> list[str]:
+    """Internal imports inside functions without their start-up reason, and, when there are more than
+    ``limit``, one line saying so (``"N internal imports inside functions, at most LIMIT"``)."""
+    found = inner_imports(package)
+    out = [f"{where}: no '{STARTUP_REASON} ...' reason" for where, said in found if not said]
+    if len(found) > limit:
+        out.append(f"{len(found)} internal imports inside functions, at most {limit}")
+    return out
+
+
 # ----------------------------------------------------------------------------- the checks
 def test_the_layer_table_names_every_root_module_and_subpackage():
     units = {p.stem for p in PACKAGE.glob("*.py") if p.stem != "__init__"}
@@ -446,6 +582,30 @@ def test_the_library_reads_only_documented_environment_variables_elsewhere():
 def test_at_most_two_private_imports_across_modules():
     found = private_imports()
     assert len(found) <= MAX_PRIVATE_IMPORTS, found
+
+
+def test_no_import_cycle():
+    assert _mine(import_cycles()) == [], "move what both modules need into one of them, or into a third module"
+
+
+_REASON_ELSEWHERE = "the areas reshaped in parallel (OWNED_ELSEWHERE) are merged after this check: remove the mark then"
+
+
+@pytest.mark.xfail(strict=True, reason=_REASON_ELSEWHERE)
+def test_no_import_cycle_elsewhere():
+    assert _elsewhere(import_cycles()) == []
+
+
+def test_internal_imports_inside_functions_are_few_and_say_why():
+    mine = [(where, said) for where, said in inner_imports() if not where.startswith(OWNED_ELSEWHERE)]
+    assert [where for where, said in mine if not said] == [], "import at the top (or measure the start-up need)"
+    assert len(mine) <= MAX_INNER_IMPORTS
+
+
+@pytest.mark.xfail(strict=True, reason=_REASON_ELSEWHERE)
+def test_internal_imports_inside_functions_are_few_and_say_why_elsewhere():
+    assert _elsewhere(inner_import_findings()) == []
+    assert len(inner_imports()) <= MAX_INNER_IMPORTS
 
 
 def ci_arguments(package: Path = PACKAGE) -> list[str]:
@@ -571,3 +731,34 @@ def test_the_environment_check_resolves_names_through_constants_aliases_and_loop
     assert sorted(forbidden_environment_reads(fake)) == [
         "alias.py:6 ?", "alias.py:6 VOXMEM_ARTIFACT_MEMO", "cache.py:7 VOXMEM_ARTIFACT_MEMO",
         "cache.py:8 VOXMEM_ARTIFACT_MEMO"]
+
+
+def test_the_cycle_check_finds_a_circle_through_a_function_level_import(tmp_path):
+    fake = _fake(tmp_path, {
+        "__init__.py": "__version__ = '1'\n\ndef __getattr__(name):\n    from voxmem_analysis import a\n    return a\n",
+        "a.py": "from voxmem_analysis import __version__\nfrom voxmem_analysis.sub import b\n",
+        "sub/__init__.py": "",
+        "sub/b.py": "import os\n\n\ndef f():\n    from voxmem_analysis.sub.c import g\n    return g\n",
+        "sub/c.py": "from ..a import __version__ as v\n",
+        "d.py": "from voxmem_analysis import a\n",
+    })
+    assert import_cycles(fake) == ["a.py:2 -> sub/b.py:5 -> sub/c.py:1 -> a.py"]
+    (fake / "sub" / "c.py").write_text("import os\n")
+    for cache in (_parse, _nodes, _parents):
+        cache.cache_clear()
+    assert import_cycles(fake) == []        # the root's lazy facade and __version__ make no circle
+
+
+def test_the_inner_import_check_counts_them_and_wants_a_start_up_reason(tmp_path):
+    fake = _fake(tmp_path, {
+        "__init__.py": "def __getattr__(name):\n    # start-up: polars, 200 ms\n    from voxmem_analysis import a\n"
+                       "    return a\n",
+        "a.py": ("def f():\n    import json\n    from voxmem_analysis import b  # start-up: pandas\n"
+                 "    from . import c\n    return json, b, c\n"),
+        "b.py": "x = 1\n",
+        "c.py": "x = 2\n",
+    })
+    assert [w for w, _ in inner_imports(fake)] == ["__init__.py:3 from voxmem_analysis import a",
+                                                   "a.py:3 from voxmem_analysis import b", "a.py:4 from . import c"]
+    assert inner_import_findings(fake, limit=3) == ["a.py:4 from . import c: no '# start-up: ...' reason"]
+    assert inner_import_findings(fake, limit=2)[-1] == "3 internal imports inside functions, at most 2"

@@ -4,6 +4,8 @@
 >>> release = load_release("data/synthetic")        # doctest: +SKIP
 >>> release.frame                                    # the tidy verdict frame (polars)  # doctest: +SKIP
 """
+from voxmem_analysis.errors import InputError, MissingDataError, Problem, VoxMemDataError
+
 __version__ = "0.1.0"
 
 __all__ = ["load_release", "Release", "ScoringRules", "VoxMemDataError", "MissingDataError", "InputError", "Problem",

@@ -1,17 +1,17 @@
 """Registry of the paper's named artifacts (``voxmem-analysis table NAME``).
 
-An artifact is a function ``(release, *, seed=0, n_boot=10_000, **params) -> DataFrame``
-returning the table *as printed in the paper*: the index holds the paper's row labels,
-the columns its column labels.  :func:`to_long` turns any of them into the long format
-``artifact,row,column,value`` used by ``--format long`` and by ``reproduction.csv``.
-
-Modules that define artifacts are listed in :data:`ARTIFACT_MODULES` and imported on
-first use, so ``import voxmem_analysis`` stays light.
+An artifact is a function ``(release, *, seed=0, n_boot=10_000, **params) -> DataFrame`` returning the table as
+printed in the paper (index: its row labels; columns: its column labels); :func:`to_long` gives its long form
+``artifact,row,column,value``.  The modules of :data:`ARTIFACT_MODULES` are imported on first use; titles and
+parameters can be read from their source without importing them (:func:`source_titles`, :func:`source_parameters`).
 """
 from __future__ import annotations
 
+import ast
 import functools
 import importlib
+import importlib.util
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
@@ -48,7 +48,7 @@ _loaded = False
 
 
 def artifact(name: str, *, title: str, needs: tuple[str, ...] = ()):
-    """Decorator registering ``func`` as the artifact ``name`` (the function itself is returned unchanged)."""
+    """Decorator registering ``func`` as the artifact ``name`` (``func`` returned unchanged)."""
     def deco(func):
         _REGISTRY[name] = Artifact(name, title, func, tuple(needs))
         return func
@@ -85,18 +85,13 @@ _BUDGET = r"(8K|16K|32K|64K)"
 
 
 def retitle(title: str, params: dict) -> str:
-    """``title`` with the paper's budgets replaced by those in ``params``.
-
-    ``budget``: ``at 64K`` -> ``at 32K`` and ``64K model set`` -> ``models run at 32K`` (kept for
-    64K itself); ``baseline`` / ``comparison``: ``8K to 64K`` -> ``8K to 32K``; ``models`` (a list or
-    a comma-separated string): ``all models`` -> ``models A, B``.  Other text and parameters left as
-    they are (``None`` or empty: the title's own budget and models).
+    """``title`` with the paper's budgets and models replaced by those of ``params`` (``budget``: ``at 64K`` and
+    ``64K model set``; ``baseline``/``comparison``: ``8K to 64K``; ``models``, a list or ``"A,B"``: ``all
+    models``); None or empty parameters leave the title as it is.
 
     >>> retitle("Table 15: accuracy (%) at 64K, 64K model set", {"budget": "32k"})
     'Table 15: accuracy (%) at 32K, models run at 32K'
     """
-    import re
-
     b = str(params.get("budget") or "").upper()
     if b:
         title = re.sub(rf"\bat {_BUDGET}\b", f"at {b}", title)
@@ -114,17 +109,16 @@ def retitle(title: str, params: dict) -> str:
 
 
 def caption(name: str, **params) -> str:
-    """The registry title of artifact ``name`` for the parameters used (:func:`retitle`): what a
-    notebook passes as the caption of the figure or table it saves, so the report's caption
-    names the budgets of the run, not the paper's."""
+    """The title of artifact ``name`` for the parameters used (:func:`retitle`): a notebook's caption."""
     return retitle(get(name).title, params)
 
 
 def to_long(table: pd.DataFrame, name: str) -> pd.DataFrame:
-    """Wide paper table -> ``artifact,row,column,value`` (row-major, paper order, missing cells dropped;
-    the rows :func:`voxmem_analysis.output.long_rows` gives and ``save_table`` writes as ``NAME.long.csv``)."""
+    """Wide paper table -> ``artifact,row,column,value`` (row by row, missing cells dropped), as
+    :func:`voxmem_analysis.output.long_rows`."""
     import pandas as pd
 
+    # start-up: output costs `table --list` 20 ms (-X importtime), and only `--format long` needs it here
     from voxmem_analysis.output import LONG_COLUMNS, long_rows
 
     return pd.DataFrame(long_rows(table, name), columns=list(LONG_COLUMNS))
@@ -132,10 +126,7 @@ def to_long(table: pd.DataFrame, name: str) -> pd.DataFrame:
 
 # ----------------------------------------------------------------------------- titles without imports
 def _registrations(tree):
-    """``(name, title node)`` of every ``artifact("name", title=...)`` / ``_artifact(...)`` call
-    (as a decorator or called directly)."""
-    import ast
-
+    """``(name, title node)`` of every ``artifact("name", title=...)`` / ``_artifact(...)`` call."""
     for node in ast.walk(tree):
         if (isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("artifact", "_artifact") and node.args
                 and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
@@ -144,11 +135,8 @@ def _registrations(tree):
 
 @functools.lru_cache(maxsize=1)
 def _sources():
-    """``(module name, parsed source)`` of every module of :data:`ARTIFACT_MODULES`, or None when one
-    cannot be read as a ``.py`` file (then callers import the registry).  Parsed once per process."""
-    import ast
-    import importlib.util
-
+    """``(module name, parsed source)`` of every module of :data:`ARTIFACT_MODULES`, once; None when one is no
+    ``.py`` file (callers then import the registry)."""
     out = []
     for mod in ARTIFACT_MODULES:
         spec = importlib.util.find_spec(mod)
@@ -160,12 +148,8 @@ def _sources():
 
 
 def source_titles() -> dict[str, str] | None:
-    """``{name: title}`` of every ``artifact("name", title="...")`` registration, read from the source of
-    :data:`ARTIFACT_MODULES` without importing them (so listing names and titles costs no pandas, SciPy
-    or matplotlib); None when a module cannot be read this way (the caller then imports the registry).
-    ``tests/test_cli_startup.py`` checks it matches the registry."""
-    import ast
-
+    """``{name: title}`` of every registration, read from the source (no pandas, SciPy or matplotlib); None when
+    a module cannot be read so (the caller then imports the registry)."""
     sources = _sources()
     if sources is None:
         return None
@@ -180,8 +164,7 @@ def source_titles() -> dict[str, str] | None:
 
 @dataclass(frozen=True)
 class SourceParameter:
-    """One analysis parameter of an artifact function, as its source declares it: ``name``, the
-    ``default`` (``None`` when it has none) and the annotation's text (``"bool | None"``)."""
+    """One analysis parameter of an artifact function as its source declares it (``annotation``: its text)."""
 
     name: str
     default: object = None
@@ -194,8 +177,6 @@ _GENERAL = ("seed", "n_boot")
 
 def _literals(tree) -> dict[str, object]:
     """Module-level ``NAME = <literal>`` assignments (a default may name one: ``budget=_DEFAULT_BUDGET``)."""
-    import ast
-
     out = {}
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
@@ -208,8 +189,6 @@ def _literals(tree) -> dict[str, object]:
 
 def _function_parameters(func, consts: dict) -> list[SourceParameter] | None:
     """The analysis parameters of an artifact's ``def`` (None when a default is not a literal)."""
-    import ast
-
     a = func.args
     positional = a.posonlyargs + a.args
     pos_defaults = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
@@ -233,8 +212,6 @@ def _function_parameters(func, consts: dict) -> list[SourceParameter] | None:
 
 def _decorated(tree):
     """``(artifact name, def node)`` of every function decorated with ``@artifact("name", ...)``."""
-    import ast
-
     for node in ast.walk(tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
@@ -245,11 +222,9 @@ def _decorated(tree):
 
 
 def source_parameters() -> dict[str, list[SourceParameter]] | None:
-    """``{artifact name: [SourceParameter, ...]}``, the analysis parameters of every artifact function
-    (its keyword arguments besides ``seed`` and ``n_boot``), read from the source without importing
-    the analyses: what ``table NAME --help`` lists and parses.  None when the source cannot be read
-    so (an artifact registered other than by decorator, a default that is not a literal); the caller
-    then inspects the imported functions.  ``tests/test_cli_startup.py`` checks it against them."""
+    """``{artifact name: [SourceParameter, ...]}``: the keyword arguments of every artifact function besides
+    ``seed`` and ``n_boot``, read from the source (what ``table NAME --help`` lists); None when it cannot be read
+    so (an artifact not registered by decorator, a default that is no literal)."""
     sources = _sources()
     if sources is None:
         return None

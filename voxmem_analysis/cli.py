@@ -1,8 +1,6 @@
-"""``voxmem-analysis`` command line (also ``python -m voxmem_analysis``).
-
-The parsers of every command are built from :mod:`voxmem_analysis.commands._parsers` (light); the command
-given runs as ``run(args)`` of its module, imported here only when it runs (see
-:mod:`voxmem_analysis.commands`).  :func:`main` alone prints errors and picks the exit code.
+"""``voxmem-analysis`` command line (also ``python -m voxmem_analysis``): the parsers come from
+:mod:`voxmem_analysis.commands._parsers` (light); a command's module is imported only when it runs.
+:func:`main` alone prints errors and picks the exit code.
 """
 from __future__ import annotations
 
@@ -22,8 +20,7 @@ DEBUG_ENV = "VOXMEM_DEBUG"
 
 
 def _command_module(name: str):
-    """The module that runs command ``name``: the one import of a command's implementation, made when the
-    command runs, so that ``--help`` and ``CMD --help`` import no pandas or polars."""
+    """The module that runs command ``name``, imported when it runs (``--help`` imports no pandas or polars)."""
     return importlib.import_module(f"voxmem_analysis.commands.{name.replace('-', '_')}")
 
 
@@ -37,14 +34,11 @@ def build_parser() -> tuple[Parser, dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one subcommand. No traceback reaches a user: every error is one message and an exit code.
+    """Run one subcommand: every error is one message and an exit code, never a traceback.
 
-    Exit codes: 0 ok, 1 bad input data or a release lacking what the command needs
-    (:class:`~voxmem_analysis.errors.VoxMemDataError`), 2 bad arguments, limits or files/folders that
-    cannot be used (:data:`~voxmem_analysis.errors.USAGE_ERRORS`, :class:`OSError`), 3 anything else:
-    a bug, whatever its class (a bare ``ValueError``, ``KeyError``, ``TypeError`` ...; rerun with
-    ``VOXMEM_DEBUG=1`` for the traceback), 130 Ctrl-C (128 + the signal's number for
-    :class:`~voxmem_analysis.errors.Interrupted`: SIGTERM 143, SIGHUP 129).
+    0 ok; 1 bad data (:class:`~voxmem_analysis.errors.VoxMemDataError`); 2 bad arguments, limits, files
+    that cannot be used (:data:`~voxmem_analysis.errors.USAGE_ERRORS`, :class:`OSError`); 3 anything else,
+    a bug (``VOXMEM_DEBUG=1`` shows the traceback); 128 + the signal's number when interrupted (Ctrl-C 130).
     """
     parser, parsers = build_parser()
     args, extra = parser.parse_known_args(argv)
@@ -77,8 +71,7 @@ def cli_message(text: str) -> str:
 
 
 def report_error(exc: BaseException, command: str | None) -> int:
-    """The message (on standard error) and exit code of an error: 1 bad data, 2 a usage error or a file that
-    cannot be used, 3 a bug."""
+    """Print the message of an error on standard error; its exit code (see :func:`main`)."""
     if os.environ.get(DEBUG_ENV) == "1":
         raise exc
     command = command or "voxmem-analysis"

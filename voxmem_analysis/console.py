@@ -1,6 +1,6 @@
-"""Tables and findings on the command line: CSV and Markdown for scripts (every column, full precision), a
-readable table for a person at a terminal (aligned, numbers rounded to what their interval supports, display
-names, the key columns only unless asked for all), and what loading found, on standard error.
+"""Tables and findings on the command line: CSV and Markdown for scripts (every column, full precision), an
+aligned table for a terminal (numbers rounded to what their interval supports, display names, the key columns
+unless asked for all), and what loading found, on standard error.
 """
 from __future__ import annotations
 
@@ -50,8 +50,7 @@ def markdown_text(df: pd.DataFrame, title: str | None = None, header: str | None
 
 
 def _decimals(half_width: float) -> int:
-    """Decimals an estimate with an interval of this half-width supports: one digit finer than the
-    half-width's leading digit (4.3 -> 1 decimal, 0.43 -> 2), between 0 and 4."""
+    """Decimals an interval of this half-width supports: one finer than its leading digit (4.3 -> 1), 0 to 4."""
     if not half_width or not math.isfinite(half_width) or half_width <= 0:
         return 1
     return max(0, min(4, 1 - math.floor(math.log10(half_width))))
@@ -79,9 +78,8 @@ def _text(v, column: str) -> str:
 
 
 def _cells(df: pd.DataFrame) -> dict[str, list[str]]:
-    """The shown columns of ``df`` as text: an estimate and its interval (``x``, ``x_ci_low``, ``x_ci_high``)
-    in one column ``x [low, high]`` rounded to what the interval supports; p-values with 3 decimals (or
-    ``<0.001``); counts as integers; text with display names."""
+    """The columns of ``df`` as text: an estimate with its ``_ci_low``/``_ci_high`` as one column ``x [low, high]``
+    rounded to what the interval supports; p-values with 3 decimals (or ``<0.001``); display names."""
     out: dict[str, list[str]] = {}
     cols = list(df.columns)
     for c in cols:
@@ -132,9 +130,8 @@ def terminal_text(df: pd.DataFrame, title: str | None = None, header: str | None
 
 def emit(df: pd.DataFrame, fmt: str | None, title: str | None = None, *, header: str | None = None, keys=None,
          rename=None, all_columns: bool = False, stream=None) -> None:
-    """Print ``df`` as ``fmt`` (``csv``, ``md``, ``terminal``; None: :func:`table_format`).  CSV goes to
-    ``stream`` alone (the ``header`` line on standard error, as ``# ...``) so that ``pandas.read_csv`` of it
-    works; Markdown and the terminal table carry the title and header line above the table."""
+    """Print ``df`` as ``fmt`` (``csv``, ``md``, ``terminal``; None: :func:`table_format`); with CSV the title
+    and ``header`` go to standard error as ``# ...`` lines, so the output reads as CSV."""
     stream = stream or sys.stdout
     fmt = table_format(fmt, stream)
     if fmt == "csv":
@@ -150,9 +147,8 @@ def emit(df: pd.DataFrame, fmt: str | None, title: str | None = None, *, header:
 
 def report_problems(problems, *, source: str, lenient: bool, left_out: int | None = None, hint: str | None = None,
                     limit: int | None = SHOWN_PROBLEMS, stream=None) -> None:
-    """What loading found, on standard error: a ``#`` line with the totals by code (and, lenient, what was
-    left out), then the findings (errors first, ``limit`` at most; None: all), then where to see the rest.
-    A summary finding ("... and 40 more") counts as the findings it stands for.  Nothing when nothing was found."""
+    """What loading found, on standard error: totals by code (lenient: and what was left out), the findings
+    (errors first, at most ``limit``; None: all), where to see the rest; nothing when nothing was found."""
     stream = stream or sys.stderr
     errors = [p for p in problems if p.severity == "error"]
     warnings = [p for p in problems if p.severity != "error"]
@@ -175,8 +171,7 @@ def report_problems(problems, *, source: str, lenient: bool, left_out: int | Non
 
 
 def progress(what: str, stream=None, delay: float = 2.0):
-    """A ``progress(done, total)`` callable for long work: a bar on standard error when it is a terminal,
-    shown once the work has taken ``delay`` seconds; nothing otherwise."""
+    """A ``progress(done, total)`` callable: a bar on a terminal's standard error after ``delay`` seconds."""
     from tqdm import tqdm   # start-up: 40 ms, and only work that takes seconds needs it
 
     stream = stream or sys.stderr

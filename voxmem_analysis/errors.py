@@ -1,43 +1,28 @@
-"""Problems found in input data, and every exception class of the package.
+"""Every exception class of the package, and :class:`Problem`, one finding about the input.
 
-Each class says what went wrong, and so what a notebook section and the command line do with it:
-
-* :class:`VoxMemDataError` -- input data breaks a rule; carries every :class:`Problem` found.
-  Never skipped; the CLI exits 1.
-* :class:`MissingDataError` (a :class:`VoxMemDataError`) -- a (partial) release lacks an optional
-  part an analysis needs (a budget, a second judge, AR source operations ...).  The only error
-  :func:`voxmem_analysis.analysis.selection.section` turns into "skipped -- reason"; the CLI exits 1.
-* :class:`InputError` -- one bad argument or column (an unknown budget or model, a level outside
-  (0, 1) ...); :class:`AnalysisInputError` (analyses), :class:`StatsInputError`
-  (:mod:`voxmem_analysis.stats`) and :class:`UnknownNameError` (a name looked up in a registry:
-  an artifact, a notebook) are its kinds.  Never skipped; the CLI exits 2.
-* :class:`ResourceLimitError` -- a computation would exceed a memory or size limit (a huge ``n_boot``).
-  The CLI exits 2.
-* :class:`OutputFolderError` (and :class:`OutputLockedError`) -- an output folder that cannot be
-  used as asked: locked by another run, holding foreign files, or a mix of two releases.  The CLI exits 2.
-* :class:`Interrupted` -- a run stopped by SIGINT, SIGTERM or SIGHUP (a :class:`KeyboardInterrupt`);
-  the CLI exits 128 + the signal's number.
-
-All are :class:`ValueError` subclasses (``UnknownNameError`` is a :class:`KeyError` too).  Anything
-else reaching the command line (a bare ``ValueError``, ``KeyError``, ``TypeError``) is a bug: exit 3.
+Each class tells a notebook section and the command line what to do: :class:`VoxMemDataError` (bad input,
+exit 1) and its :class:`MissingDataError` (a partial release lacks an optional part: the only error a
+notebook section skips); :class:`InputError` and its kinds (one bad argument, exit 2);
+:class:`ResourceLimitError` and :class:`OutputFolderError` (exit 2); :class:`Interrupted` (a signal, exit 128
++ its number).  All are ``ValueError`` (``Interrupted`` a ``KeyboardInterrupt``); anything else reaching
+the command line is a bug (exit 3).
 """
 from __future__ import annotations
 
 import signal
 from dataclasses import asdict, dataclass
 
-__all__ = ["FILE_LOSS_CODES", "files_not_read_in_full", "lost_summary", "Problem", "VoxMemDataError", "MissingDataError", "InputError", "AnalysisInputError", "StatsInputError",
-           "UnknownNameError", "ResourceLimitError", "OutputFolderError", "OutputLockedError", "USAGE_ERRORS",
-           "Interrupted", "format_problems"]
+__all__ = ["FILE_LOSS_CODES", "files_not_read_in_full", "lost_summary", "Problem", "VoxMemDataError",
+           "MissingDataError", "InputError", "AnalysisInputError", "StatsInputError", "UnknownNameError",
+           "ResourceLimitError", "OutputFolderError", "OutputLockedError", "USAGE_ERRORS", "Interrupted"]
 
 
 @dataclass(frozen=True)
 class Problem:
     """One thing wrong (``severity='error'``) or worth knowing (``'warning'``) about the input.
 
-    ``file`` is relative to the release directory, ``line`` is 1-based (``None`` when the
-    problem concerns a whole file or several lines), ``field`` names the JSON field.
-    ``count`` > 1 when one message summarises several identical findings.
+    ``file`` relative to the release, ``line`` 1-based (None: a whole file), ``field`` the JSON field;
+    ``count`` > 1 when one message stands for several identical findings.
     """
 
     code: str
@@ -70,8 +55,7 @@ class VoxMemDataError(ValueError):
     def __init__(self, problems: list[Problem], summary: str | None = None):
         self.problems = list(problems)
         errors = [p for p in self.problems if p.severity == "error"]
-        # the total counts findings: a summary problem ("... and 40 more like the above") carries
-        # their number in `count`, so it is not one error, nor are the lines it stands for left out
+        # a summary problem ("... and 40 more like the above") counts the findings it stands for
         total = sum(p.count for p in errors)
         head = summary or f"{total} error(s) in input data"
         shown = "\n".join(f"  {p}" for p in errors[:20])
@@ -80,12 +64,10 @@ class VoxMemDataError(ValueError):
 
 
 class MissingDataError(VoxMemDataError):
-    """The release lacks an optional part an analysis needs (a budget, a second judge, AR source operations…).
+    """The release lacks an optional part an analysis needs (a budget, a second judge ...): nothing is wrong.
 
-    Nothing in the data is wrong: a partial release simply cannot support this analysis.
-    ``reason`` is one sentence saying what is missing (printed by
-    :func:`voxmem_analysis.analysis.selection.section`, the only place that skips an error);
-    the single :class:`Problem` carries what the release has instead.
+    ``reason``: one sentence saying what is missing (printed by
+    :func:`voxmem_analysis.analysis.selection.section`); the :class:`Problem` says what the release has.
     """
 
     def __init__(self, reason: str, detail: str | None = None, *, code: str = "missing_data",
@@ -95,11 +77,7 @@ class MissingDataError(VoxMemDataError):
 
 
 class InputError(ValueError):
-    """One invalid argument or column: a one-line message naming it (``field``).
-
-    A mistake in how a function or command was called, not in the data: never a
-    :class:`VoxMemDataError`, so no notebook section skips it.
-    """
+    """One invalid argument or column (``field``), never skipped by a notebook section."""
 
     code = "input"
 
@@ -112,8 +90,7 @@ class InputError(ValueError):
 
 
 class AnalysisInputError(InputError):
-    """A bad argument or column of an analysis (:mod:`voxmem_analysis.analysis`): an unknown budget,
-    model or column, a value outside its choices."""
+    """A bad argument or column of an analysis (:mod:`voxmem_analysis.analysis`)."""
 
     code = "analysis_input"
 
@@ -128,20 +105,14 @@ class StatsInputError(InputError):
 
 
 class UnknownNameError(InputError, KeyError):
-    """A name that is not in a registry (an artifact, a notebook): a bad argument, and a
-    :class:`KeyError` for callers that look names up.  The message lists the known names."""
+    """A name not in a registry (an artifact, a notebook); a :class:`KeyError` too.  The message lists the known."""
 
     code = "unknown_name"
 
 
 class ResourceLimitError(ValueError):
-    """A computation would need more memory (or resamples) than the configured limit.
-
-    Raised before anything is allocated (:mod:`voxmem_analysis.stats.resources`); the message
-    names the estimate, the limit and how to change either.  Deliberately *not* a
-    :class:`VoxMemDataError`: nothing is wrong with the data, and a notebook section must not
-    treat it as "the release lacks this part" and skip it.
-    """
+    """A computation would need more memory (or resamples) than the configured limit, raised before allocating
+    (:mod:`voxmem_analysis.stats.resources`); not a :class:`VoxMemDataError`, so no section skips it."""
 
     def __init__(self, message: str, *, field: str | None = None, estimate: float | None = None,
                  limit: float | None = None):
@@ -150,8 +121,7 @@ class ResourceLimitError(ValueError):
 
 
 class OutputFolderError(ValueError):
-    """An output folder cannot be used as asked (``reproduce --out``): it is not a reproduce output
-    and not empty, or ``--only`` would mix two releases in one report.  The message says what to do."""
+    """An output folder cannot be used as asked (``reproduce --out``); the message says what to do."""
 
 
 class OutputLockedError(OutputFolderError):
@@ -171,25 +141,19 @@ class Interrupted(KeyboardInterrupt):
 USAGE_ERRORS: tuple[type[Exception], ...] = (InputError, ResourceLimitError, OutputFolderError)
 
 
-def format_problems(problems: list[Problem]) -> str:
-    return "\n".join(str(p) for p in problems)
-
-
 #: Error codes whose loss is not counted in lines: a file not read at all, or the rest of one.
 FILE_LOSS_CODES = frozenset({"truncated_gzip", "file_unreadable", "not_a_regular_file", "not_utf8",
                              "folder_unreadable", "items_unreadable", "models_unreadable"})
 
 
 def files_not_read_in_full(problems) -> list[str]:
-    """The files (sorted, once each) whose records were lost as a whole or in part without a line
-    count (:data:`FILE_LOSS_CODES`): every summary that counts lost lines names these beside it."""
+    """The files (sorted, once each) whose records were lost without a line count (:data:`FILE_LOSS_CODES`)."""
     return sorted({str(p.file) for p in problems
                    if p.severity == "error" and p.code in FILE_LOSS_CODES and p.file})
 
 
 def lost_summary(left_out: int | None, problems) -> str:
-    """``"3 line(s) left out"``, plus ``" and the unread part of 1 file (predictions/a.jsonl.gz)"``
-    when a file was not read in full: one sentence for every place that reports a loss."""
+    """``"3 line(s) left out"``, and ``", and the unread part of 1 file(s) ..."`` when a file was not read in full."""
     files = files_not_read_in_full(problems)
     text = f"{left_out} line(s) left out" if left_out is not None else "left out"
     if files:

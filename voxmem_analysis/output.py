@@ -1,36 +1,35 @@
-"""Writing tables and figures: deterministic bytes, numbers beside every figure, provenance labels.
+"""Tables, figures and findings as files: deterministic bytes, the numbers beside every figure, labels.
 
-``save_table`` writes ``tables/NAME.{csv,md,tex}`` and every number of the table in long form,
-``tables/NAME.long.csv`` (``artifact,row,column,value``: what ``reproduction.csv``, the report and
-``supplement`` read); ``save_figure`` writes ``figures/NAME.{png,pdf}`` and the numbers it draws as
-``figures/NAME.csv``.  PNG and PDF files carry no timestamps or software versions, so the same
-inputs give the same bytes.  Figures made from a synthetic release get a visible "SYNTHETIC DATA"
-label.  Every file is written whole or not at all (temporary file + rename), and recorded in
-``provenance.json`` when the folder is an :class:`~voxmem_analysis.reproduce.provenance.OutputFolder`.
-
-Inside a Jupyter kernel (JupyterLab, papermill, ``nbconvert --execute``) both functions also
-show what they wrote: the figure as the saved PNG's bytes (so the notebook shows exactly the
-file), the table as its caption and the DataFrame's rich output, rounded as in the Markdown
-file.  Elsewhere (scripts, the CLI, tests) they only write; ``show=True``/``False`` forces
-either way.  Showing never changes the bytes written.
+:func:`save_table` writes ``tables/NAME.{csv,md,tex}`` and every number in long form (``NAME.long.csv``: what
+``reproduction.csv``, the report and ``supplement`` read); :func:`save_figure` writes ``figures/NAME.{png,pdf}``
+(no timestamps: same inputs, same bytes; a SYNTHETIC DATA label on synthetic data) and the numbers drawn as
+``NAME.csv``.  Every file is written whole or not at all and recorded in ``provenance.json`` when the folder is
+an :class:`~voxmem_analysis.reproduce.provenance.OutputFolder`.  In a Jupyter kernel both also show what they
+wrote (``show=`` forces either way).
 """
 from __future__ import annotations
 
 import contextlib
+import csv
 import io
+import json
 import math
 import re
+import struct
 import sys
+import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pandas is imported by the functions that use it: reading a caption needs none
     import pandas as pd
 
-__all__ = ["save_table", "save_figure", "table_to_latex", "table_to_markdown", "markdown_cell", "latex_number", "latex_cells", "cell_formats", "is_missing",
-           "readable_header", "interval_bound", "is_count_label", "is_p_label", "save_finding", "read_findings", "text_number", "latex_caption",
-           "SYNTHETIC_LABEL", "STAMP_GID", "stamp_synthetic", "clear_stamp", "drawn_texts", "prepare_figure", "is_synthetic",
-           "in_kernel", "display_frame", "figure_caption", "laid_out", "long_rows", "write_long", "read_long", "LONG_COLUMNS"]
+__all__ = ["save_table", "save_figure", "table_to_latex", "table_to_markdown", "markdown_cell", "latex_number",
+           "latex_cells", "cell_formats", "is_missing", "readable_header", "interval_bound", "is_count_label",
+           "is_p_label", "save_finding", "read_findings", "text_number", "latex_caption", "scientific",
+           "SYNTHETIC_LABEL", "STAMP_GID", "stamp_synthetic", "clear_stamp", "drawn_texts", "prepare_figure",
+           "is_synthetic", "in_kernel", "display_frame", "figure_caption", "laid_out", "long_rows", "write_long",
+           "read_long", "LONG_COLUMNS"]
 
 from voxmem_analysis.textlimits import csv_field_limit
 from voxmem_analysis.writing import atomic_write
@@ -41,9 +40,8 @@ _PDF_META = {"Creator": None, "Producer": None, "CreationDate": None, "ModDate":
 
 
 def column_digits(df: pd.DataFrame, digits: int = 1) -> list[int]:
-    """Decimals per column: 0 for counts (integer dtype, or whole numbers not all within
-    [-1.5, 1.5], or all zero), 3 for small magnitudes (ratios, kappa, rho, p-values: every value
-    within [-1.5, 1.5]), ``digits`` otherwise (percentages)."""
+    """Decimals per column: 0 for counts (integers not all within [-1.5, 1.5], or all zero), 3 when every
+    value lies within [-1.5, 1.5] (ratios, kappa, p-values), ``digits`` otherwise."""
     import pandas as pd
 
     out = []
@@ -63,9 +61,8 @@ def column_digits(df: pd.DataFrame, digits: int = 1) -> list[int]:
 
 
 def text_number(value, decimals: int = 1, kind: str = "number") -> str:
-    """One number as the Markdown tables print it (the plan of :func:`cell_formats`): a count as an
-    integer, a p-value below :data:`P_SCIENTIFIC_BELOW` as ``7.3×10⁻²⁰``, otherwise ``decimals``
-    decimals; text as it is, missing values empty."""
+    """One number as the Markdown tables print it (:func:`cell_formats`): a count as an integer, a p-value
+    below :data:`P_SCIENTIFIC_BELOW` as ``7.3×10⁻²⁰``, else ``decimals`` decimals; text as it is."""
     if is_missing(value):
         return ""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -79,9 +76,8 @@ def text_number(value, decimals: int = 1, kind: str = "number") -> str:
     if kind == "count":
         return f"{round(v):d}"
     if kind == "p" and 0 < v < P_SCIENTIFIC_BELOW:
-        mant, exp = f"{v:.1e}".split("e")
-        mant = mant[:-2] if mant.endswith(".0") else mant
-        return f"{mant}\u00d710" + str(int(exp)).translate(_SUPERSCRIPTS)
+        mant, exp = scientific(v)
+        return f"{mant}\u00d710" + str(exp).translate(_SUPERSCRIPTS)
     return f"{v:.{max(decimals, 3) if kind == 'p' else decimals}f}"
 
 
@@ -89,20 +85,25 @@ def text_number(value, decimals: int = 1, kind: str = "number") -> str:
 HUGE = 1e15
 
 
+def scientific(v: float) -> tuple[str, int]:
+    """``7.3e-20`` -> ``("7.3", -20)``: two significant digits (``7e-20`` -> ``("7", -20)``)."""
+    mant, exp = f"{v:.1e}".split("e")
+    return (mant[:-2] if mant.endswith(".0") else mant), int(exp)
+
+
 def _mantissa(v) -> str:
     """``1.2e308`` -> ``"1.2e308"`` (two significant digits, no ``+``); an integer of any size too."""
     if isinstance(v, int):
         digits = str(abs(v))
         return f"{'-' if v < 0 else ''}{digits[0]}.{digits[1]}e{len(digits) - 1}".replace(".0e", "e")
-    mant, exp = f"{v:.1e}".split("e")
-    return f"{mant[:-2] if mant.endswith('.0') else mant}e{int(exp)}"
+    return "{}e{}".format(*scientific(v))
 
 
 _SUPERSCRIPTS = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
 
 
 def markdown_cell(text) -> str:
-    """A Markdown table cell: a ``|`` escaped and a line break written ``<br>``, so neither splits the row."""
+    """A Markdown table cell: ``|`` escaped, line breaks as ``<br>``."""
     return str(text).replace("|", "\\|").replace("\r\n", "<br>").replace("\n", "<br>").replace("\r", "<br>")
 
 
@@ -111,8 +112,7 @@ _md = markdown_cell
 
 def table_to_markdown(df: pd.DataFrame, digits: int = 1, caption: str | None = None, *,
                       decimals: dict | None = None) -> str:
-    """A Markdown (pipe) table; numbers as :func:`cell_formats` plans them (:func:`text_number`;
-    ``decimals``: per column, e.g. the paper's printed precision)."""
+    """A Markdown (pipe) table, numbers as :func:`cell_formats` plans them (``decimals``: per column)."""
     idx = df.index.name or ""
     head = [_md(idx)] + [_md(c) for c in df.columns]
     lines = ["| " + " | ".join(head) + " |", "| " + " | ".join(["---"] + ["---:"] * len(df.columns)) + " |"]
@@ -122,22 +122,19 @@ def table_to_markdown(df: pd.DataFrame, digits: int = 1, caption: str | None = N
     return (f"{caption}\n\n" + out) if caption else out
 
 
-_TEX_SPECIAL = (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("_", r"\_"), ("#", r"\#"), ("$", r"\$"),
-                ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\textasciicircum{}"),
-                ("|", r"\textbar{}"), ("<", r"$<$"), (">", r"$>$"))
-#: Characters pdfLaTeX's standard input encoding does not know, as commands (``$\checkmark$``: amssymb).
-_TEX_SYMBOLS = {"\u0394": r"$\Delta$", "\u03ba": r"$\kappa$", "\u03c1": r"$\rho$", "\u03b1": r"$\alpha$",
-                "\u2014": "---", "\u2013": "--", "\u2192": r"$\rightarrow$", "\u2190": r"$\leftarrow$",
-                "\u2265": r"$\geq$", "\u2264": r"$\leq$", "\u00b1": r"$\pm$", "\u00d7": r"$\times$",
-                "\u2713": r"$\checkmark$", "\u2212": "$-$", "\u2026": r"\dots{}", "\u00b7": r"$\cdot$"}
+#: LaTeX's special characters escaped, and those pdfLaTeX's input encoding does not know as commands.
+_TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "_": r"\_", "#": r"\#", "$": r"\$", "{": r"\{", "}": r"\}",
+        "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "|": r"\textbar{}", "<": r"$<$", ">": r"$>$",
+        "\u0394": r"$\Delta$", "\u03ba": r"$\kappa$", "\u03c1": r"$\rho$", "\u03b1": r"$\alpha$", "\u2014": "---",
+        "\u2013": "--", "\u2192": r"$\rightarrow$", "\u2190": r"$\leftarrow$", "\u2265": r"$\geq$", "\u2264": r"$\leq$",
+        "\u00b1": r"$\pm$", "\u00d7": r"$\times$", "\u2713": r"$\checkmark$", "\u2212": "$-$", "\u2026": r"\dots{}",
+        "\u00b7": r"$\cdot$"}
 
 
 def _tex_escape(s: str) -> str:
-    """``s`` as LaTeX text: the special characters escaped, Greek letters and symbols as commands."""
-    # one pass, character by character: an escape's own backslash or brace is never escaped again
-    special = dict(_TEX_SPECIAL)
-    s = " ".join(s.splitlines()) if ("\n" in s or "\r" in s) else s   # a line break would end the cell's row
-    return "".join(special.get(ch) or _TEX_SYMBOLS.get(ch) or ch for ch in s)
+    """``s`` as LaTeX text (one character at a time: an escape is never escaped again), line breaks as spaces."""
+    s = " ".join(s.splitlines()) if ("\n" in s or "\r" in s) else s
+    return "".join(_TEX.get(ch, ch) for ch in s)
 
 
 # ----------------------------------------------------------------------------- LaTeX numbers
@@ -170,8 +167,7 @@ def is_p_label(label) -> bool:
 
 def interval_bound(label) -> tuple[str, str] | None:
     """``(estimate label, "low" | "high")`` when ``label`` names an interval bound (``drop_lo``, ``APR hi``,
-    ``κ CI low``, ``Δ 95% CI high``, ``accuracy_ci_low``), else None.  A bound's Monte-Carlo SE or
-    design effect (``drop_lo mc_se``) is not a bound."""
+    ``κ CI low``, ``accuracy_ci_low``; not ``drop_lo mc_se``), else None."""
     m = _BOUND.match(str(label))
     if not m or not m.group("base") or m.group("rest"):
         return None
@@ -183,9 +179,8 @@ _GREEK = re.compile(r"(?<![A-Za-z])(rho|kappa)(?![A-Za-z])")
 
 
 def readable_header(label) -> str:
-    """A column or index label as a table header: ``drop_lo`` -> ``Drop, CI low``, ``retention`` ->
-    ``Retention``, ``p_value`` -> ``p``, ``n`` -> ``n``; labels written for print (``Full Audio``,
-    ``Δ 95% CI low``) unchanged; a generic index name (``row``, ``index``) -> empty."""
+    """A label as a table header: ``drop_lo`` -> ``Drop, CI low``, ``p_value`` -> ``p``, ``n`` -> ``n``;
+    labels written for print (``Full Audio``) unchanged; a generic index name (``row``, ``index``) -> empty."""
     text = str(label if label is not None else "")
     if text.lower() in ("row", "index", "level_0"):
         return ""
@@ -223,12 +218,9 @@ def is_missing(value) -> bool:
 
 
 def latex_number(value, decimals: int = 1, *, kind: str = "number") -> str:
-    """One number as it is printed in a LaTeX table (every ``.tex`` table of the workbook).
-
-    ``kind="count"``: an integer (``799``, never ``799.0``; ``11,978`` from 10,000 on); ``kind="p"``: a p-value, below
-    :data:`P_SCIENTIFIC_BELOW` in scientific notation with two significant digits
-    (``$7.3\\times10^{-20}$``), else with ``max(decimals, 3)`` decimals; ``kind="number"``: ``decimals``
-    decimals.  A negative number gets a typographic minus (``$-$4.0``); missing values are empty."""
+    """One number as a LaTeX table prints it: ``kind="count"`` an integer (``11,978`` from 10,000 on), ``"p"`` a
+    p-value (below :data:`P_SCIENTIFIC_BELOW` as ``$7.3\\times10^{-20}$``, else at least 3 decimals),
+    ``"number"`` ``decimals`` decimals; a typographic minus (``$-$4.0``); missing values empty."""
     if is_missing(value):
         return ""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -242,9 +234,7 @@ def latex_number(value, decimals: int = 1, *, kind: str = "number") -> str:
     if kind == "count":
         text = f"{abs(round(v)):,d}" if abs(v) >= 10_000 else f"{abs(round(v)):d}"   # 11,978 as journals print it
     elif kind == "p" and 0 < v < P_SCIENTIFIC_BELOW:
-        mant, exp = f"{v:.1e}".split("e")
-        mant = mant[:-2] if mant.endswith(".0") else mant
-        return f"${mant}\\times10^{{{int(exp)}}}$"
+        return "${}\\times10^{{{}}}$".format(*scientific(v))
     else:
         d = max(decimals, 3) if kind == "p" else max(decimals, 0)
         text = f"{abs(v):.{d}f}"
@@ -253,8 +243,7 @@ def latex_number(value, decimals: int = 1, *, kind: str = "number") -> str:
 
 
 def _cell_kind(row, col, value, whole_column: bool) -> str:
-    """``p``, ``count`` or ``number`` (:func:`latex_number`) of one cell; a Monte-Carlo error (``... mc_se``) is printed
-    as a p-value is, so that no error above 0 reads 0.000."""
+    """``p``, ``count`` or ``number`` of one cell; a Monte-Carlo error (``... mc_se``) as a p-value (never 0.000)."""
     whole = (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
              and float(value) == round(float(value)))
     if is_p_label(col) or is_p_label(row) or str(col).endswith("mc_se"):
@@ -277,10 +266,9 @@ def _integer_column(col) -> bool:
 
 
 def _column_plan(df: pd.DataFrame, digits: int) -> tuple[dict, dict]:
-    """``(decimals, integer)`` per column label (text): integers by type (:func:`_integer_column`) or a
-    count column of whole numbers print without decimals; floats with 3 decimals when every value (count
-    rows aside) lies within [-1.5, 1.5] (ratios, kappa, rho, p-values), with none when all are zero, else
-    with ``digits``.  A float that happens to be whole (an accuracy of 50.0) keeps its decimals."""
+    """``(decimals, integer)`` per column label: integers (by type, or whole numbers in a count column) without
+    decimals; floats with 3 when every value (count rows aside) lies within [-1.5, 1.5], none when all are 0, else
+    ``digits`` (a whole float, an accuracy of 50.0, keeps them)."""
     import pandas as pd
 
     body = df[[not is_count_label(r) for r in df.index]] if len(df) else df
@@ -304,14 +292,10 @@ def _column_plan(df: pd.DataFrame, digits: int) -> tuple[dict, dict]:
 
 
 def cell_formats(df: pd.DataFrame, digits: int = 1, decimals: dict | None = None) -> list[list[tuple]]:
-    """How every cell of ``df`` is printed: ``(value, kind, decimals)`` per cell, row by row, where
-    ``kind`` is ``count``, ``p`` or ``number`` (:func:`latex_number`, :func:`text_number`; the report's
-    :func:`~voxmem_analysis.reproduce.report_html.html_number` prints the same plan).
-
-    Decimals per column: ``decimals[column label]`` when given (the paper's printed precision), else
-    :func:`_column_plan`; counts (integer columns, a count column or row, :func:`is_count_label`) as
-    integers; p-values (:func:`is_p_label`) as p-values; the bounds of an interval
-    (:func:`interval_bound`) with the decimals of their estimate's column."""
+    """How every cell of ``df`` is printed (by :func:`latex_number`, :func:`text_number` and the report):
+    ``(value, kind, decimals)`` per cell, row by row, ``kind`` ``count``, ``p`` or ``number``.  Decimals per
+    column from ``decimals`` (e.g. the paper's) or :func:`_column_plan`; an interval's bounds take their
+    estimate's."""
     cols = [str(c) for c in df.columns]
     given = {str(c): int(d) for c, d in (decimals or {}).items()}
     planned, integer = _column_plan(df, digits)
@@ -343,9 +327,9 @@ _CAPTION_FIGURE = re.compile(r"^(?:AMC )?Figure \d+")
 
 
 def latex_caption(caption: str) -> tuple[str | None, str]:
-    """``(table number, caption text)`` for ``\\caption``: ``"Table 18: paired change"`` -> ``("18", "paired
-    change")`` (the table keeps the paper's number), ``"AMC Table 2: ..."`` -> ``("AMC 2", ...)``; the numbers of
-    a figure (``"Figure 4: accuracy"``) -> ``(None, "Numbers of Figure 4: accuracy")``; others unchanged."""
+    """``(table number, caption text)`` for ``\\caption``: ``"Table 18: paired change"`` -> ``("18", "Paired
+    change")``, ``"AMC Table 2: ..."`` -> ``("AMC 2", ...)``, ``"Figure 4: x"`` -> ``(None, "Numbers of Figure 4:
+    x")``; others unchanged."""
     m = _CAPTION_TABLE.match(caption)
     if m:
         rest = m["rest"]
@@ -357,11 +341,8 @@ def latex_caption(caption: str) -> tuple[str | None, str]:
 
 def table_to_latex(df: pd.DataFrame, digits: int = 1, caption: str | None = None, label: str | None = None,
                    *, decimals: dict | None = None) -> str:
-    """A booktabs ``table`` environment (``\\usepackage{booktabs}``; ``amssymb`` for a ✓).
-
-    Numbers through :func:`latex_cells` (counts as integers, p-values below 0.001 in scientific
-    notation, an estimate and its interval with the same decimals, typographic minus signs);
-    headers through :func:`readable_header`; text escaped (:func:`_tex_escape`)."""
+    """A booktabs ``table`` environment (``amssymb`` for a ✓): numbers by :func:`latex_cells`, headers by
+    :func:`readable_header`, text escaped."""
     cols = "l" + "r" * len(df.columns)
     head = " & ".join([_tex_escape(readable_header(df.index.name))]
                       + [_tex_escape(readable_header(c)) for c in df.columns]) + r" \\"
@@ -380,7 +361,7 @@ def table_to_latex(df: pd.DataFrame, digits: int = 1, caption: str | None = None
 
 
 def in_kernel() -> bool:
-    """True when running in a Jupyter kernel (an IPython shell with a ``kernel``), not a script."""
+    """True in a Jupyter kernel (an IPython shell with a ``kernel``)."""
     if "IPython" not in sys.modules:   # a kernel has always imported it; never import it here
         return False
     from IPython import get_ipython
@@ -400,8 +381,7 @@ def _display(obj) -> None:
 
 
 def display_frame(df: pd.DataFrame, digits: int = 1) -> pd.DataFrame:
-    """``df`` rounded as the saved Markdown/LaTeX tables round it (see :func:`column_digits`):
-    whole-number count columns as integers, the others to their decimals. Text columns unchanged."""
+    """``df`` rounded to :func:`column_digits` (whole-number counts as integers) for display; text unchanged."""
     import pandas as pd
 
     out = df.copy()
@@ -426,15 +406,9 @@ def _show_table(df: pd.DataFrame, digits: int, caption: str | None) -> None:
 
 def save_table(df: pd.DataFrame, out_dir, name: str, *, digits: int = 1, caption: str | None = None,
                formats=("csv", "md", "tex"), synthetic: bool = False, show: bool | None = None) -> list[Path]:
-    """Write ``out_dir/tables/name.{csv,md,tex}`` and, with the CSV, ``name.long.csv``; returns the paths.
-
-    ``name.long.csv`` holds every number of the table in the long format ``artifact,row,column,value``
-    (:func:`long_rows`; floats written exactly, so reading them back gives the same numbers):
-    ``reproduction.csv``, the report and ``supplement`` read it instead of computing the table again.
-    Each file is written to a temporary file beside it and renamed when complete.  When ``out_dir`` is
-    an :class:`~voxmem_analysis.reproduce.provenance.OutputFolder`, every file is recorded in its
-    ``provenance.json``.  ``show`` (default: when in a Jupyter kernel) also displays the caption and
-    ``df`` as rich output, rounded as in the Markdown file (:func:`display_frame`).
+    """Write ``out_dir/tables/name.{csv,md,tex}`` and, with the CSV, ``name.long.csv`` (every number, exactly:
+    :func:`long_rows`); returns the paths.  ``show`` (default: in a Jupyter kernel) also displays the caption
+    and ``df`` rounded as in the Markdown file (:func:`display_frame`).
     """
     d = Path(out_dir) / "tables"
     d.mkdir(parents=True, exist_ok=True)
@@ -442,23 +416,17 @@ def save_table(df: pd.DataFrame, out_dir, name: str, *, digits: int = 1, caption
         caption = f"{caption} [{SYNTHETIC_LABEL}]" if caption else f"[{SYNTHETIC_LABEL}]"
     written = []
     if "csv" in formats:
-        written.append(_write(d / f"{name}.csv", lambda p: df.to_csv(p, float_format="%.6g", lineterminator="\n")))
-        written.append(_write(d / f"{name}.long.csv", lambda p: write_long(long_rows(df, name), p)))
+        written.append(atomic_write(d / f"{name}.csv", lambda p: df.to_csv(p, float_format="%.6g", lineterminator="\n")))
+        written.append(atomic_write(d / f"{name}.long.csv", lambda p: write_long(long_rows(df, name), p)))
     if "md" in formats:
-        written.append(_write(d / f"{name}.md", lambda p: p.write_text(table_to_markdown(df, digits, caption))))
+        written.append(atomic_write(d / f"{name}.md", lambda p: p.write_text(table_to_markdown(df, digits, caption))))
     if "tex" in formats:
-        written.append(_write(d / f"{name}.tex",
+        written.append(atomic_write(d / f"{name}.tex",
                               lambda p: p.write_text(table_to_latex(df, digits, caption, label=f"tab:{name}"))))
     _record(out_dir, written)
     if _should_show(show):
         _show_table(df, digits, caption)
     return written
-
-
-def _write(path: Path, write) -> Path:
-    """``write(tmp)`` into a temporary file beside ``path``, renamed to ``path`` once complete; on
-    failure ``path`` is as it was and no temporary file is left."""
-    return atomic_write(path, write)
 
 
 def _record(out_dir, written: list[Path]) -> None:
@@ -472,16 +440,10 @@ FINDINGS_DIR = "findings"
 
 
 def save_finding(finding, out_dir, *, name: str | None = None, show: bool | None = None) -> Path:
-    """Add ``finding`` to ``out_dir/findings/NAME.json`` and return that path.
-
-    ``finding`` has ``topic``, ``release`` (the sentence computed from this release) and ``paper``
-    (the paper's finding, or None): a :class:`voxmem_analysis.analysis.findings.Finding`.  The file
-    holds a JSON list of such records in the order they were first saved; saving a topic again
-    replaces it.  ``NAME`` is the notebook's (``out_dir.notebook`` of an
-    :class:`~voxmem_analysis.reproduce.provenance.OutputFolder`) unless given.  The report reads
-    these files.  ``show`` (default: in a Jupyter kernel) also displays the finding as Markdown."""
-    import json
-
+    """Add ``finding`` (``topic``, ``release``: the sentence from this release, ``paper``: the paper's or None;
+    :class:`voxmem_analysis.analysis.findings.Finding`) to ``out_dir/findings/NAME.json``, a JSON list in first
+    saved order (a topic saved again replaces its record), and return that path.  ``NAME``: the notebook's
+    (``out_dir.notebook``) unless given.  ``show`` (default: in a Jupyter kernel) also displays it."""
     name = name or getattr(out_dir, "notebook", None) or "findings"
     d = Path(out_dir) / FINDINGS_DIR
     d.mkdir(parents=True, exist_ok=True)
@@ -497,7 +459,7 @@ def save_finding(finding, out_dir, *, name: str | None = None, show: bool | None
     if record not in records:
         records.append(record)
     text = json.dumps(records, ensure_ascii=False, indent=1) + "\n"
-    _record(out_dir, [_write(path, lambda p: p.write_text(text, encoding="utf-8"))])
+    _record(out_dir, [atomic_write(path, lambda p: p.write_text(text, encoding="utf-8"))])
     if _should_show(show):
         _display(finding)
     return path
@@ -505,8 +467,6 @@ def save_finding(finding, out_dir, *, name: str | None = None, show: bool | None
 
 def read_findings(out_dir) -> dict[str, list[dict]]:
     """``{name: [finding records]}`` of ``out_dir/findings/*.json`` (unreadable files left out)."""
-    import json
-
     out = {}
     for f in sorted((Path(out_dir) / FINDINGS_DIR).glob("*.json")):
         try:
@@ -522,9 +482,7 @@ LONG_COLUMNS = ("artifact", "row", "column", "value")
 
 
 def long_rows(table: pd.DataFrame, name: str) -> list[tuple]:
-    """``(artifact, row, column, value)`` of every non-missing cell of ``table``, row by row.
-
-    Row and column labels as text (``str``); values as they are (numbers stay numbers)."""
+    """``(artifact, row, column, value)`` of every non-missing cell of ``table``, row by row (labels as text)."""
     import pandas as pd
 
     rows = []
@@ -546,8 +504,6 @@ def _long_text(v) -> str:
 
 def write_long(rows, path) -> Path:
     """Write ``artifact,row,column,value`` rows as CSV (``\\n`` line ends, floats exact)."""
-    import csv
-
     with open(path, "w", encoding="utf-8", newline="") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(LONG_COLUMNS)
@@ -556,11 +512,8 @@ def write_long(rows, path) -> Path:
 
 
 def read_long(path) -> list[tuple[str, str, str, object]]:
-    """The rows of a ``*.long.csv`` file, numbers as ``float`` (``int`` when written as one), text as text.
-
-    Raises ``ValueError`` naming the file and line when a line does not have the four fields."""
-    import csv
-
+    """The rows of a ``*.long.csv`` file, numbers as ``float`` (``int`` when written as one); ``ValueError``
+    naming the file and line when a line lacks its four fields."""
     out = []
     with open(path, encoding="utf-8", newline="") as fh, csv_field_limit():
         reader = csv.reader(fh)
@@ -577,24 +530,17 @@ def read_long(path) -> list[tuple[str, str, str, object]]:
 def _long_value(text: str):
     if text in ("True", "False"):
         return text == "True"
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        return float(text)
-    except ValueError:
-        return text
+    for number in (int, float):
+        try:
+            return number(text)
+        except ValueError:
+            pass
+    return text
 
 
 def figure_caption(png) -> str | None:
-    """The caption :func:`save_figure` stored in a PNG (its ``Title``), or None (none, or not a PNG).
-
-    Read from the PNG's text chunks (``tEXt``, ``zTXt``, ``iTXt``) with the standard library: the
-    report reads every figure's caption without importing an imaging library."""
-    import struct
-    import zlib
-
+    """The caption :func:`save_figure` stored in a PNG (its ``Title`` text chunk), or None; read with the
+    standard library (the report reads every figure's caption without an imaging library)."""
     try:
         with open(png, "rb") as fh:
             if fh.read(8) != b"\x89PNG\r\n\x1a\n":
@@ -606,26 +552,22 @@ def figure_caption(png) -> str | None:
                 size, kind = struct.unpack(">I4s", head)
                 if kind in (b"IDAT", b"IEND"):   # text chunks that matter come before the image data
                     return None
-                data = fh.read(size)
-                fh.read(4)  # CRC
-                key, _, rest = data.partition(b"\0")
+                key, _, rest = fh.read(size + 4)[:size].partition(b"\0")   # + its CRC
                 if key != b"Title":
                     continue
                 if kind == b"tEXt":
                     return rest.decode("latin-1") or None
                 if kind == b"zTXt":
                     return zlib.decompress(rest[1:]).decode("latin-1") or None
-                if kind == b"iTXt":
-                    compressed, _method, tail = rest[0], rest[1], rest[2:]
-                    _lang, _, tail = tail.partition(b"\0")
-                    _translated, _, text = tail.partition(b"\0")
-                    return (zlib.decompress(text) if compressed else text).decode("utf-8") or None
+                if kind == b"iTXt":   # flags, method, language\0, translated keyword\0, text
+                    text = rest[2:].split(b"\0", 2)[2]
+                    return (zlib.decompress(text) if rest[0] else text).decode("utf-8") or None
     except (OSError, ValueError, struct.error, zlib.error, UnicodeDecodeError, IndexError):
         return None
 
 
 def _show_figure(fig, png: Path | None, dpi: int, box) -> None:
-    """Display the saved PNG (or, with no PNG written, one rendered in memory) at half its pixel size."""
+    """Display the saved PNG (or one rendered in memory) at half its pixel size."""
     from IPython.display import Image
 
     if png is not None:
@@ -639,22 +581,11 @@ def _show_figure(fig, png: Path | None, dpi: int, box) -> None:
 
 @contextlib.contextmanager
 def laid_out(fig, dpi: float):
-    """Lay ``fig`` out once, at ``dpi``, and yield its tight bounding box (inches) for ``savefig``.
-
-    ``savefig(bbox_inches="tight")`` draws the figure once to run its layout engine (constrained
-    layout) and find the tight box, then draws it again to render, on every call; saving a PNG
-    and a PDF so lays the figure out twice.  Here the layout engine runs once (one draw without
-    rendering, at the PNG's ``dpi``, as the PNG's own ``savefig`` would) and the box is measured
-    once, padded by :rc:`savefig.pad_inches` as ``"tight"`` pads it (a SYNTHETIC stamp that would
-    cover anything is first moved below the figure, :func:`clear_stamp`); inside the block the engine
-    is switched off, so each ``savefig(bbox_inches=box)`` only renders.  Figures laid out by
-    ``tight_layout()`` (no engine left) or not at all are measured the same way.  The engine and
-    the dpi are restored on exit.
-
-    The PNG is byte-for-byte the one ``bbox_inches="tight"`` writes.  The PDF now shares the PNG's
-    layout and box (measured with the PNG's renderer) instead of being laid out and measured a
-    second time with the PDF's font metrics: its page can differ from that by a few points
-    (at most 5 pt on the paper figures) and its margins by a few hundredths of an inch.
+    """Lay ``fig`` out once at ``dpi`` and yield its tight bounding box (inches, padded as ``"tight"`` pads) for
+    every ``savefig`` of the block, which then only renders (the layout engine is off inside; engine and dpi
+    restored on exit).  ``bbox_inches="tight"`` would lay the figure out twice per file.  The PNG is the one
+    ``"tight"`` writes, byte for byte; the PDF shares its layout (its page may differ by a few points from a
+    PDF laid out on its own).  A SYNTHETIC stamp that would cover anything is moved first (:func:`clear_stamp`).
     """
     import matplotlib as mpl
 
@@ -666,8 +597,7 @@ def laid_out(fig, dpi: float):
         box = fig.get_tightbbox().padded(mpl.rcParams["savefig.pad_inches"])
     finally:
         fig.set_dpi(old_dpi)
-    # with both rc switches off, set_layout_engine(None) leaves no engine at all (a "none"
-    # placeholder would still make savefig draw once more before rendering)
+    # with both rc switches off, set_layout_engine(None) leaves no engine (a "none" one would draw again)
     with mpl.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
         fig.set_layout_engine(None)
     try:
@@ -680,15 +610,9 @@ def laid_out(fig, dpi: float):
 def save_figure(fig, out_dir, name: str, *, data: pd.DataFrame | None = None, release=None,
                 synthetic: bool | None = None, formats=("png", "pdf"), dpi: int = 200,
                 show: bool | None = None, caption: str | None = None) -> list[Path]:
-    """Write ``out_dir/figures/name.{png,pdf}`` (deterministic) and ``name.csv`` with ``data``.
-
-    ``show`` (default: when in a Jupyter kernel) also displays the figure, after it is written,
-    as the PNG file's bytes.  The figure is closed either way.  ``caption`` (e.g. "Figure 8: ...
-    models run at 32K") is stored as the ``Title`` of the PNG and the PDF, where the report reads
-    it (:func:`figure_caption`); the same caption gives the same bytes.  The figure is laid out
-    once for both files (:func:`laid_out`).  Each file is written to a temporary file and renamed
-    when complete; with an :class:`~voxmem_analysis.reproduce.provenance.OutputFolder` as
-    ``out_dir``, every file is recorded in its ``provenance.json``.
+    """Write ``out_dir/figures/name.{png,pdf}`` (deterministic, laid out once: :func:`laid_out`) and ``name.csv``
+    with ``data``; the figure is closed.  ``caption`` is stored as the files' ``Title`` (read by the report,
+    :func:`figure_caption`); ``show`` (default: in a Jupyter kernel) also displays the saved PNG.
     """
     import pandas as pd
 
@@ -703,13 +627,13 @@ def save_figure(fig, out_dir, name: str, *, data: pd.DataFrame | None = None, re
     rendered = "png" in formats or "pdf" in formats or show
     with laid_out(fig, dpi) if rendered else contextlib.nullcontext() as box:   # one layout for every file
         if "png" in formats:
-            written.append(_write(d / f"{name}.png", lambda p: fig.savefig(
+            written.append(atomic_write(d / f"{name}.png", lambda p: fig.savefig(
                 p, format="png", dpi=dpi, metadata={**_PNG_META, **title}, bbox_inches=box)))
         if "pdf" in formats:
-            written.append(_write(d / f"{name}.pdf", lambda p: fig.savefig(
+            written.append(atomic_write(d / f"{name}.pdf", lambda p: fig.savefig(
                 p, format="pdf", metadata={**_PDF_META, **title}, bbox_inches=box)))
         if data is not None:
-            written.append(_write(d / f"{name}.csv", lambda p: data.to_csv(
+            written.append(atomic_write(d / f"{name}.csv", lambda p: data.to_csv(
                 p, index=not isinstance(data.index, pd.RangeIndex), float_format="%.6g", lineterminator="\n")))
         _record(out_dir, written)
         if show:

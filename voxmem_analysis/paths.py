@@ -1,18 +1,9 @@
-"""Where a notebook's relative paths point: the repository root, whatever the working directory.
+"""Where a notebook's relative paths point: the repository root, whatever the kernel's working directory.
 
-A notebook's ``data_dir = "data/synthetic"`` means the repository's ``data/synthetic`` whether
-the kernel started in ``notebooks/`` (JupyterLab, ``jupyter nbconvert --execute``), in the
-repository (``papermill --cwd .``) or anywhere else (``papermill --cwd /tmp``).  :func:`resolve`
-applies one rule:
-
-* ``~`` is expanded, and an absolute path is used as given;
-* a relative path is joined to :func:`repo_root`.
-
-:func:`repo_root` is, in this order: the directory named by the environment variable
-``VOXMEM_ROOT`` (an explicit override); the nearest directory at or above the working
-directory that holds this project (a ``pyproject.toml`` naming ``voxmem-analysis`` and a
-``notebooks/`` folder); the project holding the imported package (an editable install);
-otherwise the working directory itself, so an installed package behaves like a plain path.
+:func:`resolve` expands ``~``, keeps an absolute path and joins a relative one to :func:`repo_root`: the folder
+named by ``VOXMEM_ROOT``, else the nearest folder at or above the working directory holding this project (a
+``pyproject.toml`` naming ``voxmem-analysis`` and ``notebooks/``), else the project holding the imported
+package (an editable install), else the working directory.
 """
 from __future__ import annotations
 
@@ -45,10 +36,7 @@ def _find_upwards(start: Path) -> Path | None:
 
 
 def repo_root(start=None) -> Path:
-    """The directory relative notebook paths are resolved against (see the module docstring).
-
-    ``start`` replaces the working directory as the place the upward search begins.
-    """
+    """The folder relative notebook paths are resolved against (``start``: where the upward search begins)."""
     env = os.environ.get(ROOT_ENV, "").strip()
     if env:
         return Path(env).expanduser().resolve()
@@ -60,10 +48,7 @@ def repo_root(start=None) -> Path:
 
 
 def resolve(path, *, root=None) -> Path:
-    """``path`` as an absolute path: ``~`` expanded, absolute kept, relative joined to the root.
-
-    ``root`` (default :func:`repo_root`) is the base of a relative path.
-    """
+    """``path`` as an absolute path: ``~`` expanded, absolute kept, relative joined to ``root`` (:func:`repo_root`)."""
     if path is None:
         raise TypeError("resolve() needs a path, got None")
     p = Path(os.fspath(path)).expanduser()

@@ -1,26 +1,19 @@
-"""The SYNTHETIC DATA stamp of figures and the texts a drawn figure shows.
-
-:func:`stamp_synthetic` adds the label; :func:`clear_stamp` moves it below everything else when it
-would cover a text, an axes or a legend of the laid-out figure; :func:`drawn_texts` lists what a
-figure shows (also what the figure tests check for overlaps).  :mod:`voxmem_analysis.output`
-re-exports all of them.
+"""The SYNTHETIC DATA stamp of figures (:func:`stamp_synthetic`; :func:`clear_stamp` moves it below the figure
+where it would cover anything) and :func:`drawn_texts`, the texts a drawn figure shows.  Re-exported by
+:mod:`voxmem_analysis.output`.
 """
 from __future__ import annotations
 
-__all__ = ["SYNTHETIC_LABEL", "STAMP_GID", "stamp_synthetic", "clear_stamp", "drawn_texts", "prepare_figure", "is_synthetic"]
+__all__ = ["SYNTHETIC_LABEL", "STAMP_GID", "stamp_synthetic", "clear_stamp", "drawn_texts", "prepare_figure",
+           "is_synthetic"]
 
 SYNTHETIC_LABEL = "SYNTHETIC DATA \u2014 not real model output"
-
-
 #: ``gid`` of the text :func:`stamp_synthetic` adds (how :func:`clear_stamp` finds it).
 STAMP_GID = "voxmem-synthetic-stamp"
 
 
 def stamp_synthetic(fig) -> None:
-    """Add the visible synthetic-data label to a figure (bottom right), once.
-
-    Where it would cover a text or an axes of the laid-out figure, :func:`save_figure` moves it
-    below everything else (:func:`clear_stamp`)."""
+    """Add the visible synthetic-data label to a figure (bottom right), once."""
     if any(t.get_gid() == STAMP_GID for t in fig.texts):
         return
     fig.text(0.995, 0.003, SYNTHETIC_LABEL, ha="right", va="bottom", fontsize=6.5, color="#b22222", alpha=0.9,
@@ -46,8 +39,7 @@ def _drawn_tick_labels(axis) -> list:
 
 
 def _shown(artist, skip: set):
-    """``artist`` and what it holds that is drawn (an invisible artist hides its children; an
-    axes with its axis off draws no axis)."""
+    """``artist`` and what it holds that is drawn (an invisible artist hides its children; an axes off, its axis)."""
     from matplotlib.axes import Axes
 
     if not artist.get_visible() or id(artist) in skip:
@@ -60,9 +52,8 @@ def _shown(artist, skip: set):
 
 
 def drawn_texts(fig) -> list:
-    """Every non-empty text a (drawn) figure shows: titles, axis labels, the tick labels of ticks
-    in view, annotations, legend texts, figure texts.  What :func:`clear_stamp` keeps clear of and
-    what the figure tests check for overlaps."""
+    """Every non-empty text a drawn figure shows: titles, axis labels, the tick labels in view, annotations,
+    legend and figure texts (what the figure tests check for overlaps)."""
     from matplotlib.text import Text
 
     ticks, drawn = set(), []
@@ -75,8 +66,7 @@ def drawn_texts(fig) -> list:
 
 
 def _occupied(fig, stamp, renderer) -> list:
-    """Boxes (display px) of what a stamp must not cover: every drawn text, the data area of every
-    visible axes, every legend."""
+    """Boxes (display px) a stamp must not cover: every drawn text, visible axes and legend."""
     from matplotlib.legend import Legend
     from matplotlib.text import Text
 
@@ -87,12 +77,8 @@ def _occupied(fig, stamp, renderer) -> list:
 
 
 def clear_stamp(fig, renderer=None) -> bool:
-    """Move the synthetic stamp of a laid-out (drawn) figure below everything else, right-aligned
-    with the figure's content, when where it stands it covers any of it; returns whether it moved.
-
-    A figure whose layout left the bottom-right corner free keeps its stamp where
-    :func:`stamp_synthetic` put it.  The moved stamp hangs below the figure's tight box, which
-    therefore grows by one line: the saved files (``bbox_inches`` = the tight box) show it there."""
+    """Move the stamp of a drawn figure below its tight box (right-aligned; the box grows by a line) when it
+    covers anything where it stands; returns whether it moved."""
     stamp = _stamp_of(fig)
     if stamp is None:
         return False

@@ -1,23 +1,17 @@
-"""The VoxMem taxonomy: canonical codes, display names and orderings.
+"""The VoxMem taxonomy: canonical codes (as the harness writes them), the paper's display names, and orderings.
 
-Every table and figure takes its labels and its row/column order from this
-module, so a label is spelled one way everywhere.  Canonical codes are the
-values the public harness writes (``../shared/FORMATS.md`` §1); display names
-are the paper's.
-
-Nothing here depends on pandas or polars, so importing it is instant.
+Every table and figure takes its labels and row/column order from here.  No pandas or polars: instant to import.
 """
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import lru_cache, update_wrapper
 
 from voxmem_analysis.errors import InputError
 
 __all__ = [
-    "BUDGETS", "BUDGET_LABELS", "EVIDENCE_TYPES", "EVIDENCE_LABELS", "EVIDENCE_SHORT",
-    "EVIDENCE_ABBREV", "AUDIO_NATIVE", "OPERATIONS", "ANSWERABLE_OPERATIONS",
-    "OPERATION_LABELS", "OPERATION_NAMES", "SUBTYPES", "SUBTYPE_LABELS", "SUBTYPE_OPERATION",
+    "BUDGETS", "BUDGET_LABELS", "EVIDENCE_TYPES", "EVIDENCE_LABELS", "AUDIO_NATIVE", "OPERATIONS",
+    "ANSWERABLE_OPERATIONS", "OPERATION_LABELS", "SUBTYPES", "SUBTYPE_LABELS", "SUBTYPE_OPERATION",
     "CUE_KEYED_SUBTYPES", "VALID_CELLS", "STATUSES", "ATTRIBUTION_CLASSES",
     "ATTRIBUTION_LABELS", "normalize_budget", "normalize_evidence", "normalize_operation",
     "normalize_subtype", "normalize_budgets", "budget_tokens",
@@ -38,20 +32,6 @@ EVIDENCE_LABELS = {
     "paralinguistic_information": "Paralinguistic Cues",
     "environmental_sound": "Environmental Sound",
 }
-#: Table 15 column headers.
-EVIDENCE_SHORT = {
-    "speech_semantics": "Speech Sem.",
-    "speaker_information": "Speaker",
-    "paralinguistic_information": "Paraling.",
-    "environmental_sound": "Environ.",
-}
-#: Table 17 column headers.
-EVIDENCE_ABBREV = {
-    "speech_semantics": "Sem.",
-    "speaker_information": "Spk.",
-    "paralinguistic_information": "Para.",
-    "environmental_sound": "Env.",
-}
 #: The three types whose answer exists only in the audio.
 AUDIO_NATIVE: tuple[str, ...] = EVIDENCE_TYPES[1:]
 
@@ -65,12 +45,6 @@ OPERATION_LABELS = {
     "multi_session_reasoning": "MSR",
     "temporal_evolution_tracking": "TET",
     "answer_refusal": "AR",
-}
-OPERATION_NAMES = {
-    "information_extraction": "Information Extraction",
-    "multi_session_reasoning": "Multi-Session Reasoning",
-    "temporal_evolution_tracking": "Temporal Evolution Tracking",
-    "answer_refusal": "Answer Refusal",
 }
 
 # --- subtypes (Table 3) --------------------------------------------------------
@@ -100,9 +74,8 @@ SUBTYPE_OPERATION = {
     "historical_state": "temporal_evolution_tracking",
     "evolution_transition": "temporal_evolution_tracking",
 }
-#: Subtypes whose retrieval key is an acoustic cue (Appendix E.1): content taken
-#: from a non-evidence session is a *binding* failure there, a *localization*
-#: failure elsewhere.
+#: Subtypes whose retrieval key is an acoustic cue (Appendix E.1): content from a non-evidence session is a
+#: *binding* failure there, a *localization* failure elsewhere.
 CUE_KEYED_SUBTYPES: frozenset[str] = frozenset({"cue_to_fact", "matching_resolution"})
 
 #: The 15 valid operation x evidence cells (Speech-Semantics IE excluded by design).
@@ -112,10 +85,8 @@ VALID_CELLS: tuple[tuple[str, str], ...] = tuple(
 )
 
 # --- prediction status -----------------------------------------------------------
-#: ``graded``: a judge verdict exists; ``ungraded``: a response exists but the
-#: verdict is missing or unparseable (scored incorrect); ``failed``: the
-#: generation failed (empty response, scored incorrect); ``provider_rejected``:
-#: rejected before inference (leaves the denominator).
+#: ``graded`` (a verdict exists), ``ungraded`` (a response, no usable verdict: incorrect), ``failed`` (empty
+#: response: incorrect), ``provider_rejected`` (rejected before inference: out of the denominator).
 STATUSES: tuple[str, ...] = ("graded", "ungraded", "failed", "provider_rejected")
 
 # --- error attribution (Appendix E) ---------------------------------------------
@@ -132,7 +103,7 @@ ATTRIBUTION_LABELS = {
 
 # --- normalisation of spelling variants --------------------------------------------
 def _cached(func):
-    """Memoise a normaliser (labels repeat on every line) without failing on unhashable input."""
+    """Memoise a normaliser (labels repeat on every line); unhashable input is no known label."""
     cached = lru_cache(maxsize=4096)(func)
 
     def wrapper(value):
@@ -141,8 +112,7 @@ def _cached(func):
         except TypeError:          # e.g. a list where a label belongs: not a known label
             return func(value) if not isinstance(value, (list, dict, set)) else None
 
-    wrapper.__name__, wrapper.__doc__, wrapper.__wrapped__ = func.__name__, func.__doc__, func
-    return wrapper
+    return update_wrapper(wrapper, func)
 
 
 def _key(value: object) -> str:

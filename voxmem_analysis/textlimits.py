@@ -1,11 +1,6 @@
-"""Limits of the standard library's text parsers, set deliberately.
-
-:func:`csv_field_limit` is a scope in which :func:`csv.field_size_limit` (131,072 characters by
-default, "field larger than field limit") is :data:`CSV_FIELD_LIMIT`: every reader that parses CSV
-with the ``csv`` module reads inside it, so a long response or rubric text is read, not a crash,
-and the process's own limit is set back on leaving (a library call leaves no global change).
-:func:`read_regular` reads a file only if it is a regular file: a FIFO, device or socket named
-like a data file raises :class:`OSError` "not a regular file (a FIFO)" instead of blocking forever.
+"""Limits of the standard library's parsers, set deliberately: :func:`csv_field_limit`, the scope in which every
+``csv`` reader reads fields of any length (the process's limit set back on leaving), and :func:`read_regular`,
+which reads regular files only (a FIFO is an :class:`OSError`, never a wait).
 """
 from __future__ import annotations
 
@@ -26,9 +21,8 @@ _LOCK, _OPEN = threading.Lock(), []   # _OPEN: the limit found by the outermost 
 
 @contextlib.contextmanager
 def csv_field_limit():
-    """While open, the csv module's field limit is :data:`CSV_FIELD_LIMIT`; on leaving (also after
-    an error) the limit found on entering is set back.  Nested and concurrent scopes (threads)
-    share one raise: the last to leave restores it."""
+    """While open, the csv module's field limit is :data:`CSV_FIELD_LIMIT`; the last scope to leave (nested or
+    in other threads) sets back the limit found."""
     with _LOCK:
         _OPEN.append(csv.field_size_limit(CSV_FIELD_LIMIT) if not _OPEN else _OPEN[0])
     try:
@@ -54,9 +48,8 @@ def special_kind(mode: int) -> str:
 
 
 def read_regular(path) -> bytes:
-    """The bytes of ``path`` if it is a regular file (links followed); else :class:`OSError`
-    (``not a regular file (a FIFO, a named pipe)``) without blocking: opened non-blocking and
-    checked before anything is read."""
+    """The bytes of ``path`` if it is a regular file (links followed), else :class:`OSError` ("not a regular file
+    (a FIFO, a named pipe)"), without blocking: opened non-blocking and checked before reading."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         mode = os.fstat(fd).st_mode

@@ -1,52 +1,30 @@
-"""Every file a command writes, written whole or not at all.
-
-:func:`atomic_write` calls ``write(tmp)`` on a temporary file beside the target (same folder, so
-the rename stays on one file system), flushes it to disk and renames it over the target only when
-it is complete.  If writing fails (disk full, a file-size limit, an exception of ``write``) the
-temporary file is removed and the previous target, if any, is left exactly as it was; the error
-names the target.  :func:`atomic_text` writes a string that way.  No heavy import: the command
-line uses it before anything else is loaded.
+"""Every file a command writes, written whole or not at all: into a temporary file beside the target, flushed,
+renamed over it when complete; on failure the temporary file is removed and the target left as it was.
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 from pathlib import Path
 from typing import Callable
 
-__all__ = ["atomic_write", "atomic_text", "temporary_name", "replace_folder", "merge_folder", "TEMP_SUFFIX"]
+__all__ = ["atomic_write", "atomic_text", "replace_folder", "merge_folder"]
 
-#: Suffix of the temporary files (``.NAME.<pid>.<n>.part``), removed on failure.
-TEMP_SUFFIX = ".part"
 _counter = itertools.count()
 
 
-def temporary_name(path: Path) -> Path:
-    """A hidden file beside ``path``, unique within this process: ``.NAME.<pid>.<n>.part``."""
-    return path.with_name(f".{path.name}.{os.getpid()}.{next(_counter)}{TEMP_SUFFIX}")
-
-
 def _fsync(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # a file system without fsync (some network mounts): the rename still protects
-        pass
-    finally:
-        os.close(fd)
+    with contextlib.suppress(OSError), open(path, "rb") as fh:   # some network mounts have no fsync: renaming protects
+        os.fsync(fh.fileno())
 
 
 def atomic_write(path, write: Callable[[Path], object]) -> Path:
-    """``write(tmp)`` into a temporary file beside ``path``, renamed to ``path`` once complete.
-
-    On any failure the temporary file is removed and ``path`` is untouched; an :class:`OSError`
-    is raised again naming ``path`` (``cannot write 'out.csv': File too large``)."""
+    """``write(tmp)`` into a temporary file beside ``path`` (``.NAME.<pid>.<n>.part``), renamed to ``path`` once
+    complete; on failure ``path`` is untouched and an :class:`OSError` names it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = temporary_name(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{next(_counter)}.part")
     try:
         write(tmp)
         _fsync(tmp)
@@ -63,10 +41,8 @@ def atomic_write(path, write: Callable[[Path], object]) -> Path:
 
 
 def _remove(tmp: Path) -> None:
-    try:
+    with contextlib.suppress(OSError):
         tmp.unlink()
-    except OSError:
-        pass
 
 
 def atomic_text(path, text: str, *, encoding: str = "utf-8") -> Path:
@@ -78,9 +54,8 @@ def atomic_text(path, text: str, *, encoding: str = "utf-8") -> Path:
 
 
 def replace_folder(built, target) -> Path:
-    """Put the complete folder ``built`` in place of ``target`` (renames only): a ``target`` that
-    exists is moved aside, ``built`` renamed to it, and the old one removed; if the second rename
-    fails the old ``target`` is put back.  Both must be on one file system (siblings)."""
+    """Put the complete folder ``built`` (a sibling) in place of ``target`` by renames only: the old one moved
+    aside, then removed (put back if the second rename fails)."""
     import shutil
 
     built, target = Path(built), Path(target)
@@ -103,9 +78,7 @@ def replace_folder(built, target) -> Path:
 
 
 def merge_folder(built, target) -> Path:
-    """Move every entry of the complete folder ``built`` into ``target`` (each file or folder
-    replaced whole by :func:`replace_folder`; entries of ``target`` not in ``built`` stay), then
-    remove ``built``.  An absent or empty ``target`` is simply replaced by ``built``."""
+    """Move every entry of ``built`` into ``target``, each replacing its namesake whole (others stay)."""
     built, target = Path(built), Path(target)
     if not target.exists() or (target.is_dir() and not any(target.iterdir())):
         if target.exists():

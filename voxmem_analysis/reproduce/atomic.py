@@ -1,13 +1,10 @@
-"""Atomic output of ``reproduce``: one run per folder, built beside it, swapped in when complete.
+"""One ``reproduce`` run per output folder, built beside it and swapped in when complete.
 
-For ``OUT = /some/where/out`` a run keeps in ``/some/where/``: the lock ``.out.voxmem-reproduce.lock``
-(pid, host, start, command; a second run refuses, a lock whose process is gone is removed and said so)
-and the staging folder ``.out.voxmem-staging-<pid>/``, which replaces ``OUT`` only when complete
-(``OUT`` is renamed to ``.out.voxmem-previous-<pid>/`` for the swap).  An interrupted run (SIGINT,
-SIGTERM, SIGHUP: :class:`StopSignals`; a failed notebook; a crash) removes only its staging folder; a
-later run cleans what a killed one left.  Files no run wrote are never deleted: inside the runner's
-folders they move to ``OUT/earlier-files/``, elsewhere they stay, and both are said.  A folder with no
-earlier run but folders of its own (``--out ~``) is refused, and so is ``--only`` with another ``--data``.
+For ``OUT`` a run keeps beside it the lock ``.OUT.voxmem-reproduce.lock`` (a second run refuses; a stale lock is
+removed, and said) and the staging folder ``.OUT.voxmem-staging-<pid>/``, renamed to ``OUT`` when complete.  An
+interrupted run (a signal: :class:`StopSignals`, a failed notebook, a crash) removes only its staging folder; a
+later run cleans what a killed one left.  Files no run wrote are never deleted (inside the runner's folders they
+move to ``OUT/earlier-files/``), and are said.  A folder with folders of its own but no earlier run is refused.
 """
 from __future__ import annotations
 
@@ -30,12 +27,11 @@ __all__ = ["RUNNER_FILES", "StagedOutput", "StopSignals", "lock_path", "acquire_
 LOCK_SUFFIX = ".voxmem-reproduce.lock"
 _STAGING_TAG = ".voxmem-staging-"
 _PREVIOUS_TAG = ".voxmem-previous-"
-#: Files and folders of ``OUT`` that belong to the runner (replaced by every run); others found in the
-#: folders go to KEPT_FOLDER.
+#: Files and folders of ``OUT`` that belong to the runner; others found in the folders go to KEPT_FOLDER.
 RUNNER_FILES = ("run.json", "provenance.json", "reproduction.csv", "audit.csv")
 RUNNER_FOLDERS = ("figures", "tables", "findings", "notebooks", "report", ".staging")
 KEPT_FOLDER = "earlier-files"
-_MAX_FOREIGN_FILES = 10     # of a folder without run.json accepted as --out (a README...), with no folders of its own
+_MAX_FOREIGN_FILES = 10     # files (a README ...) of a folder without run.json accepted as --out
 _FRESH_LOCK_SECONDS = 60    # an unreadable lock file younger than this is being written: in use
 
 
@@ -149,9 +145,8 @@ def _walk_files(root: Path) -> list[str]:
 
 
 def foreign_files(folder: Path, previous: dict) -> list[tuple[str, str]]:
-    """Files of ``folder`` (a previous OUT) that no reproduce run wrote, and where they go in the
-    new OUT: ``(relative path, destination)``; inside the runner's folders the destination is
-    under :data:`KEPT_FOLDER`, elsewhere the same path."""
+    """``(relative path, destination)`` of the files of a previous OUT no run wrote: under :data:`KEPT_FOLDER`
+    inside the runner's folders, the same path elsewhere."""
     own = _attributed(previous)
     out = []
     for rel in _walk_files(folder):
@@ -203,9 +198,9 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class StopSignals:
-    """While entered in the main thread: the first SIGINT, SIGTERM or SIGHUP raises
-    :class:`~voxmem_analysis.errors.Interrupted` (later ones are ignored, so the clean-up it starts runs to
-    its end), after the :meth:`held` block it arrives in.  The previous handlers are restored on exit."""
+    """While entered (main thread), the first SIGINT, SIGTERM or SIGHUP raises
+    :class:`~voxmem_analysis.errors.Interrupted` after the :meth:`held` block it arrives in; later ones are ignored
+    (the clean-up runs to its end).  The previous handlers are restored on exit."""
 
     def __init__(self):
         self.received, self._held, self._raised, self._previous = None, 0, False, {}
@@ -250,11 +245,10 @@ def _link_or_copy(src: Path, dst: Path) -> None:
 
 
 class StagedOutput:
-    """One run into ``out`` (see the module text): ``with StagedOutput(out, data=..., only=names) as st:``
-    takes the lock, cleans what an interrupted run left, checks the folder (:class:`OutputFolderError`) and
-    creates ``st.staging`` seeded with the previous run's :data:`RUNNER_FILES` (with ``only``: also the
-    other notebooks' outputs); :meth:`commit` swaps it in, leaving the block otherwise (an exception, a
-    signal: :class:`StopSignals`) removes it; :attr:`notes` says what happened."""
+    """``with StagedOutput(out, data=..., only=names) as st:`` takes the lock, cleans up after an interrupted run,
+    checks the folder (:class:`OutputFolderError`) and makes ``st.staging``, seeded with the previous run's
+    :data:`RUNNER_FILES` (with ``only``: and the other notebooks' outputs); :meth:`commit` swaps it in, leaving the
+    block otherwise removes it; :attr:`notes` says what happened."""
 
     def __init__(self, out, *, data, only: set[str] | None = None):
         self.signals = StopSignals()
@@ -316,8 +310,7 @@ class StagedOutput:
         visible = [p for p in self.out.iterdir() if not p.name.startswith(".")] if self.out.is_dir() else []
         own = [p.name for p in visible if p.is_dir() and p.name not in RUNNER_FOLDERS]
         if not self.previous and (own or len(visible) > _MAX_FOREIGN_FILES):
-            raise OutputFolderError(
-                f"--out {str(self.out)!r} holds no earlier reproduce run (no run.json) but "
+            raise OutputFolderError( f"--out {str(self.out)!r} holds no earlier reproduce run (no run.json) but "
                 + (f"folders of its own ({_some(sorted(own), 3)})" if own else f"{len(visible)} files")
                 + "; reproduce fills an output folder of its own: choose a new or empty folder")
         if self.only and self.previous and self.previous.get("data_dir") not in (None, self.data):
@@ -327,7 +320,7 @@ class StagedOutput:
                 f"or choose another --out")
 
     def _seed(self) -> None:
-        """Copy (hard-link) into the staging folder what the runner reads of the previous run."""
+        """Hard-link (or copy) into the staging folder what the runner reads of the previous run."""
         prev = self.previous
         if not prev:
             return
@@ -348,8 +341,7 @@ class StagedOutput:
 
     # -- leaving
     def commit(self) -> None:
-        """Swap the staging folder in as ``out`` (no signal cuts it short); the previous output's
-        foreign files are carried over."""
+        """Swap the staging folder in as ``out`` (no signal cuts it short), carrying over foreign files."""
         with self.signals.held():
             previous_dir = None
             if self.out.exists():

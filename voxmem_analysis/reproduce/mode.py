@@ -1,9 +1,6 @@
-"""Which report ``voxmem-analysis reproduce`` writes: the paper's reproduction, or an analysis of your runs.
-
-``paper`` mode (the paper's release -- recognised by its ``release.json`` identity, :data:`PAPER_RELEASE`,
-not its path -- or any release with ``--compare-published``): the reproduction scoreboard and the audit
-of the paper's numbers.  ``analysis`` mode (every other release): the report describes *your runs*, with
-the paper's published numbers only as a labelled reference where comparable.
+"""Which report ``reproduce`` writes, and what it says about the release: ``paper`` mode (the paper's release,
+known by its ``release.json`` identity :data:`PAPER_RELEASE`, or ``--compare-published``) has the scoreboard
+and the audit of the paper; ``analysis`` mode describes your runs, the paper's numbers only as a reference.
 """
 from __future__ import annotations
 
@@ -31,8 +28,8 @@ def report_mode(meta: Mapping | None, compare_published: bool = False) -> str:
 
 
 def describe_runs(release) -> list[dict]:
-    """One record per model x budget run: predictions, scored, correct, accuracy (%), answerable
-    and refusal accuracy -- the "your runs" table of the analysis report (models in release order)."""
+    """One record per model x budget run (models in release order): ``predictions, scored, correct`` and their
+    answerable and refusal parts, ``accuracy``, ``accuracy_answerable``, ``accuracy_refusal`` (%)."""
     import polars as pl
 
     fr = release.frame
@@ -72,23 +69,25 @@ def _problem_counts(problems) -> list[dict]:
 
 
 def release_info(release, data, compare_published: bool = False) -> tuple[dict, list[dict]]:
-    """What run.json and the report say about the release read by ``reproduce``, and its findings
-    counted by code: ``path, name, synthetic, label, description, predictions, models, stats, mode,
-    paper_release, runs, model_names`` (an AMC release: :func:`voxmem_analysis.reproduce.amc.release_info`
-    and ``benchmark``).  ``release`` may be the exception reading it raised: ``{"path", "error"}``."""
+    """What run.json and the report say about the release ``reproduce`` read (``path, name, synthetic, label,
+    description, predictions, models, stats, mode, paper_release, runs, model_names``; an AMC release also
+    ``benchmark``), and its findings counted by code.  ``release`` may be the exception reading it raised:
+    ``{"path", "error"}``."""
     path = str(Path(data).resolve())
     if isinstance(release, BaseException) or release is None:
         err = f"{type(release).__name__}: {release}" if release is not None else "not read"
         return {"path": path, "error": err, "synthetic": None}, _problem_counts(getattr(release, "problems", []))
-    if getattr(release, "benchmark", None) == "amc":
-        from voxmem_analysis.reproduce.amc import release_info as amc_info
-
-        return ({**amc_info(release), "mode": "paper", "paper_release": False, "runs": []},
-                _problem_counts(release.problems))
-    info = {"path": path, "name": release.name, "synthetic": bool(release.synthetic), "label": release.label(),
-            "description": str(release.meta.get("description") or ""), "predictions": int(release.frame.height),
-            "models": len(release.model_order()),
-            "stats": {**release.stats, "files_not_read_in_full": files_not_read_in_full(release.problems)},
-            "mode": report_mode(release.meta, compare_published), "paper_release": is_paper_release(release.meta),
-            "runs": describe_runs(release), "model_names": release.model_order()}
+    amc = getattr(release, "benchmark", None) == "amc"
+    info = {"path": str(Path(release.path).resolve()) if amc else path, "name": release.name,
+            "synthetic": bool(release.synthetic), "label": release.label(),
+            "description": str(release.meta.get("description") or "")}
+    if amc:
+        info.update(predictions=int(len(release.verdicts)), models=len(release.systems()), stats=dict(release.stats),
+                    model_names=[f"{m}|{o}" for m, o in release.systems()], benchmark="audio-multichallenge",
+                    mode="paper", paper_release=False, runs=[])
+    else:
+        info.update(predictions=int(release.frame.height), models=len(release.model_order()),
+                    stats={**release.stats, "files_not_read_in_full": files_not_read_in_full(release.problems)},
+                    mode=report_mode(release.meta, compare_published), paper_release=is_paper_release(release.meta),
+                    runs=describe_runs(release), model_names=release.model_order())
     return info, _problem_counts(release.problems)

@@ -1,9 +1,6 @@
-"""One notebook of the workbook: found (:func:`discover`, :func:`select`: ``notebooks/NN_name.py``),
-planned (:func:`plan_parameters`: what to inject, or why it is skipped -- a ``# requires:`` part the
-release lacks, a LongMemEval notebook without ``--include-examples``, a VoxMem notebook on an Audio
-MultiChallenge release), executed (:func:`execute_notebook`: papermill's standard engine in a new
-``python3`` kernel, in the notebook's own staging folder, the kernel's stderr in ``OUT/notebooks/NAME.log``;
-a failing notebook is a result, never an exception)."""
+"""One notebook of the workbook (``notebooks/NN_name.py``): found (:func:`discover`, :func:`select`), planned
+(:func:`plan_parameters`: what to inject, or why it is skipped), executed (:func:`execute_notebook`: papermill in
+a new kernel, in its own staging folder, its stderr in ``OUT/notebooks/NAME.log``; a failure is a result)."""
 from __future__ import annotations
 
 import ast
@@ -13,6 +10,7 @@ import re
 import shutil
 import sys
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -20,9 +18,9 @@ from voxmem_analysis.errors import InputError, UnknownNameError
 from voxmem_analysis.reproduce import mode
 from voxmem_analysis.textlimits import read_regular
 
-__all__ = ["NOTEBOOKS_DIR", "REPO_ROOT", "RUNNER_PARAMETERS", "KERNEL_NAME", "STAGING", "ErrorCell", "NotebookResult",
-           "discover", "select", "declared_parameters", "plan_parameters", "missing_parts", "not_for_release",
-           "is_amc", "is_paper_release", "execute_notebook", "skipped_sections", "nothing_written"]
+__all__ = ["NOTEBOOKS_DIR", "REPO_ROOT", "KERNEL_NAME", "STAGING", "ErrorCell", "NotebookResult", "discover", "select",
+           "declared_parameters", "plan_parameters", "missing_parts", "not_for_release", "is_amc", "is_paper_release",
+           "execute_notebook", "skipped_sections", "nothing_written", "display_path", "outputs_brief"]
 
 #: Folders resolved from the package's location, never from the working directory.
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
@@ -32,8 +30,6 @@ LONGMEMEVAL_EXAMPLE = REPO_ROOT / "data" / "examples" / "longmemeval"
 #: The bundled SYNTHETIC Audio MultiChallenge release (notebooks declaring ``amc_data_dir``).
 AMC_EXAMPLE = REPO_ROOT / "data" / "synthetic-amc"
 KERNEL_NAME = "python3"
-#: Parameters the runner sets in every notebook that declares them.
-RUNNER_PARAMETERS = ("data_dir", "out_dir", "seed", "n_boot")
 #: Folder of ``OUT`` (in the staging copy) where each notebook writes before its files are collected.
 STAGING = ".staging"
 _NOTEBOOK_NAME = re.compile(r"^\d{2}_[A-Za-z0-9_]+$")
@@ -129,11 +125,20 @@ def declared_parameters(source: str) -> dict:
     return out
 
 
-def _shown(path: Path) -> str:
+def outputs_brief(outputs: list[str]) -> str:
+    """``12 (figures 3, tables 9)``: the outputs of a notebook counted by folder."""
+    kinds = Counter(o.split("/", 1)[0] if "/" in o else "other" for o in outputs)
+    return f"{len(outputs)}" + (" (" + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) + ")" if kinds else "")
+
+
+def display_path(p) -> str:
+    """``p`` relative to the repository when inside it, else as given; ``?`` when empty."""
+    if not p:
+        return "?"
     try:
-        return path.relative_to(REPO_ROOT).as_posix()
+        return Path(p).resolve().relative_to(REPO_ROOT).as_posix()
     except ValueError:
-        return str(path)
+        return str(Path(p))
 
 
 def _longmemeval_inputs() -> dict:
@@ -167,9 +172,7 @@ def is_paper_release(path) -> bool:
 
 
 def _amc_release_dir(data_dir, include_examples: bool) -> str | None:
-    """``data_dir`` when it is an Audio MultiChallenge release (release.json ``"benchmark":
-    "audio-multichallenge"``), else the bundled synthetic one on the paper's release (reproduction
-    mode regenerates every table and figure from ``data/``) or when examples are included."""
+    """The AMC release a notebook runs on: ``data_dir``'s, or the bundled one (paper's release, examples) or None."""
     if is_amc(data_dir):
         return str(data_dir)
     bundled = include_examples or is_paper_release(data_dir)
@@ -177,8 +180,8 @@ def _amc_release_dir(data_dir, include_examples: bool) -> str | None:
 
 
 def not_for_release(script: str, data_dir) -> str | None:
-    """Why a notebook does not run on ``data_dir``: on an Audio MultiChallenge release only the
-    notebooks taking ``amc_data_dir`` run; the others are skipped as "not a VoxMem release"."""
+    """Why a notebook does not run on ``data_dir``: on an Audio MultiChallenge release only those taking
+    ``amc_data_dir`` run."""
     if not is_amc(data_dir) or re.search(r"^amc_data_dir\s*[:=]", script, re.MULTILINE):
         return None
     return "not a VoxMem release (an Audio MultiChallenge release: only the AMC notebooks run on it)"
@@ -188,8 +191,7 @@ _REQUIRES = re.compile(r"^#\s*requires:\s*(.+)$", re.MULTILINE)
 
 
 def missing_parts(script: str, data_dir) -> list[str]:
-    """Optional release parts a notebook declares with a ``# requires: judge2, ablation`` line
-    that are absent (no file below ``DATA/part``). Such a notebook is skipped, not failed."""
+    """The optional parts a ``# requires: judge2, ablation`` line names that ``data_dir`` lacks (no file below)."""
     m = _REQUIRES.search(script)
     if not m:
         return []
@@ -200,11 +202,8 @@ def missing_parts(script: str, data_dir) -> list[str]:
 
 def plan_parameters(declared: dict, *, data_dir: str, out_dir: str, seed: int, n_boot: int,
                     overrides: dict | None = None, include_examples: bool = True) -> tuple[dict, str | None]:
-    """The parameters to inject into a notebook declaring ``declared``, or a reason to skip it.
-
-    A notebook taking a LongMemEval ``manifest`` runs on the bundled example, not on the release:
-    it is skipped unless ``include_examples``.
-    """
+    """``(parameters to inject into a notebook declaring `declared`, why it is skipped or None)``; one taking a
+    LongMemEval ``manifest`` runs on the bundled example, only with ``include_examples``."""
     given = {"data_dir": data_dir, "out_dir": out_dir, "seed": seed, "n_boot": n_boot, "interactive": False}
     inject = {k: v for k, v in given.items() if k in declared}
     if "manifest" in declared and not include_examples:
@@ -213,13 +212,13 @@ def plan_parameters(declared: dict, *, data_dir: str, out_dir: str, seed: int, n
     if "manifest" in declared:
         lme = _longmemeval_inputs()
         if not lme:
-            return {}, f"takes a LongMemEval `manifest`; no example at {_shown(LONGMEMEVAL_EXAMPLE / 'manifest.csv')}"
+            return {}, f"takes a LongMemEval `manifest`; no example at {display_path(LONGMEMEVAL_EXAMPLE / 'manifest.csv')}"
         inject.update({k: v for k, v in lme.items() if k in declared})
     elif "amc_data_dir" in declared:
         amc = _amc_release_dir(data_dir, include_examples)
         if amc is None:
             return {}, ("takes an Audio MultiChallenge release (`amc_data_dir`): --data is none, and the bundled "
-                        f"synthetic one ({_shown(AMC_EXAMPLE)}) runs only on the paper's release or with "
+                        f"synthetic one ({display_path(AMC_EXAMPLE)}) runs only on the paper's release or with "
                         "--include-examples")
         inject["amc_data_dir"] = amc
     elif "data_dir" not in declared:
@@ -232,11 +231,7 @@ def plan_parameters(declared: dict, *, data_dir: str, out_dir: str, seed: int, n
 
 # ----------------------------------------------------------------------------- one notebook
 def _script_line(script: str, cell_source: str) -> int | None:
-    """Line of ``script`` where the cell with ``cell_source`` starts (its first non-blank line).
-
-    The whole cell is matched as a block of consecutive lines, so a line repeated elsewhere
-    (an import, a ``plt.show()``) does not mislead; failing that, the first line alone.
-    """
+    """Line of ``script`` where the cell starts: the whole cell matched as a block, else its first line alone."""
     src = [l.rstrip() for l in cell_source.splitlines()]
     while src and not src[0]:
         src.pop(0)
@@ -264,18 +259,14 @@ def _error_from_exception(exc, script: str) -> ErrorCell:
                      _ANSI.sub("", str(exc)).strip()[:2000], "")
 
 
-#: Seconds a new kernel may take to answer (papermill's ``start_timeout``; its default of 60 s is
-#: too short on a loaded 2-core machine, where ten kernels start beside running notebooks).
+#: Seconds a new kernel may take to answer (papermill's 60 s is too short on a loaded 2-core machine).
 KERNEL_START_TIMEOUT = 300
 
 
 def execute_notebook(path, *, data_dir, out_dir, seed: int = 0, n_boot: int = 10_000,
                      overrides: dict | None = None, timeout: float | None = 900,
                      include_examples: bool = True) -> NotebookResult:
-    """Convert and execute one notebook; outputs go to ``OUT/.staging/NAME`` (see :func:`run`).
-
-    Never raises for a failing notebook: the failure is in the result.
-    """
+    """Convert and execute one notebook, its outputs into ``OUT/.staging/NAME``; a failure is in the result."""
     t0 = time.perf_counter()
     path, out = Path(path), Path(out_dir)
     name = path.stem
@@ -338,8 +329,7 @@ _SKIPPED_LINE = re.compile(r"^(?P<section>\S.*?): skipped \u2014 (?P<reason>.+)$
 
 def skipped_sections(executed) -> list[list[str]]:
     """``[section, reason]`` of every line ``"<section>: skipped — <reason>"`` an executed notebook printed
-    (what :func:`voxmem_analysis.analysis.selection.section` prints for a section the release cannot
-    support), in order, each once.  Empty when the notebook cannot be read."""
+    (:func:`voxmem_analysis.analysis.selection.section`), in order, once each; empty when it cannot be read."""
     try:
         nb = json.loads(Path(executed).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -358,8 +348,7 @@ def skipped_sections(executed) -> list[list[str]]:
 
 
 def nothing_written(result: NotebookResult) -> str | None:
-    """Why a notebook that ran without error is reported as skipped: it wrote no file and printed at
-    least one section as skipped (every section it has needs what the release lacks).  None otherwise."""
+    """Why a notebook that ran without error is reported as skipped (it wrote nothing and skipped sections)."""
     if result.status != "ok" or result.outputs or not result.sections_skipped:
         return None
     reasons = list(dict.fromkeys(r for _, r in result.sections_skipped))
@@ -367,8 +356,7 @@ def nothing_written(result: NotebookResult) -> str | None:
 
 
 def _execute(src, dst, params, cwd, log_path, timeout) -> None:
-    """papermill, as it ships, in a new kernel working in ``cwd``; the kernel's standard error (start-up
-    warnings, logs) goes to ``log_path`` (this process's descriptor 2, which the kernel inherits)."""
+    """papermill in a new kernel working in ``cwd``, its standard error (this process's fd 2) in ``log_path``."""
     import logging
 
     import papermill as pm

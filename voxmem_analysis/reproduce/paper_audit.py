@@ -1,40 +1,15 @@
-"""Consistency audit of the paper's own published numbers.
+"""Consistency audit of the paper's own published numbers (``audit.csv``): :func:`audit_published` checks the
+identities that must hold among them (weighted means, sums, differences, ratios, integer counts), one row each:
+``identity, artifact, description, relation, lhs, rhs, delta (lhs - rhs), tolerance, holds, detail``.
 
-:func:`audit_published` checks identities that must hold among the numbers in
-``data/paper/published.csv`` — weighted means, sums, differences, ratios, and
-count-level (integer) consistency — and returns one row per identity:
-
-``identity, artifact, description, relation, lhs, rhs, delta, tolerance, holds, detail``
-
-``delta = lhs - rhs``.  ``relation`` says how ``holds`` is decided:
-
-* ``=``  : ``|delta| <= tolerance``;
-* ``<=`` : ``delta <= tolerance``;  ``<`` / ``>``: strict comparison of lhs and rhs;
-* ``overlap``: lhs and rhs are integer counts reconstructed from rounded percentages
-  (each may be a range ``lo..hi``, shown in ``detail``); holds if the ranges intersect.
-  ``delta`` is then the gap between the ranges (0 if they intersect).
-
-Rounding rule ("holds within rounding")
-----------------------------------------
-A number printed with ``d`` digits after the point stands for any true value
-within half a unit of its last digit, ``h = 0.5 * 10**-d`` (counts are exact,
-``h = 0``).  For an identity ``lhs = f(x1, ..., xk)`` the tolerance is
-
-    h(lhs) + max |f(x') - f(x)|  over all x' with |x'_i - x_i| <= h(x_i),
-
-evaluated exactly at the corners of that box (every ``f`` used here — weighted
-means, sums, differences, ratios of positive numbers — is monotone in each
-argument, so the extremes sit at corners; for more than 12 inputs the
-per-argument changes are summed, which is exact for the linear ``f`` used there).
-
-Count-level ("GRIM") rule: a percentage ``p`` printed with half-unit ``h`` that is
-the accuracy of one run over ``n`` items must equal ``100 k / n`` for an integer
-``k`` with ``|100 k / n - p| <= h`` (bounds inclusive, so any rounding of an exact
-half is accepted).  It is applied only where the paper states the denominator
-exactly: Table 2 (one model, 669 items at 8K), Tables 15/16 and the 64K row of
-Table 17 (Table 14: every 64K model completed all 799 items, so a mean over ten
-models is ``K / (10 n)``).  It is not applied to 8K–32K means over fifteen models,
-where provider rejections (Table 13: 7 at 8K) change individual denominators.
+``relation``: ``=`` holds when ``|delta| <= tolerance``; ``<=`` when ``delta <= tolerance``; ``<``, ``>`` strictly;
+``overlap``: two ranges of integer counts reconstructed from rounded percentages intersect (``delta``: their gap).
+A number printed with ``d`` decimals stands for any value within ``h = 0.5 * 10**-d`` (counts: 0); the tolerance
+of ``lhs = f(x)`` is ``h(lhs) + max |f(x') - f(x)|`` over the box ``|x'_i - x_i| <= h(x_i)``, at its corners
+(every ``f`` here is monotone in each argument; beyond 12 inputs the per-argument changes are summed, exact for
+the linear ones used).  Count level ("GRIM"): a percentage over ``n`` items must be ``100 k / n`` for an integer
+``k`` within ``h``; applied only where the paper states ``n`` exactly (Table 2: one model, 669 items; Tables 15,
+16 and the 64K row of Table 17: every 64K model ran all 799 items), not to 8K-32K means (provider rejections).
 """
 from __future__ import annotations
 
@@ -45,21 +20,20 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
+from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.reproduce.published import MODELS_64K, OPEN_64K, PROPRIETARY_64K
+from voxmem_analysis.reproduce.published import published as published_numbers
+
 __all__ = ["audit_published", "AUDIT_COLUMNS", "half_unit", "grim_counts"]
 
 AUDIT_COLUMNS = ("identity", "artifact", "description", "relation", "lhs", "rhs", "delta",
                  "tolerance", "holds", "detail")
 
-EV = ("Speech Semantics", "Speaker Identity", "Paralinguistic Cues", "Environmental Sound")
+EV = tuple(tx.EVIDENCE_LABELS[e] for e in tx.EVIDENCE_TYPES)
 AUDIO_NATIVE = EV[1:]
-OPS3 = ("IE", "MSR", "TET")
-SUBTYPES = ("Context-to-Cue", "Cue-to-Fact", "Counting", "Matching", "Aggregation",
-            "Latest state", "Historical state", "Evolution")
-CLASSES = ("Recog.", "Bind.", "Oper.", "Unsup.", "N.a.")
-PROPRIETARY_64K = ("Gemini-3.1-Pro", "Gemini-3.8-Flash", "Gemini-2.5-Pro")
-OPEN_64K = ("Ultravox-v0.6-Llama-3.1-8B", "Qwen3-Omni-30B-A3B", "Gemma-4-E4B-it",
-            "Audio-Flamingo-Next", "Baichuan-Audio-7B", "Baichuan-Omni-1.5-7B", "FireRedAudio-9B")
-MODELS_64K = PROPRIETARY_64K + OPEN_64K
+OPS3 = tuple(tx.OPERATION_LABELS[o] for o in tx.ANSWERABLE_OPERATIONS)
+SUBTYPES = tuple(tx.SUBTYPE_LABELS[s] for s in tx.SUBTYPES)
+CLASSES = tuple(tx.ATTRIBUTION_LABELS[c] for c in tx.ATTRIBUTION_CLASSES)
 _EPS = 1e-9
 _DEFAULT_DECIMALS = {"pct": 1, "ratio": 3, "kappa": 3, "rho": 2, "p": 2, "count": 0}
 
@@ -87,7 +61,7 @@ class _Audit:
     def __init__(self, pub: pd.DataFrame):
         pub = pub.copy()
         if "decimals" not in pub.columns:
-            pub["decimals"] = [_default_decimals(v, u) for v, u in zip(pub["value"], pub["unit"])]
+            pub["decimals"] = [_DEFAULT_DECIMALS.get(u, 1) for u in pub["unit"]]
         self._idx = {(a, r, c): (float(v), half_unit(d, u), int(d))
                      for a, r, c, v, d, u in zip(pub["artifact"], pub["row"], pub["column"],
                                                  pub["value"], pub["decimals"], pub["unit"])}
@@ -100,9 +74,6 @@ class _Audit:
         except KeyError:
             raise KeyError(f"published.csv has no ({artifact!r}, {row!r}, {column!r})") from None
         return _P(v, h, f"{artifact}[{row} | {column}]={v:.{d}f}")
-
-    def has(self, artifact: str, row: str, column: str) -> bool:
-        return (artifact, row, column) in self._idx
 
     # --- recording ----------------------------------------------------------------------
     def _add(self, identity, artifact, description, relation, lhs, rhs, tolerance, holds, detail):
@@ -121,21 +92,13 @@ class _Audit:
         tol = (lhs.half if lhs_half is None else lhs_half) + slack
         delta = lhs.value - rhs
         detail = f"{lhs.label} vs {formula} = {rhs:.4f}; inputs: " + ", ".join(a.label for a in args)
-        self._add(identity, artifact, description, "=", lhs.value, rhs, tol,
-                  abs(delta) <= tol + _EPS, detail)
+        self._add(identity, artifact, description, "=", lhs.value, rhs, tol, abs(delta) <= tol + _EPS, detail)
 
     def cmp(self, identity: str, artifact: str, description: str, lhs_value: float, relation: str,
             rhs_value: float, detail: str, tolerance: float = 0.0):
-        if relation == "<=":
-            holds = lhs_value - rhs_value <= tolerance + _EPS
-        elif relation == "<":
-            holds = lhs_value < rhs_value
-        elif relation == ">":
-            holds = lhs_value > rhs_value
-        else:  # pragma: no cover
-            raise ValueError(relation)
-        self._add(identity, artifact, description, relation, lhs_value, rhs_value, tolerance,
-                  holds, detail)
+        holds = {"<=": lhs_value - rhs_value <= tolerance + _EPS, "<": lhs_value < rhs_value,
+                 ">": lhs_value > rhs_value}[relation]
+        self._add(identity, artifact, description, relation, lhs_value, rhs_value, tolerance, holds, detail)
 
     def overlap(self, identity: str, artifact: str, description: str,
                 lhs: tuple[int, int], rhs: tuple[int, int], detail: str):
@@ -146,8 +109,7 @@ class _Audit:
                               delta=float(sign * gap), tolerance=0.0, holds=gap == 0,
                               detail=f"lhs {_rng(lhs)} vs rhs {_rng(rhs)}; {detail}"))
 
-    def grim(self, identity: str, artifact: str, description: str, p: _P, n: int,
-             label_n: str) -> list[int]:
+    def grim(self, identity: str, artifact: str, description: str, p: _P, n: int, label_n: str) -> list[int]:
         ks = grim_counts(p.value, n, p.half)
         nearest = min(range(n + 1), key=lambda k: abs(100.0 * k / n - p.value))
         rhs = 100.0 * nearest / n
@@ -161,10 +123,6 @@ class _Audit:
 
 
 # --- helpers ---------------------------------------------------------------------------------
-def _default_decimals(value: float, unit: str) -> int:
-    return _DEFAULT_DECIMALS.get(unit, 1)
-
-
 def _rng(r: tuple[int, int]) -> str:
     return str(r[0]) if r[0] == r[1] else f"{r[0]}..{r[1]}"
 
@@ -215,8 +173,7 @@ def _sum_ranges(ranges: Sequence[tuple[int, int] | None]) -> tuple[int, int] | N
 def audit_published(published: pd.DataFrame | None = None) -> pd.DataFrame:
     """Check the identities among the paper's published numbers; one row per identity."""
     if published is None:
-        from voxmem_analysis.reproduce.published import published as _published
-        published = _published()
+        published = published_numbers()
     a = _Audit(published)
     _table15_16(a)
     _table18(a)
@@ -289,8 +246,7 @@ def _table18(a: _Audit) -> None:
         col = r if r != "Overall" else "Overall"
         a.eq(f"table18.n[{r}]", "table18", "Table 18 n = Table 15 question count",
              a.p("table18", r, "n"), lambda x: x, [a.p("table15", "n", col)], "Table 15 n")
-        a.eq(f"table18.64k_eq_table15[{r}]", "table18",
-             "Table 18 64K = Table 15 'Mean all (10)'",
+        a.eq(f"table18.64k_eq_table15[{r}]", "table18", "Table 18 64K = Table 15 'Mean all (10)'",
              a.p("table18", r, "64K"), lambda x: x, [a.p("table15", "Mean all (10)", col)],
              "Table 15 Mean all (10)")
         a.eq(f"table18.drop[{r}]", "table18", "Table 18 drop = 8K − 64K",
@@ -372,8 +328,7 @@ def _table2(a: _Audit) -> None:
     for r in rows + ("All",):
         kf, kt = k[(r, "Full Audio")], k[(r, "Transcript Only")]
         if r == "Speech Semantics" and not kt:  # use the count implied by the All row instead
-            kt = [x - sum(min(k[(q, "Transcript Only")]) for q in rows[:3])
-                  for x in k[("All", "Transcript Only")]]
+            kt = [x - sum(min(k[(q, "Transcript Only")]) for q in rows[:3]) for x in k[("All", "Transcript Only")]]
         d = a.p("table2", r, "Δ")
         diffs = sorted({100.0 * (x - y) / n[r] for x in kf for y in kt})
         if not diffs:
@@ -393,8 +348,7 @@ def _table13_judges(a: _Audit) -> None:
              " + ".join(grp))
         w = [a.p("table13", r, "n").value for r in grp]
         for c in ("Gemini-3.7-Flash", "GPT-5.6-Luna", "Agreement"):
-            a.eq(f"table13.all_weighted[{name}|{c}]", "table13",
-                 f"Table 13 All = n-weighted mean of the {name} rows",
+            a.eq(f"table13.all_weighted[{name}|{c}]", "table13", f"Table 13 All = n-weighted mean of the {name} rows",
                  a.p("table13", "All", c), _wmean(w), [a.p("table13", r, c) for r in grp],
                  "Σ n·x / 11,978")
     for r in ("All",) + ev_rows + op_rows:

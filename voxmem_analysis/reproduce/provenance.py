@@ -1,22 +1,14 @@
 """Which notebook made each output, with which parameters, from which release and version, and its bytes.
 
-Every file :func:`voxmem_analysis.output.save_table` / :func:`~voxmem_analysis.output.save_figure` writes
-into an :class:`OutputFolder` gets a record in ``OUT/provenance.json``, whoever runs the notebook
-(``reproduce``, papermill, JupyterLab; updated under a file lock, replaced atomically)::
-
-    {"format": "voxmem-provenance/2",
-     "files": {"tables/table18.csv": {"notebook": "20_context_scaling", "parameters": {"n_boot": 10000, ...},
-                                      "release": {"name": ..., "path": ..., "fingerprint": "sha256:...",
-                                                  "synthetic": true},
-                                      "version": "0.1.0", "sha256": "<digest of the file's bytes>"}, ...}}
-
-(``voxmem-provenance/1``, written before the digests, is still read.)  :func:`findings` names every
-output made otherwise than its run, with no record, or whose bytes are no longer those recorded.
+Every file :mod:`voxmem_analysis.output` writes into an :class:`OutputFolder` gets a record in
+``OUT/provenance.json`` (``{"format": "voxmem-provenance/2", "files": {"tables/x.csv": {"notebook", "parameters",
+"release": {"name", "path", "fingerprint", "synthetic"}, "version", "sha256"}}}``; ``/1``, without digests, is
+still read), whoever runs the notebook.  :func:`findings` names every output made otherwise than its run,
+without a record, or whose bytes are no longer those recorded.
 """
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 from collections import Counter
@@ -24,12 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from voxmem_analysis import __version__
-from voxmem_analysis.io import release_fingerprint
+from voxmem_analysis.io import fingerprint
+from voxmem_analysis.io.fingerprint import release_fingerprint
 from voxmem_analysis.paths import resolve
 from voxmem_analysis.writing import atomic_text
 
 __all__ = ["PROVENANCE_FILE", "FORMAT", "OutputFolder", "read_records", "write_records", "merge_records",
-           "notebook_source", "Finding", "findings", "grouped", "IGNORED_PARAMETERS", "file_digest", "has_digests"]
+           "notebook_source", "params_text", "Finding", "findings", "grouped", "IGNORED_PARAMETERS", "file_digest",
+           "has_digests"]
 
 PROVENANCE_FILE = "provenance.json"
 FORMAT = "voxmem-provenance/2"
@@ -66,9 +60,8 @@ def _release_record(release) -> dict | None:
 
 
 class OutputFolder(os.PathLike):
-    """The folder ``path`` (resolved as :func:`voxmem_analysis.paths.resolve` does), recording every file the
-    ``output`` functions save into it as made by ``notebook`` from ``release`` (its fingerprint taken once,
-    here) with ``parameters``.  It is a path (``os.fspath(out)``): it goes wherever a folder does."""
+    """The folder ``path`` (:func:`voxmem_analysis.paths.resolve`), a path wherever a folder goes, recording every
+    file the ``output`` functions save into it as made by ``notebook`` from ``release`` with ``parameters``."""
 
     def __init__(self, path, *, notebook: str, release=None, parameters: dict | None = None):
         self.path = resolve(path)
@@ -102,14 +95,10 @@ class OutputFolder(os.PathLike):
 
 def file_digest(path) -> str | None:
     """SHA-256 (hex) of the bytes of ``path``; None when it cannot be read."""
-    h = hashlib.sha256()
     try:
-        with open(path, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                h.update(block)
+        return fingerprint.file_digest(path)
     except OSError:
         return None
-    return h.hexdigest()
 
 
 def has_digests(records: dict[str, dict]) -> bool:
@@ -118,9 +107,7 @@ def has_digests(records: dict[str, dict]) -> bool:
 
 
 def read_records(out) -> dict[str, dict]:
-    """``{file relative to OUT: record}`` of ``OUT/provenance.json`` (empty when there is none).
-
-    Raises ``ValueError`` naming the file when it is there but not a provenance record."""
+    """``{file relative to OUT: record}`` of ``OUT/provenance.json`` (none: empty; not a record: ``ValueError``)."""
     path = Path(out) / PROVENANCE_FILE
     try:
         text = path.read_text(encoding="utf-8")
@@ -144,8 +131,7 @@ def write_records(out, records: dict[str, dict]) -> Path:
 
 @contextlib.contextmanager
 def _locked(folder: Path):
-    """An exclusive lock on ``folder`` for the read-modify-write of its record (several kernels may
-    write into one folder); where ``fcntl`` is missing, none."""
+    """An exclusive lock on ``folder`` while its record is updated (kernels may share a folder); none without fcntl."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX
@@ -174,11 +160,14 @@ def update_records(out, new: dict[str, dict]) -> None:
 
 def merge_records(out, parts: list[dict[str, dict]]) -> dict[str, dict]:
     """The records of several staging folders, in order (a later one wins), written to ``OUT``."""
-    merged: dict[str, dict] = {}
-    for p in parts:
-        merged.update(p)
+    merged = {k: v for p in parts for k, v in p.items()}
     write_records(out, merged)
     return merged
+
+
+def params_text(params: dict) -> str:
+    """``n_boot=10000, seed=0``: the parameters that say what was computed (not where things are), or ``none``."""
+    return ", ".join(f"{k}={v!r}" for k, v in sorted(params.items()) if k not in IGNORED_PARAMETERS) or "none"
 
 
 def notebook_source(records: dict[str, dict], notebook: str) -> dict | None:
@@ -204,8 +193,7 @@ class Finding:
 
 
 def grouped(found: list[Finding]) -> list[tuple[str, str]]:
-    """``(output, what differs)`` with the files of one output taken together
-    (``tables/table18 (.csv, .long.csv, .md, .tex)``), in order."""
+    """``(output, what differs)``, the files of one output together (``tables/table18 (.csv, .long.csv, .md)``)."""
     groups: dict[tuple[str, str], list[str]] = {}
     for f in found:
         head, dot, ext = f.file.partition(".")
@@ -245,14 +233,10 @@ def _output_files(out: Path) -> list[str]:
 
 
 def findings(out, run: dict | None = None) -> list[Finding]:
-    """Outputs of ``OUT`` made otherwise than the rest.
-
-    The reference of a notebook is its record in ``run`` (``run.json``: what ``reproduce`` ran),
-    else the record most of its files carry.  Named: each file whose record differs from its
-    notebook's reference (parameters other than where things are, the release's fingerprint, the
-    package version), whose bytes differ from its recorded digest, or that has no record; and each
-    notebook whose ``seed`` / ``n_boot`` differ from the other notebooks'.
-    """
+    """Outputs of ``OUT`` made otherwise than the rest: each file without a record, whose bytes are not those
+    recorded, or whose record differs from its notebook's (in ``run``, run.json, else the one most of its files
+    carry: parameters other than paths, the release's fingerprint, the version); each notebook whose ``seed`` or
+    ``n_boot`` differ from the others', or that read another version of a release folder."""
     out = Path(out)
     records = read_records(out)
     refs: dict[str, dict] = {}
@@ -278,8 +262,7 @@ def findings(out, run: dict | None = None) -> list[Finding]:
 
 
 def _across_notebooks(records: dict[str, dict], refs: dict[str, dict]) -> list[Finding]:
-    """Notebooks whose ``seed`` or ``n_boot`` differ from the value most notebooks used, or that read
-    another version of the same release folder than most notebooks reading it."""
+    """Notebooks whose ``seed`` or ``n_boot``, or version of a release folder, differ from most notebooks'."""
     names = sorted({r.get("notebook") for r in records.values() if r.get("notebook")} | set(refs))
     src = {n: refs.get(n) or notebook_source(records, n) or {} for n in names}
     out = []
@@ -298,7 +281,7 @@ def _across_notebooks(records: dict[str, dict], refs: dict[str, dict]) -> list[F
 
 
 def _odd_ones(values: dict, say) -> list[Finding]:
-    """A finding per notebook whose value differs from the most common one (``say(name, value, common)``)."""
+    """A finding per notebook whose value is not the most common (``say(name, value, common)``)."""
     if len(set(map(json.dumps, values.values()))) <= 1:
         return []
     ranked = Counter(json.dumps(v) for v in values.values()).most_common()

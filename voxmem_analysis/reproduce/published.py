@@ -1,16 +1,9 @@
-"""The paper's published numbers, one row per printed number.
+"""The papers' published numbers, one row per printed number (``voxmem_analysis/resources/published.csv``).
 
-The table is ``voxmem_analysis/resources/published.csv`` (shipped inside the
-package, so it resolves the same way from an editable install, a wheel or a
-zip).  ``data/paper/published.csv`` is the human-facing copy named in
-CONTRIBUTING.md; the two files are kept byte-identical by
-``tests/test_paper_numbers.py``.  Edit ``data/paper/published.csv``, then run
-``python -m voxmem_analysis.reproduce.published --sync`` to copy it into the package.
-
-Columns: ``artifact,row,column,value,unit,comparator,tolerance,kind,source``
-(see ``data/paper/README.md`` for the label scheme).  :func:`published` adds
-``decimals``, the number of digits printed after the decimal point, read from
-the CSV text before it is parsed to float (``21.0`` -> 1, ``0.703`` -> 3).
+``data/paper/published.csv`` is the copy to edit (labels: ``data/paper/README.md``); ``python -m
+voxmem_analysis.reproduce.published --sync`` copies it into the package (``tests/test_paper_numbers.py`` checks
+they are the same).  Columns ``artifact,row,column,value,unit,comparator,tolerance,kind,source``;
+:func:`published` adds ``decimals``, the digits printed after the point (``21.0`` -> 1).
 
 >>> from voxmem_analysis.reproduce.published import lookup
 >>> lookup("table15", "Mean all (10)", "Overall")
@@ -30,6 +23,7 @@ from voxmem_analysis import taxonomy as tx
 __all__ = [
     "COLUMNS", "ARTIFACTS", "UNITS", "COMPARATORS", "KINDS", "ROW_LABELS", "COLUMN_LABELS",
     "PACKAGE_CSV", "REPO_CSV", "AMC_ARTIFACTS", "BENCHMARKS", "published", "lookup", "normalize_label", "sync",
+    "MODELS_64K", "PROPRIETARY_64K", "OPEN_64K",
 ]
 
 COLUMNS: tuple[str, ...] = (
@@ -43,7 +37,7 @@ UNITS: tuple[str, ...] = ("pct", "ratio", "count", "rho", "kappa", "p")
 COMPARATORS: tuple[str, ...] = ("approx", "lt", "le")
 KINDS: tuple[str, ...] = ("calibrated", "emergent", "derived")
 
-#: Where the files live.  ``REPO_CSV`` exists only in a source checkout.
+#: Where the files live (``REPO_CSV`` only in a source checkout).
 PACKAGE_CSV = "resources/published.csv"
 REPO_CSV = Path(__file__).resolve().parents[2] / "data" / "paper" / "published.csv"
 
@@ -52,23 +46,21 @@ _EV = tuple(tx.EVIDENCE_LABELS[e] for e in tx.EVIDENCE_TYPES)
 _OPS = tuple(tx.OPERATION_LABELS[o] for o in tx.OPERATIONS)
 _SUB = tuple(tx.SUBTYPE_LABELS[s] for s in tx.SUBTYPES)
 _CLS = tuple(tx.ATTRIBUTION_LABELS[c] for c in tx.ATTRIBUTION_CLASSES)
-_MODELS_64K = (
-    "Gemini-3.1-Pro", "Gemini-3.8-Flash", "Gemini-2.5-Pro", "Qwen3-Omni-30B-A3B",
-    "Gemma-4-E4B-it", "Ultravox-v0.6-Llama-3.1-8B", "Audio-Flamingo-Next", "Baichuan-Audio-7B",
-    "FireRedAudio-9B", "Baichuan-Omni-1.5-7B",
-)
+#: The paper's 64K model set (Table 15), proprietary then open-weight.
+PROPRIETARY_64K = ("Gemini-3.1-Pro", "Gemini-3.8-Flash", "Gemini-2.5-Pro")
+OPEN_64K = ("Ultravox-v0.6-Llama-3.1-8B", "Qwen3-Omni-30B-A3B", "Gemma-4-E4B-it", "Audio-Flamingo-Next",
+            "Baichuan-Audio-7B", "Baichuan-Omni-1.5-7B", "FireRedAudio-9B")
+MODELS_64K = PROPRIETARY_64K + OPEN_64K
 _BEST_32K = ("Qwen3.8-Omni-Flash", "Gemini-3.1-Pro", "Gemini-3.8-Flash")
-_T18_COLS = ("n", "8K", "64K", "drop", "drop_lo", "drop_hi", "retention", "retention_lo",
-             "retention_hi")
+_T18_COLS = ("n", "8K", "64K", "drop", "drop_lo", "drop_hi", "retention", "retention_lo", "retention_hi")
 
 #: Allowed row labels per artifact.
 ROW_LABELS: dict[str, frozenset[str]] = {
     "table2": frozenset(_EV + ("All", "Audio-native")),
     "table13": frozenset(("All",) + _EV + _OPS),
     "judges": frozenset(("All", "Gemini family", "Other families", "Gemini favoritism", "AR")),
-    "table15": frozenset(_MODELS_64K + ("Mean proprietary (3)", "Mean open-weight (7)",
-                                        "Mean all (10)", "n")),
-    "table16": frozenset(_MODELS_64K + ("n", "All", "Always abstain")),
+    "table15": frozenset(MODELS_64K + ("Mean proprietary (3)", "Mean open-weight (7)", "Mean all (10)", "n")),
+    "table16": frozenset(MODELS_64K + ("n", "All", "Always abstain")),
     "table17": frozenset(tx.BUDGETS + ("AR items",)),
     "table18": frozenset(_EV + ("Overall",)),
     "fig5": frozenset(_OPS),
@@ -139,8 +131,7 @@ def _read(source) -> pd.DataFrame:
     return df
 
 
-#: Artifacts of the Audio MultiChallenge paper (seed 004), kept in the same CSV with the prefix
-#: ``amc_``; :func:`published` returns them only for ``benchmark="amc"`` (or ``"all"``).
+#: Artifacts of the Audio MultiChallenge paper (prefix ``amc_``): ``published(benchmark="amc")`` (or ``"all"``).
 AMC_ARTIFACTS: tuple[str, ...] = ("amc_table2", "amc_table3", "amc_table4", "amc_table5")
 BENCHMARKS: tuple[str, ...] = ("voxmem", "amc", "all")
 
@@ -154,13 +145,8 @@ def _cached(path: str | None) -> pd.DataFrame:
 
 
 def published(path: str | Path | None = None, *, benchmark: str = "voxmem") -> pd.DataFrame:
-    """All published numbers as a DataFrame (a fresh copy on every call).
-
-    ``path`` reads another file with the same columns (default: the packaged CSV).
-    Columns: the CSV's, with ``value``/``tolerance`` as floats, plus ``decimals``.
-    ``benchmark``: ``"voxmem"`` (default, the VoxMem paper's rows), ``"amc"`` (the Audio
-    MultiChallenge rows, artifacts ``amc_*``) or ``"all"``.
-    """
+    """The published numbers of ``benchmark`` (``voxmem``, ``amc`` or ``all``) as a fresh DataFrame: the CSV's
+    columns (``value``, ``tolerance`` as floats) and ``decimals``.  ``path``: another file with those columns."""
     if benchmark not in BENCHMARKS:
         raise ValueError(f"benchmark must be one of {BENCHMARKS}, got {benchmark!r}")
     df = _cached(None if path is None else str(path))
@@ -171,10 +157,8 @@ def published(path: str | Path | None = None, *, benchmark: str = "voxmem") -> p
 
 
 def printed_decimals(name: str, published_df: pd.DataFrame | None = None) -> dict[str, int]:
-    """``{column: decimals}``: how many decimals the paper prints in each column of artifact ``name``
-    (the most frequent in its published numbers, the larger on a tie, so a misprinted cell does not set
-    its column's precision).  Columns the paper does not print are absent; so is every column of an
-    artifact the paper does not publish."""
+    """``{column: decimals}`` the paper prints in each column of artifact ``name`` it publishes (the most frequent,
+    the larger on a tie: a misprinted cell does not set its column's precision)."""
     df = published(benchmark="all") if published_df is None else published_df
     pub = df[df["artifact"] == name]
     out = {}

@@ -1,11 +1,7 @@
-"""The HTML report of a reproduction run, ``OUT/report/index.html``, from the templates
-``reproduce/templates/report.html`` and ``report/*.html``.
-
-It reads only files of the output folder (``run.json``, ``reproduction.csv``, ``audit.csv``,
-``findings/``, ``figures/*.png``, ``tables/*.csv``, ``provenance.json``), so it can be rebuilt at any
-time (``reproduce --report-only``).  Mode ``paper`` (the paper's release, or ``--compare-published``)
-shows the scoreboard of published numbers and the audit of the paper; mode ``analysis`` (any other
-release) shows the user's runs, with the paper's numbers as labelled reference columns only.
+"""The HTML report of a reproduction run, ``OUT/report/index.html``, from the templates ``report.html`` and
+``report/*.html``, reading only files of ``OUT`` (so ``reproduce --report-only`` rebuilds it any time).  Mode
+``paper`` shows the scoreboard and the audit of the paper; ``analysis`` the user's runs, the paper's numbers as
+labelled reference columns only.
 """
 from __future__ import annotations
 
@@ -19,8 +15,8 @@ from voxmem_analysis.output import read_findings
 from voxmem_analysis.reproduce.provenance import grouped
 from voxmem_analysis.reproduce.published import published
 from voxmem_analysis.reproduce.reference import accuracy_reference, retention_reference
-from voxmem_analysis.reproduce.report_html import (display_path, natural_key, num, read_csv, render, signed,
-                                                   table_view, truthy)
+from voxmem_analysis.reproduce.notebook import display_path
+from voxmem_analysis.reproduce.report_html import natural_key, num, read_csv, render, signed, table_view, truthy
 from voxmem_analysis.reproduce.report_outputs import (captions, figures_view, paper_order_table15, provenance_flags,
                                                       provenance_view, registry_title, tables_view)
 
@@ -39,9 +35,7 @@ def _status(row) -> tuple[int, str, str]:
 
 
 def _artifacts(recs: list[dict]) -> list[dict]:
-    """One group per artifact of ``recs`` (reproduction rows), worst first, its failing rows first: with
-    ``issues`` rows outside tolerance, not reproduced or inconsistent in the paper, it is shown open (and
-    only those rows, the others one click away, when it has more than ``OPEN_ROWS``)."""
+    """One group per artifact of the reproduction rows ``recs``, worst first, failing rows first."""
     groups: dict[str, list[dict]] = {}
     for r in recs:
         groups.setdefault(str(r["artifact"]), []).append(r)
@@ -105,8 +99,7 @@ def _reference_section(out: Path) -> dict:
 
 
 def _findings_section(out: Path, flags: dict) -> dict:
-    """Every finding the notebooks saved (``OUT/findings/NAME.json``): the sentence computed from this
-    release, then the paper's own finding, labelled as the paper's."""
+    """Every finding the notebooks saved (``OUT/findings/NAME.json``): this release's sentence, the paper's."""
     found = read_findings(out)
     groups = [{"name": name, "entries": [{k: r.get(k) for k in ("topic", "release", "paper")} for r in found[name]],
                "warn": sorted({w for f in flags.get(f"findings/{name}.json", ()) for w in f.what})}
@@ -120,8 +113,7 @@ def report_mode_of(run: dict) -> str:
 
 
 def read_run(out: Path) -> tuple[dict, str | None]:
-    """``OUT/run.json`` (an empty run when there is none), and why it could not be read when it is
-    there but unreadable (the report then says so, and ``reproduce --report-only`` on stderr)."""
+    """``OUT/run.json`` (an empty run when there is none), and why it could not be read when it is unreadable."""
     path = Path(out) / "run.json"
     empty = {"notebooks": [], "data_dir": "?", "out_dir": str(out)}
     if not path.exists():
@@ -147,8 +139,7 @@ _ORDER = {"paper": ("run", "findings", "reproduction", "audit", "validation", "f
 
 
 def _sections(mode: str, run: dict, out: Path, embed: bool) -> tuple[list[dict], list]:
-    """The sections of the page in order, each with the data its template (``report/ANCHOR.html``) shows
-    beyond run.json; and the outputs not made like the rest (provenance)."""
+    """The page's sections in order with what their templates show beyond run.json; the outputs made otherwise."""
     flags, found, bad_record = provenance_flags(out, run)
     caps = captions(out)
     build = {
@@ -187,10 +178,8 @@ def render_report(out_dir, *, embed: bool = False) -> str:
 
 
 def write_report(out_dir, *, embed: bool = False) -> Path:
-    """Write ``out_dir/report/index.html`` from the files of ``out_dir``; return its path.
-
-    ``embed=True`` inlines every figure (base64 PNG), so the one HTML file can be shared.
-    """
+    """Write ``out_dir/report/index.html`` from the files of ``out_dir`` (``embed``: figures inlined, one file to
+    share); its path."""
     out = Path(out_dir)
     path = out / "report" / "index.html"
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter, defaultdict, deque
+from collections import defaultdict, deque
 from pathlib import Path
 
 import jinja2
 from markupsafe import Markup, escape
 
-from voxmem_analysis.output import P_SCIENTIFIC_BELOW, cell_formats, is_missing, read_long, table_to_markdown
+from voxmem_analysis.output import P_SCIENTIFIC_BELOW, cell_formats, is_missing, read_long, scientific, table_to_markdown
+from voxmem_analysis.reproduce.notebook import display_path, outputs_brief
 
-__all__ = ["render", "num", "signed", "display_path", "read_csv", "read_table", "truthy", "table_view", "table_html",
+__all__ = ["render", "num", "signed", "read_csv", "read_table", "truthy", "table_view", "table_html",
            "key_columns_first", "html_number", "natural_key", "MAX_TABLE_ROWS", "OPEN_ROWS", "KEY_COLUMNS"]
 
-_REPO_ROOT = Path(__file__).resolve().parents[2]
 MAX_TABLE_ROWS = 40
 OPEN_ROWS = 20   # tables this short are shown open
 
@@ -35,8 +35,7 @@ _ENV = jinja2.Environment(loader=jinja2.PackageLoader("voxmem_analysis.reproduce
 
 
 def render(template: str, **context) -> str:
-    """The page ``template`` (a file of ``reproduce/templates``) filled with ``context``: every text of an
-    ``.html`` template escaped, a Markdown one (``.md``) as it is."""
+    """The template ``template`` filled with ``context`` (the texts of an ``.html`` one escaped)."""
     return _ENV.get_template(template).render(**context)
 
 
@@ -47,9 +46,8 @@ def _sci(text: str) -> Markup:
 
 
 def num(v, digits: int = 3) -> Markup:
-    """A number of the report's own tables (published vs reproduced, audit): whole numbers as
-    integers, others to at most ``digits`` decimals (trailing zeros dropped), numbers too small for
-    that with two significant digits (``0.0042``, ``7.3×10<sup>−20</sup>``); a real minus sign."""
+    """A number of the scoreboard and audit tables: whole numbers as integers, others to at most ``digits``
+    decimals, smaller ones with two significant digits (``0.0042``, ``7.3×10<sup>−20</sup>``); a real minus."""
     if v is None or v == "":
         return Markup("")
     try:
@@ -79,16 +77,6 @@ def signed(v, digits: int = 2) -> Markup:
     return Markup("+") + s if positive and s else s
 
 
-def display_path(p: str | None) -> str:
-    if not p:
-        return "?"
-    path = Path(p)
-    try:
-        return path.resolve().relative_to(_REPO_ROOT).as_posix()
-    except ValueError:
-        return str(path)
-
-
 def read_csv(path: Path):
     import pandas as pd
 
@@ -101,10 +89,8 @@ def read_csv(path: Path):
 
 
 def read_table(path: Path):
-    """A table of ``OUT/tables`` (``NAME.csv``) for display, its numbers typed as the notebook wrote them:
-    the CSV gives the shape and labels, ``NAME.long.csv`` (when there) the exact values, so a count
-    stays an ``int`` and an accuracy of 50.0 a ``float`` (a CSV alone reads both as 50).  None when the
-    CSV cannot be read."""
+    """A table of ``OUT/tables`` for display: the CSV's shape and labels, the exact values of ``NAME.long.csv``
+    where there (a count an ``int``, an accuracy of 50.0 a ``float``); None when the CSV cannot be read."""
     df = read_csv(path)
     long = Path(path).with_name(Path(path).stem + ".long.csv")
     if df is None or df.shape[1] < 2 or not long.is_file():
@@ -136,9 +122,8 @@ def natural_key(name) -> tuple:
 
 
 def html_number(value, decimals: int = 1, kind: str = "number") -> Markup:
-    """One number of a report table (the plan of :func:`voxmem_analysis.output.cell_formats`): a count as
-    an integer, a p-value below 0.001 as ``7.3×10<sup>−20</sup>``, otherwise ``decimals`` decimals; a
-    real minus sign.  Cells of class ``num`` never wrap (report.css)."""
+    """One number of a report table as :func:`voxmem_analysis.output.cell_formats` plans it (a p-value below 0.001
+    as ``7.3×10<sup>−20</sup>``); a real minus sign."""
     if is_missing(value):
         return Markup("")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -147,8 +132,7 @@ def html_number(value, decimals: int = 1, kind: str = "number") -> Markup:
     if not math.isfinite(v):
         return Markup("\u2212\u221e" if v < 0 else ("\u221e" if v > 0 else ""))
     if kind == "p" and 0 < v < P_SCIENTIFIC_BELOW:
-        mant, exp = f"{v:.1e}".split("e")
-        return _sci(f"{mant[:-2] if mant.endswith('.0') else mant}e{exp}")
+        return _sci("{}e{}".format(*scientific(v)))
     text = f"{abs(round(v)):d}" if kind == "count" else f"{abs(v):.{max(decimals, 3) if kind == 'p' else decimals}f}"
     return Markup(("\u2212" if v < 0 and float(text) != 0 else "") + text)
 
@@ -164,11 +148,9 @@ def _is_number(v) -> bool:
 
 
 def table_view(df, digits: int = 1, decimals: dict | None = None, max_rows: int | None = MAX_TABLE_ROWS) -> dict:
-    """``df`` (as read from a table's CSV; the first column holds the row labels) as the template's table:
-    ``head``, ``rows`` of ``(is_number, text)``, ``n`` rows and ``more`` left out.  Numbers as the LaTeX and
-    Markdown files print them (:func:`voxmem_analysis.output.cell_formats`: counts as integers, percentages
-    to ``digits`` decimals, ratios to 3, an interval with its estimate's decimals; ``decimals``: per column,
-    e.g. the paper's printed precision), at most ``max_rows`` rows (None: all)."""
+    """``df`` (first column: the row labels) as the template's table: ``head``, ``rows`` of ``(is_number, text)``
+    as the LaTeX and Markdown files print them (``decimals``: per column), ``n`` rows, ``more`` left out beyond
+    ``max_rows`` (None: all)."""
     shown = df if max_rows is None else df.head(max_rows)
     rows = []
     if shown.shape[1]:
@@ -188,12 +170,6 @@ def table_html(df, digits: int = 1, decimals: dict | None = None, max_rows: int 
     return _ENV.get_template("macros.html").module.table(table_view(df, digits, decimals, max_rows))
 
 
-def _brief(outputs: list[str]) -> str:
-    """``12 (figures 3, tables 9)``: the outputs of a notebook counted by folder."""
-    kinds = Counter(o.split("/", 1)[0] if "/" in o else "other" for o in outputs)
-    return f"{len(outputs)}" + (" (" + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) + ")" if kinds else "")
-
-
 def _headline(err: dict) -> str:
     where = f"cell {err.get('cell_index')}" if err.get("cell_index") is not None else "kernel"
     return f"{where}: {err.get('ename')}: {err.get('evalue')}"[:200]
@@ -208,7 +184,7 @@ def _note(nb: dict) -> str:
 
 _ENV.globals.update(open_rows=OPEN_ROWS, table_html=table_html,
                     markdown=lambda df, digits: table_to_markdown(df, digits=digits))
-_ENV.filters.update(path=display_path, basename=lambda p: Path(str(p)).name, brief=_brief, headline=_headline,
+_ENV.filters.update(path=display_path, basename=lambda p: Path(str(p)).name, brief=outputs_brief, headline=_headline,
                     note=_note, percent=lambda v: html_number(v, 1),
                     code=lambda text: Markup(re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(text)))),  # `x`
                     breakable=lambda text: Markup(str(escape(text)).replace("_", "_<wbr>")))  # wraps at _

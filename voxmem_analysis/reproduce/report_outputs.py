@@ -1,9 +1,8 @@
 """Every output's caption, and the figures, tables and provenance of a report as its templates show them.
 
-Captions read "Figure N: ..." / "Table N: ..." as in the paper; the outputs the paper does not number
-get supplementary numbers (S1, S2 ...) from the fixed order of :data:`SUPPLEMENTARY`, so one output
-has the same number in every report.  An output whose provenance record differs from the run
-(:func:`voxmem_analysis.reproduce.provenance.findings`) carries a warning saying how.
+Captions read "Figure N: ..." / "Table N: ..." as in the paper; outputs the paper does not number get
+supplementary numbers (S1, S2 ...) from the fixed order of :data:`SUPPLEMENTARY`.  An output made otherwise than
+its run (:func:`voxmem_analysis.reproduce.provenance.findings`) carries a warning saying how.
 """
 from __future__ import annotations
 
@@ -11,19 +10,19 @@ import base64
 import re
 from pathlib import Path
 
+import pandas as pd
+
 from voxmem_analysis import artifacts
 from voxmem_analysis.output import figure_caption
-from voxmem_analysis.reproduce.provenance import IGNORED_PARAMETERS, findings, grouped, notebook_source, read_records
+from voxmem_analysis.reproduce.provenance import findings, grouped, notebook_source, params_text, read_records
 from voxmem_analysis.reproduce.published import printed_decimals, published
-from voxmem_analysis.reproduce.report_html import (OPEN_ROWS, key_columns_first, natural_key, read_table,
-                                                   table_view)
+from voxmem_analysis.reproduce.report_html import (OPEN_ROWS, key_columns_first, natural_key, read_table, table_view)
 
 __all__ = ["captions", "paper_order_table15", "figures_view", "tables_view", "table_files", "figure_files",
            "registry_title", "provenance_flags", "provenance_view", "SUPPLEMENTARY"]
 
-#: The outputs the paper does not number, per kind in the order of their supplementary numbers (S1, S2 ...,
-#: whichever of them a report holds): name pattern -> caption when the output carries none.  An output not
-#: listed is numbered after these.
+#: The outputs the paper does not number, per kind in the order of their supplementary numbers: name pattern ->
+#: caption when the output carries none.  An output not listed is numbered after these.
 SUPPLEMENTARY = {
     "tables": dict.fromkeys(("validation_counts", "validation_design", "validation_problems", "composition", "groups",
                              "scaling_model", "judges_disagreements", "explorer_.+", "lme_slice", "lme_compare",
@@ -58,7 +57,7 @@ _TITLES: dict[str, dict | None] = {}
 
 
 def _md_caption(path: Path) -> str | None:
-    """First line of a Markdown table written by ``output.save_table`` (its caption), label removed."""
+    """The caption of a Markdown table ``output.save_table`` wrote (its first line), the label removed."""
     try:
         with path.open(encoding="utf-8") as fh:
             first = fh.readline().strip()
@@ -70,8 +69,7 @@ def _md_caption(path: Path) -> str | None:
 
 
 def registry_title(name: str) -> str | None:
-    """The artifact registry's title of ``name``, read from the source (the report imports no
-    analysis); from the imported registry only when the source cannot be read that way."""
+    """The registry's title of artifact ``name``, read from the source (the report imports no analysis)."""
     if "all" not in _TITLES:
         _TITLES["all"] = artifacts.source_titles()
     titles = _TITLES["all"]
@@ -111,14 +109,10 @@ def _own_caption(out: Path, kind: str, f: Path) -> str | None:
 
 
 def captions(out: Path) -> dict[str, str]:
-    """``{"figures/x.png" | "tables/x.csv": "Figure N: ..." | "Table N: ..."}`` for every output.
-
-    A figure's caption is the one its notebook stored in the PNG (``save_figure(caption=...)``,
-    written with the budgets the run used), else the table's own caption (``tables/NAME.md``),
-    else the artifact registry's title (``fig4_model_evidence.png`` -> artifact ``fig4``; the
-    paper's budgets).  Outputs the paper does not number get ``Figure S1``, ``Table S1`` ... by
-    their place in :data:`SUPPLEMENTARY` (two outputs of one place: ``S8a``, ``S8b``), in words.
-    """
+    """``{"figures/x.png" | "tables/x.csv": "Figure N: ..." | "Table N: ..."}`` for every output: the caption
+    stored in the PNG, else the table's own (``tables/NAME.md``), else the registry's title (``fig4_x`` -> ``fig4``);
+    unnumbered outputs get ``Figure S1``, ``Table S1`` ... by their place in :data:`SUPPLEMENTARY` (``S8a``, ``S8b``
+    for two of one place)."""
     out = Path(out)
     caps: dict[str, str] = {}
     for kind, word in (("tables", "Table"), ("figures", "Figure")):
@@ -160,8 +154,7 @@ def _png_size(f: Path) -> tuple[int, int] | None:
 
 
 def table_files(out: Path) -> list[Path]:
-    """The tables of ``OUT/tables`` (their CSV files; the long-form ``NAME.long.csv`` aside), in natural
-    order (``table2`` before ``table13``)."""
+    """The CSV tables of ``OUT/tables`` (``NAME.long.csv`` aside), in natural order (``table2`` before ``table13``)."""
     return sorted((f for f in (Path(out) / "tables").glob("*.csv") if not f.name.endswith(".long.csv")),
                   key=lambda f: natural_key(f.name))
 
@@ -172,12 +165,12 @@ def figure_files(out: Path) -> list[Path]:
 
 
 def _warning(flags: dict, files) -> list[str]:
-    """What differs for the output made of ``files`` (relative to OUT): the sentences of its provenance warning."""
+    """The sentences of the provenance warning of the output made of ``files``."""
     return sorted({w for rel in files for f in flags.get(rel, ()) for w in f.what})
 
 
 def figure_item(f: Path, caption: str, *, embed: bool = False, href: str = "../figures/", warn=()) -> dict:
-    """One figure as the template shows it: image (linked, or inlined with ``embed``), caption, file links."""
+    """One figure as a template shows it: image (inlined with ``embed``), caption, links to its files."""
     src = ("data:image/png;base64," + base64.b64encode(f.read_bytes()).decode("ascii")) if embed else href + f.name
     links = [("PNG", href + f.name)] + [(ext.upper(), f"{href}{f.stem}.{ext}") for ext in ("pdf", "csv")
                                         if f.with_suffix(f".{ext}").exists()]
@@ -195,10 +188,7 @@ def figures_view(run: dict, out: Path, embed: bool, caps: dict, flags: dict) -> 
 
 
 def paper_order_table15(df):
-    """Table 15 as the paper prints it: models by Overall accuracy, highest first, then the
-    group means and the ``n`` row (counts as integers)."""
-    import pandas as pd
-
+    """Table 15 as the paper prints it: models by Overall, highest first, then the group means and ``n``."""
     if df is None or "Overall" not in df.columns or not len(df):
         return df
     key = df.columns[0]
@@ -228,8 +218,7 @@ def _table_item(f: Path, caps: dict, printed: dict, flags: dict) -> dict:
 
 
 def tables_view(run: dict, out: Path, caps: dict, flags: dict) -> list[dict]:
-    """The tables of ``OUT/tables`` grouped by the notebook that wrote them, numbers printed to the
-    paper's precision for the tables it publishes."""
+    """The tables of ``OUT/tables`` by the notebook that wrote them, at the paper's precision where it has one."""
     csvs = table_files(out)
     pub = published(benchmark="all") if csvs else None
     known = set(pub["artifact"]) if pub is not None else set()
@@ -239,8 +228,7 @@ def tables_view(run: dict, out: Path, caps: dict, flags: dict) -> list[dict]:
 
 # ----------------------------------------------------------------------------- provenance
 def provenance_flags(out: Path, run: dict):
-    """``(findings by file, every finding, why provenance.json could not be read or None)``
-    (:func:`voxmem_analysis.reproduce.provenance.findings`, read from the files of ``OUT``)."""
+    """``(provenance findings by file, every finding, why provenance.json could not be read or None)``."""
     try:
         found = findings(out, run)
     except ValueError as exc:
@@ -251,19 +239,14 @@ def provenance_flags(out: Path, run: dict):
     return by_file, found, None
 
 
-def _params_text(params: dict) -> str:
-    return ", ".join(f"{k}={v!r}" for k, v in sorted(params.items()) if k not in IGNORED_PARAMETERS) or "none"
-
-
 def provenance_view(out: Path, found: list, unreadable: str | None) -> dict:
-    """What made the outputs: per notebook its parameters, release (name, fingerprint) and package
-    version, as recorded in ``OUT/provenance.json``; then every output made otherwise than the rest."""
+    """Per notebook its parameters, release and version (``OUT/provenance.json``); the outputs made otherwise."""
     records = {} if unreadable else read_records(out)
     rows = []
     for n in sorted({r.get("notebook") for r in records.values() if r.get("notebook")}):
         src = notebook_source(records, n) or {}
         rel = src.get("release") or {}
-        rows.append({"notebook": n, "params": _params_text(src.get("parameters") or {}), "release": rel.get("name"),
+        rows.append({"notebook": n, "params": params_text(src.get("parameters") or {}), "release": rel.get("name"),
                      "path": rel.get("path"), "fingerprint": str(rel.get("fingerprint"))[:23],
                      "version": src.get("version"), "files": sum(r.get("notebook") == n for r in records.values())})
     return {"unreadable": unreadable, "rows": rows, "found": grouped(found) if found else []}

@@ -1,22 +1,17 @@
-"""The reproduction runner: execute every notebook, then build the scoreboard and the report from files.
+"""The reproduction runner: every notebook executed, then the scoreboard and the report built from the files.
 
-:func:`run` executes each ``notebooks/NN_name.py`` with papermill in a fresh kernel, ``jobs`` at a time
-on a process pool, each into its own staging folder whose files are then moved under ``OUT`` (so every
-output is attributed to its notebook) with their ``provenance.json`` records merged.  Meanwhile it reads
-the release itself (what the report says about it).  In ``paper`` mode (:mod:`~voxmem_analysis.reproduce.mode`)
-``reproduction.csv`` and ``audit.csv`` are built from the long-form numbers the notebooks wrote; then
-``run.json`` and ``report/index.html``.  A release that changed while the run read it (its fingerprint
-before, after, and as each notebook read it) fails the run.  A failing notebook stops nothing else
-(``keep_going``); the output is all or nothing (:mod:`~voxmem_analysis.reproduce.atomic`): SIGINT,
-SIGTERM or SIGHUP end the workers and their kernels and leave the previous ``OUT`` as it was.
-
-``OUT`` holds ``figures/``, ``tables/`` (written by the notebooks), ``notebooks/`` (executed copies and
-kernel logs), ``provenance.json``, ``reproduction.csv``, ``audit.csv``, ``run.json`` and ``report/``.
+:func:`run` executes the notebooks with papermill, ``jobs`` at a time on a process pool, each into its own staging
+folder whose files then move under ``OUT`` with their provenance records, while it reads the release itself.  In
+``paper`` mode it writes ``reproduction.csv`` and ``audit.csv``; then ``run.json`` and ``report/index.html``.  A
+release that changed during the run, or (``keep_going`` off) a failed notebook, stops it; the output is all or
+nothing (:mod:`~voxmem_analysis.reproduce.atomic`: a signal ends workers and kernels, ``OUT`` stays as it was).
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
+import multiprocessing
 import os
 import shutil
 import signal
@@ -24,8 +19,11 @@ import sys
 import tempfile
 import threading
 import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+import psutil
 
 from voxmem_analysis import writing
 from voxmem_analysis.errors import InputError
@@ -48,10 +46,9 @@ __all__ = ["RunOptions", "RunSummary", "run", "print_summary"]
 
 @dataclass(frozen=True)
 class RunOptions:
-    """How :func:`run` runs: the options of ``voxmem-analysis reproduce`` (``--help`` says each), with its
-    defaults; ``overrides`` are the ``-p NAME=VALUE``; ``progress``: a bar (default: on a terminal), else a
-    line per finished notebook, ``quiet``: neither; ``reproduction``, ``report``: also write
-    reproduction.csv/audit.csv (paper mode) and report/index.html."""
+    """The options of ``voxmem-analysis reproduce`` (``--help`` says each); ``overrides``: the ``-p NAME=VALUE``;
+    ``progress``: a bar (default: on a terminal), else a line per notebook (``quiet``: neither); ``reproduction``,
+    ``report``: also write reproduction.csv/audit.csv (paper mode) and report/index.html."""
 
     jobs: int | None = None
     seed: int = 0
@@ -110,10 +107,7 @@ _STARTED = None   # in a worker: the queue it announces each notebook on (set by
 
 
 def _worker_init(threads: int, started, scratch: str) -> None:
-    """Set up a worker process (its kernels inherit its environment): thread pools sized to
-    ``cores // jobs`` (polars, BLAS); ``PYTHONHASHSEED=0``; kernel connection files in ``scratch``.
-    SIGINT and SIGHUP are left to the runner; SIGTERM (how the runner ends a worker) ends its kernels
-    and the worker; a worker whose runner is gone ends itself the same way."""
+    """A worker: its threads, hash seed and kernel folder; SIGTERM (or its runner gone) ends its kernels and it."""
     global _STARTED
     _STARTED = started
     os.environ["PYTHONHASHSEED"] = "0"
@@ -128,20 +122,14 @@ def _worker_init(threads: int, started, scratch: str) -> None:
 
 def _end_worker(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
     """End this worker's kernels (SIGTERM, then SIGKILL after 3 s), then the worker itself."""
-    import psutil
-
     kids = psutil.Process().children(recursive=True)
     for k in kids:
-        try:
+        with contextlib.suppress(psutil.NoSuchProcess):
             k.terminate()
-        except psutil.NoSuchProcess:
-            pass
     alive = psutil.wait_procs(kids, timeout=3)[1]
     for k in alive:
-        try:
+        with contextlib.suppress(psutil.NoSuchProcess):
             k.kill()
-        except psutil.NoSuchProcess:
-            pass
     psutil.wait_procs(alive, timeout=3)
     os._exit(128 + signum)
 
@@ -161,8 +149,6 @@ def _run_notebook(path: Path, kwargs: dict) -> NotebookResult:
 
 def _stop_workers(pool, grace: float = 10.0) -> None:
     """Cancel what has not started; end the workers (SIGTERM, SIGKILL after ``grace`` s) and join them."""
-    import multiprocessing
-
     workers = multiprocessing.active_children()
     pool.shutdown(wait=False, cancel_futures=True)
     for p in workers:
@@ -177,8 +163,6 @@ def _stop_workers(pool, grace: float = 10.0) -> None:
 
 def _completed(futures, started, progress, poll: float = 0.5):
     """The futures as they complete; every ``poll`` seconds the notebooks that started are shown."""
-    from concurrent.futures import FIRST_COMPLETED, wait
-
     pending = list(futures)
     while pending:
         done, _ = wait(pending, timeout=poll, return_when=FIRST_COMPLETED)
@@ -191,8 +175,7 @@ def _completed(futures, started, progress, poll: float = 0.5):
 
 
 class _Stop(Exception):
-    """The run stops and keeps nothing (see :func:`run`): ``task`` is the line of the summary,
-    ``why`` the note on standard error."""
+    """The run stops and keeps nothing: ``task``, the summary's line; ``why``, the note on standard error."""
 
     def __init__(self, task: str, why: str, result: NotebookResult | None):
         super().__init__(task)
@@ -204,8 +187,7 @@ _NOT_OUTPUTS = (".ipynb_checkpoints", "__pycache__")
 
 
 def _collect(out: Path, name: str) -> tuple[list[str], dict]:
-    """Move ``OUT/.staging/NAME/**`` to ``OUT/**``: the moved files (relative to OUT, sorted) and the
-    notebook's provenance records."""
+    """Move ``OUT/.staging/NAME/**`` to ``OUT/**``: the files moved (sorted) and their provenance records."""
     stage = out / STAGING / name
     if not stage.is_dir():
         return [], {}
@@ -238,8 +220,7 @@ def _remove_previous_outputs(out: Path, previous: dict, names: set[str] | None) 
 
 
 def _task_order(paths: list[Path], previous: dict) -> list[Path]:
-    """Longest notebook first (as the previous run in OUT measured it, else about 3 s per figure plus
-    start-up), which keeps every worker busy until the end."""
+    """``work()``: a file it cannot write stops the run, another error is a failed task (``{"error": ...}``)."""
     last = {nb["name"]: nb.get("seconds", 0) for nb in previous.get("notebooks", [])}
 
     def guess(p: Path) -> float:
@@ -254,14 +235,10 @@ def _task_order(paths: list[Path], previous: dict) -> list[Path]:
 # ----------------------------------------------------------------------------- the run
 def run(data_dir, out_dir, options: RunOptions | None = None, *, stream=None, read_release=None,
         **settings) -> RunSummary:
-    """Execute the notebooks of ``options`` (or ``**settings``: fields of :class:`RunOptions`) on the release
-    ``data_dir`` into ``out_dir``; the summary table goes to ``stream`` (stdout), notes to stderr.
-
-    ``read_release()`` returns the release read leniently (default: ``load_release``/``load_amc`` with
-    ``strict=False``); it is called while the notebooks run.  The output is built beside ``out_dir`` and
-    swapped in when complete (:class:`~voxmem_analysis.reproduce.atomic.StagedOutput`); with ``only`` it
-    also keeps the other notebooks' earlier outputs and records.
-    """
+    """Execute the notebooks on the release ``data_dir`` into ``out_dir`` as ``options`` (or ``**settings``, its
+    fields) say; the summary table goes to ``stream`` (stdout), notes to stderr.  ``read_release()``: the release
+    read leniently while the notebooks run (default: ``load_release``/``load_amc``).  With ``only`` the other
+    notebooks' earlier outputs and records are kept."""
     opts = dataclasses.replace(options or RunOptions(), **settings)
     _check_overrides(opts.overrides)
     stream = stream or sys.stdout
@@ -302,9 +279,7 @@ def _check_overrides(overrides) -> None:
 
 def _run_staged(stage: Path, final: Path, paths: list[Path], data: Path, opts: RunOptions,
                 read_release) -> RunSummary:
-    """The run of :func:`run`, written into the staging folder ``stage`` (``final``: the folder it
-    becomes).  Raises :class:`_Stop` when a notebook fails and ``keep_going`` is off, or when the
-    release changed during the run."""
+    """The run of :func:`run`, into the staging folder ``stage`` (``final``: the folder it becomes)."""
     t_start = time.perf_counter()
     out = Path(stage)
     out.mkdir(parents=True, exist_ok=True)
@@ -339,12 +314,7 @@ def _run_staged(stage: Path, final: Path, paths: list[Path], data: Path, opts: R
                 setattr(summary, k, previous[k])
     _write_run(out, summary, t_start)
     if opts.report:
-        try:
-            report.write_report(out, embed=opts.embed)
-        except OSError as exc:
-            raise _unwritable("report/", exc) from exc
-        except Exception as exc:  # noqa: BLE001 - the report failing is a failed task of the run, said so
-            summary.tasks_failed.append(f"report: {type(exc).__name__}: {exc}")
+        _task(summary, "report", "report/", lambda: report.write_report(out, embed=opts.embed))
     _write_run(out, summary, t_start)
     return summary
 
@@ -364,14 +334,8 @@ def _unwritable(what: str, exc: OSError) -> "_Stop":
     return _Stop(f"stopped: {why}", why, None)
 
 
-def _execute_all(out: Path, paths: list[Path], data: Path, opts: RunOptions, jobs: int, previous: dict,
-                 read_release):
-    """Every notebook on the pool (longest first) while this process reads the release; ``(results by
-    name, the release or the exception reading it raised)``.  Whatever stops it (a signal, a failed
-    notebook with ``keep_going`` off) ends the workers and their kernels first."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
+def _execute_all(out: Path, paths: list[Path], data: Path, opts: RunOptions, jobs: int, previous: dict, read_release):
+    """Every notebook on the pool while the release is read: ``(results by name, release or its exception)``."""
     threads = max(1, (os.cpu_count() or 1) // jobs)
     results: dict[str, NotebookResult] = {}
     owner: dict[str, str] = {}
@@ -431,8 +395,7 @@ def _result(fut, name: str) -> NotebookResult:
 
 
 def _read_release(data: Path, read_release):
-    """The release as the caller reads it (when it returns None: read leniently here); an exception is
-    returned, not raised."""
+    """The release as the caller reads it (else read leniently here); an exception is returned, not raised."""
     try:
         release = read_release() if read_release is not None else None
         if release is not None:
@@ -445,8 +408,7 @@ def _read_release(data: Path, read_release):
 
 
 def _merge_provenance(out: Path, summary: RunSummary, previous: dict, opts: RunOptions) -> None:
-    """Merge the notebooks' records into ``OUT/provenance.json`` (with ``only``: over the earlier
-    records of the files of the notebooks not run)."""
+    """Merge the notebooks' records into ``OUT/provenance.json`` (with ``only``: over the others' earlier ones)."""
     parts = []
     if opts.only:
         try:
@@ -485,33 +447,35 @@ def _release_summary(summary: RunSummary, release, data: Path, opts: RunOptions)
     summary.problems = problems
 
 
+def _task(summary: RunSummary, what: str, file: str, work):
+    """``work()``; a file it cannot write stops the run (previous OUT kept), any other error is a failed task of
+    the run (``{"error": ...}`` returned, said in the summary and the report)."""
+    try:
+        return work()
+    except OSError as exc:   # disk full, a size limit: the run cannot be complete
+        raise _unwritable(file, exc) from exc
+    except Exception as exc:  # noqa: BLE001 - one failed task of the run, named
+        summary.tasks_failed.append(f"{what}: {type(exc).__name__}: {exc}")
+        return {"error": f"{type(exc).__name__}: {exc}"}
+
+
 def _scoreboard(out: Path, summary: RunSummary) -> None:
     """``reproduction.csv`` from the notebooks' long-form numbers and ``audit.csv`` from the paper's."""
     t0 = time.perf_counter()
-    try:
+
+    def reproduction() -> dict:
         table = sb.reproduction_from_files(out, benchmark=summary.release.get("benchmark"))
         sb.write_csv(table, out / "reproduction.csv")
-        summary.reproduction = sb.summarize(table)
-    except OSError as exc:   # disk full, a size limit: the run cannot be complete, the previous OUT stays
-        raise _unwritable("reproduction.csv", exc) from exc
-    except Exception as exc:  # noqa: BLE001 - a failed task of the run, named in the summary and report
-        summary.tasks_failed.append(f"reproduction: {type(exc).__name__}: {exc}")
-        summary.reproduction = {"error": f"{type(exc).__name__}: {exc}"}
+        return sb.summarize(table)
+
+    summary.reproduction = _task(summary, "reproduction", "reproduction.csv", reproduction)
     if summary.release.get("benchmark") != "audio-multichallenge":
-        try:
-            summary.audit = sb.write_audit(out / "audit.csv")
-        except OSError as exc:
-            raise _unwritable("audit.csv", exc) from exc
-        except Exception as exc:  # noqa: BLE001
-            summary.tasks_failed.append(f"audit: {type(exc).__name__}: {exc}")
-            summary.audit = {"error": f"{type(exc).__name__}: {exc}"}
+        summary.audit = _task(summary, "audit", "audit.csv", lambda: sb.write_audit(out / "audit.csv"))
     summary.reproduction["seconds"] = round(time.perf_counter() - t0, 2)
 
 
 class _Progress:
-    """What the run shows while the notebooks run, on standard error: on a terminal a bar with the
-    elapsed time and the notebooks running, and a line as each ends; otherwise a line per finished
-    notebook; nothing when ``quiet``."""
+    """Progress on standard error: a bar on a terminal, else a line per notebook; nothing when ``quiet``."""
 
     def __init__(self, total: int, opts: RunOptions):
         self.bar, self.n, self.total, self.running = None, 0, total, []

@@ -1,39 +1,13 @@
-"""``reproduction.csv``: every number the paper prints, next to the number this code computes.
+"""``reproduction.csv``: every number the paper prints, next to the number this code computes; and ``audit.csv``.
 
-:func:`reproduction_from_files` reads the long-form numbers the notebooks wrote
-(``OUT/tables/NAME.long.csv``, :func:`voxmem_analysis.output.save_table`) and joins them with the
-published table (:func:`voxmem_analysis.reproduce.published.published`) on ``artifact, row, column``:
-what ``reproduce`` does, computing nothing again.  :func:`reproduction_table` computes the artifacts
-from a loaded release instead (:func:`voxmem_analysis.artifacts.compute`; for a scoreboard without
-running the notebooks, from Python).
-
-Columns
--------
-``artifact, row, column``
-    The paper's labels (``data/paper/README.md``).
-``published``
-    The number as printed.
-``reproduced``
-    The number computed from the release; empty when the artifact failed or has no such cell.
-``delta``
-    ``reproduced - published``.
-``kind``
-    ``calibrated`` (the synthetic release is built to give it back), ``emergent`` (only comes
-    out of the item-level construction) or ``derived`` (arithmetic of other printed numbers).
-``within_tolerance``
-    The published comparator applied with its tolerance: ``approx`` ``|delta| <= tolerance``;
-    ``lt`` ``reproduced < published``; ``le`` ``reproduced <= published + tolerance``.  A
-    published number without a reproduced counterpart is ``False``.
-``status``
-    ``within``, ``outside`` (reproduced, outside tolerance), ``missing`` (no reproduced value) or
-    ``paper_inconsistent``: outside tolerance where the paper contradicts itself -- a known
-    misprint listed by :func:`mark_paper_inconsistent` (e.g. AMC Table 2's IR 65.283, which no count
-    over 120 tasks gives; 79/120 = 65.83).  Counted apart from ``outside`` by :func:`summarize`.
-``note``
-    Why a row is ``paper_inconsistent``; empty otherwise.
-
-Rows come in the published table's order.  Nothing is dropped: a published number with no
-reproduced value is kept (``reproduced`` empty) and counted by :func:`summarize`.
+:func:`reproduction_from_files` joins the long-form numbers the notebooks wrote (``OUT/tables/NAME.long.csv``)
+with the published table on ``artifact, row, column`` (what ``reproduce`` does); :func:`reproduction_table`
+computes the artifacts from a loaded release instead.  Columns (:data:`COLUMNS`): ``artifact, row, column``
+(the paper's labels), ``published``, ``reproduced`` (empty when not computed), ``delta``, ``kind``
+(``calibrated``, ``emergent`` or ``derived``), ``within_tolerance`` (the published comparator: ``approx``
+``|delta| <= tolerance``, ``lt`` ``reproduced < published``, ``le`` ``reproduced <= published + tolerance``),
+``status`` (``within``, ``outside``, ``missing`` or ``paper_inconsistent``: outside tolerance where the paper
+contradicts itself, :func:`table2_misprints`) and ``note``.  Rows in the published order; none is dropped.
 """
 from __future__ import annotations
 
@@ -42,29 +16,34 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["COLUMNS", "STATUSES", "reproduction_table", "reproduction_from_files", "long_from_files", "compute_long",
-           "compare", "mark_paper_inconsistent", "summarize", "write_csv", "write_audit"]
+from voxmem_analysis import artifacts
+from voxmem_analysis.io.amc import load_amc
+from voxmem_analysis.output import LONG_COLUMNS, read_long
+from voxmem_analysis.reproduce.paper_audit import audit_published
+from voxmem_analysis.reproduce import published as paper
+from voxmem_analysis.reproduce.published import AMC_ARTIFACTS, normalize_label
+from voxmem_analysis.writing import atomic_write
+
+__all__ = ["COLUMNS", "STATUSES", "AXIS_TASKS", "N_TASKS", "reproduction_table", "reproduction_from_files",
+           "long_from_files", "compute_long", "compare", "mark_paper_inconsistent", "table2_misprints",
+           "amc_scoreboard", "summarize", "write_csv", "write_audit"]
 
 COLUMNS = ("artifact", "row", "column", "published", "reproduced", "delta", "kind", "within_tolerance",
            "status", "note")
 STATUSES = ("within", "outside", "missing", "paper_inconsistent")
 _EPS = 1e-9
+#: Tasks per axis of the AMC paper's Table 2 (its Table 1 swaps SC and VE; see CALIBRATION.md).
+AXIS_TASKS = {"IM": 132, "IR": 120, "SC": 83, "VE": 117}
+N_TASKS = sum(AXIS_TASKS.values())   # 452
 
 
 def _norm(label) -> str:
-    from voxmem_analysis.reproduce.published import normalize_label
-
     return "|".join(normalize_label(part) for part in str(label).split("|"))
 
 
 def compute_long(release, names, *, seed: int = 0, n_boot: int = 10_000) -> tuple[pd.DataFrame, dict[str, str]]:
-    """Long table ``artifact,row,column,value`` of the artifacts ``names``, and the errors of those that failed.
-
-    An artifact that is not registered, needs a part the release lacks, or raises, is
-    reported in the returned ``{name: message}`` and contributes no rows.
-    """
-    from voxmem_analysis import artifacts
-
+    """Long table ``artifact,row,column,value`` of the artifacts ``names``, and ``{name: error}`` of those that are
+    not registered, need a part the release lacks, or raise (they contribute no rows)."""
     parts, errors = [], {}
     for name in dict.fromkeys(names):
         try:
@@ -77,11 +56,10 @@ def compute_long(release, names, *, seed: int = 0, n_boot: int = 10_000) -> tupl
             errors[name] = f"the release has no {', '.join(lacking)}"
             continue
         try:
-            table = art(release, seed=seed, n_boot=n_boot)
-            parts.append(artifacts.to_long(table, name))
+            parts.append(artifacts.to_long(art(release, seed=seed, n_boot=n_boot), name))
         except Exception as exc:  # noqa: BLE001 - one broken artifact must not hide the others
             errors[name] = f"{type(exc).__name__}: {exc}"
-    cols = ["artifact", "row", "column", "value"]
+    cols = list(LONG_COLUMNS)
     long = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)
     return long[cols], errors
 
@@ -110,20 +88,14 @@ def _within(comparator: str, published: float, reproduced: float | None, toleran
 
 
 def compare(published: pd.DataFrame, reproduced: pd.DataFrame) -> pd.DataFrame:
-    """Join the published long table with a reproduced one (``artifact,row,column,value``).
-
-    Labels of the reproduced table are normalised with :func:`voxmem_analysis.reproduce.published.normalize_label`
-    (so ``Speaker`` meets ``Speaker Identity``); if a cell appears twice, the first value is used.
-    """
+    """Join the published long table with a reproduced one (``artifact,row,column,value``; its labels
+    normalised, :func:`~voxmem_analysis.reproduce.published.normalize_label`; a cell twice: the first value)."""
     lookup: dict[tuple[str, str, str], object] = {}
-    for a, r, c, v in reproduced[["artifact", "row", "column", "value"]].itertuples(index=False):
+    for a, r, c, v in reproduced[list(LONG_COLUMNS)].itertuples(index=False):
         lookup.setdefault((str(a), _norm(r), _norm(c)), v)
     rows = []
     for rec in published.itertuples(index=False):
-        key = (str(rec.artifact), str(rec.row), str(rec.column))
-        pub = _number(rec.value)
-        raw = lookup.get(key)
-        rep = _number(raw)
+        pub, rep = _number(rec.value), _number(lookup.get((str(rec.artifact), str(rec.row), str(rec.column))))
         delta = (rep - pub) if (rep is not None and pub is not None) else None
         ok = _within(str(rec.comparator), pub, rep, _number(rec.tolerance) or 0.0)
         status = "within" if ok else ("missing" if rep is None else "outside")
@@ -136,15 +108,10 @@ def compare(published: pd.DataFrame, reproduced: pd.DataFrame) -> pd.DataFrame:
 
 
 def mark_paper_inconsistent(table: pd.DataFrame, known) -> pd.DataFrame:
-    """Set ``status`` to ``paper_inconsistent`` (and ``note``) on the rows ``known`` names.
-
-    ``known`` maps ``(artifact, row, column)`` to the note explaining the paper's inconsistency.
-    Only a row that is reproduced but outside tolerance is re-marked (``within_tolerance`` stays
-    ``False``: the printed number is not reproduced); a known misprint that *is* reproduced, or
-    has no reproduced value, keeps its status -- the note is still attached.
-    """
+    """``table`` with the ``note`` of every row ``known`` names (``{(artifact, row, column): note}``), and the
+    ``status`` of those reproduced outside tolerance set to ``paper_inconsistent``."""
     out = table.copy()
-    keys = list(zip(out["artifact"].astype(str), out["row"].astype(str), out["column"].astype(str)))
+    keys = zip(out["artifact"].astype(str), out["row"].astype(str), out["column"].astype(str))
     for i, key in enumerate(keys):
         if key in known:
             out.iloc[i, out.columns.get_loc("note")] = str(known[key])
@@ -154,40 +121,59 @@ def mark_paper_inconsistent(table: pd.DataFrame, known) -> pd.DataFrame:
     return out
 
 
+def _count(value: float, n: int) -> int | None:
+    """The integer ``k`` with ``100 k / n`` printed as ``value`` (2 decimals), or None."""
+    k = round(value * n / 100)
+    return k if abs(100 * k / n - value) <= 0.005 + 1e-9 else None
+
+
+def table2_misprints(pub: pd.DataFrame | None = None) -> dict[tuple[str, str, str], str]:
+    """``{(artifact, row, column): note}`` of every AMC Table 2 APR cell no integer count over its tasks gives (a
+    misprint: no release reproduces it), with the count the overall APR leaves after the other axes (IR 65.283
+    printed, 79/120 = 65.83).  ``pub``: the published long table (default: the AMC paper's)."""
+    pub = paper.published(benchmark="amc") if pub is None else pub
+    t2 = pub[pub["artifact"] == "amc_table2"].pivot(index="row", columns="column", values="value")
+    out: dict[tuple[str, str, str], str] = {}
+    for row, r in t2.iterrows():
+        for col, n in (("APR", N_TASKS), *AXIS_TASKS.items()):
+            if col not in r or pd.isna(r[col]) or _count(float(r[col]), n) is not None:
+                continue
+            note = f"known paper inconsistency: no count over {n} tasks gives {r[col]:g}"
+            total = _count(float(r["APR"]), N_TASKS) if col != "APR" else None
+            others = [_count(float(r[a]), AXIS_TASKS[a]) for a in AXIS_TASKS if a != col]
+            if total is not None and None not in others:
+                k = total - sum(others)
+                note += (f"; the overall APR ({total}/{N_TASKS}) minus the other axes leaves "
+                         f"{k}/{n} = {100 * k / n:.2f} (a misprint; see data/synthetic-amc/CALIBRATION.md)")
+            out[("amc_table2", str(row), str(col))] = note
+    return out
+
+
 def reproduction_table(release, published: pd.DataFrame | None = None, *, seed: int = 0,
                        n_boot: int = 10_000) -> pd.DataFrame:
-    """One row per published number with the reproduced value (see the module docstring).
-
-    Parameters
-    ----------
-    release : Release
-        From :func:`voxmem_analysis.load_release`.
-    published : DataFrame, optional
-        The published long table (default :func:`voxmem_analysis.reproduce.published.published`).
-    seed, n_boot : int
-        Passed to every artifact (bootstrap intervals).
-
-    Returns
-    -------
-    DataFrame
-        Columns :data:`COLUMNS`.  ``attrs["artifact_errors"]`` maps each artifact that could not
-        be computed to its error message.
-    """
+    """One row per published number (default: the paper of the release's ``benchmark``) with the value computed
+    from ``release`` (:func:`compute_long`; ``seed``, ``n_boot`` for every artifact): :data:`COLUMNS`, and
+    ``attrs["artifact_errors"]`` ``{artifact: why it was not computed}``."""
     if published is None:
-        from voxmem_analysis.reproduce.published import published as _published
-
-        published = _published(benchmark=getattr(release, "benchmark", "voxmem"))
+        published = paper.published(benchmark=getattr(release, "benchmark", "voxmem"))
     long, errors = compute_long(release, published["artifact"].tolist(), seed=seed, n_boot=n_boot)
     out = compare(published, long)
     out.attrs["artifact_errors"] = errors
     return out
 
 
+def amc_scoreboard(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFrame:
+    """The AMC paper's rows of ``reproduction.csv`` for an AMC release (a path, loaded leniently, or loaded), its
+    misprints marked (:func:`table2_misprints`)."""
+    if isinstance(release, (str, Path)):
+        release = load_amc(release, strict=False)
+    pub = paper.published(benchmark="amc")
+    return mark_paper_inconsistent(reproduction_table(release, pub, seed=seed, n_boot=n_boot), table2_misprints(pub))
+
+
 def long_from_files(out_dir, names) -> tuple[pd.DataFrame, dict[str, str]]:
     """``artifact,row,column,value`` of the artifacts ``names`` as the notebooks wrote them
     (``OUT/tables/NAME.long.csv``), and ``{name: why}`` for each that no notebook wrote."""
-    from voxmem_analysis.output import LONG_COLUMNS, read_long
-
     rows, errors = [], {}
     for name in dict.fromkeys(names):
         path = Path(out_dir) / "tables" / f"{name}.long.csv"
@@ -200,25 +186,16 @@ def long_from_files(out_dir, names) -> tuple[pd.DataFrame, dict[str, str]]:
 
 def reproduction_from_files(out_dir, *, benchmark: str | None = None, published: pd.DataFrame | None = None,
                             with_amc: bool | None = None) -> pd.DataFrame:
-    """One row per published number with the value the notebooks wrote into ``out_dir`` (see the module docstring).
-
-    ``benchmark``: ``"audio-multichallenge"`` for an AMC release (the AMC paper's rows only); else the
-    VoxMem paper's rows, followed by the AMC rows when ``with_amc`` (default: when the AMC notebook
-    wrote its tables into ``out_dir``, as it does from the bundled synthetic AMC release on the paper's
-    release).  The AMC paper's known misprints are marked ``paper_inconsistent``.
-    ``attrs["artifact_errors"]`` maps each published artifact no notebook wrote to why.
-    """
-    from voxmem_analysis.reproduce.amc import table2_misprints
-    from voxmem_analysis.reproduce.published import AMC_ARTIFACTS
-    from voxmem_analysis.reproduce.published import published as _published
-
+    """:func:`reproduction_table` from the numbers the notebooks wrote into ``out_dir``: the AMC paper's rows only
+    for ``benchmark="audio-multichallenge"``, else the VoxMem paper's, then the AMC paper's when ``with_amc``
+    (default: when the AMC notebook wrote its tables, as it does on the paper's release); misprints marked."""
     amc_only = benchmark in ("audio-multichallenge", "amc")
     if with_amc is None:
         with_amc = any((Path(out_dir) / "tables" / f"{a}.long.csv").is_file() for a in AMC_ARTIFACTS)
     if published is None:
-        parts = [] if amc_only else [_published(benchmark="voxmem")]
+        parts = [] if amc_only else [paper.published(benchmark="voxmem")]
         if amc_only or with_amc:
-            parts.append(_published(benchmark="amc"))
+            parts.append(paper.published(benchmark="amc"))
         published = pd.concat(parts, ignore_index=True)
     long, errors = long_from_files(out_dir, published["artifact"].tolist())
     out = mark_paper_inconsistent(compare(published, long), table2_misprints())
@@ -226,67 +203,52 @@ def reproduction_from_files(out_dir, *, benchmark: str | None = None, published:
     return out
 
 
+def _write_frame(frame: pd.DataFrame, path) -> Path:
+    """``frame`` as deterministic CSV text (``%.6g`` floats, ``\\n`` line ends), whole or not at all."""
+    return atomic_write(path, lambda tmp: frame.to_csv(tmp, index=False, float_format="%.6g", lineterminator="\n"))
+
+
 def write_audit(path) -> dict:
-    """Write ``audit.csv`` (the paper's own consistency checks, from its published numbers); its counts."""
-    from voxmem_analysis.reproduce.paper_audit import audit_published
-
-    from voxmem_analysis.writing import atomic_write
-
+    """Write ``audit.csv`` (the paper's own consistency checks, :func:`audit_published`); its counts."""
     audit = audit_published()
-    atomic_write(path, lambda tmp: audit.to_csv(tmp, index=False, float_format="%.6g", lineterminator="\n"))
+    _write_frame(audit, path)
     holds = audit["holds"].astype(str).str.lower().isin(["true", "1"]) if "holds" in audit else None
     return {"identities": int(len(audit)), "hold": int(holds.sum()) if holds is not None else None,
             "fail": int((~holds).sum()) if holds is not None else None}
 
 
-def summarize(table: pd.DataFrame) -> dict:
-    """Counts for the run summary and the report.
+def write_csv(table: pd.DataFrame, path) -> Path:
+    """Write ``reproduction.csv``."""
+    return _write_frame(table.loc[:, list(COLUMNS)], path)
 
-    ``numbers``, ``within``, ``outside`` (reproduced but outside tolerance, known paper
-    inconsistencies excepted), ``missing`` (no reproduced value), ``paper_inconsistent`` (outside
-    tolerance where the paper contradicts itself) with their ``inconsistent_notes``,
-    ``missing_artifacts`` ``{artifact: count}``, ``artifact_errors``,
-    ``by_kind`` ``{kind: {"numbers", "within"}}``, ``by_artifact`` ``{artifact: {"numbers", "within", "missing"}}``,
-    ``by_benchmark`` ``{"voxmem" | "amc": {"numbers", "within", "outside", "missing", "paper_inconsistent"}}``.
-    """
+
+def _counts(table: pd.DataFrame, rows) -> dict:
+    missing, within = table["reproduced"].isna() & rows, table["within_tolerance"].astype(bool) & rows
+    inconsistent = (table["status"] if "status" in table else pd.Series("", index=table.index)).eq(
+        "paper_inconsistent") & rows
+    return {"numbers": int(rows.sum()), "within": int(within.sum()),
+            "outside": int((rows & ~within & ~missing & ~inconsistent).sum()), "missing": int(missing.sum()),
+            "paper_inconsistent": int(inconsistent.sum())}
+
+
+def summarize(table: pd.DataFrame) -> dict:
+    """Counts for the run summary and the report: ``numbers, within, outside`` (known paper inconsistencies
+    aside), ``missing, paper_inconsistent`` (with ``inconsistent_notes``), ``by_benchmark`` (``voxmem``,
+    ``amc``: the same counts), ``missing_artifacts`` ``{artifact: count}``, ``artifact_errors``, ``by_kind``
+    ``{kind: {numbers, within}}`` and ``by_artifact`` ``{artifact: {numbers, within, missing}}``."""
+    everything = pd.Series(True, index=table.index)
     missing = table["reproduced"].isna()
-    within = table["within_tolerance"].astype(bool)
-    status = table["status"] if "status" in table else pd.Series("", index=table.index)
-    inconsistent = status.eq("paper_inconsistent")
-    by_kind = {k: {"numbers": int(len(g)), "within": int(g["within_tolerance"].sum())}
-               for k, g in table.groupby("kind", sort=True)}
-    by_artifact = {a: {"numbers": int(len(g)), "within": int(g["within_tolerance"].sum()),
-                       "missing": int(g["reproduced"].isna().sum())}
-                   for a, g in table.groupby("artifact", sort=False)}
+    inconsistent = table["status"].eq("paper_inconsistent") if "status" in table else ~everything
+    bench = table["artifact"].astype(str).str.startswith("amc_").map({True: "amc", False: "voxmem"})
     return {
-        "numbers": int(len(table)), "within": int(within.sum()),
-        "outside": int((~within & ~missing & ~inconsistent).sum()), "missing": int(missing.sum()),
-        "paper_inconsistent": int(inconsistent.sum()),
+        **_counts(table, everything),
         "inconsistent_notes": [f"{r.artifact} {r.row} / {r.column}: {r.note}"
                                for r in table[inconsistent].itertuples(index=False)],
-        "by_benchmark": _by_benchmark(table, within, missing, inconsistent),
+        "by_benchmark": {b: _counts(table, bench.eq(b)) for b in ("voxmem", "amc") if bench.eq(b).any()},
         "missing_artifacts": {a: int(n) for a, n in table.loc[missing, "artifact"].value_counts(sort=False).items()},
         "artifact_errors": dict(table.attrs.get("artifact_errors", {})),
-        "by_kind": by_kind, "by_artifact": by_artifact,
+        "by_kind": {k: {"numbers": int(len(g)), "within": int(g["within_tolerance"].sum())}
+                    for k, g in table.groupby("kind", sort=True)},
+        "by_artifact": {a: {"numbers": int(len(g)), "within": int(g["within_tolerance"].sum()),
+                            "missing": int(g["reproduced"].isna().sum())} for a, g in table.groupby("artifact", sort=False)},
     }
-
-
-def _by_benchmark(table, within, missing, inconsistent) -> dict:
-    """Counts per benchmark (``amc`` for the ``amc_*`` artifacts, else ``voxmem``), in that order."""
-    bench = table["artifact"].astype(str).str.startswith("amc_").map({True: "amc", False: "voxmem"})
-    out = {}
-    for b in ("voxmem", "amc"):
-        m = bench.eq(b)
-        if m.any():
-            out[b] = {"numbers": int(m.sum()), "within": int((within & m).sum()),
-                      "outside": int((~within & ~missing & ~inconsistent & m).sum()),
-                      "missing": int((missing & m).sum()), "paper_inconsistent": int((inconsistent & m).sum())}
-    return out
-
-
-def write_csv(table: pd.DataFrame, path) -> Path:
-    """Write ``reproduction.csv`` (deterministic text: ``%.6g`` floats, ``\\n`` line ends)."""
-    from voxmem_analysis.writing import atomic_write
-
-    cols = table.loc[:, list(COLUMNS)]
-    return atomic_write(path, lambda tmp: cols.to_csv(tmp, index=False, float_format="%.6g", lineterminator="\n"))

@@ -1,15 +1,11 @@
 """Supplementary material from the files of a ``reproduce`` output: ``OUT/voxmem_supplement/`` and its zip.
 
-``tableN.tex``: every paper table the notebooks wrote, rebuilt exactly from its long-form numbers
-(``tables/NAME.long.csv``) as a booktabs ``table`` at the paper's printed precision
-(:func:`voxmem_analysis.output.table_to_latex`); ``figureN.pdf`` (``amc_figureN.pdf``): the paper's figures
-(other figures of paper artifacts keep their names, exploratory ones are left out and listed);
-``voxmem_numbers.csv``: every number, long format; ``README.md``: the data (loudly SYNTHETIC when it is),
-what made it (``provenance.json``) and what is not included, with the reason.  Nothing is computed again
-(without ``from_dir`` the notebooks run into a temporary folder first).  An output made otherwise than
-its run, without a record, or whose bytes differ from its record
-(:func:`voxmem_analysis.reproduce.provenance.findings`) is refused unless ``allow_mixed`` (then the README
-lists it); so is an output of an older layout.  Every file and the zip are deterministic.
+``tableN.tex`` (every paper table, rebuilt exactly from its long-form numbers at the paper's printed precision),
+``figureN.pdf`` (the paper's figures; exploratory ones left out and listed), ``voxmem_numbers.csv`` (every number)
+and ``README.md`` (the data, loudly SYNTHETIC when it is, what made it and what is missing, with why).  Nothing
+is computed again (without ``from_dir`` the notebooks run into a temporary folder first); outputs made otherwise
+than their run, or of an older layout, are refused unless ``allow_mixed``.  Every file and the zip are
+deterministic.
 """
 from __future__ import annotations
 
@@ -23,19 +19,23 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pandas as pd
+
 from voxmem_analysis import __version__
 from voxmem_analysis.errors import OutputFolderError
 from voxmem_analysis.io import release_fingerprint
 from voxmem_analysis.output import SYNTHETIC_LABEL, latex_cells, read_long, table_to_latex, write_long
-from voxmem_analysis.reproduce.provenance import (IGNORED_PARAMETERS, findings, grouped, has_digests,
-                                                  notebook_source, read_records)
+from voxmem_analysis.reproduce.notebook import display_path
+from voxmem_analysis.reproduce.provenance import (findings, grouped, has_digests, notebook_source, params_text,
+                                                  read_records)
 from voxmem_analysis.reproduce.published import printed_decimals, published
+from voxmem_analysis.reproduce.report_html import render
 from voxmem_analysis.reproduce.report_outputs import captions
 from voxmem_analysis.reproduce.runner import RunOptions, run
 from voxmem_analysis.textlimits import csv_field_limit
 from voxmem_analysis.writing import atomic_write, replace_folder
 
-__all__ = ["build_supplement", "paper_figure_names", "write_zip", "format_table", "paper_decimals", "SupplementResult"]
+__all__ = ["build_supplement", "paper_figure_names", "write_zip", "format_table", "SupplementResult"]
 
 FOLDER = "voxmem_supplement"
 _FIG = re.compile(r"^(amc_)?fig(?:ure)?_?(\d+)([a-z]?)(?:[_-](.+))?$")
@@ -63,13 +63,9 @@ class SupplementResult:
 
 # ----------------------------------------------------------------------------- names
 def paper_figure_names(stems) -> dict[str, str]:
-    """Map figure file stems to their names in the supplement (stems left out are absent).
-
-    ``fig5_operation_evidence_32k`` -> ``figure5`` (or ``figure5_operation_evidence_32k`` when
-    another file also draws Figure 5); the Audio MultiChallenge paper's ``amc_fig5`` -> ``amc_figure5``;
-    ``table18_forest`` -> ``table18_forest``; anything else (``explorer_*``, ``validation_*``) is not
-    part of the paper's material.
-    """
+    """``{figure file stem: its name in the supplement}``: ``fig5_operation_evidence_32k`` -> ``figure5`` (or
+    ``figure5_operation_evidence_32k`` when another file draws Figure 5 too), ``amc_fig5`` -> ``amc_figure5``,
+    ``table18_forest`` kept; others (``explorer_*``, ``validation_*``) are not the paper's and are absent."""
     stems = sorted(set(stems))
     by_fig: dict[str, list[tuple[str, str]]] = {}
     out: dict[str, str] = {}
@@ -89,19 +85,11 @@ def paper_figure_names(stems) -> dict[str, str]:
 
 
 # ----------------------------------------------------------------------------- LaTeX
-def paper_decimals(name: str, published=None) -> dict[str, int]:
-    """:func:`voxmem_analysis.reproduce.published.printed_decimals` of ``name`` in ``published`` (none: {})."""
-    if published is None or not len(published):
-        return {}
-    return printed_decimals(name, published)
-
-
 def format_table(table, name: str, published=None):
-    """The wide artifact ``table`` with every cell as the LaTeX text the supplement prints
-    (:func:`voxmem_analysis.output.latex_cells` at the paper's printed precision, :func:`paper_decimals`)."""
-    import pandas as pd
-
-    cells = latex_cells(table, decimals=paper_decimals(name, published))
+    """The wide artifact ``table`` with every cell as the LaTeX text the supplement prints (at the precision
+    ``published`` prints artifact ``name``: :func:`~voxmem_analysis.reproduce.published.printed_decimals`)."""
+    has_numbers = published is not None and len(published)
+    cells = latex_cells(table, decimals=printed_decimals(name, published) if has_numbers else {})
     out = pd.DataFrame(cells, index=table.index.copy(), columns=list(table.columns), dtype=object)
     out.index.name = table.index.name
     return out
@@ -126,64 +114,20 @@ def write_zip(folder, zip_path) -> Path:
 
 
 # ----------------------------------------------------------------------------- README
-def _shown_path(p) -> str:
-    try:
-        return Path(p).resolve().relative_to(Path(__file__).resolve().parents[2]).as_posix()
-    except (ValueError, TypeError):
-        return str(p)
-
-
-def _provenance_lines(records: dict) -> list[str]:
-    names = sorted({r.get("notebook") for r in records.values() if r.get("notebook")})
-    if not names:
-        return []
-    lines = ["## What made it", "", "| notebook | parameters | release | version |", "| --- | --- | --- | --- |"]
-    for n in names:
-        src = notebook_source(records, n) or {}
-        params = ", ".join(f"{k}={v!r}" for k, v in sorted((src.get("parameters") or {}).items())
-                           if k not in IGNORED_PARAMETERS) or "none"
-        rel = src.get("release") or {}
-        lines.append(f"| `{n}` | `{params}` | {rel.get('name')} (`{str(rel.get('fingerprint'))[:23]}...`) | "
-                     f"{src.get('version')} |")
-    return lines + [""]
-
-
-def _readme(run: dict, records: dict, entries: list[tuple[str, str]], res: "SupplementResult") -> str:
+def _readme(run: dict, records: dict, entries: list[tuple[str, str]], res: SupplementResult) -> str:
     rel = run.get("release") or {}
-    shown, name = _shown_path(rel.get("path") or run.get("data_dir")), rel.get("name") or "?"
-    amc = rel.get("benchmark") == "audio-multichallenge"
-    lines = [f"# {'Audio MultiChallenge' if amc else 'VoxMem'} supplementary material", ""]
-    if rel.get("synthetic"):
-        lines += ["**SYNTHETIC DATA -- not real model output.** Every table, figure and number here was computed",
-                  f"from the synthetic release `{shown}` ({name}): its verdicts were generated, not produced",
-                  "by any model. The material demonstrates the analysis code; it is not a measurement of any model.",
-                  ""]
-    else:
-        lines += [f"Computed from the release `{shown}` ({name}).", ""]
-    if rel.get("description"):
-        lines += [f"Release description: {rel['description']}", ""]
-    lines += [f"Packaged by voxmem-analysis {__version__} (`voxmem-analysis supplement`) from the files of one "
-              f"`reproduce` run: bootstrap seed {run.get('seed')}, {run.get('n_boot')} resamples.", ""]
-    lines += _provenance_lines(records)
-    if res.mixed:
-        lines += ["**Made otherwise than the rest of the run** (packaged on request, `--allow-mixed`):", ""]
-        lines += [f"- `{o}`: {what}" for o, what in res.mixed] + [""]
-    lines += ["LaTeX tables are booktabs `table` environments: add `\\usepackage{booktabs}` (and",
-              "`\\usepackage{amssymb}` for the check marks of Table 14) to the preamble and `\\input{table15.tex}`.",
-              "Figures are vector PDFs. `voxmem_numbers.csv` holds every number of every table in the long format",
-              "`artifact,row,column,value` (labels as printed in the paper).", "",
-              "| file | content |", "| --- | --- |"]
-    lines += [f"| `{f}` | {t} |" for f, t in entries]
-    if res.left_out:
-        lines += ["", "Figures of the workbook not part of the paper's material (not included): "
-                  + ", ".join(f"`{s}`" for s in res.left_out) + "."]
-    if res.artifact_errors or res.skipped:
-        lines += ["", "Not included (the run did not produce them):"]
-        lines += [f"- `{a}`: {e.splitlines()[0]}" for a, e in {**res.skipped, **res.artifact_errors}.items()]
-    if res.sections_skipped:
-        lines += ["", "Sections the data could not support (skipped by the notebooks, with the reason they printed):"]
-        lines += [f"- `{nb}`, {sec}: {why}" for nb, secs in res.sections_skipped.items() for sec, why in secs]
-    return "\n".join(lines) + "\n"
+    made = []
+    for n in sorted({r.get("notebook") for r in records.values() if r.get("notebook")}):
+        src = notebook_source(records, n) or {}
+        made.append((n, params_text(src.get("parameters") or {}), str((src.get("release") or {}).get("name")),
+                     str((src.get("release") or {}).get("fingerprint"))[:23], str(src.get("version"))))
+    return render("supplement_readme.md", version=__version__, made=made, entries=entries, mixed=res.mixed,
+                  benchmark="Audio MultiChallenge" if rel.get("benchmark") == "audio-multichallenge" else "VoxMem",
+                  synthetic=bool(rel.get("synthetic")), name=rel.get("name") or "?", description=rel.get("description"),
+                  shown=display_path(rel.get("path") or run.get("data_dir")), seed=str(run.get("seed")),
+                  n_boot=str(run.get("n_boot")), left_out=", ".join(f"`{s}`" for s in res.left_out),
+                  not_included=[(a, e.splitlines()[0]) for a, e in {**res.skipped, **res.artifact_errors}.items()],
+                  sections=[(nb, sec, why) for nb, secs in res.sections_skipped.items() for sec, why in secs])
 
 
 # ----------------------------------------------------------------------------- build
@@ -191,10 +135,8 @@ _PAPER_TABLE = re.compile(r"^(amc_)?table\d+$")
 
 
 def wide_from_long(rows, index_name: str | None = None):
-    """The paper-shaped table of long rows ``(artifact, row, column, value)``: rows and columns in
-    their first order of appearance, exact values, missing cells NaN."""
-    import pandas as pd
-
+    """The paper-shaped table of long rows ``(artifact, row, column, value)`` (rows and columns in their first
+    order of appearance, exact values, missing cells NaN)."""
     r_order = list(dict.fromkeys(r for _, r, _, _ in rows))
     c_order = list(dict.fromkeys(c for _, _, c, _ in rows))
     table = pd.DataFrame(index=pd.Index(r_order, name=index_name), columns=c_order, dtype=object)
@@ -212,10 +154,9 @@ def _index_name(csv_path: Path) -> str | None:
     return head[0] if head and head[0] else None
 
 
-def _tables(src: Path, folder: Path, synthetic: bool, res: "SupplementResult") -> tuple[list, list]:
+def _tables(src: Path, folder: Path, synthetic: bool, caps: dict, res: SupplementResult) -> tuple[list, list]:
     """LaTeX of the paper tables of ``src/tables`` and the long rows of every table; the entries written."""
     pub = published(benchmark="all")
-    caps = captions(src)
     entries, numbers = [], []
     for long_path in sorted((src / "tables").glob("*.long.csv")):
         name = long_path.name[: -len(".long.csv")]
@@ -230,14 +171,13 @@ def _tables(src: Path, folder: Path, synthetic: bool, res: "SupplementResult") -
         title = caps.get(f"tables/{name}.csv", name)
         table = wide_from_long(rows, _index_name(src / "tables" / f"{name}.csv"))
         caption = f"{title} [{SYNTHETIC_LABEL}]" if synthetic else title
-        tex = table_to_latex(table, caption=caption, label=f"tab:{name}", decimals=paper_decimals(name, pub))
+        tex = table_to_latex(table, caption=caption, label=f"tab:{name}", decimals=printed_decimals(name, pub))
         (folder / f"{name}.tex").write_text(tex, encoding="utf-8")
         entries.append((f"{name}.tex", title))
     return entries, numbers
 
 
-def _figures(src: Path, folder: Path, res: "SupplementResult") -> list[tuple[str, str]]:
-    caps = captions(src)
+def _figures(src: Path, folder: Path, caps: dict, res: SupplementResult) -> list[tuple[str, str]]:
     pdfs = {p.stem: p for p in sorted((src / "figures").glob("*.pdf"))}
     names = paper_figure_names(pdfs)
     entries = []
@@ -249,9 +189,8 @@ def _figures(src: Path, folder: Path, res: "SupplementResult") -> list[tuple[str
 
 
 def _check_source(src: Path, data: Path, seed: int | None, n_boot: int | None, allow_mixed: bool,
-                  res: "SupplementResult") -> tuple[dict, dict]:
-    """run.json and provenance records of ``src``; refuses (``OutputFolderError``) a folder made from
-    other data or settings than asked, or holding outputs made otherwise than the rest (unless ``allow_mixed``)."""
+                  res: SupplementResult) -> tuple[dict, dict]:
+    """run.json and records of ``src``; :class:`OutputFolderError` when made otherwise than asked or mixed."""
     try:
         run = json.loads((src / "run.json").read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError) as exc:
@@ -295,24 +234,10 @@ def _older_layout(src: Path, records: dict) -> str | None:
 def build_supplement(data_dir, out_dir, *, from_dir=None, seed: int | None = None, n_boot: int | None = None,
                      jobs: int | None = None, progress: bool | None = None, stream=None,
                      allow_mixed: bool = False) -> SupplementResult:
-    """Write ``out_dir/voxmem_supplement/`` and ``out_dir/voxmem_supplement.zip`` from the files of a run.
-
-    Parameters
-    ----------
-    data_dir : path
-        Release directory.
-    out_dir : path
-        Where the folder and the zip go.
-    from_dir : path, optional
-        Output folder of an earlier ``voxmem-analysis reproduce`` run on ``data_dir``.  Without it the
-        notebooks are run into a temporary folder first.
-    seed, n_boot : int, optional
-        For that run (default 0 and 10,000); with ``from_dir``, checked against the run's (None: any).
-    jobs
-        As for ``reproduce``.
-    allow_mixed : bool
-        Package outputs made otherwise than the rest of the run (listed in the README) instead of refusing.
-    """
+    """Write ``out_dir/voxmem_supplement/`` and its zip from the ``reproduce`` output ``from_dir`` of ``data_dir``
+    (None: the notebooks run into a temporary folder first, with ``seed`` 0, ``n_boot`` 10,000 unless given;
+    given with ``from_dir``, they are checked against the run's).  ``allow_mixed``: package outputs made
+    otherwise than the rest of the run (the README lists them) instead of refusing."""
     data, out = Path(data_dir), Path(out_dir)
     folder = out / FOLDER
     tmp = None
@@ -343,7 +268,7 @@ def build_supplement(data_dir, out_dir, *, from_dir=None, seed: int | None = Non
     return res
 
 
-def _package(src: Path, folder: Path, run_info: dict, records: dict, res: "SupplementResult") -> None:
+def _package(src: Path, folder: Path, run_info: dict, records: dict, res: SupplementResult) -> None:
     """The supplement's files from the run in ``src``, written into ``folder``."""
     synthetic = bool((run_info.get("release") or {}).get("synthetic"))
     for nb in run_info.get("notebooks", []):
@@ -354,11 +279,12 @@ def _package(src: Path, folder: Path, run_info: dict, records: dict, res: "Suppl
             res.skipped[nb["name"]] = str(nb.get("reason") or "skipped")
         if nb.get("status") != "skipped" and nb.get("sections_skipped"):
             res.sections_skipped[nb["name"]] = [list(x) for x in nb["sections_skipped"]]
-    entries, numbers = _tables(src, folder, synthetic, res)
+    caps = captions(src)
+    entries, numbers = _tables(src, folder, synthetic, caps, res)
     write_long(numbers, folder / "voxmem_numbers.csv")
     n_tables = len({r[0] for r in numbers})
     entries.append(("voxmem_numbers.csv", f"every number of the {n_tables} tables, long format"))
-    entries += _figures(src, folder, res)
+    entries += _figures(src, folder, caps, res)
     entries.sort(key=lambda e: _entry_order(e[0]))
     (folder / "README.md").write_text(_readme(run_info, records, entries, res), encoding="utf-8")
 

@@ -1,7 +1,5 @@
-"""Argument validation shared by the statistics modules: every check goes through :func:`require`, which raises
-:class:`StatsInputError` (an :class:`~voxmem_analysis.errors.InputError`, a ``ValueError``) naming the argument,
-what was expected and what was received (never ``assert``, which ``python -O`` removes).
-"""
+"""Argument checks of the statistics modules: :func:`require` raises :class:`StatsInputError` naming the argument,
+what was expected and what was received (never ``assert``, which ``python -O`` removes)."""
 from __future__ import annotations
 
 import functools
@@ -11,42 +9,40 @@ from typing import Any, Callable, TypeVar
 import numpy as np
 import pandas as pd
 
-from voxmem_analysis.errors import StatsInputError  # defined with the other error classes
+from voxmem_analysis.errors import StatsInputError
 
-__all__ = ["StatsInputError", "require", "check_ci_level", "ci_level_alias", "paired_vectors", "frame_columns"]
+__all__ = ["StatsInputError", "require", "check_ci_level", "ci_level_alias", "paired_vectors", "frame_columns",
+           "whole_number"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def require(condition: Any, message: str, *, field: str | None = None) -> None:
-    """Raise :class:`StatsInputError` with ``message`` (naming the argument, the expectation and what was received;
-    ``field``: the argument or column) unless ``condition`` is true.
-
-    >>> require(False, "n_boot must be positive, got 0", field="n_boot")
-    Traceback (most recent call last):
-    ...
-    voxmem_analysis.errors.StatsInputError: n_boot must be positive, got 0
-    """
+    """Raise :class:`StatsInputError` with ``message`` (``field``: the argument or column) unless ``condition``."""
     if not condition:
         raise StatsInputError(message, field=field)
 
 
-# --- small coercers built on `require` ----------------------------------------------------
+def whole_number(value: Any, name: str, *, low: int = 1, high: float = float("inf"), why: str = "") -> int:
+    """``value`` as an int in ``[low, high)``, else :class:`StatsInputError` ("NAME must be a positive integer")."""
+    require(isinstance(value, (int, np.integer)) and not isinstance(value, bool) and low <= value < high,
+            f"{name} must be a {'positive' if low > 0 else 'non-negative'} integer{why}, got {value!r}", field=name)
+    return int(value)
+
 
 def as_float_vector(x: Any, name: str) -> np.ndarray:
-    """1-D float array from *x* (None/NaN/pandas NA become NaN; bools become 0/1)."""
+    """1-D float array of ``x`` (None, NaN, pandas NA: NaN; bools: 0/1)."""
     arr = _to_numpy(x, name)
     require(arr.ndim == 1, f"{name} must be one-dimensional, got shape {arr.shape}", field=name)
     return arr
 
 
 def as_float_matrix(x: Any, name: str) -> np.ndarray:
-    """2-D float array (a 1-D input is read as one column)."""
+    """2-D float array of ``x`` (1-D: one column)."""
     arr = _to_numpy(x, name)
     if arr.ndim == 1:
         arr = arr[:, None]
-    require(arr.ndim == 2, f"{name} must be a 2-D (n_items, k) array, got shape {arr.shape}",
-            field=name)
+    require(arr.ndim == 2, f"{name} must be a 2-D (n_items, k) array, got shape {arr.shape}", field=name)
     return arr
 
 
@@ -64,8 +60,7 @@ def _to_numpy(x: Any, name: str) -> np.ndarray:
                            dtype=float).reshape(arr.shape)
         except (TypeError, ValueError) as exc:
             raise StatsInputError(f"{name} must be numeric or boolean; {exc}", field=name) from None
-    require(arr.dtype.kind in "biuf",
-            f"{name} must be numeric or boolean, got dtype {arr.dtype}", field=name)
+    require(arr.dtype.kind in "biuf", f"{name} must be numeric or boolean, got dtype {arr.dtype}", field=name)
     return arr.astype(float, copy=True)
 
 
@@ -79,8 +74,8 @@ def _is_missing(v: Any) -> bool:
 
 
 def frame_columns(data: Any, columns, *, error: type = StatsInputError) -> pd.DataFrame:
-    """The ``columns`` (``None`` and repeats skipped) of a pandas or polars (lazy) frame, as pandas with
-    a fresh index; ``error`` (an :class:`~voxmem_analysis.errors.InputError`) names what is wrong."""
+    """The ``columns`` (None and repeats skipped) of a pandas or polars (lazy) frame as pandas, a fresh index;
+    ``error``: the :class:`~voxmem_analysis.errors.InputError` raised."""
     columns = list(dict.fromkeys(c for c in columns if c is not None))
     polars = type(data).__module__.startswith("polars")
     if polars and hasattr(data, "collect") and not hasattr(data, "to_pandas"):
@@ -95,7 +90,7 @@ def frame_columns(data: Any, columns, *, error: type = StatsInputError) -> pd.Da
 
 
 def check_ci_level(ci_level: Any) -> float:
-    """Validate a confidence level in (0, 1)."""
+    """``ci_level`` as a float in (0, 1)."""
     require(isinstance(ci_level, (float, int, np.floating)) and not isinstance(ci_level, bool)
             and 0.0 < float(ci_level) < 1.0,
             "ci_level must be a confidence level strictly between 0 and 1 (e.g. 0.95), got "
@@ -104,11 +99,7 @@ def check_ci_level(ci_level: Any) -> float:
 
 
 def ci_level_alias(func: F) -> F:
-    """Accept the deprecated keyword ``ci=`` of *func* as ``ci_level=`` (with a DeprecationWarning).
-
-    ``ci=`` was the name of the confidence level up to 0.x; it is accepted for one more release.
-    Giving both is an error.
-    """
+    """Accept ``ci=``, the deprecated name of ``ci_level=``, with a DeprecationWarning (both: an error)."""
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if "ci" in kwargs:
@@ -125,11 +116,8 @@ def ci_level_alias(func: F) -> F:
 def paired_vectors(x: Any, y: Any, names: tuple[str, str] = ("x", "y"), *,
                    binary: bool = False,
                    finite: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Two equal-length float vectors and the mask of their complete pairs.
-
-    Returns ``(x, y, ok)`` with ``ok`` true where neither side is missing (NaN); with
-    *binary* the non-missing values must be 0/1, with *finite* no value may be infinite.
-    """
+    """``(x, y, ok)``: two equal-length float vectors and where neither is missing (``binary``: values 0/1;
+    ``finite``: none infinite)."""
     a, b = (as_float_vector(v, name) for v, name in ((x, names[0]), (y, names[1])))
     require(a.shape == b.shape, f"{names[0]} and {names[1]} must have the same length, got "
             f"{a.size} and {b.size}", field=names[1])
@@ -143,9 +131,8 @@ def paired_vectors(x: Any, y: Any, names: tuple[str, str] = ("x", "y"), *,
 
 
 def check_binary(arr: np.ndarray, name: str) -> None:
-    """Check that the non-missing entries of *arr* are 0/1."""
+    """The non-missing entries of ``arr`` must be 0/1."""
     ok = np.isnan(arr) | (arr == 0) | (arr == 1)
     bad = arr[~ok]
-    require(bad.size == 0,
-            f"{name} must be binary (0/1 or bool, NaN for missing); found {bad.size} other "
+    require(bad.size == 0, f"{name} must be binary (0/1 or bool, NaN for missing); found {bad.size} other "
             f"value(s), e.g. {bad[:3].tolist()}", field=name)

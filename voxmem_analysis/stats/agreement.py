@@ -14,39 +14,21 @@ __all__ = ["cohen_kappa"]
 
 @ci_level_alias
 def cohen_kappa(a: Any, b: Any, *, ci_level: float = 0.95) -> pd.DataFrame:
-    """Raw agreement and Cohen's kappa for two binary rating vectors.
-
-    Parameters
-    ----------
-    a, b : array-like of bool or 0/1, shape (n,)
-        Ratings of the same items by two raters (e.g. judge 1 and judge 2 verdicts).
-        Pairs with a missing rating (NaN/None) on either side are dropped.
-    ci_level : float, default 0.95
-        Confidence level of the kappa interval (``ci=`` is its deprecated name).
+    """Raw agreement and Cohen's kappa of two binary ratings ``a``, ``b`` (0/1 or bool) of the same items, e.g. two
+    judges; a pair with a missing rating is dropped and counted (``ci=``: the deprecated name of ``ci_level``).
 
     Returns
     -------
     pandas.DataFrame
-        One row: ``n`` (complete pairs used) and ``n_dropped`` (pairs with a missing rating),
-
-        - ``agreement`` -- observed agreement :math:`p_o = (n_{11} + n_{00}) / n`;
-        - ``kappa`` -- Cohen's kappa (NaN when undefined, see Notes);
-        - ``n11`` -- both 1;  ``n10`` -- ``a = 1, b = 0``;  ``n01`` -- ``a = 0, b = 1``;
-          ``n00`` -- both 0;
-        - ``kappa_se`` -- asymptotic standard error of kappa (Fleiss, Cohen & Everitt 1969);
-        - ``kappa_ci_low``, ``kappa_ci_high`` -- ``kappa -/+ z * kappa_se``, clipped to
-          [-1, 1];  ``ci_level`` -- the confidence level.
+        One row: ``n`` (complete pairs), ``n_dropped``, ``agreement`` (``(n11 + n00) / n``), ``kappa`` (NaN when
+        undefined: one value for both raters), ``n11, n10, n01, n00`` (the 2x2 counts, ``a`` first),
+        ``kappa_se`` (asymptotic), ``kappa_ci_low, kappa_ci_high`` (``kappa -/+ z se``, within [-1, 1]),
+        ``ci_level``.
 
     Notes
     -----
-    ``kappa = (p_o - p_e) / (1 - p_e)`` with its asymptotic SE (``statsmodels``' ``cohens_kappa``).
-
-    Examples
-    --------
-    >>> out = cohen_kappa([1, 1, 0, 0, 1, 0, 1, 1], [1, 0, 0, 0, 1, 0, 1, 1])
-    >>> out[["n", "agreement", "kappa", "kappa_se", "kappa_ci_low", "kappa_ci_high"]].round(4)
-       n  agreement  kappa  kappa_se  kappa_ci_low  kappa_ci_high
-    0  8      0.875   0.75    0.2264        0.3062            1.0
+    ``kappa = (p_o - p_e) / (1 - p_e)`` and its SE (Fleiss, Cohen & Everitt 1969), by statsmodels'
+    ``cohens_kappa``.
     """
     ci_level = check_ci_level(ci_level)
     av, bv, ok = paired_vectors(a, b, ("a", "b"), binary=True)

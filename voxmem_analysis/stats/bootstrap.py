@@ -1,11 +1,9 @@
 """Paired item bootstrap of accuracy changes between two conditions (paper Appendix D.4).
 
-Items are the resampling unit: a resample draws ``n`` items with replacement and rescores **both** conditions of
-**every** series (model) on that draw.  Data are ``(n_items, k)`` matrices (baseline, comparison, mask); with the
-count matrix ``C`` of the resamples (:mod:`~voxmem_analysis.stats.resampling`), the resampled accuracies are
-``C @ (baseline * mask) / C @ mask`` and likewise for the comparison; statistics
-(:mod:`~voxmem_analysis.stats.paired_statistics`) are functions of them; the endpoints are
-:mod:`~voxmem_analysis.stats.endpoints`'.  Entry points: :func:`paired_bootstrap` (two vectors),
+Items are resampled: a resample draws ``n`` items with replacement and rescores both conditions of every series
+(model) on that draw.  With the count matrix ``C`` (:mod:`.resampling`), the resampled accuracies are ``C @ (B *
+M) / C @ M`` (baseline ``B``, mask ``M``; likewise the comparison); statistics (:mod:`.paired_statistics`) are
+functions of them, endpoints :mod:`.endpoints`'.  Entry points: :func:`paired_bootstrap` (two vectors),
 :func:`paired_bootstrap_matrix` (matrices), :func:`paired_bootstrap_frame` (a long frame).
 """
 from __future__ import annotations
@@ -23,8 +21,9 @@ from voxmem_analysis.stats.endpoints import (bootstrap_interval, constant_parts,
 from voxmem_analysis.stats.exact import exact_jackknife, exact_order, exact_sums, flat_jackknife
 from voxmem_analysis.stats.paired_statistics import (STATISTICS, Statistic, difference, mean_difference, mean_level,
                                                      mean_ratio, ratio, resolve_statistics)
-from voxmem_analysis.stats.resampling import (BootstrapMeans, bootstrap_means, combine_mask, iter_bootstrap_counts,
-                                              resampled_sums, shared_bootstrap_counts, strata_codes)
+from voxmem_analysis.stats.resampling import (BootstrapMeans, bootstrap_means, combine_mask, constant_within,
+                                              iter_bootstrap_counts, resampled_sums, shared_bootstrap_counts,
+                                              strata_codes)
 from voxmem_analysis.stats.resources import check_bootstrap_memory
 from voxmem_analysis.stats.settings import INTERVALS, PairedSettings
 
@@ -36,17 +35,13 @@ __all__ = [
 ]
 
 
-def _finite_or_nan(x: float) -> float:
-    return float(x) if np.isfinite(x) else float("nan")
-
-
 _RESULT_COLUMNS = ["statistic", "estimate", "ci_low", "ci_high", "n", "n_series", "n_invalid",
                    "n_boot", "seed", "ci_level", "interval", "ci_low_mc_se", "ci_high_mc_se", "ci_resolution",
                    "ci_flag", "cluster", "n_clusters", "design_effect"]
 
 
 def _checked(settings: PairedSettings) -> PairedSettings:
-    """The settings every paired entry point checks, with ``statistics`` resolved to :class:`Statistic` objects."""
+    """``settings`` checked, ``statistics`` resolved to :class:`Statistic` objects."""
     require(settings.aggregate in ("mean", None), f"aggregate must be 'mean' or None, got {settings.aggregate!r}",
             field="aggregate")
     return dataclasses.replace(settings.check(), statistics=resolve_statistics(settings.statistics))
@@ -58,23 +53,9 @@ def _accuracies(A: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         return A[:, :k] / A[:, 2 * k:], A[:, k:2 * k] / A[:, 2 * k:]
 
 
-def _unit_sums(A: np.ndarray, clusters: np.ndarray | None) -> np.ndarray:
-    """The rows of ``A`` summed within each resampling unit (the cluster when given)."""
-    return A if clusters is None else pd.DataFrame(A).groupby(clusters, sort=True).sum().to_numpy()
-
-
-def _sum_columns(sl: slice, k: int) -> np.ndarray:
-    """Columns of the stacked sums ``[B*M | C*M | M]`` of the series ``sl``."""
-    idx = np.arange(k)[sl]
-    return np.concatenate([idx, k + idx, 2 * k + idx])
-
-
 @dataclasses.dataclass(frozen=True)
 class _BcaInputs:
-    """What BCa needs besides the replicates: the float jackknife accuracies and, where the scores are
-    counts, the integer sums of every resample, of the sample and of every unit, on which a statistic
-    with an exact form (:attr:`Statistic.exact`) is ordered against its estimate and jackknifed exactly
-    (:mod:`voxmem_analysis.stats.exact`)."""
+    """BCa's jackknife and, on counts, the integer sums of resamples, sample and units for exact decisions."""
 
     sums: np.ndarray
     total: np.ndarray
@@ -85,7 +66,7 @@ class _BcaInputs:
 
     @classmethod
     def build(cls, A: np.ndarray, sums: np.ndarray, k: int, clusters: np.ndarray | None) -> _BcaInputs:
-        units = _unit_sums(A, clusters)
+        units = A if clusters is None else pd.DataFrame(A).groupby(clusters, sort=True).sum().to_numpy()
         return cls(sums, A.sum(axis=0), units, k, exact_sums(units, units.shape[0]),
                    _accuracies(units.sum(axis=0)[None, :] - units, k))
 
@@ -94,7 +75,8 @@ class _BcaInputs:
         jack = s(self.jack[0][:, sl], self.jack[1][:, sl])
         if not self.exact or s.exact is None:
             return jack, None
-        cols = _sum_columns(sl, self.k)
+        idx = np.arange(self.k)[sl]
+        cols = np.concatenate([idx, self.k + idx, 2 * self.k + idx])   # of [B*M | C*M | M]
         kk = cols.size // 3
         order = exact_order(reps, est, s.exact, self.sums[:, cols], self.total[cols], kk)
         if flat_jackknife(jack):      # equal up to rounding: noise over noise is no acceleration
@@ -105,12 +87,7 @@ class _BcaInputs:
 def _paired_core(B: np.ndarray, Cm: np.ndarray, M: np.ndarray, run: PairedSettings, *, series: Sequence[Any],
                  strata: np.ndarray | None, clusters: np.ndarray | None = None,
                  cluster_name: str = "item") -> list[dict]:
-    """Engine shared by the three public entry points; returns result rows (dicts).
-
-    With ``clusters`` the resampling draws whole clusters, and the item-level bootstrap is
-    run as well (same seed) to report the design effect: the variance of the statistic's
-    replicates under cluster resampling over its variance under item resampling.
-    """
+    """The engine's result rows; with ``clusters``, the item-level run (same seed) gives the design effect."""
     keep = M.any(axis=1)
     if not keep.any():   # the data lacks pairs: a partial release, not a bad argument
         raise MissingDataError("no item is judged at both conditions for any series; nothing to bootstrap",
@@ -119,9 +96,8 @@ def _paired_core(B: np.ndarray, Cm: np.ndarray, M: np.ndarray, run: PairedSettin
     strata = None if strata is None else strata[keep]
     clusters = None if clusters is None else pd.factorize(clusters[keep], sort=True)[0]
     if clusters is not None and strata is not None:
-        nun = pd.Series(strata).groupby(clusters).nunique()
-        require((nun <= 1).all(), f"strata must be constant within a {cluster_name} cluster; "
-                f"{int((nun > 1).sum())} cluster(s) span several strata", field="strata")
+        constant_within(strata, clusters, f"strata must be constant within a {cluster_name} cluster; {{n}} cluster(s) "
+                        "span several strata", "strata")
     n_units, k = M.shape
     A = np.hstack([np.where(M, B, 0.0), np.where(M, Cm, 0.0), M.astype(np.float64)])
     # resampled sums (3k columns) + the two accuracy arrays (2k) + one statistic's replicates (k);
@@ -143,7 +119,8 @@ def _paired_core(B: np.ndarray, Cm: np.ndarray, M: np.ndarray, run: PairedSettin
     lattice = clusters is None and bool(np.array_equal(scores, np.round(scores)))
 
     def one(s: Statistic, sl: slice) -> dict:
-        est = _finite_or_nan(s(est_b[:, sl], est_c[:, sl])[0])
+        est = float(s(est_b[:, sl], est_c[:, sl])[0])
+        est = est if np.isfinite(est) else float("nan")
         reps = s(rep_b[:, sl], rep_c[:, sl])
         jk, order = (None, None) if bca is None else bca.parts(s, sl, reps, est)
         linear = clusters is None and s.linear is not None and bool(M[:, sl].all())
@@ -184,9 +161,7 @@ def _span(s: Statistic) -> tuple[float, float] | None:
 
 
 def _linear_law(s: Statistic, B: np.ndarray, C: np.ndarray, strata: np.ndarray | None):
-    """The exact bootstrap distribution ``(values, probabilities)`` of a linear statistic (weights 0 or +-w) of
-    integer scores judged on every unit: ``w / (n k)`` times a sum of per-unit integers
-    (:func:`~voxmem_analysis.stats.endpoints.sum_distribution`); None for any other statistic."""
+    """Exact bootstrap law of a 0/+-w-weighted linear statistic of integer scores judged on every unit, or None."""
     if s.linear is None:
         return None
     w = max(abs(s.linear[0]), abs(s.linear[1]))
@@ -198,8 +173,7 @@ def _linear_law(s: Statistic, B: np.ndarray, C: np.ndarray, strata: np.ndarray |
 
 
 def _events(s: Statistic, b: np.ndarray, c: np.ndarray) -> tuple[float, float]:
-    """The two event counts a 0/1 statistic's coverage depends on: the discordant pairs each way for a difference,
-    successes and failures for a level."""
+    """The two event counts a 0/1 statistic's coverage rests on (discordant pairs, or successes and failures)."""
     if s.linear[0] and s.linear[1]:
         return float(np.sum(b > c)), float(np.sum(b < c))
     x = b if s.linear[0] else c
@@ -212,121 +186,78 @@ def _finite_var(reps: np.ndarray) -> float:
 
 
 @ci_level_alias
-def paired_bootstrap_matrix(baseline: Any, comparison: Any, mask: Any = None, *,
-                            statistics: Any = ("drop", "retention"),
-                            aggregate: str | None = "mean", series: Sequence[Any] | None = None,
-                            n_boot: int = 10_000, seed: int = 0, ci_level: float = 0.95,
-                            strata: Any = None, clusters: Any = None,
+def paired_bootstrap_matrix(baseline: Any, comparison: Any, mask: Any = None, *, statistics: Any = ("drop", "retention"),
+                            aggregate: str | None = "mean", series: Sequence[Any] | None = None, n_boot: int = 10_000,
+                            seed: int = 0, ci_level: float = 0.95, strata: Any = None, clusters: Any = None,
                             interval: str = "percentile") -> pd.DataFrame:
     """Paired item bootstrap of statistics of ``k`` series measured at two conditions.
 
     Parameters
     ----------
     baseline, comparison : array-like, shape (n_items, k)
-        Per-item scores of each series (column) at the two conditions; row ``i`` is the same item.  NaN = not judged.
+        Per-item scores of each series at the two conditions (row ``i``: the same item; NaN = not judged).
     mask : array-like of bool, shape (n_items, k), optional
-        Where the item counts for the series; a pair counts only where ``mask`` holds and neither score is NaN, so
-        both conditions of a series are always on identical items.
+        Where an item counts for a series; a pair counts where ``mask`` holds and neither score is NaN.
     statistics : str, Statistic, callable, sequence or mapping, default ("drop", "retention")
-        Built-in names (:data:`STATISTICS`: ``drop`` = 100 (baseline - comparison) pp, ``change`` its negative,
-        ``difference`` unscaled, ``retention`` / ``ratio`` = comparison / baseline, ``baseline`` / ``comparison``
+        Built-ins (:data:`STATISTICS`: ``drop`` = 100 (baseline - comparison) pp, ``change`` its negative,
+        ``difference`` unscaled, ``retention``/``ratio`` = comparison / baseline, ``baseline``/``comparison``
         accuracy in %), :class:`Statistic` objects, callables ``f(baseline, comparison) -> (m,)`` on ``(m, k)``
-        accuracy arrays, or ``{name: callable}``.
+        accuracies, or ``{name: callable}``.
     aggregate : {"mean", None}, default "mean"
-        ``"mean"``: one row per statistic over all series (built-ins average the accuracies first); ``None``: one
-        row per series x statistic.
-    series : sequence, optional
-        Labels of the ``k`` series (default ``0 .. k-1``).
+        One row per statistic over all series (built-ins average the accuracies first), or per series x statistic.
     n_boot, seed, ci_level
-        Resamples, seed of ``numpy.random.default_rng`` (same inputs and seed: identical output), level
-        (``ci=`` is its deprecated name).
-    strata : array-like of length n_items, optional
-        Resample items within these strata, keeping their sizes.
-    clusters : array-like of length n_items, optional
-        Resample whole clusters (e.g. a question family) and report the design effect.
+        Resamples, seed of ``numpy.random.default_rng`` (same inputs and seed: same output), level (``ci=``: its
+        deprecated name).
+    strata, clusters : array-like of length n_items, optional
+        Resample within strata (keeping their sizes); resample whole clusters (e.g. a question family).
     interval : {"percentile", "bca"}, default "percentile"
-        Percentile, or bias-corrected and accelerated (jackknife over units; with 0/1 scores the built-ins' ties
-        and jackknife are decided exactly, :mod:`~voxmem_analysis.stats.exact`).
+        BCa: jackknife over units; with 0/1 scores the built-ins' ties and jackknife are decided exactly.
 
     Returns
     -------
     pandas.DataFrame
-        One row per statistic (or series x statistic): ``series`` (with ``aggregate=None``), ``statistic``,
-        ``estimate`` (on the sample), ``ci_low, ci_high``, ``n`` (items judged by a series; the series' items with
-        ``aggregate=None``), ``n_series``, ``n_invalid`` (replicates where the statistic is not finite, e.g. a
-        ratio over a zero baseline: dropped from the percentiles), ``n_boot, seed, ci_level, interval``,
-        ``ci_low_mc_se, ci_high_mc_se`` (Monte-Carlo standard error of each endpoint: its standard deviation over
-        seeds, exact where the bootstrap distribution is known, :func:`~voxmem_analysis.stats.endpoints.interval_summary`),
-        ``ci_resolution`` (the step of the values the statistic takes at the endpoints: no ``n_boot`` refines
-        them), ``ci_flag`` (why the interval may not cover: every resample the same value, replaced by a Wilson
-        bound or not estimable, :func:`~voxmem_analysis.stats.endpoints.edge_interval`; few events,
-        :func:`~voxmem_analysis.stats.endpoints.coverage_flag`; empty otherwise), ``cluster, n_clusters``,
-        ``design_effect`` (replicate variance under cluster over item resampling; 1 for items).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> base = np.array([[1, 1], [1, 0], [0, 1], [1, 1], [0, 0]], dtype=float)
-    >>> comp = np.array([[1, 0], [0, 0], [0, 1], [1, 0], [0, 0]], dtype=float)
-    >>> out = paired_bootstrap_matrix(base, comp, n_boot=1000, seed=0)
-    >>> out[["statistic", "estimate", "n", "n_series"]]
-       statistic  estimate  n  n_series
-    0       drop      30.0  5         2
-    1  retention       0.5  5         2
+        One row per statistic (or ``series`` x statistic): ``statistic``, ``estimate``, ``ci_low, ci_high``, ``n``
+        (items judged; per series with ``aggregate=None``), ``n_series``, ``n_invalid`` (replicates where the
+        statistic is not finite, dropped), ``n_boot, seed, ci_level, interval``, ``ci_low_mc_se, ci_high_mc_se``
+        (each endpoint's Monte-Carlo SE over seeds), ``ci_resolution`` (the step of the statistic's values at the
+        endpoints), ``ci_flag`` (why the interval may not cover, or empty: :func:`.endpoints.edge_interval`,
+        :func:`.endpoints.coverage_flag`), ``cluster, n_clusters``, ``design_effect`` (1 for items).
     """
-    B = as_float_matrix(baseline, "baseline")
-    Cm = as_float_matrix(comparison, "comparison")
-    require(B.shape == Cm.shape, f"baseline and comparison must have the same shape, got "
-            f"{B.shape} and {Cm.shape}", field="comparison")
+    B, Cm = as_float_matrix(baseline, "baseline"), as_float_matrix(comparison, "comparison")
+    require(B.shape == Cm.shape, f"baseline and comparison must have the same shape, got {B.shape} and {Cm.shape}",
+            field="comparison")
     require(not (np.isinf(B).any() or np.isinf(Cm).any()),
-            "baseline and comparison must be finite scores (NaN = not judged), found inf",
-            field="baseline")
+            "baseline and comparison must be finite scores (NaN = not judged), found inf", field="baseline")
     M = combine_mask(mask, B.shape, ~np.isnan(B) & ~np.isnan(Cm))
     run = _checked(PairedSettings(statistics=statistics, aggregate=aggregate, n_boot=n_boot, seed=seed,
                                   ci_level=ci_level, interval=interval))
     k = B.shape[1]
     labels = list(range(k)) if series is None else list(series)
-    require(len(labels) == k, f"series must give one label per column ({k}), got "
-            f"{len(labels)}", field="series")
-    codes = strata_codes(strata, B.shape[0])
-    ccodes = strata_codes(clusters, B.shape[0])
-    rows = _paired_core(B, Cm, M, run, series=labels, strata=codes, clusters=ccodes,
-                        cluster_name="item" if clusters is None else "cluster")
+    require(len(labels) == k, f"series must give one label per column ({k}), got {len(labels)}", field="series")
+    rows = _paired_core(B, Cm, M, run, series=labels, strata=strata_codes(strata, B.shape[0]),
+                        clusters=strata_codes(clusters, B.shape[0]), cluster_name="item" if clusters is None else "cluster")
     cols = (["series"] if aggregate is None else []) + _RESULT_COLUMNS
     return pd.DataFrame(rows, columns=cols)
 
 
 @ci_level_alias
-def paired_bootstrap(x: Any, y: Any, statistic: Any = "difference", *, n_boot: int = 10_000,
-                     seed: int = 0, ci_level: float = 0.95, strata: Any = None, clusters: Any = None,
+def paired_bootstrap(x: Any, y: Any, statistic: Any = "difference", *, n_boot: int = 10_000, seed: int = 0,
+                     ci_level: float = 0.95, strata: Any = None, clusters: Any = None,
                      interval: str = "percentile") -> pd.DataFrame:
-    """Paired bootstrap for two per-item score vectors (``x`` = baseline, ``y`` = comparison).
-
-    :func:`paired_bootstrap_matrix` with one series (``statistic`` as its ``statistics``: ``"difference"`` is
-    ``mean(x) - mean(y)``); a pair with NaN on either side is dropped.  Returns its columns without ``n_series``.
-
-    >>> x = [1, 1, 1, 0, 1, 0, 1, 1]
-    >>> y = [1, 0, 1, 0, 0, 0, 1, 0]
-    >>> out = paired_bootstrap(x, y, ["drop", "retention"], n_boot=2000, seed=0)
-    >>> out[["statistic", "estimate", "n"]]
-       statistic  estimate  n
-    0       drop      37.5  8
-    1  retention       0.5  8
-    """
-    xv = as_float_vector(x, "x")
-    yv = as_float_vector(y, "y")
-    require(xv.shape == yv.shape, f"x and y must have the same length, got {xv.size} and "
-            f"{yv.size}", field="y")
-    out = paired_bootstrap_matrix(xv[:, None], yv[:, None], statistics=statistic,
-                                  aggregate="mean", n_boot=n_boot, seed=seed, ci_level=ci_level,
-                                  strata=strata, clusters=clusters, interval=interval)
+    """:func:`paired_bootstrap_matrix` of two per-item score vectors (``x`` baseline, ``y`` comparison; a pair with
+    NaN dropped), ``statistic`` its ``statistics`` (``"difference"``: ``mean(x) - mean(y)``); its columns but
+    ``n_series``."""
+    xv, yv = as_float_vector(x, "x"), as_float_vector(y, "y")
+    require(xv.shape == yv.shape, f"x and y must have the same length, got {xv.size} and {yv.size}", field="y")
+    out = paired_bootstrap_matrix(xv[:, None], yv[:, None], statistics=statistic, aggregate="mean", n_boot=n_boot,
+                                  seed=seed, ci_level=ci_level, strata=strata, clusters=clusters, interval=interval)
     return out.drop(columns="n_series")
 
 
 def _pivot_pairs(df: pd.DataFrame, *, item: str, series: str, condition: str, value: str,
                  baseline: Any, comparison: Any, judged: str | None, strata: str | None,
                  cluster: str | None = None):
-    """Long rows -> (B, C, M, item_labels, series_labels, strata_codes, cluster_codes)."""
+    """Long rows -> ``(B, C, M, item labels, series labels, strata codes, cluster codes)``."""
     cond = df[condition]
     is_b = (cond == baseline).to_numpy(dtype=bool, na_value=False)
     is_c = (cond == comparison).to_numpy(dtype=bool, na_value=False)
@@ -341,19 +272,17 @@ def _pivot_pairs(df: pd.DataFrame, *, item: str, series: str, condition: str, va
     uniq, counts = np.unique(key, return_counts=True)
     if (counts > 1).any():
         dup = int(uniq[np.argmax(counts > 1)])
-        raise_dup = (f"data has {int((counts > 1).sum())} duplicated ({item}, {series}, "
-                     f"{condition}) combination(s), e.g. ({ilabels[dup // 2 // n_s]!r}, "
-                     f"{slabels[dup // 2 % n_s]!r}, {comparison if dup % 2 else baseline!r}); "
-                     "each item must appear once per series and condition")
-        require(False, raise_dup, field=item)
+        require(False, f"data has {int((counts > 1).sum())} duplicated ({item}, {series}, {condition}) "
+                f"combination(s), e.g. ({ilabels[dup // 2 // n_s]!r}, {slabels[dup // 2 % n_s]!r}, "
+                f"{comparison if dup % 2 else baseline!r}); each item must appear once per series and condition",
+                field=item)
     vals = _to_float_column(sub[value], value)
     if judged is not None:
         ok = _to_float_column(sub[judged], judged)
-        require(np.isin(ok[~np.isnan(ok)], (0.0, 1.0)).all(),
-                f"judged column {judged!r} must be boolean", field=judged)
+        require(np.isin(ok[~np.isnan(ok)], (0.0, 1.0)).all(), f"judged column {judged!r} must be boolean",
+                field=judged)
         vals = np.where(ok == 1.0, vals, np.nan)
-    B = np.full((n_i, n_s), np.nan)
-    Cm = np.full((n_i, n_s), np.nan)
+    B, Cm = np.full((n_i, n_s), np.nan), np.full((n_i, n_s), np.nan)
     B[icode[~is_c], scode[~is_c]] = vals[~is_c]
     Cm[icode[is_c], scode[is_c]] = vals[is_c]
     codes, ccodes = (None if col is None else _per_item_codes(sub[col], icode, n_i, col, what)
@@ -361,17 +290,12 @@ def _pivot_pairs(df: pd.DataFrame, *, item: str, series: str, condition: str, va
     return B, Cm, ~np.isnan(B) & ~np.isnan(Cm), ilabels, slabels, codes, ccodes
 
 
-def _per_item_codes(col: pd.Series, icode: np.ndarray, n_i: int, name: str,
-                    what: str) -> np.ndarray:
+def _per_item_codes(col: pd.Series, icode: np.ndarray, n_i: int, name: str, what: str) -> np.ndarray:
     """One code per item from an item-level column (must be constant within an item)."""
-    per_item = pd.DataFrame({"i": icode, "s": col.to_numpy()})
-    nun = per_item.groupby("i")["s"].nunique(dropna=False)
-    require((nun <= 1).all(), f"{what} column {name!r} must be constant within an item; "
-            f"{int((nun > 1).sum())} item(s) have several values", field=name)
-    if what == "cluster":
-        require(per_item["s"].notna().all(), f"cluster column {name!r} has missing values; "
-                "every item needs a cluster", field=name)
-    first = per_item.drop_duplicates("i").sort_values("i")["s"].to_numpy()
+    first = constant_within(col.to_numpy(), icode, f"{what} column {name!r} must be constant within an item; {{n}} "
+                            "item(s) have several values", name, dropna=False)
+    require(what != "cluster" or col.notna().all(), f"cluster column {name!r} has missing values; every item "
+            "needs a cluster", field=name)
     return strata_codes(first, n_i)
 
 
@@ -380,15 +304,14 @@ def _to_float_column(col: pd.Series, name: str) -> np.ndarray:
         arr = col.astype("Float64").to_numpy(dtype=float, na_value=np.nan)
     except (TypeError, ValueError):
         arr = None
-    require(arr is not None, f"column {name!r} must be boolean or numeric (null = not "
-            f"judged), got dtype {col.dtype}", field=name)
+    require(arr is not None, f"column {name!r} must be boolean or numeric (null = not judged), got dtype {col.dtype}",
+            field=name)
     require(not np.isinf(arr).any(), f"column {name!r} contains infinite values", field=name)
     return arr
 
 
-def paired_bootstrap_frame(data: Any, *, item: str = "question_id", series: str = "model",
-                           condition: str = "budget", value: str = "correct",
-                           baseline: Any = "8K", comparison: Any = "64K",
+def paired_bootstrap_frame(data: Any, *, item: str = "question_id", series: str = "model", condition: str = "budget",
+                           value: str = "correct", baseline: Any = "8K", comparison: Any = "64K",
                            groups: str | Sequence[str] | None = None, strata: str | None = None,
                            judged: str | None = None, cluster: str | None = None,
                            settings: PairedSettings = PairedSettings()) -> pd.DataFrame:
@@ -397,84 +320,56 @@ def paired_bootstrap_frame(data: Any, *, item: str = "question_id", series: str 
     Parameters
     ----------
     data : pandas or polars DataFrame (or LazyFrame)
-        Long data; rows of any other ``condition`` are ignored; each (item, series, condition) at most once.
+        Each (item, series, condition) at most once; rows of other conditions ignored.
     item, series, condition, value : str
-        Columns: the resampling unit, the series (model), the condition, the score (boolean or numeric; null =
-        not judged).
+        Columns: the resampling unit, the series, the condition, the score (boolean or numeric; null = not judged).
     baseline, comparison : scalar, default "8K", "64K"
-        Values of ``condition`` to compare.
+        The values of ``condition`` compared.
     groups : str or list of str, optional
-        The bootstrap runs separately within each group (nulls form their own group).
+        The bootstrap runs within each group (nulls a group of their own), each from ``seed`` afresh.
     strata, cluster : str, optional
-        Item-level columns: resample within strata; resample whole clusters (``design_effect``: the variance
-        ratio against item resampling).
+        Item-level columns: resample within strata; resample whole clusters (``design_effect``).
     judged : str, optional
-        Boolean column; a false (or null) row is out of the denominator, as if ``value`` were null.
+        Boolean column; a false or null row is out of the denominator.
     settings : PairedSettings
-        ``statistics`` and ``aggregate`` (see :func:`paired_bootstrap_matrix`), ``n_boot``, ``seed`` (every group
-        uses it afresh, so each row can be reproduced from its group alone), ``ci_level``, ``interval``,
-        ``progress``.
+        ``statistics``, ``aggregate`` (:func:`paired_bootstrap_matrix`), ``n_boot``, ``seed``, ``ci_level``,
+        ``interval``, ``progress``.
 
     Returns
     -------
     pandas.DataFrame
-        The ``groups`` columns, the ``series`` column (named as the argument, with ``aggregate=None``), then the
-        columns of :func:`paired_bootstrap_matrix`.  Each group is pivoted to ``(n_items, n_series)`` matrices in
-        sorted order (the result does not depend on row order); a pair counts for a series only with a value at
-        both conditions; series with no pair in a group are left out of it.  No sign is assumed.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> df = pd.DataFrame({
-    ...     "question_id": ["q1", "q2", "q3", "q4"] * 4,
-    ...     "model": ["A"] * 8 + ["B"] * 8,
-    ...     "budget": (["8K"] * 4 + ["64K"] * 4) * 2,
-    ...     "correct": [1, 1, 1, 0, 1, 0, 1, 0,  1, 0, 1, 0, 0, 0, 1, 0]})
-    >>> out = paired_bootstrap_frame(df, settings=PairedSettings(n_boot=1000, seed=0))
-    >>> out[["statistic", "estimate", "n", "n_series"]]
-       statistic  estimate  n  n_series
-    0       drop      25.0  4         2
-    1  retention       0.6  4         2
+        The ``groups`` columns, the ``series`` column (named as the argument; with ``aggregate=None``), then the
+        columns of :func:`paired_bootstrap_matrix`.  Items and series are pivoted in sorted order (no dependence on
+        row order); a series with no pair in a group is left out of it.
     """
-    for name, v in (("item", item), ("series", series), ("condition", condition),
-                    ("value", value)):
-        require(isinstance(v, str), f"{name} must be a column name (str), got {v!r}",
-                field=name)
-    require(baseline != comparison, f"baseline and comparison must differ, got {baseline!r} "
-            "twice", field="comparison")
+    for name, v in (("item", item), ("series", series), ("condition", condition), ("value", value)):
+        require(isinstance(v, str), f"{name} must be a column name (str), got {v!r}", field=name)
+    require(baseline != comparison, f"baseline and comparison must differ, got {baseline!r} twice", field="comparison")
     group_cols = [] if groups is None else ([groups] if isinstance(groups, str) else list(groups))
     run = _checked(settings)
     reserved = set(_RESULT_COLUMNS) | ({series} if run.aggregate is None else set())
     clash = [g for g in group_cols if g in reserved]
     require(not clash, f"group column(s) {clash} clash with output columns", field="groups")
-    needed = list(dict.fromkeys([item, series, condition, value, *group_cols]
-                                + [c for c in (strata, judged, cluster) if c]))
-    df = frame_columns(data, needed)
+    df = frame_columns(data, [item, series, condition, value, *group_cols, strata, judged, cluster])
     present = pd.unique(df[condition].dropna())
     for which, lvl in (("baseline", baseline), ("comparison", comparison)):
         require((df[condition] == lvl).any(), f"{which} {lvl!r} does not occur in column "
                 f"{condition!r}; values present: {sorted(present.tolist(), key=str)}", field=which)
 
-    if group_cols:
-        parts = [(k if isinstance(k, tuple) else (k,), g) for k, g in
-                 df.groupby(group_cols, sort=True, dropna=False, observed=True)]
-    else:
-        parts = [((), df)]
+    parts = df.groupby(group_cols, sort=True, dropna=False, observed=True) if group_cols else [((), df)]
     rows: list[dict] = []
     for key, part in parts:
+        key = key if isinstance(key, tuple) else (key,)
         B, Cm, M, _, slabels, codes, ccodes = _pivot_pairs(
-            part, item=item, series=series, condition=condition, value=value,
-            baseline=baseline, comparison=comparison, judged=judged, strata=strata,
-            cluster=cluster)
+            part, item=item, series=series, condition=condition, value=value, baseline=baseline,
+            comparison=comparison, judged=judged, strata=strata, cluster=cluster)
         has = M.any(axis=0)
         if not has.any():
             continue
         B, Cm, M = B[:, has], Cm[:, has], M[:, has]
         labels = [slabels[j] for j in np.flatnonzero(has)]
-        got = _paired_core(B, Cm, M, run, series=labels, strata=codes, clusters=ccodes,
-                           cluster_name=cluster or "item")
-        for r in got:
+        for r in _paired_core(B, Cm, M, run, series=labels, strata=codes, clusters=ccodes,
+                              cluster_name=cluster or "item"):
             if run.aggregate is None:
                 r[series] = r.pop("series")
             rows.append({**dict(zip(group_cols, key)), **r})

@@ -14,36 +14,19 @@ __all__ = ["spearman"]
 
 @ci_level_alias
 def spearman(x: Any, y: Any, *, ci_level: float = 0.95) -> pd.DataFrame:
-    """Spearman rank correlation with p-value and Fisher-z interval, dropping incomplete pairs.
-
-    Parameters
-    ----------
-    x, y : array-like of float, shape (n,)
-        Paired observations (e.g. per model x evidence cell: 8K accuracy and retention).
-        A pair with NaN/None on either side is dropped and counted.
-    ci_level : float, default 0.95
-        Confidence level of the interval (``ci=`` is its deprecated name).
+    """Spearman rank correlation of paired observations ``x``, ``y`` with its p-value and Fisher-z interval; a pair
+    with NaN or None is dropped and counted (``ci=``: the deprecated name of ``ci_level``).
 
     Returns
     -------
     pandas.DataFrame
-        One row with the pairs used (``n``) and left out for a missing value (``n_dropped``),
-
-        - ``rho`` -- Spearman's rho (NaN if fewer than 2 pairs or a constant variable);
-        - ``p_value`` -- two-sided p-value for :math:`\\rho = 0` (NaN if ``n < 3`` or rho
-          is NaN);
-        - ``rho_ci_low``, ``rho_ci_high`` -- confidence interval for rho (NaN if ``n < 4``);
-        - ``ci_level`` -- the confidence level.
+        One row: ``n`` (pairs used), ``n_dropped``, ``rho`` (NaN below 2 pairs or for a constant variable),
+        ``p_value`` (two-sided, rho = 0; NaN below 3 pairs), ``rho_ci_low, rho_ci_high`` (NaN below 4 pairs),
+        ``ci_level``.
 
     Notes
     -----
-    pingouin's ``corr(method="spearman")``: the Fisher-z interval of ``rho``.
-
-    Examples
-    --------
-    >>> spearman([1, 2, 3, 4, 5, None], [5, 6, 7, 8, 7, 1]).round(4)
-       n  n_dropped     rho  p_value  rho_ci_low  rho_ci_high  ci_level
-    0  5          1  0.8208   0.0886     -0.2229       0.9878      0.95
+    pingouin's ``corr(method="spearman")`` and the Fisher-z interval of ``rho`` (``compute_esci``).
     """
     ci_level = check_ci_level(ci_level)
     xv, yv, ok = paired_vectors(x, y, finite=True)
@@ -61,8 +44,7 @@ def spearman(x: Any, y: Any, *, ci_level: float = 0.95) -> pd.DataFrame:
             warnings.simplefilter("ignore", UserWarning)
             res = pg.corr(xs, ys, method="spearman")
             rho = float(np.clip(res["r"].iloc[0], -1.0, 1.0))
-            p = 0.0 if abs(rho) == 1.0 else float(res["p_val"].iloc[0] if "p_val" in res
-                                                  else res["p-val"].iloc[0])
+            p = 0.0 if abs(rho) == 1.0 else float(res["p_val"].iloc[0] if "p_val" in res else res["p-val"].iloc[0])
             if n >= 4:
                 lo, hi = (float(v) for v in pg.compute_esci(stat=rho, nx=n, ny=n, eftype="r",
                                                              confidence=ci_level, decimals=15))

@@ -1,16 +1,11 @@
-"""The endpoints of a bootstrap interval from its replicates (percentile or BCa), their Monte-Carlo error and
-their resolution.  :func:`bootstrap_interval` is the one place an interval is made from replicates.
+"""The endpoints of a bootstrap interval from its replicates, their Monte-Carlo error and their resolution
+(:func:`bootstrap_interval`, the one place an interval is made from replicates).
 
-- **percentile**: the ``alpha/2`` and ``1 - alpha/2`` quantiles of the valid replicates (``numpy``'s linear
-  interpolation);
-- **BCa** (Efron 1987): the same quantiles at levels moved by the bias correction ``z0`` and the acceleration
-  ``a``; ``z0 = Phi^-1((#{theta* < theta} + #{theta* = theta} / 2) / B)`` (replicates equal to the estimate
-  count half, as ``scipy.stats.bootstrap``), decided exactly when the caller passes ``order``
-  (:func:`voxmem_analysis.stats.exact.exact_order`); ``a`` from the jackknife (exact for Fractions);
-- **Monte-Carlo standard error** of each endpoint (:func:`endpoint_mc_se`): the standard deviation of the
-  endpoint over seeds, estimated from one run;
-- **resolution** (:func:`lattice_step`): the spacing of the values the replicates can take at the endpoints,
-  which no number of resamples refines.
+Percentile: the ``alpha/2``, ``1 - alpha/2`` quantiles of the valid replicates (numpy's interpolation).  BCa
+(Efron 1987): quantiles at levels moved by ``z0 = Phi^-1((#{theta* < theta} + #{theta* = theta} / 2) / B)`` (ties
+half, as ``scipy.stats.bootstrap``; decided exactly with ``order``) and the jackknife's acceleration ``a``.  The
+Monte-Carlo SE of an endpoint is its standard deviation over seeds (:func:`endpoint_mc_se`); the resolution the
+spacing of the values the replicates take there, which no number of resamples refines (:func:`lattice_step`).
 """
 from __future__ import annotations
 
@@ -22,7 +17,7 @@ from voxmem_analysis.stats._validation import check_ci_level, require
 from voxmem_analysis.stats.exact import TIE_RTOL, exact_acceleration, flat_jackknife
 from voxmem_analysis.stats.settings import INTERVALS
 
-__all__ = ["bootstrap_interval", "bca_levels", "endpoint_mc_se", "lattice_step", "edge_interval", "constant_parts",
+__all__ = ["bootstrap_interval", "endpoint_mc_se", "lattice_step", "edge_interval", "constant_parts",
            "sum_distribution", "coverage_flag", "COVERAGE_EVENTS", "NO_VARIATION"]
 
 #: Tail mass of the order-statistic distribution left out of :func:`endpoint_mc_se`'s window.
@@ -34,9 +29,8 @@ NO_VARIATION = "no variation in the resamples"
 
 
 def lattice_step(valid: np.ndarray, endpoint: float) -> float:
-    """The spacing of the distinct replicate values around ``endpoint`` (0 when all are equal): on a value, the mean
-    of the gaps to its neighbours (the step of a regular lattice); between two values, their distance.  Values
-    closer than :data:`~voxmem_analysis.stats.exact.TIE_RTOL` (relative) count as one."""
+    """The spacing of the distinct replicate values at ``endpoint`` (0 when all are equal): on a value, the mean of
+    its gaps to its neighbours; between two values, their distance (values within :data:`.exact.TIE_RTOL` are one)."""
     if not np.isfinite(endpoint) or valid.size == 0:
         return float("nan")
     tol = TIE_RTOL * max(1.0, abs(float(endpoint)))
@@ -50,14 +44,12 @@ def lattice_step(valid: np.ndarray, endpoint: float) -> float:
 
 
 def _resolution(valid: np.ndarray, lo: float, hi: float) -> float:
-    """The larger lattice step at the two endpoints, to 12 significant digits (a step of 2.5 is not 2.4999999)."""
+    """The larger lattice step at the two endpoints, to 12 significant digits."""
     return float(f"{max(lattice_step(valid, lo), lattice_step(valid, hi)):.12g}")
 
 
 def _beta(b: int, q: float, level_var: float | None) -> tuple[float, float]:
-    """Parameters of the Beta law of the level at which another run of ``b`` replicates reads its endpoint:
-    ``Beta(h, b + 1 - h)`` at numpy's interpolation position ``h = (b - 1) q + 1`` (the order statistic), or,
-    with ``level_var``, the law of that mean with this variance (BCa: the level itself is estimated)."""
+    """Beta law of the level another run of ``b`` reads the endpoint at (``level_var``: BCa's estimated level)."""
     h = (b - 1) * q + 1
     if level_var is None:
         return h, b + 1 - h
@@ -76,9 +68,7 @@ def _window(b: int, shape: tuple[float, float]) -> tuple[int, int]:
 
 
 def _order_weights(shape: tuple[float, float], b: int, lo: int, hi: int) -> np.ndarray:
-    """Probability that the level falls in ``((i - 1) / b, i / b]``, ``i = lo + 1 .. hi``: differences of the
-    regularized incomplete beta, or (spread of :data:`_MIDPOINT_SD` order statistics or more) the density at the
-    cell's midpoint over ``b`` (relative error under 1e-3; the weights are normalised), seven times faster."""
+    """P(level in ``((i-1)/b, i/b]``): incomplete-beta differences, or midpoint densities when spread (1e-3 rel.)."""
     from scipy.special import betainc, betaln
 
     a1, b1 = shape
@@ -91,22 +81,14 @@ def _order_weights(shape: tuple[float, float], b: int, lo: int, hi: int) -> np.n
 
 def endpoint_mc_se(valid: np.ndarray, q: float, endpoint: float | None = None, *,
                    part: np.ndarray | None = None, level_var: float | None = None) -> float:
-    """Monte-Carlo standard error of the ``q``-quantile of ``valid`` replicates (an interval endpoint).
+    """Monte-Carlo standard error of the ``q``-quantile of the ``valid`` replicates (an interval endpoint).
 
-    Maritz-Jarrett (Maritz & Jarrett 1978, JASA 73, 194-196; ``scipy.stats.mstats.mjci``): the standard
-    deviation of the quantile over another ``B`` resamples, taking the ``B`` replicates at hand as the
-    distribution they come from.  The order statistic at numpy's position ``h = (B - 1) q + 1`` is then spread
-    over the sorted replicates with weights ``W_i = I_{i/B}(h, B + 1 - h) - I_{(i-1)/B}(h, B + 1 - h)``.
-    Replicates on a lattice share their weight: 0 when the level lies deep inside one value's mass, a fraction of
-    the step near the border of two (values equal up to :data:`~voxmem_analysis.stats.exact.TIE_RTOL` count as one,
-    so a constant statistic has an error of exactly 0).  The border's mass is itself estimated from the replicates,
-    so on a coarse lattice this scatters around the true error; where the exact bootstrap law is known the error is
-    computed from it instead (:func:`_exact_percentile_mc_se`, :func:`_simulated_bca_mc_se`).
-
-    ``level_var``: the variance of the level itself when it is estimated from the same replicates (BCa's, see
-    :func:`bca_level_variances`); the weights are then those of a Beta law of that variance.  ``part``:
-    ``valid`` partitioned (``numpy.partition``) at least at the window of :func:`_window`.  NaN with fewer than
-    2 replicates or ``q`` outside (0, 1).
+    Maritz & Jarrett (1978, JASA 73: 194-196; ``scipy.stats.mstats.mjci``): the order statistic at numpy's
+    position ``h = (B - 1) q + 1`` spread over the sorted replicates with weights ``I_{i/B}(h, B + 1 - h) -
+    I_{(i-1)/B}(h, B + 1 - h)``; replicates equal within :data:`.exact.TIE_RTOL` share their weight (a constant
+    statistic: exactly 0).  ``level_var``: the variance of an estimated level (BCa, :func:`bca_level_variances`);
+    ``part``: ``valid`` partitioned at least at :func:`_window`'s window.  NaN below 2 replicates or ``q``
+    outside (0, 1).
     """
     b = valid.size
     if b < 2 or not 0.0 < q < 1.0:
@@ -163,29 +145,14 @@ def _bca_at(frac: float, a: float, ci_level: float):
     return norm.cdf(z0 + w / (1 - a * w)), z0, a
 
 
-def bca_levels(valid: np.ndarray, est: float, jack: np.ndarray | None, ci_level: float,
-               order: np.ndarray | None = None) -> tuple[float, float]:
-    """Adjusted percentile levels of the BCa interval (Efron 1987); NaN if undefined.
-
-    ``order`` (one of -1, 0, 1 per valid replicate: its sign against the estimate) decides which replicates
-    lie below or on the estimate; without it, floats are compared.
-    """
-    got = _bca(valid, est, jack, ci_level, order)
-    return (float("nan"), float("nan")) if got is None else (float(got[0][0]), float(got[0][1]))
-
-
 def bca_level_variances(got, endpoints: tuple[float, float], ci_level: float, law: tuple[np.ndarray, ...]) -> list[float]:
-    """``B`` times the variance over seeds of the level at which each BCa endpoint is read (the delta method).
+    """``B`` times the variance over seeds of the level at which each BCa endpoint is read (delta method).
 
-    The level is ``alpha1(z0) = Phi(z0 + w / (1 - a w))``, ``w = z0 + z_alpha``, and ``z0 = Phi^-1(p)`` is
-    estimated from the same ``B`` replicates as the quantile: ``p`` is the mean of ``g`` (1 below the estimate,
-    1/2 on it).  Reading the endpoint ``x`` at level ``u`` from the replicates' distribution ``F_B`` reads the
-    bootstrap distribution ``F`` at ``u - (F_B(x) - F(x))``, so the endpoint stands at the level
-    ``U = alpha1 + c (p_B - p) - (F_B(x) - F(x))``, ``c = d alpha1 / d z0 / phi(z0) = phi(z_alpha1)
-    (1 + 1 / (1 - a w)^2) / phi(z0)``, and ``B Var(U) = alpha1 (1 - alpha1) + c^2 Var(g) - 2 c Cov(g,
-    1{theta* <= x})``.  ``got``: ``(levels, z0, a)``; ``law``: ``(points, weights, g)`` of the bootstrap
-    distribution (the replicates with equal weights, or the exact lattice).  The acceleration comes from the
-    jackknife, which no seed changes.
+    The level ``alpha1 = Phi(z0 + w / (1 - a w))``, ``w = z0 + z_alpha``, with ``z0 = Phi^-1(p)`` estimated from
+    the same replicates: the endpoint ``x`` stands at ``U = alpha1 + c (p_B - p) - (F_B(x) - F(x))``, ``c =
+    phi(z_alpha1) (1 + 1 / (1 - a w)^2) / phi(z0)``, so ``B Var(U) = alpha1 (1 - alpha1) + c^2 Var(g) - 2 c
+    Cov(g, 1{theta* <= x})`` (``g``: 1 below the estimate, 1/2 on it).  ``got``: ``(levels, z0, a)``; ``law``:
+    ``(points, weights, g)`` of the bootstrap distribution.
     """
     from scipy.stats import norm
 
@@ -204,10 +171,7 @@ def bca_level_variances(got, endpoints: tuple[float, float], ci_level: float, la
 
 
 def _exact_percentile_mc_se(values: np.ndarray, pmf: np.ndarray, q: float, b: int) -> float:
-    """The exact Monte-Carlo error of the ``q`` percentile endpoint of ``b`` replicates of a lattice law: numpy reads
-    it at ``(b - 1) q = j + f`` as ``X_(j) + f (X_(j+1) - X_(j))``.  ``X_(j) <= x_i`` when at least ``j + 1`` of the
-    ``b`` draws are, a binomial count; ``X_(j)`` and ``X_(j+1)`` straddle the border above ``x_i`` when exactly
-    ``j + 1`` are (the endpoint is then interpolated between the two values)."""
+    """Exact MC error of numpy's ``q`` percentile of ``b`` draws from a lattice law (binomial order statistics)."""
     from scipy.stats import binom
 
     cdf = np.minimum(np.cumsum(pmf), 1.0)
@@ -222,7 +186,7 @@ def _exact_percentile_mc_se(values: np.ndarray, pmf: np.ndarray, q: float, b: in
 
 
 def _spread(x: np.ndarray, w: np.ndarray) -> float:
-    """Standard deviation of the values ``x`` with probabilities ``w`` (0 when one value holds all of them)."""
+    """Standard deviation of the values ``x`` with probabilities ``w``."""
     keep = w > 0
     x, w = x[keep] - x[keep].min(), w[keep]
     if x.size < 2:
@@ -231,9 +195,8 @@ def _spread(x: np.ndarray, w: np.ndarray) -> float:
     return float(np.sqrt(max(float(w @ (x - mean) ** 2) / float(w.sum()), 0.0)))
 
 
-#: Runs of the bootstrap simulated from its exact law by :func:`_simulated_bca_mc_se`: as many as fit in
-#: this many lattice counts, between 2,000 and 20,000 (a move to the next value that one run in a thousand
-#: makes is then seen about 20 times on a coarse lattice).
+#: Lattice counts :func:`_simulated_bca_mc_se` draws: runs between 2,000 and 20,000 (a move one run in a
+#: thousand makes is then seen about 20 times).
 _SIMULATED_COUNTS = 1_000_000
 #: Lattices of more values than this are fine enough for the delta method (:func:`bca_level_variances`).
 _COARSE_LATTICE = 200
@@ -241,12 +204,7 @@ _COARSE_LATTICE = 200
 
 def _simulated_bca_mc_se(values: np.ndarray, pmf: np.ndarray, est: float, a: float, ci_level: float,
                          b: int) -> list[float]:
-    """Standard deviation of each BCa endpoint over many runs (:data:`_SIMULATED_COUNTS`) of ``b`` replicates drawn from
-    the exact bootstrap distribution (``values``, ``pmf``): each run's replicate counts on the lattice
-    (multinomial), its bias correction ``z0`` from them, its levels and its endpoints as numpy interpolates
-    them.  On a coarse lattice the delta method of :func:`bca_level_variances` misses the joint law of ``z0``
-    and the counts at the border between two values; this is that law, seeded (``numpy.random.default_rng(0)``)
-    so a table is the same on every run."""
+    """SD of each BCa endpoint over seeded runs of ``b`` draws from the exact law, each with its own ``z0``."""
     from scipy.stats import norm
 
     keep = pmf > 1e-15
@@ -270,8 +228,7 @@ def _simulated_bca_mc_se(values: np.ndarray, pmf: np.ndarray, est: float, a: flo
 
 
 def _multinomial_runs(rng: np.random.Generator, b: int, p: np.ndarray, runs: int) -> np.ndarray:
-    """``runs`` multinomial(b, p) draws (rows), cell by cell as conditional binomials drawn for all runs at once
-    (several times faster than ``Generator.multinomial`` row by row)."""
+    """``runs`` multinomial(b, p) rows, drawn as conditional binomials of all runs at once."""
     out = np.empty((runs, p.size), dtype=np.int64)
     left, rest = np.full(runs, b, dtype=np.int64), 1.0
     for j, pj in enumerate(p[:-1]):
@@ -285,12 +242,8 @@ def _multinomial_runs(rng: np.random.Generator, b: int, p: np.ndarray, runs: int
 def interval_summary(reps: np.ndarray, est: float, ci_level: float, method: str,
                      jack: np.ndarray | None = None, order: np.ndarray | None = None,
                      lattice: tuple[np.ndarray, np.ndarray] | None = None) -> dict:
-    """Interval, invalid count, Monte-Carlo SE of each endpoint, resolution and flag for one statistic.
-
-    ``lattice``: ``(values, probabilities)``, the exact bootstrap distribution of the statistic when the caller
-    knows it (:func:`sum_distribution`); the Monte-Carlo errors are then computed from it (:func:`_exact_mc_se`)
-    rather than estimated from the replicates (:func:`endpoint_mc_se`).
-    """
+    """Interval, invalid count, Monte-Carlo SE of each endpoint, resolution and flag of one statistic (``lattice``:
+    its exact bootstrap law, :func:`sum_distribution`, from which the errors are computed instead of estimated)."""
     reps = np.where(np.isfinite(reps), reps, np.nan)
     ok = ~np.isnan(reps)
     valid = reps[ok]
@@ -337,18 +290,10 @@ def interval_summary(reps: np.ndarray, est: float, ci_level: float, method: str,
 
 
 def edge_interval(summary: dict, span: tuple[float, float] | None, parts, ci_level: float, unit: str = "item") -> dict:
-    """``summary`` (of :func:`interval_summary`) with a bootstrap that has no variation replaced by an interval.
-
-    Every resample gives the estimate when every resampled unit of a stratum contributes the same value ``c``
-    (0 of n, n of n, no discordant pair).  For a mean over ``n`` units of values within ``span = (lo, hi)`` (a
-    linear statistic of scores in [0, 1]), a true mean ``m`` above ``c`` needs a share of at least
-    ``(m - c) / (hi - c)`` of units above ``c``, and ``n`` units all at ``c`` then have probability at most
-    ``(1 - (m - c) / (hi - c))^n``: the interval is ``[c - (c - lo) u, c + (hi - c) u]`` with ``u`` the Wilson
-    upper bound of 0 events in ``n`` (``z^2 / (n + z^2)``).  ``parts``: ``(weight, c, n)`` of each stratum (the
-    statistic is the weighted sum of their means; their intervals are summed), or None when the units do not
-    share one value per stratum; ``span=None`` or ``parts=None``: not estimable (NaN).  ``ci_flag`` says which;
-    other summaries are returned as they are.
-    """
+    """``summary`` with a bootstrap that has no variation (every unit of a stratum the same value ``c``) replaced by
+    an interval: for a mean of ``n`` units within ``span = (lo, hi)``, ``[c - (c - lo) u, c + (hi - c) u]`` with ``u
+    = z^2 / (n + z^2)``, the Wilson bound of 0 events in ``n``, summed over the strata ``parts`` (``(weight, c,
+    n)``); ``span`` or ``parts`` None: not estimable.  ``ci_flag`` says which."""
     from scipy.stats import norm
 
     if summary["ci_flag"] != NO_VARIATION:
@@ -369,8 +314,8 @@ def edge_interval(summary: dict, span: tuple[float, float] | None, parts, ci_lev
 
 
 def constant_parts(values: np.ndarray, weights: np.ndarray, strata: np.ndarray | None):
-    """``parts`` of :func:`edge_interval`: per stratum, ``(share of the weights, value, units)`` when every unit of
-    the stratum has the same value (up to rounding), else None."""
+    """``parts`` of :func:`edge_interval`: per stratum ``(share of the weights, value, units)`` when its units share
+    one value (up to rounding), else None."""
     codes = np.zeros(values.size, dtype=np.int64) if strata is None else np.asarray(strata)
     total, parts = float(weights.sum()), []
     for c in np.unique(codes):
@@ -382,10 +327,8 @@ def constant_parts(values: np.ndarray, weights: np.ndarray, strata: np.ndarray |
 
 
 def sum_distribution(values: np.ndarray, strata: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The exact bootstrap distribution of the sum of integer ``values`` over units drawn with replacement (within
-    ``strata``): ``(sums, probabilities)``.  One draw of a stratum of ``n`` units takes each of its values with
-    probability (count / n); the sum of its ``n`` draws is that law convolved ``n`` times (by squaring), and the
-    strata's sums are convolved together."""
+    """The exact bootstrap law ``(sums, probabilities)`` of the sum of integer ``values`` over units drawn with
+    replacement (within ``strata``): one draw's law convolved ``n`` times (by squaring), the strata's convolved."""
     v = np.asarray(values, dtype=np.int64)
     codes = np.zeros(v.size, dtype=np.int64) if strata is None else np.asarray(strata)
     low, pmf = 0, np.ones(1)
@@ -405,7 +348,7 @@ def sum_distribution(values: np.ndarray, strata: np.ndarray | None = None) -> tu
 
 
 def _convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Convolution of two probability vectors, by FFT when long (values below 1e-300 set to 0)."""
+    """Convolution of two probability vectors (by FFT when long; below 1e-300: 0)."""
     if min(a.size, b.size) < 64:
         out = np.convolve(a, b)
     else:
@@ -416,17 +359,16 @@ def _convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out / out.sum()
 
 
-#: Fewest events on each side (successes and failures; the two kinds of discordant pair) from which an interval
-#: of ``slice`` or ``compare`` covers within 2 points of 95 % in ``benchmarks/coverage_study.py`` (n = 5 to 100,
-#: true accuracy 0 to 1), and fewest items for Wilson; below them the row is flagged.
+#: Fewest events on each side from which an interval covers within 2 points of 95 % in
+#: ``benchmarks/coverage_study.py`` (n = 5 to 100, accuracy 0 to 1), and fewest items for Wilson.
 COVERAGE_EVENTS = {"wilson": 4, "percentile": 5, "bca": 15}
 COVERAGE_WILSON_N = 30
 
 
 def coverage_flag(method: str, low: float, high: float) -> str:
-    """Why an interval from ``low`` and ``high`` events (a proportion: successes and failures; a paired difference:
-    the pairs each way) may not cover within 2 points of its level (:data:`COVERAGE_EVENTS`); empty when it should.
-    ``method``: ``wilson`` (then ``low + high`` is n), ``percentile`` or ``bca``."""
+    """Why an interval from ``low`` and ``high`` events (successes and failures; discordant pairs each way) may not
+    cover within 2 points of its level (:data:`COVERAGE_EVENTS`), or ``""``; ``method``: ``wilson``, ``percentile``
+    or ``bca``."""
     need = COVERAGE_EVENTS[method]
     if method == "wilson" and low + high < COVERAGE_WILSON_N:
         return f"n = {low + high:g} < {COVERAGE_WILSON_N}: Wilson coverage may be off 95 % by > 2 points"
@@ -437,36 +379,28 @@ def coverage_flag(method: str, low: float, high: float) -> str:
 
 def bootstrap_interval(replicates: Any, estimate: float, *, ci_level: float = 0.95, method: str = "percentile",
                        jackknife: Any = None, order: Any = None, lattice: Any = None) -> dict:
-    """Interval of one statistic from its bootstrap replicates, as the paired engine computes it.
-
-    For bootstraps run elsewhere (e.g. the slice accuracies of
-    :func:`voxmem_analysis.analysis.verdicts.slice_accuracy`): the same endpoints, Monte-Carlo standard errors,
-    resolution and flag as the columns of :func:`~voxmem_analysis.stats.bootstrap.paired_bootstrap_matrix`.
+    """The interval of one statistic from its bootstrap replicates, as the paired engine makes it (for bootstraps
+    run elsewhere, e.g. :func:`voxmem_analysis.analysis.verdicts.slice_accuracy`).
 
     Parameters
     ----------
     replicates : array-like of float
         The statistic on each resample; non-finite values are invalid (dropped, counted).
     estimate : float
-        The statistic on the original sample (BCa's bias correction).
-    ci_level : float, default 0.95
+        The statistic on the sample.
     method : {"percentile", "bca"}
     jackknife : array-like, optional
-        Leave-one-unit-out values of the statistic (BCa's acceleration; required for "bca"): floats, or an
-        object array of :class:`fractions.Fraction` for an exact acceleration.
+        Leave-one-unit-out values (BCa's acceleration, required for it): floats, or Fractions for an exact one.
     order : array-like of int, optional
-        For BCa: the sign (-1, 0, 1) of each replicate minus the estimate, decided exactly by the caller
-        (:func:`voxmem_analysis.stats.exact.exact_order`); default: the floats are compared.
+        BCa: the sign of each replicate minus the estimate, decided exactly (:func:`.exact.exact_order`).
     lattice : (values, probabilities), optional
-        The exact bootstrap distribution of the statistic (:func:`sum_distribution`), when the caller knows it:
-        the Monte-Carlo errors are computed from it instead of estimated from the replicates.
+        The exact bootstrap law (:func:`sum_distribution`), for exact Monte-Carlo errors.
 
     Returns
     -------
     dict
-        ``ci_low, ci_high, n_invalid, ci_low_mc_se, ci_high_mc_se`` (NaN where undefined), ``ci_resolution``
-        (the larger lattice step at the two endpoints, :func:`lattice_step`) and ``ci_flag``
-        (:data:`NO_VARIATION` when every valid replicate is the same value, else empty).
+        ``ci_low, ci_high, n_invalid, ci_low_mc_se, ci_high_mc_se`` (NaN where undefined), ``ci_resolution`` (the
+        larger lattice step at the endpoints) and ``ci_flag`` (:data:`NO_VARIATION`, or empty).
     """
     require(method in INTERVALS, f"interval must be one of {INTERVALS}, got {method!r}", field="interval")
     require(method != "bca" or jackknife is not None, "the BCa interval needs the jackknife values",

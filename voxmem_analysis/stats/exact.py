@@ -1,11 +1,10 @@
 """Exact arithmetic for the decisions a bootstrap interval takes on counts (BCa's ties and acceleration).
 
-The paired statistics are rational functions of integer counts, and in floating point two resamples with the same
-value can differ in the last bits: ``==`` splits exact ties (on Table 18's drop of one model, 189 of 435) and a flat
-jackknife shows rounding noise whose moments give a spurious acceleration (0.17 instead of 0).  Both are decided
-here in :class:`fractions.Fraction` over the integer sums (exact in float64 below 2**53), behind a floating-point
-filter (Shewchuk 1997): only replicates within :data:`TIE_RTOL` of the estimate, and a jackknife flat up to
-rounding (:func:`flat_jackknife`), are recomputed exactly; distinct count patterns once each.
+The paired statistics are rational functions of integer counts; in floats two equal resamples can differ in the
+last bits (``==`` splits exact ties: 189 of 435 on one Table 18 drop) and a flat jackknife shows rounding noise
+(an acceleration of 0.17 instead of 0).  Both are decided in :class:`fractions.Fraction` over the integer sums,
+behind a float filter (Shewchuk 1997): only replicates within :data:`TIE_RTOL` of the estimate, and a jackknife
+flat up to rounding, are recomputed exactly, each distinct count pattern once.
 """
 from __future__ import annotations
 
@@ -26,22 +25,16 @@ _EXACT_LIMIT = 2.0 ** 53
 
 
 def exact_sums(A: np.ndarray, n_draws: int) -> bool:
-    """Whether ``C @ A`` is exact in float64 for every count matrix ``C`` of ``n_draws`` draws.
-
-    True when ``A`` holds integers (0/1 scores and masks: counts) and no resampled sum can reach
-    2**53: a resample draws ``n_draws`` units, so ``|(C @ A)_j| <= n_draws * sum_i |A_ij|``.
-    """
+    """Whether ``C @ A`` is exact in float64 for every count matrix ``C`` of ``n_draws`` draws: ``A`` holds integers
+    and ``n_draws * max_j sum_i |A_ij| < 2**53``."""
     if A.size == 0 or not np.all(np.isfinite(A)) or not np.array_equal(A, np.round(A)):
         return False
     return float(n_draws) * float(np.abs(A).sum(axis=0).max()) < _EXACT_LIMIT
 
 
 def fraction_accuracies(rows: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Exact accuracies from rows of integer sums ``[baseline (k) | comparison (k) | scored (k)]``.
-
-    Returns two object arrays ``(m, k)`` of :class:`~fractions.Fraction` (baseline, comparison).
-    Every ``scored`` sum must be positive.
-    """
+    """Exact accuracies ``(baseline, comparison)``, object arrays ``(m, k)`` of Fractions, from rows of integer sums
+    ``[baseline | comparison | scored]`` (every ``scored`` sum positive)."""
     ints = np.asarray(rows, dtype=np.int64)
     made: dict[tuple[int, int], Fraction] = {}     # a count pair recurs across rows: make each once
 
@@ -59,14 +52,8 @@ def fraction_accuracies(rows: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarra
     return frac(ints[:, :k], den), frac(ints[:, k:2 * k], den)
 
 
-def _exact_rows(func: Callable[[np.ndarray, np.ndarray], Any], rows: np.ndarray,
-                k: int) -> tuple[list, np.ndarray]:
-    """The statistic ``func`` on each distinct row of integer sums, exactly (None where it is
-    undefined), and for each row the index of its distinct row.
-
-    Rows with a zero denominator are undefined (NaN in floats), and so is a row where the statistic
-    divides by zero (a ratio whose baseline sum is 0).
-    """
+def _exact_rows(func: Callable[[np.ndarray, np.ndarray], Any], rows: np.ndarray, k: int) -> tuple[list, np.ndarray]:
+    """The statistic on each distinct row of integer sums (None: undefined), and each row's distinct index."""
     uniq, inv = np.unique(rows, axis=0, return_inverse=True)
     values: list = [None] * uniq.shape[0]
     ok = np.flatnonzero((uniq[:, 2 * k:3 * k] != 0).all(axis=1))
@@ -87,26 +74,12 @@ def _exact_rows(func: Callable[[np.ndarray, np.ndarray], Any], rows: np.ndarray,
 
 def exact_order(replicates: np.ndarray, estimate: float, func: Callable[[np.ndarray, np.ndarray], Any],
                 sums: np.ndarray, estimate_sums: np.ndarray, k: int) -> np.ndarray | None:
-    """The sign of replicate - estimate (-1, 0, 1) for every replicate, ties decided exactly.
+    """The sign (-1, 0, 1) of each replicate minus the estimate, ties decided exactly; None when the estimate is
+    undefined exactly (compare floats then).
 
-    Parameters
-    ----------
-    replicates : ndarray, shape (m,)
-        The statistic on each resample, in floats (non-finite: invalid, sign 0, dropped by the caller).
-    estimate : float
-        The statistic on the original sample, in floats.
-    func : callable
-        The statistic ``func(baseline, comparison)`` on object arrays of :class:`~fractions.Fraction`
-        (:attr:`~voxmem_analysis.stats.paired_statistics.Statistic.exact`).
-    sums, estimate_sums : ndarray, shape (m, 3k) and (3k,)
-        Integer sums ``[baseline | comparison | scored]`` of each resample and of the sample.
-    k : int
-        Series.
-
-    Returns
-    -------
-    ndarray of int8, or None
-        None when the estimate is undefined exactly (the caller keeps the float comparison).
+    ``replicates``, ``estimate``: the statistic in floats (non-finite: sign 0); ``func``: the statistic on
+    Fractions (:attr:`.paired_statistics.Statistic.exact`); ``sums`` (m, 3k), ``estimate_sums`` (3k,): the
+    integer sums ``[baseline | comparison | scored]`` of each resample and of the sample; ``k``: series.
     """
     est_exact = _exact_rows(func, estimate_sums[None, :], k)[0][0]
     if est_exact is None or not np.isfinite(estimate):
@@ -128,11 +101,8 @@ def _mean_of_first(b: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 def mean_ratio_order(replicates: np.ndarray, estimate: float, num: np.ndarray, den: np.ndarray,
                      estimate_num: np.ndarray, estimate_den: np.ndarray) -> np.ndarray | None:
-    """:func:`exact_order` for a statistic ``s * mean_j(num_j / den_j)`` (``s > 0``; e.g. a macro accuracy).
-
-    ``num, den``: ``(m, k)`` resampled sums; ``estimate_num, estimate_den``: ``(k,)`` sample sums.
-    None (compare floats) unless all are integers below 2**53.
-    """
+    """:func:`exact_order` of ``s * mean_j(num_j / den_j)`` (``s > 0``, e.g. a macro accuracy) from ``(m, k)``
+    resampled sums and ``(k,)`` sample sums; None (compare floats) unless all are integers below 2**53."""
     num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
     est = np.concatenate([np.asarray(estimate_num, dtype=float), np.asarray(estimate_num, dtype=float),
                           np.asarray(estimate_den, dtype=float)])
@@ -145,13 +115,9 @@ def mean_ratio_order(replicates: np.ndarray, estimate: float, num: np.ndarray, d
 
 
 def flat_jackknife(jack: np.ndarray) -> bool:
-    """Whether the finite jackknife values are all equal up to rounding (spread within :data:`TIE_RTOL`).
-
-    Then the acceleration's float formula divides rounding noise by itself (any value in about
-    [-0.2, 0.2]); :func:`exact_jackknife` and :func:`exact_acceleration` decide it exactly.  Otherwise
-    the float formula is accurate (measured on Table 18's rows: within 2e-12 relative of the exact
-    value), so the exact one is not needed.
-    """
+    """Whether the finite jackknife values are equal up to rounding (within :data:`TIE_RTOL`): the float formula of
+    the acceleration would divide noise by itself, so it is decided exactly (elsewhere it is accurate, within
+    2e-12 relative on Table 18)."""
     jack = jack[np.isfinite(jack)]
     if jack.size < 3:
         return False
@@ -160,23 +126,16 @@ def flat_jackknife(jack: np.ndarray) -> bool:
 
 
 def exact_jackknife(func: Callable[[np.ndarray, np.ndarray], Any], units: np.ndarray, k: int) -> np.ndarray:
-    """Leave-one-unit-out values of the statistic, exactly: an object array of the defined ones.
-
-    ``units`` holds each unit's integer sums ``[baseline | comparison | scored]`` (rows); the values
-    are the statistic on the total minus each row.
-    """
+    """Leave-one-unit-out values of the statistic on the total minus each unit's integer sums (rows), exactly: an
+    object array of the defined ones."""
     total = units.sum(axis=0)
     values, inv = _exact_rows(func, total[None, :] - units, k)
     return np.array([values[i] for i in inv if values[i] is not None], dtype=object)
 
 
 def exact_acceleration(jack: np.ndarray) -> float:
-    """BCa's acceleration from exact jackknife values (:class:`~fractions.Fraction`).
-
-    :math:`a = \\sum_i d_i^3 / (6 (\\sum_i d_i^2)^{3/2})` with :math:`d_i = \\bar\\theta_{(\\cdot)} -
-    \\theta_{(i)}` (Efron 1987, eq. 6.6), the sums taken exactly over the distinct values with their
-    multiplicities: 0 when every value is equal (no rounding noise to divide by itself), NaN below 3 values.
-    """
+    """BCa's acceleration ``sum d^3 / (6 (sum d^2)^{3/2})``, ``d_i`` the mean minus each jackknife value (Efron 1987,
+    eq. 6.6), summed exactly over the distinct values: 0 when all are equal, NaN below 3."""
     counts = Counter(jack.tolist())
     n = sum(counts.values())
     if n < 3:

@@ -1,40 +1,24 @@
 """Vectorised logistic GEE with an exchangeable working correlation (the context-length model).
 
-:func:`exchangeable_logit_gee` is the estimator of ``statsmodels.genmod.GEE(family=Binomial(),
-cov_struct=Exchangeable())`` with the defaults of its ``fit()`` (0.14/0.15: a GLM start by IRLS; Fisher scoring,
-at most 60 steps, converged when the score norm before a step is below 1e-6 after one update of ``rho``; ``rho``
-by moments with ``ddof_scale`` = columns, 0 when every cluster has one observation; scale 1; robust sandwich
-covariance; Wald p-values), step for step, with every per-cluster sum computed at once by ``np.bincount``: the
-inverse working correlation of a cluster of size ``n`` is ``(I - rho / (1 - rho + n rho) J) / (1 - rho)``.
+:func:`exchangeable_logit_gee` is statsmodels' ``GEE(family=Binomial(), cov_struct=Exchangeable()).fit()`` step
+for step (a GLM start by IRLS; Fisher scoring, at most 60 steps, converged below a score norm of 1e-6 after one
+update of ``rho``; ``rho`` by moments; robust sandwich covariance; Wald p-values), every per-cluster sum at once:
+a cluster of size ``n`` has the inverse working correlation ``(I - rho / (1 - rho + n rho) J) / (1 - rho)``.
 ``tests/test_gee_fast.py`` checks it against statsmodels to 1e-6 relative.
 """
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from voxmem_analysis.stats._validation import StatsInputError
+from voxmem_analysis.stats.resampling import one_blas_thread
 
 __all__ = ["ExchangeableGEE", "exchangeable_logit_gee", "model_design", "doubling_slope"]
 
 _EPS = np.finfo(float).eps
-_BLAS: list = []  # the threadpoolctl controller, created on first use (scanning libraries costs ms)
-
-
-def _one_blas_thread():
-    """Limit BLAS to one thread during a fit: the products are n x p with p ~ 11, and on two loaded
-    cores multi-threaded OpenBLAS made the fit 3-8x slower (wall) than one thread."""
-    if not _BLAS:
-        try:
-            from threadpoolctl import ThreadpoolController
-        except ImportError:  # pragma: no cover - threadpoolctl is a dependency
-            _BLAS.append(None)
-        else:
-            _BLAS.append(ThreadpoolController())
-    return contextlib.nullcontext() if _BLAS[0] is None else _BLAS[0].limit(limits=1, user_api="blas")
 
 
 @dataclass(frozen=True)
@@ -63,17 +47,11 @@ class ExchangeableGEE:
 
         return 2 * norm.sf(np.abs(self.params / self.bse))
 
-    def table(self) -> pd.DataFrame:
-        """One row per coefficient: ``coef``, ``robust_se``, ``z``, ``p_value``."""
-        return pd.DataFrame({"coef": self.params, "robust_se": self.bse, "z": self.params / self.bse,
-                             "p_value": self.pvalues}, index=pd.Index(self.names, name="term"))
-
 
 # ----------------------------------------------------------------------------- design
 def model_design(doublings, models) -> tuple[np.ndarray, tuple[str, ...]]:
-    """Design matrix of ``1 + doublings + C(model)``: intercept, ``doublings``, then one 0/1 column
-    per model except the first in sorted order (the reference level, as patsy's ``C(model)``);
-    no dummy columns when there is a single model."""
+    """Design matrix of ``1 + doublings + C(model)``: intercept, ``doublings``, a 0/1 column per model but the first
+    in sorted order (patsy's reference level)."""
     x = np.asarray(doublings, dtype=float)
     levels, codes = np.unique(np.asarray(models, dtype=object).astype(str), return_inverse=True)
     dummies = (codes[:, None] == np.arange(1, len(levels))[None, :]).astype(float)
@@ -126,8 +104,7 @@ def _glm_start(y: np.ndarray, X: np.ndarray, maxiter: int = 100, tol: float = 1e
 
 
 class _Clusters:
-    """Integer cluster codes with sizes; sums of rows per cluster in one ``np.add.reduceat`` over
-    the rows ordered by cluster (no reordering when they already are, as in ``fit_doubling_gee``)."""
+    """Cluster codes and sizes; per-cluster row sums by one ``np.add.reduceat`` over rows ordered by cluster."""
 
     def __init__(self, groups) -> None:
         codes, _ = pd.factorize(pd.Series(np.asarray(groups, dtype=object)), sort=True)
@@ -150,8 +127,7 @@ def _moments(X: np.ndarray, y: np.ndarray, params: np.ndarray) -> tuple[np.ndarr
 
 
 def _cluster_terms(cl: _Clusters, a: np.ndarray, e: np.ndarray, rho: float) -> tuple[np.ndarray, np.ndarray]:
-    """``B = sum_i D_i' V_i^-1 D_i`` and the per-cluster scores ``u_i = D_i' V_i^-1 r_i`` (rows),
-    with ``R_i^-1 = [I - c_i J] / (1 - rho)``, ``c_i = rho / (1 - rho + n_i rho)``."""
+    """``B = sum_i D_i' V_i^-1 D_i`` and the cluster scores ``u_i`` (rows), ``R_i^-1 = [I - c_i J] / (1 - rho)``."""
     c = rho / (1.0 - rho) / (1.0 + rho * (cl.sizes - 1))
     a_sum, e_sum = cl.sum(a), cl.sum(e)
     bmat = a.T @ a / (1.0 - rho) - (a_sum * c[:, None]).T @ a_sum
@@ -180,24 +156,12 @@ def _solve(bmat: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 # ----------------------------------------------------------------------------- the fit
 def exchangeable_logit_gee(y, X, groups, *, names: tuple[str, ...] | None = None, maxiter: int = 60,
                            ctol: float = 1e-6) -> ExchangeableGEE:
-    """Logistic GEE, exchangeable working correlation, robust covariance (statsmodels' algorithm).
+    """Logistic GEE with an exchangeable working correlation and robust covariance (statsmodels' algorithm).
 
-    Parameters
-    ----------
-    y : array of 0/1
-    X : (n, p) design matrix (see :func:`model_design`)
-    groups : array of cluster labels (any sortable type)
-    names : column names of *X* (default ``x0..``)
-    maxiter, ctol : the limits of ``statsmodels`` ``GEE.fit`` (60 and 1e-6)
-
-    Returns
-    -------
-    ExchangeableGEE
-        ``converged`` is false when the iteration limit is reached with a score norm >= *ctol*
-        (where statsmodels warns "Iteration limit reached prior to convergence") or the score
-        is not finite (statsmodels' ``results.converged``).  When every
-        outcome is the same the slopes are not identified: the covariance is NaN (statsmodels'
-        is rounding noise there, NaN or ~1e-12).
+    ``X``: the design (:func:`model_design`), ``groups``: a cluster label per row, ``names``: of the columns of
+    ``X`` (default ``x0 ..``), ``maxiter``, ``ctol``: statsmodels' ``GEE.fit`` limits.  ``converged`` is false
+    when the limit is reached with a score norm >= ``ctol`` or the score is not finite; with one outcome for all
+    rows the slopes are not identified and the covariance is NaN.
     """
     y = np.asarray(y, dtype=float)
     X = np.asarray(X, dtype=float)
@@ -205,7 +169,7 @@ def exchangeable_logit_gee(y, X, groups, *, names: tuple[str, ...] | None = None
         raise StatsInputError(f"GEE: y ({len(y)}), X {X.shape} and groups must have the same length")
     if len(y) == 0 or not np.all((y == 0) | (y == 1)):
         raise StatsInputError("GEE: y must be a non-empty vector of 0/1")
-    with _one_blas_thread():
+    with one_blas_thread():
         return _fit(y, X, _Clusters(groups), names, maxiter, ctol)
 
 
@@ -241,11 +205,8 @@ def _fit(y: np.ndarray, X: np.ndarray, cl: _Clusters, names, maxiter: int, ctol:
 
 
 def doubling_slope(data: pd.DataFrame, *, groups: str = "question_id", ci_level: float = 0.95) -> dict:
-    """Fit ``correct ~ doublings + C(model)`` (clusters *groups*) and summarise the ``doublings`` slope.
-
-    *data* has columns ``correct``, ``doublings``, ``model`` and *groups*, in the row order to fit.
-    Returns the dict of :func:`voxmem_analysis.analysis.scaling_model.fit_doubling_gee`.
-    """
+    """Fit ``correct ~ doublings + C(model)`` (clusters ``groups``, rows in the order given) and summarise the
+    ``doublings`` slope: the dict of :func:`voxmem_analysis.analysis.scaling_model.fit_doubling_gee`."""
     from scipy.stats import norm
 
     X, names = model_design(data["doublings"].to_numpy(), data["model"].to_numpy())

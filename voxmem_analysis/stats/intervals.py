@@ -13,41 +13,19 @@ __all__ = ["wilson_interval"]
 
 @ci_level_alias
 def wilson_interval(successes: Any, n: Any, *, ci_level: float = 0.95) -> pd.DataFrame:
-    """Wilson score interval for binomial proportions (vectorised).
-
-    Parameters
-    ----------
-    successes : int or array-like of int
-        Number of successes (e.g. correct answers).
-    n : int or array-like of int
-        Number of trials; broadcast against ``successes``.
-    ci_level : float, default 0.95
-        Confidence level (``ci=`` is its deprecated name).
+    """Wilson score interval of the proportions ``successes / n`` (ints or arrays, broadcast together; ``ci=``: the
+    deprecated name of ``ci_level``).
 
     Returns
     -------
     pandas.DataFrame
-        One row per (broadcast) element, columns:
-
-        - ``successes`` -- successes (int);
-        - ``n`` -- trials (int);
-        - ``proportion`` -- ``successes / n`` (NaN when ``n == 0``);
-        - ``ci_low``, ``ci_high`` -- Wilson interval endpoints, within [0, 1] (NaN when
-          ``n == 0``);
-        - ``ci_level`` -- the confidence level.
+        One row per (broadcast) element: ``successes``, ``n``, ``proportion`` (NaN when ``n == 0``), ``ci_low``,
+        ``ci_high`` (within [0, 1]; NaN when ``n == 0``), ``ci_level``.
 
     Notes
     -----
-    ``(x + z^2/2) / (n + z^2) +- z / (n + z^2) sqrt(x (n - x) / n + z^2 / 4)`` (``statsmodels``'
-    ``proportion_confint(method="wilson")``).
-
-    Examples
-    --------
-    >>> wilson_interval([0, 18, 30], [30, 30, 30]).round(4)
-       successes   n  proportion  ci_low  ci_high  ci_level
-    0          0  30         0.0  0.0000   0.1135      0.95
-    1         18  30         0.6  0.4232   0.7541      0.95
-    2         30  30         1.0  0.8865   1.0000      0.95
+    ``(x + z^2/2) / (n + z^2) -/+ z / (n + z^2) sqrt(x (n - x) / n + z^2 / 4)`` (Wilson 1927), by statsmodels'
+    ``proportion_confint(method="wilson")``.
     """
     ci = check_ci_level(ci_level)
     x = as_float_vector(np.atleast_1d(np.asarray(successes)), "successes")
@@ -55,8 +33,7 @@ def wilson_interval(successes: Any, n: Any, *, ci_level: float = 0.95) -> pd.Dat
     try:
         x, m = np.broadcast_arrays(x, m)
     except ValueError:
-        require(False, f"successes and n cannot be broadcast together: lengths {x.size} and "
-                f"{m.size}", field="n")
+        require(False, f"successes and n cannot be broadcast together: lengths {x.size} and " f"{m.size}", field="n")
     require(np.isfinite(x).all() and np.isfinite(m).all(),
             "successes and n must be finite (no NaN)", field="successes")
     require((x == np.round(x)).all() and (m == np.round(m)).all(),

@@ -1,10 +1,6 @@
-"""The statistics of paired per-series accuracies the bootstrap engine computes (paper Appendix D.4).
-
-A :class:`Statistic` is a named function ``f(baseline, comparison) -> values`` of two ``(m, k)``
-accuracy arrays (``k`` series, ``m`` samples: the replicates, or the original sample).  The factories
-:func:`difference`, :func:`ratio` (one series) and :func:`mean_difference`, :func:`mean_ratio`,
-:func:`mean_level` (the mean over series first) build them; :data:`STATISTICS` names the built-ins;
-:func:`resolve_statistics` turns what a caller passed (names, objects, callables, a mapping) into a list.
+"""The statistics of paired per-series accuracies the bootstrap computes (paper Appendix D.4): a
+:class:`Statistic` is a named function of two ``(m, k)`` accuracy arrays (``k`` series on ``m`` samples); the
+factories build them, :data:`STATISTICS` names the built-ins, :func:`resolve_statistics` reads what a caller gave.
 """
 from __future__ import annotations
 
@@ -25,23 +21,11 @@ StatFunc = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 @dataclass(frozen=True)
 class Statistic:
-    """A named statistic of paired per-series accuracies: ``func(baseline, comparison)`` of two ``(m, k)`` float
-    arrays (the accuracies of ``k`` series on ``m`` samples: the replicates, or the sample) returning ``(m,)``; a
-    non-finite value marks a replicate invalid.  ``name`` is the ``statistic`` column; ``description`` says it.
-    ``exact``: the same statistic on object arrays of :class:`fractions.Fraction` (exact accuracies from counts), so
-    BCa decides ties and the jackknife exactly (:mod:`voxmem_analysis.stats.exact`).  ``linear``: ``(w_b, w_c)`` when
-    it is the mean over series of ``w_b * baseline + w_c * comparison`` (the built-in differences and levels): its
-    bootstrap distribution is then computed exactly (:func:`voxmem_analysis.stats.endpoints.sum_distribution`), and
-    a bootstrap without variation has an interval (:func:`voxmem_analysis.stats.endpoints.edge_interval`).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> odds = Statistic("log_odds_ratio", lambda b, c: np.log(
-    ...     (c.mean(1) / (1 - c.mean(1))) / (b.mean(1) / (1 - b.mean(1)))))
-    >>> float(odds(np.array([[0.5]]), np.array([[0.5]]))[0])
-    0.0
-    """
+    """``func(baseline, comparison)`` of two ``(m, k)`` accuracy arrays returning ``(m,)`` (a non-finite value marks
+    a replicate invalid), named ``name`` (the ``statistic`` column).  ``exact``: the same on object arrays of
+    :class:`fractions.Fraction`, so BCa decides ties and the jackknife exactly (:mod:`.exact`); ``linear``:
+    ``(w_b, w_c)`` when it is the mean over series of ``w_b * baseline + w_c * comparison``, so its bootstrap
+    law is computed exactly and a bootstrap without variation gets an interval (:mod:`.endpoints`)."""
 
     name: str
     func: StatFunc
@@ -53,35 +37,24 @@ class Statistic:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             out = np.asarray(self.func(baseline, comparison), dtype=float)
         m = baseline.shape[0]
-        require(out.shape == (m,),
-                f"statistic {self.name!r} must return an array of shape ({m},) for inputs of "
+        require(out.shape == (m,), f"statistic {self.name!r} must return an array of shape ({m},) for inputs of "
                 f"shape {baseline.shape}, got shape {out.shape}", field="statistics")
         return out
 
 
 def _times(factor: float, arr: np.ndarray) -> np.ndarray:
-    """``factor * arr``; exactly (the factor as a Fraction) when ``arr`` holds Fractions."""
+    """``factor * arr``, exactly when ``arr`` holds Fractions."""
     return (Fraction(factor) if arr.dtype == object else factor) * arr
 
 
 def _single(arr: np.ndarray, name: str) -> np.ndarray:
-    require(arr.shape[1] == 1,
-            f"statistic {name!r} is per-series and needs exactly one series (k == 1), got "
+    require(arr.shape[1] == 1, f"statistic {name!r} is per-series and needs exactly one series (k == 1), got "
             f"k = {arr.shape[1]}; use the mean_* variant or aggregate=None", field="statistics")
     return arr[:, 0]
 
 
 def difference(*, scale: float = 100.0, reverse: bool = False, name: str = "drop") -> Statistic:
-    """Per-series difference ``scale * (baseline - comparison)`` (``k`` must be 1).
-
-    The one-series form of :func:`mean_difference`, with the same parameters:
-    :math:`\\hat\\theta = s\\,(\\bar b - \\bar c)`, with :math:`\\bar b, \\bar c` the series'
-    accuracies at baseline and comparison on its paired items.
-
-    >>> import numpy as np
-    >>> float(difference()(np.array([[0.5]]), np.array([[0.3]]))[0])
-    20.0
-    """
+    """``scale * (baseline - comparison)`` of one series (``reverse``: the other way), labelled ``name``."""
     sign = -1.0 if reverse else 1.0
 
     def f(b: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -92,15 +65,7 @@ def difference(*, scale: float = 100.0, reverse: bool = False, name: str = "drop
 
 
 def ratio(*, name: str = "retention") -> Statistic:
-    """Per-series ratio ``comparison / baseline`` (``k`` must be 1), labelled *name*.
-
-    The one-series form of :func:`mean_ratio`: :math:`\\hat\\theta = \\bar c / \\bar b`; undefined
-    (NaN, counted in ``n_invalid``) when :math:`\\bar b = 0`.
-
-    >>> import numpy as np
-    >>> float(ratio()(np.array([[0.5]]), np.array([[0.3]]))[0])
-    0.6
-    """
+    """``comparison / baseline`` of one series (NaN, counted invalid, when the baseline is 0)."""
 
     def f(b: np.ndarray, c: np.ndarray) -> np.ndarray:
         return _single(c, name) / _single(b, name)
@@ -108,16 +73,8 @@ def ratio(*, name: str = "retention") -> Statistic:
     return Statistic(name, f, "comparison / baseline", exact=f)
 
 
-def mean_difference(*, scale: float = 100.0, reverse: bool = False,
-                    name: str = "drop") -> Statistic:
-    """Mean over series, then difference: ``scale * (mean_k baseline - mean_k comparison)`` (``reverse``: comparison
-    minus baseline; ``scale`` 100 gives percentage points), the mean of the per-series differences, labelled ``name``.
-
-    >>> import numpy as np
-    >>> b, c = np.array([[0.6, 0.4]]), np.array([[0.3, 0.3]])
-    >>> float(mean_difference()(b, c)[0])
-    20.0
-    """
+def mean_difference(*, scale: float = 100.0, reverse: bool = False, name: str = "drop") -> Statistic:
+    """``scale * (mean_k baseline - mean_k comparison)`` (``reverse``: the other way; ``scale`` 100: points)."""
     sign = -1.0 if reverse else 1.0
 
     def f(b: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -128,17 +85,7 @@ def mean_difference(*, scale: float = 100.0, reverse: bool = False,
 
 
 def mean_ratio(*, name: str = "retention") -> Statistic:
-    """Mean over series, then ratio: ``mean_k comparison / mean_k baseline``, labelled *name*.
-
-    :math:`\\hat\\theta = \\sum_j \\bar c_j / \\sum_j \\bar b_j` (a ratio of means, as the
-    paper's evidence-type rows of Table 18; not the mean of per-series ratios).  NaN when
-    the mean baseline accuracy is 0.
-
-    >>> import numpy as np
-    >>> b, c = np.array([[0.6, 0.4]]), np.array([[0.3, 0.3]])
-    >>> float(mean_ratio()(b, c)[0])
-    0.6
-    """
+    """``mean_k comparison / mean_k baseline``: a ratio of means, as Table 18's evidence rows (NaN at a 0 baseline)."""
 
     def f(b: np.ndarray, c: np.ndarray) -> np.ndarray:
         return c.mean(axis=1) / b.mean(axis=1)
@@ -146,17 +93,10 @@ def mean_ratio(*, name: str = "retention") -> Statistic:
     return Statistic(name, f, "mean comparison / mean baseline over series", exact=f)
 
 
-def mean_level(which: str = "baseline", *, scale: float = 100.0,
-               name: str | None = None) -> Statistic:
-    """Mean accuracy over series at one condition (``which``: ``"baseline"`` or ``"comparison"``), times ``scale``
-    (100 gives %), labelled ``name`` (default: ``which``).
-
-    >>> import numpy as np
-    >>> float(mean_level("comparison")(np.array([[0.5]]), np.array([[0.25]]))[0])
-    25.0
-    """
-    require(which in ("baseline", "comparison"),
-            f"which must be 'baseline' or 'comparison', got {which!r}", field="which")
+def mean_level(which: str = "baseline", *, scale: float = 100.0, name: str | None = None) -> Statistic:
+    """``scale`` times the mean accuracy over series at ``which`` condition (``baseline``, ``comparison``)."""
+    require(which in ("baseline", "comparison"), f"which must be 'baseline' or 'comparison', got {which!r}",
+            field="which")
     idx = 0 if which == "baseline" else 1
 
     def f(b: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -166,8 +106,7 @@ def mean_level(which: str = "baseline", *, scale: float = 100.0,
                      linear=(scale, 0.0) if idx == 0 else (0.0, scale))
 
 
-#: Built-in statistics by name.  All average over the series first, so they apply to one
-#: series (``aggregate=None``) and to the mean over series (``aggregate="mean"``) alike.
+#: Built-in statistics by name; all average over the series first, so they serve one series and the mean alike.
 STATISTICS: dict[str, Statistic] = {
     "drop": mean_difference(scale=100.0, name="drop"),
     "change": mean_difference(scale=100.0, reverse=True, name="change"),
@@ -190,8 +129,7 @@ def resolve_statistics(statistics: Any) -> list[Statistic]:
                 "statistics must be a name, a Statistic, a callable, a sequence of these or a "
                 f"mapping name -> callable; got {type(statistics).__name__}", field="statistics")
         items = [(None, v) for v in statistics]
-    require(len(items) > 0, "statistics is empty; give at least one statistic",
-            field="statistics")
+    require(len(items) > 0, "statistics is empty; give at least one statistic", field="statistics")
     out: list[Statistic] = []
     for label, s in items:
         if isinstance(s, str):
@@ -207,6 +145,5 @@ def resolve_statistics(statistics: Any) -> list[Statistic]:
             s = dataclasses.replace(s, name=label)
         out.append(s)
     names = [s.name for s in out]
-    require(len(set(names)) == len(names), f"statistic names must be unique, got {names}",
-            field="statistics")
+    require(len(set(names)) == len(names), f"statistic names must be unique, got {names}", field="statistics")
     return out

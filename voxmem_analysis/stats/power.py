@@ -1,19 +1,12 @@
 """Power of a paired comparison of two accuracies on the same items (McNemar design).
 
-Only discordant items carry information: with ``p10`` (first right, second wrong) and ``p01`` the reverse, the
-discordance is ``psi = p10 + p01`` and the difference ``delta = p10 - p01``.  Two methods (``method=``, and the
-columns of :func:`power_summary`):
-
-* ``"normal"``: the normal approximation of McNemar's test (Connor 1987, Biometrics 43: 207-211), per item null
-  SD ``sqrt(psi)`` and alternative ``sqrt(psi - delta^2)``, by ``statsmodels.stats.power``
-  (``normal_power_het`` counting both tails, ``normal_sample_size_one_tail``: Connor's formula);
-* ``"exact"``: the exact conditional McNemar test the workbook runs (:func:`voxmem_analysis.stats.mcnemar_exact`):
-  given ``d`` discordant pairs it rejects when ``n10 <= c_d`` or ``n10 >= d - c_d`` (``c_d`` the largest ``k``
-  with ``2 P(Bin(d, 1/2) <= k) <= alpha``); its power sums over ``D ~ Bin(n, psi)`` and ``n10 ~ Bin(d, p10 /
-  psi)`` exactly (terms below 1e-15 at either end left out).
-
-The discrete test is conservative: at 799 items and discordance 0.199 the normal MDD is 4.41 points, where the
-exact test's power is 0.78 (its own MDD 4.52).  The MDD solves power = target for ``delta`` (``brentq``).
+Only discordant items inform: with ``p10`` (first right, second wrong) and ``p01``, the discordance is ``psi = p10 +
+p01`` and the difference ``delta = p10 - p01``.  ``method="normal"``: the normal approximation of McNemar's test
+(Connor 1987, Biometrics 43: 207-211; null SD ``sqrt(psi)``, alternative ``sqrt(psi - delta^2)``), by
+``statsmodels.stats.power``; ``"exact"``: the exact conditional test the workbook runs (it rejects at ``n10 <=
+c_d`` or ``n10 >= d - c_d`` given ``d`` discordant pairs), its power summed exactly over ``D ~ Bin(n, psi)`` and
+``n10 ~ Bin(d, p10 / psi)`` (terms below 1e-15 at either end left out).  The exact test is conservative: at 799
+items and discordance 0.199 the normal MDD is 4.41 points, where its power is 0.78 (its own MDD 4.52).
 """
 from __future__ import annotations
 
@@ -22,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from voxmem_analysis.stats._validation import require
+from voxmem_analysis.stats._validation import require, whole_number
 
 __all__ = ["paired_power", "minimum_detectable_difference", "items_needed", "power_summary", "POWER_METHODS",
            "mcnemar_critical_values"]
@@ -53,23 +46,14 @@ def _check_difference(difference: Any, psi: float) -> float:
     return d
 
 
-def _check_n(n: Any) -> int:
-    require(isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 1,
-            f"n must be a positive integer, got {n!r}", field="n")
-    return int(n)
-
-
 def _check_method(method: Any) -> str:
     require(method in POWER_METHODS, f"method must be one of {POWER_METHODS}, got {method!r}", field="method")
     return method
 
 
 def mcnemar_critical_values(d: Any, alpha: float) -> np.ndarray:
-    """``c_d``: the largest ``k`` with ``2 P(Bin(d, 1/2) <= k) <= alpha`` (-1 when no split of ``d``
-    discordant pairs can reject); the exact test rejects when ``n10 <= c_d`` or ``n10 >= d - c_d``.
-
-    A p-value equal to ``alpha`` up to rounding (relative 1e-12) rejects.
-    """
+    """``c_d``: the largest ``k`` with ``2 P(Bin(d, 1/2) <= k) <= alpha`` (up to 1e-12 relative; -1 when ``d``
+    discordant pairs cannot reject)."""
     from scipy.stats import binom
 
     d = np.asarray(d, dtype=np.int64)
@@ -88,7 +72,7 @@ def _reject_given_d(d: np.ndarray, pi: float, alpha: float) -> np.ndarray:
 
 
 def _d_window(n: int, psi: float) -> np.ndarray:
-    """Discordant-pair counts with probability above :data:`_TAIL` at either end (all for small n)."""
+    """Discordant-pair counts of probability above :data:`_TAIL` at either end (all for small n)."""
     from scipy.stats import binom
 
     if n <= 50:
@@ -106,35 +90,12 @@ def _exact_power(d: float, n: int, psi: float, alpha: float) -> float:
 
 def paired_power(difference: float, n: int, discordance: float, *, alpha: float = 0.05,
                  method: str = "normal") -> float:
-    """Power of the two-sided paired test to detect an accuracy ``difference`` (a share, e.g. 0.03).
-
-    Parameters
-    ----------
-    difference : float
-        :math:`|\\delta|`, as a share of items (0.03 = 3 points); at most the discordance.
-    n : int
-        Items compared.
-    discordance : float
-        :math:`\\psi`, share of items on which the two disagree.
-    alpha : float
-        Two-sided level.
-    method : {"normal", "exact"}, default "normal"
-        Connor's normal approximation, or the exact conditional McNemar test (module docstring).
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> round(paired_power(0.05, 799, 0.20, alpha=0.05), 3)
-    0.886
-    >>> round(paired_power(0.0441198, 799, 0.198742, method="exact"), 4)
-    0.7807
-    """
+    """Power of the two-sided paired test to detect an accuracy ``difference`` (a share: 0.03 = 3 points, at most
+    the ``discordance``, the share of items the two disagree on) on ``n`` items; ``method``: ``normal`` or
+    ``exact`` (module docstring)."""
     psi, alpha, _ = _check(discordance, alpha, 0.5)
     d = _check_difference(difference, psi)
-    n = _check_n(n)
+    n = whole_number(n, "n")
     if _check_method(method) == "exact":
         return _exact_power(d, n, psi, alpha)
     from statsmodels.stats.power import normal_power_het  # lazy: statsmodels imports slowly
@@ -145,46 +106,24 @@ def paired_power(difference: float, n: int, discordance: float, *, alpha: float 
 
 def minimum_detectable_difference(n: int, discordance: float, *, alpha: float = 0.05,
                                   power: float = 0.8, method: str = "normal") -> float:
-    """Smallest accuracy difference (share of items) detected with the given power on ``n`` items.
-
-    ``method`` as in :func:`paired_power`.  Returns NaN when even the largest possible difference
-    (:math:`\\delta = \\psi`: every discordant item goes one way) is not detected with that power.
-
-    Examples
-    --------
-    >>> round(100 * minimum_detectable_difference(799, 0.20), 2)   # in points
-    4.43
-    >>> round(100 * minimum_detectable_difference(799, 0.20, method="exact"), 2)
-    4.53
-    """
+    """Smallest accuracy difference (a share) detected with ``power`` on ``n`` items (``brentq``); NaN when even
+    every discordant item going one way is not."""
     from scipy.optimize import brentq
 
     psi, alpha, power = _check(discordance, alpha, power)
-    n = _check_n(n)
+    n = whole_number(n, "n")
     method = _check_method(method)
     top = psi * (1 - 1e-9)
     if paired_power(top, n, psi, alpha=alpha, method=method) < power:
         return float("nan")
-    return float(brentq(lambda d: paired_power(d, n, psi, alpha=alpha, method=method) - power, 1e-9, top,
-                        xtol=1e-12))
+    return float(brentq(lambda d: paired_power(d, n, psi, alpha=alpha, method=method) - power, 1e-9, top, xtol=1e-12))
 
 
 def items_needed(difference: float, discordance: float, *, alpha: float = 0.05, power: float = 0.8,
                  method: str = "normal") -> int:
-    """Items needed to detect ``difference`` (share) with the given power.
-
-    ``"normal"``: Connor's formula, rounded up.  ``"exact"``: the smallest ``n`` whose exact power
-    reaches the target, found by doubling and bisection from the normal ``n`` and then checked over the
-    next 200 sizes (the power of a discrete test can dip as ``n`` grows -- markedly when every item
-    is discordant, :math:`\\psi = 1`; the answer is the first ``n`` after the last dip found).
-
-    Examples
-    --------
-    >>> items_needed(0.03, 0.20)
-    1742
-    >>> items_needed(0.03, 0.20, method="exact")
-    1800
-    """
+    """Items needed to detect ``difference`` (a share) with ``power``: Connor's formula rounded up (``normal``), or
+    the smallest ``n`` whose exact power reaches it (``exact``: doubling and bisection from the normal ``n``,
+    then the next 200 sizes checked, since a discrete test's power can dip as ``n`` grows)."""
     psi, alpha, power = _check(discordance, alpha, power)
     d = _check_difference(difference, psi)
     from statsmodels.stats.power import normal_sample_size_one_tail
@@ -198,11 +137,7 @@ def items_needed(difference: float, discordance: float, *, alpha: float = 0.05, 
 
 
 def _exact_items(d: float, psi: float, alpha: float, power: float, start: int) -> int:
-    """Smallest ``n`` with exact power >= ``power`` (see :func:`items_needed`).
-
-    The rejection probability given ``D`` discordant pairs does not depend on ``n``: the powers of
-    several sizes are one matrix product over the counts ``D`` they can have.
-    """
+    """Smallest ``n`` of exact power >= ``power``; powers of several sizes are one product over the counts ``D``."""
     from scipy.stats import binom
 
     pi = (psi + d) / (2 * psi)
@@ -228,17 +163,18 @@ def _exact_items(d: float, psi: float, alpha: float, power: float, start: int) -
 
 def power_summary(n: int, discordance: float, *, target: float | None = None, alpha: float = 0.05,
                   power: float = 0.8) -> pd.DataFrame:
-    """One row, each number named after the method that gives it (module docstring).
+    """The power analysis of ``n`` items at ``discordance``, one row.
 
-    Columns: ``n, discordance, alpha, power``; ``mdd_normal`` (Connor's normal approximation, a
-    share), ``power_exact_at_mdd_normal`` (the exact McNemar test's power at that difference: below
-    ``power``, the exact test being conservative), ``mdd_exact`` (the smallest difference whose exact
-    power reaches ``power``); with ``target`` (a share): ``target``, ``items_needed_normal``,
-    ``items_needed_exact``, ``power_at_target_normal``, ``power_at_target_exact``.
+    Returns
+    -------
+    pandas.DataFrame
+        ``n, discordance, alpha, power``; ``mdd_normal`` (Connor's MDD, a share), ``power_exact_at_mdd_normal``
+        (the exact test's power there: below ``power``), ``mdd_exact``; with ``target`` (a share) also
+        ``target, items_needed_normal, items_needed_exact, power_at_target_normal, power_at_target_exact``.
     """
     psi, alpha, power = _check(discordance, alpha, power)
     mdd = minimum_detectable_difference(n, psi, alpha=alpha, power=power)
-    row = {"n": _check_n(n), "discordance": psi, "alpha": alpha, "power": power, "mdd_normal": mdd,
+    row = {"n": whole_number(n, "n"), "discordance": psi, "alpha": alpha, "power": power, "mdd_normal": mdd,
            "power_exact_at_mdd_normal": (paired_power(mdd, n, psi, alpha=alpha, method="exact")
                                          if np.isfinite(mdd) else float("nan")),
            "mdd_exact": minimum_detectable_difference(n, psi, alpha=alpha, power=power, method="exact")}

@@ -1,25 +1,21 @@
-"""The resampling engine of every bootstrap: count matrices and resampled sums.
-
-A resample is a vector of multiplicities ``c`` (how often each unit was drawn); ``n_boot`` of them
-stacked are the count matrix ``C`` (:func:`iter_bootstrap_counts`, block by block;
-:func:`shared_bootstrap_counts`, drawn once per process), and resampled sums are products
-``C @ A`` (:func:`resampled_sums`).  :func:`bootstrap_means` is the raw engine on one matrix.
-"""
+"""The resampling engine of every bootstrap: the count matrix ``C`` (``C[r, i]``: how often unit ``i`` was drawn
+in resample ``r``; :func:`iter_bootstrap_counts`, :func:`shared_bootstrap_counts`) and resampled sums ``C @ A``
+(:func:`resampled_sums`); :func:`bootstrap_means` on one matrix."""
 from __future__ import annotations
 
-import contextlib
+import functools
 import threading
 from typing import Any, Iterable, Iterator, NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from voxmem_analysis.stats._validation import as_float_matrix, require
+from voxmem_analysis.stats._validation import as_float_matrix, require, whole_number
 from voxmem_analysis.stats.resources import check_bootstrap_memory
 from voxmem_analysis.stats.settings import BootstrapSettings, check_n_boot_seed
 
 __all__ = ["BootstrapMeans", "iter_bootstrap_counts", "shared_bootstrap_counts", "bootstrap_means",
-           "strata_codes", "resampled_sums", "combine_mask"]
+           "strata_codes", "resampled_sums", "combine_mask", "one_blas_thread", "constant_within"]
 
 #: Upper bound on the number of ``int64`` draws held at once (rows x items of one block).
 _BLOCK_CELLS = 4_000_000
@@ -40,31 +36,21 @@ def strata_codes(strata: Any, n: int) -> np.ndarray | None:
 
 def iter_bootstrap_counts(n_units: int, *, n_boot: int = 10_000, seed: int = 0,
                           strata: Any = None, clusters: Any = None) -> Iterator[np.ndarray]:
-    """Yield the bootstrap count matrix ``C`` in blocks of resamples: ``counts[r, i]`` (float64) is how often unit
-    ``i`` was drawn in resample ``r``.
+    """The bootstrap count matrix ``C`` (float64, ``C[r, i]``: how often unit ``i`` was drawn in resample ``r``), in
+    blocks of resamples.
 
-    ``strata`` (one label per unit): units drawn within each stratum, keeping its size.  ``clusters`` (one label
-    per unit, e.g. the question family): whole clusters drawn (within strata, constant within a cluster), every
-    unit of a drawn cluster getting its count.  A row is multinomial(n, 1/n), drawn as ``n`` uniform int32 indices
-    counted by ``bincount``, block by block (at most 1,000 rows and 4 million draws), strata in sorted label order:
-    ``C`` depends only on ``n_units, n_boot, seed`` and the strata.
-
-    >>> import numpy as np
-    >>> C = np.vstack(list(iter_bootstrap_counts(5, n_boot=3, seed=1)))
-    >>> C.shape, C.sum(axis=1).tolist()
-    ((3, 5), [5.0, 5.0, 5.0])
+    ``strata`` (a label per unit): units drawn within each stratum, keeping its size; ``clusters`` (a label per
+    unit, constant strata within one): whole clusters drawn, each unit getting its cluster's count.  A row is
+    multinomial(n, 1/n), drawn as ``n`` uniform int32 indices counted by ``bincount``, in blocks of at most 1,000
+    rows and 4 million draws, strata in sorted order: ``C`` depends only on ``n_units, n_boot, seed``, strata.
     """
-    require(isinstance(n_units, (int, np.integer)) and 1 <= n_units < 2**31,
-            f"n_units must be a positive integer, got {n_units!r}", field="n_units")
+    n_units = whole_number(n_units, "n_units", high=2**31)
     n_boot, seed = check_n_boot_seed(n_boot, seed)
-    n_units = int(n_units)
     if clusters is not None:
-        yield from _cluster_counts(n_units, n_boot=n_boot, seed=seed, strata=strata,
-                                   clusters=clusters)
+        yield from _cluster_counts(n_units, n_boot=n_boot, seed=seed, strata=strata, clusters=clusters)
         return
     codes = strata_codes(strata, n_units)
-    members = None if codes is None else [np.flatnonzero(codes == s)
-                                          for s in range(int(codes.max()) + 1)]
+    members = None if codes is None else [np.flatnonzero(codes == s) for s in range(int(codes.max()) + 1)]
     rng = np.random.default_rng(seed)
     block = int(max(1, min(_BLOCK_ROWS, _BLOCK_CELLS // n_units)))
     for start in range(0, n_boot, block):
@@ -89,15 +75,13 @@ _SHARED_COUNTS_LOCK = threading.Lock()
 
 def shared_bootstrap_counts(n_units: int, *, n_boot: int = 10_000, seed: int = 0,
                             strata: Any = None) -> Iterable[np.ndarray]:
-    """The blocks of :func:`iter_bootstrap_counts` ``(n_units, n_boot=, seed=, strata=)``, drawn once per process and
-    shared as read-only arrays (an analysis slicing by model and subtype asks for the same matrix once per model).
-    Keyed by ``n_units, n_boot, seed`` and the strata partition; at most :data:`_SHARED_COUNTS_BYTES` kept (least
-    recently used out); a matrix over half of it is streamed instead, so memory stays bounded."""
-    require(isinstance(n_units, (int, np.integer)) and 1 <= n_units < 2**31,
-            f"n_units must be a positive integer, got {n_units!r}", field="n_units")
+    """The blocks of :func:`iter_bootstrap_counts`, drawn once per process and shared read-only (an analysis slicing
+    by model asks for the same matrix once per model); at most :data:`_SHARED_COUNTS_BYTES` kept (least recently
+    used out), a matrix over half of it drawn afresh."""
+    n_units = whole_number(n_units, "n_units", high=2**31)
     n_boot, seed = check_n_boot_seed(n_boot, seed)
-    codes = strata_codes(strata, int(n_units))
-    size = int(n_boot) * int(n_units) * 8
+    codes = strata_codes(strata, n_units)
+    size = n_boot * n_units * 8
     if size > _SHARED_COUNTS_BYTES // 2:
         return iter_bootstrap_counts(n_units, n_boot=n_boot, seed=seed, strata=codes)
     key = (int(n_units), n_boot, seed, None if codes is None else codes.astype(np.int64).tobytes())
@@ -115,35 +99,38 @@ def shared_bootstrap_counts(n_units: int, *, n_boot: int = 10_000, seed: int = 0
     return blocks
 
 
-def _cluster_counts(n_units: int, *, n_boot: int, seed: int, strata: Any,
-                    clusters: Any) -> Iterator[np.ndarray]:
-    """Cluster-level count matrix blocks expanded to the units (see iter_bootstrap_counts)."""
+def _cluster_counts(n_units: int, *, n_boot: int, seed: int, strata: Any, clusters: Any) -> Iterator[np.ndarray]:
+    """Count matrix blocks of whole clusters, expanded to their units."""
     ccodes = strata_codes(clusters, n_units)
     require(ccodes is not None, "clusters must give one label per unit", field="clusters")
     n_clusters = int(ccodes.max()) + 1
     cstrata = None
     if strata is not None:
-        scodes = strata_codes(strata, n_units)
-        per = pd.DataFrame({"c": ccodes, "s": scodes})
-        nun = per.groupby("c")["s"].nunique()
-        require((nun <= 1).all(), f"strata must be constant within a cluster; "
-                f"{int((nun > 1).sum())} cluster(s) span several strata", field="strata")
-        cstrata = per.drop_duplicates("c").sort_values("c")["s"].to_numpy()
+        cstrata = constant_within(strata_codes(strata, n_units), ccodes, "strata must be constant within a cluster; "
+                                  "{n} cluster(s) span several strata", "strata")
     for Cc in iter_bootstrap_counts(n_clusters, n_boot=n_boot, seed=seed, strata=cstrata):
         yield Cc[:, ccodes]
 
 
+def constant_within(values, groups, message: str, field: str, *, dropna: bool = True) -> np.ndarray:
+    """The value of ``values`` in each group of ``groups`` (in sorted order); :class:`StatsInputError` ``message``
+    (``{n}``: the groups holding several values) when one is not constant."""
+    per = pd.DataFrame({"g": groups, "v": values})
+    several = int((per.groupby("g")["v"].nunique(dropna=dropna) > 1).sum())
+    require(several == 0, message.format(n=several), field=field)
+    return per.drop_duplicates("g").sort_values("g")["v"].to_numpy()
+
+
 def resampled_sums(A: np.ndarray, run: BootstrapSettings, *, strata: np.ndarray | None,
                    clusters: np.ndarray | None = None) -> np.ndarray:
-    """``C @ A`` for the count matrix of ``run`` (its ``n_boot``, ``seed``), ``strata`` and ``clusters``, block by
-    block; ``run.progress(done, n_boot)`` after each block."""
+    """``C @ A`` for the count matrix of ``run`` (``n_boot``, ``seed``), ``strata`` and ``clusters``, block by block
+    (``run.progress(done, n_boot)`` after each)."""
     out = np.empty((run.n_boot, A.shape[1]), dtype=np.float64)
     r = 0
     if clusters is not None:  # C @ A == Cc @ (A summed within clusters): far fewer columns
         A = pd.DataFrame(A).groupby(clusters, sort=True).sum().to_numpy()
-        strata = None if strata is None else pd.Series(strata).groupby(
-            clusters, sort=True).first().to_numpy()
-    with _single_threaded_blas():
+        strata = None if strata is None else pd.Series(strata).groupby( clusters, sort=True).first().to_numpy()
+    with one_blas_thread():
         for C in shared_bootstrap_counts(A.shape[0], n_boot=run.n_boot, seed=run.seed, strata=strata):
             out[r:r + C.shape[0]] = C @ A
             r += C.shape[0]
@@ -152,32 +139,23 @@ def resampled_sums(A: np.ndarray, run: BootstrapSettings, *, strata: np.ndarray 
     return out
 
 
-def _single_threaded_blas():
-    """Context limiting BLAS to one thread (if threadpoolctl is installed).
+@functools.lru_cache(maxsize=1)
+def _blas():
+    from threadpoolctl import ThreadpoolController  # scanning the loaded libraries costs ms: once
 
-    The products here are thin (``A`` has a few dozen columns); multi-threaded OpenBLAS gains
-    nothing on them and, on a loaded machine, was measured 20x slower than one thread.
-    """
-    global _BLAS_CONTROLLER
-    if _BLAS_CONTROLLER is None:
-        try:
-            from threadpoolctl import ThreadpoolController
-        except ImportError:  # pragma: no cover - optional dependency
-            _BLAS_CONTROLLER = False
-        else:  # scanning the loaded libraries costs ~4 ms: do it once
-            _BLAS_CONTROLLER = ThreadpoolController()
-    if _BLAS_CONTROLLER is False:
-        return contextlib.nullcontext()
-    return _BLAS_CONTROLLER.limit(limits=1, user_api="blas")
+    return ThreadpoolController()
 
 
-_BLAS_CONTROLLER = None
+def one_blas_thread():
+    """A context limiting BLAS to one thread: the products here are thin, and multi-threaded OpenBLAS was measured
+    3-20x slower than one thread on two loaded cores."""
+    return _blas().limit(limits=1, user_api="blas")
 
 
 class BootstrapMeans(NamedTuple):
-    """Result of :func:`bootstrap_means`: the masked mean of each column on the sample (``estimate``, shape (k,))
-    and on every resample (``replicates``, (n_boot, k); NaN where a resample has no observation of it), the
-    observations per column (``n``) and the resampling units (``n_units``, rows with an observation)."""
+    """Result of :func:`bootstrap_means`: the masked column means on the sample (``estimate``, (k,)) and on every
+    resample (``replicates``, (n_boot, k); NaN without an observation), observations per column (``n``) and
+    resampling units (``n_units``)."""
 
     estimate: np.ndarray
     replicates: np.ndarray
@@ -187,19 +165,10 @@ class BootstrapMeans(NamedTuple):
 
 def bootstrap_means(values: Any, mask: Any = None, *, n_boot: int = 10_000, seed: int = 0,
                     strata: Any = None) -> BootstrapMeans:
-    """Bootstrap the masked column means of a per-item matrix (NaN = missing; ``mask`` ANDed with it), resampling
-    rows (within ``strata``): ``(C W) / (C M)`` for the count matrix ``C``, one product for all columns.  Rows without
-    an observation are dropped first.  Returns :class:`BootstrapMeans`.
-
-    >>> import numpy as np
-    >>> res = bootstrap_means(np.array([[1.0, 0.0], [0.0, np.nan], [1.0, 1.0]]),
-    ...                       n_boot=200, seed=0)
-    >>> res.estimate.round(3).tolist(), res.n.tolist(), res.replicates.shape
-    ([0.667, 0.5], [3, 2], (200, 2))
-    """
+    """Bootstrap of the masked column means of a per-item matrix (NaN = missing; ``mask`` ANDed): rows resampled
+    (within ``strata``), ``(C W) / (C M)`` in one product; rows without an observation dropped first."""
     V = as_float_matrix(values, "values")
-    require(not np.isinf(V).any(), "values must be finite (NaN = missing), found inf",
-            field="values")
+    require(not np.isinf(V).any(), "values must be finite (NaN = missing), found inf", field="values")
     M = combine_mask(mask, V.shape, ~np.isnan(V))
     n_boot, seed = check_n_boot_seed(n_boot, seed)
     codes = strata_codes(strata, V.shape[0])

@@ -1,10 +1,9 @@
-"""Resource guard of the bootstrap: refuse, before allocating, what would not fit.
+"""Resource guard of the bootstrap: refuse before allocating what would not fit.
 
-:func:`check_bootstrap_memory` estimates a bootstrap's footprint (``n_boot x columns x 8 bytes x arrays``) and
-raises :class:`~voxmem_analysis.errors.ResourceLimitError`, naming it and the limit, beyond :func:`memory_limit`
-(2 GiB, or :data:`MEMORY_ENV`, e.g. ``VOXMEM_BOOTSTRAP_MEMORY=8GiB``); :func:`check_n_boot` bounds ``n_boot`` by
-:func:`max_n_boot` (1,000,000, or :data:`MAX_N_BOOT_ENV`): beyond it the Monte-Carlo error is far below any
-printed digit.
+:func:`check_bootstrap_memory` raises :class:`~voxmem_analysis.errors.ResourceLimitError` beyond
+:func:`memory_limit` (2 GiB, or :data:`MEMORY_ENV`, e.g. ``VOXMEM_BOOTSTRAP_MEMORY=8GiB``); :func:`check_n_boot`
+bounds ``n_boot`` by :func:`max_n_boot` (1,000,000, or :data:`MAX_N_BOOT_ENV`), beyond which the Monte-Carlo error
+is far below any printed digit.
 """
 from __future__ import annotations
 
@@ -81,19 +80,8 @@ def check_n_boot(n_boot: Any, *, option: str = "n_boot") -> int:
 
 
 def check_bootstrap_memory(n_boot: int, columns: int, *, arrays: int = 2, what: str = "the bootstrap") -> int:
-    """The estimated bytes of a bootstrap; :class:`ResourceLimitError` when above :func:`memory_limit`.
-
-    Parameters
-    ----------
-    n_boot : int
-        Resamples.
-    columns : int
-        Resampled columns (sums or accuracies kept per resample).
-    arrays : int
-        Arrays of shape ``(n_boot, columns)`` alive at the same time.
-    what : str
-        What is being computed, for the message.
-    """
+    """The estimated bytes of ``arrays`` float64 arrays of ``(n_boot, columns)`` alive at once (``what``: what is
+    computed, for the message); :class:`ResourceLimitError` above :func:`memory_limit`."""
     need = bootstrap_memory(n_boot, columns, arrays)
     limit = memory_limit()
     if need > limit:

@@ -6,9 +6,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable
 
-import numpy as np
-
-from voxmem_analysis.stats._validation import check_ci_level, require
+from voxmem_analysis.stats._validation import check_ci_level, require, whole_number
 from voxmem_analysis.stats.resources import check_n_boot
 
 __all__ = ["BootstrapSettings", "PairedSettings", "INTERVALS", "check_n_boot_seed"]
@@ -18,21 +16,16 @@ INTERVALS = ("percentile", "bca")
 
 
 def check_n_boot_seed(n_boot: Any, seed: Any) -> tuple[int, int]:
-    require(isinstance(n_boot, (int, np.integer)) and not isinstance(n_boot, bool)
-            and n_boot >= 1, f"n_boot must be a positive integer, got {n_boot!r}",
-            field="n_boot")
-    check_n_boot(n_boot)
-    require(isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0,
-            f"seed must be a non-negative integer (it is passed to numpy.random.default_rng "
-            f"and reported in the output), got {seed!r}", field="seed")
-    return int(n_boot), int(seed)
+    n_boot = check_n_boot(whole_number(n_boot, "n_boot"))
+    why = " (it is passed to numpy.random.default_rng and reported in the output)"
+    return n_boot, whole_number(seed, "seed", low=0, why=why)
 
 
 @dataclass(frozen=True)
 class BootstrapSettings:
-    """``n_boot`` resamples drawn with ``numpy.random.default_rng(seed)``; intervals at ``ci_level`` with
-    ``interval`` endpoints (:data:`INTERVALS`); ``mc_se``: report each endpoint's Monte-Carlo error;
-    ``progress``: None, or ``progress(done, total)`` called as blocks of resamples of one bootstrap complete."""
+    """``n_boot`` resamples drawn with ``numpy.random.default_rng(seed)``, intervals at ``ci_level`` with
+    ``interval`` endpoints (:data:`INTERVALS`), ``mc_se``: each endpoint's Monte-Carlo error reported,
+    ``progress``: None or ``progress(done, total)`` after each block of resamples."""
 
     n_boot: int = 10_000
     seed: int = 0
@@ -42,8 +35,7 @@ class BootstrapSettings:
     progress: Callable[[int, int], Any] | None = None
 
     def check(self, interval_name: str | None = "interval") -> BootstrapSettings:
-        """The settings, checked (:class:`~voxmem_analysis.errors.StatsInputError` naming the bad one);
-        ``interval_name``: what the caller calls the endpoints (None: it has none)."""
+        """The settings, checked (``interval_name``: what the caller calls the endpoints; None: it has none)."""
         n_boot, seed = check_n_boot_seed(self.n_boot, self.seed)
         ci_level = check_ci_level(self.ci_level)
         require(interval_name is None or self.interval in INTERVALS,

@@ -34,6 +34,8 @@ import pandas as pd
 import polars as pl
 
 from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.analysis.ablation import transcript_ablation
+from voxmem_analysis.synth.judges import harness_to_tidy
 
 __all__ = ["ABLATION_MODEL", "ABLATION_JUDGE", "TABLE2_TARGETS", "AUDIO_NATIVE_TARGET", "TRANSCRIPT_ONLY_SHARE",
            "ablation_counts", "make_ablation", "ablation_calibration_report"]
@@ -191,9 +193,6 @@ def ablation_calibration_report(ablation_rows: pl.DataFrame, *, n_boot: int = 10
 
     Returns ``artifact, row, column, target, achieved, diff, tolerance, within_tolerance,
     rounds_to_target`` (tolerance 0.5 pp; ``n`` exact)."""
-    from voxmem_analysis.analysis.ablation import transcript_ablation
-    from voxmem_analysis.synth.judges import harness_to_tidy
-
     res = transcript_ablation(harness_to_tidy(ablation_rows), n_boot=n_boot, seed=seed)
     t = res.table.set_index("row")
     rows = []

@@ -33,7 +33,9 @@ import re
 import numpy as np
 import pandas as pd
 
-from voxmem_analysis.io.amc import AXES, BENCHMARK_ID, EDIT_TYPES
+from voxmem_analysis.io.amc import AXES, BENCHMARK_ID, EDIT_TYPES, load_amc
+from voxmem_analysis.reproduce.published import published
+from voxmem_analysis.reproduce.scoreboard import reproduction_table
 
 __all__ = ["DEFAULT_SEED", "write_amc_release", "build_amc", "AXIS_TASKS", "SUBSET_TASKS",
            "AUDIO_CUE_TASKS", "N_RUBRICS", "calibration_report", "inconsistencies", "known_misprints",
@@ -54,8 +56,6 @@ PRIMARY_JUDGE = "o4 Mini"
 
 # ----------------------------------------------------------------------------- targets
 def _targets() -> pd.DataFrame:
-    from voxmem_analysis.reproduce.published import published
-
     return published(benchmark="amc")
 
 
@@ -582,9 +582,6 @@ def known_misprints() -> set:
 def calibration_report(path, *, n_boot: int = 0) -> pd.DataFrame:
     """Every published AMC number next to the number recomputed from the release at ``path``
     (``reproduction.csv`` columns of :mod:`voxmem_analysis.reproduce.scoreboard`)."""
-    from voxmem_analysis.io import load_amc
-    from voxmem_analysis.reproduce.scoreboard import reproduction_table
-
     return reproduction_table(load_amc(path), _targets(), n_boot=n_boot)
 
 

@@ -51,6 +51,8 @@ from voxmem_analysis.synth.attribution_solver import solve_counts
 from voxmem_analysis.synth.attribution_targets import (CLASSES, EVS, EXCLUSIONS, MACRO_BOUNDS, MACRO_TARGETS,
                                                        POPULATION, SUBS, TABLE20_CELLS, TABLE20_COUNTS,
                                                        TABLE20_EVIDENCE, WRONG_TIME_STATES, published_targets)
+from voxmem_analysis.synth import design as D
+from voxmem_analysis.synth.counts import read_counts
 
 __all__ = [
     "make_attribution", "calibration_report", "standin_inputs", "write_attribution", "predictions_frame",
@@ -330,9 +332,6 @@ def standin_inputs(seed: int = 0) -> tuple[pl.DataFrame, pl.DataFrame, pd.DataFr
     answerable predictions), plus partial 64K rows of two systems outside the 64K set.
     Responses are placeholders; :func:`make_attribution` rewrites the incorrect ones.
     """
-    from voxmem_analysis.synth import design as D
-    from voxmem_analysis.synth.counts import read_counts
-
     counts = read_counts()
     rng = np.random.default_rng([seed, 40])
     answer_types = {"counting": "number", "matching_resolution": "yes_no", "aggregation_comparison": "categorical",

@@ -9,6 +9,7 @@ from voxmem_analysis.analysis import attribution as A
 from voxmem_analysis.synth.attribution_targets import (CLASSES, EVS, EXCLUSIONS, MACRO_BOUNDS, MACRO_TARGETS,
                                                        POPULATION, SUBS, TABLE20_CELLS, TABLE20_COUNTS,
                                                        TABLE20_EVIDENCE, TARGETS, WRONG_TIME_STATES)
+from voxmem_analysis.io.scoring import apply_scoring
 
 __all__ = ["predictions_frame", "calibration_report"]
 
@@ -16,8 +17,6 @@ __all__ = ["predictions_frame", "calibration_report"]
 # ----------------------------------------------------------------------------- checking
 def predictions_frame(preds: pl.DataFrame) -> pl.DataFrame:
     """Harness predictions -> the verdict-frame columns the attribution code reads (scored by the paper's rules)."""
-    from voxmem_analysis.io.scoring import apply_scoring
-
     cols = {
         "model": pl.col("model"), "item_id": pl.col("item_id"),
         "budget": pl.col("context_length").map_elements(tx.normalize_budget, return_dtype=pl.Utf8),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.reproduce.published import published
 
 __all__ = [
     "published_targets", "TARGETS", "TABLE20_COUNTS", "TABLE20_EVIDENCE", "TABLE20_CELLS", "MACRO_TARGETS", "MACRO_BOUNDS",
@@ -44,8 +45,6 @@ def published_targets(pub: pd.DataFrame | None = None) -> dict:
     and ``shares`` ``{class: (%, printed half-unit)}`` (E.2, E.5).  A missing cell raises ``KeyError``.
     """
     if pub is None:
-        from voxmem_analysis.reproduce.published import published
-
         pub = published()
     cells = {(r.artifact, r.row, r.column): r for r in pub.itertuples(index=False)}
 

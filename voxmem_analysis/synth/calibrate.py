@@ -17,6 +17,7 @@ import numpy as np
 from voxmem_analysis.taxonomy import BUDGETS, EVIDENCE_TYPES
 from voxmem_analysis.synth import design as D
 from voxmem_analysis.synth.design import AR, CELLS, SEM
+from voxmem_analysis.synth.counts import write_counts as write_file
 
 # --- prior --------------------------------------------------------------------------
 # Design choices of the prior (latent model), except where read from design's published dicts.
@@ -232,8 +233,6 @@ def solve(time_limit: float = 300.0) -> dict[tuple[str, str, tuple], int]:
 
 def write_counts(counts, path=None) -> None:
     """Store ``counts`` in ``synth/counts.json`` (or ``path``), in model, budget, cell order."""
-    from voxmem_analysis.synth.counts import write_counts as write_file
-
     order = sorted(counts.items(), key=lambda kv: (D.MODEL_NAMES.index(kv[0][0]), BUDGETS.index(kv[0][1]),
                                                    CELLS.index(kv[0][2])))
     write_file(dict(order), path)

@@ -27,6 +27,7 @@ from voxmem_analysis.reproduce import published as paper
 from voxmem_analysis.taxonomy import EVIDENCE_LABELS, EVIDENCE_TYPES, OPERATION_LABELS, OPERATIONS
 from voxmem_analysis.synth import design as D
 from voxmem_analysis.synth.design import AR, SEM
+from voxmem_analysis.stats.bootstrap import paired_bootstrap_matrix
 
 REPORT_COLUMNS = ["artifact", "row", "column", "published", "reproduced", "delta", "kind",
                   "within_tolerance"]
@@ -103,8 +104,6 @@ def _matrix(df: pl.DataFrame, budget: str, models, evs) -> np.ndarray:
 
 
 def _bootstrap(B: np.ndarray, C: np.ndarray, n_boot: int, seed: int) -> dict[str, tuple[float, float]]:
-    from voxmem_analysis.stats.bootstrap import paired_bootstrap_matrix
-
     out = paired_bootstrap_matrix(B, C, statistics=("drop", "retention"), n_boot=n_boot, seed=seed)
     return {r.statistic: (float(r.ci_low), float(r.ci_high)) for r in out.itertuples()}
 

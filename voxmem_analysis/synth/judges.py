@@ -64,6 +64,10 @@ import pandas as pd
 import polars as pl
 
 from voxmem_analysis import taxonomy as tx
+from voxmem_analysis.io.scoring import ScoringRules, apply_scoring
+from voxmem_analysis.analysis.judges import compare_judge_frames
+from voxmem_analysis.synth import design as D
+from voxmem_analysis.synth.counts import read_counts
 
 __all__ = [
     "JUDGE2_NAME", "PRODUCTION_FAMILY", "TABLE13_TARGETS", "C5_TARGETS", "CAPABILITY_REFUSAL_TEXTS",
@@ -134,8 +138,6 @@ def harness_to_tidy(frame: pl.DataFrame, rules=None) -> pl.DataFrame:
     :mod:`voxmem_analysis.analysis.ablation` read, scored by :func:`voxmem_analysis.io.scoring.apply_scoring`.
 
     A light in-memory stand-in for ``load_release`` (no files, no validation)."""
-    from voxmem_analysis.io.scoring import ScoringRules, apply_scoring
-
     def col(name, dtype=pl.Utf8):
         return pl.col(name) if name in frame.columns else pl.lit(None, dtype=dtype).alias(name)
 
@@ -583,8 +585,6 @@ def judge2_calibration_report(preds: pl.DataFrame, judge2: pl.DataFrame, models)
     rounds_to_target`` (``rounds_to_target``: the achieved value printed at the paper's
     precision equals the paper's number).  Table 13's ``n`` and production accuracy come
     from the predictions (the release's calibration), the rest from the flips."""
-    from voxmem_analysis.analysis.judges import compare_judge_frames
-
     cmp = compare_judge_frames(harness_to_tidy(preds), harness_to_tidy(judge2), models=models)
     t = cmp.table.set_index("slice")
     rows = []
@@ -612,9 +612,6 @@ def standin_inputs(seed: int = 0, budgets: tuple[str, ...] = tx.BUDGETS):
     calibrated correct counts): one harness row per (model, budget, item), responses
     rendered from the gold answer, a few failed generations.  Not the release generator.
     """
-    from voxmem_analysis.synth import design as D
-    from voxmem_analysis.synth.counts import read_counts
-
     counts = read_counts()
 
     rng = np.random.default_rng([seed, 7001])

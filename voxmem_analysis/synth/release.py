@@ -29,6 +29,7 @@ from voxmem_analysis.errors import InputError
 from voxmem_analysis.taxonomy import BUDGETS, budget_tokens
 from voxmem_analysis.synth import design as D
 from voxmem_analysis.synth.design import AR, ENV, IE, MSR, PARA, SEM, SPK
+from voxmem_analysis.synth.counts import read_counts
 
 DEFAULT_SEED = 20260
 BENCHMARK_VERSION = "voxmem-1.0-synthetic"
@@ -431,7 +432,6 @@ def _write_predictions(root: pathlib.Path, preds: pl.DataFrame) -> None:
 
 
 def load_counts() -> dict:
-    from voxmem_analysis.synth.counts import read_counts
     return {"k": read_counts(), "runs": set(D.runs())}
 
 
