@@ -14,9 +14,6 @@
 * (i) at most :data:`MAX_INNER_IMPORTS` internal imports sit inside functions across the package, each
   where the command line's start-up needs it and saying so in a ``# start-up: ...`` comment.
 
-The ``*_elsewhere`` tests check the modules listed in :data:`OWNED_ELSEWHERE` separately (the areas
-reshaped in parallel), so that a failure there names them.
-
 The layers are those of CONTRIBUTING.md.  Nothing is imported or run: the tests read files.
 """
 from __future__ import annotations
@@ -48,9 +45,6 @@ MAX_FUNCTION_LINES = 80
 MAX_PARAMETERS = 12
 MAX_PRIVATE_IMPORTS = 2
 
-#: Areas other helpers reshape while issue 29 is open (the readers, the analyses, the plots, the commands):
-#: their findings are checked by the ``*_elsewhere`` tests.
-OWNED_ELSEWHERE: tuple[str, ...] = ("io/", "analysis/", "plots/", "commands/")
 #: Internal imports allowed inside functions, across the package (start-up needs only).
 MAX_INNER_IMPORTS = 20
 #: The comment an internal import inside a function carries, on its line or the line above.
@@ -68,14 +62,6 @@ ALLOWED_ENV: frozenset[str] = frozenset({
 PUBLIC_UNDERSCORE: frozenset[str] = frozenset({"os._exit", "sys._getframe"})
 #: Methods of ``sys.modules`` (and of ``os.environ``) that write to it.
 _WRITING_METHODS = frozenset({"setdefault", "update", "pop", "popitem", "clear", "__setitem__", "__delitem__"})
-
-
-def _mine(findings: list[str]) -> list[str]:
-    return [f for f in findings if not f.startswith(OWNED_ELSEWHERE)]
-
-
-def _elsewhere(findings: list[str]) -> list[str]:
-    return [f for f in findings if f.startswith(OWNED_ELSEWHERE)]
 
 
 @functools.lru_cache(maxsize=None)
@@ -479,11 +465,11 @@ def _components(graph: dict[str, dict[str, int]]) -> list[list[str]]:
 
 def import_cycles(package: Path = PACKAGE) -> list[str]:
     """One line per set of modules that import each other in a circle, the circle shown with the line of each
-    import: ``reproduce/amc.py:88 -> reproduce/scoreboard.py:211 -> reproduce/amc.py`` (modules of
-    :data:`OWNED_ELSEWHERE` last, so that a circle through another area is named from ours)."""
+    import: ``reproduce/amc.py:88 -> reproduce/scoreboard.py:211 -> reproduce/amc.py``, starting from the
+    first module in sorted order."""
     graph, out = import_graph(package), []
     for comp in _components(graph):
-        start = min(comp, key=lambda m: (m.startswith(OWNED_ELSEWHERE), m))
+        start = min(comp)
         paths, queue = {start: [start]}, [start]
         while queue:                       # shortest way around the circle, breadth first
             v = queue.pop(0)
@@ -555,28 +541,19 @@ def test_root_holds_at_most_12_modules():
 
 
 def test_no_module_function_or_parameter_list_over_its_limit():
-    assert _mine(oversized()) == [], ("split the module along its jobs, the function into steps; a function taking "
+    assert oversized() == [], ("split the module along its jobs, the function into steps; a function taking "
                                       "many settings takes a small frozen dataclass (stats.BootstrapSettings)")
 
 
-def test_no_module_function_or_parameter_list_over_its_limit_elsewhere():
-    assert _elsewhere(oversized()) == []
-
 
 def test_no_private_names_of_other_packages():
-    assert _mine(private_internals()) == [], "use the other package's public API (or say in the report what is missing)"
+    assert private_internals() == [], "use the other package's public API (or say in the report what is missing)"
 
-
-def test_no_private_names_of_other_packages_elsewhere():
-    assert _elsewhere(private_internals()) == []
 
 
 def test_the_library_reads_only_documented_environment_variables():
-    assert _mine(forbidden_environment_reads()) == [], "an option or argument, not an environment variable"
+    assert forbidden_environment_reads() == [], "an option or argument, not an environment variable"
 
-
-def test_the_library_reads_only_documented_environment_variables_elsewhere():
-    assert _elsewhere(forbidden_environment_reads()) == []
 
 
 def test_at_most_two_private_imports_across_modules():
@@ -585,27 +562,14 @@ def test_at_most_two_private_imports_across_modules():
 
 
 def test_no_import_cycle():
-    assert _mine(import_cycles()) == [], "move what both modules need into one of them, or into a third module"
+    assert import_cycles() == [], "move what both modules need into one of them, or into a third module"
 
 
-_REASON_ELSEWHERE = "the areas reshaped in parallel (OWNED_ELSEWHERE) are merged after this check: remove the mark then"
-
-
-@pytest.mark.xfail(strict=True, reason=_REASON_ELSEWHERE)
-def test_no_import_cycle_elsewhere():
-    assert _elsewhere(import_cycles()) == []
 
 
 def test_internal_imports_inside_functions_are_few_and_say_why():
-    mine = [(where, said) for where, said in inner_imports() if not where.startswith(OWNED_ELSEWHERE)]
-    assert [where for where, said in mine if not said] == [], "import at the top (or measure the start-up need)"
-    assert len(mine) <= MAX_INNER_IMPORTS
+    assert inner_import_findings() == [], "import at the top (or measure the start-up need)"
 
-
-@pytest.mark.xfail(strict=True, reason=_REASON_ELSEWHERE)
-def test_internal_imports_inside_functions_are_few_and_say_why_elsewhere():
-    assert _elsewhere(inner_import_findings()) == []
-    assert len(inner_imports()) <= MAX_INNER_IMPORTS
 
 
 def ci_arguments(package: Path = PACKAGE) -> list[str]:

@@ -163,7 +163,7 @@ def n_boot_arg(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number of resamples, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    # lazy (start-up): the package voxmem_analysis.stats imports pandas (see voxmem_analysis/commands/__init__.py)
+    # start-up: the package voxmem_analysis.stats imports pandas; argument parsing must not
     from voxmem_analysis.stats.resources import check_n_boot
 
     try:

@@ -62,8 +62,8 @@ def run(args) -> int:
         if not sep or not name.isidentifier():
             raise InputError(f"--parameter expects NAME=VALUE, got {item!r}", "parameter")
         overrides[name] = _literal(value)
-    from voxmem_analysis.reproduce.runner import RunOptions
-    from voxmem_analysis.reproduce.runner import run as run_all
+    # start-up: the runner imports pandas; a refused option or output folder is reported without it
+    from voxmem_analysis.reproduce.runner import RunOptions, run as run_all  # start-up: as above
 
     options = RunOptions(jobs=args.jobs, seed=args.seed, n_boot=args.n_boot, only=args.only,
                          notebooks_dir=args.notebooks, overrides=overrides, timeout=args.timeout,
@@ -90,7 +90,7 @@ def _run_amc_runs(args) -> int:
     if given:
         raise InputError(f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} not apply to --manifest/--tasks (an "
                          "analysis report of judged Audio MultiChallenge runs; no notebooks run)", given[0][2:])
-    from voxmem_analysis.reproduce.amc_runs import write_amc_runs_report
+    from voxmem_analysis.reproduce.amc_runs import write_amc_runs_report  # start-up: imports pandas and matplotlib
 
     # --out (and its lock) checked against every file read; every finding on stderr (the report lists them too)
     src = open_args(args, "reproduce", strict=False, out_folder=True)
@@ -105,7 +105,7 @@ def _run_amc_runs(args) -> int:
 
 def _report_only(out, *, embed: bool) -> int:
     """Rebuild OUT/report/index.html under OUT's lock: never while a run writes or swaps OUT."""
-    from voxmem_analysis.reproduce.report import read_run, write_report
+    from voxmem_analysis.reproduce.report import read_run, write_report  # start-up: imports pandas
 
     if not out.is_dir():
         raise InputError(f"--report-only: {str(out)!r} is not a folder (run `reproduce --out` first)", "out")

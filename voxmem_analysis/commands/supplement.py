@@ -14,7 +14,7 @@ FOLDER = "voxmem_supplement"   # reproduce.supplement.FOLDER (that module import
 
 
 def run(args) -> int:
-    from voxmem_analysis.reproduce.supplement import build_supplement
+    from voxmem_analysis.reproduce.supplement import build_supplement  # start-up: imports pandas
 
     # what it reads: the release, and from --from the run's record, tables and figures
     read = command_inputs(data=args.data, extra=[Path(args.from_dir) / p for p in

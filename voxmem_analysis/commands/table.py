@@ -148,7 +148,7 @@ def run(args) -> int:
         raise InputError(f"--manifest/--tasks make amc_table2 (the paper's Table 2 layout of your runs); the other "
                          "Audio MultiChallenge tables need a release's other parts (see data/README.md)", "manifest")
     params = {k[len("param_"):]: v for k, v in vars(opts).items() if k.startswith("param_") and v is not None}
-    # lazy (start-up): the computation imports polars and pandas; see voxmem_analysis/commands/__init__.py
+    # start-up: the computation imports polars and pandas; `table --list` and `NAME --help` do not
     from voxmem_analysis.commands._table_run import print_artifact
 
     return print_artifact(spec, opts, params)
