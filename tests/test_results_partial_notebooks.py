@@ -104,7 +104,7 @@ def test_single_budget_skips_scaling_with_reason(one_budget_run):
     run = json.loads((one_budget_run / "run.json").read_text())
     nb20 = next(nb for nb in run["notebooks"] if nb["name"] == "20_context_scaling")
     assert nb20["status"] == "skipped" and nb20["reason"] == f"wrote nothing: every section was skipped ({reason}; " \
-        "the release has no two budgets to compare)"
+        "comparing budgets needs two; the release was run at 8K only)"
     text10, errors10 = _printed(one_budget_run / "notebooks" / "10_main_results.ipynb")
     assert errors10 == []
     assert "Table 15, Table 16, Figure 8 at 8K" in text10 and "Figure 5 at 8K" in text10
