@@ -147,16 +147,10 @@ def _model_rows(ablation: pl.DataFrame, model: str | None, budget: str | None,
 @ci_level_alias
 def ablation_table(paired: AblationPairs, *, seed: int = 0, n_boot: int = 10_000,
                    ci_level: float = 0.95) -> pd.DataFrame:
-    """Table 2, long: rows the four evidence types, ``All`` and ``Audio-native``; each row's paired bootstrap
-    resamples items (the pooled rows within evidence types).
-
-    Returns
-    -------
-    DataFrame
-        ``row, group, n`` (scored pairs), ``full_audio, transcript_only`` (%), ``delta_pp`` (full − transcript)
-        with ``ci_low, ci_high``, ``n_full_only, n_transcript_only`` (discordant), ``p_value`` (exact McNemar),
-        ``n_boot, seed, ci_level, warnings``.
-    """
+    """Table 2, long: rows the four evidence types, ``All`` and ``Audio-native``; each row's paired bootstrap resamples
+    items (the pooled rows within evidence types). Columns ``row, group, n`` (scored pairs), ``full_audio,
+    transcript_only`` (%), ``delta_pp`` (full − transcript) with ``ci_low, ci_high``, ``n_full_only, n_transcript_only``
+    (discordant), ``p_value`` (exact McNemar), ``n_boot, seed, ci_level, warnings``."""
     ev = paired.pairs.get_column("evidence_type").to_numpy()
     yf = paired.pairs.get_column("correct_full").to_numpy().astype(bool)
     yt = paired.pairs.get_column("correct_transcript").to_numpy().astype(bool)

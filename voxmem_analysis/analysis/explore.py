@@ -181,16 +181,11 @@ def explore_slices(release_or_frame, by, *, budget=None, models=None, interval: 
                    seed: int = 0, model_order: Sequence | None = None) -> pd.DataFrame:
     """Accuracy per slice of the verdicts :func:`select_rows` selects, in display order.
 
-    ``by``: the columns to slice by (rows of the plot, then its colours); ``interval``: Wilson, a bootstrap
-    resampling questions, or ``"auto"`` (the bootstrap where a question repeats in a slice); ``model_order``:
-    default the release's.  :class:`MissingDataError` when nothing is selected.
-
-    Returns
-    -------
-    DataFrame
-        The columns of :func:`~voxmem_analysis.analysis.verdicts.slice_accuracy`, each ``by`` column an ordered
-        ``Categorical`` (:func:`level_orders`).
-    """
+    ``by``: the columns to slice by (rows of the plot, then its colours); ``interval``: Wilson, a bootstrap resampling
+    questions, or ``"auto"`` (the bootstrap where a question repeats in a slice); ``model_order``: default the
+    release's.  :class:`MissingDataError` when nothing is selected. The columns of
+    :func:`~voxmem_analysis.analysis.verdicts.slice_accuracy`, each ``by`` column an ordered ``Categorical``
+    (:func:`level_orders`)."""
     cols = parse_by(by)
     frame = select_rows(_frame_of(release_or_frame), budget, models)
     if len(frame) == 0:

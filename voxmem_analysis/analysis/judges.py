@@ -241,15 +241,9 @@ def _ys(pairs: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 
 def agreement_table(matched: JudgePairs, *, n_boot: int = 10_000, seed: int = 0) -> pd.DataFrame:
-    """Table 13, long: one row per slice of :data:`SLICE_LABELS`.
-
-    Returns
-    -------
-    DataFrame
-        ``slice, n, judge1, judge2`` (accuracies %), ``delta_pp, agreement, kappa, n_production_only,
-        n_second_only, n_items`` (questions resampled), ``delta_ci_low/high, agreement_ci_low/high,
-        kappa_ci_low/high, judge1_name, judge2_name``.
-    """
+    """Table 13, long: one row per slice of :data:`SLICE_LABELS`. Columns ``slice, n, judge1, judge2`` (accuracies %),
+    ``delta_pp, agreement, kappa, n_production_only, n_second_only, n_items`` (questions resampled),
+    ``delta_ci_low/high, agreement_ci_low/high, kappa_ci_low/high, judge1_name, judge2_name``."""
     sc = matched.scored
     y1, y2 = _ys(sc)
     items = sc.select(pl.coalesce(pl.col("question_id").cast(pl.Utf8), pl.col("item_id").cast(pl.Utf8))).to_series()
@@ -280,14 +274,9 @@ def _model_meta(models) -> pd.DataFrame:
 
 
 def per_model_agreement(matched: JudgePairs, models=None) -> pd.DataFrame:
-    """Per model, in the registry's order (then by production accuracy, highest first).
-
-    Returns
-    -------
-    DataFrame
-        ``model, family, n, judge1, judge2, delta_pp, agreement, kappa, n_production_only, n_second_only,
-        judge1_name, judge2_name`` (accuracies and agreement in %).
-    """
+    """Per model, in the registry's order (then by production accuracy, highest first). Columns ``model, family, n,
+    judge1, judge2, delta_pp, agreement, kappa, n_production_only, n_second_only, judge1_name, judge2_name`` (accuracies
+    and agreement in %)."""
     rows = [{"model": model, **_pair_stats(*_ys(sub))}
             for (model,), sub in matched.scored.group_by(["model"], maintain_order=True)]
     df = pd.DataFrame(rows, columns=["model", "n", "judge1", "judge2", "delta_pp", "agreement", "kappa",
@@ -300,15 +289,10 @@ def per_model_agreement(matched: JudgePairs, models=None) -> pd.DataFrame:
 
 
 def judge_summary(matched: JudgePairs, models=None, *, production_family: str | None = "Gemini") -> pd.DataFrame:
-    """Appendix C.5 quantities: agreement, κ, the Spearman ρ and mean absolute difference of the per-model
-    accuracies, family favoritism (production − second on ``production_family``'s predictions minus the same on
-    the others), the AR pairs only the second judge credits and the unmatched predictions.
-
-    Returns
-    -------
-    DataFrame
-        ``statistic, estimate, n`` (predictions, or models, behind it), ``description``.
-    """
+    """Appendix C.5 quantities: agreement, κ, the Spearman ρ and mean absolute difference of the per-model accuracies,
+    family favoritism (production − second on ``production_family``'s predictions minus the same on the others), the AR
+    pairs only the second judge credits and the unmatched predictions. Columns ``statistic, estimate, n`` (predictions,
+    or models, behind it), ``description``."""
     sc = matched.scored
     y1, y2 = _ys(sc)
     overall = _pair_stats(y1, y2)
@@ -355,14 +339,9 @@ def judge_summary(matched: JudgePairs, models=None, *, production_family: str | 
 
 
 def disagreements(matched: JudgePairs, *, by: str | None = None) -> pd.DataFrame:
-    """The scored pairs the judges disagree on, every combination listed (zero counts included).
-
-    Returns
-    -------
-    DataFrame
-        ``[by,] stratum`` (``answerable``/``AR``), ``direction`` (``production_only``/``second_only``), ``n``,
-        ``n_capability_refusal`` (responses matching :data:`CAPABILITY_REFUSAL_PATTERN`).
-    """
+    """The scored pairs the judges disagree on, every combination listed (zero counts included). Columns ``[by,]
+    stratum`` (``answerable``/``AR``), ``direction`` (``production_only``/``second_only``), ``n``,
+    ``n_capability_refusal`` (responses matching :data:`CAPABILITY_REFUSAL_PATTERN`)."""
     sc = matched.scored
     y1, y2 = _ys(sc)
     ar = sc.get_column("is_ar").fill_null(False).to_numpy().astype(bool)

@@ -34,21 +34,15 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
     """Every pair of systems within each ``groups`` value (e.g. each budget), on the items both scored.
 
     ``frame``: one row per (system, groups, item) (several judges: select one, or add ``judge`` to ``groups``);
-    ``systems``: which to compare, in that order (default all, :func:`level_order`); ``family``: Holm over every
-    row (``"all"``) or within each group (``"per-slice"``), the ``reject`` column at ``alpha``; ``cluster`` /
-    ``strata``: item-level columns the paired bootstrap draws whole clusters of or draws within; ``settings``: the
-    bootstrap's ``n_boot, seed, ci_level, progress``, its endpoints (``interval``) and ``mc_se``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``*groups, system_a, system_b, n_a, n_b`` (scored), ``n_common, only_a, only_b, n_correct_a, n_correct_b,
-        acc_a, acc_b`` (on the common items, %), ``diff`` (acc_a − acc_b, pp) with ``diff_ci_low, diff_ci_high,
-        diff_ci_flag``, ``a_right_b_wrong, a_wrong_b_right, p_mcnemar`` (exact), ``p_holm, n_family, holm_family,
-        reject, n_boot, seed, p_cochran, n_cochran`` (Cochran's Q over three systems or more); with ``cluster``
-        ``cluster, diff_design_effect``; with ``mc_se`` or BCa ``interval`` (and ``diff_ci_low_mc_se,
-        diff_ci_high_mc_se, diff_ci_resolution``).
-    """
+    ``systems``: which to compare, in that order (default all, :func:`level_order`); ``family``: Holm over every row
+    (``"all"``) or within each group (``"per-slice"``), the ``reject`` column at ``alpha``; ``cluster`` / ``strata``:
+    item-level columns the paired bootstrap draws whole clusters of or draws within; ``settings``: the bootstrap's
+    ``n_boot, seed, ci_level, progress``, its endpoints (``interval``) and ``mc_se``. Returns pandas.DataFrame:
+    ``*groups, system_a, system_b, n_a, n_b`` (scored), ``n_common, only_a, only_b, n_correct_a, n_correct_b, acc_a,
+    acc_b`` (on the common items, %), ``diff`` (acc_a − acc_b, pp) with ``diff_ci_low, diff_ci_high, diff_ci_flag``,
+    ``a_right_b_wrong, a_wrong_b_right, p_mcnemar`` (exact), ``p_holm, n_family, holm_family, reject, n_boot, seed,
+    p_cochran, n_cochran`` (Cochran's Q over three systems or more); with ``cluster`` ``cluster, diff_design_effect``;
+    with ``mc_se`` or BCa ``interval`` (and ``diff_ci_low_mc_se, diff_ci_high_mc_se, diff_ci_resolution``)."""
     cfg = settings.check()
     if family not in P_ADJUST_FAMILIES:
         fail(f"family must be one of {P_ADJUST_FAMILIES}, got {family!r}", "family")
