@@ -10,7 +10,8 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLo
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.analysis.findings import MIN_CORRELATION_POINTS
 from voxmem_analysis.errors import InputError
-from voxmem_analysis.plots.style import EVIDENCE_COLORS, fit_labels, from_zero, log_ticks, reserve_footer, styled
+from voxmem_analysis.plots.style import (EVIDENCE_COLORS, finish, fit_labels, from_zero, log_ticks, reserve_footer,
+                                         styled)
 
 __all__ = ["evidence_scaling_lines", "change_forest", "sensitivity_scatter", "odds_ratio_forest", "ratio_limits",
            "set_ratio_axis"]
@@ -147,11 +148,7 @@ def change_forest(data: pd.DataFrame, *, title: str | None = None):
     a1.set_title("Drop in points")
     a2.set_title("Retention")
     nb = int(data["n_boot"].iloc[0])
-    fig.text(0.005, 0.003, f"Percentile bootstrap over items, {nb:,} resamples, both budgets rescored per resample.",
-             fontsize=6.5, color="#666666", ha="left", va="bottom")
-    if title:
-        fig.suptitle(title)
-    return fig
+    return finish(fig, title, f"Percentile bootstrap over items, {nb:,} resamples, both budgets rescored per resample.")
 
 
 @styled
@@ -193,10 +190,9 @@ def sensitivity_scatter(data: pd.DataFrame, *, correlations: pd.DataFrame | None
     shown = [r for r in corr.values() if _shown(r)]
     if shown:
         k = int(shown[0].get("n_models", 0) or 0)
-        fig.text(0.005, 0.003, f"Spearman \u03c1 over {int(shown[0]['n'])} model \u00d7 evidence cells"
-                 + (f"; 95% intervals resample the {k} models" if np.isfinite(shown[0].get("rho_ci_low", np.nan))
-                    else f"; no interval ({k} model{'s' if k != 1 else ''}: too few to resample)"),
-                 fontsize=6.5, color="#666666", ha="left", va="bottom")
+        finish(fig, note=f"Spearman \u03c1 over {int(shown[0]['n'])} model \u00d7 evidence cells"
+               + (f"; 95% intervals resample the {k} models" if np.isfinite(shown[0].get("rho_ci_low", np.nan))
+                  else f"; no interval ({k} model{'s' if k != 1 else ''}: too few to resample)"))
     _legend_on_top(fig, a1, title)
     return fig
 
