@@ -183,15 +183,9 @@ def ablation_table(paired: AblationPairs, *, seed: int = 0, n_boot: int = 10_000
 def wide_table2(long: pd.DataFrame) -> pd.DataFrame:
     """Table 2 as printed plus the paired test: ``n, Full Audio, Transcript Only, Δ, McNemar p, Δ 95% CI low/high``."""
     lvl = int(round(100 * float(long["ci_level"].iloc[0]))) if len(long) else 95
-    return pd.DataFrame({
-        "n": long["n"].to_numpy(),
-        "Full Audio": long["full_audio"].to_numpy(),
-        "Transcript Only": long["transcript_only"].to_numpy(),
-        "\u0394": long["delta_pp"].to_numpy(),
-        "McNemar p": long["p_value"].to_numpy(),
-        f"\u0394 {lvl}% CI low": long["ci_low"].to_numpy(),
-        f"\u0394 {lvl}% CI high": long["ci_high"].to_numpy(),
-    }, index=pd.Index(long["row"].to_list(), name="Evidence Type"))
+    cols = {"n": "n", "full_audio": "Full Audio", "transcript_only": "Transcript Only", "delta_pp": "\u0394",
+            "p_value": "McNemar p", "ci_low": f"\u0394 {lvl}% CI low", "ci_high": f"\u0394 {lvl}% CI high"}
+    return long.set_index("row").rename_axis("Evidence Type")[list(cols)].rename(columns=cols)
 
 
 @dataclass

@@ -256,14 +256,11 @@ def agreement_table(matched: JudgePairs, *, n_boot: int = 10_000, seed: int = 0)
 def wide_table13(long: pd.DataFrame) -> pd.DataFrame:
     """Table 13 as printed: columns ``n, <judge 1>, <judge 2>, Δ (pp), Agreement, κ``, then ``items`` and the
     intervals resampling them, ``Δ CI low/high, κ CI low/high``."""
-    j1, j2 = long["judge1_name"].iloc[0], long["judge2_name"].iloc[0]
-    return pd.DataFrame({
-        "n": long["n"].to_numpy(), j1: long["judge1"].to_numpy(), j2: long["judge2"].to_numpy(),
-        "\u0394 (pp)": long["delta_pp"].to_numpy(), "Agreement": long["agreement"].to_numpy(),
-        "\u03ba": long["kappa"].to_numpy(), "items": long["n_items"].to_numpy(),
-        "\u0394 CI low": long["delta_ci_low"].to_numpy(), "\u0394 CI high": long["delta_ci_high"].to_numpy(),
-        "\u03ba CI low": long["kappa_ci_low"].to_numpy(), "\u03ba CI high": long["kappa_ci_high"].to_numpy(),
-    }, index=pd.Index(long["slice"].to_list(), name="Slice"))
+    cols = {"n": "n", "judge1": long["judge1_name"].iloc[0], "judge2": long["judge2_name"].iloc[0],
+            "delta_pp": "\u0394 (pp)", "agreement": "Agreement", "kappa": "\u03ba", "n_items": "items",
+            "delta_ci_low": "\u0394 CI low", "delta_ci_high": "\u0394 CI high", "kappa_ci_low": "\u03ba CI low",
+            "kappa_ci_high": "\u03ba CI high"}
+    return long.set_index("slice").rename_axis("Slice")[list(cols)].rename(columns=cols)
 
 
 def _model_meta(models) -> pd.DataFrame:
