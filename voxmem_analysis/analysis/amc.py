@@ -284,12 +284,6 @@ def amc_fig7(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFrame:
     return _type_table(release, "edit_type", "VE", ("mid_utterance", "prior_turn", "unedited"))
 
 
-def _duration_bin(seconds: pd.Series) -> pd.Series:
-    labels = [b[0] for b in DURATION_BINS]
-    edges = [b[1] for b in DURATION_BINS] + [np.inf]
-    return pd.Series(pd.cut(seconds, edges, right=False, labels=labels), index=seconds.index)
-
-
 def apr_by_bins(release) -> pd.DataFrame:
     """APR (%) pooled over systems by turn count and by cumulative user-audio bin, per axis and all (tasks without the
     value left out, counted in ``attrs["missing"]``). Columns ``variable`` (``turns``/``duration``), ``bin, axis`` (or
@@ -299,8 +293,12 @@ def apr_by_bins(release) -> pd.DataFrame:
     for var, col in (("turns", "turns"), ("duration", "user_audio_seconds")):
         d = sc[sc[col].notna()].copy()
         missing[var] = int(release.tasks[col].isna().sum())
-        d["bin"] = d[col].astype(int).astype(str) if var == "turns" else _duration_bin(d[col]).astype(str)
-        order = sorted(d["bin"].unique(), key=int) if var == "turns" else [b[0] for b in DURATION_BINS]
+        if var == "turns":
+            d["bin"] = d[col].astype(int).astype(str)
+            order = sorted(d["bin"].unique(), key=int)
+        else:
+            order = [b[0] for b in DURATION_BINS]
+            d["bin"] = pd.cut(d[col], [b[1] for b in DURATION_BINS] + [np.inf], right=False, labels=order).astype(str)
         for ax in AXES + ("All",):
             g = d if ax == "All" else d[d["axis"] == ax]
             for b in order:

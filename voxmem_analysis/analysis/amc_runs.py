@@ -82,11 +82,6 @@ def _pred_error_notes(frame: pl.DataFrame, pred_error: str) -> list[str]:
     return out
 
 
-def _type_col(by: list[str]) -> str | None:
-    rest = [c for c in by if c not in SYSTEM_COLUMNS]
-    return rest[-1] if rest else None
-
-
 def amc_slice(frame, by, *, n_boot: int = 10_000, seed: int = 0, ci_level: float = 0.95,
               progress=None) -> pd.DataFrame:
     """APR (Wilson) and ARS (task bootstrap) per slice of a :func:`task_frame` ``by`` its columns; with a task column
@@ -97,7 +92,8 @@ def amc_slice(frame, by, *, n_boot: int = 10_000, seed: int = 0, ci_level: float
     if missing:
         raise AnalysisInputError(f"no column {', '.join(map(repr, missing))} to slice by; columns: "
                                  f"{', '.join(frame.columns)}", "by")
-    tcol = _type_col(by)
+    rest = [c for c in by if c not in SYSTEM_COLUMNS]
+    tcol = rest[-1] if rest else None
     boot = BootstrapSettings(n_boot=n_boot, seed=seed, ci_level=ci_level, progress=progress)
     common = dict(item="task_id", scored=None, type_col=tcol, settings=boot,
                   separate=[c for c in by if c in SYSTEM_COLUMNS] or None)

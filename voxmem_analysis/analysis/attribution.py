@@ -212,24 +212,20 @@ def table20(errors: pd.DataFrame, *, min_errors: int = MIN_ERRORS) -> pd.DataFra
     five classes, ``Total`` and ``Cells`` (subtype rows: model × evidence cells with ``min_errors`` errors or more)."""
     classes = list(tx.ATTRIBUTION_CLASSES)
     labels = [tx.ATTRIBUTION_LABELS[c] for c in classes]
-    rows, index = [], []
+
+    def row(sub: pd.DataFrame, op: str = "", cells=pd.NA) -> list:
+        cnt = sub["class"].value_counts().reindex(classes, fill_value=0)
+        return [op, *cnt.tolist(), int(cnt.sum()), cells]
+
+    rows = {}
     for s in tx.SUBTYPES:
         sub = errors[errors["subtype"] == s]
-        cnt = sub["class"].value_counts().reindex(classes, fill_value=0)
-        cells = sub.groupby(["model", "evidence_type"]).size()
-        rows.append([tx.OPERATION_LABELS[tx.SUBTYPE_OPERATION[s]], *cnt.tolist(), int(cnt.sum()),
-                     int((cells >= min_errors).sum())])
-        index.append(tx.SUBTYPE_LABELS[s])
-    for e in tx.AUDIO_NATIVE:
-        cnt = errors.loc[errors["evidence_type"] == e, "class"].value_counts().reindex(classes, fill_value=0)
-        rows.append(["", *cnt.tolist(), int(cnt.sum()), pd.NA])
-        index.append(tx.EVIDENCE_LABELS[e])
-    cnt = errors["class"].value_counts().reindex(classes, fill_value=0)
-    rows.append(["", *cnt.tolist(), int(cnt.sum()), pd.NA])
-    index.append("Total")
-    out = pd.DataFrame(rows, index=pd.Index(index, name="Subtype"), columns=["Op.", *labels, "Total", "Cells"])
-    for c in [*labels, "Total"]:
-        out[c] = out[c].astype("int64")
+        cells = int((sub.groupby(["model", "evidence_type"]).size() >= min_errors).sum())
+        rows[tx.SUBTYPE_LABELS[s]] = row(sub, tx.OPERATION_LABELS[tx.SUBTYPE_OPERATION[s]], cells)
+    rows.update({tx.EVIDENCE_LABELS[e]: row(errors[errors["evidence_type"] == e]) for e in tx.AUDIO_NATIVE})
+    rows["Total"] = row(errors)
+    out = pd.DataFrame.from_dict(rows, orient="index", columns=["Op.", *labels, "Total", "Cells"]).rename_axis("Subtype")
+    out = out.astype({c: "int64" for c in [*labels, "Total"]})
     out["Cells"] = pd.Series([None if v is pd.NA else int(v) for v in out["Cells"]], index=out.index, dtype=object)
     return out
 

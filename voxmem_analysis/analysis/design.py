@@ -121,12 +121,8 @@ def history_items(release) -> pd.DataFrame:
     if items is not None:
         cols = {"item_id": items["item_id"].cast(pl.Utf8).to_list(), "question_id": items["question_id"].to_list(),
                 "budget": items["budget"].to_list()}
-        for q, src in QUANTITIES.items():
-            if src in items.columns:
-                cols[q] = items[src].cast(pl.Float64, strict=False).to_list()
-            else:
-                cols[q] = [np.nan] * items.height
-        df = pd.DataFrame(cols)
+        df = pd.DataFrame({**cols, **{q: items[src].cast(pl.Float64, strict=False).to_list() if src in items.columns
+                                      else [np.nan] * items.height for q, src in QUANTITIES.items()}})
     else:
         g = _line_items(release)
         df = g[["item_id", "question_id", "budget"]].copy()
@@ -412,12 +408,9 @@ def _params(v) -> str:
 
 def status_64k(release) -> pd.DataFrame:
     """Table 14, tidy: ``model, in_64k_set, n_items_64k``, the 64K set first, registry order within each."""
-    reg = model_registry(release)
-    df = reg[["model", "in_64k_set", "n_items_64k"]].copy()
-    df["_k"] = ~df["in_64k_set"]
-    reg_order = {m: i for i, m in enumerate(release.models["model"])}
-    df["_i"] = df["model"].map(reg_order)
-    return df.sort_values(["_k", "_i"], kind="stable").drop(columns=["_k", "_i"]).reset_index(drop=True)
+    df = model_registry(release)[["model", "in_64k_set", "n_items_64k"]]
+    order = df.assign(_k=~df["in_64k_set"], _i=df["model"].map({m: i for i, m in enumerate(release.models["model"])}))
+    return df.loc[order.sort_values(["_k", "_i"], kind="stable").index].reset_index(drop=True)
 
 
 @artifact("table12", title="Table 12: evaluated systems (model registry), by group")
