@@ -175,12 +175,12 @@ def _omnibus(out: pd.DataFrame, df: pd.DataFrame, gcols: list[str], system: str,
     for key, idx in groups_of(sc, gcols):
         part = sc.iloc[idx]
         wide = part.pivot_table(index=item, columns=system, values="_v", aggfunc="first", observed=True).dropna()
-        names = set(out.loc[_match_rows(out, gcols, key), "system_a"]) | set(out.loc[_match_rows(out, gcols, key), "system_b"])
+        rows = _match_rows(out, gcols, key)
+        names = set(out.loc[rows, "system_a"]) | set(out.loc[rows, "system_b"])
         wide = wide[[c for c in wide.columns if c in names]]
         if wide.shape[1] < 3 or wide.empty:
             continue
         q = cochran_q(wide.to_numpy(float)).iloc[0]
-        rows = _match_rows(out, gcols, key)
         out.loc[rows, "p_cochran"], out.loc[rows, "n_cochran"] = float(q["p_value"]), int(q["n"])
     return out
 
