@@ -15,7 +15,7 @@ from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.analysis.attribution_rules import (AUDIT_FIELDS, COMMITS, COUNT_ANSWER_TYPES,
                                                         NON_SPECIFIC_COMMITS, REFUSAL_PATTERNS, RELATIONS, RULES,
                                                         SOURCES, VERDICT_ANSWER_TYPES, Rule, classify, is_refusal,
-                                                        make_refusal_detector, rule_table, rules_markdown)
+                                                        make_refusal_detector, rule_table)
 from voxmem_analysis.artifacts import artifact
 from voxmem_analysis.errors import AnalysisInputError, MissingDataError, Problem, VoxMemDataError
 from voxmem_analysis.io.voxmem.attribution import check_records, drop_duplicate_records, read_audit_files
@@ -23,7 +23,7 @@ from voxmem_analysis.io.voxmem.attribution import check_records, drop_duplicate_
 __all__ = [
     "AUDIT_FIELDS", "COMMITS", "SOURCES", "RELATIONS", "NON_SPECIFIC_COMMITS", "VERDICT_ANSWER_TYPES",
     "COUNT_ANSWER_TYPES", "REFUSAL_PATTERNS", "STAGES", "Rule", "RULES", "classify", "rule_table",
-    "rules_markdown", "is_refusal", "make_refusal_detector", "load_audit_records", "audit_records_frame",
+    "is_refusal", "make_refusal_detector", "load_audit_records", "audit_records_frame",
     "finish_audit", "select_models", "population_frame", "attribution_population", "attributed_errors",
     "population_table", "table20", "class_proportions", "class_proportions_by", "figure_table", "BUDGET", "MIN_ERRORS", "POPULATION_ROWS",
     "WRONG_TIME_RELATIONS", "ATTRIBUTION_ARTIFACTS",
