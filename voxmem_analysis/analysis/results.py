@@ -1,12 +1,7 @@
 """Main results (paper §4, App. D.1-D.3): accuracy by model, evidence type, operation and budget, as tidy frames
-and as the printed Tables 15-17 and Figures 4, 5 and 8.
-
-Accuracy is ``correct / scored`` in percent (Appendix C.4); group means are unweighted means over models.
-Pairing (Appendix C.6): ``"all_budgets"`` scores each model on the items judged at every budget it ran,
-``"shared"`` on one item set for every model, ``"none"`` each budget on its own items.  ``budget=None`` takes
-the paper's budget when the release has it, else one from the release (:mod:`.selection`); what a release
-cannot support raises :class:`MissingDataError`.
-"""
+and as the printed Tables 15-17 and Figures 4, 5 and 8. Accuracy is ``correct / scored`` in percent (Appendix C.4),
+group means unweighted over models; the pairing rule and the default budgets are :mod:`.selection`'s; what a
+release cannot support raises :class:`MissingDataError`."""
 from __future__ import annotations
 
 from typing import Iterable, Sequence

@@ -1,11 +1,8 @@
 """Context-length scaling (Figure 6, Table 18, Appendix D.5): accuracy, change and retention from a baseline to a
-comparison budget.
-
-``baseline`` / ``comparison`` ``None`` take the paper's 8K / 64K when run, else the shortest / longest budget
-(:func:`scaling_plan`); the models are those run at both.  Change = comparison − baseline (pp; Table 18 prints
-its negative, the paper's drop); retention = comparison / baseline.  Table 18's intervals resample items;
-D.5's correlations resample models and also use the mean of the two budgets, free of the change's coupling.
-"""
+comparison budget (:func:`scaling_plan`: the paper's 8K and 64K when run, else the shortest and the longest; the
+models run at both). Change = comparison − baseline (pp; Table 18 prints its negative, the paper's drop); retention
+= comparison / baseline. Table 18's intervals resample items; D.5's correlations resample models and also use the
+mean of the two budgets, free of the change's coupling."""
 from __future__ import annotations
 
 from dataclasses import dataclass
