@@ -224,8 +224,8 @@ def table20(errors: pd.DataFrame, *, min_errors: int = MIN_ERRORS) -> pd.DataFra
         rows[tx.SUBTYPE_LABELS[s]] = row(sub, tx.OPERATION_LABELS[tx.SUBTYPE_OPERATION[s]], cells)
     rows.update({tx.EVIDENCE_LABELS[e]: row(errors[errors["evidence_type"] == e]) for e in tx.AUDIO_NATIVE})
     rows["Total"] = row(errors)
-    out = pd.DataFrame.from_dict(rows, orient="index", columns=["Op.", *labels, "Total", "Cells"]).rename_axis("Subtype")
-    out = out.astype({c: "int64" for c in [*labels, "Total"]})
+    out = pd.DataFrame.from_dict(rows, orient="index", columns=["Op.", *labels, "Total", "Cells"])
+    out = out.rename_axis("Subtype").astype({c: "int64" for c in [*labels, "Total"]})
     out["Cells"] = pd.Series([None if v is pd.NA else int(v) for v in out["Cells"]], index=out.index, dtype=object)
     return out
 
