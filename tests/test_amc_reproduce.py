@@ -128,12 +128,6 @@ def test_reproduce_on_an_amc_release_skips_the_voxmem_notebooks(tmp_path, capsys
     assert printed.count("not a VoxMem release") == 3 and "FAILED" not in printed
     rep = pd.read_csv(out / "reproduction.csv", keep_default_na=False, na_values=[""])
     assert len(rep) == 214 and (rep["status"] == "paper_inconsistent").sum() == 1
-    # the scoreboard computed from the release (not from the notebook's files) is the same
-    from voxmem_analysis.reproduce.scoreboard import amc_scoreboard
-
-    direct = amc_scoreboard(AMC_DATA, n_boot=20)
-    assert direct.attrs["artifact_errors"] == {} and direct["status"].tolist() == rep["status"].tolist()
-    assert np.allclose(direct["reproduced"], rep["reproduced"], rtol=1e-5, atol=0)   # %.6g in the CSV
     assert (out / "figures" / "amc_fig8.png").is_file()
     assert "213 within tolerance, 0 outside, 0 not reproduced, 1 known paper inconsistency" in printed
     html = (out / "report" / "index.html").read_text()

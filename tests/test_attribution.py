@@ -92,7 +92,6 @@ def test_every_rule_is_exercised_and_classes_are_valid():
 
 
 def test_rule_table_lists_the_rules_in_order():
-    assert A.rules_markdown().count("\n| ") == len(A.RULES) + 1      # a header row, then one row per rule
     t = A.rule_table()
     assert t["rule"].tolist() == [r.name for r in A.RULES]
     assert t["order"].tolist() == list(range(1, len(A.RULES) + 1))

@@ -10,7 +10,9 @@ import pandas as pd
 import pytest
 
 from voxmem_analysis.cli import main
-from voxmem_analysis.reproduce.supplement import format_table, paper_figure_names, write_zip
+from voxmem_analysis.output import latex_cells
+from voxmem_analysis.reproduce.published import printed_decimals
+from voxmem_analysis.reproduce.supplement import paper_figure_names, write_zip
 
 
 def test_paper_figure_names():
@@ -22,6 +24,12 @@ def test_paper_figure_names():
         "fig6_scaling": "figure6_scaling", "figure7": "figure7", "fig10_subtypes": "figure10",
         "table18_forest": "table18_forest", "d5_sensitivity": "d5_sensitivity",
     }
+
+
+def format_table(table, name, published):
+    """Every cell of ``table`` as the LaTeX text the supplement prints at ``published``'s precision of ``name``."""
+    return pd.DataFrame(latex_cells(table, decimals=printed_decimals(name, published)), index=table.index,
+                        columns=table.columns)
 
 
 def test_format_table_uses_the_printed_precision():

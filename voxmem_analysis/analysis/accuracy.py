@@ -20,13 +20,8 @@ def accuracy_table(frame, by: list[str], *, value: str = "correct", scored: str 
     """Accuracy per group of ``by`` (``[]``: one pooled row), with the paper's denominator.
 
     ``value``: the verdict (boolean, null wrong; a numeric score is summed as it is, ``n_correct`` then a float);
-    ``scored``: whether the row is in the denominator; ``sort``: rows by ``by`` (else first appearance).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``*by, n_correct, n`` (scored rows), ``accuracy`` (%; NaN when ``n == 0``), ``n_excluded``.
-    """
+    ``scored``: whether the row is in the denominator; ``sort``: rows by ``by`` (else first appearance). Returns
+    pandas.DataFrame: ``*by, n_correct, n`` (scored rows), ``accuracy`` (%; NaN when ``n == 0``), ``n_excluded``."""
     f = to_polars(frame)
     missing = [c for c in [*by, value, scored] if c not in f.columns]
     if missing:

@@ -62,13 +62,8 @@ def _ars_interval(scores: pd.DataFrame, keys: list[str], run: BootstrapSettings)
 def apr_ars(data, *, part: str = "verdicts", by=(), tasks=None, seed: int = 0, n_boot: int = 10_000,
             ci_level: float = 0.95, keys=SYSTEM) -> pd.DataFrame:
     """APR and ARS (%) per system and ``by`` group, with Wilson and task-bootstrap intervals (``n_boot=0``: none);
-    ``tasks``: these task ids only.
-
-    Returns
-    -------
-    DataFrame
-        ``*keys, *by, n_tasks, passes, APR, APR_lo, APR_hi, ARS, ARS_lo, ARS_hi``.
-    """
+    ``tasks``: these task ids only. Columns ``*keys, *by, n_tasks, passes, APR, APR_lo, APR_hi, ARS, ARS_lo,
+    ARS_hi``."""
     frame = _verdicts(data, part)
     if tasks is not None:
         frame = frame[frame["task_id"].isin(set(tasks))]
@@ -151,14 +146,9 @@ def _passes(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def tts_comparison(release) -> pd.DataFrame:
-    """Human vs TTS user audio on the TTS subset, per system and per axis × modality (pooled).
-
-    Returns
-    -------
-    DataFrame
-        ``row`` (``model|modality`` or ``<axis>|modality``), ``n`` (tasks × systems), ``human, tts`` (APR %),
-        ``relative`` (100 (tts / human − 1)), ``n01, n10`` (discordant tasks), ``p_value`` (exact McNemar, systems).
-    """
+    """Human vs TTS user audio on the TTS subset, per system and per axis × modality (pooled). Columns ``row``
+    (``model|modality`` or ``<axis>|modality``), ``n`` (tasks × systems), ``human, tts`` (APR %), ``relative`` (100 (tts
+    / human − 1)), ``n01, n10`` (discordant tasks), ``p_value`` (exact McNemar, systems)."""
     tts = _verdicts(release, "tts")
     subset = set(release.tasks.loc[release.tasks["tts_subset"], "task_id"])
     systems = list(dict.fromkeys(zip(tts["model"], tts["output_modality"])))
@@ -207,12 +197,7 @@ E2E_REFERENCE = ("GPT 4o Audio Preview", "GPT Realtime")
 
 def cascaded_comparison(release, *, e2e_only=E2E_REFERENCE) -> pd.DataFrame:
     """Cascaded (ASR + LLM) vs end-to-end (Text output) APR on the subset (``a``) and the audio-specific rest (``b``).
-
-    Returns
-    -------
-    DataFrame
-        ``panel, model, n, e2e`` (NaN without an end-to-end Text run), ``cascaded, relative``.
-    """
+    Columns ``panel, model, n, e2e`` (NaN without an end-to-end Text run), ``cascaded, relative``."""
     casc = _verdicts(release, "cascaded")
     tasks = release.tasks
     e2e = _passes(release.verdicts[release.verdicts["output_modality"] == "Text"])
@@ -264,13 +249,8 @@ def amc_fig5(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFrame:
 
 def rubric_type_scores(release, column: str, axis: str) -> pd.DataFrame:
     """ARS (%) per system by a rubric attribute (``instruction_type`` on IR, ``edit_type`` on VE): per type, the mean
-    over the tasks with such an item of the share of those items passed.
-
-    Returns
-    -------
-    DataFrame
-        ``model, output_modality, type, n_tasks, n_rubrics, ARS``.
-    """
+    over the tasks with such an item of the share of those items passed. Columns ``model, output_modality, type,
+    n_tasks, n_rubrics, ARS``."""
     frame = release.frame()
     frame = frame[(frame["axis"] == axis) & frame[column].notna() & (frame[column].astype(str) != "")]
     per = frame.groupby(SYSTEM + [column, "task_id"], sort=False)["passed"].agg(["size", "mean"]).reset_index()
@@ -304,28 +284,21 @@ def amc_fig7(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFrame:
     return _type_table(release, "edit_type", "VE", ("mid_utterance", "prior_turn", "unedited"))
 
 
-def _duration_bin(seconds: pd.Series) -> pd.Series:
-    labels = [b[0] for b in DURATION_BINS]
-    edges = [b[1] for b in DURATION_BINS] + [np.inf]
-    return pd.Series(pd.cut(seconds, edges, right=False, labels=labels), index=seconds.index)
-
-
 def apr_by_bins(release) -> pd.DataFrame:
-    """APR (%) pooled over systems by turn count and by cumulative user-audio bin, per axis and all (tasks without
-    the value left out, counted in ``attrs["missing"]``).
-
-    Returns
-    -------
-    DataFrame
-        ``variable`` (``turns``/``duration``), ``bin, axis`` (or ``All``), ``n_tasks, n`` (task × system), ``APR``.
-    """
+    """APR (%) pooled over systems by turn count and by cumulative user-audio bin, per axis and all (tasks without the
+    value left out, counted in ``attrs["missing"]``). Columns ``variable`` (``turns``/``duration``), ``bin, axis`` (or
+    ``All``), ``n_tasks, n`` (task × system), ``APR``."""
     sc = task_scores(release.verdicts).merge(release.tasks, on="task_id")
     rows, missing = [], {}
     for var, col in (("turns", "turns"), ("duration", "user_audio_seconds")):
         d = sc[sc[col].notna()].copy()
         missing[var] = int(release.tasks[col].isna().sum())
-        d["bin"] = d[col].astype(int).astype(str) if var == "turns" else _duration_bin(d[col]).astype(str)
-        order = sorted(d["bin"].unique(), key=int) if var == "turns" else [b[0] for b in DURATION_BINS]
+        if var == "turns":
+            d["bin"] = d[col].astype(int).astype(str)
+            order = sorted(d["bin"].unique(), key=int)
+        else:
+            order = [b[0] for b in DURATION_BINS]
+            d["bin"] = pd.cut(d[col], [b[1] for b in DURATION_BINS] + [np.inf], right=False, labels=order).astype(str)
         for ax in AXES + ("All",):
             g = d if ax == "All" else d[d["axis"] == ax]
             for b in order:

@@ -34,15 +34,10 @@ def task_frame(data, judge: str | None = None, pred_error: str = "as-judged") ->
     """One row per system × task, and notes (the judges chosen; tasks with a ``pred_error`` and what each scoring gives).
 
     ``data``: judged runs (one judge per system: ``judge`` where it graded it) or an Audio MultiChallenge release;
-    ``pred_error``: ``"as-judged"`` keeps the judge's rubric results of a task without a response (it passes only
-    when every item is met), ``"zero"`` scores it 0 items met.
-
-    Returns
-    -------
-    (polars.DataFrame, list of str)
-        ``system`` (:func:`system_label`), ``model, output_modality, task_id, axis, n_rubrics, n_met, passed, share``,
-        then the task's other columns.
-    """
+    ``pred_error``: ``"as-judged"`` keeps the judge's rubric results of a task without a response (it passes only when
+    every item is met), ``"zero"`` scores it 0 items met. Returns (polars.DataFrame, list of str): ``system``
+    (:func:`system_label`), ``model, output_modality, task_id, axis, n_rubrics, n_met, passed, share``, then the task's
+    other columns."""
     if pred_error not in PRED_ERROR_SCORING:
         raise AnalysisInputError(f"pred_error must be one of {PRED_ERROR_SCORING}, got {pred_error!r}", "pred_error")
     if getattr(data, "benchmark", None) == "amc-runs" and hasattr(data, "one_judge"):
@@ -87,28 +82,18 @@ def _pred_error_notes(frame: pl.DataFrame, pred_error: str) -> list[str]:
     return out
 
 
-def _type_col(by: list[str]) -> str | None:
-    rest = [c for c in by if c not in SYSTEM_COLUMNS]
-    return rest[-1] if rest else None
-
-
 def amc_slice(frame, by, *, n_boot: int = 10_000, seed: int = 0, ci_level: float = 0.95,
               progress=None) -> pd.DataFrame:
     """APR (Wilson) and ARS (task bootstrap) per slice of a :func:`task_frame` ``by`` its columns; with a task column
-    among them each system's ``overall`` row pools its levels (systems are never pooled).
-
-    Returns
-    -------
-    DataFrame
-        ``*by, level, n_tasks, n_passed, apr, apr_ci_low, apr_ci_high, ars, ars_ci_low, ars_ci_high, ars_interval,
-        n_boot, seed`` (%).
-    """
+    among them each system's ``overall`` row pools its levels (systems are never pooled). Columns ``*by, level, n_tasks,
+    n_passed, apr, apr_ci_low, apr_ci_high, ars, ars_ci_low, ars_ci_high, ars_interval, n_boot, seed`` (%)."""
     by = [c.strip() for c in by.split(",")] if isinstance(by, str) else list(by)
     missing = [c for c in by if c not in frame.columns]
     if missing:
         raise AnalysisInputError(f"no column {', '.join(map(repr, missing))} to slice by; columns: "
                                  f"{', '.join(frame.columns)}", "by")
-    tcol = _type_col(by)
+    rest = [c for c in by if c not in SYSTEM_COLUMNS]
+    tcol = rest[-1] if rest else None
     boot = BootstrapSettings(n_boot=n_boot, seed=seed, ci_level=ci_level, progress=progress)
     common = dict(item="task_id", scored=None, type_col=tcol, settings=boot,
                   separate=[c for c in by if c in SYSTEM_COLUMNS] or None)
@@ -132,15 +117,10 @@ def amc_compare(frame, *, systems=None, by_axis: bool = True, n_boot: int = 10_0
                 ci_level: float = 0.95, alpha: float = 0.05, family: str = "all", progress=None) -> pd.DataFrame:
     """Every pair of systems on the tasks both have, overall and (``by_axis``) per axis: exact McNemar on task pass, the
     paired task bootstrap (within axes) of the APR and ARS differences (first minus second, pp), Holm over every row
-    (``family="per-slice"``: within each axis and the overall rows).
-
-    Returns
-    -------
-    DataFrame
-        ``axis, system_a, system_b, n_tasks, only_a, only_b, apr_a, apr_b, apr_diff, apr_diff_ci_low,
-        apr_diff_ci_high, apr_diff_ci_flag, a_pass_b_fail, a_fail_b_pass, p_mcnemar, p_holm, n_family, holm_family,
-        reject, ars_a, ars_b, ars_diff, ars_diff_ci_low, ars_diff_ci_high, ars_diff_ci_flag, n_boot, seed``.
-    """
+    (``family="per-slice"``: within each axis and the overall rows). Columns ``axis, system_a, system_b, n_tasks,
+    only_a, only_b, apr_a, apr_b, apr_diff, apr_diff_ci_low, apr_diff_ci_high, apr_diff_ci_flag, a_pass_b_fail,
+    a_fail_b_pass, p_mcnemar, p_holm, n_family, holm_family, reject, ars_a, ars_b, ars_diff, ars_diff_ci_low,
+    ars_diff_ci_high, ars_diff_ci_flag, n_boot, seed``."""
     if family not in P_ADJUST_FAMILIES:
         raise AnalysisInputError(f"family must be one of {P_ADJUST_FAMILIES}, got {family!r}", "family")
     parts = []

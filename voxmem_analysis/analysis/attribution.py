@@ -15,7 +15,7 @@ from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.analysis.attribution_rules import (AUDIT_FIELDS, COMMITS, COUNT_ANSWER_TYPES,
                                                         NON_SPECIFIC_COMMITS, REFUSAL_PATTERNS, RELATIONS, RULES,
                                                         SOURCES, VERDICT_ANSWER_TYPES, Rule, classify, is_refusal,
-                                                        make_refusal_detector, rule_table, rules_markdown)
+                                                        make_refusal_detector, rule_table)
 from voxmem_analysis.artifacts import artifact
 from voxmem_analysis.errors import AnalysisInputError, MissingDataError, Problem, VoxMemDataError
 from voxmem_analysis.io.voxmem.attribution import check_records, drop_duplicate_records, read_audit_files
@@ -23,7 +23,7 @@ from voxmem_analysis.io.voxmem.attribution import check_records, drop_duplicate_
 __all__ = [
     "AUDIT_FIELDS", "COMMITS", "SOURCES", "RELATIONS", "NON_SPECIFIC_COMMITS", "VERDICT_ANSWER_TYPES",
     "COUNT_ANSWER_TYPES", "REFUSAL_PATTERNS", "STAGES", "Rule", "RULES", "classify", "rule_table",
-    "rules_markdown", "is_refusal", "make_refusal_detector", "load_audit_records", "audit_records_frame",
+    "is_refusal", "make_refusal_detector", "load_audit_records", "audit_records_frame",
     "finish_audit", "select_models", "population_frame", "attribution_population", "attributed_errors",
     "population_table", "table20", "class_proportions", "class_proportions_by", "figure_table", "BUDGET", "MIN_ERRORS", "POPULATION_ROWS",
     "WRONG_TIME_RELATIONS", "ATTRIBUTION_ARTIFACTS",
@@ -88,17 +88,12 @@ def _blank(v) -> bool:
 
 def population_frame(frame, audit: pd.DataFrame | None = None, *, models=None,
                      refusal_detector: Callable[[object], bool] = is_refusal) -> pd.DataFrame:
-    """One row per attempt of the attribution population (``audit``: :func:`load_audit_records`' records;
-    ``models``: :func:`select_models`) with the first of :data:`STAGES` it ends in: ``correct``; ``refusal``
-    (``refusal_detector`` matches and no record says an answer was committed); ``empty`` (failed or blank);
-    ``truncated``; ``attributed`` (a record exists); ``missing_record``.
-
-    Returns
-    -------
-    DataFrame
-        ``model, item_id, evidence_type, operation, subtype, answer_type, status, correct, response``, the audit
-        fields, ``has_record``, ``detector_overridden`` (a refusal hit a record overrules), ``stage``.
-    """
+    """One row per attempt of the attribution population (``audit``: :func:`load_audit_records`' records; ``models``:
+    :func:`select_models`) with the first of :data:`STAGES` it ends in: ``correct``; ``refusal`` (``refusal_detector``
+    matches and no record says an answer was committed); ``empty`` (failed or blank); ``truncated``; ``attributed`` (a
+    record exists); ``missing_record``. Columns ``model, item_id, evidence_type, operation, subtype, answer_type,
+    status, correct, response``, the audit fields, ``has_record``, ``detector_overridden`` (a refusal hit a record
+    overrules), ``stage``."""
     pop = _population_attempts(frame, models)
     if audit is None or len(audit) == 0:
         audit = pd.DataFrame(columns=["model", "item_id", *AUDIT_FIELDS])
@@ -142,14 +137,8 @@ def attribution_population(frame, audit: pd.DataFrame | None = None, *, models=N
                            refusal_detector: Callable[[object], bool] = is_refusal,
                            by: str | None = None) -> pd.DataFrame:
     """Counts of the attribution population and its exclusions (App. D.5); with ``by`` (``"model"`` or
-    ``"evidence_type"``) one block per value.
-
-    Returns
-    -------
-    DataFrame
-        ``[by,] stage`` (``attempts, incorrect, refusals, empty, truncated, attributed, missing_record,
-        unused_record``), ``count``, ``description``.
-    """
+    ``"evidence_type"``) one block per value. Columns ``[by,] stage`` (``attempts, incorrect, refusals, empty,
+    truncated, attributed, missing_record, unused_record``), ``count``, ``description``."""
     pop = population_frame(frame, audit, models=models, refusal_detector=refusal_detector)
     if by is None:
         return pd.DataFrame([(k, n, _STAGE_DESCRIPTIONS[k]) for k, n in _stage_counts(pop).items()],
@@ -166,14 +155,8 @@ _ERROR_COLUMNS = ("model", "item_id", "evidence_type", "operation", "subtype", "
 
 def attributed_errors(frame, audit: pd.DataFrame | None, *, models=None,
                       refusal_detector: Callable[[object], bool] = is_refusal) -> pd.DataFrame:
-    """One row per attributed error, in population order.
-
-    Returns
-    -------
-    DataFrame
-        ``model, item_id, evidence_type, operation, subtype, answer_type, class, rule`` (the rule that decided
-        it) and the audit fields (``commits ... why``).
-    """
+    """One row per attributed error, in population order. Columns ``model, item_id, evidence_type, operation, subtype,
+    answer_type, class, rule`` (the rule that decided it) and the audit fields (``commits ... why``)."""
     return _classify_attributed(population_frame(frame, audit, models=models, refusal_detector=refusal_detector))
 
 
@@ -229,24 +212,20 @@ def table20(errors: pd.DataFrame, *, min_errors: int = MIN_ERRORS) -> pd.DataFra
     five classes, ``Total`` and ``Cells`` (subtype rows: model × evidence cells with ``min_errors`` errors or more)."""
     classes = list(tx.ATTRIBUTION_CLASSES)
     labels = [tx.ATTRIBUTION_LABELS[c] for c in classes]
-    rows, index = [], []
+
+    def row(sub: pd.DataFrame, op: str = "", cells=pd.NA) -> list:
+        cnt = sub["class"].value_counts().reindex(classes, fill_value=0)
+        return [op, *cnt.tolist(), int(cnt.sum()), cells]
+
+    rows = {}
     for s in tx.SUBTYPES:
         sub = errors[errors["subtype"] == s]
-        cnt = sub["class"].value_counts().reindex(classes, fill_value=0)
-        cells = sub.groupby(["model", "evidence_type"]).size()
-        rows.append([tx.OPERATION_LABELS[tx.SUBTYPE_OPERATION[s]], *cnt.tolist(), int(cnt.sum()),
-                     int((cells >= min_errors).sum())])
-        index.append(tx.SUBTYPE_LABELS[s])
-    for e in tx.AUDIO_NATIVE:
-        cnt = errors.loc[errors["evidence_type"] == e, "class"].value_counts().reindex(classes, fill_value=0)
-        rows.append(["", *cnt.tolist(), int(cnt.sum()), pd.NA])
-        index.append(tx.EVIDENCE_LABELS[e])
-    cnt = errors["class"].value_counts().reindex(classes, fill_value=0)
-    rows.append(["", *cnt.tolist(), int(cnt.sum()), pd.NA])
-    index.append("Total")
-    out = pd.DataFrame(rows, index=pd.Index(index, name="Subtype"), columns=["Op.", *labels, "Total", "Cells"])
-    for c in [*labels, "Total"]:
-        out[c] = out[c].astype("int64")
+        cells = int((sub.groupby(["model", "evidence_type"]).size() >= min_errors).sum())
+        rows[tx.SUBTYPE_LABELS[s]] = row(sub, tx.OPERATION_LABELS[tx.SUBTYPE_OPERATION[s]], cells)
+    rows.update({tx.EVIDENCE_LABELS[e]: row(errors[errors["evidence_type"] == e]) for e in tx.AUDIO_NATIVE})
+    rows["Total"] = row(errors)
+    out = pd.DataFrame.from_dict(rows, orient="index", columns=["Op.", *labels, "Total", "Cells"])
+    out = out.rename_axis("Subtype").astype({c: "int64" for c in [*labels, "Total"]})
     out["Cells"] = pd.Series([None if v is pd.NA else int(v) for v in out["Cells"]], index=out.index, dtype=object)
     return out
 
@@ -263,16 +242,10 @@ def class_proportions(errors: pd.DataFrame, by: str = "operation", *, min_errors
     """Share (%) of each attribution class among the errors of each group ``by`` (``operation``,
     ``evidence_type`` or ``subtype``; Figures 7 and 10).
 
-    ``average="macro"`` (the paper's): the mean over the group's model × evidence cells with ``min_errors``
-    errors or more of their class shares; ``"pooled"``: the shares of all the group's errors; ``"count"``: the
-    counts.
-
-    Returns
-    -------
-    DataFrame
-        ``by, group, label``, one column per class, ``n_cells, n_errors`` (of the cells averaged),
-        ``n_errors_all, average``.
-    """
+    ``average="macro"`` (the paper's): the mean over the group's model × evidence cells with ``min_errors`` errors or
+    more of their class shares; ``"pooled"``: the shares of all the group's errors; ``"count"``: the counts. Columns
+    ``by, group, label``, one column per class, ``n_cells, n_errors`` (of the cells averaged), ``n_errors_all,
+    average``."""
     if by not in _BY_GROUPS:
         raise AnalysisInputError(f"by must be one of {', '.join(_BY_GROUPS)}, got {by!r}", "by")
     if average not in ("macro", "pooled", "count"):
@@ -339,16 +312,10 @@ def audit_records_frame(records: Iterable[Mapping], *, frame=None, models=None, 
 
 
 def load_audit_records(release_dir, *, frame=None, models=None, strict: bool = True) -> tuple[pd.DataFrame, list[Problem]]:
-    """``(records, problems)`` of ``<release>/attribution/**/*.jsonl[.gz]``; given ``frame``, a record must belong
-    to an incorrect prediction of the population.  ``strict``: :class:`VoxMemDataError` listing every problem
-    (file, line, field); else the offending records left out.
-
-    Returns
-    -------
-    (DataFrame, list of Problem)
-        ``model, item_id, commits, answer, evidence_recovered, source, source_session, relation, why,
-        source_file, source_line``.
-    """
+    """``(records, problems)`` of ``<release>/attribution/**/*.jsonl[.gz]``; given ``frame``, a record must belong to an
+    incorrect prediction of the population.  ``strict``: :class:`VoxMemDataError` listing every problem (file, line,
+    field); else the offending records left out. Returns (DataFrame, list of Problem): ``model, item_id, commits,
+    answer, evidence_recovered, source, source_session, relation, why, source_file, source_line``."""
     rows, problems = read_audit_files(release_dir)
     return finish_audit(rows, problems, frame, models, strict), problems
 

@@ -1,5 +1,5 @@
 """The attribution rule engine: the ordered rule table of Table 19 / Appendix E.2 (:data:`RULES`, the first rule
-that holds decides an audit record's class; :func:`rules_markdown` prints it) and refusal detection."""
+that holds decides an audit record's class; :func:`rule_table` lists it) and refusal detection."""
 from __future__ import annotations
 
 import re
@@ -16,7 +16,7 @@ from voxmem_analysis.io.voxmem.attribution import AUDIT_ENUMS, AUDIT_FIELDS, COM
 __all__ = [
     "AUDIT_FIELDS", "COMMITS", "SOURCES", "RELATIONS", "NON_SPECIFIC_COMMITS", "VERDICT_ANSWER_TYPES",
     "COUNT_ANSWER_TYPES", "REFUSAL_PATTERNS", "AuditContext", "Rule", "RULES", "classify", "rule_table",
-    "rules_markdown", "is_refusal", "make_refusal_detector",
+    "is_refusal", "make_refusal_detector",
 ]
 
 NON_SPECIFIC_COMMITS: frozenset[str] = frozenset({"none", "generic", "off_type"})
@@ -121,15 +121,6 @@ RULES: tuple[Rule, ...] = (
     Rule("no_stage_rule", lambda c: True, "unsupported",
          "Table 19 (Unsupported: any committed answer no stage rule covers)", "any other committed answer"),
 )
-
-
-def rules_markdown() -> str:
-    """The rule table as Markdown."""
-    lines = ["| # | rule | condition (audit record; first match wins) | class | paper |",
-             "| --- | --- | --- | --- | --- |"]
-    for i, r in enumerate(RULES, 1):
-        lines.append(f"| {i} | `{r.name}` | {r.description} | {r.attribution_class} | {r.paper_reference} |")
-    return "\n".join(lines)
 
 
 def rule_table() -> pd.DataFrame:

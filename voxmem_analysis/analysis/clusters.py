@@ -23,13 +23,8 @@ def check_cluster(cluster: str) -> str:
 
 def question_families(source) -> pd.DataFrame:
     """One row per question of a release (its verdict frame) or a frame with ``question_id`` and ``family_id`` and/or
-    ``paired_question_id``; a question listed in two families is a :class:`VoxMemDataError`.
-
-    Returns
-    -------
-    DataFrame
-        ``question_id, family`` (a refusal question without ``family_id`` takes its source's id, any other its own).
-    """
+    ``paired_question_id``; a question listed in two families is a :class:`VoxMemDataError`. Columns ``question_id,
+    family`` (a refusal question without ``family_id`` takes its source's id, any other its own)."""
     fr = getattr(source, "frame", source)
     cols = [c for c in ("question_id", "family_id", "paired_question_id") if c in fr.columns]
     if "question_id" not in cols:

@@ -114,24 +114,15 @@ def _clips_per_item(release) -> pd.DataFrame:
 
 
 def history_items(release) -> pd.DataFrame:
-    """One row per item (budget order, then ``item_id``).
-
-    Returns
-    -------
-    DataFrame
-        ``item_id, question_id, budget``, the quantities of :data:`QUANTITIES` (NaN where the release does not
-        say), ``audio_clips_values`` (distinct ``n_audio_clips`` over the models: 1 when they agree, 0 for none).
-    """
+    """One row per item (budget order, then ``item_id``). Columns ``item_id, question_id, budget``, the quantities of
+    :data:`QUANTITIES` (NaN where the release does not say), ``audio_clips_values`` (distinct ``n_audio_clips`` over the
+    models: 1 when they agree, 0 for none)."""
     items = _items_with_keys(release)
     if items is not None:
         cols = {"item_id": items["item_id"].cast(pl.Utf8).to_list(), "question_id": items["question_id"].to_list(),
                 "budget": items["budget"].to_list()}
-        for q, src in QUANTITIES.items():
-            if src in items.columns:
-                cols[q] = items[src].cast(pl.Float64, strict=False).to_list()
-            else:
-                cols[q] = [np.nan] * items.height
-        df = pd.DataFrame(cols)
+        df = pd.DataFrame({**cols, **{q: items[src].cast(pl.Float64, strict=False).to_list() if src in items.columns
+                                      else [np.nan] * items.height for q, src in QUANTITIES.items()}})
     else:
         g = _line_items(release)
         df = g[["item_id", "question_id", "budget"]].copy()
@@ -150,13 +141,8 @@ def history_items(release) -> pd.DataFrame:
 
 
 def history_scale(release, *, budgets: Iterable[str] | None = None) -> pd.DataFrame:
-    """Figure 2(a): per budget × quantity the release gives (linear quartiles).
-
-    Returns
-    -------
-    DataFrame
-        ``budget, quantity, label, n_items, mean, median, q1, q3, iqr, min, max``.
-    """
+    """Figure 2(a): per budget × quantity the release gives (linear quartiles). Columns ``budget, quantity, label,
+    n_items, mean, median, q1, q3, iqr, min, max``."""
     bs = tx.normalize_budgets(budgets)
     hi = history_items(release)
     rows = []
@@ -174,14 +160,8 @@ def history_scale(release, *, budgets: Iterable[str] | None = None) -> pd.DataFr
 
 def session_roles(release, *, budgets: Iterable[str] | None = None, scale: pd.DataFrame | None = None) -> pd.DataFrame:
     """Mean sessions per history by role (§3.2) and budget; the sessions of roles the release does not report form
-    :data:`UNKNOWN_ROLE`, last.  ``scale``: a :func:`history_scale` to reuse.
-
-    Returns
-    -------
-    DataFrame
-        ``budget, role, label, n_items, mean_sessions, share`` (of all the sessions; without a session count, of
-        the roles reported).
-    """
+    :data:`UNKNOWN_ROLE`, last.  ``scale``: a :func:`history_scale` to reuse. Columns ``budget, role, label, n_items,
+    mean_sessions, share`` (of all the sessions; without a session count, of the roles reported)."""
     sc = history_scale(release, budgets=budgets) if scale is None else scale
     sub = sc[sc["quantity"].isin(ROLE_QUANTITIES)].copy()
     sub["quantity"] = pd.Categorical(sub["quantity"], categories=list(ROLE_QUANTITIES), ordered=True)
@@ -235,13 +215,8 @@ def _canon_json(v):
 def nesting_check(release) -> pd.DataFrame:
     """The nested design of App. B.6, each rule of :data:`NESTING_RULES` where its columns exist: sessions, every
     non-evidence role and the audio never shrink from 8K to 64K, at most 1/2/4/8 same-key haystack sessions, the
-    evidence and the question the same at every budget.
-
-    Returns
-    -------
-    DataFrame
-        One row per question breaking a rule: ``question_id, rules, n_rules, detail`` (empty when all hold).
-    """
+    evidence and the question the same at every budget. One row per question breaking a rule: ``question_id, rules,
+    n_rules, detail`` (empty when all hold)."""
     items = _items_with_keys(release)
     df = items.to_pandas() if items is not None else _line_items(release)
     if df.empty:
@@ -292,14 +267,9 @@ def nesting_check(release) -> pd.DataFrame:
 
 
 def question_table(release) -> pd.DataFrame:
-    """One row per question, labelled by its first item in budget order, from the item table (an AR question's
-    source operation is its ``paired_question_id``'s operation, else the prediction lines'), else the predictions.
-
-    Returns
-    -------
-    DataFrame
-        ``question_id, evidence_type, operation, subtype, is_ar, source_operation, answer_type, n_budgets``.
-    """
+    """One row per question, labelled by its first item in budget order, from the item table (an AR question's source
+    operation is its ``paired_question_id``'s operation, else the prediction lines'), else the predictions. Columns
+    ``question_id, evidence_type, operation, subtype, is_ar, source_operation, answer_type, n_budgets``."""
     items = _items_with_keys(release)
     fr = release.frame
     if items is not None:
@@ -409,13 +379,8 @@ def _group_of(access: str, architecture: str) -> str:
 
 def model_registry(release) -> pd.DataFrame:
     """The Table 12 registry by group (Audio-specialist, Omni-modal, Proprietary, other), in the registry's order.
-
-    Returns
-    -------
-    DataFrame
-        ``model, group, group_label, family, repo`` (the first of :data:`REPO_COLUMNS` given), ``llm_params_b,
-        total_params_b, in_64k_set, n_items_64k`` (distinct items with a 64K prediction).
-    """
+    Columns ``model, group, group_label, family, repo`` (the first of :data:`REPO_COLUMNS` given), ``llm_params_b,
+    total_params_b, in_64k_set, n_items_64k`` (distinct items with a 64K prediction)."""
     reg = release.models.copy()
     in64 = set(release.models_in_64k_set())
     fr = release.frame
@@ -443,12 +408,9 @@ def _params(v) -> str:
 
 def status_64k(release) -> pd.DataFrame:
     """Table 14, tidy: ``model, in_64k_set, n_items_64k``, the 64K set first, registry order within each."""
-    reg = model_registry(release)
-    df = reg[["model", "in_64k_set", "n_items_64k"]].copy()
-    df["_k"] = ~df["in_64k_set"]
-    reg_order = {m: i for i, m in enumerate(release.models["model"])}
-    df["_i"] = df["model"].map(reg_order)
-    return df.sort_values(["_k", "_i"], kind="stable").drop(columns=["_k", "_i"]).reset_index(drop=True)
+    df = model_registry(release)[["model", "in_64k_set", "n_items_64k"]]
+    order = df.assign(_k=~df["in_64k_set"], _i=df["model"].map({m: i for i, m in enumerate(release.models["model"])}))
+    return df.loc[order.sort_values(["_k", "_i"], kind="stable").index].reset_index(drop=True)
 
 
 @artifact("table12", title="Table 12: evaluated systems (model registry), by group")

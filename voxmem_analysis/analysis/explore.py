@@ -84,11 +84,6 @@ def _frame_of(release_or_frame):
     return getattr(release_or_frame, "frame", release_or_frame)
 
 
-def _model_order(release_or_frame) -> list | None:
-    get = getattr(release_or_frame, "model_order", None)
-    return list(get()) if callable(get) else None
-
-
 def explorer_budget(release, budget="auto", models=None) -> tuple[str | None, str]:
     """``(budget or None, why)``: ``"auto"``: the paper's 32K when run, else the budget run by the most models;
     ``None``/``"all"``: every budget pooled; any other budget as requested."""
@@ -181,16 +176,11 @@ def explore_slices(release_or_frame, by, *, budget=None, models=None, interval: 
                    seed: int = 0, model_order: Sequence | None = None) -> pd.DataFrame:
     """Accuracy per slice of the verdicts :func:`select_rows` selects, in display order.
 
-    ``by``: the columns to slice by (rows of the plot, then its colours); ``interval``: Wilson, a bootstrap
-    resampling questions, or ``"auto"`` (the bootstrap where a question repeats in a slice); ``model_order``:
-    default the release's.  :class:`MissingDataError` when nothing is selected.
-
-    Returns
-    -------
-    DataFrame
-        The columns of :func:`~voxmem_analysis.analysis.verdicts.slice_accuracy`, each ``by`` column an ordered
-        ``Categorical`` (:func:`level_orders`).
-    """
+    ``by``: the columns to slice by (rows of the plot, then its colours); ``interval``: Wilson, a bootstrap resampling
+    questions, or ``"auto"`` (the bootstrap where a question repeats in a slice); ``model_order``: default the
+    release's.  :class:`MissingDataError` when nothing is selected. The columns of
+    :func:`~voxmem_analysis.analysis.verdicts.slice_accuracy`, each ``by`` column an ordered ``Categorical``
+    (:func:`level_orders`)."""
     cols = parse_by(by)
     frame = select_rows(_frame_of(release_or_frame), budget, models)
     if len(frame) == 0:
@@ -200,24 +190,19 @@ def explore_slices(release_or_frame, by, *, budget=None, models=None, interval: 
                                f"data: {', '.join(have) or 'none'}", code="no_verdicts", field="budget")
     table = slice_accuracy(frame, cols, interval=interval, item="question_id",
                            settings=BootstrapSettings(n_boot=n_boot, seed=seed))
-    if model_order is None:
-        model_order = _model_order(release_or_frame)
+    if model_order is None and callable(getattr(release_or_frame, "model_order", None)):
+        model_order = list(release_or_frame.model_order())
     orders = level_orders({c: table[c] for c in cols}, model_order=model_order)
     for c in cols:
         table[c] = pd.Categorical(table[c].astype(object), categories=orders[c], ordered=True)
     return table.sort_values(cols, kind="stable").reset_index(drop=True)
 
 
-def _models_text(models) -> str:
-    ms = parse_models(models)
-    return ", ".join(ms) if ms else "all models"
-
-
 def slice_title(by, *, budget=None, models=None) -> str:
     """Figure title: ``"Accuracy by subtype × evidence type — 32K, all models"``."""
     what = " \u00d7 ".join(column_name(c).lower() for c in parse_by(by))
     b = _parse_budget(budget)
-    return f"Accuracy by {what} \u2014 {b or 'all budgets'}, {_models_text(models)}"
+    return f"Accuracy by {what} \u2014 {b or 'all budgets'}, {', '.join(parse_models(models) or ['all models'])}"
 
 
 def slice_caption(by, *, budget=None, models=None, interval: str = "auto", why: str | None = None) -> str:

@@ -367,10 +367,6 @@ def operation_evidence(oe: pd.DataFrame, per_model: pd.DataFrame | None = None) 
     return Finding("Operation x evidence", text, _PAPER_OPEV)
 
 
-def _order(values: pd.Series) -> str:
-    return " > ".join(_ev(e) for e, _ in _ranked(values.to_dict()))
-
-
 def refusal_profile(oe: pd.DataFrame) -> Finding:
     """Answer-refusal accuracy by evidence type, its order against the answerable one decided on the ranks."""
     ok = oe["accuracy"].notna()
@@ -393,7 +389,8 @@ def refusal_profile(oe: pd.DataFrame) -> Finding:
     opposite = sum((rx[a] - rx[b]) * (ry[a] - ry[b]) < 0 for a, b in pairs)
     how = ("exactly the reverse" if opposite == len(pairs) else "the same" if opposite == 0 else
            f"opposite on {opposite} of the {len(pairs)} pairs of types")
-    text += (f" Mean answerable accuracy orders the {len(common)} types {_order(y)}; the refusal order is {how} "
+    text += (f" Mean answerable accuracy orders the {len(common)} types "
+             f"{' > '.join(_ev(e) for e, _ in _ranked(y.to_dict()))}; the refusal order is {how} "
              f"(exact permutation test on the ranks, {fmt_p(p)}")
     n = len(common)
     if n < MIN_CORRELATION_POINTS:

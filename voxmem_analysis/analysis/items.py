@@ -38,13 +38,8 @@ def gold_answer(gold_json) -> str | None:
 def item_table(release, *, model: str, budget: str, wrong: bool = False, by: Sequence[str] | None = None,
                where: str | None = None) -> pd.DataFrame:
     """One model's predictions at one budget, sorted by ``by`` (its columns first) then item id; ``wrong``: the
-    incorrect scored ones only; ``where``: :func:`~voxmem_analysis.analysis.subsets.filter_where`.
-
-    Returns
-    -------
-    DataFrame
-        ``*by``, :data:`ITEM_COLUMNS` (``gold``: the reference answer, ``verdict``, ``status``: App. C.4).
-    """
+    incorrect scored ones only; ``where``: :func:`~voxmem_analysis.analysis.subsets.filter_where`. Columns ``*by``,
+    :data:`ITEM_COLUMNS` (``gold``: the reference answer, ``verdict``, ``status``: App. C.4)."""
     b = check_budgets([budget])[0]
     check_models(release, [model])
     fr = release.frame.filter((pl.col("model") == model) & (pl.col("budget").cast(pl.Utf8) == b))

@@ -241,15 +241,9 @@ def _ys(pairs: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 
 def agreement_table(matched: JudgePairs, *, n_boot: int = 10_000, seed: int = 0) -> pd.DataFrame:
-    """Table 13, long: one row per slice of :data:`SLICE_LABELS`.
-
-    Returns
-    -------
-    DataFrame
-        ``slice, n, judge1, judge2`` (accuracies %), ``delta_pp, agreement, kappa, n_production_only,
-        n_second_only, n_items`` (questions resampled), ``delta_ci_low/high, agreement_ci_low/high,
-        kappa_ci_low/high, judge1_name, judge2_name``.
-    """
+    """Table 13, long: one row per slice of :data:`SLICE_LABELS`. Columns ``slice, n, judge1, judge2`` (accuracies %),
+    ``delta_pp, agreement, kappa, n_production_only, n_second_only, n_items`` (questions resampled),
+    ``delta_ci_low/high, agreement_ci_low/high, kappa_ci_low/high, judge1_name, judge2_name``."""
     sc = matched.scored
     y1, y2 = _ys(sc)
     items = sc.select(pl.coalesce(pl.col("question_id").cast(pl.Utf8), pl.col("item_id").cast(pl.Utf8))).to_series()
@@ -262,14 +256,11 @@ def agreement_table(matched: JudgePairs, *, n_boot: int = 10_000, seed: int = 0)
 def wide_table13(long: pd.DataFrame) -> pd.DataFrame:
     """Table 13 as printed: columns ``n, <judge 1>, <judge 2>, Δ (pp), Agreement, κ``, then ``items`` and the
     intervals resampling them, ``Δ CI low/high, κ CI low/high``."""
-    j1, j2 = long["judge1_name"].iloc[0], long["judge2_name"].iloc[0]
-    return pd.DataFrame({
-        "n": long["n"].to_numpy(), j1: long["judge1"].to_numpy(), j2: long["judge2"].to_numpy(),
-        "\u0394 (pp)": long["delta_pp"].to_numpy(), "Agreement": long["agreement"].to_numpy(),
-        "\u03ba": long["kappa"].to_numpy(), "items": long["n_items"].to_numpy(),
-        "\u0394 CI low": long["delta_ci_low"].to_numpy(), "\u0394 CI high": long["delta_ci_high"].to_numpy(),
-        "\u03ba CI low": long["kappa_ci_low"].to_numpy(), "\u03ba CI high": long["kappa_ci_high"].to_numpy(),
-    }, index=pd.Index(long["slice"].to_list(), name="Slice"))
+    cols = {"n": "n", "judge1": long["judge1_name"].iloc[0], "judge2": long["judge2_name"].iloc[0],
+            "delta_pp": "\u0394 (pp)", "agreement": "Agreement", "kappa": "\u03ba", "n_items": "items",
+            "delta_ci_low": "\u0394 CI low", "delta_ci_high": "\u0394 CI high", "kappa_ci_low": "\u03ba CI low",
+            "kappa_ci_high": "\u03ba CI high"}
+    return long.set_index("slice").rename_axis("Slice")[list(cols)].rename(columns=cols)
 
 
 def _model_meta(models) -> pd.DataFrame:
@@ -280,14 +271,9 @@ def _model_meta(models) -> pd.DataFrame:
 
 
 def per_model_agreement(matched: JudgePairs, models=None) -> pd.DataFrame:
-    """Per model, in the registry's order (then by production accuracy, highest first).
-
-    Returns
-    -------
-    DataFrame
-        ``model, family, n, judge1, judge2, delta_pp, agreement, kappa, n_production_only, n_second_only,
-        judge1_name, judge2_name`` (accuracies and agreement in %).
-    """
+    """Per model, in the registry's order (then by production accuracy, highest first). Columns ``model, family, n,
+    judge1, judge2, delta_pp, agreement, kappa, n_production_only, n_second_only, judge1_name, judge2_name`` (accuracies
+    and agreement in %)."""
     rows = [{"model": model, **_pair_stats(*_ys(sub))}
             for (model,), sub in matched.scored.group_by(["model"], maintain_order=True)]
     df = pd.DataFrame(rows, columns=["model", "n", "judge1", "judge2", "delta_pp", "agreement", "kappa",
@@ -300,15 +286,10 @@ def per_model_agreement(matched: JudgePairs, models=None) -> pd.DataFrame:
 
 
 def judge_summary(matched: JudgePairs, models=None, *, production_family: str | None = "Gemini") -> pd.DataFrame:
-    """Appendix C.5 quantities: agreement, κ, the Spearman ρ and mean absolute difference of the per-model
-    accuracies, family favoritism (production − second on ``production_family``'s predictions minus the same on
-    the others), the AR pairs only the second judge credits and the unmatched predictions.
-
-    Returns
-    -------
-    DataFrame
-        ``statistic, estimate, n`` (predictions, or models, behind it), ``description``.
-    """
+    """Appendix C.5 quantities: agreement, κ, the Spearman ρ and mean absolute difference of the per-model accuracies,
+    family favoritism (production − second on ``production_family``'s predictions minus the same on the others), the AR
+    pairs only the second judge credits and the unmatched predictions. Columns ``statistic, estimate, n`` (predictions,
+    or models, behind it), ``description``."""
     sc = matched.scored
     y1, y2 = _ys(sc)
     overall = _pair_stats(y1, y2)
@@ -355,14 +336,9 @@ def judge_summary(matched: JudgePairs, models=None, *, production_family: str | 
 
 
 def disagreements(matched: JudgePairs, *, by: str | None = None) -> pd.DataFrame:
-    """The scored pairs the judges disagree on, every combination listed (zero counts included).
-
-    Returns
-    -------
-    DataFrame
-        ``[by,] stratum`` (``answerable``/``AR``), ``direction`` (``production_only``/``second_only``), ``n``,
-        ``n_capability_refusal`` (responses matching :data:`CAPABILITY_REFUSAL_PATTERN`).
-    """
+    """The scored pairs the judges disagree on, every combination listed (zero counts included). Columns ``[by,]
+    stratum`` (``answerable``/``AR``), ``direction`` (``production_only``/``second_only``), ``n``,
+    ``n_capability_refusal`` (responses matching :data:`CAPABILITY_REFUSAL_PATTERN`)."""
     sc = matched.scored
     y1, y2 = _ys(sc)
     ar = sc.get_column("is_ar").fill_null(False).to_numpy().astype(bool)

@@ -50,16 +50,11 @@ def observed_discordance(release, *, compare: str = "models", budget: str | None
                          comparison: str | None = None, models: Sequence[str] | None = None) -> pd.DataFrame:
     """Discordance of every paired comparison of a kind, on the items both sides were scored on.
 
-    ``compare="models"``: every pair of models run at ``budget``; ``"budgets"``: every model run at ``budget``
-    and ``comparison``, the first against the second (budgets ``None``: :func:`power_budgets`).
-
-    Returns
-    -------
-    DataFrame
-        ``a, b`` (models, or budgets), ``budget`` (models) or ``model`` (budgets), ``n`` (items both scored),
-        ``n10, n01`` (a right & b wrong, the reverse), ``discordance`` = (n10 + n01) / n, ``difference`` =
-        (n10 - n01) / n (shares); ``attrs["budgets"]`` says which budgets and why.
-    """
+    ``compare="models"``: every pair of models run at ``budget``; ``"budgets"``: every model run at ``budget`` and
+    ``comparison``, the first against the second (budgets ``None``: :func:`power_budgets`). Columns ``a, b`` (models, or
+    budgets), ``budget`` (models) or ``model`` (budgets), ``n`` (items both scored), ``n10, n01`` (a right & b wrong,
+    the reverse), ``discordance`` = (n10 + n01) / n, ``difference`` = (n10 - n01) / n (shares); ``attrs["budgets"]``
+    says which budgets and why."""
     need, why = power_budgets(release, compare, budget, comparison, models)
     rb = run_budgets(release)
     ms = [m for m in check_models(release, models) if set(need) <= set(rb[m])]
@@ -85,16 +80,11 @@ def release_power(release, *, compare: str = "models", budget: str | None = None
                   power: float = 0.8) -> pd.DataFrame:
     """Minimum detectable difference at the release's median observed discordance and item count.
 
-    ``mdd_normal`` is Connor's normal approximation, ``mdd_exact`` and ``power_exact_at_mdd_normal`` the exact
-    McNemar test ``compare`` runs (conservative: at the normal MDD its power is below the target).
-
-    Returns
-    -------
-    DataFrame
-        One row: ``compare, comparisons`` (pairs measured), the columns of
-        :func:`voxmem_analysis.stats.power.power_summary` at the median ``discordance`` and ``n``,
-        ``discordance_min, discordance_max`` and ``budgets`` (which budgets were compared, and why).
-    """
+    ``mdd_normal`` is Connor's normal approximation, ``mdd_exact`` and ``power_exact_at_mdd_normal`` the exact McNemar
+    test ``compare`` runs (conservative: at the normal MDD its power is below the target). One row: ``compare,
+    comparisons`` (pairs measured), the columns of :func:`voxmem_analysis.stats.power.power_summary` at the median
+    ``discordance`` and ``n``, ``discordance_min, discordance_max`` and ``budgets`` (which budgets were compared, and
+    why)."""
     d = observed_discordance(release, compare=compare, budget=budget, comparison=comparison, models=models)
     why = d.attrs["budgets"]
     d = d[d["n"] > 0]

@@ -1,12 +1,7 @@
 """Main results (paper §4, App. D.1-D.3): accuracy by model, evidence type, operation and budget, as tidy frames
-and as the printed Tables 15-17 and Figures 4, 5 and 8.
-
-Accuracy is ``correct / scored`` in percent (Appendix C.4); group means are unweighted means over models.
-Pairing (Appendix C.6): ``"all_budgets"`` scores each model on the items judged at every budget it ran,
-``"shared"`` on one item set for every model, ``"none"`` each budget on its own items.  ``budget=None`` takes
-the paper's budget when the release has it, else one from the release (:mod:`.selection`); what a release
-cannot support raises :class:`MissingDataError`.
-"""
+and as the printed Tables 15-17 and Figures 4, 5 and 8. Accuracy is ``correct / scored`` in percent (Appendix C.4),
+group means unweighted over models; the pairing rule and the default budgets are :mod:`.selection`'s; what a
+release cannot support raises :class:`MissingDataError`."""
 from __future__ import annotations
 
 from typing import Iterable, Sequence
@@ -57,15 +52,9 @@ def accuracy(release, by: str | Sequence[str] = ("evidence_type",), *, models: S
              where: pl.Expr | None = None, shared_budgets: Iterable[str] | None = None) -> pd.DataFrame:
     """Per-model accuracy (%) by any grouping of the verdict frame, in the paper's order.
 
-    ``by``: columns besides model and budget (``[]``: the pooled score); ``models, budgets, pairing,
-    shared_budgets`` as in :func:`scored_predictions`; ``overall`` adds the pooled level; ``where``: a polars
-    filter applied after the pairing rule.
-
-    Returns
-    -------
-    DataFrame
-        ``model, budget, *by, n`` (scored items), ``n_correct, accuracy``.
-    """
+    ``by``: columns besides model and budget (``[]``: the pooled score); ``models, budgets, pairing, shared_budgets`` as
+    in :func:`scored_predictions`; ``overall`` adds the pooled level; ``where``: a polars filter applied after the
+    pairing rule. Columns ``model, budget, *by, n`` (scored items), ``n_correct, accuracy``."""
     by = [by] if isinstance(by, str) else list(by)
     models = check_models(release, models)
     pred = scored_frame(release, models=models, budgets=budgets, pairing=pairing, shared_budgets=shared_budgets)
@@ -95,15 +84,9 @@ def _group_order(groups) -> list[str]:
 
 def group_means(acc: pd.DataFrame, groups: dict[str, Sequence[str]] | None = None, *, by: Sequence[str] | None = None,
                 value: str = "accuracy", include_all: bool = True) -> pd.DataFrame:
-    """Unweighted mean over the models of the per-model frame ``acc``, per group of ``groups`` (``{group:
-    models}``) and over every model (``"all"``, unless ``include_all=False``); ``by`` defaults to every
-    non-numeric column but ``model``.
-
-    Returns
-    -------
-    DataFrame
-        ``group, *by, <value>, n_models``.
-    """
+    """Unweighted mean over the models of the per-model frame ``acc``, per group of ``groups`` (``{group: models}``) and
+    over every model (``"all"``, unless ``include_all=False``); ``by`` defaults to every non-numeric column but
+    ``model``. Columns ``group, *by, <value>, n_models``."""
     if by is None:
         by = [c for c in acc.columns if c not in ("model", "n", "n_correct", value)
               and not pd.api.types.is_numeric_dtype(acc[c])]
@@ -138,15 +121,9 @@ def evidence_accuracy(release, *, models: Sequence[str] | None = None, budgets: 
 
 def evidence_panels(release, *, budgets: Iterable[str] | None = None, models: Sequence[str] | None = None,
                     pairing: str = "all_budgets") -> pd.DataFrame:
-    """Figure 4 data: per budget one row per model run there (``kind == "model"``, proprietary first) and one
-    per group mean (``kind == "mean"``, ``row`` ``"Mean proprietary"`` ...) last.
-
-    Returns
-    -------
-    DataFrame
-        ``budget, row, kind, group, evidence_type, accuracy, n`` (scored items; NaN for means),
-        ``n_models`` (models averaged).
-    """
+    """Figure 4 data: per budget one row per model run there (``kind == "model"``, proprietary first) and one per group
+    mean (``kind == "mean"``, ``row`` ``"Mean proprietary"`` ...) last. Columns ``budget, row, kind, group,
+    evidence_type, accuracy, n`` (scored items; NaN for means), ``n_models`` (models averaged)."""
     acc = evidence_accuracy(release, models=models, budgets=budgets, pairing=pairing)
     parts = []
     for b in check_budgets(budgets):
@@ -172,15 +149,9 @@ def evidence_panels(release, *, budgets: Iterable[str] | None = None, models: Se
 
 def answerable_vs_refusal(release, *, budget: str | None = None, models: Sequence[str] | None = None,
                           pairing: str = "all_budgets") -> pd.DataFrame:
-    """Table 16: accuracy on answerable and on AR items per model at one budget (:func:`comparison_budget`),
-    by answerable accuracy, highest first (ties: overall accuracy, then model order, as the paper lists
-    Qwen3-Omni-30B-A3B before Baichuan-Audio-7B at 135/669).
-
-    Returns
-    -------
-    DataFrame
-        ``model, answerable, ar, overall`` (%), ``n_answerable, n_ar, n``.
-    """
+    """Table 16: accuracy on answerable and on AR items per model at one budget (:func:`comparison_budget`), by
+    answerable accuracy, highest first (ties: overall accuracy, then model order, as the paper lists Qwen3-Omni-30B-A3B
+    before Baichuan-Audio-7B at 135/669). Columns ``model, answerable, ar, overall`` (%), ``n_answerable, n_ar, n``."""
     budget = comparison_budget(release, budget, models=models)
     ms = models_at_or_fail(release, budget, models)
     acc = accuracy(release, "is_ar", models=ms, budgets=[budget], pairing=pairing, overall=True)
@@ -201,15 +172,10 @@ def answerable_vs_refusal(release, *, budget: str | None = None, models: Sequenc
 
 def answerable_refusal_summary(release, *, budget: str | None = None, models: Sequence[str] | None = None,
                                pairing: str = "all_budgets", table: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Spearman ρ between Table 16's two columns and the "always abstain" bound, one row (ρ NaN with fewer
-    than three models, its interval with fewer than four); ``table``: Table 16 already computed.
-
-    Returns
-    -------
-    DataFrame
-        ``budget, n_models, rho, p_value, n_questions, n_ar_questions, always_abstain`` (the AR share of the
-        questions, %), ``rho_ci_low, rho_ci_high`` (Fisher-z 95%, pingouin).
-    """
+    """Spearman ρ between Table 16's two columns and the "always abstain" bound, one row (ρ NaN with fewer than three
+    models, its interval with fewer than four); ``table``: Table 16 already computed. Columns ``budget, n_models, rho,
+    p_value, n_questions, n_ar_questions, always_abstain`` (the AR share of the questions, %), ``rho_ci_low,
+    rho_ci_high`` (Fisher-z 95%, pingouin)."""
     budget = comparison_budget(release, budget, models=models)
     t = table if table is not None else answerable_vs_refusal(release, budget=budget, models=models, pairing=pairing)
     rho, p, lo, hi = (np.nan,) * 4
@@ -225,14 +191,9 @@ def answerable_refusal_summary(release, *, budget: str | None = None, models: Se
 
 def operation_evidence(release, *, budgets: Iterable[str] | None = None, models: Sequence[str] | None = None,
                        pairing: str = "all_budgets", shared_budgets: Iterable[str] | None = None) -> pd.DataFrame:
-    """Mean accuracy (%) over models of the operation × evidence cells (Figure 5: one budget, all models;
-    Figure 8: the comparison budget's models, ``pairing="shared"``).
-
-    Returns
-    -------
-    DataFrame
-        ``budget, operation, evidence_type, accuracy, n_models, n_questions`` (distinct questions in the cell).
-    """
+    """Mean accuracy (%) over models of the operation × evidence cells (Figure 5: one budget, all models; Figure 8: the
+    comparison budget's models, ``pairing="shared"``). Columns ``budget, operation, evidence_type, accuracy, n_models,
+    n_questions`` (distinct questions in the cell)."""
     budgets = check_budgets(budgets)
     parts = []
     for b in budgets:
@@ -255,14 +216,9 @@ def operation_evidence(release, *, budgets: Iterable[str] | None = None, models:
 
 def refusal_breakdown(release, *, budgets: Iterable[str] | None = None, models: Sequence[str] | None = None,
                       pairing: str = "all_budgets") -> pd.DataFrame:
-    """Table 17: mean AR accuracy (%) over models per budget, by evidence type and by source operation (AR items
-    of unknown source operation left out of the by-source rows only).
-
-    Returns
-    -------
-    DataFrame
-        ``budget, dimension, level, accuracy, n_models, n_items`` (distinct AR questions), ``models_at_budget``.
-    """
+    """Table 17: mean AR accuracy (%) over models per budget, by evidence type and by source operation (AR items of
+    unknown source operation left out of the by-source rows only). Columns ``budget, dimension, level, accuracy,
+    n_models, n_items`` (distinct AR questions), ``models_at_budget``."""
     budgets = check_budgets(budgets)
     parts = []
     for b in budgets:

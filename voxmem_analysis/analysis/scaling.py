@@ -1,11 +1,8 @@
 """Context-length scaling (Figure 6, Table 18, Appendix D.5): accuracy, change and retention from a baseline to a
-comparison budget.
-
-``baseline`` / ``comparison`` ``None`` take the paper's 8K / 64K when run, else the shortest / longest budget
-(:func:`scaling_plan`); the models are those run at both.  Change = comparison − baseline (pp; Table 18 prints
-its negative, the paper's drop); retention = comparison / baseline.  Table 18's intervals resample items;
-D.5's correlations resample models and also use the mean of the two budgets, free of the change's coupling.
-"""
+comparison budget (:func:`scaling_plan`: the paper's 8K and 64K when run, else the shortest and the longest; the
+models run at both). Change = comparison − baseline (pp; Table 18 prints its negative, the paper's drop); retention
+= comparison / baseline. Table 18's intervals resample items; D.5's correlations resample models and also use the
+mean of the two budgets, free of the change's coupling."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -128,14 +125,9 @@ def describe_scaling(release, *, baseline: str | None = None, comparison: str | 
 def evidence_scaling(release, *, models: Sequence[str] | None = None, budgets: Iterable[str] | None = None,
                      pairing: str = "all_budgets", reference: str | None = None,
                      comparison: str | None = None) -> pd.DataFrame:
-    """Figure 6: mean accuracy (%) over the models of :func:`scaling_plan` per evidence type (+ ``overall``) and
-    budget, and its retention relative to ``reference`` (the plan's baseline).
-
-    Returns
-    -------
-    DataFrame
-        ``budget, evidence_type, accuracy, retention, n_models, reference_budget``.
-    """
+    """Figure 6: mean accuracy (%) over the models of :func:`scaling_plan` per evidence type (+ ``overall``) and budget,
+    and its retention relative to ``reference`` (the plan's baseline). Columns ``budget, evidence_type, accuracy,
+    retention, n_models, reference_budget``."""
     plan = scaling_plan(release, baseline=reference, comparison=comparison, models=models, budgets=budgets)
     ref = plan.baseline
     bs = list(plan.budgets) if budgets is None else check_budgets(budgets)
@@ -184,19 +176,13 @@ def paired_change(release, *, baseline: str | None = None, comparison: str | Non
     """Table 18: the paired change from ``baseline`` to ``comparison`` (:func:`scaling_plan`) with bootstrap
     intervals, per evidence type and ``overall`` (means over the models) and per model.
 
-    Items are resampled (``cluster="family"``: question families) and both budgets of every model rescored on
-    every resample, an item entering a model's accuracy only when judged at both budgets; one ``seed`` serves
-    every row.  ``interval="bca"``: BCa endpoints (beyond the paper).
-
-    Returns
-    -------
-    DataFrame
-        ``level`` (``evidence_type`` or ``model``), ``key``, ``n`` (items), ``n_models``, ``baseline``,
-        ``comparison`` (%), ``change`` (pp) and ``retention`` each with ``_ci_low``, ``_ci_high``, ``_n_invalid``
-        (resamples where undefined), ``ci_level, n_boot, seed, baseline_budget, comparison_budget, interval,
-        cluster, n_clusters``, ``change_design_effect, retention_design_effect`` (cluster over item replicate
-        variance) and each endpoint's Monte-Carlo standard error (``change_ci_low_mc_se`` ...).
-    """
+    Items are resampled (``cluster="family"``: question families) and both budgets of every model rescored on every
+    resample, an item entering a model's accuracy only when judged at both budgets; one ``seed`` serves every row.
+    ``interval="bca"``: BCa endpoints (beyond the paper). Columns ``level`` (``evidence_type`` or ``model``), ``key``,
+    ``n`` (items), ``n_models``, ``baseline``, ``comparison`` (%), ``change`` (pp) and ``retention`` each with
+    ``_ci_low``, ``_ci_high``, ``_n_invalid`` (resamples where undefined), ``ci_level, n_boot, seed, baseline_budget,
+    comparison_budget, interval, cluster, n_clusters``, ``change_design_effect, retention_design_effect`` (cluster over
+    item replicate variance) and each endpoint's Monte-Carlo standard error (``change_ci_low_mc_se`` ...)."""
     plan = scaling_plan(release, baseline=baseline, comparison=comparison, models=models)
     b0, b1, ms = plan.baseline, plan.comparison, list(plan.models)
     pred = attach_cluster(scored_predictions(release, models=ms, budgets=[b0, b1], pairing=pairing), release, cluster)
@@ -219,15 +205,9 @@ def paired_change(release, *, baseline: str | None = None, comparison: str | Non
 def cell_changes(release, *, baseline: str | None = None, comparison: str | None = None,
                  models: Sequence[str] | None = None, pairing: str = "all_budgets",
                  evidence_types: Sequence[str] | None = None) -> pd.DataFrame:
-    """Per model × evidence type cell (budgets and models as :func:`paired_change`), change and retention (NaN at
-    a 0 % baseline) each one division of exact integer counts, so cells with equal exact values stay equal
-    (D.5's ties).
-
-    Returns
-    -------
-    DataFrame
-        ``model, evidence_type, baseline, comparison, change, retention, n, baseline_budget, comparison_budget``.
-    """
+    """Per model × evidence type cell (budgets and models as :func:`paired_change`), change and retention (NaN at a 0 %
+    baseline) each one division of exact integer counts, so cells with equal exact values stay equal (D.5's ties).
+    Columns ``model, evidence_type, baseline, comparison, change, retention, n, baseline_budget, comparison_budget``."""
     plan = scaling_plan(release, baseline=baseline, comparison=comparison, models=models)
     b0, b1, ms = plan.baseline, plan.comparison, list(plan.models)
     acc = accuracy(release, "evidence_type", models=ms, budgets=[b0, b1], pairing=pairing, overall=False)
@@ -272,17 +252,11 @@ def sensitivity_correlations(release, *, baseline: str | None = None, comparison
     """Appendix D.5: Spearman ρ of retention and of the change against the baseline accuracy over the model ×
     evidence cells of :func:`cell_changes` (or ``cells``).
 
-    ``rho`` and ``p_value`` are the paper's (cells independent); the interval resamples models, all cells of a
-    drawn model together (percentile, ``n_boot``, ``seed``; NaN below :data:`MIN_RESAMPLED_MODELS`).  The change
-    contains the baseline (coupled by construction), so ``change_vs_mean`` correlates it with the mean of the two
-    budgets instead (Oldham 1962).
-
-    Returns
-    -------
-    DataFrame
-        ``measure, n`` (cells used), ``n_dropped`` (cells where the measure is undefined), ``rho, p_value,
-        rho_ci_low, rho_ci_high, ci_level, n_models, n_boot, seed``.
-    """
+    ``rho`` and ``p_value`` are the paper's (cells independent); the interval resamples models, all cells of a drawn
+    model together (percentile, ``n_boot``, ``seed``; NaN below :data:`MIN_RESAMPLED_MODELS`).  The change contains the
+    baseline (coupled by construction), so ``change_vs_mean`` correlates it with the mean of the two budgets instead
+    (Oldham 1962). Columns ``measure, n`` (cells used), ``n_dropped`` (cells where the measure is undefined), ``rho,
+    p_value, rho_ci_low, rho_ci_high, ci_level, n_models, n_boot, seed``."""
     c = cells if cells is not None else cell_changes(release, baseline=baseline, comparison=comparison,
                                                        models=models, pairing=pairing)
     parts = []

@@ -36,15 +36,9 @@ def fit_doubling_gee(data: pd.DataFrame, *, groups: str = "question_id", ci_leve
                      engine: str = "numpy") -> dict:
     """Fit ``correct ~ doublings + C(model)`` by GEE (Binomial, exchangeable) and summarise the slope.
 
-    ``data``: ``correct`` (0/1), ``doublings``, ``model`` and the cluster column ``groups``; ``engine``:
-    the vectorised fit (``"numpy"``) or the statsmodels formula fit it replicates (``"statsmodels"``).
-
-    Returns
-    -------
-    dict
-        ``n_obs, n_clusters, n_models, log_or, robust_se, odds_ratio, or_ci_low, or_ci_high, p_value,
-        working_corr, converged``.
-    """
+    ``data``: ``correct`` (0/1), ``doublings``, ``model`` and the cluster column ``groups``; ``engine``: the vectorised
+    fit (``"numpy"``) or the statsmodels formula fit it replicates (``"statsmodels"``). Returns dict: ``n_obs,
+    n_clusters, n_models, log_or, robust_se, odds_ratio, or_ci_low, or_ci_high, p_value, working_corr, converged``."""
     df = data.assign(correct=data["correct"].astype(float)).sort_values([groups, "model", "doublings"],
                                                                       kind="stable")
     if engine == "numpy":
@@ -81,16 +75,10 @@ def scaling_model(release, *, models: Sequence[str] | None = None, baseline: str
                   ci_level: float = 0.95) -> pd.DataFrame:
     """Odds ratio of a correct answer per doubling of the history, per evidence type and pooled.
 
-    Models and budgets as Table 18 (:func:`~voxmem_analysis.analysis.scaling.scaling_plan`: the models run at
-    both budgets, every budget all of them were run at entering the fit); ``cluster``: GEE clusters by
-    ``question_id`` (``"item"``) or question ``"family"``.
-
-    Returns
-    -------
-    DataFrame
-        One row per evidence type then ``overall``: ``evidence_type``, the fields of :func:`fit_doubling_gee`,
-        ``budgets`` (those fitted), ``reference_budget``, ``cluster``.
-    """
+    Models and budgets as Table 18 (:func:`~voxmem_analysis.analysis.scaling.scaling_plan`: the models run at both
+    budgets, every budget all of them were run at entering the fit); ``cluster``: GEE clusters by ``question_id``
+    (``"item"``) or question ``"family"``. One row per evidence type then ``overall``: ``evidence_type``, the fields of
+    :func:`fit_doubling_gee`, ``budgets`` (those fitted), ``reference_budget``, ``cluster``."""
     plan = scaling_plan(release, baseline=baseline, comparison=comparison, models=models)
     budgets = list(plan.budgets)
     pred = scored_predictions(release, models=list(plan.models), budgets=budgets, pairing=pairing)

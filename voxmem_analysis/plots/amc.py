@@ -19,11 +19,8 @@ _PAIR = ("#D55E00", "#56B4E9", "#009E73")
 
 def _short(labels, lines: int = 2) -> list[str]:
     """``"Model|Text"`` as ``"Model (T)"``, fitted to ``lines`` lines of 40 characters, no two alike."""
-    names = []
-    for label in labels:
-        model, _, mod = str(label).partition("|")
-        names.append(f"{model} ({mod[0]})" if mod else model)
-    return fit_labels(names, width=40, lines=lines)
+    parts = [str(label).partition("|") for label in labels]
+    return fit_labels([f"{model} ({mod[0]})" if mod else model for model, _, mod in parts], width=40, lines=lines)
 
 
 @styled

@@ -9,7 +9,7 @@ import pandas as pd
 
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.errors import InputError
-from voxmem_analysis.plots.style import CLASS_COLORS, reserve_footer, styled
+from voxmem_analysis.plots.style import CLASS_COLORS, finish, reserve_footer, styled
 
 __all__ = ["class_bars", "figure7", "figure10"]
 
@@ -81,9 +81,7 @@ def figure7(data: pd.DataFrame, *, title: str | None = None):
     for ax, b in zip(axes[0], panels):
         class_bars(data[data["by"] == b], ax=ax, title=_TITLES[b])
     _legend(fig)
-    if title:
-        fig.suptitle(title)
-    return fig
+    return finish(fig, title)
 
 
 @styled
@@ -100,6 +98,4 @@ def figure10(data: pd.DataFrame, *, title: str | None = None):
         if ops[i] != ops[i - 1]:
             ax.axhline(i - 0.5, color="#999999", lw=0.7, ls=":")
     _legend(fig)
-    if title:
-        fig.suptitle(title)
-    return fig
+    return finish(fig, title)

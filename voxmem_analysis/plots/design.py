@@ -7,7 +7,7 @@ import pandas as pd
 
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.errors import InputError
-from voxmem_analysis.plots.style import ROLE_COLORS, reserve_footer, styled
+from voxmem_analysis.plots.style import ROLE_COLORS, finish, reserve_footer, styled
 
 __all__ = ["history_scale_panels", "session_roles_bars", "ROLE_COLORS"]
 
@@ -57,12 +57,8 @@ def history_scale_panels(data: pd.DataFrame, *, quantities=("sessions", "audio_c
     fig.legend([handles[i] for i in order], [labels[i] for i in order], loc="outside upper center",
                ncol=len(order), frameon=False)
     n = data.loc[data["quantity"].isin(qs), "n_items"]
-    fig.text(0.005, 0.003, f"Per item (question \u00d7 budget); {int(n.min()):,}\u2013{int(n.max()):,} items per budget."
-             if n.min() != n.max() else f"Per item (question \u00d7 budget); {int(n.iloc[0]):,} items per budget.",
-             fontsize=6.5, color="#666666", ha="left", va="bottom")
-    if title:
-        fig.suptitle(title)
-    return fig
+    counts = f"{int(n.min()):,}\u2013{int(n.max()):,}" if n.min() != n.max() else f"{int(n.iloc[0]):,}"
+    return finish(fig, title, f"Per item (question \u00d7 budget); {counts} items per budget.")
 
 
 @styled
@@ -100,6 +96,4 @@ def session_roles_bars(data: pd.DataFrame, *, title: str | None = None):
     a2.set(ylim=(0, 100), ylabel="Share of sessions (%)", title="Share of sessions by role")
     handles, labels = a1.get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside upper center", ncol=len(labels), frameon=False)
-    if title:
-        fig.suptitle(title)
-    return fig
+    return finish(fig, title)

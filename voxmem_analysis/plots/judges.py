@@ -16,11 +16,7 @@ FAMILY_PALETTE = ("#D55E00", "#0072B2", "#009E73", "#CC79A7", "#E69F00", "#56B4E
 
 
 def _family_colors(families) -> dict:
-    seen: list = []
-    for f in families:
-        f = "unknown" if f is None or (isinstance(f, float) and np.isnan(f)) else f
-        if f not in seen:
-            seen.append(f)
+    seen = dict.fromkeys("unknown" if f is None or (isinstance(f, float) and np.isnan(f)) else f for f in families)
     return {f: FAMILY_PALETTE[i % len(FAMILY_PALETTE)] for i, f in enumerate(seen)}
 
 

@@ -15,8 +15,8 @@ from matplotlib.patches import Rectangle
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.analysis.findings import MIN_CORRELATION_POINTS
 from voxmem_analysis.errors import InputError
-from voxmem_analysis.plots.style import (ACC_RANGE, GROUP_COLORS, HEATMAP_CMAP, colorbar_extend, fit_labels, from_zero,
-                                         place_labels, reserve_footer, styled, without_canvas_draw)
+from voxmem_analysis.plots.style import (ACC_RANGE, GROUP_COLORS, HEATMAP_CMAP, colorbar_extend, finish, fit_labels,
+                                         from_zero, place_labels, reserve_footer, styled, without_canvas_draw)
 
 __all__ = ["evidence_heatmaps", "operation_heatmap", "operation_heatmaps", "answerable_refusal_scatter"]
 
@@ -103,11 +103,6 @@ def evidence_heatmaps(data: pd.DataFrame, *, budgets: Sequence[str] | None = Non
         ax.set_title(f"{b}  ({_n_models(n_models)})")
         ax.set_xticks(np.arange(len(cols)) + 0.5, [_EV_TICKS.get(c, c) for c in cols], rotation=90, fontsize=7)
         ax.set_yticks(np.arange(len(rows)) + 0.5, fit_labels(rows), fontsize=7)
-        ax.set_xlabel("")
-        ax.set_ylabel("")
-        ax.tick_params(length=0)
-        for side in ("top", "right", "left", "bottom"):
-            ax.spines[side].set_visible(False)
         if 0 < n_prop < len(model_rows):
             ax.axhline(n_prop, color="black", lw=0.8)
         if mean_rows:
@@ -119,10 +114,8 @@ def evidence_heatmaps(data: pd.DataFrame, *, budgets: Sequence[str] | None = Non
     cb = fig.colorbar(sm, ax=list(axes), shrink=0.6 if len(rows) > 4 else 0.9, pad=0.02,
                       aspect=30 if len(rows) > 4 else 15, extend=colorbar_extend(drawn, vrange))
     cb.set_label("Accuracy (%)")
-    if title:
-        fig.suptitle(title)
     reserve_footer(fig)
-    return fig
+    return finish(fig, title)
 
 
 @styled
@@ -199,10 +192,8 @@ def operation_heatmaps(data: pd.DataFrame, *, budgets: Sequence[str] | None = No
     drawn = data.loc[data["budget"].astype(str).isin(bs), "accuracy"]
     fig.colorbar(sm, ax=list(axes[0]), shrink=0.85, pad=0.01, aspect=25,
                  extend=colorbar_extend(drawn, vrange)).set_label("Mean accuracy (%)")
-    if title:
-        fig.suptitle(title)
     reserve_footer(fig)
-    return fig
+    return finish(fig, title)
 
 
 def _fmt_p(p: float) -> str:

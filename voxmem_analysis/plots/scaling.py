@@ -10,7 +10,8 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLo
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.analysis.findings import MIN_CORRELATION_POINTS
 from voxmem_analysis.errors import InputError
-from voxmem_analysis.plots.style import EVIDENCE_COLORS, fit_labels, from_zero, log_ticks, reserve_footer, styled
+from voxmem_analysis.plots.style import (EVIDENCE_COLORS, finish, fit_labels, from_zero, log_ticks, reserve_footer,
+                                         styled)
 
 __all__ = ["evidence_scaling_lines", "change_forest", "sensitivity_scatter", "odds_ratio_forest", "ratio_limits",
            "set_ratio_axis"]
@@ -105,16 +106,11 @@ def change_forest(data: pd.DataFrame, *, title: str | None = None):
     their intervals, the evidence types then the models."""
     ev = data[data["level"] == "evidence_type"]
     pm = data[data["level"] == "model"]
-    labels, colors, ys, y = [], [], [], 0.0
-    rows = []
-    for _, r in ev.iterrows():
-        rows.append((r, _label(r["key"]), _color(r["key"]), y, r["key"] == "overall"))
-        y += 1
-    y += 0.6
-    gap_at = y - 0.8
-    for (_, r), name in zip(pm.iterrows(), fit_labels(pm["key"])):
-        rows.append((r, name, "#555555", y, False))
-        y += 1
+    rows = [(r, _label(r["key"]), _color(r["key"]), float(y), r["key"] == "overall")
+            for y, (_, r) in enumerate(ev.iterrows())]
+    gap_at = len(rows) - 0.2   # the models below a gap of 0.6
+    rows += [(r, name, "#555555", len(ev) + 0.6 + i, False)
+             for i, ((_, r), name) in enumerate(zip(pm.iterrows(), fit_labels(pm["key"])))]
     b0 = str(data["baseline_budget"].iloc[0]) if "baseline_budget" in data else "8K"
     b1 = str(data["comparison_budget"].iloc[0]) if "comparison_budget" in data else "64K"
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(7.4, 0.24 * len(rows) + 1.4), sharey=True, constrained_layout=True)
@@ -129,16 +125,13 @@ def change_forest(data: pd.DataFrame, *, title: str | None = None):
                 continue
             ax.errorbar(est, yy, xerr=[[max(est - lo, 0)], [max(hi - est, 0)]] if np.isfinite(lo) else None,
                         fmt="D" if bold else "o", color=col, ms=4.5 if bold else 3.8, capsize=2, lw=1.1)
-        labels.append(lab)
-        ys.append(yy)
-        colors.append(bold)
     a1.axvline(0, color="#999999", lw=0.8, ls=":")
     a2.axvline(1, color="#999999", lw=0.8, ls=":")
     for ax in (a1, a2):
         ax.axhline(gap_at, color="#bbbbbb", lw=0.6)
         ax.grid(axis="x", color="#eeeeee", lw=0.6)
-    a1.set_yticks(ys, labels)
-    for t, bold in zip(a1.get_yticklabels(), colors):
+    a1.set_yticks([r[3] for r in rows], [r[1] for r in rows])
+    for t, (*_, bold) in zip(a1.get_yticklabels(), rows):
         if bold:
             t.set_fontweight("bold")
     a1.invert_yaxis()
@@ -147,11 +140,7 @@ def change_forest(data: pd.DataFrame, *, title: str | None = None):
     a1.set_title("Drop in points")
     a2.set_title("Retention")
     nb = int(data["n_boot"].iloc[0])
-    fig.text(0.005, 0.003, f"Percentile bootstrap over items, {nb:,} resamples, both budgets rescored per resample.",
-             fontsize=6.5, color="#666666", ha="left", va="bottom")
-    if title:
-        fig.suptitle(title)
-    return fig
+    return finish(fig, title, f"Percentile bootstrap over items, {nb:,} resamples, both budgets rescored per resample.")
 
 
 @styled
@@ -193,10 +182,9 @@ def sensitivity_scatter(data: pd.DataFrame, *, correlations: pd.DataFrame | None
     shown = [r for r in corr.values() if _shown(r)]
     if shown:
         k = int(shown[0].get("n_models", 0) or 0)
-        fig.text(0.005, 0.003, f"Spearman \u03c1 over {int(shown[0]['n'])} model \u00d7 evidence cells"
-                 + (f"; 95% intervals resample the {k} models" if np.isfinite(shown[0].get("rho_ci_low", np.nan))
-                    else f"; no interval ({k} model{'s' if k != 1 else ''}: too few to resample)"),
-                 fontsize=6.5, color="#666666", ha="left", va="bottom")
+        finish(fig, note=f"Spearman \u03c1 over {int(shown[0]['n'])} model \u00d7 evidence cells"
+               + (f"; 95% intervals resample the {k} models" if np.isfinite(shown[0].get("rho_ci_low", np.nan))
+                  else f"; no interval ({k} model{'s' if k != 1 else ''}: too few to resample)"))
     _legend_on_top(fig, a1, title)
     return fig
 

@@ -11,8 +11,9 @@ import re
 import numpy as np
 
 __all__ = ["paper_style", "styled", "without_canvas_draw", "fit_label", "fit_labels", "log_ticks", "LABEL_WIDTH",
-           "EVIDENCE_COLORS", "OPERATION_COLORS", "SERIES_COLORS", "CLASS_COLORS", "ROLE_COLORS", "GROUP_COLORS", "HEATMAP_CMAP",
-           "ACC_RANGE", "PERCENT_LIMITS", "FOOTER_IN", "from_zero", "colorbar_extend", "reserve_footer", "place_labels"]
+           "EVIDENCE_COLORS", "OPERATION_COLORS", "SERIES_COLORS", "CLASS_COLORS", "ROLE_COLORS", "GROUP_COLORS",
+           "HEATMAP_CMAP", "ACC_RANGE", "PERCENT_LIMITS", "FOOTER_IN", "from_zero", "colorbar_extend", "finish",
+           "reserve_footer", "place_labels"]
 
 #: Colour-blind-safe (Okabe-Ito) colours per evidence type.
 EVIDENCE_COLORS = {
@@ -81,6 +82,15 @@ def styled(func):
         with paper_style():
             return func(*args, **kwargs)
     return wrapper
+
+
+def finish(fig, title: str | None = None, note: str | None = None):
+    """``fig`` with ``note`` in small grey type at its bottom left and ``title`` above it (each when given)."""
+    if note:
+        fig.text(0.005, 0.003, note, fontsize=6.5, color="#666666", ha="left", va="bottom")
+    if title:
+        fig.suptitle(title)
+    return fig
 
 
 def reserve_footer(fig, inches: float = FOOTER_IN) -> None:

@@ -27,9 +27,7 @@ def significance_mark(p: float) -> str:
 
 
 def _facets(data: pd.DataFrame, facet: str | None) -> list:
-    if facet is None or facet not in data.columns:
-        return [None]
-    return _series(data, facet)
+    return _series(data, facet) if facet is not None and facet in data.columns else [None]
 
 
 @styled

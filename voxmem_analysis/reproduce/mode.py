@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping
 
+from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.errors import files_not_read_in_full
 
 __all__ = ["PAPER_RELEASE", "is_paper_release", "report_mode", "describe_runs", "release_info"]
@@ -44,9 +45,8 @@ def describe_runs(release) -> list[dict]:
               (pl.col("scored") & pl.col("is_ar")).sum().alias("scored_refusal"),
               (pl.col("correct") & pl.col("scored") & pl.col("is_ar")).sum().alias("correct_refusal")))
     order = {m: i for i, m in enumerate(release.model_order())}
-    budgets = ("8K", "16K", "32K", "64K")
     recs = sorted(g.to_dicts(), key=lambda r: (order.get(r["model"], len(order)), r["model"],
-                                               budgets.index(r["budget"]) if r["budget"] in budgets else 9))
+                                               tx.BUDGETS.index(r["budget"]) if r["budget"] in tx.BUDGETS else 9))
 
     def pct(k, n):
         return round(100.0 * k / n, 4) if n else None

@@ -243,11 +243,10 @@ def _table15_16(a: _Audit) -> None:
 def _table18(a: _Audit) -> None:
     n = {e: int(a.p("table15", "n", e).value) for e in EV}
     for r in EV + ("Overall",):
-        col = r if r != "Overall" else "Overall"
         a.eq(f"table18.n[{r}]", "table18", "Table 18 n = Table 15 question count",
-             a.p("table18", r, "n"), lambda x: x, [a.p("table15", "n", col)], "Table 15 n")
+             a.p("table18", r, "n"), lambda x: x, [a.p("table15", "n", r)], "Table 15 n")
         a.eq(f"table18.64k_eq_table15[{r}]", "table18", "Table 18 64K = Table 15 'Mean all (10)'",
-             a.p("table18", r, "64K"), lambda x: x, [a.p("table15", "Mean all (10)", col)],
+             a.p("table18", r, "64K"), lambda x: x, [a.p("table15", "Mean all (10)", r)],
              "Table 15 Mean all (10)")
         a.eq(f"table18.drop[{r}]", "table18", "Table 18 drop = 8K − 64K",
              a.p("table18", r, "drop"), lambda x, y: x - y,
@@ -431,12 +430,11 @@ def _table17(a: _Audit) -> None:
                        [a.p("table17", "64K", e).half for e in EV]),
             "Σ n_e·Table17[64K|e]/130"),
          _mean, ar64, "mean of Table 16 AR over 10 models")
-    for b in ("8K",):
-        a.eq(f"table17.{b}_eq_table13_ar", "table17",
-             "Table 17 8K AR accuracy (AR-item-weighted) = Table 13 AR (production judge, 8K); "
-             "1 rejected prediction makes this approximate",
-             a.p("table13", "AR", "Gemini-3.7-Flash"), _wmean(ev_n),
-             [a.p("table17", b, e) for e in EV], "Σ n_e·Table17[8K|e]/130")
+    a.eq("table17.8K_eq_table13_ar", "table17",
+         "Table 17 8K AR accuracy (AR-item-weighted) = Table 13 AR (production judge, 8K); "
+         "1 rejected prediction makes this approximate",
+         a.p("table13", "AR", "Gemini-3.7-Flash"), _wmean(ev_n), [a.p("table17", "8K", e) for e in EV],
+         "Σ n_e·Table17[8K|e]/130")
     for e in EV:
         a.eq(f"fig5.ar_eq_table17_32k[{e}]", "fig5", "Figure 5 AR row = Table 17 32K row",
              a.p("fig5", "AR", e), lambda x: x, [a.p("table17", "32K", e)], "Table 17 32K")

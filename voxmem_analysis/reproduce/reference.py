@@ -1,18 +1,7 @@
-"""The paper's published numbers as a labelled *reference* beside your models (analysis report).
-
-On a release that is not the paper's (:mod:`voxmem_analysis.reproduce.mode`), the report does
-not score your runs against the paper.  It shows, where the paper publishes a comparable
-number -- same budget, same evidence-type breakdown -- a ``paper`` column next to your models:
-
-* Figure 4 / Table 15 accuracies by evidence type, per budget you ran:
-  8K -> the mean of the paper's 64K model set at 8K (Table 18); 32K -> the proprietary and
-  open-weight means (§4.2); 64K -> the mean of all ten models (Table 15) and, for a model the
-  paper evaluated under the same name, its own Table 15 row.  16K has no published number.
-* the scaling curve: retention at 64K (% of 8K, Figure 6) when you ran 8K and 64K.
-
-Inputs are the notebooks' tables (``tables/fig4.csv``, ``tables/fig6.csv``) and
-:func:`voxmem_analysis.reproduce.published.published`.
-"""
+"""The paper's published numbers as a labelled reference beside your models, in the report of a release that is not
+the paper's (never a score): a ``paper`` column wherever the paper publishes a comparable number (same budget, same
+evidence-type breakdown; :func:`paper_columns`), and retention at 64K (% of 8K, Figure 6). Inputs: the notebooks'
+``tables/fig4.csv``, ``tables/fig6.csv`` and :func:`voxmem_analysis.reproduce.published.published`."""
 from __future__ import annotations
 
 import pandas as pd
@@ -28,7 +17,9 @@ def _pub(pub: pd.DataFrame, artifact: str, row: str, column: str) -> float | Non
 
 
 def paper_columns(budget: str, pub: pd.DataFrame, models=()) -> dict[str, dict[str, float | None]]:
-    """``{column label: {evidence column: published value}}`` comparable at ``budget`` (may be empty)."""
+    """``{column label: {evidence column: published value}}`` comparable at ``budget`` (may be empty): at 8K the mean
+    of the paper's 64K model set (Table 18), at 32K the proprietary and open-weight means (§4.2), at 64K the mean of
+    its ten models and the Table 15 row of each of ``models`` it evaluated under the same name; 16K has none."""
     cols: dict[str, dict] = {}
     if budget == "8K":
         cols["paper: mean of its 10-model 64K set at 8K (Table 18)"] = {

@@ -220,7 +220,7 @@ def _remove_previous_outputs(out: Path, previous: dict, names: set[str] | None) 
 
 
 def _task_order(paths: list[Path], previous: dict) -> list[Path]:
-    """``work()``: a file it cannot write stops the run, another error is a failed task (``{"error": ...}``)."""
+    """The notebooks longest first: by their seconds in the previous run, else guessed from the figures they save."""
     last = {nb["name"]: nb.get("seconds", 0) for nb in previous.get("notebooks", [])}
 
     def guess(p: Path) -> float:

@@ -17,7 +17,6 @@ from pathlib import Path
 import pandas as pd
 
 from voxmem_analysis import artifacts
-from voxmem_analysis.io.amc import load_amc
 from voxmem_analysis.output import LONG_COLUMNS, read_long
 from voxmem_analysis.reproduce.paper_audit import audit_published
 from voxmem_analysis.reproduce import published as paper
@@ -26,7 +25,7 @@ from voxmem_analysis.writing import atomic_write
 
 __all__ = ["COLUMNS", "STATUSES", "AXIS_TASKS", "N_TASKS", "reproduction_table", "reproduction_from_files",
            "long_from_files", "compute_long", "compare", "mark_paper_inconsistent", "table2_misprints",
-           "amc_scoreboard", "summarize", "write_csv", "write_audit"]
+           "summarize", "write_csv", "write_audit"]
 
 COLUMNS = ("artifact", "row", "column", "published", "reproduced", "delta", "kind", "within_tolerance",
            "status", "note")
@@ -160,15 +159,6 @@ def reproduction_table(release, published: pd.DataFrame | None = None, *, seed: 
     out = compare(published, long)
     out.attrs["artifact_errors"] = errors
     return out
-
-
-def amc_scoreboard(release, *, seed: int = 0, n_boot: int = 10_000) -> pd.DataFrame:
-    """The AMC paper's rows of ``reproduction.csv`` for an AMC release (a path, loaded leniently, or loaded), its
-    misprints marked (:func:`table2_misprints`)."""
-    if isinstance(release, (str, Path)):
-        release = load_amc(release, strict=False)
-    pub = paper.published(benchmark="amc")
-    return mark_paper_inconsistent(reproduction_table(release, pub, seed=seed, n_boot=n_boot), table2_misprints(pub))
 
 
 def long_from_files(out_dir, names) -> tuple[pd.DataFrame, dict[str, str]]:

@@ -24,7 +24,7 @@ import pandas as pd
 from voxmem_analysis import __version__
 from voxmem_analysis.errors import OutputFolderError
 from voxmem_analysis.io import release_fingerprint
-from voxmem_analysis.output import SYNTHETIC_LABEL, latex_cells, read_long, table_to_latex, write_long
+from voxmem_analysis.output import SYNTHETIC_LABEL, read_long, table_to_latex, write_long
 from voxmem_analysis.reproduce.notebook import display_path
 from voxmem_analysis.reproduce.provenance import (findings, grouped, has_digests, notebook_source, params_text,
                                                   read_records)
@@ -35,7 +35,7 @@ from voxmem_analysis.reproduce.runner import RunOptions, run
 from voxmem_analysis.textlimits import csv_field_limit
 from voxmem_analysis.writing import atomic_write, replace_folder
 
-__all__ = ["build_supplement", "paper_figure_names", "write_zip", "format_table", "SupplementResult"]
+__all__ = ["build_supplement", "paper_figure_names", "write_zip", "SupplementResult"]
 
 FOLDER = "voxmem_supplement"
 _FIG = re.compile(r"^(amc_)?fig(?:ure)?_?(\d+)([a-z]?)(?:[_-](.+))?$")
@@ -81,17 +81,6 @@ def paper_figure_names(stems) -> dict[str, str]:
         else:
             for s, rest in members:
                 out[s] = f"{base}_{rest}" if rest else base
-    return out
-
-
-# ----------------------------------------------------------------------------- LaTeX
-def format_table(table, name: str, published=None):
-    """The wide artifact ``table`` with every cell as the LaTeX text the supplement prints (at the precision
-    ``published`` prints artifact ``name``: :func:`~voxmem_analysis.reproduce.published.printed_decimals`)."""
-    has_numbers = published is not None and len(published)
-    cells = latex_cells(table, decimals=printed_decimals(name, published) if has_numbers else {})
-    out = pd.DataFrame(cells, index=table.index.copy(), columns=list(table.columns), dtype=object)
-    out.index.name = table.index.name
     return out
 
 

@@ -151,16 +151,9 @@ def groups_of(df: pd.DataFrame, keys: list[str]):
         return
     if not len(df):
         return
-    codes = [pd.factorize(df[k].astype(object), use_na_sentinel=False)[0] for k in keys]
-    combo = np.zeros(len(df), dtype=np.int64)
-    for c in codes:
-        combo = combo * (int(c.max()) + 1) + c
-    _, inv = np.unique(combo, return_inverse=True)
-    inv = inv.ravel()
-    order = np.argsort(inv, kind="stable")
-    bounds = np.flatnonzero(np.diff(inv[order])) + 1
-    chunks = np.split(order, bounds)
-    for idx in sorted(chunks, key=lambda ix: ix[0]):
+    codes = df.groupby([df[k].astype(object) for k in keys], sort=False, dropna=False).ngroup().to_numpy()
+    order = np.argsort(codes, kind="stable")   # groups numbered in order of first appearance
+    for idx in np.split(order, np.flatnonzero(np.diff(codes[order])) + 1):
         yield tuple(df[k].iloc[idx[0]] for k in keys), idx
 
 

@@ -34,21 +34,15 @@ def compare_systems(frame, *, system: str = "system", item: str = "question_id",
     """Every pair of systems within each ``groups`` value (e.g. each budget), on the items both scored.
 
     ``frame``: one row per (system, groups, item) (several judges: select one, or add ``judge`` to ``groups``);
-    ``systems``: which to compare, in that order (default all, :func:`level_order`); ``family``: Holm over every
-    row (``"all"``) or within each group (``"per-slice"``), the ``reject`` column at ``alpha``; ``cluster`` /
-    ``strata``: item-level columns the paired bootstrap draws whole clusters of or draws within; ``settings``: the
-    bootstrap's ``n_boot, seed, ci_level, progress``, its endpoints (``interval``) and ``mc_se``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``*groups, system_a, system_b, n_a, n_b`` (scored), ``n_common, only_a, only_b, n_correct_a, n_correct_b,
-        acc_a, acc_b`` (on the common items, %), ``diff`` (acc_a − acc_b, pp) with ``diff_ci_low, diff_ci_high,
-        diff_ci_flag``, ``a_right_b_wrong, a_wrong_b_right, p_mcnemar`` (exact), ``p_holm, n_family, holm_family,
-        reject, n_boot, seed, p_cochran, n_cochran`` (Cochran's Q over three systems or more); with ``cluster``
-        ``cluster, diff_design_effect``; with ``mc_se`` or BCa ``interval`` (and ``diff_ci_low_mc_se,
-        diff_ci_high_mc_se, diff_ci_resolution``).
-    """
+    ``systems``: which to compare, in that order (default all, :func:`level_order`); ``family``: Holm over every row
+    (``"all"``) or within each group (``"per-slice"``), the ``reject`` column at ``alpha``; ``cluster`` / ``strata``:
+    item-level columns the paired bootstrap draws whole clusters of or draws within; ``settings``: the bootstrap's
+    ``n_boot, seed, ci_level, progress``, its endpoints (``interval``) and ``mc_se``. Returns pandas.DataFrame:
+    ``*groups, system_a, system_b, n_a, n_b`` (scored), ``n_common, only_a, only_b, n_correct_a, n_correct_b, acc_a,
+    acc_b`` (on the common items, %), ``diff`` (acc_a − acc_b, pp) with ``diff_ci_low, diff_ci_high, diff_ci_flag``,
+    ``a_right_b_wrong, a_wrong_b_right, p_mcnemar`` (exact), ``p_holm, n_family, holm_family, reject, n_boot, seed,
+    p_cochran, n_cochran`` (Cochran's Q over three systems or more); with ``cluster`` ``cluster, diff_design_effect``;
+    with ``mc_se`` or BCa ``interval`` (and ``diff_ci_low_mc_se, diff_ci_high_mc_se, diff_ci_resolution``)."""
     cfg = settings.check()
     if family not in P_ADJUST_FAMILIES:
         fail(f"family must be one of {P_ADJUST_FAMILIES}, got {family!r}", "family")
@@ -181,12 +175,12 @@ def _omnibus(out: pd.DataFrame, df: pd.DataFrame, gcols: list[str], system: str,
     for key, idx in groups_of(sc, gcols):
         part = sc.iloc[idx]
         wide = part.pivot_table(index=item, columns=system, values="_v", aggfunc="first", observed=True).dropna()
-        names = set(out.loc[_match_rows(out, gcols, key), "system_a"]) | set(out.loc[_match_rows(out, gcols, key), "system_b"])
+        rows = _match_rows(out, gcols, key)
+        names = set(out.loc[rows, "system_a"]) | set(out.loc[rows, "system_b"])
         wide = wide[[c for c in wide.columns if c in names]]
         if wide.shape[1] < 3 or wide.empty:
             continue
         q = cochran_q(wide.to_numpy(float)).iloc[0]
-        rows = _match_rows(out, gcols, key)
         out.loc[rows, "p_cochran"], out.loc[rows, "n_cochran"] = float(q["p_value"]), int(q["n"])
     return out
 

@@ -22,15 +22,10 @@ def judge_agreement(frame_a, frame_b, *, keys: Sequence[str], by: Sequence[str] 
 
     ``keys``: the columns naming the same verdict in both frames (unique in each); ``by``: slicing columns of
     ``frame_a``; ``value``, ``scored``, ``type_col`` as in :func:`slice_accuracy` (a pair counts when both sides are
-    scored).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``*by, level, n`` (scored pairs), ``acc_a, acc_b, diff`` (a − b), ``agreement`` (%), ``kappa`` (Cohen's),
-        ``n11, n10, n01, n00`` (``n10``: credited by a only), ``only_a, only_b`` (verdicts without a counterpart;
-        ``only_b`` in a slice only when ``frame_b`` has the ``by`` columns), ``n_excluded`` (pairs unscored).
-    """
+    scored). Returns pandas.DataFrame: ``*by, level, n`` (scored pairs), ``acc_a, acc_b, diff`` (a − b), ``agreement``
+    (%), ``kappa`` (Cohen's), ``n11, n10, n01, n00`` (``n10``: credited by a only), ``only_a, only_b`` (verdicts without
+    a counterpart; ``only_b`` in a slice only when ``frame_b`` has the ``by`` columns), ``n_excluded`` (pairs
+    unscored)."""
     keys, by = as_list(keys), as_list(by)
     if not keys:
         fail("keys must name at least one column", "keys")

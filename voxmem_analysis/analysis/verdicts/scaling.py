@@ -41,17 +41,12 @@ def scaling_table(frame, *, system: str = "system", type_col: str | None = "ques
     reported, in order (default all); ``groups``: further keys (e.g. ``["judge"]``); ``type_col``: per-type rows and
     their pooled ``overall`` (None: pooled rows only); ``cluster``: an item-level column the paired bootstrap draws
     whole; ``settings``: its ``n_boot, seed, ci_level, interval, progress``.  Each system is compared on its own items
-    scored at both budgets, both rescored on every draw; pooled rows resample items within types.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``*groups, system, type, budget, level, n, n_correct, accuracy, accuracy_ci_low, accuracy_ci_high`` (all
-        scored items, Wilson, %), then on the items scored at both budgets (null at the baseline): ``n_paired,
-        acc_baseline_paired, acc_paired, change`` (pp) with ``change_ci_low, change_ci_high``, ``retention`` with
-        ``retention_ci_low, retention_ci_high, retention_n_invalid``; ``baseline_budget, ci_level, n_boot, seed``
-        (with ``cluster``: ``cluster, change_design_effect``).
-    """
+    scored at both budgets, both rescored on every draw; pooled rows resample items within types. Returns
+    pandas.DataFrame: ``*groups, system, type, budget, level, n, n_correct, accuracy, accuracy_ci_low,
+    accuracy_ci_high`` (all scored items, Wilson, %), then on the items scored at both budgets (null at the baseline):
+    ``n_paired, acc_baseline_paired, acc_paired, change`` (pp) with ``change_ci_low, change_ci_high``, ``retention``
+    with ``retention_ci_low, retention_ci_high, retention_n_invalid``; ``baseline_budget, ci_level, n_boot, seed`` (with
+    ``cluster``: ``cluster, change_design_effect``)."""
     cfg = settings.check()
     gcols = as_list(groups)
     tcols = [type_col] if type_col else []
@@ -146,13 +141,9 @@ def _match_level(wanted, levels: list, column: str):
 def scaling_correlations(table: pd.DataFrame, *, system: str = "system", type_col: str = "question_type",
                          budget: str = "budget", groups: Sequence[str] | None = None) -> pd.DataFrame:
     """Appendix D.5 over the per-type cells of a :func:`scaling_table`: Spearman ρ of ``retention`` and of ``change``
-    against the baseline accuracy on the same paired items, per comparison budget (and ``groups``).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``*groups, budget, baseline_budget, x, y, n`` (cells used), ``n_dropped`` (undefined cells), ``rho, p_value``.
-    """
+    against the baseline accuracy on the same paired items, per comparison budget (and ``groups``). Returns
+    pandas.DataFrame: ``*groups, budget, baseline_budget, x, y, n`` (cells used), ``n_dropped`` (undefined cells),
+    ``rho, p_value``."""
     gcols = as_list(groups)
     need = [*gcols, system, type_col, budget, "level", "acc_baseline_paired", "change", "retention", "baseline_budget"]
     t = to_pandas(table, need)

@@ -34,20 +34,14 @@ def slice_accuracy(frame, by, *, value: str = "correct", scored: str | None = "s
     ``by``: columns to slice by (a comma-separated string is split); ``value``: the 0/1 (for a bootstrap, numeric)
     column, null counting 0; ``scored``: the boolean column of the denominator (None: every row); ``interval``:
     ``"wilson"``, ``"bootstrap"`` (items, or their ``cluster``, resampled afresh per row; needs ``item``) or ``"auto"``
-    (the bootstrap where an item occurs more than once in a row, Wilson otherwise); ``type_col``: the column of
-    ``by`` pooled into ``overall`` and averaged into ``macro`` rows (``"auto"``: the last of :data:`TYPE_COLUMNS`);
-    ``separate``: columns whose values no pooled row mixes; ``settings``: ``ci_level``, the bootstrap's ``n_boot,
-    seed, progress``, its endpoints (``interval``: percentile or BCa) and ``mc_se``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``*by, level`` (``slice``, ``overall``, ``macro``), ``n_correct`` (null for macro rows), ``n, n_excluded,
-        accuracy, accuracy_ci_low, accuracy_ci_high`` (%), ``interval`` (``wilson``, ``bootstrap (strata: ...;
-        cluster: ...)``, ``none``), ``accuracy_ci_flag`` (why an interval may not cover, else empty); with ``mc_se``
-        ``accuracy_ci_low_mc_se, accuracy_ci_high_mc_se, accuracy_ci_resolution``; with ``cluster``
-        ``cluster, design_effect``.
-    """
+    (the bootstrap where an item occurs more than once in a row, Wilson otherwise); ``type_col``: the column of ``by``
+    pooled into ``overall`` and averaged into ``macro`` rows (``"auto"``: the last of :data:`TYPE_COLUMNS`);
+    ``separate``: columns whose values no pooled row mixes; ``settings``: ``ci_level``, the bootstrap's ``n_boot, seed,
+    progress``, its endpoints (``interval``: percentile or BCa) and ``mc_se``. Returns pandas.DataFrame: ``*by, level``
+    (``slice``, ``overall``, ``macro``), ``n_correct`` (null for macro rows), ``n, n_excluded, accuracy,
+    accuracy_ci_low, accuracy_ci_high`` (%), ``interval`` (``wilson``, ``bootstrap (strata: ...; cluster: ...)``,
+    ``none``), ``accuracy_ci_flag`` (why an interval may not cover, else empty); with ``mc_se`` ``accuracy_ci_low_mc_se,
+    accuracy_ci_high_mc_se, accuracy_ci_resolution``; with ``cluster`` ``cluster, design_effect``."""
     by, cfg = as_list(by), settings
     if interval not in INTERVALS:
         fail(f"interval must be one of {INTERVALS}, got {interval!r}", "interval")
