@@ -1,6 +1,5 @@
-"""Column specifications of the tidy verdict frame (one row per model x item): each column once, with
-its type and meaning.  :data:`REQUIRED_FIELDS` must be in each harness line (or the item table); other
-fields a line carries follow as extra columns."""
+"""The columns of the tidy verdict frame (one row per model x item), each once with its type and meaning,
+and the fields a harness line must carry."""
 from __future__ import annotations
 
 import re

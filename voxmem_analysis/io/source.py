@@ -1,11 +1,5 @@
-"""One door in: what a command or a notebook names (``--data``, or ``--manifest`` with ``--questions`` or
-``--tasks``) opened as a :class:`Source` that knows its kind, its frame, its label, its problems and the
-files it read.
-
-Kinds (:data:`KINDS`): ``voxmem`` (a VoxMem release folder), ``amc_release`` (an Audio MultiChallenge
-release folder), ``longmemeval`` (verdicts listed in a manifest, with the question file) and
-``amc_runs`` (judged Audio MultiChallenge results listed in a manifest, with the task table).
-"""
+"""One door in: what a command or notebook names (``--data``, or ``--manifest`` with ``--questions`` or
+``--tasks``) opened as a :class:`Source` of one of :data:`KINDS`, knowing its frame, label and problems."""
 from __future__ import annotations
 
 import os

@@ -1,7 +1,5 @@
-"""An Audio MultiChallenge release folder (``data/README.md``, "Audio MultiChallenge release"): task and
-rubric tables, rubric-level verdicts (``verdicts/``, optional ``tts/``, ``cascaded/``, human and judge
-labels, response lengths).  Lenient mode leaves out the offending rows (and a system's task whose
-rubric verdicts are incomplete) and counts them in ``stats``."""
+"""An Audio MultiChallenge release folder: task and rubric tables, rubric-level verdicts and the optional
+parts.  Lenient mode leaves out the offending rows (and a system's task with incomplete rubric verdicts)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -1,7 +1,5 @@
-"""Judged Audio MultiChallenge results, one JSON line per task (``data/README.md``, "Audio MultiChallenge
-runs"): the line and rubric-result declarations, their rules (:data:`LINE_RULES`, :data:`ITEM_RULES`,
-:data:`TASK_RULES`) and the reading of a run's files.  A line with an error is left out, and so is its
-task for that run; nothing else is."""
+"""Judged Audio MultiChallenge results, one JSON line per task: the line and rubric-result declarations,
+their rules and the reading of a run's files.  A line with an error is left out, with its task for that run."""
 from __future__ import annotations
 
 import json

@@ -1,7 +1,5 @@
-"""Audio MultiChallenge runs: judged results files listed in a manifest (``path,system[,output_modality]
-[,judge]``, read by :mod:`~voxmem_analysis.io.engine.manifest`), against the benchmark's task table.
-Every loss is named: a task a run lacks, a repeated or unknown task, a wrong rubric count, a missing
-``criteria_met``, a ``pass`` that disagrees, each run's ``pred_error`` tasks."""
+"""Audio MultiChallenge runs: judged results files listed in a manifest, read against the task table,
+every loss named (a task a run lacks, a repeated task, each run's ``pred_error`` tasks)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace

@@ -1,6 +1,5 @@
-"""The Audio MultiChallenge task table as published (``ScaleAI/audiomc`` test split: Parquet, JSON lines,
-a JSON list or CSV; ``.gz`` allowed): ``id``, ``axis`` in any spelling, the ``rubric`` items in order,
-and any other scalar column as a task attribute (``data/README.md``, "Audio MultiChallenge runs")."""
+"""The Audio MultiChallenge task table as published (Parquet, JSON lines, a JSON list or CSV; ``.gz``
+allowed): ``id``, ``axis`` in any spelling, the ``rubric`` items, any other scalar column as an attribute."""
 from __future__ import annotations
 
 import json

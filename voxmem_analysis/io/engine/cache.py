@@ -1,12 +1,8 @@
-"""The parsed-release cache: a loaded release kept on disk (no pickle), reused while none of its files
-changed, every file of an entry checked against the digest written with it before it is served (a
-mismatch is a miss, said in one line on stderr, and the entry is rewritten).
-
-Folder: ``$VOXMEM_CACHE_DIR``, else ``$XDG_CACHE_HOME/voxmem-analysis``, else ``~/.cache/voxmem-analysis``
-(0700; one owned by another user or writable by others is refused).  Entry ``release-<key>/``:
-``entry.json`` (layout, versions, rules, values, each frame's size, rows, schema and SHA-256),
-``entry.sha256`` (its digest), ``problems.json`` and one uncompressed Arrow IPC file per frame, written
-into a temporary folder renamed into place.  The least recently used entries go over the size limit."""
+"""The parsed-release cache: a loaded release kept on disk (Arrow IPC frames and JSON, no pickle) in
+``$VOXMEM_CACHE_DIR``, else ``$XDG_CACHE_HOME/voxmem-analysis``, else ``~/.cache/voxmem-analysis`` (0700;
+one owned by another user or writable by others is refused).  An entry is served only while none of the
+release's files changed and every file of the entry matches its digest; the least recently used go first
+over the size limit."""
 from __future__ import annotations
 
 import errno

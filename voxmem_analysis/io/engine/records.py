@@ -1,7 +1,6 @@
-"""The one record front end: files -> a raw frame, one row per record, in the encoding of
-:mod:`~voxmem_analysis.io.engine.values`.  polars parses each JSON-lines file whole with the reader's
-schema; the key census keeps the rows it read exactly as Python's ``json`` would; Python reads the
-other lines (adding the parser's findings, ``_p0_*``, and ``_uni``).  JSON lists, CSV and Parquet
+"""The one record front end: files -> a raw frame, one row per record, in the encoding of :mod:`.values`.
+polars parses each JSON-lines file whole; the key census keeps the rows it read as Python would; Python
+reads the other lines (adding the parser's findings ``_p0_*`` and ``_uni``).  JSON lists, CSV and Parquet
 tables become the same encoding."""
 from __future__ import annotations
 

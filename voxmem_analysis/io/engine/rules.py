@@ -1,6 +1,5 @@
-"""The rule engine of every reader: a rule is data (code, severity, field, stage, the expression
-flagging the records that break it, the message), each message written once.  :func:`check` evaluates
-a table stage by stage; :func:`flagged` makes the problems with their sort keys (file, line, rule)."""
+"""The rule engine of every reader: a rule is data (code, severity, field, stage, flag expression, message),
+each message written once.  :func:`check` evaluates a table stage by stage; :func:`flagged` makes the problems."""
 from __future__ import annotations
 
 from collections import defaultdict

@@ -1,7 +1,5 @@
-"""LongMemEval-format verdicts read through a manifest (``path,system[,budget][,judge]``) into a tidy
-frame, one row per system x budget x judge x question, with each question's type.  Budgets written
-several ways for one size (``32K``, ``32000``) are one budget, with a warning; a missing or unreadable
-label is ``ungraded`` (incorrect under the paper's convention)."""
+"""LongMemEval verdicts read through a manifest into a tidy frame (system x budget x judge x question),
+with each question's type.  Budgets written several ways for one size are one budget (a warning)."""
 from __future__ import annotations
 
 import re

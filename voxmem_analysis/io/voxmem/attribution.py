@@ -1,6 +1,5 @@
-"""The declaration of an error-attribution audit record (``attribution/**/*.jsonl[.gz]``, FORMATS.md
-section 4), each record checked by :data:`RULES`, duplicates reported.  The classification lives in
-:mod:`voxmem_analysis.analysis.attribution`."""
+"""The declaration of an error-attribution audit record (``attribution/**/*.jsonl[.gz]``) and its rules;
+duplicates reported.  The classification lives in :mod:`voxmem_analysis.analysis.attribution`."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,6 +1,5 @@
-"""The harness prediction files of a release read into the verdict frame, batch by batch (raw frame ->
-line rules -> rows).  Duplicates (model, item, budget, ablation condition) are found over all files
-in file and line order: the first copy is kept, an identical one is a warning, another an error."""
+"""The prediction files of a release read into the verdict frame, batch by batch.  Duplicates (model, item,
+budget, condition): the first copy is kept, an identical one is a warning, another an error."""
 from __future__ import annotations
 
 import json

@@ -1,6 +1,5 @@
-"""A VoxMem release folder (``data/README.md``) read into the tidy verdict frame: ``predictions/``,
-optional ``items.*``, ``models.csv``, ``judge2/``, ``ablation/``, ``release.json``, and the checks
-across them.  Strict mode raises listing every error; lenient mode leaves out the broken lines."""
+"""A VoxMem release folder read into the tidy verdict frame, with the checks across its parts.  Strict mode
+raises listing every error; lenient mode leaves out the broken lines."""
 from __future__ import annotations
 
 import re
