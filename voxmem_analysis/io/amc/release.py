@@ -13,7 +13,7 @@ from voxmem_analysis.io.amc.tables import (LENGTH_FIELDS, RUBRIC_FIELDS, RUBRIC_
                                            LENGTH_RULES, VERDICT_COLUMNS, flag, incomplete, part_files, read_rows,
                                            repeated, repeated_verdicts, table_file, table_suffix, values, verdict_rules)
 from voxmem_analysis.io.engine import files
-from voxmem_analysis.io.engine.rules import fact
+from voxmem_analysis.io.engine.rules import fact, ordered
 from voxmem_analysis.io.meta import read_meta
 from voxmem_analysis.io.provenance import ReleaseProvenance
 
@@ -62,10 +62,6 @@ def _records(frame: pl.DataFrame | None, columns: list[str]) -> pd.DataFrame:
     return pd.DataFrame([dict(zip(columns, r)) for r in frame.select(columns).iter_rows()])
 
 
-def _sorted(keyed: list) -> list[Problem]:
-    return [p for _, p in sorted(keyed, key=lambda kp: kp[0])]
-
-
 def _task_rows(ok: pl.DataFrame) -> pl.DataFrame:
     v = values(ok)
     cue, inter, tts = (flag(v, f).fill_null(False) for f in ("audio_cue", "interruption", "tts_subset"))
@@ -104,7 +100,7 @@ def _keyed_table(root: Path, stem: str, kind: str, key: list[str], shown_key: st
     fields, rules, rows_of = _KINDS[kind]
     ok, keyed, rejected = read_rows([(path, path.name)], fields, rules, kind, **known)
     rows, dup = repeated(rows_of(ok), key, shown_key, len(rules), shown)
-    problems = _sorted(keyed + dup)
+    problems = ordered(keyed + dup)
     if not ok.height and not rejected and not keyed:
         problems.append(EMPTY_TABLE.problem(path.name))
     return rows, problems, rejected + len(dup), path.name
@@ -157,7 +153,7 @@ def _read_verdicts(root: Path, paths: list[Path], tasks: pd.DataFrame, rubrics: 
         frame = pd.DataFrame({c: pd.Series(dtype=bool if c == "passed" else object) for c in cols})
     else:
         frame = to_pandas(kept.select(cols))
-    return frame, _sorted(keyed + dup) + found
+    return frame, ordered(keyed + dup) + found
 
 
 def _read_lengths(root: Path, tasks: list, stats: dict) -> tuple[pd.DataFrame | None, list[Problem]]:

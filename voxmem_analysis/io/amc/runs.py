@@ -15,7 +15,7 @@ from voxmem_analysis.io.amc.results import read_results
 from voxmem_analysis.io.amc.tasks import read_task_table
 from voxmem_analysis.io.engine.files import resolved
 from voxmem_analysis.io.engine.manifest import manifest_rows
-from voxmem_analysis.io.engine.rules import collapse, fact
+from voxmem_analysis.io.engine.rules import collapse, fact, ordered
 from voxmem_analysis.io.provenance import ManifestData
 
 if TYPE_CHECKING:
@@ -162,7 +162,7 @@ def load_amc_runs(manifest, tasks, *, strict: bool = True, progress=None) -> Amc
     files = [(Path(r.resolved), r.path, runs.index((r.system, r.output_modality, r.judge)))
              for r in man.itertuples(index=False)] if table.height else []
     rows, rubric, keyed, stats = read_results(files, table, items, progress)
-    problems += _summed([p for _, p in sorted(keyed, key=lambda kp: kp[0])])
+    problems += _summed(ordered(keyed))
     labels = pl.DataFrame([(i, *r) for i, r in enumerate(runs)], schema={"_run": pl.Int64, **{c: pl.Utf8 for c in RUN}},
                           orient="row")
     results = labels.join(rows, on="_run", how="inner").drop("_run")

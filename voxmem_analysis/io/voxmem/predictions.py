@@ -9,7 +9,7 @@ import polars as pl
 
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.io.engine import files, records
-from voxmem_analysis.io.engine.rules import fact
+from voxmem_analysis.io.engine.rules import fact, ordered
 from voxmem_analysis.io.schema import COLUMN_NAMES
 from voxmem_analysis.io.voxmem.lines import KNOWN_KEYS, SPEC, LineValues, check_lines
 
@@ -99,8 +99,7 @@ def read_prediction_files(root: Path, sub: str, paths: list[Path], items: pl.Dat
             _read_batch(batch, state)
     frame = _drop_duplicates(_assemble(state), state)
     state.stats["rows"] = frame.height
-    problems = [p for _, p in sorted(state.keyed, key=lambda kp: kp[0])]
-    return frame.drop("_fi").with_columns(pl.col("budget").cast(BUDGET_DTYPE)), problems, state.stats
+    return frame.drop("_fi").with_columns(pl.col("budget").cast(BUDGET_DTYPE)), ordered(state.keyed), state.stats
 
 
 def _jsonable(v):
