@@ -14,15 +14,14 @@ from voxmem_analysis.io.engine.files import resolved
 from voxmem_analysis.io.engine.manifest import cell, manifest_rows
 from voxmem_analysis.io.engine.rules import collapse, fact, ordered
 from voxmem_analysis.io.longmemeval.questions import read_questions
-from voxmem_analysis.io.longmemeval.verdicts import (FRAME_COLUMNS, LABEL_FALSE, LABEL_TRUE, SCHEMA, check_verdicts,
-                                                     read_verdicts, tidy_frame)
+from voxmem_analysis.io.longmemeval.verdicts import FRAME_COLUMNS, SCHEMA, check_verdicts, read_verdicts, tidy_frame
 from voxmem_analysis.io.provenance import ManifestData
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["QUESTION_TYPES", "MANIFEST_COLUMNS", "FRAME_COLUMNS", "LongMemEvalData", "load_longmemeval",
-           "read_manifest", "read_questions", "read_label", "select_judge", "budget_sort_key", "one_budget_per_size"]
+           "read_manifest", "read_questions", "select_judge", "budget_sort_key", "one_budget_per_size"]
 
 #: LongMemEval's six question types, in display order (any string is accepted).
 QUESTION_TYPES: tuple[str, ...] = (
@@ -70,22 +69,6 @@ def one_budget_per_size(budgets: list) -> tuple[dict, list[tuple[str, list[str]]
                 by[k[1]].append(b)
     groups = [(_canonical(size), spelled) for size, spelled in by.items() if len(spelled) > 1]
     return {b: c for c, spelled in groups for b in spelled}, groups
-
-
-def read_label(value) -> tuple[bool | None, str | None]:
-    """``(label, how)`` of a label: a boolean; true/false, yes/no, 1/0 texts (``"text"``); the numbers 1/0
-    (``"number"``); null ``(None, "missing")``; else ``(None, "invalid")``."""
-    if value is None:
-        return None, "missing"
-    if isinstance(value, bool):
-        return value, None
-    if isinstance(value, (int, float)) and value in (0, 1):
-        return bool(value), "number"
-    if isinstance(value, str):
-        t = value.strip().lower()
-        if t in LABEL_TRUE or t in LABEL_FALSE:
-            return t in LABEL_TRUE, "text"
-    return None, "invalid"
 
 
 def read_manifest(path) -> tuple[pd.DataFrame, list[Problem]]:
