@@ -83,15 +83,10 @@ def _checked(frame: pl.DataFrame) -> tuple[list[dict], list]:
 
 def check_records(records_: Iterable[Mapping], file: str | None = None) -> tuple[list[dict], list[Problem]]:
     """Check in-memory records (``line`` = 1-based position): (valid rows, problems)."""
-    records_ = list(records_)
-    return _check_objects(records_, file, list(range(1, len(records_) + 1)))
-
-
-def _check_objects(objs: list, file, lines: list) -> tuple[list[dict], list[Problem]]:
-    entries = [(0, file, i, line, obj if isinstance(obj, dict) else None,
+    entries = [(0, file, i, i + 1, obj if isinstance(obj, dict) else None,
                 None if isinstance(obj, dict) else
                 ("not_an_object", NOT_AN_OBJECT.message({"what": "record", "type": type(obj).__name__}), None), True, {})
-               for i, (obj, line) in enumerate(zip(objs, lines))]
+               for i, obj in enumerate(records_)]
     rows, keyed = _checked(records.python_frame(entries, SPEC)[0])
     return rows, ordered(keyed)
 
