@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Column", "FRAME_COLUMNS", "COLUMN_NAMES", "REQUIRED_FIELDS", "ABLATION_CONDITIONS", "normalize_condition"]
+__all__ = ["Column", "FRAME_COLUMNS", "COLUMN_NAMES", "ABLATION_CONDITIONS", "normalize_condition"]
 
 
 @dataclass(frozen=True)
@@ -48,8 +48,6 @@ FRAME_COLUMNS: tuple[Column, ...] = (
 )
 COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in FRAME_COLUMNS)
 
-#: Fields every prediction line must carry (item fields may come from the item table instead).
-REQUIRED_FIELDS: tuple[str, ...] = ("item_id", "model")
 #: Item fields a prediction needs, from the line or from the item table.
 ITEM_FIELDS: tuple[str, ...] = (
     "question_id", "context_length", "family_id", "evidence_type", "memory_operation", "subtype",

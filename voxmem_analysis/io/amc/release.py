@@ -90,13 +90,14 @@ _KINDS = {"tasks": (TASK_FIELDS, TASK_RULES, _task_rows), "rubrics": (RUBRIC_FIE
           "lengths": (LENGTH_FIELDS, LENGTH_RULES, _length_rows)}
 
 
-def _keyed_table(root: Path, stem: str, kind: str, key: list[str], shown_key: str, shown,
+def _keyed_table(root: Path, stem: str, kind: str, key: list[str], shown_key: str, shown, optional: bool = False,
                  **known) -> tuple[pl.DataFrame | None, list[Problem], int, str]:
     """One top-level table: its rows that passed (a key seen before is an error), its problems, the rows
-    left out, its file name (``stem`` when there is none)."""
+    left out, its file name (``stem`` when there is none; ``optional``: no table is no problem)."""
     path, problems = table_file(root, stem)
     if path is None:
-        return None, problems or [MISSING_TABLE.problem(stem, why=f"no {stem}.jsonl/.csv/.parquet file")], 0, stem
+        missing = [] if optional else [MISSING_TABLE.problem(stem, why=f"no {stem}.jsonl/.csv/.parquet file")]
+        return None, problems or missing, 0, stem
     fields, rules, rows_of = _KINDS[kind]
     ok, keyed, rejected = read_rows([(path, path.name)], fields, rules, kind, **known)
     rows, dup = repeated(rows_of(ok), key, shown_key, len(rules), shown)
@@ -157,14 +158,11 @@ def _read_verdicts(root: Path, paths: list[Path], tasks: pd.DataFrame, rubrics: 
 
 
 def _read_lengths(root: Path, tasks: list, stats: dict) -> tuple[pd.DataFrame | None, list[Problem]]:
-    path, problems = table_file(root, "response_lengths")
-    if path is None:
-        stats["rejected_length_rows"] = 0
-        return None, problems
     rows, problems, stats["rejected_length_rows"], _ = _keyed_table(
         root, "response_lengths", "lengths", ["model", "output_modality", "task_id"], "_key",
-        lambda r: (r["model"], r["output_modality"], r["task_id"]), tasks=tasks)
-    return (_records(rows, ["model", "output_modality", "task_id", "tokens"]) if rows.height else None), problems
+        lambda r: (r["model"], r["output_modality"], r["task_id"]), optional=True, tasks=tasks)
+    return (_records(rows, ["model", "output_modality", "task_id", "tokens"]) if rows is not None and rows.height
+            else None), problems
 
 
 @dataclass
