@@ -120,24 +120,16 @@ LINE_SPEC = Spec({"id": "str", "axis": "str", "pass": "bool", "pred_error": "str
 ITEM_SPEC = Spec({"rubric_item": "str", "criteria_met": "bool"}, plain={"item.t": pl.Utf8})
 
 
-def _entries(path: Path, rel: str) -> tuple[list, list]:
-    """``(line, object or None, parser finding)`` of each line of a results file (a JSON list of objects is
-    read too), and what reading the file found."""
-    text, problems = files.read_text(path, rel)
-    if text is None:
-        return [], problems
-    return json_entries(text, rel, entry="entry {i}", items="tasks"), problems
-
-
 def _raw_frames(paths: list[tuple[Path, str]], progress=None) -> tuple[pl.DataFrame, pl.DataFrame, list]:
-    """One row per line (the line fields in the value encoding) and one row per rubric result."""
+    """One row per line of the results files (JSON lines or a JSON list; the line fields in the value encoding)
+    and one row per rubric result."""
     rows, keyed = [], []
     for fi, (path, rel) in enumerate(paths):
         if progress is not None:
             progress(fi + 1, len(paths))
-        found, problems = _entries(path, rel)
+        text, problems = files.read_text(path, rel)
         keyed += [((fi, 0, 0, 0, n), p) for n, p in enumerate(problems)]
-        rows += entry_rows(found, fi, rel)
+        rows += entry_rows(json_entries(text, rel, entry="entry {i}", items="tasks") if text is not None else [], fi, rel)
     lines, recs = python_frame(rows, LINE_SPEC)
     meta = []
     for (fi, _, _, line, *_), rec in zip(rows, recs):
