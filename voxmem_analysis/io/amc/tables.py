@@ -36,7 +36,6 @@ FLAG_FIELDS = frozenset({"passed", "exclusion", "audio_cue", "interruption", "tt
 TABLE_SUFFIXES = (".jsonl", ".jsonl.gz", ".csv", ".csv.gz", ".parquet")
 #: Phase of a row's problems in the sort key (a file's reading problems are phase 0).
 ROW = 1
-_SKIPPED = ("readme", "readme.md", "readme.txt")
 
 AMBIGUOUS = fact("ambiguous_file", "error", lambda r: "several files hold this table: " + ", ".join(r["names"]))
 NOT_A_TABLE = fact("file_not_read", "warning", lambda r: "not read: only *.jsonl, *.csv (each may be .gz) and "
@@ -185,8 +184,7 @@ def part_files(root: Path, sub: str) -> tuple[list[Path], list[Problem]]:
     """The table files below ``root/sub`` (links followed, sorted by path) and what listing them found."""
     found = files.walk(root / sub, root)
     tables, other = found.split(lambda p: table_suffix(p.name) is not None)
-    return tables, found.problems + [NOT_A_TABLE.problem(files.rel(p, root)) for p in other
-                                     if p.name.lower() not in _SKIPPED]
+    return tables, found.problems + [NOT_A_TABLE.problem(files.rel(p, root)) for p in other]
 
 
 def _read_table(path: Path, rel: str, fields, fi: int) -> tuple[pl.DataFrame | None, list[Problem]]:
