@@ -129,7 +129,8 @@ def _raw_frames(paths: list[tuple[Path, str]], progress=None) -> tuple[pl.DataFr
             progress(fi + 1, len(paths))
         text, problems = files.read_text(path, rel)
         keyed += [((fi, 0, 0, 0, n), p) for n, p in enumerate(problems)]
-        rows += entry_rows(json_entries(text, rel, entry="entry {i}", items="tasks") if text is not None else [], fi, rel)
+        found = json_entries(text, rel, entry="entry {i}", items="tasks") if text is not None else []
+        rows += entry_rows(found, fi, rel)
     lines, recs = python_frame(rows, LINE_SPEC)
     meta = []
     for (fi, _, _, line, *_), rec in zip(rows, recs):
