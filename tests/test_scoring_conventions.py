@@ -23,8 +23,8 @@ from voxmem_analysis.io.scoring import DEFAULT_REJECTION_PATTERN, OUTPUT_FILTER_
 def status_of(response, verdict, error):
     """The status of one prediction by the rules of C.4, written on its own (the reference of the loader)."""
     blank = response is None or not response.strip()
-    rejected = bool(error) and re.search(DEFAULT_REJECTION_PATTERN, error) and not re.search(OUTPUT_FILTER_PATTERN,
-                                                                                              error)
+    rejected = bool(error) and re.search(DEFAULT_REJECTION_PATTERN, error) is not None
+    rejected = rejected and re.search(OUTPUT_FILTER_PATTERN, error) is None
     if blank:
         return "provider_rejected" if rejected else "failed"
     return "graded" if isinstance(verdict, bool) else "ungraded"
