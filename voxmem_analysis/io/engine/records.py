@@ -513,13 +513,11 @@ def csv_frame(text: str, rel: str, spec: Spec) -> pl.DataFrame:
     than the header carries the finding ``malformed_csv``."""
     plain = _plain_csv(text)
     if plain is None:
-        reader = csv.DictReader(io.StringIO(text, newline=""))
-        with csv_field_limit():
-            rows = [(reader.line_num, rec) for rec in reader]
-        plain = pl.DataFrame({"_line": [n for n, _ in rows], **{f: [None if None in r else r.get(f) for _, r in rows]
-                                                               for f in spec.fields},
-                              "_p0_code": ["malformed_csv" if None in r else None for _, r in rows],
-                              "_p0_msg": ["row has more cells than the header" if None in r else None for _, r in rows]},
+        rows = [(n, r, None in r) for n, r, _ in csv_entries(text)[1]]   # a row wider than the header: a None key
+        plain = pl.DataFrame({"_line": [n for n, _, _ in rows], **{f: [None if wide else r.get(f) for _, r, wide in rows]
+                                                                  for f in spec.fields},
+                              "_p0_code": ["malformed_csv" if wide else None for *_, wide in rows],
+                              "_p0_msg": ["row has more cells than the header" if wide else None for *_, wide in rows]},
                              schema={"_line": pl.Int64, **{f: pl.Utf8 for f in spec.fields}, "_p0_code": pl.Utf8,
                                      "_p0_msg": pl.Utf8})
     cols = [pl.col(c) for c in ("_line", "_p0_code", "_p0_msg") if c in plain.columns]
