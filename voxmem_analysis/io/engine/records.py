@@ -514,8 +514,8 @@ def csv_frame(text: str, rel: str, spec: Spec) -> pl.DataFrame:
     plain = _plain_csv(text)
     if plain is None:
         rows = [(n, r, None in r) for n, r, _ in csv_entries(text)[1]]   # a row wider than the header: a None key
-        plain = pl.DataFrame({"_line": [n for n, _, _ in rows], **{f: [None if wide else r.get(f) for _, r, wide in rows]
-                                                                  for f in spec.fields},
+        plain = pl.DataFrame({"_line": [n for n, _, _ in rows],
+                              **{f: [None if wide else r.get(f) for _, r, wide in rows] for f in spec.fields},
                               "_p0_code": ["malformed_csv" if wide else None for *_, wide in rows],
                               "_p0_msg": ["row has more cells than the header" if wide else None for *_, wide in rows]},
                              schema={"_line": pl.Int64, **{f: pl.Utf8 for f in spec.fields}, "_p0_code": pl.Utf8,
