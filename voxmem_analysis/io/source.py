@@ -60,8 +60,7 @@ class Source:
 
     @property
     def inputs(self) -> list[Path]:
-        """Every file and folder the readers opened (the loader's record, and the paths named), resolved
-        through links."""
+        """Every file and folder the readers opened and the paths named, resolved through links."""
         return sorted(set(self.data.inputs) | set(resolved(self.named)))
 
 

@@ -146,8 +146,7 @@ def _raw_frames(paths: list[tuple[Path, str]], progress=None) -> tuple[pl.DataFr
 
 
 def _lines_checked(lines: pl.DataFrame, tasks: pl.DataFrame) -> tuple[pl.DataFrame, list]:
-    """The line frame with its task's axis and item count (``t.*``) and its readings (``d.*``), checked by
-    :data:`LINE_RULES`."""
+    """The line frame with its task's axis and item count (``t.*``) and readings (``d.*``), checked."""
     v = Values(lines.columns, LINE_SPEC.fields, lines)
     pairs = lines.select(v.text("id").alias("a"), v.type("id").alias("b")).rows()
     ids = {pair: task_key(*pair) for pair in set(pairs)}

@@ -180,8 +180,7 @@ def set_limit(folder: Path, n_bytes: int | None) -> None:
 
 
 def skipped(folder: Path | None = None) -> dict | None:
-    """The last release left out as larger than the limit (``release``, ``bytes``, ``when``, ``limit``), if
-    it still is."""
+    """The last release left out as larger than the limit (``release``, ``bytes``, ``when``, ``limit``), if so."""
     folder = cache_dir() if folder is None else Path(folder)
     note = _read_json(folder / _SKIPPED)
     if not (isinstance(note, dict) and isinstance(note.get("release"), str) and isinstance(note.get("bytes"), int)

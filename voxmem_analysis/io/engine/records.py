@@ -433,8 +433,7 @@ def entry_rows(entries: list[tuple], fi: int, rel: str, check_unicode: bool = Tr
 
 
 def csv_entries(text: str, delimiter: str = ",", strip_header: bool = False) -> tuple[list[str], list[tuple]]:
-    """``(header, (line, record, None) of each row)`` of a CSV text (long cells read; ``line``: where the row
-    ends)."""
+    """``(header, (line where the row ends, record, None) of each row)`` of a CSV text (long cells read)."""
     with csv_field_limit():
         reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
         if strip_header:
@@ -443,8 +442,7 @@ def csv_entries(text: str, delimiter: str = ",", strip_header: bool = False) -> 
 
 
 def too_deep(text: str) -> int:
-    """The line where a JSON text first nests deeper than :data:`MAX_DEPTH` (strings aside), found by one
-    vectorised pass in chunks."""
+    """The line where a JSON text first nests deeper than :data:`MAX_DEPTH` (strings aside; vectorised)."""
     depth, in_str, run, offset, chunk = 0, 0, 0, 0, 1 << 20
     for start in range(0, len(text), chunk):
         b = np.frombuffer(text[start:start + chunk].encode("utf-32-le"), dtype=np.uint32)

@@ -72,8 +72,7 @@ def one_budget_per_size(budgets: list) -> tuple[dict, list[tuple[str, list[str]]
 
 
 def read_manifest(path) -> tuple[pd.DataFrame, list[Problem]]:
-    """A LongMemEval manifest: ``path, system, budget, judge, manifest_line, resolved`` (one row per usable
-    row) and its problems."""
+    """The usable rows of a LongMemEval manifest (``path, system, budget, judge, manifest_line, resolved``), problems."""
     frame, problems, _ = manifest_rows(path, MANIFEST_COLUMNS)
     return frame, problems
 
@@ -153,8 +152,7 @@ def load_longmemeval(manifest, questions, *, strict: bool = True, convention: st
 
 
 def _per_file(checked: pl.DataFrame, runs: pl.DataFrame, unread: set, keyed: list, dropped: list, n_rows: list) -> None:
-    """Each manifest row's verdicts kept (``n_rows``); an empty file and a row none of whose verdicts were
-    kept are said."""
+    """Each manifest row's verdicts kept (``n_rows``); an empty file and a row with none kept are said."""
     per = checked.group_by("_fi").agg(pl.len().alias("n"), (~pl.col("_ok")).sum().alias("rej"),
                                       pl.col("_keep").sum().alias("kept"))
     per = {r[0]: r[1:] for r in per.iter_rows()}
