@@ -72,7 +72,7 @@ def one_budget_per_size(budgets: list) -> tuple[dict, list[tuple[str, list[str]]
 
 
 def read_manifest(path) -> tuple[pd.DataFrame, list[Problem]]:
-    """The usable rows of a LongMemEval manifest (``path, system, budget, judge, manifest_line, resolved``), problems."""
+    """``(usable rows: path, system, budget, judge, manifest_line, resolved; problems)`` of a manifest."""
     frame, problems, _ = manifest_rows(path, MANIFEST_COLUMNS)
     return frame, problems
 
