@@ -70,15 +70,12 @@ def _checked(frame: pl.DataFrame) -> tuple[list[dict], list]:
     frame = check(frame, RULES, Values(frame.columns, SPEC.fields))
     keyed = flagged(frame, RULES, lambda r, i, n: (r["_fi"], 1, r["_seq"], i, n))
     good = frame.filter(pl.col("_ok"))
-    session = good["source_session"].to_list()
+    rows = good.select("model", "item_id", *AUDIT_FIELDS, pl.col("_file").alias("source_file"),
+                       pl.col("_line").alias("source_line")).to_dicts()
     if "source_session.t" in good.columns:   # whole numbers beyond 64 bits, kept exact
-        for i, (t, text) in enumerate(good.select("source_session.t", "source_session.s").iter_rows()):
-            if t == "int":
-                session[i] = int(text)
-    keys = ["model", "item_id", *AUDIT_FIELDS, "source_file", "source_line"]
-    cols = [good[c].to_list() for c in ("model", "item_id", "commits", "answer", "evidence_recovered", "source")]
-    cols += [session, good["relation"].to_list(), good["why"].to_list(), good["_file"].to_list(), good["_line"].to_list()]
-    return [dict(zip(keys, r)) for r in zip(*cols)], keyed
+        for row, (t, text) in zip(rows, good.select("source_session.t", "source_session.s").iter_rows()):
+            row["source_session"] = int(text) if t == "int" else row["source_session"]
+    return rows, keyed
 
 
 def check_records(records_: Iterable[Mapping], file: str | None = None) -> tuple[list[dict], list[Problem]]:
