@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from voxmem_analysis.cli import main
 from voxmem_analysis.errors import VoxMemDataError
-from voxmem_analysis.io.longmemeval import load_longmemeval, read_label
+from voxmem_analysis.io.longmemeval import load_longmemeval
 from tests import reader_cases as C
 import io
 import json
@@ -69,8 +69,12 @@ def _run(capsys, *argv):
     (1.0, (True, "number")), (None, (None, "missing")), ("maybe", (None, "invalid")), (2, (None, "invalid")),
     ([True], (None, "invalid")),
 ])
-def test_read_label(value, expected):
-    assert read_label(value) == expected
+def test_read_label(tmp_path, value, expected):
+    man = _manifest(tmp_path, [(_verdicts(tmp_path, "v.jsonl", [value]), "S", "32k", "")])
+    d = load_longmemeval(man, _questions(tmp_path), strict=False)
+    how = {"label_as_text": "text", "label_as_number": "number", "missing_label": "missing", "invalid_label": "invalid"}
+    found = next((h for c, h in how.items() if c in {p.code for p in d.problems}), None)
+    assert ((d.frame["label"].to_list() or [None])[0], found) == expected
 
 
 @pytest.mark.parametrize("field, labels", [

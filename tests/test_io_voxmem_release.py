@@ -17,7 +17,7 @@ from voxmem_analysis.cli import main
 from voxmem_analysis.errors import VoxMemDataError
 from voxmem_analysis.io import load_release
 from voxmem_analysis.io.schema import COLUMN_NAMES
-from voxmem_analysis.io.scoring import status_of
+from voxmem_analysis.io.scoring import apply_scoring
 import gzip
 import json
 import os
@@ -81,12 +81,12 @@ def test_rejection_rule_is_overridable(tiny_release):
         ScoringRules(convention="other")
 
 
-def test_status_of_matches_frame():
-    assert status_of(None, None, "provider rejected") == "provider_rejected"
-    assert status_of(None, None, None, provider_rejected=True) == "provider_rejected"
-    assert status_of("  ", None, "boom") == "failed"
-    assert status_of("x", None, None) == "ungraded"
-    assert status_of("x", False, None) == "graded"
+def test_status_of_each_kind_of_prediction():
+    rows = pl.DataFrame({"response": [None, None, "  ", "x", "x"], "verdict": [None, None, None, None, False],
+                         "error": ["provider rejected", None, "boom", None, None],
+                         "provider_rejected": [None, True, None, None, None]})
+    assert apply_scoring(rows)["status"].to_list() == ["provider_rejected", "provider_rejected", "failed", "ungraded",
+                                                       "graded"]
 
 
 def test_source_operation_from_item_table(tiny_release):

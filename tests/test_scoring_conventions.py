@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from collections import defaultdict
 
 import polars as pl
@@ -16,7 +17,17 @@ import pytest
 
 from conftest import SYNTHETIC, harness_line, write_jsonl
 from voxmem_analysis import ScoringRules, load_release
-from voxmem_analysis.io.scoring import status_of
+from voxmem_analysis.io.scoring import DEFAULT_REJECTION_PATTERN, OUTPUT_FILTER_PATTERN
+
+
+def status_of(response, verdict, error):
+    """The status of one prediction by the rules of C.4, written on its own (the reference of the loader)."""
+    blank = response is None or not response.strip()
+    rejected = bool(error) and re.search(DEFAULT_REJECTION_PATTERN, error) is not None
+    rejected = rejected and re.search(OUTPUT_FILTER_PATTERN, error) is None
+    if blank:
+        return "provider_rejected" if rejected else "failed"
+    return "graded" if isinstance(verdict, bool) else "ungraded"
 
 
 def _scorer_strata(root):

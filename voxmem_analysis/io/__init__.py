@@ -1,7 +1,5 @@
-"""Reading inputs into tidy frames: VoxMem releases (:mod:`.voxmem`), LongMemEval verdicts
-(:mod:`.longmemeval`), Audio MultiChallenge releases and runs (:mod:`.amc`), all through one reader
-skeleton (:mod:`.engine`: files, the record front end, the value encoding, the rule engine, the cache).
-Nothing here knows about tables or figures.  The loaders below are the entry points."""
+"""Reading inputs into tidy frames: VoxMem releases, LongMemEval verdicts and Audio MultiChallenge
+releases and runs, all through one reader skeleton (:mod:`.engine`).  The loaders below are the entry points."""
 from voxmem_analysis.io.amc import AmcRelease, AmcRuns, load_amc, load_amc_runs
 from voxmem_analysis.io.fingerprint import release_fingerprint
 from voxmem_analysis.io.longmemeval import LongMemEvalData, load_longmemeval, select_judge

@@ -1,7 +1,5 @@
-"""The fingerprint of a release folder: ``"sha256:"`` and the SHA-256 of, for every file below it (links
-followed as the readers follow them), its relative path and the SHA-256 of its bytes, in sorted order.
-The same files and bytes give the same fingerprint wherever they are; a file that cannot be read enters
-as ``unreadable``.  Every provenance record names the release by it."""
+"""The fingerprint of a release folder: SHA-256 over each file's relative path and SHA-256 (links
+followed as the readers follow them; an unreadable file enters as ``unreadable``)."""
 from __future__ import annotations
 
 import hashlib

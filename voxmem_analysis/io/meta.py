@@ -1,6 +1,5 @@
 """``release.json``, read once for every reader: what a release says about itself and which benchmark it
-holds (``audio-multichallenge``, or VoxMem when absent; other spellings of the name read with a
-warning), each fault with one code."""
+holds (Audio MultiChallenge, or VoxMem when absent)."""
 from __future__ import annotations
 
 import json

@@ -1,6 +1,5 @@
-"""What every loaded input says about itself: name, label, problems and ``inputs`` (every file and
-folder its readers opened, resolved through links).  :class:`ReleaseProvenance` is the mixin of the
-release classes; :class:`ManifestData` the fields of verdicts read through a manifest."""
+"""What every loaded input says about itself: name, label, problems and ``inputs`` (every file and folder
+read, resolved through links)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -1,12 +1,11 @@
-"""Column specifications of the tidy verdict frame (one row per model x item): each column once, with
-its type and meaning.  :data:`REQUIRED_FIELDS` must be in each harness line (or the item table); other
-fields a line carries follow as extra columns."""
+"""The columns of the tidy verdict frame (one row per model x item), each once with its type and meaning,
+and the fields a harness line must carry."""
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-__all__ = ["Column", "FRAME_COLUMNS", "COLUMN_NAMES", "REQUIRED_FIELDS", "ABLATION_CONDITIONS", "normalize_condition"]
+__all__ = ["Column", "FRAME_COLUMNS", "COLUMN_NAMES", "ABLATION_CONDITIONS", "normalize_condition"]
 
 
 @dataclass(frozen=True)
@@ -49,8 +48,6 @@ FRAME_COLUMNS: tuple[Column, ...] = (
 )
 COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in FRAME_COLUMNS)
 
-#: Fields every prediction line must carry (item fields may come from the item table instead).
-REQUIRED_FIELDS: tuple[str, ...] = ("item_id", "model")
 #: Item fields a prediction needs, from the line or from the item table.
 ITEM_FIELDS: tuple[str, ...] = (
     "question_id", "context_length", "family_id", "evidence_type", "memory_operation", "subtype",

@@ -1,27 +1,8 @@
-"""The paper's scoring rules (Appendix C.4), explicit and overridable.
-
-=================  =====================================================  ==============  =========
-status             recognised by                                          counts as       in denom.
-=================  =====================================================  ==============  =========
-provider_rejected  ``response`` null/empty and ``error`` matches           --              no
-                   :attr:`ScoringRules.rejection_pattern`, or the line
-                   carries ``"provider_rejected": true``
-failed             ``response`` null or blank (generation failed)         incorrect       yes
-ungraded           a response, but ``verdict`` null / not a boolean       incorrect       yes
-graded             a response and a boolean verdict                       ``verdict``     yes
-=================  =====================================================  ==============  =========
-
-``convention="harness"`` reproduces the public harness scorer (``voxmembench/metrics.py``):
-a prediction is counted when its ``verdict`` is not null, and is correct when the verdict
-is ``true``.  Failed generations are never judged by the harness (``verdict`` null), so
-they leave its denominator together with ungraded and rejected predictions; a line that
-does carry a boolean verdict is counted whatever its status.  ``status`` is the same under
-both conventions, so a user can compare them stratum by stratum.
-
-Provider rejections are rejections *before inference* (C.4): the request never reached the
-model.  A content filter applied to the model's *output* (``finish_reason: content_filter``,
-"the response was filtered") happens after inference and counts as incorrect: an error
-matching :data:`OUTPUT_FILTER_PATTERN` is never a rejection, whatever else it says."""
+"""The paper's scoring rules (Appendix C.4), explicit and overridable.  A prediction is
+``provider_rejected`` (blank response and a rejection error or ``"provider_rejected": true``: out of the
+denominator; an error naming an output filter never is), ``failed`` (blank response: incorrect),
+``ungraded`` (no boolean verdict: incorrect) or ``graded`` (scored by its verdict).  ``convention="harness"``
+counts, as the public scorer does, every line with a verdict, correct when it is true."""
 from __future__ import annotations
 
 import re
@@ -29,7 +10,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-__all__ = ["DEFAULT_REJECTION_PATTERN", "OUTPUT_FILTER_PATTERN", "ScoringRules", "apply_scoring", "status_of"]
+__all__ = ["DEFAULT_REJECTION_PATTERN", "OUTPUT_FILTER_PATTERN", "ScoringRules", "apply_scoring"]
 
 #: Errors that mean the provider refused the request before the model saw it.
 DEFAULT_REJECTION_PATTERN = (
@@ -63,20 +44,6 @@ class ScoringRules:
                 re.compile(getattr(self, name))
             except re.error as exc:
                 raise ValueError(f"{name} is not a valid regular expression: {exc}") from None
-
-
-def status_of(response, verdict, error, provider_rejected=None, rules: ScoringRules = ScoringRules()) -> str:
-    """Status of one prediction (pure-Python twin of :func:`apply_scoring`, for tests and docs)."""
-    blank = response is None or (isinstance(response, str) and not response.strip())
-    rejected_error = bool(error) and re.search(rules.rejection_pattern, str(error)) is not None \
-        and re.search(rules.output_filter_pattern, str(error)) is None
-    if blank and (provider_rejected is True or rejected_error):
-        return "provider_rejected"
-    if blank:
-        return "failed"
-    if not isinstance(verdict, bool):
-        return "ungraded"
-    return "graded"
 
 
 def apply_scoring(frame: pl.DataFrame, rules: ScoringRules = ScoringRules()) -> pl.DataFrame:

@@ -1,11 +1,5 @@
-"""One door in: what a command or a notebook names (``--data``, or ``--manifest`` with ``--questions`` or
-``--tasks``) opened as a :class:`Source` that knows its kind, its frame, its label, its problems and the
-files it read.
-
-Kinds (:data:`KINDS`): ``voxmem`` (a VoxMem release folder), ``amc_release`` (an Audio MultiChallenge
-release folder), ``longmemeval`` (verdicts listed in a manifest, with the question file) and
-``amc_runs`` (judged Audio MultiChallenge results listed in a manifest, with the task table).
-"""
+"""One door in: what a command or notebook names (``--data``, or ``--manifest`` with ``--questions`` or
+``--tasks``) opened as a :class:`Source` of one of :data:`KINDS`, knowing its frame, label and problems."""
 from __future__ import annotations
 
 import os
@@ -34,10 +28,8 @@ _NO_INPUT = ("give either --data DIR, or --manifest FILE with --questions FILE (
 
 @dataclass(frozen=True)
 class Source:
-    """An opened input: ``kind`` (:data:`KINDS`), ``data`` (the loader's object: a
-    :class:`~voxmem_analysis.io.Release`, :class:`~voxmem_analysis.io.AmcRelease`,
-    :class:`~voxmem_analysis.io.LongMemEvalData` or :class:`~voxmem_analysis.io.AmcRuns`)
-    and ``named``, the files the user named beside a manifest."""
+    """An opened input: ``kind`` (:data:`KINDS`), ``data`` (the loader's object: a ``Release``, ``AmcRelease``,
+    ``LongMemEvalData`` or ``AmcRuns``) and ``named``, the files the user named beside a manifest."""
 
     kind: str
     data: object
@@ -68,8 +60,7 @@ class Source:
 
     @property
     def inputs(self) -> list[Path]:
-        """Every file and folder the readers opened (the loader's record, and the paths named), resolved
-        through links."""
+        """Every file and folder the readers opened and the paths named, resolved through links."""
         return sorted(set(self.data.inputs) | set(resolved(self.named)))
 
 
@@ -119,14 +110,10 @@ def source_kind(*, data=None, manifest=None, questions=None, tasks=None) -> str:
 def open_source(*, data=None, manifest=None, questions=None, tasks=None, strict: bool = True,
                 convention: str = "paper", rejection_pattern: str | None = None, type_key: str | None = None,
                 cache: bool = True, progress=None) -> Source:
-    """Open what was named: ``data`` (a release folder of either benchmark), or ``manifest`` with
-    ``questions`` (LongMemEval verdicts) or with ``tasks`` (judged Audio MultiChallenge runs).
-
-    ``strict`` raises :class:`VoxMemDataError` listing every error; otherwise bad lines are left out and
-    listed in :attr:`Source.problems`.  ``convention`` and ``rejection_pattern`` are the scoring rules (VoxMem;
-    ``convention`` also LongMemEval), ``type_key`` the question type's field (LongMemEval), ``cache`` the
-    parsed-release cache (VoxMem).  ``progress(done, total)``: reported while reading.
-    """
+    """Open ``data`` (a release folder of either benchmark), or ``manifest`` with ``questions`` (LongMemEval) or
+    ``tasks`` (judged AMC runs).  ``strict`` raises listing every error, else bad lines are left out and listed;
+    ``convention``/``rejection_pattern``: the scoring rules; ``type_key``: the question type's field (LongMemEval);
+    ``cache``: the parsed-release cache (VoxMem); ``progress(done, total)`` while reading."""
     kind = source_kind(data=data, manifest=manifest, questions=questions, tasks=tasks)
     if kind == "voxmem":
         rules = ScoringRules(rejection_pattern=rejection_pattern or DEFAULT_REJECTION_PATTERN, convention=convention)

@@ -1,7 +1,5 @@
-"""An Audio MultiChallenge release folder (``data/README.md``, "Audio MultiChallenge release"): task and
-rubric tables, rubric-level verdicts (``verdicts/``, optional ``tts/``, ``cascaded/``, human and judge
-labels, response lengths).  Lenient mode leaves out the offending rows (and a system's task whose
-rubric verdicts are incomplete) and counts them in ``stats``."""
+"""An Audio MultiChallenge release folder: task and rubric tables, rubric-level verdicts and the optional
+parts.  Lenient mode leaves out the offending rows (and a system's task with incomplete rubric verdicts)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -15,7 +13,7 @@ from voxmem_analysis.io.amc.tables import (LENGTH_FIELDS, RUBRIC_FIELDS, RUBRIC_
                                            LENGTH_RULES, VERDICT_COLUMNS, flag, incomplete, part_files, read_rows,
                                            repeated, repeated_verdicts, table_file, table_suffix, values, verdict_rules)
 from voxmem_analysis.io.engine import files
-from voxmem_analysis.io.engine.rules import fact
+from voxmem_analysis.io.engine.rules import fact, ordered
 from voxmem_analysis.io.meta import read_meta
 from voxmem_analysis.io.provenance import ReleaseProvenance
 
@@ -64,10 +62,6 @@ def _records(frame: pl.DataFrame | None, columns: list[str]) -> pd.DataFrame:
     return pd.DataFrame([dict(zip(columns, r)) for r in frame.select(columns).iter_rows()])
 
 
-def _sorted(keyed: list) -> list[Problem]:
-    return [p for _, p in sorted(keyed, key=lambda kp: kp[0])]
-
-
 def _task_rows(ok: pl.DataFrame) -> pl.DataFrame:
     v = values(ok)
     cue, inter, tts = (flag(v, f).fill_null(False) for f in ("audio_cue", "interruption", "tts_subset"))
@@ -96,17 +90,18 @@ _KINDS = {"tasks": (TASK_FIELDS, TASK_RULES, _task_rows), "rubrics": (RUBRIC_FIE
           "lengths": (LENGTH_FIELDS, LENGTH_RULES, _length_rows)}
 
 
-def _keyed_table(root: Path, stem: str, kind: str, key: list[str], shown_key: str, shown,
+def _keyed_table(root: Path, stem: str, kind: str, key: list[str], shown_key: str, shown, optional: bool = False,
                  **known) -> tuple[pl.DataFrame | None, list[Problem], int, str]:
     """One top-level table: its rows that passed (a key seen before is an error), its problems, the rows
-    left out, its file name (``stem`` when there is none)."""
+    left out, its file name (``stem`` when there is none; ``optional``: no table is no problem)."""
     path, problems = table_file(root, stem)
     if path is None:
-        return None, problems or [MISSING_TABLE.problem(stem, why=f"no {stem}.jsonl/.csv/.parquet file")], 0, stem
+        missing = [] if optional else [MISSING_TABLE.problem(stem, why=f"no {stem}.jsonl/.csv/.parquet file")]
+        return None, problems or missing, 0, stem
     fields, rules, rows_of = _KINDS[kind]
     ok, keyed, rejected = read_rows([(path, path.name)], fields, rules, kind, **known)
     rows, dup = repeated(rows_of(ok), key, shown_key, len(rules), shown)
-    problems = _sorted(keyed + dup)
+    problems = ordered(keyed + dup)
     if not ok.height and not rejected and not keyed:
         problems.append(EMPTY_TABLE.problem(path.name))
     return rows, problems, rejected + len(dup), path.name
@@ -159,18 +154,15 @@ def _read_verdicts(root: Path, paths: list[Path], tasks: pd.DataFrame, rubrics: 
         frame = pd.DataFrame({c: pd.Series(dtype=bool if c == "passed" else object) for c in cols})
     else:
         frame = to_pandas(kept.select(cols))
-    return frame, _sorted(keyed + dup) + found
+    return frame, ordered(keyed + dup) + found
 
 
 def _read_lengths(root: Path, tasks: list, stats: dict) -> tuple[pd.DataFrame | None, list[Problem]]:
-    path, problems = table_file(root, "response_lengths")
-    if path is None:
-        stats["rejected_length_rows"] = 0
-        return None, problems
     rows, problems, stats["rejected_length_rows"], _ = _keyed_table(
         root, "response_lengths", "lengths", ["model", "output_modality", "task_id"], "_key",
-        lambda r: (r["model"], r["output_modality"], r["task_id"]), tasks=tasks)
-    return (_records(rows, ["model", "output_modality", "task_id", "tokens"]) if rows.height else None), problems
+        lambda r: (r["model"], r["output_modality"], r["task_id"]), optional=True, tasks=tasks)
+    return (_records(rows, ["model", "output_modality", "task_id", "tokens"]) if rows is not None and rows.height
+            else None), problems
 
 
 @dataclass

@@ -1,7 +1,5 @@
-"""Judged Audio MultiChallenge results, one JSON line per task (``data/README.md``, "Audio MultiChallenge
-runs"): the line and rubric-result declarations, their rules (:data:`LINE_RULES`, :data:`ITEM_RULES`,
-:data:`TASK_RULES`) and the reading of a run's files.  A line with an error is left out, and so is its
-task for that run; nothing else is."""
+"""Judged Audio MultiChallenge results, one JSON line per task: the line and rubric-result declarations,
+their rules and the reading of a run's files.  A line with an error is left out, with its task for that run."""
 from __future__ import annotations
 
 import json
@@ -122,23 +120,16 @@ LINE_SPEC = Spec({"id": "str", "axis": "str", "pass": "bool", "pred_error": "str
 ITEM_SPEC = Spec({"rubric_item": "str", "criteria_met": "bool"}, plain={"item.t": pl.Utf8})
 
 
-def _entries(path: Path, rel: str) -> tuple[list, list]:
-    """``(line, object or None, parser finding)`` of each line of a results file (a JSON list of objects is
-    read too), and what reading the file found."""
-    text, problems = files.read_text(path, rel)
-    if text is None:
-        return [], problems
-    return json_entries(text, rel, entry="entry {i}", items="tasks"), problems
-
-
 def _raw_frames(paths: list[tuple[Path, str]], progress=None) -> tuple[pl.DataFrame, pl.DataFrame, list]:
-    """One row per line (the line fields in the value encoding) and one row per rubric result."""
+    """One row per line of the results files (JSON lines or a JSON list; the line fields in the value encoding)
+    and one row per rubric result."""
     rows, keyed = [], []
     for fi, (path, rel) in enumerate(paths):
         if progress is not None:
             progress(fi + 1, len(paths))
-        found, problems = _entries(path, rel)
+        text, problems = files.read_text(path, rel)
         keyed += [((fi, 0, 0, 0, n), p) for n, p in enumerate(problems)]
+        found = json_entries(text, rel, entry="entry {i}", items="tasks") if text is not None else []
         rows += entry_rows(found, fi, rel)
     lines, recs = python_frame(rows, LINE_SPEC)
     meta = []
@@ -155,8 +146,7 @@ def _raw_frames(paths: list[tuple[Path, str]], progress=None) -> tuple[pl.DataFr
 
 
 def _lines_checked(lines: pl.DataFrame, tasks: pl.DataFrame) -> tuple[pl.DataFrame, list]:
-    """The line frame with its task's axis and item count (``t.*``) and its readings (``d.*``), checked by
-    :data:`LINE_RULES`."""
+    """The line frame with its task's axis and item count (``t.*``) and readings (``d.*``), checked."""
     v = Values(lines.columns, LINE_SPEC.fields, lines)
     pairs = lines.select(v.text("id").alias("a"), v.type("id").alias("b")).rows()
     ids = {pair: task_key(*pair) for pair in set(pairs)}

@@ -1,7 +1,5 @@
-"""Audio MultiChallenge runs: judged results files listed in a manifest (``path,system[,output_modality]
-[,judge]``, read by :mod:`~voxmem_analysis.io.engine.manifest`), against the benchmark's task table.
-Every loss is named: a task a run lacks, a repeated or unknown task, a wrong rubric count, a missing
-``criteria_met``, a ``pass`` that disagrees, each run's ``pred_error`` tasks."""
+"""Audio MultiChallenge runs: judged results files listed in a manifest, read against the task table,
+every loss named (a task a run lacks, a repeated task, each run's ``pred_error`` tasks)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -17,7 +15,7 @@ from voxmem_analysis.io.amc.results import read_results
 from voxmem_analysis.io.amc.tasks import read_task_table
 from voxmem_analysis.io.engine.files import resolved
 from voxmem_analysis.io.engine.manifest import manifest_rows
-from voxmem_analysis.io.engine.rules import collapse, fact
+from voxmem_analysis.io.engine.rules import collapse, fact, ordered
 from voxmem_analysis.io.provenance import ManifestData
 
 if TYPE_CHECKING:
@@ -164,7 +162,7 @@ def load_amc_runs(manifest, tasks, *, strict: bool = True, progress=None) -> Amc
     files = [(Path(r.resolved), r.path, runs.index((r.system, r.output_modality, r.judge)))
              for r in man.itertuples(index=False)] if table.height else []
     rows, rubric, keyed, stats = read_results(files, table, items, progress)
-    problems += _summed([p for _, p in sorted(keyed, key=lambda kp: kp[0])])
+    problems += _summed(ordered(keyed))
     labels = pl.DataFrame([(i, *r) for i, r in enumerate(runs)], schema={"_run": pl.Int64, **{c: pl.Utf8 for c in RUN}},
                           orient="row")
     results = labels.join(rows, on="_run", how="inner").drop("_run")

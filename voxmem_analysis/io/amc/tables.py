@@ -11,7 +11,7 @@ from voxmem_analysis.io.engine import files, records
 from voxmem_analysis.io.engine.records import Spec
 from voxmem_analysis.io.engine.rules import (Rule, check, fact, flagged, one_of, parser_rules, required, shown,
                                              true_or_false, unicode_rule)
-from voxmem_analysis.io.engine.values import Values, per_distinct, py_float
+from voxmem_analysis.io.engine.values import Values, per_distinct
 
 __all__ = ["AXES", "AXIS_LABELS", "AXIS_ALIASES", "INSTRUCTION_TYPES", "EDIT_TYPES", "MODALITIES", "VERDICT_COLUMNS",
            "TASK_RULES", "RUBRIC_RULES", "LENGTH_RULES", "verdict_rules", "spec", "table_suffix", "table_file",
@@ -36,7 +36,6 @@ FLAG_FIELDS = frozenset({"passed", "exclusion", "audio_cue", "interruption", "tt
 TABLE_SUFFIXES = (".jsonl", ".jsonl.gz", ".csv", ".csv.gz", ".parquet")
 #: Phase of a row's problems in the sort key (a file's reading problems are phase 0).
 ROW = 1
-_SKIPPED = ("readme", "readme.md", "readme.txt")
 
 AMBIGUOUS = fact("ambiguous_file", "error", lambda r: "several files hold this table: " + ", ".join(r["names"]))
 NOT_A_TABLE = fact("file_not_read", "warning", lambda r: "not read: only *.jsonl, *.csv (each may be .gz) and "
@@ -140,27 +139,21 @@ def _label_of(allowed):
     return fn
 
 
-def _number_of(frame: pl.DataFrame, v: Values, f: str) -> pl.Expr:
-    """Python's ``float`` of a value (NaN for a boolean, a list, a text that is no number)."""
-    readable = v.type(f).is_in(["str", "int", "float"])
-    return pl.when(readable).then(per_distinct(frame, v.text(f), py_float, pl.Float64)).otherwise(float("nan"))
-
-
 def derived(frame: pl.DataFrame, kind: str, *, tasks=(), rubrics: dict | None = None) -> pl.DataFrame:
     """``frame`` with the columns the rules of table ``kind`` read (``tasks``: the task ids known;
     ``rubrics``: rubric id -> its task)."""
     v = values(frame)
     if kind == "tasks":
         cols = [per_distinct(frame, v.stripped("axis").str.to_lowercase(), AXIS_ALIASES.get).alias("d.axis"),
-                _number_of(frame, v, "user_audio_seconds").alias("d.num.user_audio_seconds"),
-                _number_of(frame, v, "turns").alias("d.num.turns")]
+                v.number("user_audio_seconds").alias("d.num.user_audio_seconds"),
+                v.number("turns").alias("d.num.turns")]
     elif kind == "rubrics":
         cols = [per_distinct(frame, v.stripped(f), _label_of(allowed)).alias(f"d.{f}")
                 for f, allowed in (("instruction_type", INSTRUCTION_TYPES), ("edit_type", EDIT_TYPES))]
     else:
         cols = [per_distinct(frame, v.stripped("output_modality"), str.capitalize).alias("d.output_modality")]
         if kind == "lengths":
-            cols.append(_number_of(frame, v, "tokens").alias("d.num.tokens"))
+            cols.append(v.number("tokens").alias("d.num.tokens"))
         else:
             rub = pl.DataFrame({"k": list(rubrics or {}), "v": list((rubrics or {}).values())},
                                schema={"k": pl.Utf8, "v": pl.Utf8})
@@ -191,8 +184,7 @@ def part_files(root: Path, sub: str) -> tuple[list[Path], list[Problem]]:
     """The table files below ``root/sub`` (links followed, sorted by path) and what listing them found."""
     found = files.walk(root / sub, root)
     tables, other = found.split(lambda p: table_suffix(p.name) is not None)
-    return tables, found.problems + [NOT_A_TABLE.problem(files.rel(p, root)) for p in other
-                                     if p.name.lower() not in _SKIPPED]
+    return tables, found.problems + [NOT_A_TABLE.problem(files.rel(p, root)) for p in other]
 
 
 def _read_table(path: Path, rel: str, fields, fi: int) -> tuple[pl.DataFrame | None, list[Problem]]:

@@ -1,6 +1,5 @@
-"""The Audio MultiChallenge task table as published (``ScaleAI/audiomc`` test split: Parquet, JSON lines,
-a JSON list or CSV; ``.gz`` allowed): ``id``, ``axis`` in any spelling, the ``rubric`` items in order,
-and any other scalar column as a task attribute (``data/README.md``, "Audio MultiChallenge runs")."""
+"""The Audio MultiChallenge task table as published (Parquet, JSON lines, a JSON list or CSV; ``.gz``
+allowed): ``id``, ``axis`` in any spelling, the ``rubric`` items, any other scalar column as an attribute."""
 from __future__ import annotations
 
 import json
@@ -13,7 +12,7 @@ from voxmem_analysis.io.amc.tables import AXES, AXIS_LABELS, check_table, repeat
 from voxmem_analysis.io.engine import files
 from voxmem_analysis.io.engine.records import (TEXT_TYPES, Spec, csv_entries, entry_rows, json_entries, python_frame,
                                                read_parquet)
-from voxmem_analysis.io.engine.rules import Rule, fact, parser_rules, required, shown, unicode_rule
+from voxmem_analysis.io.engine.rules import Rule, fact, ordered, parser_rules, required, shown, unicode_rule
 from voxmem_analysis.io.engine.values import Values, per_distinct
 from voxmem_analysis.io.voxmem.predictions import extra_series
 
@@ -171,7 +170,7 @@ def read_task_table(path) -> tuple[pl.DataFrame, pl.DataFrame, list]:
     checked, keyed = check_table(frame, rules, kinds=spec.fields)
     ok = checked.with_columns(pl.int_range(pl.len()).alias("_row"), pl.col("d.task_id").alias("task_id")).filter("_ok")
     kept, dup = repeated(ok, ["task_id"], id_field, len(rules), lambda r: r["task_id"])
-    problems += [p for _, p in sorted(keyed + dup, key=lambda kp: kp[0])]
+    problems += ordered(keyed + dup)
     if not kept.height and not any(p.severity == "error" for p in problems):
         problems.append(NO_TASKS.problem(rel))
     skip = {id_field, "id", "task_id", "axis", rubric_field, "rubric", "rubrics"}

@@ -1,3 +1,2 @@
-"""The reader skeleton every input goes through: files (:mod:`.files`), the record front end
-(:mod:`.records`, with the key census :mod:`.census`), the value encoding and its readings
-(:mod:`.values`), the rule engine (:mod:`.rules`) and the parsed-release cache (:mod:`.cache`)."""
+"""The reader skeleton every input goes through: files, the record front end with its key census, the
+value encoding, the rule engine and the parsed-release cache."""

@@ -1,12 +1,8 @@
-"""The parsed-release cache: a loaded release kept on disk (no pickle), reused while none of its files
-changed, every file of an entry checked against the digest written with it before it is served (a
-mismatch is a miss, said in one line on stderr, and the entry is rewritten).
-
-Folder: ``$VOXMEM_CACHE_DIR``, else ``$XDG_CACHE_HOME/voxmem-analysis``, else ``~/.cache/voxmem-analysis``
-(0700; one owned by another user or writable by others is refused).  Entry ``release-<key>/``:
-``entry.json`` (layout, versions, rules, values, each frame's size, rows, schema and SHA-256),
-``entry.sha256`` (its digest), ``problems.json`` and one uncompressed Arrow IPC file per frame, written
-into a temporary folder renamed into place.  The least recently used entries go over the size limit."""
+"""The parsed-release cache: a loaded release kept on disk (Arrow IPC frames and JSON, no pickle) in
+``$VOXMEM_CACHE_DIR``, else ``$XDG_CACHE_HOME/voxmem-analysis``, else ``~/.cache/voxmem-analysis`` (0700;
+one owned by another user or writable by others is refused).  An entry is served only while none of the
+release's files changed and every file of the entry matches its digest; the least recently used go first
+over the size limit."""
 from __future__ import annotations
 
 import errno
@@ -90,8 +86,7 @@ def refusal(folder: Path) -> str | None:
 
 
 def usable_dir(*, create: bool) -> Path | None:
-    """The cache folder when it may be used, else ``None`` (one line on stderr, once per folder and reason,
-    when it is refused or cannot be created).  ``create``: make it (mode 0700) when missing."""
+    """The cache folder when it may be used (``create``: made, 0700, when missing), else None, said once."""
     folder = cache_dir()
     why = None
     if create and not folder.exists():
@@ -149,8 +144,7 @@ def _write_json(path: Path, value) -> None:
 
 
 def parse_size(text: str) -> int:
-    """Bytes in a size such as ``5GiB``, ``500MB``, ``2G`` (K, M, G, T alone are binary) or ``1073741824``;
-    ``ValueError`` naming the accepted forms."""
+    """Bytes in a size such as ``5GiB``, ``500MB``, ``2G`` (K, M, G, T alone are binary) or ``1073741824``."""
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)(i?[bB])?\s*", str(text))
     if not m or ((m.group(3) or "").lower() == "ib" and not m.group(2)):
         raise ValueError(f"not a size: {text!r} (give bytes, or a number with KiB, MiB, GiB, TiB, kB, MB, GB or TB)")
@@ -177,18 +171,16 @@ def limit(folder: Path | None = None) -> tuple[int, str]:
 
 
 def set_limit(folder: Path, n_bytes: int | None) -> None:
-    """Store the size limit of the cache in ``folder`` (``None``: back to the default); a note about a
-    release left out under the old limit goes."""
+    """Store the size limit of the cache in ``folder`` (None: the default); the note of a skipped release goes."""
     settings = _read_json(folder / _SETTINGS)
     settings = settings if isinstance(settings, dict) else {}
     settings.pop("limit_bytes", None)
     _write_json(folder / _SETTINGS, settings if n_bytes is None else {**settings, "limit_bytes": int(n_bytes)})
-    _delete(folder / _SKIPPED)
+    _remove(folder / _SKIPPED)
 
 
 def skipped(folder: Path | None = None) -> dict | None:
-    """The last release left out for being larger than the limit (``release``, ``bytes``, ``when`` and
-    ``limit``: the current limit); None when there is none or it fits the current limit."""
+    """The last release left out as larger than the limit (``release``, ``bytes``, ``when``, ``limit``), if so."""
     folder = cache_dir() if folder is None else Path(folder)
     note = _read_json(folder / _SKIPPED)
     if not (isinstance(note, dict) and isinstance(note.get("release"), str) and isinstance(note.get("bytes"), int)
@@ -208,8 +200,7 @@ def _note_skipped(folder: Path, release_path, n_bytes: int) -> None:
 
 @dataclass(frozen=True)
 class Entry:
-    """One entry of the cache folder: its folder, key, bytes on disk, when it was last written or read
-    (seconds since the epoch) and the release it holds (None: unreadable)."""
+    """One entry of the cache folder (``last_used``: seconds since the epoch; ``release`` None: unreadable)."""
 
     path: Path
     key: str
@@ -246,27 +237,17 @@ def entries(folder: Path | None = None) -> list[Entry]:
     return sorted(out, key=lambda x: (x.last_used, x.key))
 
 
-def _delete(path: Path) -> None:
-    """Delete a folder with what it holds, or a file or link (a link is never followed)."""
+def _remove(path: Path) -> None:
+    """Delete a file or link (never followed), or a folder renamed out of sight first (no reader finds half)."""
     try:
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path, ignore_errors=True)
-        else:
+        if not (path.is_dir() and not path.is_symlink()):
             path.unlink(missing_ok=True)
+            return
+        trash = path.with_name(f".trash-{path.name}-{os.getpid()}-{secrets.token_hex(4)}")
+        os.rename(path, trash)
+        shutil.rmtree(trash, ignore_errors=True)
     except OSError:
         pass
-
-
-def _remove(path: Path) -> None:
-    """Remove an entry out of sight first (renamed, then deleted): no reader finds half of it."""
-    if path.is_dir() and not path.is_symlink():
-        trash = path.with_name(f".trash-{path.name}-{os.getpid()}-{secrets.token_hex(4)}")
-        try:
-            os.rename(path, trash)
-        except OSError:
-            return
-        path = trash
-    _delete(path)
 
 
 def _stale_temporaries(folder: Path, older_than: float) -> list[Path]:
@@ -278,10 +259,10 @@ def _stale_temporaries(folder: Path, older_than: float) -> list[Path]:
 
 
 def evict(folder: Path, lim: int, keep: str | None = None) -> list[Entry]:
-    """Remove the least recently used entries until the cache holds at most ``lim`` bytes (never the entry
-    ``keep``), and temporary folders left by processes that died.  Returns the entries removed."""
+    """Remove (and return) the least recently used entries but ``keep`` until the cache holds at most ``lim``
+    bytes, and temporary folders left by processes that died."""
     for p in _stale_temporaries(folder, _STALE_SECONDS):
-        _delete(p)
+        _remove(p)
     found = entries(folder)
     total = sum(e.bytes for e in found)
     removed = []
@@ -302,7 +283,7 @@ def clear(folder: Path | None = None) -> tuple[int, int]:
     for e in found:
         _remove(e.path)
     for p in [*_stale_temporaries(folder, 0.0), folder / _SKIPPED]:
-        _delete(p)
+        _remove(p)
     return len(found), sum(e.bytes for e in found)
 
 
@@ -322,8 +303,7 @@ def release_key(root: Path, parts: tuple) -> str:
 
 
 def _layout(cls) -> list[tuple[str, str, str]]:
-    """``(field, annotation, kind)`` of every field of the release class (``TypeError``: one this format
-    cannot store)."""
+    """``(field, annotation, kind)`` of every field of the release class (``TypeError``: one it cannot store)."""
     out = [(f.name, str(f.type), _KINDS.get(str(f.type))) for f in fields(cls)]
     if any(kind is None for *_, kind in out):
         raise TypeError(f"{cls.__name__} has a field this cache cannot store")
@@ -341,8 +321,8 @@ def _schema(frame) -> list[list[str]]:
 
 
 def write_release(key: str, release) -> bool:
-    """Store ``release`` under ``key``; ``False`` when it was not stored (cache folder refused or not
-    writable, a release this format cannot hold, or one larger than the size limit)."""
+    """Store ``release`` under ``key``; False when the folder is refused or not writable, or the release
+    cannot be held or is larger than the size limit."""
     folder = usable_dir(create=True)
     if folder is None or not _KEY.match(key):
         return False
@@ -404,8 +384,7 @@ def _encode(key: str, release) -> tuple[dict, list, dict]:
 
 
 def _compact(s):
-    """``s`` with each distinct long text stored once (a column of few distinct values gathered from its
-    distinct values): equal values, equal dtype, less to write and to map."""
+    """``s`` with each distinct long text stored once when it has few (equal values and dtype, less to map)."""
     if s.dtype != pl.String or not (s.str.len_bytes() > 12).any():
         return s
     distinct = s.unique().drop_nulls()
@@ -415,8 +394,8 @@ def _compact(s):
 
 
 def _write_frames(tmp: Path, frames: dict, manifest: dict) -> None:
-    """Each frame as an uncompressed Arrow IPC file (mappable), its size, rows, schema and digest noted;
-    a frame whose schema does not come back the same from the file is not cacheable."""
+    """Each frame as an uncompressed Arrow IPC file, its size, rows, schema and digest noted (``TypeError``:
+    a schema that does not come back the same)."""
     import pyarrow as pa
 
     for name, frame in frames.items():
@@ -431,7 +410,7 @@ def _write_frames(tmp: Path, frames: dict, manifest: dict) -> None:
 
 
 def _sync(folder: Path) -> None:
-    """Every file of ``folder`` and the folder itself on disk before the folder is renamed into place."""
+    """Every file of ``folder`` and the folder itself on disk (before it is renamed into place)."""
     for p in [*folder.iterdir(), folder]:
         fd = os.open(p, os.O_RDONLY)
         try:
@@ -453,8 +432,8 @@ def _install(tmp: Path, target: Path) -> None:
 
 
 def read_release(key: str, root: Path, rules, cls):
-    """The release (of class ``cls``) stored under ``key``, its ``path`` set to ``root``; None when there is
-    none or the entry is not exactly what this code writes for ``rules`` (a damaged one is said)."""
+    """The release of class ``cls`` stored under ``key`` with ``path`` ``root``, or None when there is none or
+    the entry is not exactly what this code writes for ``rules`` (a damaged one is said)."""
     folder = usable_dir(create=False)
     if folder is None or not _KEY.match(key):
         return None
@@ -520,8 +499,7 @@ def _decode(entry: Path, key: str, root: Path, rules, lim: int, cls):
 
 
 def _map_frame(path: Path, spec: dict):
-    """The frame of an Arrow IPC file, memory-mapped, once its size, digest, buffers, rows and schema are
-    the declared ones (raises otherwise)."""
+    """The memory-mapped frame of an Arrow IPC file whose size, digest, rows and schema are as declared."""
     import pyarrow as pa
 
     fd = _open_regular(path)

@@ -1,12 +1,7 @@
 """The key census: which lines polars' NDJSON reader reads exactly as Python's ``json`` does, decided
-from the raw bytes of a whole file at once (numpy, no per-line Python).
-
-polars reads with a schema: another JSON type in a boolean or whole-number field fails the parse, a
-key outside the schema is skipped, a repeated key keeps its first value, any value in a text field is
-written as text.  A *key token* is a colon whose previous character other than white space is an
-unescaped quote.  A line is polars' when its key tokens are its fields read as not null (an object
-field's fields counted) plus its ``"field": null``, its keys holding a string are its text fields read
-as not null, and it has no lone high surrogate escape.  A line not counted plainly goes to Python."""
+from a whole file's bytes at once (numpy).  A *key token* is a colon after an unescaped quote; a line is
+polars' when its key tokens are its fields read as not null plus its ``"field": null``, its string keys its
+text fields, and it holds no lone high surrogate escape.  Any other line goes to Python."""
 from __future__ import annotations
 
 import numpy as np

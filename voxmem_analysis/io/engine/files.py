@@ -1,6 +1,5 @@
-"""Finding and opening input files, so that no file disappears silently: folders walked through links
-(each real folder once), UTF-8 text (a byte-order mark dropped, bare CR a line break, named), a gzip
-stream cut short read to its last complete line (named)."""
+"""Finding and opening input files so that none disappears silently: folders walked through links (each
+real folder once), UTF-8 text (BOM dropped, bare CR a line break), a cut gzip stream read to its last line."""
 from __future__ import annotations
 
 import hashlib

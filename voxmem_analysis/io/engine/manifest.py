@@ -1,6 +1,5 @@
-"""A manifest: the small CSV that says which file holds which system's verdicts (``path,system,...``; paths
-relative to the manifest's folder), read with every problem named by line and column.  LongMemEval
-verdicts and Audio MultiChallenge runs share it; each names the columns it allows."""
+"""A manifest: the CSV saying which file holds which system's verdicts (``path,system,...``, paths relative
+to it), read with every problem named by line and column; each reader names the columns it allows."""
 from __future__ import annotations
 
 import csv

@@ -1,7 +1,6 @@
-"""The one record front end: files -> a raw frame, one row per record, in the encoding of
-:mod:`~voxmem_analysis.io.engine.values`.  polars parses each JSON-lines file whole with the reader's
-schema; the key census keeps the rows it read exactly as Python's ``json`` would; Python reads the
-other lines (adding the parser's findings, ``_p0_*``, and ``_uni``).  JSON lists, CSV and Parquet
+"""The one record front end: files -> a raw frame, one row per record, in the encoding of :mod:`.values`.
+polars parses each JSON-lines file whole; the key census keeps the rows it read as Python would; Python
+reads the other lines (adding the parser's findings ``_p0_*`` and ``_uni``).  JSON lists, CSV and Parquet
 tables become the same encoding."""
 from __future__ import annotations
 
@@ -27,9 +26,8 @@ from voxmem_analysis.io.engine.values import I64_MAX, I64_MIN, KINDS, SUFFIXES, 
 from voxmem_analysis.textlimits import CSV_FIELD_LIMIT, csv_field_limit, read_regular
 
 __all__ = ["Spec", "FileRead", "read_file", "parse_file", "batches", "raw_frame", "encode", "python_frame", "parse_object",
-           "not_unicode", "document", "MAX_DEPTH", "too_deep", "BATCH_BYTES", "read_parquet", "TEXT_TYPES",
-           "parquet_frame", "csv_frame", "NOT_AN_OBJECT", "json_entries", "entry_rows",
-           "csv_entries", "member_start"]
+           "not_unicode", "MAX_DEPTH", "too_deep", "BATCH_BYTES", "read_parquet", "TEXT_TYPES", "parquet_frame",
+           "csv_frame", "NOT_AN_OBJECT", "json_entries", "entry_rows", "csv_entries"]
 
 #: Text read before a batch is checked; bytes the reading threads may be ahead of it (beyond 2 files each).
 BATCH_BYTES = 64 * 2**20
@@ -54,8 +52,7 @@ MALFORMED_DOCUMENT = fact("malformed_json", "error", lambda r: f"not valid JSON 
 @dataclass(frozen=True)
 class Spec:
     """How a reader's records are read: ``fields`` (name -> ``str``/``bool``/``int``/``json``), the ``polars``
-    schema, ``prepare``/``after`` hooks, ``plain`` and ``meta`` columns, ``presence`` (``.has``), ``what`` a
-    record is called, ``extras`` (scalar fields outside the schema not ``reserved``, read by polars too)."""
+    schema, hooks, ``presence`` (``.has``), ``extras`` (scalar fields outside the schema, not ``reserved``)."""
 
     fields: dict[str, str]
     polars: dict | None = None
@@ -200,8 +197,7 @@ class FileRead:
 
 
 def read_file(path: Path, fi: int, rel: str, spec: Spec, meta: dict | None = None) -> FileRead:
-    """Read, parse and count the keys of one file (a thread's work: decompression, parsing and counting
-    release the GIL)."""
+    """Read, parse and count the keys of one file (a thread's work: each step releases the GIL)."""
     raw, problems = files.read_bytes(path, rel)
     return parse_file(FileRead(fi, rel, Path(path), meta or {}, problems, raw), spec)
 
@@ -344,18 +340,12 @@ def _fast_rows(batch: list[FileRead], recs: list[pl.DataFrame], lines: list[np.n
     return out.with_columns([pl.lit(None, dtype=t).alias(c) for c, t in (spec.plain | _PARSER).items() if c not in out.columns])
 
 
-def _nulls(f: FileRead) -> dict:
-    """Each ``"field": null`` of ``f``: line -> fields."""
-    out: dict[int, set] = {}
-    for row, name in f.nulls:
-        out.setdefault(int(f.ranges[2][f.parsed[row]]), set()).add(name)
-    return out
-
-
 def _extra_records(f: FileRead, rows: pl.DataFrame, lines: np.ndarray) -> dict:
-    """The fields outside the schema of polars' rows: the non-null values and the ``"field": null``, in the
-    order polars met them."""
-    nulls, out = _nulls(f), {}
+    """The fields outside the schema of polars' rows: values and ``"field": null``, in the order polars met them."""
+    nulls: dict[int, set] = {}
+    for row, name in f.nulls:
+        nulls.setdefault(int(f.ranges[2][f.parsed[row]]), set()).add(name)
+    out = {}
     for line, values in zip(lines.tolist(), rows.select(f.extra).iter_rows()):
         rec = {k: v for k, v in zip(f.extra, values) if v is not None or k in nulls.get(line, ())}
         if rec:
@@ -389,25 +379,7 @@ def _entries(text: str, start: int):
             raise json.JSONDecodeError("expected ',' or ']' after a list element", text, i)
 
 
-def document(text: str, rel: str, what: str = "JSON list", start: int = 0, items: str = "entries"
-             ) -> tuple[list[tuple[int, object]], Problem | None]:
-    """``(line, entry)`` of each element of a JSON list and, when the text stops being one, the problem
-    saying where and how many entries were read before it (``what``: the list's name in it)."""
-    out: list = []
-    if text[_WS.match(text, start).end():][:1] != "[":
-        return out, NOT_A_LIST.problem(rel, 1, items=items)
-    try:
-        out.extend((line, obj) for obj, line in _entries(text, start))
-    except RecursionError:
-        return out, MALFORMED_DOCUMENT.problem(rel, too_deep(text), msg=f"nested deeper than {MAX_DEPTH} levels",
-                                               n=len(out), what=what)
-    except ValueError as exc:
-        return out, MALFORMED_DOCUMENT.problem(rel, getattr(exc, "lineno", None), msg=getattr(exc, "msg", str(exc)),
-                                               n=len(out), what=what)
-    return out, None
-
-
-def member_start(text: str, key: str) -> int:
+def _member_start(text: str, key: str) -> int:
     """Index of the ``[`` of the top-level member ``key`` of a JSON object (a text known to parse)."""
     dec = json.JSONDecoder()
     i = _WS.match(text, text.index("{") + 1).end()
@@ -422,10 +394,9 @@ def member_start(text: str, key: str) -> int:
 
 def json_entries(text: str, rel: str, *, layout: str | None = None, what: str = "line", entry: str = "entry",
                  containers: dict | None = None, items: str = "entries") -> list[tuple]:
-    """``(line, object or None, parser finding or None)`` of each record of a JSON text: the entries of a JSON
-    list (``layout="list"``, or a text starting with ``[``) or of the list an object holds under a key of
-    ``containers`` (key -> the list's name), else JSON lines (``what``/``entry``: a line's/an entry's name in
-    a message, ``{i}`` its position)."""
+    """``(line, object or None, parser finding or None)`` of each record of a JSON text: JSON lines, or the entries
+    of a JSON list (``layout="list"``, a text starting with ``[``) or of the list an object holds under a key of
+    ``containers`` (key -> the list's name); ``what``/``entry``: a line's/an entry's name (``{i}``: its place)."""
     start, name, head = None, "JSON list", text.lstrip()[:1]
     if layout == "list" or (layout is None and head == "["):
         start = 0
@@ -436,13 +407,24 @@ def json_entries(text: str, rel: str, *, layout: str | None = None, what: str = 
             obj = None
         key = next((k for k in containers if isinstance(obj, dict) and isinstance(obj.get(k), list)), None)
         if key is not None:
-            start, name = member_start(text, key), containers[key]
+            start, name = _member_start(text, key), containers[key]
     if start is None:
         return [(n, *parse_object(line.rstrip("\r"), what)) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
-    found, bad = document(text, rel, name, start, items)
+    if text[_WS.match(text, start).end():][:1] != "[":
+        return [(1, None, ("malformed_json", NOT_A_LIST.message({"items": items}), None))]
+    found, bad = [], None
+    try:
+        found.extend((line, obj) for obj, line in _entries(text, start))
+    except RecursionError:
+        bad = (too_deep(text), f"nested deeper than {MAX_DEPTH} levels")
+    except ValueError as exc:
+        bad = (getattr(exc, "lineno", None), getattr(exc, "msg", str(exc)))
     out = [(line, obj, None) if isinstance(obj, dict) else (line, None, ("not_an_object", NOT_AN_OBJECT.message(
         {"what": entry.format(i=i), "type": type(obj).__name__}), None)) for i, (line, obj) in enumerate(found, 1)]
-    return out + ([(bad.line, None, (bad.code, bad.message, None))] if bad is not None else [])
+    if bad is not None:
+        out.append((bad[0], None, ("malformed_json", MALFORMED_DOCUMENT.message({"msg": bad[1], "n": len(found),
+                                                                                 "what": name}), None)))
+    return out
 
 
 def entry_rows(entries: list[tuple], fi: int, rel: str, check_unicode: bool = True) -> list[tuple]:
@@ -451,8 +433,7 @@ def entry_rows(entries: list[tuple], fi: int, rel: str, check_unicode: bool = Tr
 
 
 def csv_entries(text: str, delimiter: str = ",", strip_header: bool = False) -> tuple[list[str], list[tuple]]:
-    """``(header, (line, record, None) of each row)`` of a CSV text (long cells read; ``line``: where the row
-    ends)."""
+    """``(header, (line where the row ends, record, None) of each row)`` of a CSV text (long cells read)."""
     with csv_field_limit():
         reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
         if strip_header:
@@ -461,8 +442,7 @@ def csv_entries(text: str, delimiter: str = ",", strip_header: bool = False) -> 
 
 
 def too_deep(text: str) -> int:
-    """The line where a JSON text first nests deeper than :data:`MAX_DEPTH` (strings aside), found by one
-    vectorised pass in chunks."""
+    """The line where a JSON text first nests deeper than :data:`MAX_DEPTH` (strings aside; vectorised)."""
     depth, in_str, run, offset, chunk = 0, 0, 0, 0, 1 << 20
     for start in range(0, len(text), chunk):
         b = np.frombuffer(text[start:start + chunk].encode("utf-32-le"), dtype=np.uint32)
@@ -531,13 +511,11 @@ def csv_frame(text: str, rel: str, spec: Spec) -> pl.DataFrame:
     than the header carries the finding ``malformed_csv``."""
     plain = _plain_csv(text)
     if plain is None:
-        reader = csv.DictReader(io.StringIO(text, newline=""))
-        with csv_field_limit():
-            rows = [(reader.line_num, rec) for rec in reader]
-        plain = pl.DataFrame({"_line": [n for n, _ in rows], **{f: [None if None in r else r.get(f) for _, r in rows]
-                                                               for f in spec.fields},
-                              "_p0_code": ["malformed_csv" if None in r else None for _, r in rows],
-                              "_p0_msg": ["row has more cells than the header" if None in r else None for _, r in rows]},
+        rows = [(n, r, None in r) for n, r, _ in csv_entries(text)[1]]   # a row wider than the header: a None key
+        plain = pl.DataFrame({"_line": [n for n, _, _ in rows],
+                              **{f: [None if wide else r.get(f) for _, r, wide in rows] for f in spec.fields},
+                              "_p0_code": ["malformed_csv" if wide else None for *_, wide in rows],
+                              "_p0_msg": ["row has more cells than the header" if wide else None for *_, wide in rows]},
                              schema={"_line": pl.Int64, **{f: pl.Utf8 for f in spec.fields}, "_p0_code": pl.Utf8,
                                      "_p0_msg": pl.Utf8})
     cols = [pl.col(c) for c in ("_line", "_p0_code", "_p0_msg") if c in plain.columns]

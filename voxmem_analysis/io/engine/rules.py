@@ -1,6 +1,5 @@
-"""The rule engine of every reader: a rule is data (code, severity, field, stage, the expression
-flagging the records that break it, the message), each message written once.  :func:`check` evaluates
-a table stage by stage; :func:`flagged` makes the problems with their sort keys (file, line, rule)."""
+"""The rule engine of every reader: a rule is data (code, severity, field, stage, flag expression, message),
+each message written once.  :func:`check` evaluates a table stage by stage; :func:`flagged` makes the problems."""
 from __future__ import annotations
 
 from collections import defaultdict
@@ -12,7 +11,7 @@ import polars as pl
 from voxmem_analysis.errors import Problem
 from voxmem_analysis.io.engine.values import PY_WHITESPACE, Values
 
-__all__ = ["Rule", "fact", "check", "flagged", "ordered", "collapse", "summary", "parser_rules", "unicode_rule",
+__all__ = ["Rule", "fact", "check", "flagged", "ordered", "collapse", "parser_rules", "unicode_rule",
            "required", "true_or_false", "one_of", "first_of_key", "Shown", "shown", "PY_WHITESPACE"]
 
 
@@ -80,14 +79,9 @@ def ordered(keyed: list) -> list[Problem]:
     return [p for _, p in sorted(keyed, key=lambda kp: kp[0])]
 
 
-def summary(first: Problem, rest: list[Problem]) -> Problem:
-    """"... and N more like the above": one problem standing for ``rest`` (counting them all)."""
-    return replace(first, message=f"... and {len(rest)} more like the above", line=None, count=sum(p.count for p in rest))
-
-
 def collapse(problems: list[Problem], limit: int = 50, severities=("error", "warning")) -> list[Problem]:
-    """Problems of one code (of ``severities``) beyond ``limit`` in one file said in one :func:`summary`, right
-    after the last one shown."""
+    """Problems of one code (of ``severities``) beyond ``limit`` in one file said in one "... and N more like the
+    above" (counting them all), right after the last one shown."""
     groups: dict[tuple, list[Problem]] = defaultdict(list)
     for p in problems:
         groups[(p.code, p.severity, p.file)].append(p)
@@ -99,7 +93,9 @@ def collapse(problems: list[Problem], limit: int = 50, severities=("error", "war
         if seen[key] <= limit:
             out.append(p)
         if seen[key] == limit and len(groups[key]) > limit:
-            out.append(summary(groups[key][0], groups[key][limit:]))
+            rest = groups[key][limit:]
+            out.append(replace(groups[key][0], message=f"... and {len(rest)} more like the above", line=None,
+                               count=sum(p.count for p in rest)))
     return out
 
 

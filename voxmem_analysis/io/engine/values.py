@@ -1,7 +1,6 @@
-"""The one raw-value encoding of every reader, and the readings defined on it (each once).  A field
-``f`` of kind ``str``/``bool``/``int`` holds the value of that JSON type; ``f.t``/``f.s`` the type name
-and ``str()`` of a value of another type; ``f.r`` the ``repr()`` of a text a frame cannot hold; ``f.j``
-the JSON of a list or object; ``f.has`` whether the key is there.  Absent columns read as null."""
+"""The one raw-value encoding of every reader and its readings.  A field ``f`` holds a value of its kind
+(``str``/``bool``/``int``); ``f.t``/``f.s`` the type name and ``str()`` of another; ``f.r`` the ``repr()`` of a
+text a frame cannot hold; ``f.j`` a list's or object's JSON; ``f.has`` whether the key is there."""
 from __future__ import annotations
 
 import polars as pl

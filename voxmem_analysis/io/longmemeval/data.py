@@ -1,7 +1,5 @@
-"""LongMemEval-format verdicts read through a manifest (``path,system[,budget][,judge]``) into a tidy
-frame, one row per system x budget x judge x question, with each question's type.  Budgets written
-several ways for one size (``32K``, ``32000``) are one budget, with a warning; a missing or unreadable
-label is ``ungraded`` (incorrect under the paper's convention)."""
+"""LongMemEval verdicts read through a manifest into a tidy frame (system x budget x judge x question),
+with each question's type.  Budgets written several ways for one size are one budget (a warning)."""
 from __future__ import annotations
 
 import re
@@ -16,15 +14,14 @@ from voxmem_analysis.io.engine.files import resolved
 from voxmem_analysis.io.engine.manifest import cell, manifest_rows
 from voxmem_analysis.io.engine.rules import collapse, fact, ordered
 from voxmem_analysis.io.longmemeval.questions import read_questions
-from voxmem_analysis.io.longmemeval.verdicts import (FRAME_COLUMNS, LABEL_FALSE, LABEL_TRUE, SCHEMA, check_verdicts,
-                                                     read_verdicts, tidy_frame)
+from voxmem_analysis.io.longmemeval.verdicts import FRAME_COLUMNS, SCHEMA, check_verdicts, read_verdicts, tidy_frame
 from voxmem_analysis.io.provenance import ManifestData
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["QUESTION_TYPES", "MANIFEST_COLUMNS", "FRAME_COLUMNS", "LongMemEvalData", "load_longmemeval",
-           "read_manifest", "read_questions", "read_label", "select_judge", "budget_sort_key", "one_budget_per_size"]
+           "read_manifest", "read_questions", "select_judge", "budget_sort_key", "one_budget_per_size"]
 
 #: LongMemEval's six question types, in display order (any string is accepted).
 QUESTION_TYPES: tuple[str, ...] = (
@@ -74,25 +71,8 @@ def one_budget_per_size(budgets: list) -> tuple[dict, list[tuple[str, list[str]]
     return {b: c for c, spelled in groups for b in spelled}, groups
 
 
-def read_label(value) -> tuple[bool | None, str | None]:
-    """``(label, how)`` of a label: a boolean; true/false, yes/no, 1/0 texts (``"text"``); the numbers 1/0
-    (``"number"``); null ``(None, "missing")``; else ``(None, "invalid")``."""
-    if value is None:
-        return None, "missing"
-    if isinstance(value, bool):
-        return value, None
-    if isinstance(value, (int, float)) and value in (0, 1):
-        return bool(value), "number"
-    if isinstance(value, str):
-        t = value.strip().lower()
-        if t in LABEL_TRUE or t in LABEL_FALSE:
-            return t in LABEL_TRUE, "text"
-    return None, "invalid"
-
-
 def read_manifest(path) -> tuple[pd.DataFrame, list[Problem]]:
-    """A LongMemEval manifest: ``path, system, budget, judge, manifest_line, resolved`` (one row per usable
-    row) and its problems."""
+    """``(usable rows: path, system, budget, judge, manifest_line, resolved; problems)`` of a manifest."""
     frame, problems, _ = manifest_rows(path, MANIFEST_COLUMNS)
     return frame, problems
 
@@ -172,8 +152,7 @@ def load_longmemeval(manifest, questions, *, strict: bool = True, convention: st
 
 
 def _per_file(checked: pl.DataFrame, runs: pl.DataFrame, unread: set, keyed: list, dropped: list, n_rows: list) -> None:
-    """Each manifest row's verdicts kept (``n_rows``); an empty file and a row none of whose verdicts were
-    kept are said."""
+    """Each manifest row's verdicts kept (``n_rows``); an empty file and a row with none kept are said."""
     per = checked.group_by("_fi").agg(pl.len().alias("n"), (~pl.col("_ok")).sum().alias("rej"),
                                       pl.col("_keep").sum().alias("kept"))
     per = {r[0]: r[1:] for r in per.iter_rows()}

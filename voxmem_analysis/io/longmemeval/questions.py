@@ -1,6 +1,5 @@
-"""A LongMemEval question file: the type of each question (the LongMemEval JSON list as published, a
-JSON object ``{question_id: question_type}``, JSON lines, CSV or TSV; ``.gz`` allowed), read with its
-rules.  The type is ``question_type``, else ``type``, or the field ``type_key`` names."""
+"""A LongMemEval question file (JSON list, ``{question_id: type}`` object, JSON lines, CSV or TSV; ``.gz``
+allowed): the type of each question, read with its rules."""
 from __future__ import annotations
 
 import json

@@ -1,6 +1,5 @@
-"""The declaration of a LongMemEval verdict (FORMATS.md section 5; JSON lines, a JSON list or a
-``{"results": [...]}`` object): fields, derived columns and rules, and the listed files read into one
-raw frame.  Fields outside the frame's columns are kept as extra columns."""
+"""The declaration of a LongMemEval verdict (JSON lines, a JSON list or a ``{"results": [...]}`` object):
+fields, derived columns and rules, and the listed files read into one raw frame."""
 from __future__ import annotations
 
 import json

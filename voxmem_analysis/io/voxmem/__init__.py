@@ -1,3 +1,1 @@
-"""VoxMem releases: harness prediction lines (:mod:`.lines`, :mod:`.predictions`), the item table and
-``models.csv`` (:mod:`.tables`), the release (:mod:`.release`) and error-attribution audit records
-(:mod:`.attribution`)."""
+"""VoxMem releases: prediction lines, item table, ``models.csv``, the release and audit records."""

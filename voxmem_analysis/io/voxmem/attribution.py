@@ -1,6 +1,5 @@
-"""The declaration of an error-attribution audit record (``attribution/**/*.jsonl[.gz]``, FORMATS.md
-section 4), each record checked by :data:`RULES`, duplicates reported.  The classification lives in
-:mod:`voxmem_analysis.analysis.attribution`."""
+"""The declaration of an error-attribution audit record (``attribution/**/*.jsonl[.gz]``) and its rules;
+duplicates reported.  The classification lives in :mod:`voxmem_analysis.analysis.attribution`."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -71,28 +70,20 @@ def _checked(frame: pl.DataFrame) -> tuple[list[dict], list]:
     frame = check(frame, RULES, Values(frame.columns, SPEC.fields))
     keyed = flagged(frame, RULES, lambda r, i, n: (r["_fi"], 1, r["_seq"], i, n))
     good = frame.filter(pl.col("_ok"))
-    session = good["source_session"].to_list()
+    rows = good.select("model", "item_id", *AUDIT_FIELDS, pl.col("_file").alias("source_file"),
+                       pl.col("_line").alias("source_line")).to_dicts()
     if "source_session.t" in good.columns:   # whole numbers beyond 64 bits, kept exact
-        for i, (t, text) in enumerate(good.select("source_session.t", "source_session.s").iter_rows()):
-            if t == "int":
-                session[i] = int(text)
-    keys = ["model", "item_id", *AUDIT_FIELDS, "source_file", "source_line"]
-    cols = [good[c].to_list() for c in ("model", "item_id", "commits", "answer", "evidence_recovered", "source")]
-    cols += [session, good["relation"].to_list(), good["why"].to_list(), good["_file"].to_list(), good["_line"].to_list()]
-    return [dict(zip(keys, r)) for r in zip(*cols)], keyed
+        for row, (t, text) in zip(rows, good.select("source_session.t", "source_session.s").iter_rows()):
+            row["source_session"] = int(text) if t == "int" else row["source_session"]
+    return rows, keyed
 
 
 def check_records(records_: Iterable[Mapping], file: str | None = None) -> tuple[list[dict], list[Problem]]:
     """Check in-memory records (``line`` = 1-based position): (valid rows, problems)."""
-    records_ = list(records_)
-    return _check_objects(records_, file, list(range(1, len(records_) + 1)))
-
-
-def _check_objects(objs: list, file, lines: list) -> tuple[list[dict], list[Problem]]:
-    entries = [(0, file, i, line, obj if isinstance(obj, dict) else None,
+    entries = [(0, file, i, i + 1, obj if isinstance(obj, dict) else None,
                 None if isinstance(obj, dict) else
                 ("not_an_object", NOT_AN_OBJECT.message({"what": "record", "type": type(obj).__name__}), None), True, {})
-               for i, (obj, line) in enumerate(zip(objs, lines))]
+               for i, obj in enumerate(records_)]
     rows, keyed = _checked(records.python_frame(entries, SPEC)[0])
     return rows, ordered(keyed)
 

@@ -1,6 +1,5 @@
-"""The declaration of a harness prediction line: its fields, the item table's values joined to it,
-the derived columns and the rules (FORMATS.md section 1).  Stages: not an object (0); no readable
-``item_id``/``model`` or invalid Unicode (1); errors that reject the line (2); whole numbers (3)."""
+"""The declaration of a harness prediction line: its fields, the item table's values joined to it, the
+derived columns and the rules (stages: parse 0, identity 1, rejecting errors 2, whole numbers 3)."""
 from __future__ import annotations
 
 import polars as pl

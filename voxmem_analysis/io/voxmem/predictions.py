@@ -1,6 +1,5 @@
-"""The harness prediction files of a release read into the verdict frame, batch by batch (raw frame ->
-line rules -> rows).  Duplicates (model, item, budget, ablation condition) are found over all files
-in file and line order: the first copy is kept, an identical one is a warning, another an error."""
+"""The prediction files of a release read into the verdict frame, batch by batch.  Duplicates (model, item,
+budget, condition): the first copy is kept, an identical one is a warning, another an error."""
 from __future__ import annotations
 
 import json
@@ -10,7 +9,8 @@ import polars as pl
 
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.io.engine import files, records
-from voxmem_analysis.io.engine.rules import fact
+from voxmem_analysis.io.engine.rules import fact, ordered
+from voxmem_analysis.io.engine.values import value_of
 from voxmem_analysis.io.schema import COLUMN_NAMES
 from voxmem_analysis.io.voxmem.lines import KNOWN_KEYS, SPEC, LineValues, check_lines
 
@@ -24,11 +24,10 @@ TYPES = {
     "session_count": pl.Int64, "evidence_session_count": pl.Int64, "samekey_haystack_session_count": pl.Int64,
     "source_line": pl.Int64,
 }
-#: Columns holding a line's value as it is (any JSON type): ``(column, field, via the item table, as JSON text)``.
-_AS_IS = (("answer_type", "answer_type", True, False), ("answer_normalization", "answer_normalization", True, False),
-          ("judge", "judge", False, False), ("system_prompt_delivery", "system_prompt_delivery", False, False),
-          ("question_text", "question_text", True, False), ("gold_json", "gold_json", True, True),
-          ("judge_raw", "judge_raw", False, True))
+#: Columns holding a line's value as it is (any JSON type): ``(field, via the item table, as JSON text)``.
+_AS_IS = (("answer_type", True, False), ("answer_normalization", True, False), ("judge", False, False),
+          ("system_prompt_delivery", False, False), ("question_text", True, False), ("gold_json", True, True),
+          ("judge_raw", False, True))
 _TAIL = ("question_text", "gold_json", "judge_raw")
 
 EMPTY_FILE = fact("empty_file", "warning", lambda r: "file holds no predictions")
@@ -100,8 +99,7 @@ def read_prediction_files(root: Path, sub: str, paths: list[Path], items: pl.Dat
             _read_batch(batch, state)
     frame = _drop_duplicates(_assemble(state), state)
     state.stats["rows"] = frame.height
-    problems = [p for _, p in sorted(state.keyed, key=lambda kp: kp[0])]
-    return frame.drop("_fi").with_columns(pl.col("budget").cast(BUDGET_DTYPE)), problems, state.stats
+    return frame.drop("_fi").with_columns(pl.col("budget").cast(BUDGET_DTYPE)), ordered(state.keyed), state.stats
 
 
 def _jsonable(v):
@@ -151,31 +149,12 @@ def frame_rows(kept: pl.DataFrame) -> pl.DataFrame:
         c("d.provider_rejected").alias("provider_rejected"), c("d.cond").alias("input_condition"), c("_fi"),
         c("_cond").is_not_null().alias("_has_cond"),
     ]
-    for col, f, via_item, as_json in _AS_IS:
-        typed = pl.when(v.none(f)).then(c(f"it.{f}")).otherwise(c(f)) if via_item else c(f)
-        cols.append(typed.alias(col))
+    for f, via_item, as_json in _AS_IS:
+        cols.append((pl.when(v.none(f)).then(c(f"it.{f}")).otherwise(c(f)) if via_item else c(f)).alias(f))
         if f"{f}.t" in kept.columns:
-            cols += [c(f"{f}.t").alias(f"_odd.{col}.t"), c(f"{f}.s").alias(f"_odd.{col}.s"),
-                     (v.col(f"{f}.j") if as_json else pl.lit(None, dtype=pl.Utf8)).alias(f"_odd.{col}.j")]
+            cols += [c(f"{f}.t").alias(f"_odd.{f}.t"), c(f"{f}.s").alias(f"_odd.{f}.s"),
+                     (v.col(f"{f}.j") if as_json else pl.lit(None, dtype=pl.Utf8)).alias(f"_odd.{f}.j")]
     return kept.select(cols)
-
-
-class _Text(str):
-    """A value of another JSON type, standing for its ``str()`` (it makes its column text)."""
-
-
-def _python_value(t, s, j):
-    if t is None:
-        return None
-    if j is not None:
-        return j
-    if t == "int":
-        return int(s)
-    if t == "float":
-        return float(s)
-    if t == "bool":
-        return s == "True"
-    return _Text(s)
 
 
 def _extra_order(rows: pl.DataFrame, extras: dict[tuple[int, int], dict]) -> list[str]:
@@ -232,7 +211,8 @@ def _column(rows: pl.DataFrame, name: str, extras: dict) -> pl.Series:
         return extra_series(name, []) if not rows.height else rows[name].cast(pl.Utf8).alias(name)
     if name in rows.columns:   # some value of another JSON type: typed as the harness reader types them
         odd = rows.select(f"_odd.{name}.t", f"_odd.{name}.s", f"_odd.{name}.j").rows()
-        values = [val if t is None else _python_value(t, s, j) for val, (t, s, j) in zip(rows[name].to_list(), odd)]
+        values = [val if t is None else j if j is not None else value_of(t, s) for val, (t, s, j) in
+                  zip(rows[name].to_list(), odd)]
         return extra_series(name, values)
     keys = rows.select("_fi", "source_line").rows()
     return extra_series(name, [extras.get(k, {}).get(name) for k in keys])

@@ -1,6 +1,5 @@
-"""A VoxMem release folder (``data/README.md``) read into the tidy verdict frame: ``predictions/``,
-optional ``items.*``, ``models.csv``, ``judge2/``, ``ablation/``, ``release.json``, and the checks
-across them.  Strict mode raises listing every error; lenient mode leaves out the broken lines."""
+"""A VoxMem release folder read into the tidy verdict frame, with the checks across its parts.  Strict mode
+raises listing every error; lenient mode leaves out the broken lines."""
 from __future__ import annotations
 
 import re
@@ -20,7 +19,7 @@ from voxmem_analysis.io.meta import read_meta
 from voxmem_analysis.io.provenance import ReleaseProvenance
 from voxmem_analysis.io.scoring import ScoringRules, apply_scoring
 from voxmem_analysis.io.voxmem.predictions import BUDGET_DTYPE, read_prediction_files
-from voxmem_analysis.io.voxmem.tables import add_source_operation, read_items, read_registry, registry_pandas
+from voxmem_analysis.io.voxmem.tables import add_source_operation, read_items, read_registry
 from voxmem_analysis.textlimits import special_kind
 
 if TYPE_CHECKING:  # pandas only on demand: Release.models, Release.pandas
@@ -100,7 +99,7 @@ class Release(ReleaseProvenance):
         """``models.csv`` as pandas (:attr:`registry` is the same table in polars)."""
         cached = self.__dict__.get("_models_pandas")
         if cached is None:
-            cached = self.__dict__["_models_pandas"] = registry_pandas(self.registry)
+            cached = self.__dict__["_models_pandas"] = self.registry.to_pandas()
         return cached
 
     def __getstate__(self) -> dict:

@@ -7,7 +7,6 @@ import gzip
 import io
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -18,10 +17,7 @@ from voxmem_analysis.io.engine.rules import Rule, check, fact, first_of_key, fla
 from voxmem_analysis.io.engine.values import Values
 from voxmem_analysis.textlimits import csv_field_limit, read_regular
 
-if TYPE_CHECKING:  # pandas only on demand
-    import pandas as pd
-
-__all__ = ["read_items", "add_source_operation", "MODEL_COLUMNS", "read_registry", "registry_pandas"]
+__all__ = ["read_items", "add_source_operation", "MODEL_COLUMNS", "read_registry"]
 
 ITEM_NAMES = ("items.parquet", "items.csv", "items.jsonl", "items.jsonl.gz")
 _COUNTS = ("session_count", "evidence_session_count", "samekey_haystack_session_count", "filler_session_count",
@@ -225,19 +221,3 @@ def read_registry(root: Path, present: list[str]) -> tuple[pl.DataFrame, list]:
           _stripped(c).str.to_lowercase().is_in(["true", "1", "yes"]).alias(c) if c == "in_64k_set" else
           pl.col(c).fill_null("").alias(c) for c in cols])
     return out.sort(["order", "model"], nulls_last=True, maintain_order=True), problems
-
-
-def registry_pandas(registry: pl.DataFrame) -> pd.DataFrame:
-    """The registry as pandas (text columns as strings, numbers as float with NaN for missing)."""
-    import pandas as pd
-
-    data = {}
-    for col in registry.columns:
-        vals = registry[col].to_list()
-        if registry[col].dtype == pl.Float64:
-            data[col] = pd.array([float("nan") if v is None else v for v in vals], dtype="float64")
-        elif registry[col].dtype == pl.Boolean:
-            data[col] = pd.array(vals, dtype=bool)
-        else:
-            data[col] = pd.array(vals, dtype=str)
-    return pd.DataFrame(data, columns=registry.columns)
