@@ -20,7 +20,7 @@ def run(args) -> int:
     out = Path(args.out)
     if out.suffix not in (".parquet", ".csv"):
         raise InputError(f"--out must end in .parquet or .csv, got {out.name!r}", "out")
-    src = open_args(args, "export-frame")
+    src = open_args(args)
     if src.kind == "voxmem":
         frame, rows = src.frame.with_columns(src.frame["budget"].cast(str)), "predictions"
     elif src.kind == "amc_release":

@@ -1,10 +1,5 @@
-"""``voxmem-analysis table NAME``: print one artifact of the paper.
-
-Each artifact's analysis parameters (``budget``, ``comparison``, ``baseline``, ``models`` ...) become
-options, read from the artifact function's source (:func:`voxmem_analysis.artifacts.source_parameters`), so
-``table --list`` and ``table NAME --help`` import no analysis; the computation
-(:mod:`voxmem_analysis.commands._table_run`) is imported when an artifact is printed.
-"""
+"""``voxmem-analysis table NAME``: print one artifact of the paper.  Its analysis parameters become options, read
+from the artifact function's source, so ``table --list`` and ``table NAME --help`` import no analysis."""
 from __future__ import annotations
 
 import argparse
@@ -13,7 +8,7 @@ from dataclasses import dataclass
 
 from voxmem_analysis import artifacts
 from voxmem_analysis.artifacts import SourceParameter
-from voxmem_analysis.commands._parsers import OPTIONS, TABLE_GENERAL, Parser
+from voxmem_analysis.commands._parsers import TABLE_GENERAL, Parser, add_option
 from voxmem_analysis.errors import InputError, UnknownNameError
 
 #: Parameters whose value is a comma-separated list on the command line.
@@ -74,12 +69,6 @@ def inspected_parameters(art) -> list:
     return out
 
 
-def _general_args(p) -> None:
-    for o in TABLE_GENERAL:
-        o = OPTIONS[o] if isinstance(o, str) else o
-        p.add_argument(o.flag, **o.kw)
-
-
 def _to_bool(text: str) -> bool:
     t = text.strip().lower()
     if t in ("true", "yes", "1"):
@@ -104,7 +93,8 @@ def _default_text(name: str, default) -> str:
 def artifact_parser(spec: ArtifactSpec) -> argparse.ArgumentParser:
     """The full parser of ``table NAME``: general options plus the artifact's own parameters."""
     p = Parser(prog=f"voxmem-analysis table {spec.name}", description=spec.title)
-    _general_args(p)
+    for o in TABLE_GENERAL:
+        add_option(p, o)
     g = p.add_argument_group(f"parameters of {spec.name}")
     for q in spec.parameters:
         flag = "--" + q.name.replace("_", "-")
@@ -118,11 +108,6 @@ def artifact_parser(spec: ArtifactSpec) -> argparse.ArgumentParser:
     return p
 
 
-def retitle(title: str, params: dict) -> str:
-    """The registry title with the paper's budgets replaced by those passed (:func:`voxmem_analysis.artifacts.retitle`)."""
-    return artifacts.retitle(title, params)
-
-
 def run(args) -> int:
     if args.help and not args.name:
         args.parser.print_help()
@@ -132,7 +117,7 @@ def run(args) -> int:
         for n in sorted(titles):
             print(f"{n:10s} {titles[n]}")
         return 0
-    spec = artifact_spec(args.name)     # an unknown name: UnknownNameError, exit 2 (cli.main)
+    spec = artifact_spec(args.name)
     parser = artifact_parser(spec)
     if args.help or "-h" in args.rest or "--help" in args.rest:
         parser.print_help()
