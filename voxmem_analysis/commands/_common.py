@@ -53,8 +53,9 @@ def open_args(args, *, kinds=KINDS, strict: bool | None = None, quiet: bool = Fa
     check_outputs(files, folders, inputs=[p for p in named.values() if p])
     strict = not getattr(args, "lenient", False) if strict is None else strict
     src = open_source(**named, strict=strict, convention=getattr(args, "convention", None) or "paper",
-                      rejection_pattern=getattr(args, "rejection_pattern", None), type_key=getattr(args, "type_key", None),
-                      cache=not getattr(args, "no_cache", False), progress=console.progress("reading"))
+                      rejection_pattern=getattr(args, "rejection_pattern", None),
+                      type_key=getattr(args, "type_key", None), cache=not getattr(args, "no_cache", False),
+                      progress=console.progress("reading"))
     if any(files.values()) or any(folders.values()):   # the files read are walked only when something is written
         check_outputs(files, folders, inputs=src.inputs)
     if not (quiet or (selects and kind == "voxmem")):
@@ -100,7 +101,8 @@ def report(src: Source, args, selected=None) -> None:
     lenient = bool(getattr(args, "lenient", False))
     stats = getattr(src.data, "stats", {})
     if src.kind in ("voxmem", "amc_release"):
-        problems = src.problems if selected is None or src.kind != "voxmem" else _about_selection(src.problems, selected)
+        problems = (src.problems if selected is None or src.kind != "voxmem"
+                    else _about_selection(src.problems, selected))
         left = (stats.get("rejected_lines", 0) if src.kind == "voxmem"
                 else sum(v for k, v in stats.items() if k.startswith(("rejected_", "incomplete_"))))
         report_problems(problems, source=f"release {args.data!r}", lenient=lenient, left_out=left,

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 from voxmem_analysis.errors import InputError, ResourceLimitError
 
-__all__ = ["Opt", "Command", "OPTIONS", "COMMANDS", "Parser", "build", "add_option", "not_applying", "KIND_LETTERS"]
+__all__ = ["Opt", "Command", "OPTIONS", "COMMANDS", "Parser", "build", "add_option", "not_applying", "KIND_LETTERS",
+           "comma_list"]
 
 KIND_LETTERS = {"V": "voxmem", "A": "amc_release", "L": "longmemeval", "R": "amc_runs"}
 _KIND_WORDS = {"voxmem": "a VoxMem release", "amc_release": "an Audio MultiChallenge release",
@@ -52,6 +53,11 @@ def n_boot_arg(text: str) -> int:
     return value
 
 
+def comma_list(text: str | None) -> list[str]:
+    """``"A, B,"`` -> ``["A", "B"]``; none given: ``[]``."""
+    return [x.strip() for x in (text or "").split(",") if x.strip()]
+
+
 def regex_arg(text: str) -> str:
     """argparse ``type=`` of a regular-expression option: the text, if it compiles."""
     try:
@@ -84,7 +90,8 @@ OPTIONS = {o.flag: o for o in (
          help="regular expression on the error field that marks a provider rejection"),
     _opt("--lenient", action="store_true", help="leave out bad lines (reported) instead of failing"),
     _opt("--no-cache", "V", action="store_true",
-         help="parse the release afresh instead of reusing the parsed-release cache (see voxmem-analysis cache --help)"),
+         help="parse the release afresh instead of reusing the parsed-release cache (see voxmem-analysis cache "
+              "--help)"),
     _opt("--judge", "LR", metavar="NAME", default=None,
          help="where a system (and budget) was graded by several judges, use this one (default: the first listed "
               "in the manifest; the choice is printed)"),
@@ -152,11 +159,11 @@ COMMANDS = {
               help="endpoints of the bootstrap rows: percentile (default) or bca (bias-corrected and accelerated). In "
                    "benchmarks/coverage_study.py (5-200 questions, one verdict each) the percentile interval covers "
                    "within 2 points of 95%% from 5 right and 5 wrong answers (90.8-100%% below), BCa only from 15 "
-                   "(97.5-100%% where it is off: too wide); at 10 questions and 10%% accuracy both cover 99.8%%, Wilson "
-                   "93.0%%: for small or low-accuracy slices prefer --interval wilson, or percentile. Rows below these "
-                   "counts are flagged in accuracy_ci_flag, a slice with no variation (none or all right) gets the "
-                   "Wilson bound instead, and every bootstrap row states the Monte-Carlo standard error of its "
-                   "endpoints and their resolution (accuracy_ci_low_mc_se, accuracy_ci_high_mc_se, "
+                   "(97.5-100%% where it is off: too wide); at 10 questions and 10%% accuracy both cover 99.8%%, "
+                   "Wilson 93.0%%: for small or low-accuracy slices prefer --interval wilson, or percentile. Rows "
+                   "below these counts are flagged in accuracy_ci_flag, a slice with no variation (none or all right) "
+                   "gets the Wilson bound instead, and every bootstrap row states the Monte-Carlo standard error of "
+                   "its endpoints and their resolution (accuracy_ci_low_mc_se, accuracy_ci_high_mc_se, "
                    "accuracy_ci_resolution)"),
          "--cluster",
          _opt("--type-col", "VL", default="auto", metavar="COL",
@@ -222,10 +229,12 @@ COMMANDS = {
          _opt("--wrong", "V", action="store_true", help="only the incorrect scored items"),
          _opt("--system", "R", default=None, metavar="NAME[,NAME...]",
               help="with --tasks: only these systems (name, or 'name (Modality)')"),
-         _opt("--axis", "R", default=None, metavar="AXIS[,AXIS...]", help="with --tasks: only these axes (IM, IR, SC, VE)"),
+         _opt("--axis", "R", default=None, metavar="AXIS[,AXIS...]",
+              help="with --tasks: only these axes (IM, IR, SC, VE)"),
          _opt("--failed", "R", action="store_true", help="with --tasks: only the tasks a system failed"),
          "--judge",
-         _opt("--by", "V", default=None, metavar="COL[,COL...]", help="group (sort) rows by these columns, e.g. subtype"),
+         _opt("--by", "V", default=None, metavar="COL[,COL...]",
+              help="group (sort) rows by these columns, e.g. subtype"),
          Opt("--where", "VR", {**OPTIONS["--where"].kw, "help": "boolean expression on the item frame's columns "
                                 "(--data) or the task frame's (--tasks), e.g. \"subtype = 'counting' AND NOT is_ar\""}),
          *_TABLE_OUT, Opt("--out", kw={**OPTIONS["--out"].kw, "help": "write to FILE instead of standard output"})),
@@ -282,7 +291,8 @@ COMMANDS = {
          _opt("--compare", "V", choices=("models", "budgets"), default="models",
               help="with --data: discordance between models at --budget (default) or between budgets per model"),
          _opt("--budget", "V", default=None, help="with --data: the budget (default: 8K if run, else from the data)"),
-         _opt("--comparison", "V", default=None, help="with --compare budgets: the second (default: 64K, else the longest)"),
+         _opt("--comparison", "V", default=None,
+              help="with --compare budgets: the second (default: 64K, else the longest)"),
          *_TABLE_OUT),
         epilog="columns: mdd_normal_pp  minimum detectable difference, normal approximation (Connor 1987), points\n"
                "         power_exact_at_mdd_normal  power of the exact McNemar test at that difference\n"
@@ -458,7 +468,7 @@ def not_applying(command: str, args, kind: str) -> None:
     given = [o.flag for o in options_of(command)
              if letter not in o.kinds and o.flag.startswith("--") and _given(args, o)]
     if given:
-        why = "; ".join(w for w in [COMMANDS[command].why.get(kind), *(COMMANDS[command].why.get(f) for f in given)] if w)
+        why = "; ".join(filter(None, (COMMANDS[command].why.get(k) for k in (kind, *given))))
         names = ", ".join(given[:-1]) + " and " + given[-1] if len(given) > 1 else given[0]
         raise InputError(f"{names} {'does' if len(given) == 1 else 'do'} not apply to {_KIND_WORDS[kind]}"
                          + (f" ({why})" if why else ""), given[0].lstrip("-"))

@@ -7,6 +7,7 @@ from voxmem_analysis.analysis.amc_runs import amc_compare
 from voxmem_analysis.analysis.paired import compare_models
 from voxmem_analysis.analysis.verdicts import BootstrapSettings, compare_systems
 from voxmem_analysis.commands._common import amc_tasks, note, one_judge, open_args, release_budgets, report, show
+from voxmem_analysis.commands._parsers import comma_list
 from voxmem_analysis.console import progress
 from voxmem_analysis.errors import AnalysisInputError, InputError
 
@@ -16,7 +17,7 @@ _AMC_KEYS = ["axis", "system_a", "system_b", "n_tasks", "apr_a", "apr_b", "apr_d
 
 
 def run(args) -> int:
-    models = [m.strip() for m in (args.models or "").split(",") if m.strip()]
+    models = comma_list(args.models)
     if args.models is not None and len(models) < 2:
         raise InputError("--models needs two or more model names, comma-separated (--models A,B)", "models")
     src = open_args(args, selects=True)

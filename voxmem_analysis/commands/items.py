@@ -4,20 +4,18 @@ from __future__ import annotations
 
 from voxmem_analysis.analysis.items import amc_task_items, item_table
 from voxmem_analysis.commands._common import note, only_choice, open_args, release_budgets, report, show
+from voxmem_analysis.commands._parsers import comma_list
 
 _KEYS = ["item_id", "subtype", "gold", "response", "verdict", "correct", "status"]
 _AMC_KEYS = ["task_id", "axis", "system", "task_passed", "rubric_index", "rubric_text", "criteria_met", "explanation"]
 
 
-def _split(text: str | None) -> list[str]:
-    return [x.strip() for x in text.split(",") if x.strip()] if text else []
-
-
 def run(args) -> int:
     src = open_args(args, kinds=("voxmem", "amc_runs"), selects=True)
     if src.kind == "amc_runs":
-        table, notes = amc_task_items(src.data, systems=_split(args.system) or None, axes=_split(args.axis) or None,
-                                      failed=args.failed, where=args.where, judge=args.judge)
+        table, notes = amc_task_items(src.data, systems=comma_list(args.system) or None,
+                                      axes=comma_list(args.axis) or None, failed=args.failed, where=args.where,
+                                      judge=args.judge)
         for n in notes:
             note(n)
         title = (f"{table['task_id'].nunique()} {'failed ' if args.failed else ''}task(s) x system: response, rubric "
@@ -28,10 +26,11 @@ def run(args) -> int:
         model = only_choice(args.model, release.model_order(), "--model", "model")
         budget = only_choice(args.budget, release_budgets(release, [model] if model in release.model_order() else None),
                              "--budget", "budget")
-        table = item_table(release, model=model, budget=budget, wrong=args.wrong, by=_split(args.by), where=args.where)
+        table = item_table(release, model=model, budget=budget, wrong=args.wrong, by=comma_list(args.by),
+                           where=args.where)
         report(src, args, selected=release.frame.filter(release.frame["model"] == model))
         title = (f"{model} at {table.attrs.get('budget', budget.upper())}: {len(table)} "
                  f"{'incorrect scored items' if args.wrong else 'items'}")
-        keys = [*_split(args.by), *_KEYS]
+        keys = [*comma_list(args.by), *_KEYS]
     show(table, args, title, src, keys=keys)
     return 0

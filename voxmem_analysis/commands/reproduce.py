@@ -27,8 +27,8 @@ def _literal(text: str):
 def _list(args) -> int:
     for path in select(discover(args.notebooks), args.only):
         m = re.search(r"^# %%.*parameters.*\n((?:(?!# %%).*\n)*)", path.read_text(encoding="utf-8"), re.M)
-        shown = ", ".join(f"{k}={v!r}" for k, v in declared_parameters(m.group(1)).items()) if m else "(no parameters cell)"
-        print(f"{path.stem:28s} {shown}")
+        shown = ", ".join(f"{k}={v!r}" for k, v in declared_parameters(m.group(1)).items()) if m else ""
+        print(f"{path.stem:28s} {shown if m else '(no parameters cell)'}")
     return 0
 
 
@@ -80,8 +80,9 @@ def _run_amc_runs(args) -> int:
     _check_out(args.out, src.inputs)
     res = write_amc_runs_report(src.data, args.out, seed=args.seed, n_boot=args.n_boot, judge=args.judge)
     print(f"wrote {res.out}: {', '.join(res.files)}")
+    matched = ", ".join(res.matched_reference) or "no system (no name matches)"
     print(f"findings: {res.errors} error(s), {res.warnings} warning(s); {res.lines_left_out} line(s) left out; "
-          f"the paper's Table 2 shown as reference for: {', '.join(res.matched_reference) or 'no system (no name matches)'}")
+          f"the paper's Table 2 shown as reference for: {matched}")
     return 0
 
 

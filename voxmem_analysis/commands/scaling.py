@@ -40,8 +40,8 @@ def run(args) -> int:
                                f"{data.budgets()}", code="budget_not_run", field="budget")
     baseline = args.baseline or shortest_budget(budgets)
     frame, cluster = one_judge(data, args, args.cluster)
-    table = scaling_table(frame, baseline=baseline, cluster=cluster,
-                          settings=BootstrapSettings(n_boot=args.n_boot, seed=args.seed, progress=progress("bootstrap")))
+    boot = BootstrapSettings(n_boot=args.n_boot, seed=args.seed, progress=progress("bootstrap"))
+    table = scaling_table(frame, baseline=baseline, cluster=cluster, settings=boot)
     if args.part in ("both", "table"):
         show(table, args, f"Accuracy (%) by budget; change (pp) and retention vs {table['baseline_budget'].iloc[0]}",
              src)

@@ -12,6 +12,7 @@ from voxmem_analysis.analysis.explore import level_orders, pooled_accuracy, slic
 from voxmem_analysis.analysis.subsets import empty_selection, pooling_notes, select_verdicts
 from voxmem_analysis.analysis.verdicts import AnalysisInputError, BootstrapSettings, pooled_across, slice_accuracy
 from voxmem_analysis.commands._common import amc_tasks, note, one_judge, open_args, report, show, with_cluster
+from voxmem_analysis.commands._parsers import comma_list
 from voxmem_analysis.console import progress
 from voxmem_analysis.plots.slices import slice_dot_plot
 from voxmem_analysis.io.provenance import SYNTHETIC_TAG
@@ -25,7 +26,7 @@ _AMC_KEYS = ["level", "n_tasks", "n_passed", "apr", "ars"]
 
 def run(args) -> int:
     src = open_args(args, selects=True)
-    by = [c.strip() for c in (args.by or DEFAULT_BY[src.kind]).split(",") if c.strip()]
+    by = comma_list(args.by or DEFAULT_BY[src.kind])
     if src.is_amc:
         table = amc_slice(amc_tasks(src, args), by, n_boot=args.n_boot, seed=args.seed, progress=progress("bootstrap"))
         show(table, args, f"APR and ARS (%) by {', '.join(by)}: Wilson interval (APR), task bootstrap within axes "
@@ -43,7 +44,8 @@ def run(args) -> int:
     if not args.pool and system in by:
         separate = [system]
         if pooled_across(frame, by, [system], type_col=type_col):
-            note(f"no overall or macro row pooling several {system}s (each {system} is its own analysis); --pool adds it")
+            note(f"no overall or macro row pooling several {system}s (each {system} is its own analysis); --pool "
+                 "adds it")
     boot = BootstrapSettings(n_boot=args.n_boot, seed=args.seed, interval=args.bootstrap_interval, mc_se=True,
                              progress=progress("bootstrap"))
     table = slice_accuracy(frame, by, interval=args.interval, item="question_id", type_col=type_col,

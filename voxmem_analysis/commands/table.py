@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import inspect
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from voxmem_analysis import artifacts
 from voxmem_analysis.artifacts import SourceParameter
-from voxmem_analysis.commands._parsers import TABLE_GENERAL, Parser, add_option
+from voxmem_analysis.commands._parsers import TABLE_GENERAL, Parser, add_option, comma_list
 from voxmem_analysis.errors import InputError, UnknownNameError
 
 #: Parameters whose value is a comma-separated list on the command line.
@@ -32,10 +32,8 @@ _HELP = {
 }
 
 
-@dataclass(frozen=True)
-class ArtifactSpec:
-    """What ``table NAME`` needs to know before importing anything: the artifact's name, title and
-    analysis parameters (:class:`voxmem_analysis.artifacts.SourceParameter`)."""
+class ArtifactSpec(NamedTuple):
+    """What ``table NAME`` knows before importing anything: the artifact's name, title and analysis parameters."""
 
     name: str
     title: str
@@ -63,23 +61,17 @@ def inspected_parameters(art) -> list:
         if q.kind not in (q.KEYWORD_ONLY, q.POSITIONAL_OR_KEYWORD) or n in ("seed", "n_boot") or n.startswith("_"):
             continue
         default = None if q.default is inspect.Parameter.empty else q.default
-        ann = q.annotation if isinstance(q.annotation, str) else ("" if q.annotation is inspect.Parameter.empty
-                                                                   else getattr(q.annotation, "__name__", str(q.annotation)))
+        ann = q.annotation if isinstance(q.annotation, str) else (
+            "" if q.annotation is inspect.Parameter.empty else getattr(q.annotation, "__name__", str(q.annotation)))
         out.append(SourceParameter(n, default, ann))
     return out
 
 
 def _to_bool(text: str) -> bool:
     t = text.strip().lower()
-    if t in ("true", "yes", "1"):
-        return True
-    if t in ("false", "no", "0"):
-        return False
-    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
-
-
-def _to_list(text: str) -> list[str]:
-    return [x.strip() for x in text.split(",") if x.strip()]
+    if t not in ("true", "yes", "1", "false", "no", "0"):
+        raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+    return t in ("true", "yes", "1")
 
 
 def _default_text(name: str, default) -> str:
@@ -99,7 +91,7 @@ def artifact_parser(spec: ArtifactSpec) -> argparse.ArgumentParser:
     for q in spec.parameters:
         flag = "--" + q.name.replace("_", "-")
         text = _HELP.get(q.name, q.name.replace("_", " "))
-        conv = (_to_list if q.name in _LIST_PARAMS else
+        conv = (comma_list if q.name in _LIST_PARAMS else
                 _to_bool if isinstance(q.default, bool) or "bool" in q.annotation else str)
         g.add_argument(flag, dest=f"param_{q.name}", type=conv, default=None,
                        metavar=None if q.name in _CHOICES else q.name.upper(),
@@ -127,8 +119,8 @@ def run(args) -> int:
     if extra:
         parser.unknown(extra)
     if bool(opts.data) == bool(opts.manifest) or bool(opts.manifest) != bool(opts.tasks):
-        raise InputError(f"give --data DIR (voxmem-analysis table {spec.name} --data DIR), or for amc_table2 --manifest "
-                         "FILE --tasks FILE (judged Audio MultiChallenge runs)", "data")
+        raise InputError(f"give --data DIR (voxmem-analysis table {spec.name} --data DIR), or for amc_table2 "
+                         "--manifest FILE --tasks FILE (judged Audio MultiChallenge runs)", "data")
     if opts.manifest and spec.name != "amc_table2":
         raise InputError(f"--manifest/--tasks make amc_table2 (the paper's Table 2 layout of your runs); the other "
                          "Audio MultiChallenge tables need a release's other parts (see data/README.md)", "manifest")

@@ -49,8 +49,8 @@ def _voxmem(release, args) -> None:
     print(f"release: {release.path}  ({release.label()})")
     unread = st.get("files_unreadable", 0)
     print(f"files read: {st.get('files', 0) - unread}" + (f" (+{unread} unreadable)" if unread else "")
-          + f"  lines: {st.get('lines', 0)}  predictions kept: {f.height}  lines rejected: {st.get('rejected_lines', 0)}"
-          f"  identical duplicates ignored: {st.get('duplicates_identical', 0)}")
+          + f"  lines: {st.get('lines', 0)}  predictions kept: {f.height}  lines rejected: "
+          f"{st.get('rejected_lines', 0)}  identical duplicates ignored: {st.get('duplicates_identical', 0)}")
     partial = files_not_read_in_full(release.problems)
     if partial:   # their lost lines are not in "lines rejected": say so beside it
         print(f"files not read in full (lines lost there are not counted above): {', '.join(partial)}")
@@ -70,9 +70,9 @@ def _optional_parts(release) -> list:
     if release.judge2 is not None and release.judge2.height:
         orphans = release.judge2.join(release.frame.select("model", "item_id"), on=["model", "item_id"], how="anti")
         for r in orphans.head(20).iter_rows(named=True):
-            out.append(Problem("judge2_unmatched", "warning",
-                               f"second-judge verdict for ({r['model']}, {r['item_id']}) has no prediction in predictions/",
-                               r["source_file"], r["source_line"], "item_id"))
+            out.append(Problem("judge2_unmatched", "warning", f"second-judge verdict for ({r['model']}, "
+                               f"{r['item_id']}) has no prediction in predictions/", r["source_file"], r["source_line"],
+                               "item_id"))
         if orphans.height > 20:
             out.append(Problem("judge2_unmatched", "warning", f"... and {orphans.height - 20} more", None, None,
                                "item_id", orphans.height - 20))
@@ -90,8 +90,10 @@ def _amc(release, args) -> None:
     axes = release.tasks["axis"].value_counts().reindex(list(_AXES), fill_value=0)
     print(f"tasks: {st.get('tasks', 0)} (" + ", ".join(f"{a} {n}" for a, n in axes.items()) + ")"
           f"  rubric items: {st.get('rubrics', 0)}")
-    rows = [{"part": part, "systems": len(release.systems(part)), "rows": len(df), "tasks": int(df["task_id"].nunique())}
-            for part in ("verdicts", "tts", "cascaded", "human", "judges") if (df := getattr(release, part)) is not None]
+    rows = [{"part": part, "systems": len(release.systems(part)), "rows": len(df),
+             "tasks": int(df["task_id"].nunique())}
+            for part in ("verdicts", "tts", "cascaded", "human", "judges")
+            if (df := getattr(release, part)) is not None]
     if release.lengths is not None:
         rows.append({"part": "response_lengths", "systems": int(release.lengths[["model", "output_modality"]]
                                                                  .drop_duplicates().shape[0]),
