@@ -20,7 +20,7 @@ from voxmem_analysis.io.longmemeval import select_judge
 from voxmem_analysis.io.source import KIND_NAMES, KINDS, Source, open_source, source_kind
 from voxmem_analysis.writing import atomic_text
 
-__all__ = ["note", "open_args", "report", "show", "header_line", "amc_tasks", "one_judge", "with_cluster",
+__all__ = ["note", "noted", "open_args", "report", "show", "header_line", "amc_tasks", "one_judge", "with_cluster",
            "release_budgets", "only_choice", "report_release"]
 
 #: Options never echoed in a table's header line (where the data come from and where the table goes).
@@ -32,6 +32,14 @@ _ALWAYS_ECHOED = {"--convention", "--interval", "--n-boot", "--seed"}
 
 def note(msg: str) -> None:
     print(f"# {msg}", file=sys.stderr)
+
+
+def noted(result):
+    """The value of a ``(value, notes)`` pair, its notes printed (:func:`note`)."""
+    value, notes = result
+    for n in notes:
+        note(n)
+    return value
 
 
 def open_args(args, *, kinds=KINDS, strict: bool | None = None, quiet: bool = False, selects: bool = False,
@@ -83,16 +91,13 @@ def _about_selection(problems, frame) -> list:
     """The findings of a VoxMem release that concern the verdicts of ``frame`` (a selection): a warning naming
     a model that is not selected, or mixed prompt delivery when the selected models all share one, is left out."""
     models = set(frame["model"].unique().to_list())
-    deliveries = set(frame["system_prompt_delivery"].drop_nulls().unique().to_list())
-    keep = []
-    for p in problems:
-        if p.severity == "warning" and p.code == "mixed_prompt_delivery" and len(deliveries) <= 1:
-            continue
-        named = p.message.split("model ", 1)[1].split("'")[1] if p.message.startswith("model '") else None
-        if p.severity == "warning" and named is not None and named not in models:
-            continue
-        keep.append(p)
-    return keep
+    one_delivery = frame["system_prompt_delivery"].drop_nulls().n_unique() <= 1
+
+    def elsewhere(p) -> bool:
+        named = p.message.split("'")[1] if p.message.startswith("model '") else None
+        return p.severity == "warning" and ((p.code == "mixed_prompt_delivery" and one_delivery)
+                                            or (named is not None and named not in models))
+    return [p for p in problems if not elsewhere(p)]
 
 
 def report(src: Source, args, selected=None) -> None:
@@ -148,18 +153,12 @@ def with_cluster(frame, cluster: str, release=None):
 def one_judge(data, args, cluster: str = "item"):
     """LongMemEval verdicts with one judge per system and budget (the choices noted), and the ``--cluster``
     column (:func:`with_cluster`)."""
-    frame, notes = select_judge(data.frame, getattr(args, "judge", None), data.dropped)
-    for n in notes:
-        note(n)
-    return with_cluster(frame, cluster)
+    return with_cluster(noted(select_judge(data.frame, getattr(args, "judge", None), data.dropped)), cluster)
 
 
 def amc_tasks(src: Source, args) -> pl.DataFrame:
     """The task x system frame of an Audio MultiChallenge input (one judge per system; the choice noted)."""
-    frame, notes = task_frame(src.data, getattr(args, "judge", None), getattr(args, "pred_error", None) or "as-judged")
-    for n in notes:
-        note(n)
-    return frame
+    return noted(task_frame(src.data, getattr(args, "judge", None), getattr(args, "pred_error", None) or "as-judged"))
 
 
 def header_line(args, kind: str | None = None) -> str | None:
@@ -170,7 +169,7 @@ def header_line(args, kind: str | None = None) -> str | None:
     for o in options_of(args.command):
         if not o.flag.startswith("--") or o.flag in _NOT_ECHOED or (letter and letter not in o.kinds):
             continue
-        value = getattr(args, o.kw.get("dest") or o.flag[2:].replace("-", "_"), None)
+        value = o.value(args)
         if value is None or value is False or (value == o.kw.get("default") and o.flag not in _ALWAYS_ECHOED):
             continue
         parts.append(o.flag if value is True else f"{o.flag} {shlex.quote(str(value))}")

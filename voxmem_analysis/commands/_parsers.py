@@ -30,6 +30,10 @@ class Opt:
     kw: dict = field(default_factory=dict)
     group: str | None = None
 
+    def value(self, args):
+        """Its value in ``args`` (None when the parser has no such option)."""
+        return getattr(args, self.kw.get("dest") or self.flag.lstrip("-").replace("-", "_"), None)
+
 
 def _opt(flag, kinds="VALR", group=None, **kw) -> Opt:
     return Opt(flag, kinds, kw, group)
@@ -455,18 +459,12 @@ def options_of(command: str) -> list[Opt]:
     return [OPTIONS[o] if isinstance(o, str) else o for o in COMMANDS[command].options]
 
 
-def _given(args, opt: Opt) -> bool:
-    dest = opt.kw.get("dest") or opt.flag.lstrip("-").replace("-", "_")
-    value = getattr(args, dest, None)
-    return value is not None and value is not False and value != opt.kw.get("default")
-
-
 def not_applying(command: str, args, kind: str) -> None:
     """An :class:`InputError` naming every option given to ``command`` that does not apply to ``kind``
     (``voxmem``, ``amc_release``, ``longmemeval``, ``amc_runs``), with the command's reason."""
     letter = next(k for k, v in KIND_LETTERS.items() if v == kind)
-    given = [o.flag for o in options_of(command)
-             if letter not in o.kinds and o.flag.startswith("--") and _given(args, o)]
+    given = [o.flag for o in options_of(command) if letter not in o.kinds and o.flag.startswith("--")
+             and (v := o.value(args)) is not None and v is not False and v != o.kw.get("default")]
     if given:
         why = "; ".join(filter(None, (COMMANDS[command].why.get(k) for k in (kind, *given))))
         names = ", ".join(given[:-1]) + " and " + given[-1] if len(given) > 1 else given[0]

@@ -7,7 +7,7 @@ import sys
 from voxmem_analysis import artifacts
 from voxmem_analysis import taxonomy as tx
 from voxmem_analysis.analysis.selection import budgets_run
-from voxmem_analysis.commands._common import header_line, note, open_args
+from voxmem_analysis.commands._common import header_line, note, noted, open_args
 from voxmem_analysis.output import SYNTHETIC_LABEL, table_to_latex, table_to_markdown
 from voxmem_analysis.reproduce.published import printed_decimals
 
@@ -58,9 +58,7 @@ def print_artifact(spec, opts, params: dict) -> int:
     src = open_args(opts)
     release = src.data
     if src.kind == "amc_runs":   # judged runs laid out as a release, one judge per system
-        release, notes = release.as_release(opts.judge)
-        for n in notes:
-            note(n)
+        release = noted(release.as_release(opts.judge))
     art = artifacts.get(spec.name)
     for k, v in release_defaults(release, spec, params, art.needs).items():
         note(f"--{k} {v} ({_ONLY[k]})")

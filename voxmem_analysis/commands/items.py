@@ -3,7 +3,7 @@ each system's response, rubric verdicts and the judge's explanations."""
 from __future__ import annotations
 
 from voxmem_analysis.analysis.items import amc_task_items, item_table
-from voxmem_analysis.commands._common import note, only_choice, open_args, release_budgets, report, show
+from voxmem_analysis.commands._common import noted, only_choice, open_args, release_budgets, report, show
 from voxmem_analysis.commands._parsers import comma_list
 
 _KEYS = ["item_id", "subtype", "gold", "response", "verdict", "correct", "status"]
@@ -13,11 +13,9 @@ _AMC_KEYS = ["task_id", "axis", "system", "task_passed", "rubric_index", "rubric
 def run(args) -> int:
     src = open_args(args, kinds=("voxmem", "amc_runs"), selects=True)
     if src.kind == "amc_runs":
-        table, notes = amc_task_items(src.data, systems=comma_list(args.system) or None,
-                                      axes=comma_list(args.axis) or None, failed=args.failed, where=args.where,
-                                      judge=args.judge)
-        for n in notes:
-            note(n)
+        table = noted(amc_task_items(src.data, systems=comma_list(args.system) or None,
+                                     axes=comma_list(args.axis) or None, failed=args.failed, where=args.where,
+                                     judge=args.judge))
         title = (f"{table['task_id'].nunique()} {'failed ' if args.failed else ''}task(s) x system: response, rubric "
                  f"verdicts and the judge's explanations ({len(table)} rows)")
         keys = _AMC_KEYS
