@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-HEAVY = ("scipy", "matplotlib", "seaborn", "papermill", "statsmodels", "pandas", "pingouin", "nbformat")
+HEAVY = ("scipy", "matplotlib", "seaborn", "papermill", "statsmodels", "pandas", "pingouin", "nbformat", "polars",
+         "pyarrow")
 
 
 def _imported(args: list[str]) -> set[str]:

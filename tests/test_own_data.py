@@ -183,7 +183,7 @@ def test_captions_number_figures_and_tables(tmp_path):
 
 def test_titles_follow_the_budget_passed():
     from voxmem_analysis.cli import cli_message
-    from voxmem_analysis.commands.table import retitle
+    from voxmem_analysis.artifacts import retitle
 
     t = "Table 15: accuracy (%) at 64K by evidence type, 64K model set, with group means"
     assert retitle(t, {"budget": "32k"}) == "Table 15: accuracy (%) at 32K by evidence type, models run at 32K, with group means"

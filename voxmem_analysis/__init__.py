@@ -16,7 +16,4 @@ def __getattr__(name):  # lazy: `import voxmem_analysis` stays instant (CLI star
     if name in ("load_release", "Release", "ScoringRules"):
         from voxmem_analysis import io  # start-up: io imports polars; `import voxmem_analysis` stays instant
         return getattr(io, name)
-    if name in ("VoxMemDataError", "MissingDataError", "InputError", "Problem"):
-        from voxmem_analysis import errors  # start-up: as io above, one rule for every public name
-        return getattr(errors, name)
     raise AttributeError(name)

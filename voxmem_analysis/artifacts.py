@@ -1,10 +1,8 @@
-"""Registry of the paper's named artifacts (``voxmem-analysis table NAME``).
-
-An artifact is a function ``(release, *, seed=0, n_boot=10_000, **params) -> DataFrame`` returning the table as
-printed in the paper (index: its row labels; columns: its column labels); :func:`to_long` gives its long form
-``artifact,row,column,value``.  The modules of :data:`ARTIFACT_MODULES` are imported on first use; titles and
-parameters can be read from their source without importing them (:func:`source_titles`, :func:`source_parameters`).
-"""
+"""Registry of the paper's named artifacts (``voxmem-analysis table NAME``).  An artifact is a function
+``(release, *, seed=0, n_boot=10_000, **params) -> DataFrame`` returning the table as printed in the paper (index:
+its row labels; columns: its column labels); :func:`to_long` gives its long form ``artifact,row,column,value``.
+The modules of :data:`ARTIFACT_MODULES` are imported on first use; titles and parameters can be read from their
+source without importing them (:func:`source_titles`, :func:`source_parameters`)."""
 from __future__ import annotations
 
 import ast

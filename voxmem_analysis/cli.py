@@ -1,7 +1,6 @@
 """``voxmem-analysis`` command line (also ``python -m voxmem_analysis``): the parsers come from
 :mod:`voxmem_analysis.commands._parsers` (light); a command's module is imported only when it runs.
-:func:`main` alone prints errors and picks the exit code.
-"""
+:func:`main` alone prints errors and picks the exit code."""
 from __future__ import annotations
 
 import importlib
@@ -19,18 +18,12 @@ __all__ = ["main", "build_parser", "cli_message"]
 DEBUG_ENV = "VOXMEM_DEBUG"
 
 
-def _command_module(name: str):
-    """The module that runs command ``name``, imported when it runs (``--help`` imports no pandas or polars)."""
-    return importlib.import_module(f"voxmem_analysis.commands.{name.replace('-', '_')}")
-
-
 def build_parser() -> tuple[Parser, dict]:
     """The top-level parser and ``{command: its parser}``."""
     parser = Parser(prog="voxmem-analysis", description="Analysis and reproduction workbook for the VoxMem benchmark.")
     parser.add_argument("--version", action="version", version=f"voxmem-analysis {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    parsers = build(sub)
-    return parser, parsers
+    return parser, build(sub)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,9 +40,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if extra:   # the subcommand's own usage, and the option it resembles
         parsers[args.command].unknown(extra)
-    try:
-        module = _command_module(args.module)
-        return int(module.run(args) or 0)
+    try:   # the command's module, imported when it runs (`--help` imports no pandas or polars)
+        return int(importlib.import_module(f"voxmem_analysis.commands.{args.module}").run(args) or 0)
     except BrokenPipeError:  # e.g. `voxmem-analysis table ... | head`
         return 0
     except KeyboardInterrupt as exc:   # Ctrl-C, or errors.Interrupted (a signal: SIGTERM, SIGHUP)

@@ -1,7 +1,6 @@
 """Tables and findings on the command line: CSV and Markdown for scripts (every column, full precision), an
 aligned table for a terminal (numbers rounded to what their interval supports, display names, the key columns
-unless asked for all), and what loading found, on standard error.
-"""
+unless asked for all), and what loading found, on standard error."""
 from __future__ import annotations
 
 import math

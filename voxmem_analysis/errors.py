@@ -1,12 +1,7 @@
-"""Every exception class of the package, and :class:`Problem`, one finding about the input.
-
-Each class tells a notebook section and the command line what to do: :class:`VoxMemDataError` (bad input,
-exit 1) and its :class:`MissingDataError` (a partial release lacks an optional part: the only error a
-notebook section skips); :class:`InputError` and its kinds (one bad argument, exit 2);
-:class:`ResourceLimitError` and :class:`OutputFolderError` (exit 2); :class:`Interrupted` (a signal, exit 128
-+ its number).  All are ``ValueError`` (``Interrupted`` a ``KeyboardInterrupt``); anything else reaching
-the command line is a bug (exit 3).
-"""
+"""Every exception class of the package, and :class:`Problem`, one finding about the input.  The class says what
+to do: bad input (:class:`VoxMemDataError`, exit 1; :class:`MissingDataError`, an optional part missing: the only
+error a notebook section skips), a bad argument or output (:data:`USAGE_ERRORS`, exit 2), a signal
+(:class:`Interrupted`, exit 128 + its number); anything else reaching the command line is a bug (exit 3)."""
 from __future__ import annotations
 
 import signal

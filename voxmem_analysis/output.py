@@ -1,12 +1,8 @@
-"""Tables, figures and findings as files: deterministic bytes, the numbers beside every figure, labels.
-
-:func:`save_table` writes ``tables/NAME.{csv,md,tex}`` and every number in long form (``NAME.long.csv``: what
+"""Tables, figures and findings as files, each written whole or not at all, with deterministic bytes:
+:func:`save_table` writes ``tables/NAME.{csv,md,tex}`` and every number in long form (``NAME.long.csv``, what
 ``reproduction.csv``, the report and ``supplement`` read); :func:`save_figure` writes ``figures/NAME.{png,pdf}``
-(no timestamps: same inputs, same bytes; a SYNTHETIC DATA label on synthetic data) and the numbers drawn as
-``NAME.csv``.  Every file is written whole or not at all and recorded in ``provenance.json`` when the folder is
-an :class:`~voxmem_analysis.reproduce.provenance.OutputFolder`.  In a Jupyter kernel both also show what they
-wrote (``show=`` forces either way).
-"""
+(a SYNTHETIC DATA label on synthetic data) and the numbers drawn as ``NAME.csv``.  In a Jupyter kernel both also
+show what they wrote (``show=`` forces either way)."""
 from __future__ import annotations
 
 import contextlib

@@ -1,10 +1,8 @@
 """Where a notebook's relative paths point: the repository root, whatever the kernel's working directory.
-
 :func:`resolve` expands ``~``, keeps an absolute path and joins a relative one to :func:`repo_root`: the folder
 named by ``VOXMEM_ROOT``, else the nearest folder at or above the working directory holding this project (a
 ``pyproject.toml`` naming ``voxmem-analysis`` and ``notebooks/``), else the project holding the imported
-package (an editable install), else the working directory.
-"""
+package (an editable install), else the working directory."""
 from __future__ import annotations
 
 import os

@@ -1,7 +1,6 @@
 """The SYNTHETIC DATA stamp of figures (:func:`stamp_synthetic`; :func:`clear_stamp` moves it below the figure
 where it would cover anything) and :func:`drawn_texts`, the texts a drawn figure shows.  Re-exported by
-:mod:`voxmem_analysis.output`.
-"""
+:mod:`voxmem_analysis.output`."""
 from __future__ import annotations
 
 __all__ = ["SYNTHETIC_LABEL", "STAMP_GID", "stamp_synthetic", "clear_stamp", "drawn_texts", "prepare_figure",

@@ -1,5 +1,4 @@
 """The VoxMem taxonomy: canonical codes (as the harness writes them), the paper's display names, and orderings.
-
 Every table and figure takes its labels and row/column order from here.  No pandas or polars: instant to import.
 """
 from __future__ import annotations

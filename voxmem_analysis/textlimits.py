@@ -1,7 +1,6 @@
 """Limits of the standard library's parsers, set deliberately: :func:`csv_field_limit`, the scope in which every
 ``csv`` reader reads fields of any length (the process's limit set back on leaving), and :func:`read_regular`,
-which reads regular files only (a FIFO is an :class:`OSError`, never a wait).
-"""
+which reads regular files only (a FIFO is an :class:`OSError`, never a wait)."""
 from __future__ import annotations
 
 import contextlib

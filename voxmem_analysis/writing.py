@@ -1,6 +1,5 @@
 """Every file a command writes, written whole or not at all: into a temporary file beside the target, flushed,
-renamed over it when complete; on failure the temporary file is removed and the target left as it was.
-"""
+renamed over it when complete; on failure the temporary file is removed and the target left as it was."""
 from __future__ import annotations
 
 import contextlib

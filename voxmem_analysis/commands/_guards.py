@@ -1,29 +1,15 @@
-"""Checks run before a command does any work: output paths, ``--n-boot``, regular expressions.
-
-* :func:`output_problem` -- an output file or folder that cannot be written (a path under a regular
-  file, a folder given as a file or the reverse, no permission, a read-only file system); the folders
-  above the output are created (they would be anyway) and a scratch folder in the nearest is made and
-  removed at once;
-* :func:`input_clash` / :func:`check_outputs` -- an output that is, contains or lies inside a file or
-  folder the command reads (links resolved): refused before anything is written; :func:`command_inputs`
-  lists the inputs of ``reproduce`` and ``supplement`` (the release's files, links resolved, and the manifest's);
-* :func:`n_boot_arg`, :func:`regex_arg` -- argparse ``type=`` of ``--n-boot`` and ``--rejection-pattern``.
-"""
+"""The outputs a command names, checked before it does any work: one that cannot be written
+(:func:`output_problem`), or that is, contains or lies inside a file or folder the command reads
+(:func:`input_clash`); :func:`check_outputs` checks them all."""
 from __future__ import annotations
 
-import argparse
-import csv
-import io
 import os
-import re
 import tempfile
 from pathlib import Path
 
-from voxmem_analysis.errors import InputError, ResourceLimitError
-from voxmem_analysis.textlimits import csv_field_limit, read_regular
+from voxmem_analysis.errors import InputError
 
-__all__ = ["output_problem", "check_outputs", "input_clash", "release_inputs", "manifest_inputs", "command_inputs",
-           "n_boot_arg", "regex_arg"]
+__all__ = ["output_problem", "check_outputs", "input_clash", "command_inputs"]
 
 
 def _first_existing(path: Path) -> Path:
@@ -72,63 +58,23 @@ def _resolved(path) -> Path:
         return Path(os.path.abspath(os.path.expanduser(str(path))))
 
 
-def _inside(inner: Path, outer: Path) -> bool:
-    return inner == outer or outer in inner.parents
-
-
 def input_clash(path, option: str, inputs) -> str | None:
     """Why ``path`` (an output) must not be written: it is, contains or lies inside one of
     ``inputs`` (files or folders the command reads); ``None`` when it touches none of them."""
     out = _resolved(path)
-    for given in inputs:
-        if not given:
-            continue
+    for given in filter(None, inputs):
         src = _resolved(given)
-        if out == src:
-            why = "is"
-        elif _inside(out, src):
-            why = "lies inside"
-        elif _inside(src, out):
-            why = "contains"
-        else:
-            continue
-        kind = "folder" if src.is_dir() else "file"
-        return (f"{option} {str(path)!r} {why} the input {kind} {str(given)!r}, which this command reads; "
-                f"an output never replaces an input: choose a path outside it")
+        why = "is" if out == src else "lies inside" if src in out.parents else "contains" if out in src.parents else ""
+        if why:
+            return (f"{option} {str(path)!r} {why} the input {'folder' if src.is_dir() else 'file'} {str(given)!r}, "
+                    f"which this command reads; an output never replaces an input: choose a path outside it")
     return None
 
 
-def release_inputs(data) -> list[str]:
-    """The inputs of a command reading the release folder ``data``: the folder (and all inside it)."""
-    return [data] if data else []
-
-
-def manifest_inputs(manifest, questions=None) -> list[str]:
-    """The inputs of a command reading a LongMemEval ``manifest``: the manifest, the question file
-    and every file the manifest lists (its ``path`` column, relative to the manifest).  A manifest
-    that cannot be read here lists only itself: the reader reports why."""
-    found = [p for p in (manifest, questions) if p]
-    if not manifest:
-        return found
-    base = Path(os.path.expanduser(str(manifest))).parent
-
-    try:   # never blocks on a FIFO; the reader says what is wrong with the file
-        with csv_field_limit():
-            rows = csv.reader(io.StringIO(read_regular(manifest).decode("utf-8-sig"), newline=""))
-            header = [h.strip().lower() for h in next(rows, [])]
-            col = header.index("path") if "path" in header else 0
-            for row in rows:
-                if len(row) > col and row[col].strip():
-                    found.append(str(base / os.path.expanduser(row[col].strip())))
-    except (OSError, UnicodeDecodeError, csv.Error, ValueError):
-        pass
-    return found
-
-
-def command_inputs(*, data=None, manifest=None, questions=None, tasks=None, extra=()) -> list[str]:
-    """Every input of a command resolved through links: the folder ``data`` and each file in it, the
-    ``manifest`` and every file it lists, ``questions``, ``tasks`` and ``extra`` (files or folders)."""
-    found = [_resolved(p) for p in [data, *manifest_inputs(manifest, questions), tasks, *extra] if p]
+def command_inputs(*, data=None, extra=()) -> list[str]:
+    """Every input of ``reproduce`` or ``supplement``, resolved through links: the release folder ``data`` and
+    each file in it, and ``extra`` (files or folders)."""
+    found = [_resolved(p) for p in [data, *extra] if p]
     if data:
         seen: set[Path] = set()
         for dirpath, dirnames, filenames in os.walk(os.path.expanduser(str(data)), followlinks=True):
@@ -144,8 +90,8 @@ def command_inputs(*, data=None, manifest=None, questions=None, tasks=None, extr
 def check_outputs(files: dict | None = None, folders: dict | None = None, *, inputs=()) -> None:
     """An :class:`~voxmem_analysis.errors.InputError` (exit 2) naming every unusable output, before anything
     is written: ``files`` / ``folders`` map an option name (``"--out"``) to its value (``None``: not given);
-    ``inputs``: every file and folder the command reads (a :class:`~voxmem_analysis.io.source.Source`'s
-    ``inputs``, :func:`release_inputs`): an output that is, contains or lies inside one is refused."""
+    ``inputs``: every file and folder the command reads: an output that is, contains or lies inside one is
+    refused."""
     inputs = list(inputs)
     outputs = [(k, v, False) for k, v in (files or {}).items() if v]
     outputs += [(k, v, True) for k, v in (folders or {}).items() if v]
@@ -153,31 +99,3 @@ def check_outputs(files: dict | None = None, folders: dict | None = None, *, inp
     found = [m for m in found if m]
     if found:
         raise InputError("; ".join(found), outputs[0][0].lstrip("-"))
-
-
-def n_boot_arg(text: str) -> int:
-    """argparse ``type=`` of ``--n-boot``: a whole number from 1 to the maximum (see stats.resources)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number of resamples, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    # start-up: the package voxmem_analysis.stats imports pandas; argument parsing must not
-    from voxmem_analysis.stats.resources import check_n_boot
-
-    try:
-        check_n_boot(value, option="--n-boot")
-    except ResourceLimitError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return value
-
-
-def regex_arg(text: str) -> str:
-    """argparse ``type=`` of a regular-expression option: the text, if it compiles."""
-    try:
-        re.compile(text)
-    except re.error as exc:
-        raise argparse.ArgumentTypeError(f"not a valid regular expression ({exc}): {text!r}; "
-                                         "escape special characters such as ( [ + with a backslash") from None
-    return text

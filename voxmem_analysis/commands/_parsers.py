@@ -1,12 +1,7 @@
-"""Every command's options, declared once, and which input kinds each option applies to.
-
-Light on purpose: building every parser (``voxmem-analysis --help``, ``CMD --help``) imports no
-pandas or polars.  :data:`COMMANDS` lists the commands, each with its one-line help, description and
-options; :data:`OPTIONS` the options several commands share.  ``KINDS`` of an option are the input
-kinds it applies to (``V`` VoxMem release, ``A`` Audio MultiChallenge release, ``L`` LongMemEval
-verdicts, ``R`` judged Audio MultiChallenge runs); :func:`not_applying` names the options given that do
-not apply to the input a command opened.
-"""
+"""Every command's options, declared once (:data:`COMMANDS`; :data:`OPTIONS` those several share), with the input
+kinds each applies to (``V`` VoxMem release, ``A`` Audio MultiChallenge release, ``L`` LongMemEval verdicts, ``R``
+judged Audio MultiChallenge runs): :func:`not_applying` names the options given that do not apply to the input a
+command opened.  Light: building the parsers imports no pandas or polars."""
 from __future__ import annotations
 
 import argparse
@@ -15,10 +10,10 @@ import re
 import sys
 from dataclasses import dataclass, field
 
-from voxmem_analysis.commands._guards import n_boot_arg, regex_arg
-from voxmem_analysis.errors import InputError
+from voxmem_analysis.errors import InputError, ResourceLimitError
 
-__all__ = ["Opt", "Command", "OPTIONS", "COMMANDS", "Parser", "build", "not_applying", "KIND_LETTERS"]
+__all__ = ["Opt", "Command", "OPTIONS", "COMMANDS", "Parser", "build", "add_option", "not_applying", "KIND_LETTERS",
+           "comma_list"]
 
 KIND_LETTERS = {"V": "voxmem", "A": "amc_release", "L": "longmemeval", "R": "amc_runs"}
 _KIND_WORDS = {"voxmem": "a VoxMem release", "amc_release": "an Audio MultiChallenge release",
@@ -35,9 +30,46 @@ class Opt:
     kw: dict = field(default_factory=dict)
     group: str | None = None
 
+    def value(self, args):
+        """Its value in ``args`` (None when the parser has no such option)."""
+        return getattr(args, self.kw.get("dest") or self.flag.lstrip("-").replace("-", "_"), None)
+
 
 def _opt(flag, kinds="VALR", group=None, **kw) -> Opt:
     return Opt(flag, kinds, kw, group)
+
+
+def n_boot_arg(text: str) -> int:
+    """argparse ``type=`` of ``--n-boot``: a whole number from 1 to the maximum (see stats.resources)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of resamples, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    # start-up: the package voxmem_analysis.stats imports pandas; argument parsing must not
+    from voxmem_analysis.stats.resources import check_n_boot
+
+    try:
+        check_n_boot(value, option="--n-boot")
+    except ResourceLimitError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return value
+
+
+def comma_list(text: str | None) -> list[str]:
+    """``"A, B,"`` -> ``["A", "B"]``; none given: ``[]``."""
+    return [x.strip() for x in (text or "").split(",") if x.strip()]
+
+
+def regex_arg(text: str) -> str:
+    """argparse ``type=`` of a regular-expression option: the text, if it compiles."""
+    try:
+        re.compile(text)
+    except re.error as exc:
+        raise argparse.ArgumentTypeError(f"not a valid regular expression ({exc}): {text!r}; "
+                                         "escape special characters such as ( [ + with a backslash") from None
+    return text
 
 
 _FORMAT = "csv or md (Markdown); on a terminal the default is a readable table, elsewhere csv"
@@ -62,7 +94,8 @@ OPTIONS = {o.flag: o for o in (
          help="regular expression on the error field that marks a provider rejection"),
     _opt("--lenient", action="store_true", help="leave out bad lines (reported) instead of failing"),
     _opt("--no-cache", "V", action="store_true",
-         help="parse the release afresh instead of reusing the parsed-release cache (see voxmem-analysis cache --help)"),
+         help="parse the release afresh instead of reusing the parsed-release cache (see voxmem-analysis cache "
+              "--help)"),
     _opt("--judge", "LR", metavar="NAME", default=None,
          help="where a system (and budget) was graded by several judges, use this one (default: the first listed "
               "in the manifest; the choice is printed)"),
@@ -130,11 +163,11 @@ COMMANDS = {
               help="endpoints of the bootstrap rows: percentile (default) or bca (bias-corrected and accelerated). In "
                    "benchmarks/coverage_study.py (5-200 questions, one verdict each) the percentile interval covers "
                    "within 2 points of 95%% from 5 right and 5 wrong answers (90.8-100%% below), BCa only from 15 "
-                   "(97.5-100%% where it is off: too wide); at 10 questions and 10%% accuracy both cover 99.8%%, Wilson "
-                   "93.0%%: for small or low-accuracy slices prefer --interval wilson, or percentile. Rows below these "
-                   "counts are flagged in accuracy_ci_flag, a slice with no variation (none or all right) gets the "
-                   "Wilson bound instead, and every bootstrap row states the Monte-Carlo standard error of its "
-                   "endpoints and their resolution (accuracy_ci_low_mc_se, accuracy_ci_high_mc_se, "
+                   "(97.5-100%% where it is off: too wide); at 10 questions and 10%% accuracy both cover 99.8%%, "
+                   "Wilson 93.0%%: for small or low-accuracy slices prefer --interval wilson, or percentile. Rows "
+                   "below these counts are flagged in accuracy_ci_flag, a slice with no variation (none or all right) "
+                   "gets the Wilson bound instead, and every bootstrap row states the Monte-Carlo standard error of "
+                   "its endpoints and their resolution (accuracy_ci_low_mc_se, accuracy_ci_high_mc_se, "
                    "accuracy_ci_resolution)"),
          "--cluster",
          _opt("--type-col", "VL", default="auto", metavar="COL",
@@ -192,7 +225,7 @@ COMMANDS = {
         "MultiChallenge tasks with each system's response, rubric verdicts and the judge's explanations",
         "--data DIR: one row per item of one model at one budget (gold answer, response, verdict, status). "
         "--manifest FILE --tasks FILE: one row per task x system x rubric item (response, verdict, explanation).",
-        ("--data", "--convention", "--rejection-pattern", "--lenient", "--no-cache", "--manifest", "--tasks",
+        (*_DATA, "--manifest", "--tasks",
          _opt("--model", "V", default=None, metavar="NAME",
               help="model name (the predictions' model field; default: the release's only model)"),
          _opt("--budget", "V", default=None, metavar="B",
@@ -200,10 +233,12 @@ COMMANDS = {
          _opt("--wrong", "V", action="store_true", help="only the incorrect scored items"),
          _opt("--system", "R", default=None, metavar="NAME[,NAME...]",
               help="with --tasks: only these systems (name, or 'name (Modality)')"),
-         _opt("--axis", "R", default=None, metavar="AXIS[,AXIS...]", help="with --tasks: only these axes (IM, IR, SC, VE)"),
+         _opt("--axis", "R", default=None, metavar="AXIS[,AXIS...]",
+              help="with --tasks: only these axes (IM, IR, SC, VE)"),
          _opt("--failed", "R", action="store_true", help="with --tasks: only the tasks a system failed"),
          "--judge",
-         _opt("--by", "V", default=None, metavar="COL[,COL...]", help="group (sort) rows by these columns, e.g. subtype"),
+         _opt("--by", "V", default=None, metavar="COL[,COL...]",
+              help="group (sort) rows by these columns, e.g. subtype"),
          Opt("--where", "VR", {**OPTIONS["--where"].kw, "help": "boolean expression on the item frame's columns "
                                 "(--data) or the task frame's (--tasks), e.g. \"subtype = 'counting' AND NOT is_ar\""}),
          *_TABLE_OUT, Opt("--out", kw={**OPTIONS["--out"].kw, "help": "write to FILE instead of standard output"})),
@@ -212,7 +247,7 @@ COMMANDS = {
         "write the tidy verdict frame as Parquet or CSV",
         "One row per prediction (VoxMem), per model x modality x rubric item (Audio MultiChallenge release), or "
         "per task x system or rubric item of judged runs (--level; one judge per system, --judge).",
-        ("--data", "--convention", "--rejection-pattern", "--lenient", "--no-cache", "--manifest", "--tasks",
+        (*_DATA, "--manifest", "--tasks",
          _opt("--level", "R", choices=("task", "rubric"), default="task",
               help="with --tasks: task (one row per task x system, default) or rubric (one row per task x system x "
                    "rubric item, with the response and the judge's explanation)"),
@@ -260,7 +295,8 @@ COMMANDS = {
          _opt("--compare", "V", choices=("models", "budgets"), default="models",
               help="with --data: discordance between models at --budget (default) or between budgets per model"),
          _opt("--budget", "V", default=None, help="with --data: the budget (default: 8K if run, else from the data)"),
-         _opt("--comparison", "V", default=None, help="with --compare budgets: the second (default: 64K, else the longest)"),
+         _opt("--comparison", "V", default=None,
+              help="with --compare budgets: the second (default: 64K, else the longest)"),
          *_TABLE_OUT),
         epilog="columns: mdd_normal_pp  minimum detectable difference, normal approximation (Connor 1987), points\n"
                "         power_exact_at_mdd_normal  power of the exact McNemar test at that difference\n"
@@ -271,7 +307,7 @@ COMMANDS = {
         "check a release folder (or Audio MultiChallenge runs) and count what it holds",
         "Count what a release (or judged Audio MultiChallenge runs) holds and list every problem (file:line "
         "[field]); exit 1 when there is an error.",
-        ("--data", "--convention", "--rejection-pattern", "--lenient", "--no-cache", "--manifest", "--tasks")),
+        (*_DATA, "--manifest", "--tasks")),
     "cache": Command(
         "show or clear the parsed-release cache, or set its size limit",
         "Show the parsed-release cache's folder, entries, size and size limit; clear it; set the limit.",
@@ -326,29 +362,31 @@ COMMANDS["reproduce"] = Command(
      _opt("--judge", metavar="NAME", default=None,
           help="with --manifest: the judge to use where a system was graded by several (default: the first listed)"),
      _opt("--out", required=True, metavar="DIR", help="output folder (created)"),
-     _opt("--jobs", type=int, default=None, metavar="N", help="notebooks run in parallel (default: cores)"),
+     _opt("--jobs", "VA", type=int, default=None, metavar="N", help="notebooks run in parallel (default: cores)"),
      _opt("--n-boot", type=n_boot_arg, default=10_000, metavar="N", help="bootstrap resamples (default 10000)"),
      _opt("--seed", type=int, default=0, metavar="N", help="seed of every bootstrap (default 0)"),
-     _opt("--only", metavar="NAME,...", help="run only these notebooks (e.g. 10_main_results,20)"),
-     _opt("--notebooks", metavar="DIR", help="folder of notebooks (default: the repository's notebooks/)"),
-     Opt("-p", kw={"flags": ("-p", "--parameter"), "dest": "parameter", "action": "append", "default": [],
-                   "metavar": "NAME=VALUE",
-                   "help": "set a parameter in the notebooks that declare it (VALUE is a Python literal or a string)"}),
+     _opt("--only", "VA", metavar="NAME,...", help="run only these notebooks (e.g. 10_main_results,20)"),
+     _opt("--notebooks", "VA", metavar="DIR", help="folder of notebooks (default: the repository's notebooks/)"),
+     Opt("--parameter", "VA", {"flags": ("-p", "--parameter"), "dest": "parameter", "action": "append", "default": [],
+                               "metavar": "NAME=VALUE",
+                               "help": "set a parameter in the notebooks that declare it (VALUE is a Python literal "
+                                       "or a string)"}),
      _opt("--timeout", type=float, default=900, metavar="SEC", help="per-cell time-out (default 900)"),
      _opt("--no-progress", action="store_true", help="no progress bar (one line per finished notebook)"),
      _opt("--quiet", action="store_true", help="no progress at all (the summary at the end only)"),
      _opt("--list", action="store_true", help="list the notebooks and their parameters, run nothing"),
      _opt("--report-only", action="store_true", help="rebuild OUT/report/index.html from OUT, run nothing"),
-     _opt("--compare-published", action="store_true",
+     _opt("--compare-published", "VA", action="store_true",
           help="also on a release that is not the paper's: the reproduction scoreboard (reproduction.csv) and the "
                "paper audit (default: only for the paper's calibrated release)"),
-     _opt("--include-examples", action="store_true",
+     _opt("--include-examples", "VA", action="store_true",
           help="also run the notebooks on bundled examples (the LongMemEval notebook 60)"),
      _opt("--keep-going", action=argparse.BooleanOptionalAction, default=True,
           help="a failing notebook stops nothing else and is reported in the new output (default); --no-keep-going: "
                "the first failure stops the run and the previous output stays as it was"),
-     _opt("--embed", action="store_true",
-          help="inline the figures into report/index.html (base64) so the one file can be shared")))
+     _opt("--embed", "VA", action="store_true",
+          help="inline the figures into report/index.html (base64) so the one file can be shared")),
+    {"amc_runs": "--manifest/--tasks write an analysis report of the runs; no notebooks run"})
 COMMANDS["supplement"] = Command(
     "bundle LaTeX tables, PDF figures and every number into a folder and a zip",
     "Write OUT/voxmem_supplement/ (tableN.tex, figureN.pdf, voxmem_numbers.csv, README.md) and "
@@ -391,7 +429,10 @@ class Parser(argparse.ArgumentParser):
         self.error(f"unrecognized arguments: {' '.join(extra)}" + next((h for h in hints if h), ""))
 
 
-def _add(p, opt: Opt, groups: dict) -> None:
+def add_option(p, opt: Opt | str, groups: dict | None = None) -> None:
+    """Add ``opt`` (an :class:`Opt` or a name of :data:`OPTIONS`) to parser ``p``, in its help group."""
+    opt = OPTIONS[opt] if isinstance(opt, str) else opt
+    groups = {} if groups is None else groups
     target = groups.setdefault(opt.group, p.add_argument_group(opt.group)) if opt.group else p
     kw = dict(opt.kw)
     target.add_argument(*kw.pop("flags", (opt.flag,)), **kw)
@@ -407,7 +448,7 @@ def build(sub) -> dict[str, argparse.ArgumentParser]:
                            add_help=name != "table")
         groups: dict = {}
         for o in c.options:
-            _add(p, OPTIONS[o] if isinstance(o, str) else o, groups)
+            add_option(p, o, groups)
         p.set_defaults(module=name.replace("-", "_"), parser=p)
         parsers[name] = p
     return parsers
@@ -418,20 +459,14 @@ def options_of(command: str) -> list[Opt]:
     return [OPTIONS[o] if isinstance(o, str) else o for o in COMMANDS[command].options]
 
 
-def _given(args, opt: Opt) -> bool:
-    dest = opt.kw.get("dest") or opt.flag.lstrip("-").replace("-", "_")
-    value = getattr(args, dest, None)
-    return value is not None and value is not False and value != opt.kw.get("default")
-
-
 def not_applying(command: str, args, kind: str) -> None:
     """An :class:`InputError` naming every option given to ``command`` that does not apply to ``kind``
     (``voxmem``, ``amc_release``, ``longmemeval``, ``amc_runs``), with the command's reason."""
     letter = next(k for k, v in KIND_LETTERS.items() if v == kind)
-    given = [o.flag for o in options_of(command)
-             if letter not in o.kinds and o.flag.startswith("--") and _given(args, o)]
+    given = [o.flag for o in options_of(command) if letter not in o.kinds and o.flag.startswith("--")
+             and (v := o.value(args)) is not None and v is not False and v != o.kw.get("default")]
     if given:
-        why = "; ".join(w for w in [COMMANDS[command].why.get(kind), *(COMMANDS[command].why.get(f) for f in given)] if w)
+        why = "; ".join(filter(None, (COMMANDS[command].why.get(k) for k in (kind, *given))))
         names = ", ".join(given[:-1]) + " and " + given[-1] if len(given) > 1 else given[0]
         raise InputError(f"{names} {'does' if len(given) == 1 else 'do'} not apply to {_KIND_WORDS[kind]}"
                          + (f" ({why})" if why else ""), given[0].lstrip("-"))

@@ -1,6 +1,4 @@
-"""``voxmem-analysis compare``: paired comparison of systems on the items (tasks) both have
-(:func:`voxmem_analysis.analysis.paired.compare_models`, :func:`voxmem_analysis.analysis.verdicts.compare_systems`,
-:func:`voxmem_analysis.analysis.amc_runs.amc_compare`).  Options: :data:`voxmem_analysis.commands._parsers.COMMANDS`."""
+"""``voxmem-analysis compare``: paired comparison of systems on the items (tasks) both have."""
 from __future__ import annotations
 
 import polars as pl
@@ -9,6 +7,7 @@ from voxmem_analysis.analysis.amc_runs import amc_compare
 from voxmem_analysis.analysis.paired import compare_models
 from voxmem_analysis.analysis.verdicts import BootstrapSettings, compare_systems
 from voxmem_analysis.commands._common import amc_tasks, note, one_judge, open_args, release_budgets, report, show
+from voxmem_analysis.commands._parsers import comma_list
 from voxmem_analysis.console import progress
 from voxmem_analysis.errors import AnalysisInputError, InputError
 
@@ -18,14 +17,13 @@ _AMC_KEYS = ["axis", "system_a", "system_b", "n_tasks", "apr_a", "apr_b", "apr_d
 
 
 def run(args) -> int:
-    models = [m.strip() for m in (args.models or "").split(",") if m.strip()]
+    models = comma_list(args.models)
     if args.models is not None and len(models) < 2:
         raise InputError("--models needs two or more model names, comma-separated (--models A,B)", "models")
-    src = open_args(args, "compare", quiet=True)
+    src = open_args(args, selects=True)
     if src.kind == "voxmem":
         table, title = _release(src, models, args)
     elif src.kind == "longmemeval":
-        report(src, args)
         frame, cluster = one_judge(src.data, args, args.cluster)
         boot = BootstrapSettings(n_boot=args.n_boot, seed=args.seed, interval=args.interval, mc_se=True,
                                  progress=progress("bootstrap"))
@@ -33,17 +31,15 @@ def run(args) -> int:
                                 family=args.p_adjust_family, settings=boot)
         title = "Pairwise comparison of systems"
     else:
-        report(src, args)
         table, title = _amc(src, models, args)
     a, b = ("system_a", "system_b") if "system_a" in table else ("model_a", "model_b")
     pairs = list(dict.fromkeys(zip(table[a], table[b])))
     diffs = [c for c in ("diff", "apr_diff", "ars_diff") if c in table]
-    which = (f"{pairs[0][0]} minus {pairs[0][1]}" if len(pairs) == 1 else f"{a} minus {b} in each row")
-    title += f" ({', '.join(diffs)} = {which}, pp" + (f"; exact McNemar; Holm over {_family(args, 'budget')})"
-                                                      if not src.is_amc else ")")
-    names = {c: f"{c} ({pairs[0][0]} - {pairs[0][1]})" for c in diffs} if len(pairs) == 1 else {c: f"{c} (a - b)" for c in diffs}
-    show(table, args, title + (f" [{src.label()}]" if src.synthetic else ""), command="compare", kind=src.kind,
-         keys=_AMC_KEYS if src.is_amc else _KEYS, rename=names)
+    one = len(pairs) == 1
+    title += (f" ({', '.join(diffs)} = {f'{pairs[0][0]} minus {pairs[0][1]}' if one else f'{a} minus {b} in each row'}"
+              + (", pp)" if src.is_amc else f", pp; exact McNemar; Holm over {_family(args, 'budget')})"))
+    sub = f"{pairs[0][0]} - {pairs[0][1]}" if one else "a - b"
+    show(table, args, title, src, keys=_AMC_KEYS if src.is_amc else _KEYS, rename={c: f"{c} ({sub})" for c in diffs})
     return 0
 
 

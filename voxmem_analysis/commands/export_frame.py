@@ -8,7 +8,7 @@ from pathlib import Path
 import polars as pl
 
 from voxmem_analysis.analysis.items import amc_task_items
-from voxmem_analysis.commands._common import amc_tasks, note, open_args
+from voxmem_analysis.commands._common import amc_tasks, noted, open_args
 from voxmem_analysis.errors import InputError
 from voxmem_analysis.writing import atomic_write
 
@@ -20,7 +20,7 @@ def run(args) -> int:
     out = Path(args.out)
     if out.suffix not in (".parquet", ".csv"):
         raise InputError(f"--out must end in .parquet or .csv, got {out.name!r}", "out")
-    src = open_args(args, "export-frame")
+    src = open_args(args)
     if src.kind == "voxmem":
         frame, rows = src.frame.with_columns(src.frame["budget"].cast(str)), "predictions"
     elif src.kind == "amc_release":
@@ -28,10 +28,8 @@ def run(args) -> int:
     elif args.level == "task":
         frame, rows = amc_tasks(src, args), "task results (task x system)"
     else:
-        table, notes = amc_task_items(src.data, judge=args.judge)
-        for n in notes:
-            note(n)
-        frame, rows = pl.from_pandas(table), "rubric verdicts (task x system x rubric item)"
+        frame = pl.from_pandas(noted(amc_task_items(src.data, judge=args.judge)))
+        rows = "rubric verdicts (task x system x rubric item)"
     atomic_write(out, lambda tmp: _write_file(frame, tmp, out.suffix))   # whole or not at all
     print(f"wrote {frame.height} {rows} x {frame.width} columns to {out}"
           + ("  [SYNTHETIC DATA - not real model output]" if src.synthetic else ""))

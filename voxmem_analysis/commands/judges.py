@@ -1,6 +1,5 @@
-"""``voxmem-analysis judges``: agreement between judges of the same verdicts
-(:func:`voxmem_analysis.analysis.verdicts.judge_agreement_pairs`, :func:`voxmem_analysis.analysis.amc_runs.amc_judges`).
-Under ``--lenient`` a judge file left out is named, with what it means for the agreement of its system and budget."""
+"""``voxmem-analysis judges``: agreement between judges of the same verdicts; under ``--lenient`` a judge file left
+out is named, with what it means for the agreement of its system and budget."""
 from __future__ import annotations
 
 from voxmem_analysis.analysis.amc_runs import amc_judges
@@ -10,7 +9,7 @@ from voxmem_analysis.errors import MissingDataError
 
 
 def run(args) -> int:
-    src = open_args(args, "judges", kinds=("longmemeval", "amc_runs"))
+    src = open_args(args, kinds=("longmemeval", "amc_runs"))
     if src.kind == "amc_runs":
         table = amc_judges(src.data.rubric_results)
         if table.empty:
@@ -28,15 +27,8 @@ def run(args) -> int:
                                    "manifest with the same system and budget and different `judge` values",
                                    code="one_judge")
         title = "Judge agreement (accuracy and agreement in %)"
-    show(table, args, title + (f" [{src.label()}]" if src.synthetic else ""), command="judges", kind=src.kind)
+    show(table, args, title, src)
     return 0
-
-
-def describe_dropped(d: dict) -> str:
-    """One manifest row whose verdicts a ``--lenient`` load left out: system, budget, judge, line and reason."""
-    return (f"the verdicts of system {d['system']!r} at budget {d['budget']}"
-            + (f" by judge {d['judge']!r}" if d.get("judge") is not None else "")
-            + f" (manifest line {d['manifest_line']}) were left out: {d['reason']}")
 
 
 def dropped_judge_notes(data) -> list[str]:
@@ -55,5 +47,7 @@ def dropped_judge_notes(data) -> list[str]:
             what = f"only judge {left[0]!r} is left there: that system and budget are in no agreement table"
         else:
             what = "that system and budget have no verdicts left and are in no agreement table"
-        out.append(f"{describe_dropped(d)}; {what}")
+        by = f" by judge {d['judge']!r}" if d.get("judge") is not None else ""
+        out.append(f"the verdicts of system {d['system']!r} at budget {d['budget']}{by} (manifest line "
+                   f"{d['manifest_line']}) were left out: {d['reason']}; {what}")
     return out

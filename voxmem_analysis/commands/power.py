@@ -1,6 +1,6 @@
 """``voxmem-analysis power``: the minimum detectable difference of a paired comparison on n items and the items a
-difference needs, by the normal approximation of McNemar's test and by the exact test (:mod:`voxmem_analysis.stats.power`);
-with ``--data`` the release's medians of n and the discordance (:func:`voxmem_analysis.analysis.power.release_power`)."""
+difference needs, by the normal approximation of McNemar's test and by the exact test; with ``--data`` n and the
+discordance are the release's medians."""
 from __future__ import annotations
 
 from voxmem_analysis.analysis.power import release_power
@@ -16,7 +16,7 @@ def run(args) -> int:
     target = None if args.target is None else args.target / 100.0
     n, psi, source = args.n, args.discordance, "given"
     if args.data is not None and (n is None or psi is None):
-        src = open_args(args, "power", kinds=("voxmem",))
+        src = open_args(args, kinds=("voxmem",))
         obs = release_power(src.data, compare=args.compare, budget=args.budget, comparison=args.comparison)
         n = int(obs["n"].iloc[0]) if n is None else n
         psi = float(obs["discordance"].iloc[0]) if psi is None else psi
@@ -42,5 +42,5 @@ def run(args) -> int:
             out[f"{col}_pp"] = 100.0 * out.pop(col)
     show(out[_COLUMNS + (_TARGET if target is not None else [])], args,
          "Paired comparison: minimum detectable difference (pp) and items needed, normal approximation and exact "
-         "McNemar test", command="power", kind="voxmem")
+         "McNemar test")
     return 0

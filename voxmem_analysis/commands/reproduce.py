@@ -1,8 +1,5 @@
-"""``voxmem-analysis reproduce --data DIR --out DIR``: run every notebook, compare with the paper, report.
-
-See :mod:`voxmem_analysis.reproduce.runner` for what is written.  The runner and the report (which
-import pandas) are imported when the command runs.
-"""
+"""``voxmem-analysis reproduce --data DIR --out DIR``: run every notebook, compare with the paper, report
+(:mod:`voxmem_analysis.reproduce.runner`); ``--manifest --tasks``: the report of judged Audio MultiChallenge runs."""
 from __future__ import annotations
 
 import ast
@@ -12,7 +9,7 @@ import re
 import sys
 from pathlib import Path
 
-from voxmem_analysis.commands._common import open_args, report_release
+from voxmem_analysis.commands._common import note, open_args, report_release
 from voxmem_analysis.commands._guards import check_outputs, command_inputs
 from voxmem_analysis.errors import InputError, OutputLockedError
 from voxmem_analysis.reproduce.atomic import acquire_lock, lock_path, release_lock
@@ -29,11 +26,9 @@ def _literal(text: str):
 
 def _list(args) -> int:
     for path in select(discover(args.notebooks), args.only):
-        src = path.read_text(encoding="utf-8")
-        m = re.search(r"^# %%.*parameters.*\n((?:(?!# %%).*\n)*)", src, re.M)
-        params = declared_parameters(m.group(1)) if m else {}
-        shown = ", ".join(f"{k}={v!r}" for k, v in params.items()) if m else "(no parameters cell)"
-        print(f"{path.stem:28s} {shown}")
+        m = re.search(r"^# %%.*parameters.*\n((?:(?!# %%).*\n)*)", path.read_text(encoding="utf-8"), re.M)
+        shown = ", ".join(f"{k}={v!r}" for k, v in declared_parameters(m.group(1)).items()) if m else ""
+        print(f"{path.stem:28s} {shown if m else '(no parameters cell)'}")
     return 0
 
 
@@ -63,43 +58,31 @@ def run(args) -> int:
             raise InputError(f"--parameter expects NAME=VALUE, got {item!r}", "parameter")
         overrides[name] = _literal(value)
     # start-up: the runner imports pandas; a refused option or output folder is reported without it
-    from voxmem_analysis.reproduce.runner import RunOptions, run as run_all  # start-up: as above
+    from voxmem_analysis.reproduce.runner import RunOptions, run as run_all
 
     options = RunOptions(jobs=args.jobs, seed=args.seed, n_boot=args.n_boot, only=args.only,
                          notebooks_dir=args.notebooks, overrides=overrides, timeout=args.timeout,
                          progress=False if args.no_progress else None, quiet=args.quiet,
                          compare_published=args.compare_published,
                          include_examples=args.include_examples, embed=args.embed, keep_going=args.keep_going)
-    # the release's findings go to stderr while the notebooks run; an -p the runner owns, an unusable
-    # output folder or an unknown notebook name is a usage error (exit 2) that cli.main reports
-    summary = run_all(args.data, args.out, options, read_release=functools.partial(report_release, args.data))
-    return summary.exit_code
-
-
-#: Options of the notebook runner that an Audio MultiChallenge runs report (no notebooks) has no use for.
-_NOTEBOOK_OPTIONS = ("data", "jobs", "only", "notebooks", "parameter", "compare_published", "include_examples", "embed")
+    # the release's findings go to stderr while the notebooks run
+    return run_all(args.data, args.out, options, read_release=functools.partial(report_release, args.data)).exit_code
 
 
 def _run_amc_runs(args) -> int:
-    """``reproduce --manifest FILE --tasks FILE --out DIR``: the analysis report of judged AMC runs
-    (:mod:`voxmem_analysis.reproduce.amc_runs`)."""
+    """``reproduce --manifest FILE --tasks FILE --out DIR``: the analysis report of judged AMC runs."""
     if not (args.manifest and args.tasks):
         raise InputError("--manifest FILE and --tasks FILE go together (judged Audio MultiChallenge runs and the task "
                          "table)", "manifest")
-    given = [f"--{k.replace('_', '-')}" for k in _NOTEBOOK_OPTIONS if getattr(args, k, None)]
-    if given:
-        raise InputError(f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} not apply to --manifest/--tasks (an "
-                         "analysis report of judged Audio MultiChallenge runs; no notebooks run)", given[0][2:])
     from voxmem_analysis.reproduce.amc_runs import write_amc_runs_report  # start-up: imports pandas and matplotlib
 
-    # --out (and its lock) checked against every file read; every finding on stderr (the report lists them too)
-    src = open_args(args, "reproduce", strict=False, out_folder=True)
+    src = open_args(args, strict=False, out_folder=True)   # every finding on stderr (the report lists them too)
     _check_out(args.out, src.inputs)
-    data = src.data
-    res = write_amc_runs_report(data, args.out, seed=args.seed, n_boot=args.n_boot, judge=args.judge)
+    res = write_amc_runs_report(src.data, args.out, seed=args.seed, n_boot=args.n_boot, judge=args.judge)
     print(f"wrote {res.out}: {', '.join(res.files)}")
+    matched = ", ".join(res.matched_reference) or "no system (no name matches)"
     print(f"findings: {res.errors} error(s), {res.warnings} warning(s); {res.lines_left_out} line(s) left out; "
-          f"the paper's Table 2 shown as reference for: {', '.join(res.matched_reference) or 'no system (no name matches)'}")
+          f"the paper's Table 2 shown as reference for: {matched}")
     return 0
 
 
@@ -116,7 +99,7 @@ def _report_only(out, *, embed: bool) -> int:
     notes: list[str] = []
     try:
         lock = acquire_lock(out, notes)
-    except OutputLockedError as exc:   # another run writes OUT: exit 2 (cli.main)
+    except OutputLockedError as exc:   # another run writes OUT
         raise OutputLockedError(f"--report-only: {exc}") from None
     try:
         print(write_report(out, embed=embed))
@@ -125,8 +108,8 @@ def _report_only(out, *, embed: bool) -> int:
             print(f"warning: reproduce --report-only: {unreadable}", file=sys.stderr)
     finally:
         release_lock(lock)
-        for note in notes:
-            print(f"# {note}", file=sys.stderr)
+        for text in notes:
+            note(text)
     return 0
 
 

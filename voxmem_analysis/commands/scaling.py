@@ -1,6 +1,5 @@
-"""``voxmem-analysis scaling``: LongMemEval accuracy, change and retention across budgets
-(:func:`voxmem_analysis.analysis.verdicts.scaling_table`) and the Spearman correlations of Appendix D.5
-(:func:`voxmem_analysis.analysis.verdicts.scaling_correlations`)."""
+"""``voxmem-analysis scaling``: LongMemEval accuracy, change and retention across budgets, and the Spearman
+correlations of Appendix D.5."""
 from __future__ import annotations
 
 import re
@@ -33,7 +32,7 @@ def shortest_budget(budgets) -> str:
 
 
 def run(args) -> int:
-    src = open_args(args, "scaling", kinds=("longmemeval",))
+    src = open_args(args, kinds=("longmemeval",))
     data = src.data
     budgets = [b for b in data.budgets() if b is not None]
     if len(budgets) < 2:
@@ -41,15 +40,14 @@ def run(args) -> int:
                                f"{data.budgets()}", code="budget_not_run", field="budget")
     baseline = args.baseline or shortest_budget(budgets)
     frame, cluster = one_judge(data, args, args.cluster)
-    table = scaling_table(frame, baseline=baseline, cluster=cluster,
-                          settings=BootstrapSettings(n_boot=args.n_boot, seed=args.seed, progress=progress("bootstrap")))
-    tag = f" [{src.label()}]" if src.synthetic else ""
+    boot = BootstrapSettings(n_boot=args.n_boot, seed=args.seed, progress=progress("bootstrap"))
+    table = scaling_table(frame, baseline=baseline, cluster=cluster, settings=boot)
     if args.part in ("both", "table"):
-        show(table, args, f"Accuracy (%) by budget; change (pp) and retention vs {table['baseline_budget'].iloc[0]}"
-             + tag, command="scaling", kind=src.kind)
+        show(table, args, f"Accuracy (%) by budget; change (pp) and retention vs {table['baseline_budget'].iloc[0]}",
+             src)
     if args.part == "both":
         sys.stdout.write("\n")
     if args.part in ("both", "correlations"):
         show(scaling_correlations(table), args, "Spearman correlations over system x question-type cells "
-             "(Appendix D.5)" + tag, command="scaling", kind=src.kind)
+             "(Appendix D.5)", src)
     return 0

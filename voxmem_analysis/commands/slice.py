@@ -1,6 +1,5 @@
-"""``voxmem-analysis slice``: accuracy per slice of a verdict frame, with overall and macro rows
-(:func:`voxmem_analysis.analysis.verdicts.slice_accuracy`); APR and ARS of Audio MultiChallenge tasks
-(:func:`voxmem_analysis.analysis.amc_runs.amc_slice`).  Options: :data:`voxmem_analysis.commands._parsers.COMMANDS`."""
+"""``voxmem-analysis slice``: accuracy per slice of a verdict frame, with overall and macro rows; APR and ARS of
+Audio MultiChallenge tasks."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,11 +8,11 @@ import pandas as pd
 import polars as pl
 
 from voxmem_analysis.analysis.amc_runs import amc_slice
-from voxmem_analysis.analysis.clusters import attach_cluster, with_abstention_families
 from voxmem_analysis.analysis.explore import level_orders, pooled_accuracy, slice_title
 from voxmem_analysis.analysis.subsets import empty_selection, pooling_notes, select_verdicts
 from voxmem_analysis.analysis.verdicts import AnalysisInputError, BootstrapSettings, pooled_across, slice_accuracy
-from voxmem_analysis.commands._common import amc_tasks, note, one_judge, open_args, report, show
+from voxmem_analysis.commands._common import amc_tasks, note, one_judge, open_args, report, show, with_cluster
+from voxmem_analysis.commands._parsers import comma_list
 from voxmem_analysis.console import progress
 from voxmem_analysis.plots.slices import slice_dot_plot
 from voxmem_analysis.io.provenance import SYNTHETIC_TAG
@@ -26,29 +25,27 @@ _AMC_KEYS = ["level", "n_tasks", "n_passed", "apr", "ars"]
 
 
 def run(args) -> int:
-    src = open_args(args, "slice", quiet=True)
-    by = [c.strip() for c in (args.by or DEFAULT_BY[src.kind]).split(",") if c.strip()]
+    src = open_args(args, selects=True)
+    by = comma_list(args.by or DEFAULT_BY[src.kind])
     if src.is_amc:
-        report(src, args)
         table = amc_slice(amc_tasks(src, args), by, n_boot=args.n_boot, seed=args.seed, progress=progress("bootstrap"))
-        show(table, args, _title(f"APR and ARS (%) by {', '.join(by)}: Wilson interval (APR), task bootstrap within "
-                                 "axes (ARS)",
-                                 src), command="slice", kind=src.kind, keys=[*by, *_AMC_KEYS])
+        show(table, args, f"APR and ARS (%) by {', '.join(by)}: Wilson interval (APR), task bootstrap within axes "
+             "(ARS)", src, keys=[*by, *_AMC_KEYS])
         return 0
     if src.kind == "voxmem":
         frame = _select(src.frame, by, args)
         report(src, args, selected=frame)
     else:
-        report(src, args)
         frame = _manifest_frame(src.data, by, args)
-    frame, cluster = _with_cluster(frame, args, src)
+    frame, cluster = with_cluster(frame, args.cluster, src.data if src.kind == "voxmem" else None)
     system = "model" if src.kind == "voxmem" else "system"
     type_col = None if args.type_col in ("none", "") else args.type_col
     separate = None
     if not args.pool and system in by:
         separate = [system]
         if pooled_across(frame, by, [system], type_col=type_col):
-            note(f"no overall or macro row pooling several {system}s (each {system} is its own analysis); --pool adds it")
+            note(f"no overall or macro row pooling several {system}s (each {system} is its own analysis); --pool "
+                 "adds it")
     boot = BootstrapSettings(n_boot=args.n_boot, seed=args.seed, interval=args.bootstrap_interval, mc_se=True,
                              progress=progress("bootstrap"))
     table = slice_accuracy(frame, by, interval=args.interval, item="question_id", type_col=type_col,
@@ -57,16 +54,11 @@ def run(args) -> int:
         used = sorted(set(table.loc[table["level"] != "macro", "interval"]))
         note("interval: " + ", ".join(used) + " (auto: item bootstrap where a question repeats within a row, "
              "e.g. several models or budgets pooled; Wilson otherwise)")
-    show(table, args, _title(f"Accuracy (%) by {', '.join(by)}", src), command="slice", kind=src.kind,
-         keys=[*by, *_KEYS])
+    show(table, args, f"Accuracy (%) by {', '.join(by)}", src, keys=[*by, *_KEYS])
     if args.plot:
         title = slice_title(by, budget=args.budget, models=args.model)
         _plot(table, by, args.plot, title + (f"\n{SYNTHETIC_TAG}" if src.synthetic else ""), frame)
     return 0
-
-
-def _title(what: str, src) -> str:
-    return what + (f" [{src.label()}]" if src.synthetic else "")
 
 
 def _manifest_frame(data, by: list[str], args):
@@ -88,15 +80,6 @@ def _manifest_frame(data, by: list[str], args):
         raise AnalysisInputError(f"--judge {args.judge!r} is not in the data; judges: {', '.join(judges)}", "judge")
     note(f"--judge {args.judge}: only its verdicts")
     return data.frame.filter(pl.col("judge") == args.judge)
-
-
-def _with_cluster(frame, args, src):
-    """(frame, cluster column or None) for ``--cluster``: item, family, or a column of the frame."""
-    if args.cluster == "family":
-        if src.kind == "voxmem":
-            return attach_cluster(frame.to_pandas(), src.data, "family"), "family"
-        return with_abstention_families(frame), "family"
-    return frame, None if args.cluster == "item" else args.cluster
 
 
 def _select(frame, by: list[str], args):

@@ -1,4 +1,4 @@
-"""``voxmem-analysis synth --out DIR [--seed N] [--check]``: write the SYNTHETIC release."""
+"""``voxmem-analysis synth --out DIR [--seed N] [--check]``: write (or check) the SYNTHETIC release."""
 from __future__ import annotations
 
 import shutil
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from voxmem_analysis.commands._guards import check_outputs, release_inputs
+from voxmem_analysis.commands._guards import check_outputs
 from voxmem_analysis.errors import InputError
 from voxmem_analysis.io import load_release
 from voxmem_analysis.reproduce.scoreboard import reproduction_table
@@ -16,6 +16,24 @@ from voxmem_analysis.synth import amc as synth_amc
 from voxmem_analysis.synth.check import calibration_report
 from voxmem_analysis.synth import release as synth_release
 from voxmem_analysis.writing import merge_folder
+
+
+def run(args) -> int:
+    amc = args.benchmark == "amc"
+    if not (args.out or args.data):
+        raise InputError(f"{'--benchmark amc: ' if amc else ''}give --out DIR (or --check --data DIR)", "out")
+    check_outputs(folders={"--out": args.out}, inputs=[args.data])
+    seed = (synth_amc if amc else synth_release).DEFAULT_SEED if args.seed is None else args.seed
+    if args.out:
+        t0 = time.perf_counter()
+        _staged(args.out, lambda folder: (synth_amc.write_amc_release if amc else synth_release.write_release)(
+            folder, seed=seed))
+        print(f"SYNTHETIC Audio MultiChallenge release written to {args.out} (seed {seed}); calibration report: "
+              f"{args.out}/CALIBRATION.md" if amc else
+              f"SYNTHETIC release written to {args.out} (seed {seed}) in {time.perf_counter() - t0:.1f}s")
+    if not args.check:
+        return 0
+    return _check_amc(args.out or args.data) if amc else _check(args.out or args.data, args.n_boot)
 
 
 def _staged(out, write) -> None:
@@ -31,16 +49,8 @@ def _staged(out, write) -> None:
         shutil.rmtree(stage, ignore_errors=True)
 
 
-def _run_amc(args) -> int:
-    """``synth --benchmark amc``: write and/or check the SYNTHETIC Audio MultiChallenge release."""
-    seed = synth_amc.DEFAULT_SEED if args.seed is None else args.seed
-    target = args.out or args.data
-    if args.out:
-        _staged(args.out, lambda folder: synth_amc.write_amc_release(folder, seed=seed))
-        print(f"SYNTHETIC Audio MultiChallenge release written to {args.out} (seed {seed}); "
-              f"calibration report: {args.out}/CALIBRATION.md")
-    if not args.check:
-        return 0
+def _check_amc(target) -> int:
+    """The SYNTHETIC Audio MultiChallenge release against the paper; 1 when a number is off unexplained."""
     rep = synth_amc.calibration_report(target)
     off = rep[~rep["within_tolerance"]]
     known = synth_amc.known_misprints()
@@ -53,33 +63,17 @@ def _run_amc(args) -> int:
     return 1 if unexplained else 0
 
 
-def run(args) -> int:
-    if not (args.out or args.data):
-        raise InputError(f"synth{' --benchmark amc' if args.benchmark == 'amc' else ''}: give --out DIR (or --check "
-                         "--data DIR)", "out")
-    check_outputs(folders={"--out": args.out}, inputs=release_inputs(args.data))
-    if args.benchmark == "amc":
-        return _run_amc(args)
-    if args.seed is None:
-        args.seed = synth_release.DEFAULT_SEED
-    target = args.out or args.data
-    if args.out:
-        t0 = time.perf_counter()
-        _staged(args.out, lambda folder: synth_release.write_release(folder, seed=args.seed))
-        print(f"SYNTHETIC release written to {args.out} (seed {args.seed}) in {time.perf_counter() - t0:.1f}s")
-    if not args.check:
-        return 0
-    rep = calibration_report(target, n_boot=args.n_boot)
+def _check(target, n_boot: int) -> int:
+    """The generator's own calibration check, then every number the paper prints recomputed by the workbook's
+    analyses (also the parts the first does not see); 1 when a calibrated number is off."""
+    rep = calibration_report(target, n_boot=n_boot)
     with pd.option_context("display.max_rows", None, "display.width", 200):
         print(rep.to_string(index=False))
     bad = rep[(rep["kind"] == "calibrated") & ~rep["within_tolerance"]]
     emergent_bad = rep[(rep["kind"] != "calibrated") & ~rep["within_tolerance"]]
     print(f"\n[generator's own check] {len(rep)} numbers; calibrated out of tolerance: {len(bad)}; "
           f"emergent/derived out of tolerance: {len(emergent_bad)}")
-
-    # Second, independent route: every number the paper prints, recomputed by the workbook's
-    # analyses (including the judge2 / ablation / attribution parts the check above does not see).
-    repro = reproduction_table(load_release(target), n_boot=args.n_boot)
+    repro = reproduction_table(load_release(target), n_boot=n_boot)
     miss = repro[repro["reproduced"].isna()]
     off = repro[repro["reproduced"].notna() & ~repro["within_tolerance"].astype(bool)]
     if len(off) or len(miss):
@@ -89,5 +83,4 @@ def run(args) -> int:
     kinds = ", ".join(f"{k}: {int(r['sum'])}/{int(r['count'])}" for k, r in by_kind.iterrows())
     print(f"[workbook analyses vs the paper] {len(repro)} published numbers within tolerance by kind: {kinds}; "
           f"not reproduced: {len(miss)}")
-    off_cal = off[off["kind"] == "calibrated"]
-    return 1 if len(bad) or len(off_cal) or len(miss[miss["kind"] == "calibrated"]) else 0
+    return 1 if len(bad) or len(off[off["kind"] == "calibrated"]) or len(miss[miss["kind"] == "calibrated"]) else 0

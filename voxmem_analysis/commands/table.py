@@ -1,19 +1,14 @@
-"""``voxmem-analysis table NAME``: print one artifact of the paper.
-
-Each artifact's analysis parameters (``budget``, ``comparison``, ``baseline``, ``models`` ...) become
-options, read from the artifact function's source (:func:`voxmem_analysis.artifacts.source_parameters`), so
-``table --list`` and ``table NAME --help`` import no analysis; the computation
-(:mod:`voxmem_analysis.commands._table_run`) is imported when an artifact is printed.
-"""
+"""``voxmem-analysis table NAME``: print one artifact of the paper.  Its analysis parameters become options, read
+from the artifact function's source, so ``table --list`` and ``table NAME --help`` import no analysis."""
 from __future__ import annotations
 
 import argparse
 import inspect
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from voxmem_analysis import artifacts
 from voxmem_analysis.artifacts import SourceParameter
-from voxmem_analysis.commands._parsers import OPTIONS, TABLE_GENERAL, Parser
+from voxmem_analysis.commands._parsers import TABLE_GENERAL, Parser, add_option, comma_list
 from voxmem_analysis.errors import InputError, UnknownNameError
 
 #: Parameters whose value is a comma-separated list on the command line.
@@ -37,10 +32,8 @@ _HELP = {
 }
 
 
-@dataclass(frozen=True)
-class ArtifactSpec:
-    """What ``table NAME`` needs to know before importing anything: the artifact's name, title and
-    analysis parameters (:class:`voxmem_analysis.artifacts.SourceParameter`)."""
+class ArtifactSpec(NamedTuple):
+    """What ``table NAME`` knows before importing anything: the artifact's name, title and analysis parameters."""
 
     name: str
     title: str
@@ -68,29 +61,17 @@ def inspected_parameters(art) -> list:
         if q.kind not in (q.KEYWORD_ONLY, q.POSITIONAL_OR_KEYWORD) or n in ("seed", "n_boot") or n.startswith("_"):
             continue
         default = None if q.default is inspect.Parameter.empty else q.default
-        ann = q.annotation if isinstance(q.annotation, str) else ("" if q.annotation is inspect.Parameter.empty
-                                                                   else getattr(q.annotation, "__name__", str(q.annotation)))
+        ann = q.annotation if isinstance(q.annotation, str) else (
+            "" if q.annotation is inspect.Parameter.empty else getattr(q.annotation, "__name__", str(q.annotation)))
         out.append(SourceParameter(n, default, ann))
     return out
 
 
-def _general_args(p) -> None:
-    for o in TABLE_GENERAL:
-        o = OPTIONS[o] if isinstance(o, str) else o
-        p.add_argument(o.flag, **o.kw)
-
-
 def _to_bool(text: str) -> bool:
     t = text.strip().lower()
-    if t in ("true", "yes", "1"):
-        return True
-    if t in ("false", "no", "0"):
-        return False
-    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
-
-
-def _to_list(text: str) -> list[str]:
-    return [x.strip() for x in text.split(",") if x.strip()]
+    if t not in ("true", "yes", "1", "false", "no", "0"):
+        raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+    return t in ("true", "yes", "1")
 
 
 def _default_text(name: str, default) -> str:
@@ -104,23 +85,19 @@ def _default_text(name: str, default) -> str:
 def artifact_parser(spec: ArtifactSpec) -> argparse.ArgumentParser:
     """The full parser of ``table NAME``: general options plus the artifact's own parameters."""
     p = Parser(prog=f"voxmem-analysis table {spec.name}", description=spec.title)
-    _general_args(p)
+    for o in TABLE_GENERAL:
+        add_option(p, o)
     g = p.add_argument_group(f"parameters of {spec.name}")
     for q in spec.parameters:
         flag = "--" + q.name.replace("_", "-")
         text = _HELP.get(q.name, q.name.replace("_", " "))
-        conv = (_to_list if q.name in _LIST_PARAMS else
+        conv = (comma_list if q.name in _LIST_PARAMS else
                 _to_bool if isinstance(q.default, bool) or "bool" in q.annotation else str)
         g.add_argument(flag, dest=f"param_{q.name}", type=conv, default=None,
                        metavar=None if q.name in _CHOICES else q.name.upper(),
                        help=f"{text} (default: {_default_text(q.name, q.default)})",
                        **({"choices": _CHOICES[q.name]} if q.name in _CHOICES else {}))
     return p
-
-
-def retitle(title: str, params: dict) -> str:
-    """The registry title with the paper's budgets replaced by those passed (:func:`voxmem_analysis.artifacts.retitle`)."""
-    return artifacts.retitle(title, params)
 
 
 def run(args) -> int:
@@ -132,7 +109,7 @@ def run(args) -> int:
         for n in sorted(titles):
             print(f"{n:10s} {titles[n]}")
         return 0
-    spec = artifact_spec(args.name)     # an unknown name: UnknownNameError, exit 2 (cli.main)
+    spec = artifact_spec(args.name)
     parser = artifact_parser(spec)
     if args.help or "-h" in args.rest or "--help" in args.rest:
         parser.print_help()
@@ -142,8 +119,8 @@ def run(args) -> int:
     if extra:
         parser.unknown(extra)
     if bool(opts.data) == bool(opts.manifest) or bool(opts.manifest) != bool(opts.tasks):
-        raise InputError(f"give --data DIR (voxmem-analysis table {spec.name} --data DIR), or for amc_table2 --manifest "
-                         "FILE --tasks FILE (judged Audio MultiChallenge runs)", "data")
+        raise InputError(f"give --data DIR (voxmem-analysis table {spec.name} --data DIR), or for amc_table2 "
+                         "--manifest FILE --tasks FILE (judged Audio MultiChallenge runs)", "data")
     if opts.manifest and spec.name != "amc_table2":
         raise InputError(f"--manifest/--tasks make amc_table2 (the paper's Table 2 layout of your runs); the other "
                          "Audio MultiChallenge tables need a release's other parts (see data/README.md)", "manifest")

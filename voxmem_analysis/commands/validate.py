@@ -1,9 +1,5 @@
-"""``voxmem-analysis validate``: what a release (or judged Audio MultiChallenge runs) holds, and every problem.
-
-VoxMem: counts per model x budget x status; an Audio MultiChallenge release: tasks per axis, rubric items,
-verdict rows per part and system; runs: counts per run.  Findings go to standard error, the counts to
-standard output; exit 1 when there is an error.
-"""
+"""``voxmem-analysis validate``: what a release (or judged Audio MultiChallenge runs) holds, and every problem
+(findings on standard error, counts on standard output; exit 1 when there is an error)."""
 from __future__ import annotations
 
 import sys
@@ -17,16 +13,17 @@ from voxmem_analysis.commands._common import open_args
 from voxmem_analysis.errors import Problem, VoxMemDataError, files_not_read_in_full
 from voxmem_analysis.io.validation import status_counts
 
+_AXES = ("IM", "IR", "SC", "VE")
+
 
 def run(args) -> int:
     kind = None
     try:
-        src = open_args(args, "validate", strict=False, quiet=True)
-        kind, (extra, lines) = src.kind, {"voxmem": (_optional_parts, _voxmem), "amc_release": (lambda d: [], _amc),
-                                          "amc_runs": (lambda d: [], _runs)}[src.kind]
+        src = open_args(args, strict=False, quiet=True)
+        kind = src.kind
         with pd.option_context("display.max_rows", None, "display.width", 200):
-            lines(src.data, args)
-        problems = src.problems + extra(src.data)
+            {"voxmem": _voxmem, "amc_release": _amc, "amc_runs": _runs}[kind](src.data, args)
+        problems = src.problems + (_optional_parts(src.data) if kind == "voxmem" else [])
     except VoxMemDataError as exc:   # release.json naming another benchmark: said as a finding
         problems = exc.problems
     errors = [p for p in problems if p.severity == "error"]
@@ -52,14 +49,14 @@ def _voxmem(release, args) -> None:
     print(f"release: {release.path}  ({release.label()})")
     unread = st.get("files_unreadable", 0)
     print(f"files read: {st.get('files', 0) - unread}" + (f" (+{unread} unreadable)" if unread else "")
-          + f"  lines: {st.get('lines', 0)}  predictions kept: {f.height}  lines rejected: {st.get('rejected_lines', 0)}"
-          f"  identical duplicates ignored: {st.get('duplicates_identical', 0)}")
+          + f"  lines: {st.get('lines', 0)}  predictions kept: {f.height}  lines rejected: "
+          f"{st.get('rejected_lines', 0)}  identical duplicates ignored: {st.get('duplicates_identical', 0)}")
     partial = files_not_read_in_full(release.problems)
     if partial:   # their lost lines are not in "lines rejected": say so beside it
         print(f"files not read in full (lines lost there are not counted above): {', '.join(partial)}")
-    for part in ("judge2_rows", "ablation_rows"):
-        if part in st:
-            print(f"{part.replace('_rows', '')}: {st[part]} predictions")
+    for part in ("judge2", "ablation"):
+        if f"{part}_rows" in st:
+            print(f"{part}: {st[f'{part}_rows']} predictions")
     if f.height:
         print(status_counts(release).to_string())
         tot = f.group_by("status").agg(pl.len()).sort("status")
@@ -73,29 +70,30 @@ def _optional_parts(release) -> list:
     if release.judge2 is not None and release.judge2.height:
         orphans = release.judge2.join(release.frame.select("model", "item_id"), on=["model", "item_id"], how="anti")
         for r in orphans.head(20).iter_rows(named=True):
-            out.append(Problem("judge2_unmatched", "warning",
-                               f"second-judge verdict for ({r['model']}, {r['item_id']}) has no prediction in predictions/",
-                               r["source_file"], r["source_line"], "item_id"))
+            out.append(Problem("judge2_unmatched", "warning", f"second-judge verdict for ({r['model']}, "
+                               f"{r['item_id']}) has no prediction in predictions/", r["source_file"], r["source_line"],
+                               "item_id"))
         if orphans.height > 20:
             out.append(Problem("judge2_unmatched", "warning", f"... and {orphans.height - 20} more", None, None,
                                "item_id", orphans.height - 20))
     if (release.path / "attribution").is_dir():
         try:
-            _, problems = load_audit_records(release.path, frame=release.frame, models=release.models, strict=False)
+            out += list(load_audit_records(release.path, frame=release.frame, models=release.models, strict=False)[1])
         except Exception as exc:  # noqa: BLE001 - report, never crash validation
-            problems = [Problem("attribution_unreadable", "error", f"cannot read attribution/: {exc}", "attribution")]
-        out += list(problems)
+            out.append(Problem("attribution_unreadable", "error", f"cannot read attribution/: {exc}", "attribution"))
     return out
 
 
 def _amc(release, args) -> None:
     st = release.stats
     print(f"release: {release.path}  ({release.label()}; Audio MultiChallenge)")
-    axes = release.tasks["axis"].value_counts().reindex(["IM", "IR", "SC", "VE"], fill_value=0)
+    axes = release.tasks["axis"].value_counts().reindex(list(_AXES), fill_value=0)
     print(f"tasks: {st.get('tasks', 0)} (" + ", ".join(f"{a} {n}" for a, n in axes.items()) + ")"
           f"  rubric items: {st.get('rubrics', 0)}")
-    rows = [{"part": part, "systems": len(release.systems(part)), "rows": len(df), "tasks": int(df["task_id"].nunique())}
-            for part in ("verdicts", "tts", "cascaded", "human", "judges") if (df := getattr(release, part)) is not None]
+    rows = [{"part": part, "systems": len(release.systems(part)), "rows": len(df),
+             "tasks": int(df["task_id"].nunique())}
+            for part in ("verdicts", "tts", "cascaded", "human", "judges")
+            if (df := getattr(release, part)) is not None]
     if release.lengths is not None:
         rows.append({"part": "response_lengths", "systems": int(release.lengths[["model", "output_modality"]]
                                                                  .drop_duplicates().shape[0]),
@@ -110,7 +108,7 @@ def _runs(data, args) -> None:
     st = data.stats
     axes = data.tasks["axis"].value_counts().to_pandas().set_index("axis")["count"] if data.tasks.height else {}
     print(f"manifest: {args.manifest}  tasks: {args.tasks}  ({data.label()}; Audio MultiChallenge runs)")
-    print(f"tasks: {st.get('tasks', 0)} (" + ", ".join(f"{a} {int(axes.get(a, 0))}" for a in ("IM", "IR", "SC", "VE"))
+    print(f"tasks: {st.get('tasks', 0)} (" + ", ".join(f"{a} {int(axes.get(a, 0))}" for a in _AXES)
           + f")  rubric items: {data.items.height}")
     print(f"files: {st.get('files', 0)}  lines: {st.get('lines', 0)}  task results kept: {st.get('task_results', 0)}  "
           f"lines rejected: {st.get('rejected_lines', 0)}  identical repeats: {st.get('duplicates_identical', 0)}")

@@ -1,13 +1,19 @@
-"""Reading inputs into tidy frames: VoxMem releases, LongMemEval verdicts and Audio MultiChallenge
-releases and runs, all through one reader skeleton (:mod:`.engine`).  The loaders below are the entry points."""
-from voxmem_analysis.io.amc import AmcRelease, AmcRuns, load_amc, load_amc_runs
-from voxmem_analysis.io.fingerprint import release_fingerprint
-from voxmem_analysis.io.longmemeval import LongMemEvalData, load_longmemeval, select_judge
-from voxmem_analysis.io.meta import BENCHMARK_ID, is_amc_release, release_benchmark
-from voxmem_analysis.io.provenance import ManifestData, ReleaseProvenance
-from voxmem_analysis.io.scoring import ScoringRules
-from voxmem_analysis.io.voxmem.release import Release, load_release
-
+"""Reading inputs into tidy frames: VoxMem releases (:mod:`.voxmem`), LongMemEval verdicts
+(:mod:`.longmemeval`), Audio MultiChallenge releases and runs (:mod:`.amc`), all through one reader
+skeleton (:mod:`.engine`: files, the record front end, the value encoding, the rule engine, the cache).
+Nothing here knows about tables or figures.  The loaders below are the entry points, imported when first
+used, so that a module of the package (the parsed-release cache) is imported without the readers."""
 __all__ = ["load_release", "Release", "load_longmemeval", "LongMemEvalData", "select_judge", "load_amc", "AmcRelease",
            "load_amc_runs", "AmcRuns", "ScoringRules", "release_fingerprint", "is_amc_release", "release_benchmark",
            "BENCHMARK_ID", "ReleaseProvenance", "ManifestData"]
+
+
+def __getattr__(name: str):
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    # start-up: the readers import polars; `voxmem-analysis cache` reads only the cache module of the package
+    from voxmem_analysis.io import amc, fingerprint, longmemeval, meta, provenance, scoring
+    from voxmem_analysis.io.voxmem import release  # start-up: as above
+
+    return next(getattr(m, name) for m in (release, amc, longmemeval, fingerprint, meta, provenance, scoring)
+                if hasattr(m, name))

@@ -21,11 +21,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-import polars as pl
-
 from voxmem_analysis import __version__
 from voxmem_analysis.errors import Problem
-from voxmem_analysis.io.engine.files import file_digest, walk_files
 from voxmem_analysis.io.schema import COLUMN_NAMES
 
 __all__ = ["CACHE_DIR_ENV", "DEFAULT_LIMIT", "FORMAT", "VERIFY", "Entry", "cache_dir", "refusal", "usable_dir",
@@ -289,6 +286,9 @@ def clear(folder: Path | None = None) -> tuple[int, int]:
 
 def release_key(root: Path, parts: tuple) -> str:
     """Key of the release below ``root`` read with ``parts`` (version, layout, rules)."""
+    # start-up: the reader modules import polars; `voxmem-analysis cache` imports this module without them
+    from voxmem_analysis.io.engine.files import file_digest, walk_files
+
     h = hashlib.sha256(repr((FORMAT, tuple(parts), str(root.resolve()))).encode())
     for p in walk_files(root):   # symlinked folders followed, as the reader reads them
         seal = "not-a-regular-file"   # a FIFO, device or broken link: named in the key (the reader reports it)
@@ -311,6 +311,7 @@ def _layout(cls) -> list[tuple[str, str, str]]:
 
 
 def _libraries() -> dict:
+    import polars as pl
     import pyarrow as pa
 
     return {"voxmem_analysis": __version__, "polars": pl.__version__, "pyarrow": pa.__version__}
@@ -362,6 +363,8 @@ def write_release(key: str, release) -> bool:
 
 def _encode(key: str, release) -> tuple[dict, list, dict]:
     """``(entry.json, problems.json, {field: frame})`` of ``release``."""
+    import polars as pl
+
     layout = _layout(type(release))
     manifest = {"format": FORMAT, "key": key, "layout": [[n, a] for n, a, _ in layout], "libraries": _libraries(),
                 "release": str(Path(release.path).resolve()), "values": {}, "frames": {}}
@@ -385,6 +388,8 @@ def _encode(key: str, release) -> tuple[dict, list, dict]:
 
 def _compact(s):
     """``s`` with each distinct long text stored once when it has few (equal values and dtype, less to map)."""
+    import polars as pl
+
     if s.dtype != pl.String or not (s.str.len_bytes() > 12).any():
         return s
     distinct = s.unique().drop_nulls()
@@ -396,7 +401,10 @@ def _compact(s):
 def _write_frames(tmp: Path, frames: dict, manifest: dict) -> None:
     """Each frame as an uncompressed Arrow IPC file, its size, rows, schema and digest noted (``TypeError``:
     a schema that does not come back the same)."""
+    import polars as pl
     import pyarrow as pa
+
+    from voxmem_analysis.io.engine.files import file_digest  # start-up: as in release_key
 
     for name, frame in frames.items():
         path = tmp / f"{name}.arrow"
@@ -500,6 +508,7 @@ def _decode(entry: Path, key: str, root: Path, rules, lim: int, cls):
 
 def _map_frame(path: Path, spec: dict):
     """The memory-mapped frame of an Arrow IPC file whose size, digest, rows and schema are as declared."""
+    import polars as pl
     import pyarrow as pa
 
     fd = _open_regular(path)
