@@ -13,7 +13,7 @@ __all__ = [
     "ANSWERABLE_OPERATIONS", "OPERATION_LABELS", "SUBTYPES", "SUBTYPE_LABELS", "SUBTYPE_OPERATION",
     "CUE_KEYED_SUBTYPES", "VALID_CELLS", "STATUSES", "ATTRIBUTION_CLASSES",
     "ATTRIBUTION_LABELS", "normalize_budget", "normalize_evidence", "normalize_operation",
-    "normalize_subtype", "normalize_budgets", "budget_tokens",
+    "normalize_subtype", "normalize_budgets", "budget_tokens", "system_label",
 ]
 
 # --- context budgets -------------------------------------------------------
@@ -201,3 +201,9 @@ def normalize_operation(value: object) -> str | None:
 @_cached
 def normalize_subtype(value: object) -> str | None:
     return _normalize(value, _SUBTYPE_ALIASES)
+
+
+def system_label(model: str, modality: str | None) -> str:
+    """An Audio MultiChallenge system as tables name it: ``model (Text)``, or the model alone when the output
+    modality is not known."""
+    return f"{model} ({modality})" if modality else str(model)

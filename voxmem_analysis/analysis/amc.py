@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats as _st
 
 from voxmem_analysis.artifacts import artifact
 from voxmem_analysis.errors import MissingDataError
@@ -326,8 +325,10 @@ def correlation_interval(r: float, n: int, *, method: str, ci_level: float = 0.9
     """Fisher-z interval: Pearson ``se = 1/sqrt(n-3)``; Spearman Bonett-Wright ``sqrt((1+r^2/2)/(n-3))``."""
     if n <= 3 or not np.isfinite(r) or abs(r) >= 1:
         return np.nan, np.nan
+    from scipy.stats import norm   # SciPy where it computes, as in stats/ (export-frame and items never need it)
+
     se = np.sqrt((1 + r * r / 2) / (n - 3)) if method == "spearman" else 1 / np.sqrt(n - 3)
-    z, q = np.arctanh(r), _st.norm.ppf(0.5 + ci_level / 2)
+    z, q = np.arctanh(r), norm.ppf(0.5 + ci_level / 2)
     return float(np.tanh(z - q * se)), float(np.tanh(z + q * se))
 
 
@@ -335,13 +336,15 @@ def correlation_interval(r: float, n: int, *, method: str, ci_level: float = 0.9
 def length_correlation(release, *, ci_level: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(points, correlations)``: per system ARS and mean response length (``model, output_modality, ARS,
     mean_tokens``), and their Pearson and Spearman correlations (``method, estimate, ci_low, ci_high, p_value, n``)."""
+    from scipy.stats import pearsonr
+
     if release.lengths is None:
         raise MissingDataError("the release has no response_lengths", code="missing_part", file="response_lengths")
     ars = apr_ars(release, n_boot=0)[SYSTEM + ["ARS"]]
     ln = release.lengths.groupby(SYSTEM, sort=False)["tokens"].mean().rename("mean_tokens").reset_index()
     pts = ars.merge(ln, on=SYSTEM, how="inner")
     n = len(pts)
-    pr = _st.pearsonr(pts["mean_tokens"], pts["ARS"]) if n >= 3 else (np.nan, np.nan)
+    pr = pearsonr(pts["mean_tokens"], pts["ARS"]) if n >= 3 else (np.nan, np.nan)
     sp = spearman(pts["mean_tokens"], pts["ARS"]).iloc[0]
     rows = []
     for method, est, p in (("pearson", float(pr[0]), float(pr[1])), ("spearman", float(sp["rho"]), float(sp["p_value"]))):

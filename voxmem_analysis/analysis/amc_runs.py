@@ -10,19 +10,15 @@ from voxmem_analysis.analysis.amc import task_scores
 from voxmem_analysis.analysis.verdicts import BootstrapSettings, compare_systems, judge_agreement_pairs, slice_accuracy
 from voxmem_analysis.analysis.verdicts.compare import P_ADJUST_FAMILIES, holm_columns
 from voxmem_analysis.errors import AnalysisInputError
+from voxmem_analysis.taxonomy import system_label
 
-__all__ = ["SYSTEM_COLUMNS", "PRED_ERROR_SCORING", "system_label", "task_frame", "amc_slice", "amc_compare",
+__all__ = ["SYSTEM_COLUMNS", "PRED_ERROR_SCORING", "task_frame", "amc_slice", "amc_compare",
            "amc_judges"]
 
 #: Columns naming a system (never pooled into an overall row).
 SYSTEM_COLUMNS = ("system", "model", "output_modality", "judge")
 _SLICE_COLUMNS = ["level", "n_tasks", "n_passed", "apr", "apr_ci_low", "apr_ci_high", "ars", "ars_ci_low",
                   "ars_ci_high", "ars_interval", "n_boot", "seed"]
-
-
-def system_label(model: str, modality: str | None) -> str:
-    """``model (Text)`` -- or the model alone when the output modality is not known."""
-    return f"{model} ({modality})" if modality else str(model)
 
 
 #: How a task with a ``pred_error`` (no response) is scored: the judge's rubric results as they stand (as the
@@ -36,7 +32,7 @@ def task_frame(data, judge: str | None = None, pred_error: str = "as-judged") ->
     ``data``: judged runs (one judge per system: ``judge`` where it graded it) or an Audio MultiChallenge release;
     ``pred_error``: ``"as-judged"`` keeps the judge's rubric results of a task without a response (it passes only when
     every item is met), ``"zero"`` scores it 0 items met. Returns (polars.DataFrame, list of str): ``system``
-    (:func:`system_label`), ``model, output_modality, task_id, axis, n_rubrics, n_met, passed, share``, then the task's
+    (:func:`~voxmem_analysis.taxonomy.system_label`), ``model, output_modality, task_id, axis, n_rubrics, n_met, passed, share``, then the task's
     other columns."""
     if pred_error not in PRED_ERROR_SCORING:
         raise AnalysisInputError(f"pred_error must be one of {PRED_ERROR_SCORING}, got {pred_error!r}", "pred_error")

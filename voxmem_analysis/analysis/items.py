@@ -10,10 +10,10 @@ from typing import Sequence
 import pandas as pd
 import polars as pl
 
-from voxmem_analysis.analysis.amc_runs import system_label
 from voxmem_analysis.analysis.selection import budget_note, check_budgets, check_models, most_run_budget
 from voxmem_analysis.analysis.subsets import filter_where
 from voxmem_analysis.errors import AnalysisInputError
+from voxmem_analysis.taxonomy import system_label
 
 __all__ = ["ITEM_COLUMNS", "AMC_ITEM_COLUMNS", "item_table", "gold_answer", "amc_task_items"]
 
