@@ -1,4 +1,4 @@
-"""Issue 24, property: random corruptions of every reader's files and every output path.
+"""Random corruptions of every reader's files and every output path (property tests).
 
 For a VoxMem release (predictions, ``.gz`` predictions, items, models, release.json), an Audio
 MultiChallenge release (tasks, rubrics, verdicts, response lengths) and a LongMemEval manifest

@@ -1,4 +1,4 @@
-"""Issue 24, "nothing lost, round two": every case of the issue as a test, by class of fault.
+"""Faults of the command line by class: every case as a test.
 
 * outputs are never an input (``--out`` inside the release, the manifest's files, ``reproduce --out``);
 * outputs are whole or absent: a file-size limit (``RLIMIT_FSIZE``, SIGXFSZ ignored) while writing

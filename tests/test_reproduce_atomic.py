@@ -1,4 +1,4 @@
-"""Issue 11: ``reproduce`` output is atomic -- staging and swap, a lock, no stale files, interruption.
+"""``reproduce`` output is atomic -- staging and swap, a lock, no stale files, interruption.
 
 Unit tests of :mod:`voxmem_analysis.reproduce.atomic` on hand-made folders, then the runner and
 the command line on two tiny notebooks (a few seconds each).
