@@ -2,7 +2,8 @@
 
 ``papermill --cwd notebooks`` executes each notebook (as JupyterLab and ``nbconvert``
 start the kernel) and only ``out_dir`` changed -- to a *relative* path, which must resolve
-against the repository root and so lands in the test's temporary folder.  The executed
+against the repository root and so lands in the test's temporary folder -- and ``n_boot``
+(a smaller bootstrap).  The executed
 notebook must hold every saved figure as an image output, byte for byte the PNG on disk, and
 a rich (HTML) output for every saved table.  ``jupyter nbconvert --execute`` and the
 reproduction runner's executed copies are checked the same way on one notebook each.
@@ -79,8 +80,10 @@ def test_papermill_from_notebooks_dir_with_default_parameters(script, tmp_path):
     # short: papermill waits for each reply with one poll as long as it, and twice in about seven
     # full runs a reply the kernel sent at once (notebook 50's widget cell) was only picked up when
     # that poll timed out (the cell then passes); at 120 s that costs 2 minutes, not 15
+    # a smaller bootstrap than the default 10,000 (no test here reads a bootstrap number): -p n_boot as a user sets it
+    small = ["-p", "n_boot", "200"] if "n_boot" in declared else []
     cmd = [sys.executable, "-m", "papermill", str(src), str(executed), "--cwd", "notebooks", "-p", "out_dir", rel_out,
-           "-k", "python3", "--no-progress-bar", "--execution-timeout", "120"]
+           *small, "-k", "python3", "--no-progress-bar", "--execution-timeout", "120"]
     run = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=900,
                          env={k: v for k, v in os.environ.items() if k != ROOT_ENV})
     assert run.returncode == 0, run.stderr[-3000:]
@@ -115,7 +118,7 @@ def test_nbconvert_execute_runs_in_the_notebook_folder(tmp_path):
 
 def test_runner_executed_copies_show_the_figures(tmp_path):
     script = REPO / "notebooks" / "20_context_scaling.py"
-    res = execute_notebook(script, data_dir=REPO / "data" / "synthetic", out_dir=tmp_path, n_boot=200, seed=1)
+    res = execute_notebook(script, data_dir=REPO / "data" / "synthetic", out_dir=tmp_path, n_boot=50, seed=1)
     assert res.status == "ok", res.error
     executed = json.loads((tmp_path / res.executed).read_text())
     assert len(_images(executed)) >= 3                      # Figure 6, Table 18 forest, D.5 scatter, ...

@@ -47,7 +47,7 @@ def test_readme_command_runs_as_written(command, tmp_path):
     argv = shlex.split(command, comments=True)
     argv = [str(tmp_path / a[len("/tmp/"):]) if a.startswith("/tmp/") else a for a in argv[1:]]
     if argv[0] == "reproduce":   # as written, plus a smaller bootstrap to keep the test short
-        argv += ["--n-boot", "200", "--no-progress"]
+        argv += ["--n-boot", "50", "--no-progress"]
     proc = subprocess.run([sys.executable, "-m", "voxmem_analysis", *argv], cwd=REPO, capture_output=True,
                           text=True, timeout=900)
     assert proc.returncode == 0, f"{command}\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"

@@ -235,7 +235,7 @@ def test_paper_notebooks_are_deterministic(tmp_path):
     digests = []
     for k in (1, 2):
         out = tmp_path / f"run{k}"
-        s = R.run(SYNTHETIC, out, jobs=2, seed=0, n_boot=200, only=only, progress=False)
+        s = R.run(SYNTHETIC, out, jobs=2, seed=0, n_boot=50, only=only, progress=False)
         assert not s.failed, [nb.error for nb in s.failed]
         digests.append(_digest(out))
     assert any(k.endswith(".pdf") for k in digests[0]) and any(k.endswith(".png") for k in digests[0])
