@@ -147,6 +147,22 @@ def made_once(tmp_path_factory, worker_id):
     return get
 
 
+@pytest.fixture(scope="session")
+def my_eval_report(made_once) -> Path:
+    """README.md's ``voxmem-analysis reproduce --data data/examples/my_eval --out /tmp/my_eval_report`` run once
+    as written (with the README test's smaller bootstrap), its /tmp/ paths in this folder; ``result.json``
+    holds its argv, exit code and printed text.  Read only."""
+    from test_readme_examples import MY_EVAL_REPRODUCE, run_as_written
+
+    def make(folder: Path) -> None:
+        folder.mkdir(parents=True)
+        argv, proc = run_as_written(MY_EVAL_REPRODUCE, folder)
+        (folder / "result.json").write_text(json.dumps({"argv": argv, "returncode": proc.returncode,
+                                                        "stdout": proc.stdout, "stderr": proc.stderr}))
+
+    return made_once("readme-my-eval-report", make)
+
+
 def scored_at_every_budget(release):
     """Independent rebuild of the Table 18 / scaling-model selection from the raw frame (pandas):
     the 64K set, scored rows, and per model the questions scored at all four budgets."""
