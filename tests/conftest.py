@@ -163,6 +163,19 @@ def my_eval_report(made_once) -> Path:
     return made_once("readme-my-eval-report", make)
 
 
+@pytest.fixture(scope="session")
+def synthetic_scaling_explorer_run(made_once) -> Path:
+    """``reproduce`` of notebooks 20 and 50 on data/synthetic (seed 0, n_boot 50, two jobs), made once: read only."""
+    from voxmem_analysis.reproduce import runner
+
+    def make(folder: Path) -> None:
+        s = runner.run(SYNTHETIC, folder, jobs=2, seed=0, n_boot=50, only=["20_context_scaling", "50_subtype_explorer"],
+                       progress=False, stream=io.StringIO())
+        assert not s.failed, [nb.error for nb in s.failed]
+
+    return made_once("synthetic-20-50", make)
+
+
 def scored_at_every_budget(release):
     """Independent rebuild of the Table 18 / scaling-model selection from the raw frame (pandas):
     the 64K set, scored rows, and per model the questions scored at all four budgets."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -25,7 +26,7 @@ jupytext = pytest.importorskip("jupytext")
 papermill = pytest.importorskip("papermill")
 
 from voxmem_analysis.paths import ROOT_ENV, resolve  # noqa: E402
-from voxmem_analysis.reproduce.notebook import declared_parameters, discover, execute_notebook, missing_parts  # noqa: E402
+from voxmem_analysis.reproduce.notebook import declared_parameters, discover, missing_parts  # noqa: E402
 
 NOTEBOOKS = discover(REPO / "notebooks")
 
@@ -116,10 +117,14 @@ def test_nbconvert_execute_runs_in_the_notebook_folder(tmp_path):
     _assert_shows_what_it_saved(result, out)
 
 
-def test_runner_executed_copies_show_the_figures(tmp_path):
-    script = REPO / "notebooks" / "20_context_scaling.py"
-    res = execute_notebook(script, data_dir=REPO / "data" / "synthetic", out_dir=tmp_path, n_boot=50, seed=1)
-    assert res.status == "ok", res.error
-    executed = json.loads((tmp_path / res.executed).read_text())
+def test_runner_executed_copies_show_the_figures(tmp_path, synthetic_scaling_explorer_run):
+    """The executed copy of notebook 20 in the session's reproduce run of data/synthetic shows what it saved."""
+    out = synthetic_scaling_explorer_run
+    res = next(nb for nb in json.loads((out / "run.json").read_text())["notebooks"] if nb["name"] == "20_context_scaling")
+    assert res["status"] == "ok", res["error"]
+    executed = json.loads((out / res["executed"]).read_text())
     assert len(_images(executed)) >= 3                      # Figure 6, Table 18 forest, D.5 scatter, ...
-    _assert_shows_what_it_saved(executed, tmp_path / ".staging" / script.stem)
+    for rel in res["outputs"]:                              # what notebook 20 saved, without notebook 50's
+        (tmp_path / "saved" / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(out / rel, tmp_path / "saved" / rel)
+    _assert_shows_what_it_saved(executed, tmp_path / "saved")
