@@ -27,8 +27,11 @@ $(BIN)/uv: $(CONSTRAINTS) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c $(CONSTRAINTS) pip uv
 	touch $@
 
+# --compile-bytecode: write the installed packages' .pyc files once (as pip does by default), so no process
+# (a notebook kernel, a reproduce worker, a test's subprocess) compiles pandas or SciPy again when
+# PYTHONDONTWRITEBYTECODE is set or site-packages is read-only.
 $(STAMP): pyproject.toml $(CONSTRAINTS) | $(BIN)/uv
-	$(BIN)/uv pip install --quiet --python $(BIN)/python -c $(CONSTRAINTS) --build-constraints $(CONSTRAINTS) -e '.[test]'
+	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -c $(CONSTRAINTS) --build-constraints $(CONSTRAINTS) -e '.[test]'
 	touch $(STAMP)
 
 # The notebooks' kernel, named as their headers name it ("python3", "Python 3"): JupyterLab writes the

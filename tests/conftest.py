@@ -81,7 +81,11 @@ def write_jsonl(path: Path, records, gz: bool = False) -> Path:
 @pytest.fixture
 def tiny_release(tmp_path):
     """Two models x two questions (one answerable, one refusal) x two budgets, all rules exercised."""
-    root = tmp_path / "rel"
+    return write_tiny_release(tmp_path / "rel")
+
+
+def write_tiny_release(root: Path) -> Path:
+    """The release of the ``tiny_release`` fixture, written to ``root``."""
     ar = dict(question_id="q_00011", family_id="fam_00009", memory_operation="answer_refusal",
               expected_response="insufficient_evidence", subtype="cue_to_fact", gold_json='"insufficient evidence"')
     a_lines = [
@@ -115,6 +119,61 @@ def tiny_release(tmp_path):
         "model,family,access,architecture,llm_params_b,total_params_b,in_64k_set,order\n"
         "Model-A,Fam,proprietary,api,,,true,1\nModel-B,Other,open_weight,omni_modal,7.6,8.0,true,2\n")
     return root
+
+
+@pytest.fixture(scope="session")
+def made_once(tmp_path_factory, worker_id):
+    """``made_once(name, make)``: the folder ``name``, made by ``make(folder)`` once per test session even
+    under pytest-xdist (its documented recipe: the workers' common base temporary folder and a file lock).
+    For expensive results such as a ``reproduce`` run: tests only read it; a test that changes it copies
+    it first (``shutil.copytree``)."""
+    import shutil
+
+    from filelock import FileLock
+
+    root = tmp_path_factory.getbasetemp()
+    root = (root if worker_id == "master" else root.parent) / "made-once"
+    root.mkdir(parents=True, exist_ok=True)
+
+    def get(name: str, make) -> Path:
+        folder, done = root / name, root / f"{name}.done"
+        with FileLock(str(root / f"{name}.lock")):
+            if not done.exists():
+                shutil.rmtree(folder, ignore_errors=True)
+                make(folder)
+                done.touch()
+        return folder
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def my_eval_report(made_once) -> Path:
+    """README.md's ``voxmem-analysis reproduce --data data/examples/my_eval --out /tmp/my_eval_report`` run once
+    as written (with the README test's smaller bootstrap), its /tmp/ paths in this folder; ``result.json``
+    holds its argv, exit code and printed text.  Read only."""
+    from test_readme_examples import MY_EVAL_REPRODUCE, run_as_written
+
+    def make(folder: Path) -> None:
+        folder.mkdir(parents=True)
+        argv, proc = run_as_written(MY_EVAL_REPRODUCE, folder)
+        (folder / "result.json").write_text(json.dumps({"argv": argv, "returncode": proc.returncode,
+                                                        "stdout": proc.stdout, "stderr": proc.stderr}))
+
+    return made_once("readme-my-eval-report", make)
+
+
+@pytest.fixture(scope="session")
+def synthetic_scaling_explorer_run(made_once) -> Path:
+    """``reproduce`` of notebooks 20 and 50 on data/synthetic (seed 0, n_boot 50, two jobs), made once: read only."""
+    from voxmem_analysis.reproduce import runner
+
+    def make(folder: Path) -> None:
+        s = runner.run(SYNTHETIC, folder, jobs=2, seed=0, n_boot=50, only=["20_context_scaling", "50_subtype_explorer"],
+                       progress=False, stream=io.StringIO())
+        assert not s.failed, [nb.error for nb in s.failed]
+
+    return made_once("synthetic-20-50", make)
 
 
 def scored_at_every_budget(release):

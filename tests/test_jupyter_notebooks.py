@@ -2,7 +2,8 @@
 
 ``papermill --cwd notebooks`` executes each notebook (as JupyterLab and ``nbconvert``
 start the kernel) and only ``out_dir`` changed -- to a *relative* path, which must resolve
-against the repository root and so lands in the test's temporary folder.  The executed
+against the repository root and so lands in the test's temporary folder -- and ``n_boot``
+(a smaller bootstrap).  The executed
 notebook must hold every saved figure as an image output, byte for byte the PNG on disk, and
 a rich (HTML) output for every saved table.  ``jupyter nbconvert --execute`` and the
 reproduction runner's executed copies are checked the same way on one notebook each.
@@ -12,6 +13,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -24,7 +26,7 @@ jupytext = pytest.importorskip("jupytext")
 papermill = pytest.importorskip("papermill")
 
 from voxmem_analysis.paths import ROOT_ENV, resolve  # noqa: E402
-from voxmem_analysis.reproduce.notebook import declared_parameters, discover, execute_notebook, missing_parts  # noqa: E402
+from voxmem_analysis.reproduce.notebook import declared_parameters, discover, missing_parts  # noqa: E402
 
 NOTEBOOKS = discover(REPO / "notebooks")
 
@@ -79,8 +81,10 @@ def test_papermill_from_notebooks_dir_with_default_parameters(script, tmp_path):
     # short: papermill waits for each reply with one poll as long as it, and twice in about seven
     # full runs a reply the kernel sent at once (notebook 50's widget cell) was only picked up when
     # that poll timed out (the cell then passes); at 120 s that costs 2 minutes, not 15
+    # a smaller bootstrap than the default 10,000 (no test here reads a bootstrap number): -p n_boot as a user sets it
+    small = ["-p", "n_boot", "200"] if "n_boot" in declared else []
     cmd = [sys.executable, "-m", "papermill", str(src), str(executed), "--cwd", "notebooks", "-p", "out_dir", rel_out,
-           "-k", "python3", "--no-progress-bar", "--execution-timeout", "120"]
+           *small, "-k", "python3", "--no-progress-bar", "--execution-timeout", "120"]
     run = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=900,
                          env={k: v for k, v in os.environ.items() if k != ROOT_ENV})
     assert run.returncode == 0, run.stderr[-3000:]
@@ -113,10 +117,14 @@ def test_nbconvert_execute_runs_in_the_notebook_folder(tmp_path):
     _assert_shows_what_it_saved(result, out)
 
 
-def test_runner_executed_copies_show_the_figures(tmp_path):
-    script = REPO / "notebooks" / "20_context_scaling.py"
-    res = execute_notebook(script, data_dir=REPO / "data" / "synthetic", out_dir=tmp_path, n_boot=200, seed=1)
-    assert res.status == "ok", res.error
-    executed = json.loads((tmp_path / res.executed).read_text())
+def test_runner_executed_copies_show_the_figures(tmp_path, synthetic_scaling_explorer_run):
+    """The executed copy of notebook 20 in the session's reproduce run of data/synthetic shows what it saved."""
+    out = synthetic_scaling_explorer_run
+    res = next(nb for nb in json.loads((out / "run.json").read_text())["notebooks"] if nb["name"] == "20_context_scaling")
+    assert res["status"] == "ok", res["error"]
+    executed = json.loads((out / res["executed"]).read_text())
     assert len(_images(executed)) >= 3                      # Figure 6, Table 18 forest, D.5 scatter, ...
-    _assert_shows_what_it_saved(executed, tmp_path / ".staging" / script.stem)
+    for rel in res["outputs"]:                              # what notebook 20 saved, without notebook 50's
+        (tmp_path / "saved" / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(out / rel, tmp_path / "saved" / rel)
+    _assert_shows_what_it_saved(executed, tmp_path / "saved")

@@ -4,22 +4,22 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 
 import pandas as pd
 
-from tests.conftest import REPO
 from voxmem_analysis.cli import main
 from voxmem_analysis.reproduce.report import render_report
 
-EXAMPLE = REPO / "data" / "examples" / "my_eval"
 
-
-def test_reproduce_on_a_one_model_run_writes_an_analysis_report(tmp_path, capsys):
+def test_reproduce_on_a_one_model_run_writes_an_analysis_report(my_eval_report, tmp_path, capsys):
+    """The README's run of the example (made once per session), its report built again with --embed."""
+    done = json.loads((my_eval_report / "result.json").read_text())
+    printed = done["stdout"]
+    assert done["argv"][:3] == ["reproduce", "--data", "data/examples/my_eval"] and done["returncode"] == 0, printed
     out = tmp_path / "out"
-    rc = main(["reproduce", "--data", str(EXAMPLE), "--out", str(out), "--only", "00_validate,10_main_results",
-               "--n-boot", "100", "--jobs", "2", "--no-progress", "--embed"])
-    printed = capsys.readouterr().out
-    assert rc == 0, printed
+    shutil.copytree(my_eval_report / "my_eval_report", out)
+    assert main(["reproduce", "--report-only", "--embed", "--out", str(out)]) == 0
     assert "report mode: analysis of your runs (MyModel-v1)" in printed
     assert "published numbers" not in printed and "audit.csv" not in printed
     assert not (out / "reproduction.csv").exists() and not (out / "audit.csv").exists()

@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from conftest import run_cli, write_tiny_release
 from voxmem_analysis import output
 from voxmem_analysis.io import release_fingerprint
 from voxmem_analysis.reproduce.provenance import (PROVENANCE_FILE, Finding, OutputFolder, findings, grouped,
@@ -220,7 +221,23 @@ def test_a_notebook_rerun_by_hand_is_named_by_the_report_and_refused_by_suppleme
     assert "tables/boot (.csv, .long.csv, .md, .tex): n_boot = 200 (the run: 20)" in capsys.readouterr().err
 
 
-def test_a_release_changed_during_the_run_fails_it_and_keeps_the_previous_output(tiny_release, tmp_path, capsys):
+@pytest.fixture(scope="session")
+def first_run(made_once) -> Path:
+    """The output of one complete run of NOTEBOOK on the tiny release (made once; read only)."""
+    def make(folder: Path) -> None:
+        (folder / "notebooks").mkdir(parents=True)
+        (folder / "notebooks" / "01_boot.py").write_text(NOTEBOOK)
+        rc, out, err = run_cli(["reproduce", "--data", write_tiny_release(folder / "rel"), "--out", folder / "out",
+                                "--notebooks", folder / "notebooks", "--no-progress", "--n-boot", "20"])
+        assert rc == 0, out + err
+
+    return made_once("provenance-first-run", make) / "out"
+
+
+def test_a_release_changed_during_the_run_fails_it_and_keeps_the_previous_output(tiny_release, tmp_path, capsys,
+                                                                                  first_run):
+    import shutil
+
     from voxmem_analysis.cli import main
 
     nbs = tmp_path / "notebooks"
@@ -228,7 +245,7 @@ def test_a_release_changed_during_the_run_fails_it_and_keeps_the_previous_output
     (nbs / "01_boot.py").write_text(NOTEBOOK)
     out = tmp_path / "out"
     base = ["--data", str(tiny_release), "--out", str(out), "--notebooks", str(nbs), "--no-progress", "--n-boot", "20"]
-    assert main(["reproduce", *base]) == 0
+    shutil.copytree(first_run, out)                       # a complete earlier run of the same notebook
     before = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
     victim = sorted(tiny_release.rglob("*.jsonl"))[0]
     (nbs / "01_boot.py").write_text(NOTEBOOK + f"\nopen({str(victim)!r}, 'a').write('\\n')\n")

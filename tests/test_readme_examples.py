@@ -6,6 +6,7 @@ traceback, and its outputs must exist.
 """
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import subprocess
@@ -42,14 +43,31 @@ def test_readme_has_runnable_examples_on_the_shipped_folder():
             assert (REPO / m.group(1)).is_dir(), f"README example uses a missing folder: {c}"
 
 
-@pytest.mark.parametrize("command", _commands(), ids=lambda c: " ".join(c.split()[1:3]))
-def test_readme_command_runs_as_written(command, tmp_path):
+#: the README's `reproduce` of its own-run example: run once per session (the ``my_eval_report`` fixture of
+#: conftest.py), its output read by this test and by test_own_data_reproduce.py
+MY_EVAL_REPRODUCE = next(c for c in _commands() if c.startswith("voxmem-analysis reproduce --data data/examples/my_eval"))
+
+
+def run_as_written(command: str, tmp_path) -> tuple[list[str], subprocess.CompletedProcess]:
+    """``command`` run from the repository root, its /tmp/ paths moved into ``tmp_path``."""
     argv = shlex.split(command, comments=True)
     argv = [str(tmp_path / a[len("/tmp/"):]) if a.startswith("/tmp/") else a for a in argv[1:]]
     if argv[0] == "reproduce":   # as written, plus a smaller bootstrap to keep the test short
-        argv += ["--n-boot", "200", "--no-progress"]
+        argv += ["--n-boot", "50", "--no-progress"]
     proc = subprocess.run([sys.executable, "-m", "voxmem_analysis", *argv], cwd=REPO, capture_output=True,
                           text=True, timeout=900)
+    return argv, proc
+
+
+@pytest.mark.parametrize("command", _commands(), ids=lambda c: " ".join(c.split()[1:3]))
+def test_readme_command_runs_as_written(command, tmp_path, request):
+    if command == MY_EVAL_REPRODUCE:          # run once per session, as written
+        tmp_path = request.getfixturevalue("my_eval_report")
+        done = json.loads((tmp_path / "result.json").read_text())
+        argv, proc = done["argv"], subprocess.CompletedProcess(done["argv"], done["returncode"], done["stdout"],
+                                                                done["stderr"])
+    else:
+        argv, proc = run_as_written(command, tmp_path)
     assert proc.returncode == 0, f"{command}\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
     assert "Traceback" not in proc.stderr
     assert proc.stdout.strip() or any(tmp_path.iterdir())

@@ -9,6 +9,7 @@ import json
 import os
 import pty
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -21,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from conftest import write_tiny_release
 from voxmem_analysis.cli import main
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and pseudo-terminals")
@@ -86,8 +88,21 @@ def left_behind(procs: list[psutil.Process], grace: float = 5.0) -> list[str]:
 
 
 # ----------------------------------------------------------------------------- signals
+@pytest.fixture(scope="session")
+def previous_run(made_once) -> Path:
+    """The output of one complete `reproduce` of a quick notebook on the tiny release (made once; read only)."""
+    def make(folder: Path) -> None:
+        rel = write_tiny_release(folder / "rel")
+        quick = make_notebooks(folder / "quick", {"01_first": 0})
+        argv = [str(EXE), "reproduce", "--data", str(rel), "--out", str(folder / "out"), "--notebooks", str(quick),
+                "--no-progress"]
+        assert subprocess.run(argv, capture_output=True).returncode == 0
+
+    return made_once("signals-previous-run", make) / "out"
+
+
 @pytest.mark.parametrize("how", ["SIGINT to the group", "SIGTERM", "SIGHUP to the group", "SIGTERM to the group"])
-def test_a_signal_stops_the_run_and_every_process_it_started(tiny_release, tmp_path, how):
+def test_a_signal_stops_the_run_and_every_process_it_started(tiny_release, tmp_path, how, previous_run):
     """As a terminal (Ctrl-C, hang-up), `kill`, `timeout` or a CI runner stop it, while two notebooks run:
     the signal's exit code, one message, the previous output byte-identical, nothing beside it, no worker,
     kernel or resource tracker left (the caller's pipe closes)."""
@@ -96,8 +111,7 @@ def test_a_signal_stops_the_run_and_every_process_it_started(tiny_release, tmp_p
     out = tmp_path / "out"
     args = [str(EXE), "reproduce", "--data", str(tiny_release), "--out", str(out), "--notebooks", str(nbs),
             "--jobs", "2", "--n-boot", "20"]
-    quick = make_notebooks(tmp_path / "quick", {"01_first": 0})
-    assert subprocess.run(args[:6] + ["--notebooks", str(quick), "--no-progress"], capture_output=True).returncode == 0
+    shutil.copytree(previous_run, out, symlinks=True)     # a complete earlier run of a quick notebook
     before = tree(out)
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline = time.monotonic() + 180
@@ -114,7 +128,7 @@ def test_a_signal_stops_the_run_and_every_process_it_started(tiny_release, tmp_p
     assert f"stopped before the output was complete ({what})" in stderr and "Traceback" not in stderr
     assert left_behind(procs, grace=2.0) == []
     assert tree(out) == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["notebooks", "out", "quick", "rel"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notebooks", "out", "rel"]
 
 
 def test_a_run_killed_outright_leaves_no_worker_or_kernel(tiny_release, tmp_path):
@@ -254,11 +268,21 @@ def _check_one_run(tmp: Path, argv: list[str], sig: int, delay: float, to_group:
     return proc.returncode, err   # the same way (what a shell reports), nothing started, nothing written
 
 
-def _check_signals(release: Path, notebooks: Path, only: str | None, tmp: Path, sig, delay, link, out_kind, group):
-    base = [str(EXE), "reproduce", "--data", "DATA", "--notebooks", str(notebooks), "--jobs", "2", "--n-boot", "20",
+def _reproduce_argv(notebooks: Path, only: str | None) -> list[str]:
+    return [str(EXE), "reproduce", "--data", "DATA", "--notebooks", str(notebooks), "--jobs", "2", "--n-boot", "20",
             "--no-progress", *(["--only", only] if only else [])]
 
+
+def _check_signals(release: Path, notebooks: Path, only: str | None, tmp: Path, sig, delay, link, out_kind, group,
+                   earlier: Path | None = None):
+    """One scenario of the property tests below. ``earlier``: a complete earlier run of ``notebooks`` on a copy
+    of ``release``, copied to be the previous output (else one is run)."""
+    base = _reproduce_argv(notebooks, only)
+
     def previous_run(rel: Path, out: Path) -> None:
+        if earlier is not None:
+            shutil.copytree(earlier, out, symlinks=True)
+            return
         argv = [a if a != "DATA" else str(rel) for a in base] + ["--out", str(out)]
         assert subprocess.run(argv, capture_output=True, timeout=600).returncode == 0
 
@@ -291,18 +315,26 @@ def _scenarios():
                 group=st.booleans())
 
 
-def test_signals_links_and_outputs_at_random(tiny_release, tmp_path_factory):
+def test_signals_links_and_outputs_at_random(tiny_release, tmp_path_factory, made_once):
     """Random links in the release, output paths and signals at random moments of `reproduce` (two short
     notebooks): no input changed, no process left, the previous output or a complete new one, never exit 3."""
     from hypothesis import HealthCheck, given, settings
 
     nbs = make_notebooks(tmp_path_factory.mktemp("nbs"), {"01_first": 1, "02_second": 1})
 
+    def make(folder: Path) -> None:     # the previous output of the "previous" cases, made once
+        rel = write_tiny_release(folder / "rel")
+        argv = [a if a != "DATA" else str(rel) for a in _reproduce_argv(nbs, None)] + ["--out", str(folder / "out")]
+        assert subprocess.run(argv, capture_output=True, timeout=600).returncode == 0
+
+    earlier = made_once("signals-at-random-previous-run", make) / "out"
+
     @settings(max_examples=5, deadline=None, derandomize=True, database=None, phases=[Phase.generate],
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
     @given(**_scenarios())
     def run(sig, delay, link, out_kind, group):
-        _check_signals(tiny_release, nbs, None, tmp_path_factory.mktemp("case"), sig, delay, link, out_kind, group)
+        _check_signals(tiny_release, nbs, None, tmp_path_factory.mktemp("case"), sig, delay, link, out_kind, group,
+                       earlier)
 
     run()
 

@@ -1,4 +1,4 @@
-"""Issue 11: ``reproduce`` output is atomic -- staging and swap, a lock, no stale files, interruption.
+"""``reproduce`` output is atomic -- staging and swap, a lock, no stale files, interruption.
 
 Unit tests of :mod:`voxmem_analysis.reproduce.atomic` on hand-made folders, then the runner and
 the command line on two tiny notebooks (a few seconds each).
@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import run_cli, write_tiny_release
 from voxmem_analysis.errors import OutputFolderError, OutputLockedError
 from voxmem_analysis.reproduce import atomic as A
 
@@ -226,6 +228,21 @@ def two_notebooks(tmp_path) -> Path:
     return d
 
 
+@pytest.fixture(scope="session")
+def first_run(made_once) -> Path:
+    """The output of one complete run of the two notebooks on the tiny release (made once; read only)."""
+    def make(folder: Path) -> None:
+        rel = write_tiny_release(folder / "rel")
+        (folder / "notebooks").mkdir(parents=True)
+        for name, table in (("01_first", "first"), ("02_second", "second")):
+            (folder / "notebooks" / f"{name}.py").write_text(notebook(table))
+        rc, out, err = run_cli(["reproduce", "--jobs", "1", "--no-progress", "--n-boot", "20", "--data", rel,
+                                "--out", folder / "out", "--notebooks", folder / "notebooks"])
+        assert rc == 0, out + err
+
+    return made_once("atomic-first-run", make) / "out"
+
+
 def reproduce(argv, capsys=None) -> tuple[int, str, str]:
     from voxmem_analysis.cli import main
 
@@ -235,10 +252,10 @@ def reproduce(argv, capsys=None) -> tuple[int, str, str]:
     return rc, out, err
 
 
-def test_rerun_holds_only_this_runs_files(two_notebooks, tiny_release, tmp_path, capsys):
+def test_rerun_holds_only_this_runs_files(two_notebooks, tiny_release, tmp_path, capsys, first_run):
     out = tmp_path / "out"
     args = ["--data", str(tiny_release), "--out", str(out), "--notebooks", str(two_notebooks)]
-    assert reproduce(args, capsys)[0] == 0
+    shutil.copytree(first_run, out)                   # a complete earlier run of the same notebooks
     assert sorted(p.name for p in (out / "tables").iterdir()) == ["first.csv", "second.csv"]
     (out / "my_notes.txt").write_text("mine\n")
     (two_notebooks / "02_second.py").write_text(notebook("second_renamed"))
@@ -252,10 +269,11 @@ def test_rerun_holds_only_this_runs_files(two_notebooks, tiny_release, tmp_path,
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notebooks", "out", "rel"]  # no staging, no lock
 
 
-def test_failing_notebook_without_keep_going_leaves_previous_output(two_notebooks, tiny_release, tmp_path, capsys):
+def test_failing_notebook_without_keep_going_leaves_previous_output(two_notebooks, tiny_release, tmp_path, capsys,
+                                                                    first_run):
     out = tmp_path / "out"
     args = ["--data", str(tiny_release), "--out", str(out), "--notebooks", str(two_notebooks)]
-    assert reproduce(args, capsys)[0] == 0
+    shutil.copytree(first_run, out)                   # a complete earlier run of the same notebooks
     before = tree(out)
     (two_notebooks / "01_first.py").write_text(notebook("first", "raise RuntimeError('broken on purpose')"))
     rc, printed, err = reproduce([*args, "--no-keep-going"], capsys)
@@ -271,12 +289,12 @@ def test_failing_notebook_without_keep_going_leaves_previous_output(two_notebook
 
 
 def test_keyboard_interrupt_in_the_runner_leaves_previous_output(two_notebooks, tiny_release, tmp_path,
-                                                                 monkeypatch, capsys):
+                                                                 monkeypatch, capsys, first_run):
     from voxmem_analysis.reproduce import runner as R
 
     out = tmp_path / "out"
     args = ["--data", str(tiny_release), "--out", str(out), "--notebooks", str(two_notebooks)]
-    assert reproduce(args, capsys)[0] == 0
+    shutil.copytree(first_run, out)                   # a complete earlier run of the same notebooks
     before = tree(out)
 
     def interrupted(*a, **k):
@@ -303,12 +321,9 @@ def test_cli_refuses_a_locked_folder(two_notebooks, tiny_release, tmp_path, caps
     assert not out.exists() and lock.exists()
 
 
-def test_cli_only_with_another_data_refused(two_notebooks, tiny_release, tmp_path, capsys):
-    import shutil
-
+def test_cli_only_with_another_data_refused(two_notebooks, tiny_release, tmp_path, capsys, first_run):
     out = tmp_path / "out"
-    assert reproduce(["--data", str(tiny_release), "--out", str(out), "--notebooks", str(two_notebooks)],
-                     capsys)[0] == 0
+    shutil.copytree(first_run, out)                   # a complete earlier run of the same notebooks
     before = tree(out)
     other = tmp_path / "rel2"
     shutil.copytree(tiny_release, other)

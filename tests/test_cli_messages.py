@@ -1,8 +1,8 @@
-"""Issue 11, output and analysis side: every fault one message (no traceback), nothing misleading.
+"""Command-line messages: every fault one message (no traceback), nothing misleading.
 
 Each case runs the command line in-process (``voxmem_analysis.cli.main``) and asserts the exit
 code, the message text and that no Python traceback reached standard error.  Reproduce
-atomicity (staging, lock, stale files, interruption) is in ``test_robustness_output_reproduce.py``.
+atomicity (staging, lock, stale files, interruption) is in ``test_reproduce_atomic.py``.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 24, "nothing lost, round two": every case of the issue as a test, by class of fault.
+"""Faults of the command line by class: every case as a test.
 
 * outputs are never an input (``--out`` inside the release, the manifest's files, ``reproduce --out``);
 * outputs are whole or absent: a file-size limit (``RLIMIT_FSIZE``, SIGXFSZ ignored) while writing
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import harness_line, write_jsonl
+from conftest import harness_line, write_jsonl, write_tiny_release
 from conftest import run_cli as run
 
 REPO = Path(__file__).resolve().parent.parent
@@ -230,16 +230,34 @@ def _notebook(name: str) -> str:
         """)
 
 
+def _reproduce_argv(data: Path, out: Path, notebooks: Path) -> list[str]:
+    return ["reproduce", "--jobs", "1", "--no-progress", "--n-boot", "20", "--data", str(data), "--out", str(out),
+            "--notebooks", str(notebooks)]
+
+
+@pytest.fixture(scope="session")
+def first_run(made_once) -> Path:
+    """The output of one complete run of the notebook on the tiny release (made once; read only)."""
+    def make(folder: Path) -> None:
+        (folder / "notebooks").mkdir(parents=True)
+        (folder / "notebooks" / "01_first.py").write_text(_notebook("first"))
+        argv = _reproduce_argv(write_tiny_release(folder / "rel"), folder / "out", folder / "notebooks")
+        assert run(argv)[0] == 0
+
+    return made_once("cannot-write-first-run", make) / "out"
+
+
 @pytest.mark.parametrize("broken", ["report", "run.json"])
 def test_reproduce_that_cannot_write_its_files_keeps_the_previous_out(tiny_release, tmp_path, monkeypatch, capsys,
-                                                                      broken):
+                                                                      broken, first_run):
+    import shutil
+
     nbs = tmp_path / "notebooks"
     nbs.mkdir()
     (nbs / "01_first.py").write_text(_notebook("first"))
     out = tmp_path / "out"
-    args = ["reproduce", "--jobs", "1", "--no-progress", "--n-boot", "20", "--data", str(tiny_release),
-            "--out", str(out), "--notebooks", str(nbs)]
-    assert run(args, capsys)[0] == 0
+    args = _reproduce_argv(tiny_release, out, nbs)
+    shutil.copytree(first_run, out)                       # a complete earlier run of the same notebook
     before = digest(out)
 
     def full(*a, **k):

@@ -1,4 +1,4 @@
-"""Gaps left by issues 12-14: the explorer widget's synthetic label, the dot plot's legend beside the
+"""The explorer widget's synthetic label, the dot plot's legend beside the
 data, report captions that follow the budgets used, Table 15 in the paper's order, Monte-Carlo
 standard errors and BCa in slice/compare, the judges command's note on a dropped judge file."""
 from __future__ import annotations

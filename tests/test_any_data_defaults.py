@@ -1,4 +1,4 @@
-"""Issue 23, "truthful on any data": defaults the release leaves no choice about, errors in the words of
+"""Truthful on any data: defaults the release leaves no choice about, errors in the words of
 the command line, notebooks that wrote nothing reported as skipped, the report's numbers and order,
 findings stated as computed (never as the paper's claim about the user's data), the example that
 validates cleanly."""
