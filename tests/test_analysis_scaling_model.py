@@ -21,3 +21,22 @@ def test_scaling_model_runs_without_64k_and_says_which_budgets(budget_subset):
 def test_scaling_model_on_one_budget_says_it_needs_two(budget_subset):
     with pytest.raises(MissingDataError, match="scaling needs two budgets"):
         SM.scaling_model(budget_subset(("32K",)))
+
+
+def test_a_separated_evidence_type_is_left_blank_and_said(tmp_path):
+    """A model right on every speech-semantics item (``extremes``): no finite odds ratio for that type; the table
+    leaves it blank and its note says why, with no numpy warning on the way."""
+    import warnings
+
+    import numpy as np
+    import shapes
+
+    from voxmem_analysis import load_release
+
+    rel = load_release(shapes.build("extremes", tmp_path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        table = artifacts.compute("scaling_model", rel)
+    assert np.isnan(table.loc["Speech Semantics", "OR per doubling"])
+    assert np.isfinite(table.loc["Overall", "OR per doubling"])
+    assert table.attrs["note"].startswith("not estimable (left blank): Speech Semantics: the fit has no finite")

@@ -120,4 +120,8 @@ def model_table(sm: pd.DataFrame) -> pd.DataFrame:
         "observations": sm["n_obs"].astype(float).to_numpy(), "clusters": sm["n_clusters"].astype(float).to_numpy(),
         "models": sm["n_models"].astype(float).to_numpy(),
     }, index=pd.Index([evidence_label(e) for e in sm["evidence_type"]], name="Evidence type"))
+    blank = [label for label, se in zip(out.index, sm["robust_se"]) if not np.isfinite(se)]
+    if blank:   # separation: a model right (or wrong) on every item of the type at every budget
+        out.attrs["note"] = (f"not estimable (left blank): {', '.join(blank)}: the fit has no finite odds ratio or "
+                             "standard error, as when a model is right (or wrong) on every item at every budget")
     return out

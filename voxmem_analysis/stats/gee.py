@@ -37,15 +37,17 @@ class ExchangeableGEE:
 
     @property
     def bse(self) -> np.ndarray:
-        """Robust standard errors."""
-        return np.sqrt(np.diag(self.cov_robust))
+        """Robust standard errors (NaN where the fit has none: a separated design)."""
+        with np.errstate(invalid="ignore"):
+            return np.sqrt(np.diag(self.cov_robust))
 
     @property
     def pvalues(self) -> np.ndarray:
-        """Two-sided Wald p-values (normal reference)."""
+        """Two-sided Wald p-values (normal reference; NaN without a standard error)."""
         from scipy.stats import norm
 
-        return 2 * norm.sf(np.abs(self.params / self.bse))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return 2 * norm.sf(np.abs(self.params / self.bse))
 
 
 # ----------------------------------------------------------------------------- design
@@ -63,9 +65,9 @@ def model_design(doublings, models) -> tuple[np.ndarray, tuple[str, ...]]:
 # ----------------------------------------------------------------------------- pieces
 def _logistic(lin: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Mean, d(mean)/d(linear predictor) and the Binomial standard deviation (statsmodels' formulas)."""
-    mu = 1.0 / (1.0 + np.exp(-lin))
-    t = np.exp(lin)
-    with np.errstate(invalid="ignore", over="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):   # a separated design drives lin to +-inf: mu 0 or 1
+        mu = 1.0 / (1.0 + np.exp(-lin))
+        t = np.exp(lin)
         dmu = t / (1 + t) ** 2
     p = np.clip(mu, _EPS, 1 - _EPS)
     return mu, dmu, np.sqrt(p * (1 - p))
@@ -94,7 +96,8 @@ def _glm_start(y: np.ndarray, X: np.ndarray, maxiter: int = 100, tol: float = 1e
         wx, wz = sw[:, None] * X, sw * z
         params = np.linalg.lstsq(wx, wz, rcond=None)[0]
         lin = X @ params
-        mu = 1.0 / (1.0 + np.exp(-lin))
+        with np.errstate(over="ignore"):   # separation: mu reaches 0 or 1, as statsmodels' GLM start
+            mu = 1.0 / (1.0 + np.exp(-lin))
         new_dev = _binomial_deviance(y, mu)
         done = np.allclose(dev, new_dev, atol=tol, rtol=0.0)
         dev = new_dev
