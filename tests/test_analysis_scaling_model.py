@@ -40,3 +40,8 @@ def test_a_separated_evidence_type_is_left_blank_and_said(tmp_path):
     assert np.isnan(table.loc["Speech Semantics", "OR per doubling"])
     assert np.isfinite(table.loc["Overall", "OR per doubling"])
     assert table.attrs["note"].startswith("not estimable (left blank): Speech Semantics: the fit has no finite")
+    # Holm runs over the three types with a p-value, and the family says so
+    assert set(table.loc[["Speaker Identity", "Paralinguistic Cues", "Environmental Sound"], "Holm family"]) == {
+        "the 3 evidence types' tests"}
+    p = table.loc["Speaker Identity", "p"]
+    assert table.loc["Speaker Identity", "p (Holm)"] == pytest.approx(min(1.0, 3 * p))

@@ -35,6 +35,17 @@ def test_save_table_marks_synthetic(tmp_path):
     assert back.loc["Speaker Identity", "n"] == 147
 
 
+def test_save_table_ends_the_caption_with_the_analysis_note(tmp_path):
+    df = _table()
+    df.attrs["note"] = "not estimable (left blank): Speech Semantics"
+    save_table(df, tmp_path, "t", caption="Cap", synthetic=True)
+    md = (tmp_path / "tables" / "t.md").read_text()
+    assert md.splitlines()[0] == f"Cap (note: not estimable (left blank): Speech Semantics) [{SYNTHETIC_LABEL}]"
+    assert "not estimable (left blank): Speech Semantics" in (tmp_path / "tables" / "t.tex").read_text()
+    save_table(_table(), tmp_path, "u", caption="Cap")
+    assert (tmp_path / "tables" / "u.md").read_text().splitlines()[0] == "Cap"
+
+
 def _figure():
     fig, ax = plt.subplots(figsize=(3, 2))
     ax.plot([8, 16, 32, 64], [48.0, 43.1, 38.5, 33.7], marker="o")

@@ -403,11 +403,15 @@ def _show_table(df: pd.DataFrame, digits: int, caption: str | None) -> None:
 def save_table(df: pd.DataFrame, out_dir, name: str, *, digits: int = 1, caption: str | None = None,
                formats=("csv", "md", "tex"), synthetic: bool = False, show: bool | None = None) -> list[Path]:
     """Write ``out_dir/tables/name.{csv,md,tex}`` and, with the CSV, ``name.long.csv`` (every number, exactly:
-    :func:`long_rows`); returns the paths.  ``show`` (default: in a Jupyter kernel) also displays the caption
-    and ``df`` rounded as in the Markdown file (:func:`display_frame`).
+    :func:`long_rows`); returns the paths.  A note the analysis left in ``df.attrs["note"]`` ends the caption.
+    ``show`` (default: in a Jupyter kernel) also displays the caption and ``df`` rounded as in the Markdown file
+    (:func:`display_frame`).
     """
     d = Path(out_dir) / "tables"
     d.mkdir(parents=True, exist_ok=True)
+    note = df.attrs.get("note")   # what the table counts when it is not what was asked (analyses set it)
+    if note:
+        caption = f"{caption} (note: {note})" if caption else f"Note: {note}"
     if synthetic:
         caption = f"{caption} [{SYNTHETIC_LABEL}]" if caption else f"[{SYNTHETIC_LABEL}]"
     written = []

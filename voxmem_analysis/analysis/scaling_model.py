@@ -112,7 +112,8 @@ def model_table(sm: pd.DataFrame) -> pd.DataFrame:
     p_holm = sm["p_value"].to_numpy(dtype=float).copy()
     if types.any():
         p_holm[types] = holm(p_holm[types])["p_adjusted"].to_numpy()
-    family = np.where(types, f"the {int(types.sum())} evidence types' tests", "this row alone")
+    tested = int((types & np.isfinite(sm["p_value"].to_numpy(dtype=float))).sum())   # Holm skips a blank p
+    family = np.where(types, f"the {tested} evidence types' tests", "this row alone")
     out = pd.DataFrame({
         "OR per doubling": sm["odds_ratio"].to_numpy(), "CI low": sm["or_ci_low"].to_numpy(),
         "CI high": sm["or_ci_high"].to_numpy(), "p": sm["p_value"].to_numpy(), "p (Holm)": p_holm,
